@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "kvmevent.h"
+
+/* The first field of names that the layout has, as an integer of 1..8 bytes. */
+static struct vmt_fieldloc find(const struct vmt_evformat *fmt, const char *const *names)
+{
+	struct vmt_fieldloc loc = { 0, 0 };
+
+	for (; *names; names++) {
+		const struct vmt_evfield *f = vmt_evformat_field(fmt, *names);
+
+		if (f && !f->is_array && (f->size == 1 || f->size == 2 || f->size == 4 ||
+					  f->size == 8)) {
+			loc.offset = (uint16_t)f->offset;
+			loc.size = (uint16_t)f->size;
+			break;
+		}
+	}
+	return loc;
+}
+
+static void bind_side(struct vmt_evside *s, const struct vmt_evformat *fmt)
+{
+	static const char *const vcpu[] = { "vcpu_id", NULL };
+	/* exit_reason (x86), esr_ec (arm64 exception class), id (raw_syscalls). */
+	static const char *const reason[] = { "exit_reason", "esr_ec", "id", NULL };
+	static const char *const isa[] = { "isa", NULL };
+	static const char *const rip[] = { "guest_rip", "rip", "vcpu_pc", NULL };
+	static const char *const info1[] = { "info1", NULL };
+	static const char *const info2[] = { "info2", NULL };
+	static const char *const intr_info[] = { "intr_info", NULL };
+	static const char *const error_code[] = { "error_code", NULL };
+
+	s->id = fmt->id;
+	s->vcpu = find(fmt, vcpu);
+	s->reason = find(fmt, reason);
+	s->isa = find(fmt, isa);
+	s->rip = find(fmt, rip);
+	s->info1 = find(fmt, info1);
+	s->info2 = find(fmt, info2);
+	s->intr_info = find(fmt, intr_info);
+	s->error_code = find(fmt, error_code);
+}
+
+int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
+		    const struct vmt_evformat *end)
+{
+	static const char *const type[] = { "common_type", NULL };
+	static const char *const pid[] = { "common_pid", NULL };
+	static const char *const flags[] = { "common_flags", NULL };
+	struct vmt_fieldloc t2;
+
+	memset(b, 0, sizeof(*b));
+	if (begin->id == end->id)
+		return -EINVAL;
+	b->common_type = find(begin, type);
+	b->common_pid = find(begin, pid);
+	b->common_flags = find(begin, flags);
+	t2 = find(end, type);
+	/* Both events share the common header; refuse layouts that disagree on it. */
+	if (b->common_type.size != 2 || b->common_pid.size != 4 ||
+	    t2.offset != b->common_type.offset || t2.size != b->common_type.size)
+		return -EINVAL;
+	bind_side(&b->begin, begin);
+	bind_side(&b->end, end);
+	return 0;
+}
+
+static inline int get(const struct vmt_rbrecord *rec, struct vmt_fieldloc loc, uint64_t *out)
+{
+	if (!loc.size || (uint32_t)loc.offset + loc.size > rec->len)
+		return 0;
+	*out = get_le_n(rec->data + loc.offset, loc.size);
+	return 1;
+}
+
+int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec, uint32_t cpu,
+		      struct vmt_event *ev)
+{
+	const struct vmt_evside *s;
+	uint64_t v = 0;
+	uint32_t id;
+
+	if ((uint32_t)b->common_pid.offset + 4 > rec->len ||
+	    (uint32_t)b->common_type.offset + 2 > rec->len)
+		return -EBADMSG;
+	id = get_le16(rec->data + b->common_type.offset);
+	if (id == b->begin.id) {
+		s = &b->begin;
+		ev->kind = VMT_EV_BEGIN;
+	} else if (id == b->end.id) {
+		s = &b->end;
+		ev->kind = VMT_EV_END;
+	} else {
+		return 0;
+	}
+	ev->ts = rec->ts;
+	ev->cpu = cpu;
+	ev->pid = (int32_t)get_le32(rec->data + b->common_pid.offset);
+	ev->flags = get(rec, b->common_flags, &v) ? (uint8_t)v : 0;
+	ev->has = 0;
+	ev->vcpu = 0;
+	ev->isa = 0;
+	ev->reason = 0;
+	ev->rip = ev->info1 = ev->info2 = 0;
+	ev->intr_info = ev->error_code = 0;
+	if (get(rec, s->vcpu, &v)) {
+		ev->vcpu = (uint32_t)v;
+		ev->has |= VMT_EVF_VCPU;
+	}
+	if (get(rec, s->reason, &ev->reason))
+		ev->has |= VMT_EVF_REASON;
+	if (get(rec, s->isa, &v)) {
+		ev->isa = (uint32_t)v;
+		ev->has |= VMT_EVF_ISA;
+	}
+	if (get(rec, s->rip, &ev->rip))
+		ev->has |= VMT_EVF_RIP;
+	if (get(rec, s->info1, &ev->info1))
+		ev->has |= VMT_EVF_INFO1;
+	if (get(rec, s->info2, &ev->info2))
+		ev->has |= VMT_EVF_INFO2;
+	if (get(rec, s->intr_info, &v)) {
+		ev->intr_info = (uint32_t)v;
+		ev->has |= VMT_EVF_INTR_INFO;
+	}
+	if (get(rec, s->error_code, &v)) {
+		ev->error_code = (uint32_t)v;
+		ev->has |= VMT_EVF_ERROR_CODE;
+	}
+	return 1;
+}

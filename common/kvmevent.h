@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kvmevent: raw tracepoint records of a begin/end pair (kvm:kvm_exit/kvm:kvm_entry by
+ * default, any pair such as raw_syscalls:sys_enter/sys_exit) -> struct vmt_event, using
+ * field offsets from the recording's own format files. A struct vmt_evbind is filled once
+ * and then read-only (safe to share between threads). Fields a layout lacks stay absent.
+ */
+#ifndef VMT_KVMEVENT_H
+#define VMT_KVMEVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evformat.h"
+#include "rbpage.h"
+
+enum vmt_event_kind {
+	VMT_EV_BEGIN = 1,	/* kvm_exit: the guest stops running */
+	VMT_EV_END = 2,		/* kvm_entry: the guest runs again */
+};
+
+/* Which optional fields an event carried. */
+enum {
+	VMT_EVF_VCPU = 1 << 0,
+	VMT_EVF_REASON = 1 << 1,
+	VMT_EVF_ISA = 1 << 2,
+	VMT_EVF_RIP = 1 << 3,
+	VMT_EVF_INFO1 = 1 << 4,
+	VMT_EVF_INFO2 = 1 << 5,
+	VMT_EVF_INTR_INFO = 1 << 6,
+	VMT_EVF_ERROR_CODE = 1 << 7,
+};
+
+struct vmt_event {
+	uint64_t ts;		/* trace clock units */
+	uint32_t cpu;
+	int32_t pid;
+	uint8_t kind;		/* enum vmt_event_kind */
+	uint8_t flags;		/* common_flags of the record */
+	uint16_t has;		/* VMT_EVF_* */
+	uint32_t vcpu;
+	uint32_t isa;		/* kvm_exit: 1 VMX, 2 SVM */
+	uint64_t reason;	/* exit_reason (or esr_ec on arm64, or the syscall id) */
+	uint64_t rip;
+	uint64_t info1, info2;
+	uint32_t intr_info, error_code;
+};
+
+/* Where one field lives in a record; size 0 when the layout lacks it. */
+struct vmt_fieldloc {
+	uint16_t offset;
+	uint16_t size;
+};
+
+struct vmt_evside {
+	uint32_t id;
+	struct vmt_fieldloc vcpu, reason, isa, rip, info1, info2, intr_info, error_code;
+};
+
+struct vmt_evbind {
+	struct vmt_fieldloc common_type, common_pid, common_flags;
+	struct vmt_evside begin, end;
+};
+
+/*
+ * Bind the two formats. Returns 0, or -EINVAL when common_type/common_pid are missing or
+ * unusable, or both events have the same id.
+ */
+int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
+		    const struct vmt_evformat *end);
+
+/*
+ * Decode one record. Returns 1 (a begin or end event, *ev filled), 0 (another event: the
+ * caller skips it), or -EBADMSG (too short to hold the common header).
+ */
+int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec, uint32_t cpu,
+		      struct vmt_event *ev);
+
+#endif

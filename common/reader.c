@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "tracefs.h"
+
+struct stream {
+	uint32_t cpu;
+	size_t *chunk;		/* indexes into c->chunks, in file order */
+	size_t nchunk, next_chunk;
+	struct vmt_chunkbuf cb;
+	const uint8_t *pages;
+	uint32_t page_size, npages, next_page;
+	bool in_page;
+	struct vmt_rbpage pg;
+	bool done;
+	struct vmt_item head;	/* the next item of this stream */
+};
+
+bool vmt_clock_is_ns(const char *clock)
+{
+	static const char *const ns[] = { "local", "global", "perf", "mono", "mono_raw", "boot",
+					  "tai", NULL };
+	const char *const *p;
+
+	for (p = ns; *p; p++) {
+		if (strcmp(clock, *p) == 0)
+			return true;
+	}
+	return false;
+}
+
+char *vmt_reader_meta(const struct vmt_reader *r, const char *key)
+{
+	char *s = vmt_kv_get_str(r->c->meta, r->c->meta_len, key);
+
+	if (!s && r->c->end)
+		s = vmt_kv_get_str(r->c->end, r->c->end_len, key);
+	return s;
+}
+
+static int parse_format(struct vmt_reader *r, const char *name_key, const char *fmt_key,
+			char **name, struct vmt_evformat **fmt)
+{
+	const uint8_t *text;
+	uint32_t len;
+	char *colon;
+
+	*name = vmt_reader_meta(r, name_key);
+	text = vmt_kv_get(r->c->meta, r->c->meta_len, fmt_key, &len);
+	if (!*name || !text)
+		return -EBADMSG;
+	colon = strchr(*name, ':');
+	if (vmt_evformat_parse((const char *)text, len, NULL, fmt, NULL))
+		return -EBADMSG;
+	if (colon) {
+		(*fmt)->system = strndup(*name, (size_t)(colon - *name));
+		if (!(*fmt)->system)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int setup_streams(struct vmt_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->c->nchunks; i++) {
+		const struct vmt_chunk_info *ci = &r->c->chunks[i];
+		struct stream *s = NULL;
+		uint32_t j;
+
+		for (j = 0; j < r->nstreams; j++) {
+			if (r->streams[j].cpu == ci->cpu) {
+				s = &r->streams[j];
+				break;
+			}
+		}
+		if (!s) {
+			struct stream *bigger = realloc(r->streams,
+							(r->nstreams + 1) * sizeof(*bigger));
+
+			if (!bigger)
+				return -ENOMEM;
+			r->streams = bigger;
+			s = &r->streams[r->nstreams++];
+			memset(s, 0, sizeof(*s));
+			s->cpu = ci->cpu;
+		}
+		if ((s->nchunk & (s->nchunk - 1)) == 0) {
+			size_t *bigger = realloc(s->chunk, (s->nchunk ? s->nchunk * 2 : 1) *
+							   sizeof(*bigger));
+
+			if (!bigger)
+				return -ENOMEM;
+			s->chunk = bigger;
+		}
+		s->chunk[s->nchunk++] = i;
+	}
+	r->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*r->heap));
+	return r->heap ? 0 : -ENOMEM;
+}
+
+int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why)
+{
+	struct vmt_reader *r;
+	const uint8_t *hp;
+	char *s;
+	uint32_t len;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->path = path;
+	ret = vmt_container_open(path, &r->c, why);
+	if (ret)
+		goto out_free;
+	ret = -EBADMSG;
+	s = vmt_reader_meta(r, VMT_META_ENDIAN);
+	if (s && strcmp(s, "little") != 0) {
+		free(s);
+		*why = "recorded on a big-endian host (not supported)";
+		goto out_free;
+	}
+	free(s);
+	hp = vmt_kv_get(r->c->meta, r->c->meta_len, VMT_META_HEADER_PAGE, &len);
+	if (!hp || vmt_header_page_parse((const char *)hp, len, &r->hp)) {
+		*why = "missing or invalid header_page in the metadata";
+		goto out_free;
+	}
+	if (parse_format(r, VMT_META_EVENT_BEGIN, VMT_META_FORMAT_BEGIN, &r->begin_name,
+			 &r->fbegin) ||
+	    parse_format(r, VMT_META_EVENT_END, VMT_META_FORMAT_END, &r->end_name, &r->fend)) {
+		*why = "missing or invalid event format in the metadata";
+		goto out_free;
+	}
+	if (vmt_evbind_init(&r->bind, r->fbegin, r->fend)) {
+		*why = "the event formats lack common_type/common_pid or share an id";
+		goto out_free;
+	}
+	r->clock = vmt_reader_meta(r, VMT_META_CLOCK);
+	if (!r->clock)
+		r->clock = strdup("local");
+	if (!r->clock) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	r->ns_per_tick = vmt_clock_is_ns(r->clock) ? 1.0 : 0;
+	s = vmt_reader_meta(r, VMT_META_NS_PER_TICK);
+	if (s && r->ns_per_tick == 0) {
+		char *end;
+		double v = strtod(s, &end);
+
+		if (*end == '\0' && v > 0 && v < 1e9)
+			r->ns_per_tick = v;
+	}
+	free(s);
+	s = vmt_reader_meta(r, VMT_META_CPUS);
+	if (s && vmt_cli_parse_cpulist(s, &r->cpus)) {
+		free(s);
+		*why = "invalid traced CPU list in the metadata";
+		goto out_free;
+	}
+	free(s);
+	ret = setup_streams(r);
+	if (ret)
+		goto out_free;
+	*out = r;
+	return 0;
+
+out_free:
+	vmt_reader_close(r);
+	return ret;
+}
+
+void vmt_reader_close(struct vmt_reader *r)
+{
+	uint32_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nstreams; i++) {
+		vmt_chunkbuf_free(&r->streams[i].cb);
+		free(r->streams[i].chunk);
+	}
+	free(r->streams);
+	free(r->heap);
+	vmt_evformat_free(r->fbegin);
+	vmt_evformat_free(r->fend);
+	free(r->begin_name);
+	free(r->end_name);
+	free(r->clock);
+	vmt_cpulist_free(&r->cpus);
+	vmt_container_close(r->c);
+	free(r);
+}
+
+/* Load the stream's next item into s->head; s->done when nothing is left. */
+static void stream_advance(struct vmt_reader *r, struct stream *s)
+{
+	for (;;) {
+		if (s->in_page) {
+			int ret = vmt_rbpage_next(&s->pg, &s->head.rec);
+
+			if (ret == 1) {
+				r->st.records++;
+				s->head.kind = VMT_ITEM_RECORD;
+				s->head.ts = s->head.rec.ts;
+				return;
+			}
+			if (ret < 0) {
+				r->st.bad_pages++;
+				r->last_error = "record header points outside its page";
+			}
+			s->in_page = false;
+		}
+		if (s->next_page < s->npages) {
+			const uint8_t *page = s->pages + (size_t)s->next_page * s->page_size;
+
+			s->next_page++;
+			r->st.pages++;
+			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
+				r->st.bad_pages++;
+				r->last_error = "page commit beyond the page size";
+				continue;
+			}
+			s->in_page = true;
+			if (s->pg.missed) {
+				r->st.missed_pages++;
+				r->st.missed_events += s->pg.missed_count;
+				s->head.kind = VMT_ITEM_GAP;
+				s->head.ts = s->pg.page_ts;
+				s->head.missed = s->pg.missed_count;
+				return;
+			}
+			continue;
+		}
+		if (s->next_chunk < s->nchunk) {
+			size_t idx = s->chunk[s->next_chunk++];
+			const char *why = NULL;
+
+			r->st.chunks++;
+			if (vmt_container_read_chunk(r->c, idx, &s->cb, &why)) {
+				r->st.bad_chunks++;
+				r->last_error = why;
+				continue;
+			}
+			s->pages = s->cb.raw;
+			s->page_size = r->c->chunks[idx].page_size;
+			s->npages = r->c->chunks[idx].page_count;
+			s->next_page = 0;
+			continue;
+		}
+		s->done = true;
+		return;
+	}
+}
+
+static bool before(const struct stream *a, const struct stream *b)
+{
+	if (a->head.ts != b->head.ts)
+		return a->head.ts < b->head.ts;
+	/* Equal times: a gap first (it happened before the page's records), then by CPU. */
+	if (a->head.kind != b->head.kind)
+		return a->head.kind == VMT_ITEM_GAP;
+	return a->cpu < b->cpu;
+}
+
+static void sift_down(struct vmt_reader *r, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		struct stream *tmp;
+
+		if (l < r->nheap && before(r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->nheap && before(r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = tmp;
+		i = m;
+	}
+}
+
+int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
+{
+	struct stream *s;
+
+	if (!r->started) {
+		uint32_t i;
+
+		r->started = true;
+		for (i = 0; i < r->nstreams; i++) {
+			stream_advance(r, &r->streams[i]);
+			if (!r->streams[i].done)
+				r->heap[r->nheap++] = &r->streams[i];
+		}
+		for (i = r->nheap / 2; i-- > 0;)
+			sift_down(r, i);
+	} else if (r->nheap) {
+		/*
+		 * Advance the stream returned last only now: the record handed out then
+		 * points into its chunk buffer, which advancing may replace.
+		 */
+		s = r->heap[0];
+		stream_advance(r, s);
+		if (s->done)
+			r->heap[0] = r->heap[--r->nheap];
+		sift_down(r, 0);
+	}
+	if (!r->nheap)
+		return 0;
+	s = r->heap[0];
+	*item = s->head;
+	item->cpu = s->cpu;
+	return 1;
+}
+
+int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *item)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nstreams; i++) {
+		struct stream *s = &r->streams[i];
+
+		if (s->cpu != cpu)
+			continue;
+		/* Lazily, as above: head.kind is 0 before the first item. */
+		if (!s->done)
+			stream_advance(r, s);
+		if (s->done)
+			return 0;
+		*item = s->head;
+		item->cpu = cpu;
+		return 1;
+	}
+	return 0;
+}
+
+uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
+{
+	uint64_t lost = 0;
+	unsigned int i;
+
+	*known = r->cpus.n > 0;
+	for (i = 0; i < r->cpus.n; i++) {
+		struct vmt_cpustats a = { 0 }, b;
+		char key[64], *text;
+
+		snprintf(key, sizeof(key), "stats.end.cpu%u", r->cpus.cpu[i]);
+		text = vmt_reader_meta(r, key);
+		if (!text || vmt_tracefs_parse_stats(text, &b)) {
+			free(text);
+			*known = false;
+			continue;
+		}
+		free(text);
+		snprintf(key, sizeof(key), "stats.start.cpu%u", r->cpus.cpu[i]);
+		text = vmt_reader_meta(r, key);
+		if (text)
+			vmt_tracefs_parse_stats(text, &a);
+		free(text);
+		lost += vmt_cpustats_lost(&b) - vmt_cpustats_lost(&a);
+	}
+	return lost;
+}

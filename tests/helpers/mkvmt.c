@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mkvmt (tests only): writes a .vmt recording with known contents from a small script,
+ * through the real container writer and the test page builder, so end-to-end tests can
+ * check the report against answers computed by hand.
+ *
+ *   mkvmt FORMAT_DIR OUT.vmt < script
+ *
+ * FORMAT_DIR holds header_page and <system>/<event>/format files. Script lines:
+ *   events SYS:BEGIN SYS:END      (default kvm:kvm_exit kvm:kvm_entry)
+ *   clock NAME                    (default local)
+ *   cpus LIST                     (traced CPUs written to the metadata)
+ *   stats CPU START_LOST END_LOST (per-CPU overrun at start and end)
+ *   page CPU [missed [COUNT]]     (start a new page; flag lost events before it)
+ *   chunk CPU                     (close the CPU's chunk: later pages go to a new one)
+ *   exit CPU TS PID REASON [VCPU] (a begin event; TS in ns)
+ *   entry CPU TS PID [VCPU]       (an end event)
+ *   other CPU TS                  (a record of some other event)
+ *   unfinished                    (leave out the END block)
+ * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "container.h"
+#include "evformat.h"
+#include "io.h"
+#include "kv.h"
+#include "pagebuilder.h"
+#include "reader.h"
+
+#define MAX_CPUS 64
+#define CHUNK_PAGES 64
+
+struct cpu_out {
+	uint8_t *pages;		/* CHUNK_PAGES sub-buffers */
+	uint32_t npages;
+	struct pb pb;
+	bool open;
+	bool missed, stored;
+	uint64_t missed_count;
+	struct vmt_chunk_info info;
+};
+
+static struct vmt_header_page hp;
+static uint32_t page_size;
+static struct vmt_evformat *fbegin, *fend;
+static struct cpu_out cpus[MAX_CPUS];
+static struct vmt_writer *w;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mkvmt: %s\n", what);
+	exit(1);
+}
+
+static char *slurp(const char *dir, const char *rel, size_t *len)
+{
+	char path[4096], *text;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (vmt_io_read_file(path, 1u << 20, &text, len))
+		die(path);
+	return text;
+}
+
+static struct vmt_evformat *load_format(const char *dir, const char *event, struct vmt_kvbuf *kb,
+					const char *key)
+{
+	char rel[512], sys[128];
+	const char *colon = strchr(event, ':');
+	struct vmt_evformat *f;
+	size_t len;
+	char *text;
+
+	if (!colon)
+		die("event without system");
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - event), event);
+	snprintf(rel, sizeof(rel), "%s/%s/format", sys, colon + 1);
+	text = slurp(dir, rel, &len);
+	if (vmt_evformat_parse(text, len, sys, &f, NULL))
+		die("bad format file");
+	vmt_kv_add(kb, key, text, len);
+	free(text);
+	return f;
+}
+
+static void close_page(struct cpu_out *c)
+{
+	if (!c->open)
+		return;
+	pb_finish(&c->pb, c->missed, c->stored, c->missed_count);
+	if (c->missed) {
+		c->info.missed_pages++;
+		c->info.missed_count += c->missed_count;
+	}
+	c->missed = c->stored = false;
+	c->missed_count = 0;
+	c->open = false;
+	c->npages++;
+}
+
+static void flush_chunk(unsigned int cpu)
+{
+	struct cpu_out *c = &cpus[cpu];
+
+	close_page(c);
+	if (!c->npages)
+		return;
+	c->info.cpu = cpu;
+	if (vmt_writer_chunk(w, c->pages, c->npages, page_size, &c->info))
+		die("write chunk");
+	memset(&c->info, 0, sizeof(c->info));
+	c->npages = 0;
+}
+
+static void open_page(unsigned int cpu, uint64_t ts)
+{
+	struct cpu_out *c = &cpus[cpu];
+
+	close_page(c);
+	if (c->npages == CHUNK_PAGES)
+		flush_chunk(cpu);
+	if (!c->pages && !(c->pages = malloc((size_t)CHUNK_PAGES * page_size)))
+		die("out of memory");
+	if (c->npages == 0)
+		c->info.first_ts = ts;
+	pb_init(&c->pb, c->pages + (size_t)c->npages * page_size, &hp, ts);
+	c->open = true;
+}
+
+static void put_field(uint8_t *rec, const struct vmt_evformat *f, const char *name, uint64_t v)
+{
+	const struct vmt_evfield *fl = vmt_evformat_field(f, name);
+
+	if (!fl)
+		return;
+	switch (fl->size) {
+	case 1:
+		rec[fl->offset] = (uint8_t)v;
+		break;
+	case 2:
+		put_le16(rec + fl->offset, (uint16_t)v);
+		break;
+	case 4:
+		put_le32(rec + fl->offset, (uint32_t)v);
+		break;
+	case 8:
+		put_le64(rec + fl->offset, v);
+		break;
+	}
+}
+
+static uint32_t record_size(const struct vmt_evformat *f)
+{
+	uint32_t size = 0, i;
+
+	for (i = 0; i < f->nfields; i++) {
+		if (f->fields[i].offset + f->fields[i].size > size)
+			size = f->fields[i].offset + f->fields[i].size;
+	}
+	return (size + 3) & ~3u;
+}
+
+static void add_event(unsigned int cpu, uint64_t ts, const struct vmt_evformat *f, int32_t pid,
+		      uint64_t reason, int64_t vcpu)
+{
+	struct cpu_out *c = &cpus[cpu];
+	uint8_t rec[512] = { 0 };
+	uint32_t len = record_size(f);
+
+	if (cpu >= MAX_CPUS || len > sizeof(rec))
+		die("bad cpu or record");
+	put_field(rec, f, "common_type", f->id);
+	put_field(rec, f, "common_pid", (uint32_t)pid);
+	if (f == fbegin) {
+		put_field(rec, f, "exit_reason", reason);
+		put_field(rec, f, "esr_ec", reason);
+		put_field(rec, f, "id", reason);
+		put_field(rec, f, "isa", 2);
+		put_field(rec, f, "guest_rip", 0xfff0 + ts % 4096);
+		put_field(rec, f, "info1", ts);
+		put_field(rec, f, "info2", (uint64_t)pid);
+	} else {
+		put_field(rec, f, "rip", 0xfff0 + ts % 4096);
+	}
+	if (vcpu >= 0)
+		put_field(rec, f, "vcpu_id", (uint64_t)vcpu);
+	if (!c->open)
+		open_page(cpu, ts);
+	if (pb_data(&c->pb, ts, rec, len, false) == -ENOSPC) {
+		open_page(cpu, ts);
+		if (pb_data(&c->pb, ts, rec, len, false))
+			die("record does not fit a page");
+	}
+	c->info.last_ts = ts;
+}
+
+static void add_other(unsigned int cpu, uint64_t ts)
+{
+	struct cpu_out *c = &cpus[cpu];
+	uint8_t rec[16] = { 0 };
+
+	put_le16(rec, 0xfffe);
+	if (!c->open)
+		open_page(cpu, ts);
+	if (pb_data(&c->pb, ts, rec, sizeof(rec), false) == -ENOSPC) {
+		open_page(cpu, ts);
+		pb_data(&c->pb, ts, rec, sizeof(rec), false);
+	}
+}
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void random_events(uint64_t exits, unsigned int ncpus)
+{
+	/* SVM reasons with a realistic mix: mostly cheap exits, a long tail. */
+	static const uint64_t reasons[] = { 0x072, 0x07b, 0x400, 0x060, 0x078, 0x07c };
+	uint64_t ts[MAX_CPUS], i;
+	unsigned int c;
+
+	for (c = 0; c < ncpus; c++)
+		ts[c] = 1000000000ULL + c * 17;
+	for (i = 0; i < exits; i++) {
+		uint64_t r = rnd(), lat, gap;
+
+		c = (unsigned int)(i % ncpus);
+		lat = 300 + r % 1500;
+		if ((r >> 20) % 1000 == 0)
+			lat += (r >> 32) % 200000;	/* a long exit now and then */
+		gap = 200 + (r >> 40) % 3000;
+		ts[c] += gap;
+		add_event(c, ts[c], fbegin, 1000 + (int32_t)c, reasons[(r >> 12) % 6], c);
+		ts[c] += lat;
+		add_event(c, ts[c], fend, 1000 + (int32_t)c, 0, c);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir, *out, *begin = "kvm:kvm_exit", *end = "kvm:kvm_entry";
+	char line[512], clock[64] = "local", cpulist[256] = "";
+	uint64_t stats_start[MAX_CPUS] = { 0 }, stats_end[MAX_CPUS] = { 0 };
+	uint64_t rand_exits = 0;
+	unsigned int rand_cpus = 0, i;
+	bool finished = true, have_stats = false;
+	struct vmt_kvbuf meta, endkv;
+	char *text, **lines = NULL;
+	size_t len, nlines = 0;
+	int fd;
+
+	if (argc == 6 && strcmp(argv[1], "--random") == 0) {
+		rand_exits = strtoull(argv[2], NULL, 10);
+		rand_cpus = (unsigned int)strtoul(argv[3], NULL, 10);
+		if (!rand_cpus || rand_cpus > MAX_CPUS)
+			die("bad CPU count");
+		argv += 3;
+		argc -= 3;
+		snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
+	}
+	if (argc != 3)
+		die("usage: mkvmt [--random EXITS CPUS] FORMAT_DIR OUT.vmt < script");
+	dir = argv[1];
+	out = argv[2];
+
+	/* The script's header lines first: they decide the metadata. */
+	while (!rand_cpus && fgets(line, sizeof(line), stdin)) {
+		char a[128], b[128];
+
+		lines = realloc(lines, (nlines + 1) * sizeof(*lines));
+		if (!lines || !(lines[nlines++] = strdup(line)))
+			die("out of memory");
+		if (sscanf(line, "events %127s %127s", a, b) == 2) {
+			begin = strdup(a);
+			end = strdup(b);
+		}
+		sscanf(line, "clock %63s", clock);
+		sscanf(line, "cpus %255s", cpulist);
+	}
+
+	text = slurp(dir, "header_page", &len);
+	if (vmt_header_page_parse(text, len, &hp))
+		die("bad header_page");
+	page_size = vmt_header_page_subbuf_size(&hp);
+	vmt_kv_init(&meta);
+	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, text, len);
+	free(text);
+	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, begin);
+	vmt_kv_add_str(&meta, VMT_META_EVENT_END, end);
+	fbegin = load_format(dir, begin, &meta, VMT_META_FORMAT_BEGIN);
+	fend = load_format(dir, end, &meta, VMT_META_FORMAT_END);
+	vmt_kv_add_str(&meta, VMT_META_CLOCK, clock);
+	vmt_kv_add_str(&meta, VMT_META_ENDIAN, "little");
+	vmt_kv_add_str(&meta, "hostname", "mkvmt");
+	if (*cpulist)
+		vmt_kv_add_str(&meta, VMT_META_CPUS, cpulist);
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || vmt_writer_open(fd, &meta, 3, &w))
+		die(out);
+
+	if (rand_cpus)
+		random_events(rand_exits, rand_cpus);
+	for (i = 0; i < nlines; i++) {
+		unsigned int cpu;
+		uint64_t ts, reason, a, b;
+		int32_t pid;
+		long vcpu;
+		char word[32];
+		int n;
+
+		if (sscanf(lines[i], "exit %u %" SCNu64 " %" SCNd32 " %" SCNi64 " %ld", &cpu, &ts,
+			   &pid, &reason, &vcpu) >= 4) {
+			n = sscanf(lines[i], "exit %u %" SCNu64 " %" SCNd32 " %" SCNi64 " %ld", &cpu,
+				   &ts, &pid, &reason, &vcpu);
+			add_event(cpu, ts, fbegin, pid, reason, n == 5 ? vcpu : -1);
+		} else if ((n = sscanf(lines[i], "entry %u %" SCNu64 " %" SCNd32 " %ld", &cpu, &ts,
+				       &pid, &vcpu)) >= 3) {
+			add_event(cpu, ts, fend, pid, 0, n == 4 ? vcpu : -1);
+		} else if (sscanf(lines[i], "other %u %" SCNu64, &cpu, &ts) == 2) {
+			add_other(cpu, ts);
+		} else if ((n = sscanf(lines[i], "page %u %31s %" SCNu64, &cpu, word, &a)) >= 1) {
+
+			if (cpu >= MAX_CPUS)
+				die("bad cpu");
+			/* The new page starts at the time of its first record. */
+			close_page(&cpus[cpu]);
+			cpus[cpu].open = false;
+			if (n >= 2 && strcmp(word, "missed") == 0) {
+				/* Remembered for the next page opened on this CPU. */
+				cpus[cpu].missed = true;
+				cpus[cpu].stored = n == 3;
+				cpus[cpu].missed_count = n == 3 ? a : 0;
+			}
+		} else if (sscanf(lines[i], "chunk %u", &cpu) == 1) {
+			if (cpu < MAX_CPUS)
+				flush_chunk(cpu);
+		} else if (sscanf(lines[i], "stats %u %" SCNu64 " %" SCNu64, &cpu, &a, &b) == 3) {
+			if (cpu < MAX_CPUS) {
+				stats_start[cpu] = a;
+				stats_end[cpu] = b;
+				have_stats = true;
+			}
+		} else if (strncmp(lines[i], "unfinished", 10) == 0) {
+			finished = false;
+		}
+		free(lines[i]);
+	}
+	free(lines);
+	for (i = 0; i < MAX_CPUS; i++) {
+		flush_chunk(i);
+		free(cpus[i].pages);
+	}
+	vmt_kv_init(&endkv);
+	if (have_stats) {
+		for (i = 0; i < MAX_CPUS; i++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "stats.start.cpu%u", i);
+			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_start[i]);
+			snprintf(key, sizeof(key), "stats.end.cpu%u", i);
+			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_end[i]);
+		}
+	}
+	if (finished && vmt_writer_finish(w, &endkv))
+		die("finish");
+	vmt_writer_close(w);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&endkv);
+	vmt_evformat_free(fbegin);
+	vmt_evformat_free(fend);
+	return 0;
+}

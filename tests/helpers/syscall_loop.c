@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * syscall_loop (tests only): a real, high-rate source of begin/end tracepoint pairs.
+ * Pins itself to CPU, waits for "go" on stdin or starts at once, makes N getppid()
+ * system calls (each fires raw_syscalls:sys_enter and sys_exit), prints its pid and N.
+ *
+ *   syscall_loop CPU N            -> "pid PID calls N"
+ *   syscall_loop CPU 0 SECONDS    -> loop for SECONDS instead, then print the count
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long long n, i = 0;
+	double seconds = 0;
+	cpu_set_t set;
+	int cpu;
+
+	if (argc < 3)
+		return 2;
+	cpu = atoi(argv[1]);
+	n = strtoull(argv[2], NULL, 10);
+	if (argc > 3)
+		seconds = atof(argv[3]);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		return 1;
+	}
+	if (seconds > 0) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			unsigned int k;
+
+			for (k = 0; k < 1000; k++)
+				syscall(SYS_getppid);
+			i += 1000;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	} else {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+	}
+	printf("pid %ld calls %llu\n", (long)getpid(), i);
+	return 0;
+}
