@@ -193,7 +193,15 @@ void vmt_summary_print_text(FILE *f, const struct vmt_reader *r, const struct vm
 		unit(r));
 	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
 								   sizeof(cpus)) : "unknown");
-	fprintf(f, "Duration: %s\n", fmt_lat(r, dur, a, sizeof(a)));
+	{
+		uint64_t rec_ns = vmt_reader_duration_ns(r);
+
+		if (rec_ns)
+			fprintf(f, "Duration: %s recorded, events span %s\n",
+				vmt_format_ns(rec_ns, b, sizeof(b)), fmt_lat(r, dur, a, sizeof(a)));
+		else
+			fprintf(f, "Duration: events span %s\n", fmt_lat(r, dur, a, sizeof(a)));
+	}
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
 	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
 	fprintf(f, "Lost events = %" PRIu64 "%s\n", s->lost_events,
@@ -270,7 +278,8 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 	fprintf(f, ",\"unit\":\"%s\",\"cpus\":[", unit(r));
 	for (i = 0; i < r->cpus.n; i++)
 		fprintf(f, "%s%u", i ? "," : "", r->cpus.cpu[(unsigned int)i]);
-	fprintf(f, "],\"duration_ns\":%" PRIu64, vmt_reader_ns(r, s->last_ts - s->first_ts));
+	fprintf(f, "],\"duration_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64,
+		vmt_reader_duration_ns(r), vmt_reader_ns(r, s->last_ts - s->first_ts));
 	fprintf(f, ",\"events\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"lost_events\":%" PRIu64,
 		s->events, s->pairing.pairs, s->lost_events);
 	fprintf(f, ",\"lost_events_stats\":");

@@ -306,7 +306,7 @@ static uint64_t resync(struct vmt_container *c, uint64_t from)
 			uint32_t hsize;
 			uint64_t psize;
 
-			if (!known_type(get_le32(window + i)) || ((off + (uint64_t)i) & 7))
+			if (!known_type(get_le32(window + i)))
 				continue;
 			if (read_block_header(c, off + (uint64_t)i, hdr, &hsize, &psize) == 1)
 				return off + (uint64_t)i;

@@ -111,6 +111,8 @@ static int parse_decl(const char *decl, size_t len, struct vmt_evfield *f)
 	f->type = dup_trim(decl, name_start);
 	if (!f->name || !f->type)
 		return -ENOMEM;
+	if (!*f->type)
+		return -EBADMSG;	/* "field:int;" is a type without a name */
 	if (strstr(f->type, "__data_loc") || strchr(f->type, '['))
 		f->is_array = true;
 	return 0;
@@ -122,6 +124,7 @@ static int parse_field_line(const char *line, size_t len, struct vmt_evfield *f)
 	uint32_t sgn = 0;
 	int ret;
 
+	memset(f, 0, sizeof(*f));
 	while (len && isspace((unsigned char)*decl)) {
 		decl++;
 		len--;
@@ -133,7 +136,6 @@ static int parse_field_line(const char *line, size_t len, struct vmt_evfield *f)
 	semi = memchr(decl, ';', len);
 	if (!semi)
 		return -EBADMSG;
-	memset(f, 0, sizeof(*f));
 	ret = parse_decl(decl, (size_t)(semi - decl), f);
 	if (ret)
 		return ret;

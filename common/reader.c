@@ -373,3 +373,13 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 	}
 	return lost;
 }
+
+uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
+{
+	uint64_t t0 = 0, t1 = 0;
+
+	if (vmt_kv_get_u64(r->c->meta, r->c->meta_len, "monotonic.start_ns", &t0) || !r->c->end ||
+	    vmt_kv_get_u64(r->c->end, r->c->end_len, "monotonic.end_ns", &t1) || t1 < t0)
+		return 0;
+	return t1 - t0;
+}

@@ -97,6 +97,9 @@ static inline bool vmt_reader_clock_in_ns(const struct vmt_reader *r)
 	return r->ns_per_tick != 0;
 }
 
+/* How long the recording ran (monotonic start to end in the metadata), or 0 when unknown. */
+uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
+
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
 

@@ -120,10 +120,11 @@ static const char doc[] =
 	"CPUs into a compressed, self-describing .vmt file, then print the summary."
 	"\v"
 	"Examples:\n"
-	"  vmtrace-record -p 2,3 -c 0 -s 10 -o run1.vmt   # pCPUs 2 and 3 for 10 s\n"
-	"  vmtrace-record -p 5 -c 1 -s 30                 # the original vm-trace command line\n"
-	"  vmtrace-record -p 1 -c 0 -s 2s -e raw_syscalls:sys_enter,raw_syscalls:sys_exit\n"
-	"  vmtrace-record -p 4-7 -c 0                     # until Ctrl-C or SIGTERM\n"
+	"  vmtrace-record -p 2,3 -c 0 -s 10 -o run1.vmt  # pCPUs 2, 3 for 10 s\n"
+	"  vmtrace-record -p 5 -c 1 -s 30    # the original vm-trace command line\n"
+	"  vmtrace-record -p 4-7 -c 0        # until Ctrl-C or SIGTERM\n"
+	"  vmtrace-record -p 1 -s 2 \\\n"
+	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m or h (a bare number is seconds); SIZE takes K, M or G "
 	"(a bare number is KiB). Needs root. An existing output file is kept as FILE.old.";
@@ -956,6 +957,12 @@ int main(int argc, char **argv)
 	}
 	if (choose_collector(&o, &online))
 		goto out;
+	/*
+	 * Main thread too (the others inherit it): our own system calls and wake-ups then
+	 * never run on a traced CPU.
+	 */
+	if (pin_to(o.collector))
+		vmt_warn("cannot pin to collector CPU %d", o.collector);
 
 	ret = setup_instance(&rec, root, clock, sizeof(clock));
 	if (ret)

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every program: --help, --version, and one clear line for every bad command line.
+. "$(dirname "$0")/lib.sh"
+
+for p in vmtrace-record vmtrace-report vmtrace-convert; do
+	run $p --help
+	expect_rc 0 "$p --help"
+	grep -q "Usage: $p" out.txt || fail "$p --help has no usage"
+	grep -q "Examples" out.txt || fail "$p --help has no examples"
+	run $p --version
+	expect_rc 0 "$p --version"
+	grep -q "^vmtrace [0-9]" out.txt || fail "$p --version"
+	run $p --no-such-option
+	[ "$rc" = 64 ] || fail "$p: bad option should exit 64 (EX_USAGE), got $rc"
+done
+
+# vmtrace-record: bad values, each refused before anything touches tracefs
+for args in "" "-p" "-p x" "-p 3-1" "-p 1 -s 0" "-p 1 -s 10x" "-p 1 -b 1" "-p 1 -l 20" \
+	    "-p 1 -e kvm:kvm_exit" "-p 1 -e a,b" "-p 1 -e kvm:x,kvm:x" "-p 1 -c abc" \
+	    "-p 1 --poll-interval 5s" "-p 1 stray"; do
+	# shellcheck disable=SC2086
+	run vmtrace-record $args
+	[ "$rc" = 64 ] || { cat err.txt >&2; fail "vmtrace-record $args: exit $rc, expected 64"; }
+	grep -q "^vmtrace-record: " err.txt || fail "vmtrace-record $args: no error line"
+done
+
+# vmtrace-report: missing, empty, foreign files
+run vmtrace-report
+[ "$rc" = 64 ] || fail "report without a file: $rc"
+run vmtrace-report "$scratch/missing.vmt"
+expect_one_line_error vmtrace-report "missing.vmt: No such file or directory"
+: >empty.vmt
+run vmtrace-report empty.vmt
+expect_one_line_error vmtrace-report "empty.vmt: empty file"
+printf 'hello world, not a trace at all\n' >text.vmt
+run vmtrace-report text.vmt
+expect_one_line_error vmtrace-report "text.vmt: not a vmtrace file"
+run vmtrace-report -f "$scratch"
+expect_one_line_error vmtrace-report "not a regular file"
+run vmtrace-report --json --legacy x.vmt
+[ "$rc" = 64 ] || fail "--json --legacy together should be refused"
+run vmtrace-report --window 0 x.vmt
+[ "$rc" = 64 ] || fail "--window 0 should be refused"
+[ "$(wc -l <err.txt)" -le 3 ] || fail "too many lines for one error"
+
+# vmtrace-convert: honest about not converting yet
+run vmtrace-convert --csv "$DATA/sample-syscalls.vmt"
+expect_one_line_error vmtrace-convert "not implemented"
+exit 0

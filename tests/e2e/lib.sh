@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the end-to-end tests: a scratch directory removed on exit, failure and skip
+# helpers, and the checks for root and tracefs. Sourced, never run.
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+PATH="$top_builddir:$PATH"
+DATA="$top_srcdir/tests/data"
+HELPERS="$top_builddir/tests/helpers"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/vmtrace-e2e.XXXXXX")
+cleanup_hooks=":"
+cleanup() {
+	local rc=$?
+	eval "$cleanup_hooks"
+	rm -rf "$scratch"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+cd "$scratch" || exit 99
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# Run a command, keep its stdout/stderr in out.txt/err.txt and its status in $rc.
+run() {
+	"$@" >out.txt 2>err.txt
+	rc=$?
+}
+
+expect_rc() {
+	[ "$rc" = "$1" ] || { cat err.txt >&2; fail "expected exit $1, got $rc: ${2:-}"; }
+}
+
+# The error must be one line on stderr, starting with the program's name.
+expect_one_line_error() {
+	local prog=$1 pattern=$2
+	[ "$rc" != 0 ] || fail "$prog: expected a failure"
+	[ "$rc" != 139 ] && [ "$rc" != 134 ] || fail "$prog crashed (exit $rc)"
+	grep -q "^$prog: .*$pattern" err.txt || { cat err.txt >&2; fail "$prog: no '$pattern' error"; }
+}
+
+# json FILE EXPR: evaluate a Python expression on the parsed JSON object d.
+json() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+need_tracefs() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	if [ ! -e /sys/kernel/tracing/trace_clock ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || skip "no tracefs"
+	fi
+	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls events"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (one traced, one collecting)"
+}
+
+SYSCALL_EVENTS=raw_syscalls:sys_enter,raw_syscalls:sys_exit
+
+# Start vmtrace-record in the background and wait until tracing is on (its "recording"
+# line). Sets $rec_pid. Extra arguments go to vmtrace-record.
+start_record() {
+	vmtrace-record "$@" >rec.out 2>rec.err &
+	rec_pid=$!
+	cleanup_hooks="$cleanup_hooks; kill -9 $rec_pid 2>/dev/null"
+	for _ in $(seq 200); do
+		grep -q "recording" rec.err 2>/dev/null && return 0
+		kill -0 "$rec_pid" 2>/dev/null || { cat rec.err >&2; fail "vmtrace-record exited early"; }
+		sleep 0.05
+	done
+	cat rec.err >&2
+	fail "vmtrace-record did not start"
+}
+
+no_instance_left() {
+	local pid=$1
+	[ ! -e "/sys/kernel/tracing/instances/vmtrace-$pid" ] ||
+		fail "instance vmtrace-$pid left behind"
+}

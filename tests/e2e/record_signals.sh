@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Stopping by SIGINT, SIGTERM or SIGHUP in the middle leaves a complete, readable file and
+# no instance; kill -9 leaves a readable partial file whose stale instance the next run
+# (or --cleanup) removes.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+
+for sig in INT TERM HUP; do
+	start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o "$sig.vmt"
+	"$HELPERS/syscall_loop" 1 20000 >/dev/null
+	kill -s "$sig" "$rec_pid"
+	wait "$rec_pid"
+	rc=$?
+	[ "$rc" = 0 ] || { cat rec.err; fail "SIG$sig: exit $rc"; }
+	no_instance_left "$rec_pid"
+	grep -q "SIG$sig: stopping" rec.err || fail "SIG$sig: not reported"
+	run vmtrace-report --json "$sig.vmt"
+	expect_rc 0 "SIG$sig recording"
+	[ "$(json out.txt 'd["finished"] and d["pairs"] >= 20000')" = True ] ||
+		fail "SIG$sig: incomplete recording"
+done
+
+# A second Ctrl-C during the final drain still finishes the file.
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o twice.vmt
+"$HELPERS/syscall_loop" 1 0 0.5 >/dev/null
+kill -INT "$rec_pid"
+kill -INT "$rec_pid" 2>/dev/null
+wait "$rec_pid"
+no_instance_left "$rec_pid"
+run vmtrace-report --json twice.vmt
+[ "$rc" = 0 ] || fail "double Ctrl-C: report exit $rc"
+
+# kill -9: no cleanup can run. The partial file reads back; the instance stays until the
+# next recorder notices its owner is gone.
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o killed.vmt
+"$HELPERS/syscall_loop" 1 0 1.5 >/dev/null
+kill -9 "$rec_pid"
+wait "$rec_pid" 2>/dev/null
+[ -d "/sys/kernel/tracing/instances/vmtrace-$rec_pid" ] || fail "kill -9 left no instance?"
+part="killed.vmt.$rec_pid.part"
+[ -f "$part" ] || fail "no partial file after kill -9"
+[ ! -e killed.vmt ] || fail "a partial file under the final name"
+run vmtrace-report --json "$part"
+[ "$rc" = 2 ] || { cat err.txt; fail "partial file: exit $rc, expected 2"; }
+grep -q "not finished" err.txt || fail "partial file: no warning"
+[ "$(json out.txt 'd["pairs"] > 0')" = True ] || fail "partial file: no pairs read back"
+dead=$rec_pid
+run vmtrace-record --cleanup
+expect_rc 0 "--cleanup"
+grep -q "vmtrace-$dead" out.txt || fail "--cleanup did not name the stale instance"
+no_instance_left "$dead"
+exit 0

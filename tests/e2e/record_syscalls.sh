@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A real recording on this machine's tracefs: a loop pinned to CPU 1 makes N system calls
+# while vmtrace-record traces CPU 1 from CPU 0; the report must find at least N pairs from
+# that task, with no lost events at default settings, and nothing left in tracefs.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+
+N=200000
+ls /sys/kernel/tracing/instances >instances.before
+top_events=$(cat /sys/kernel/tracing/set_event)
+start_record -p 1 -c 0 -s 3 -e "$SYSCALL_EVENTS" -o run.vmt
+"$HELPERS/syscall_loop" 1 $N >loop.txt || fail "syscall_loop"
+loop_pid=$(awk '{print $2}' loop.txt)
+wait "$rec_pid"
+rc=$?
+[ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record exited $rc"; }
+no_instance_left "$rec_pid"
+ls /sys/kernel/tracing/instances | diff instances.before - || fail "instances changed"
+[ "$(cat /sys/kernel/tracing/set_event)" = "$top_events" ] || fail "top-level events touched"
+
+[ -f run.vmt ] || fail "no output file"
+[ "$(stat -c %a run.vmt)" = 644 ] || fail "output mode $(stat -c %a run.vmt)"
+ls ./*.part 2>/dev/null && fail "temporary file left behind"
+grep -q "^Exit-entry pairs = " rec.out || fail "vmtrace-record printed no summary"
+
+run vmtrace-report --json run.vmt
+expect_rc 0 "report on the recording"
+mv out.txt r.json
+[ "$(json r.json 'd["finished"]')" = True ] || fail "recording not finished"
+[ "$(json r.json 'd["lost_events"]')" = 0 ] || fail "lost events at default settings"
+[ "$(json r.json 'd["lost_events_stats"]')" = 0 ] || fail "ring buffer stats show losses"
+[ "$(json r.json 'd["cpus"]')" = "[1]" ] || fail "traced CPUs"
+pairs=$(json r.json "sum(t['pairs'] for t in d['tasks'] if t['pid'] == $loop_pid)")
+[ "$pairs" -ge $N ] || fail "only $pairs pairs from the loop (pid $loop_pid), expected >= $N"
+[ "$(json r.json 'd["bad_pages"] + d["bad_chunks"] + d["bad_records"]')" = 0 ] ||
+	fail "damage in a fresh recording"
+# compressed well: less than a tenth of the raw pages
+pages=$(json r.json 'd["pages"]')
+size=$(stat -c %s run.vmt)
+[ "$size" -lt $((pages * 4096 / 10)) ] || fail "$size bytes for $pages pages"
+
+# The record's own summary agrees with the report's.
+grep -q "^Exit-entry pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
+	fail "record and report summaries differ"
+
+# Metadata: the file describes itself.
+grep -a -q "raw_syscalls:sys_enter" run.vmt || fail "event name not in the file"
+grep -a -q "field:long id;" run.vmt || fail "format file not in the file"
+
+# A second run keeps the first file as run.vmt.old.
+cp run.vmt first.vmt
+run vmtrace-record -q -p 1 -c 0 -s 200ms -e "$SYSCALL_EVENTS" -o run.vmt
+expect_rc 0 "second recording"
+cmp -s first.vmt run.vmt.old || fail "the previous file was not kept as run.vmt.old"
+[ ! -s out.txt ] || fail "-q printed a summary"
+
+# The original tool's command line (one CPU, -c, -s in seconds) with the default output name.
+run vmtrace-record -q -p 1 -c 0 -s 1 -e "$SYSCALL_EVENTS"
+expect_rc 0 "original command line"
+[ -f trace.vmt ] || fail "no default trace.vmt"
+exit 0

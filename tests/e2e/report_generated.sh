@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Generated recordings with answers computed by hand: latencies, windows that straddle
+# events, lost-event gaps, orphans, zero-ns pairs, no pairs, several CPUs and layouts.
+. "$(dirname "$0")/lib.sh"
+
+F618="$DATA/formats/linux-6.18-x86_64"
+
+gen() {	# gen NAME FORMAT_DIR < script
+	"$HELPERS/mkvmt" "$2" "$1.vmt" || fail "mkvmt $1"
+	run vmtrace-report --json "$1.vmt"
+	mv out.txt "$1.json"
+	python3 -m json.tool "$1.json" >/dev/null || fail "$1: JSON does not parse"
+}
+
+check() {	# check NAME EXPR: the Python expression must be True for d
+	[ "$(json "$1.json" "$2")" = True ] || { cat "$1.json"; fail "$1: $2"; }
+}
+
+# Two exits on one CPU: 100 ns and 300 ns; window of both fits in 1 ms.
+gen simple "$F618" <<'S'
+cpus 0
+exit 0 1000 7 0x72 0
+entry 0 1100 7 0
+exit 0 5000 7 0x7b 0
+entry 0 5300 7 0
+S
+expect_rc 0 simple
+check simple 'd["events"] == 4 and d["pairs"] == 2 and d["orphans"] == 0'
+check simple 'd["latency_ns"] == {"min": 100, "avg": 200, "max": 300}'
+check simple 'd["max_window_sum_ns"] == 400 and d["total_ns"] == 400'
+check simple 'd["cpus"] == [0] and d["lost_events"] == 0 and d["finished"] is True'
+check simple 'd["tasks"][0]["vcpu"] == 0 and d["tasks"][0]["pairs"] == 2'
+
+# Exits of 600 us at t=0 and 500 us at t=1.2 ms: no 1 ms window holds parts of both
+# (the gap is 600 us), so the best is the longer exit alone.
+gen straddle "$F618" <<'S'
+exit 0 0 9 0x400 1
+entry 0 600000 9 1
+exit 0 1200000 9 0x400 1
+entry 0 1700000 9 1
+S
+check straddle 'd["max_window_sum_ns"] == 600000'
+# Exits [0, 800us] and [850us, 1150us]: every best window cuts one of them. [150us, 1150us)
+# holds 650 + 300 us, [0, 1000us) holds 800 + 150 us: 950 us, the window less the 50 us gap.
+gen cut "$F618" <<'S'
+exit 0 0 9 0x400 1
+entry 0 800000 9 1
+exit 0 850000 9 0x400 1
+entry 0 1150000 9 1
+S
+check cut 'd["max_window_sum_ns"] == 950000'
+run vmtrace-report --json --window 2ms cut.vmt
+mv out.txt cut2.json
+check cut2 'd["max_window_sum_ns"] == 1100000 and d["window_ns"] == 2000000'
+# A single exit longer than the window counts the window only.
+gen long "$F618" <<'S'
+exit 0 0 9 0x78 1
+entry 0 5000000 9 1
+S
+check long 'd["max_window_sum_ns"] == 1000000 and d["latency_ns"]["max"] == 5000000'
+
+# Zero-ns pairs (the global clock can stamp exit and entry alike) and no pairs at all.
+gen zero "$F618" <<'S'
+exit 0 100 3 0x72 0
+entry 0 100 3 0
+S
+check zero 'd["pairs"] == 1 and d["latency_ns"]["max"] == 0 and d["max_window_sum_ns"] == 0'
+gen nopairs "$F618" <<'S'
+exit 0 100 3 0x72 0
+exit 0 200 3 0x72 0
+entry 1 300 4 0
+S
+check nopairs 'd["pairs"] == 0 and d["latency_ns"]["avg"] is None'
+check nopairs 'd["orphan_exits"] == 1 and d["open_at_stop"] == 1 and d["orphan_entries"] == 1'
+check nopairs 'd["orphans"] == 3'
+run vmtrace-report nopairs.vmt
+grep -q "No exit-entry pairs" out.txt || fail "text report without pairs"
+
+# A lost-events gap on CPU 0 between an exit and its entry: never paired across it; the
+# page's stored count and the per-CPU stats are both reported.
+gen gap "$F618" <<'S'
+cpus 0,1
+stats 0 0 40
+exit 0 1000 5 0x72 0
+entry 0 1100 5 0
+exit 0 2000 5 0x72 0
+page 0 missed 40
+entry 0 9000 5 0
+exit 0 9500 5 0x72 0
+entry 0 9600 5 0
+exit 1 3000 6 0x72 1
+entry 1 3200 6 1
+S
+check gap 'd["pairs"] == 3 and d["gap_dropped"] == 1'
+check gap 'd["lost_events"] == 40 and d["lost_events_pages"] == 40 and d["missed_pages"] == 1'
+check gap 'd["lost_events_stats"] == 40 and d["latency_ns"]["max"] == 200'
+run vmtrace-report gap.vmt
+grep -q "^Lost events = 40" out.txt || fail "text report: lost events"
+grep -q "events were lost" err.txt || fail "no lost-events warning"
+
+# A task migrating from CPU 0 to CPU 1 between exit and entry, merged by timestamp, and
+# records of other events in between.
+gen migrate "$F618" <<'S'
+exit 0 1000 5 0x72 0
+other 0 1500
+other 1 1600
+entry 1 2500 5 0
+S
+check migrate 'd["pairs"] == 1 and d["latency_ns"]["max"] == 1500 and d["other_records"] == 2'
+
+# Older and other layouts: 2015 PREEMPT_RT (exit_reason at 16), Linux 6.1, arm64.
+for l in rt-2015-x86_64 linux-6.1-x86_64 arm64; do
+	gen "$l" "$DATA/formats/$l" <<'S'
+exit 0 1000 11 0x1 0
+entry 0 1250 11 0
+S
+	check "$l" 'd["pairs"] == 1 and d["latency_ns"]["max"] == 250'
+done
+
+# Many pages, many chunks, several CPUs: counts add up exactly.
+"$HELPERS/mkvmt" --random 200000 3 "$F618" big.vmt || fail "mkvmt --random"
+run vmtrace-report --json big.vmt
+mv out.txt big.json
+check big 'd["pairs"] == 200000 and d["events"] == 400000 and d["orphans"] == 0'
+check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["tasks"]) == 3'
+
+# An unfinished recording: its chunks are reported, with a warning and exit status 2.
+gen unfinished "$F618" <<'S'
+exit 0 1000 7 0x72 0
+entry 0 1100 7 0
+unfinished
+S
+[ "$rc" = 2 ] || fail "unfinished recording: exit $rc, expected 2"
+check unfinished 'd["pairs"] == 1 and d["finished"] is False'
+grep -q "not finished" err.txt || fail "no warning for an unfinished recording"
+exit 0

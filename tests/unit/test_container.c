@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * container: round trips, and every kind of damage a file can suffer: cut at any offset,
+ * flipped bytes, a wrong version, absurd sizes, a zstd frame larger than declared. The
+ * outcome is always a clean error or the complete chunks, never a crash (run under ASan).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "bytes.h"
+#include "container.h"
+#include "crc32c.h"
+#include "io.h"
+#include "kv.h"
+
+#define NCHUNKS 5
+#define PAGES 8
+#define PAGE 4096
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	uint8_t *pages[NCHUNKS];
+	uint8_t *file;
+	size_t file_len;
+	uint64_t chunk_off[NCHUNKS];
+};
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	/* compressible, but different per chunk */
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)((i / 64) * seed + (i % 13));
+}
+
+static void write_file(struct fixture *fx, int level, bool finish)
+{
+	struct vmt_kvbuf meta, end;
+	struct vmt_writer *w;
+	unsigned int c;
+	int fd;
+
+	vmt_kv_init(&meta);
+	vmt_kv_add_str(&meta, "event.begin", "kvm:kvm_exit");
+	vmt_kv_addf(&meta, "number", "%d", 42);
+	vmt_kv_init(&end);
+	vmt_kv_add_str(&end, "stop_reason", "duration");
+	fd = open(fx->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_writer_open(fd, &meta, level, &w), 0);
+	for (c = 0; c < NCHUNKS; c++) {
+		struct vmt_chunk_info ci = { .cpu = c % 2, .first_ts = c * 100, .last_ts = c * 100 + 99,
+					     .missed_pages = c, .missed_count = c * 10 };
+
+		assert_int_equal(vmt_writer_chunk(w, fx->pages[c], PAGES, PAGE, &ci), 0);
+		fx->chunk_off[c] = ci.offset;
+	}
+	if (finish)
+		assert_int_equal(vmt_writer_finish(w, &end), 0);
+	assert_int_equal(vmt_writer_close(w), 0);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&end);
+	free(fx->file);
+	assert_int_equal(vmt_io_read_file(fx->path, 64 << 20, (char **)&fx->file, &fx->file_len), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	unsigned int c;
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/vmt-test-XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->path, sizeof(fx->path), "%s/t.vmt", fx->dir);
+	for (c = 0; c < NCHUNKS; c++) {
+		fx->pages[c] = malloc(PAGES * PAGE);
+		fill(fx->pages[c], PAGES * PAGE, c + 3);
+	}
+	write_file(fx, 3, true);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	char cut[160];
+	unsigned int c;
+
+	unlink(fx->path);
+	snprintf(cut, sizeof(cut), "%s/cut.vmt", fx->dir);
+	unlink(cut);
+	rmdir(fx->dir);
+	for (c = 0; c < NCHUNKS; c++)
+		free(fx->pages[c]);
+	free(fx->file);
+	free(fx);
+	return 0;
+}
+
+/* Write bytes to cut.vmt and open it. */
+static int open_bytes(struct fixture *fx, const uint8_t *b, size_t n, struct vmt_container **c,
+		      const char **why)
+{
+	char cut[160];
+	int fd;
+
+	snprintf(cut, sizeof(cut), "%s/cut.vmt", fx->dir);
+	fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_io_write_full(fd, b, n), 0);
+	close(fd);
+	return vmt_container_open(cut, c, why);
+}
+
+static void check_chunks(struct vmt_container *c, struct fixture *fx, size_t expect)
+{
+	struct vmt_chunkbuf cb = { 0 };
+	size_t i;
+
+	assert_int_equal(c->nchunks, expect);
+	for (i = 0; i < c->nchunks; i++) {
+		assert_int_equal(vmt_container_read_chunk(c, i, &cb, NULL), 0);
+		assert_int_equal(c->chunks[i].cpu, i % 2);
+		assert_int_equal(c->chunks[i].first_ts, i * 100);
+		assert_int_equal(c->chunks[i].missed_count, i * 10);
+		assert_memory_equal(cb.raw, fx->pages[i], PAGES * PAGE);
+	}
+	vmt_chunkbuf_free(&cb);
+}
+
+static void test_round_trip(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_container *c;
+	uint64_t v;
+	char *s;
+	int level;
+
+	for (level = 0; level <= 3; level += 3) {
+		write_file(fx, level, true);
+		assert_int_equal(vmt_container_open(fx->path, &c, NULL), 0);
+		assert_true(c->finished);
+		assert_int_equal(c->truncated_at, 0);
+		s = vmt_kv_get_str(c->meta, c->meta_len, "event.begin");
+		assert_string_equal(s, "kvm:kvm_exit");
+		free(s);
+		assert_int_equal(vmt_kv_get_u64(c->meta, c->meta_len, "number", &v), 0);
+		assert_int_equal(v, 42);
+		assert_int_equal(vmt_kv_get_u64(c->end, c->end_len, "chunk.count", &v), 0);
+		assert_int_equal(v, NCHUNKS);
+		check_chunks(c, fx, NCHUNKS);
+		vmt_container_close(c);
+	}
+	/* compressed well below the raw pages */
+	assert_true(fx->file_len < NCHUNKS * PAGES * PAGE / 10);
+}
+
+/* Cut anywhere: the whole chunks before the cut come back, with "not finished". */
+static void test_truncation(void **state)
+{
+	struct fixture *fx = *state;
+	size_t n;
+
+	for (n = 0; n < fx->file_len; n += (n < 200 ? 1 : 61)) {
+		struct vmt_container *c = NULL;
+		const char *why = NULL;
+		size_t whole = 0, i;
+		int ret = open_bytes(fx, fx->file, n, &c, &why);
+
+		for (i = 0; i < NCHUNKS; i++) {
+			uint64_t end = i + 1 < NCHUNKS ? fx->chunk_off[i + 1] : fx->file_len;
+
+			if (i + 1 == NCHUNKS) {
+				/* the last chunk is whole once the END block starts */
+				const uint8_t *hdr = fx->file + fx->chunk_off[i];
+
+				end = fx->chunk_off[i] + get_le32(hdr + 4) + get_le64(hdr + 8);
+			}
+			if (end <= n)
+				whole++;
+		}
+		if (ret) {
+			/* only a cut inside the file header or the metadata may fail */
+			assert_true(n < fx->chunk_off[0]);
+			assert_non_null(why);
+			continue;
+		}
+		assert_false(c->finished);
+		check_chunks(c, fx, whole);
+		vmt_container_close(c);
+	}
+}
+
+static void test_flips(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *copy = malloc(fx->file_len);
+	size_t off;
+
+	/* every byte of the header, META and the first chunk's header and some payload */
+	for (off = 0; off < fx->chunk_off[0] + VMT_CHUNK_HEADER_SIZE + 64; off++) {
+		struct vmt_container *c = NULL;
+		struct vmt_chunkbuf cb = { 0 };
+		const char *why = NULL;
+		size_t i, good = 0;
+
+		memcpy(copy, fx->file, fx->file_len);
+		copy[off] ^= 0x5a;
+		if (open_bytes(fx, copy, fx->file_len, &c, &why)) {
+			assert_non_null(why);
+			assert_true(off < fx->chunk_off[0]);
+			continue;
+		}
+		for (i = 0; i < c->nchunks; i++)
+			good += vmt_container_read_chunk(c, i, &cb, &why) == 0;
+		/* one chunk at most is lost to one flipped byte */
+		if (good < NCHUNKS - 1)
+			print_error("offset %zu: %zu good of %zu\n", off, good, c->nchunks);
+		assert_true(good >= NCHUNKS - 1);
+		vmt_chunkbuf_free(&cb);
+		vmt_container_close(c);
+	}
+	free(copy);
+}
+
+static void test_bad_headers(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *copy = malloc(fx->file_len);
+	struct vmt_container *c = NULL;
+	const char *why = NULL;
+
+	memcpy(copy, fx->file, fx->file_len);
+	put_le32(copy + 8, 99);
+	assert_int_equal(open_bytes(fx, copy, fx->file_len, &c, &why), -EPROTONOSUPPORT);
+	assert_string_equal(why, "unsupported file version");
+
+	memcpy(copy, fx->file, fx->file_len);
+	copy[0] = 'X';
+	assert_int_equal(open_bytes(fx, copy, fx->file_len, &c, &why), -EBADMSG);
+
+	assert_int_equal(open_bytes(fx, copy, 0, &c, &why), -EBADMSG);
+	assert_string_equal(why, "empty file");
+
+	/* a chunk declaring a 2^63 payload, with a valid header checksum */
+	memcpy(copy, fx->file, fx->file_len);
+	{
+		uint8_t *h = copy + fx->chunk_off[1];
+		uint32_t crc;
+
+		put_le64(h + 8, 1ULL << 63);
+		put_le32(h + 16, 0);
+		crc = vmt_crc32c(0, h, VMT_CHUNK_HEADER_SIZE);
+		put_le32(h + 16, crc);
+	}
+	assert_int_equal(open_bytes(fx, copy, fx->file_len, &c, &why), 0);
+	assert_int_equal(c->nchunks, 1);
+	assert_false(c->finished);
+	vmt_container_close(c);
+	free(copy);
+}
+
+/* A zstd frame that inflates to more than its chunk header says: refused, not trusted. */
+static void test_zip_bomb(void **state)
+{
+	struct fixture *fx = *state;
+	size_t big = 64 << 20, clen;
+	uint8_t *zeros = calloc(1, big), *frame = malloc(ZSTD_compressBound(big));
+	struct vmt_container *c = NULL;
+	struct vmt_chunkbuf cb = { 0 };
+	uint8_t hdr[VMT_CHUNK_HEADER_SIZE] = { 0 }, fh[16];
+	const char *why = NULL;
+	char path[160];
+	int fd;
+
+	(void)fx;
+	clen = ZSTD_compress(frame, ZSTD_compressBound(big), zeros, big, 1);
+	assert_false(ZSTD_isError(clen));
+	snprintf(path, sizeof(path), "%s/cut.vmt", fx->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	memcpy(fh, VMT_FILE_MAGIC, 8);
+	put_le32(fh + 8, 1);
+	put_le32(fh + 12, 16);
+	vmt_io_write_full(fd, fh, 16);
+	{
+		uint8_t meta[32] = { 0 };
+
+		put_le32(meta + 0, VMT_BLOCK_META);
+		put_le32(meta + 4, 32);
+		put_le64(meta + 8, 0);
+		put_le32(meta + 20, vmt_crc32c(0, "", 0));
+		put_le32(meta + 16, vmt_crc32c(0, meta, 32));
+		vmt_io_write_full(fd, meta, 32);
+	}
+	put_le32(hdr + 0, VMT_BLOCK_CHUNK);
+	put_le32(hdr + 4, VMT_CHUNK_HEADER_SIZE);
+	put_le64(hdr + 8, clen);
+	put_le32(hdr + 20, vmt_crc32c(0, frame, clen));
+	put_le32(hdr + 36, 1);			/* one page ... */
+	put_le32(hdr + 40, 4096);		/* ... of 4 KiB */
+	put_le32(hdr + 44, VMT_CHUNK_ZSTD);
+	put_le64(hdr + 48, 4096);
+	put_le32(hdr + 16, vmt_crc32c(0, hdr, sizeof(hdr)));
+	vmt_io_write_full(fd, hdr, sizeof(hdr));
+	vmt_io_write_full(fd, frame, clen);
+	close(fd);
+	assert_int_equal(vmt_container_open(path, &c, &why), 0);
+	if (c->nchunks) {
+		assert_int_equal(vmt_container_read_chunk(c, 0, &cb, &why), -EBADMSG);
+		assert_non_null(why);
+	}
+	assert_true(cb.raw_cap <= 4096);
+	vmt_chunkbuf_free(&cb);
+	vmt_container_close(c);
+	free(zeros);
+	free(frame);
+}
+
+static void test_kv(void **state)
+{
+	struct vmt_kvbuf kb;
+	uint8_t bad[12] = { 0 };
+	struct vmt_kv kv;
+	size_t pos = 0;
+	uint64_t v;
+
+	(void)state;
+	vmt_kv_init(&kb);
+	vmt_kv_add_str(&kb, "a", "1");
+	vmt_kv_addf(&kb, "long", "%0300d", 7);
+	vmt_kv_add(&kb, "empty", NULL, 0);
+	assert_int_equal(kb.error, 0);
+	assert_int_equal(vmt_kv_validate(kb.buf, kb.len), 0);
+	assert_int_equal(vmt_kv_get_u64(kb.buf, kb.len, "a", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(vmt_kv_get_u64(kb.buf, kb.len, "empty", &v), -EBADMSG);
+	assert_int_equal(vmt_kv_get_u64(kb.buf, kb.len, "none", &v), -ENOENT);
+	assert_int_equal(vmt_kv_next(kb.buf, kb.len, &pos, &kv), 1);
+	/* lengths that run past the end */
+	put_le32(bad, 1);
+	put_le32(bad + 4, 0xffffffffu);
+	assert_int_equal(vmt_kv_validate(bad, sizeof(bad)), -EBADMSG);
+	assert_int_equal(vmt_kv_validate(kb.buf, kb.len - 1), -EBADMSG);
+	vmt_kv_add(&kb, "", "x", 1);
+	assert_int_equal(kb.error, -EINVAL);
+	vmt_kv_free(&kb);
+}
+
+static void test_crc32c(void **state)
+{
+	(void)state;
+	/* the standard check value of CRC-32C */
+	assert_int_equal(vmt_crc32c(0, "123456789", 9), 0xe3069283u);
+	assert_int_equal(vmt_crc32c(vmt_crc32c(0, "1234", 4), "56789", 5), 0xe3069283u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flips, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zip_bomb, setup, teardown),
+		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_crc32c),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* latstat: counters, and the sliding window against a brute-force oracle. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "latstat.h"
+
+static void test_counters(void **state)
+{
+	struct vmt_latstat s, t;
+
+	(void)state;
+	vmt_latstat_init(&s);
+	vmt_latstat_add(&s, 5);
+	vmt_latstat_add(&s, 0);
+	vmt_latstat_add(&s, 10);
+	assert_int_equal(s.count, 3);
+	assert_int_equal(s.min, 0);
+	assert_int_equal(s.max, 10);
+	assert_int_equal(s.sum, 15);
+	vmt_latstat_init(&t);
+	vmt_latstat_add(&t, 100);
+	vmt_latstat_merge(&s, &t);
+	assert_int_equal(s.count, 4);
+	assert_int_equal(s.max, 100);
+}
+
+struct wcase {
+	uint64_t window;
+	uint64_t iv[8][2];
+	unsigned int n;
+	uint64_t max_sum;
+};
+
+/* Hand-computed answers. */
+static const struct wcase wcases[] = {
+	{ 1000, { { 0, 100 } }, 1, 100 },
+	{ 1000, { { 0, 100 }, { 500, 600 }, { 1500, 1600 } }, 3, 200 },
+	/* an exit longer than the window counts only the window */
+	{ 1000, { { 0, 5000 } }, 1, 1000 },
+	/* straddling: best window [600,1600) holds 400 of the first and 100 of the second */
+	{ 1000, { { 0, 1000 }, { 1500, 1600 } }, 2, 1000 },
+	{ 1000, { { 0, 300 }, { 900, 1000 }, { 1600, 1700 } }, 3, 300 + 100 },
+	{ 1000, { { 100, 400 }, { 1050, 1350 } }, 2, 300 + 50 },
+	{ 1000, { { 10, 10 }, { 20, 20 } }, 2, 0 },
+};
+
+static uint64_t brute(const uint64_t (*iv)[2], unsigned int n, uint64_t w)
+{
+	uint64_t best = 0;
+	unsigned int i, e;
+
+	/* candidate windows start at every interval start and end at every interval end */
+	for (e = 0; e < 2 * n; e++) {
+		uint64_t lo = e < n ? iv[e][0] : (iv[e - n][1] > w ? iv[e - n][1] - w : 0);
+		uint64_t hi = lo + w, sum = 0;
+
+		for (i = 0; i < n; i++) {
+			uint64_t a = iv[i][0] > lo ? iv[i][0] : lo;
+			uint64_t b = iv[i][1] < hi ? iv[i][1] : hi;
+
+			if (b > a)
+				sum += b - a;
+		}
+		if (sum > best)
+			best = sum;
+	}
+	return best;
+}
+
+static void test_window_cases(void **state)
+{
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(wcases) / sizeof(wcases[0]); i++) {
+		struct vmt_window w;
+
+		vmt_window_init(&w, wcases[i].window);
+		for (k = 0; k < wcases[i].n; k++)
+			assert_int_equal(vmt_window_add(&w, wcases[i].iv[k][0], wcases[i].iv[k][1]), 0);
+		assert_int_equal(w.max_sum, wcases[i].max_sum);
+		assert_int_equal(brute(wcases[i].iv, wcases[i].n, wcases[i].window), wcases[i].max_sum);
+		vmt_window_free(&w);
+	}
+}
+
+static void test_window_random(void **state)
+{
+	static uint64_t iv[2000][2];
+	uint64_t x = 88172645463325252ULL;
+	unsigned int round;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		unsigned int n = 1 + round * 7 % 1999, i;
+		uint64_t t = 0, w = 1 + round * 977 % 20000;
+		struct vmt_window win;
+
+		vmt_window_init(&win, w);
+		for (i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			t += x % 3000;
+			iv[i][0] = t;
+			t += (x >> 20) % (round % 3 ? 800 : 30000);
+			iv[i][1] = t;
+			assert_int_equal(vmt_window_add(&win, iv[i][0], iv[i][1]), 0);
+		}
+		assert_int_equal(win.max_sum, brute((const uint64_t (*)[2])iv, n, w));
+		assert_true(win.max_sum <= w);
+		vmt_window_free(&win);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_window_cases),
+		cmocka_unit_test(test_window_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
