@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reader: a recording of three CPUs with interleaved times, several chunks per CPU, a
+ * lost-events page and a damaged chunk, walked merged (global time order, gap items in
+ * place) and per CPU.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bytes.h"
+#include "container.h"
+#include "io.h"
+#include "kv.h"
+#include "pagebuilder.h"
+#include "reader.h"
+
+#define NCPU 3
+#define PER_PAGE 50
+#define PAGES_PER_CHUNK 4
+#define CHUNKS 3
+
+static char path[64];
+
+static char *slurp(const char *rel, size_t *len)
+{
+	char p[512], *text;
+
+	snprintf(p, sizeof(p), "%s/tests/data/formats/linux-6.18-x86_64/%s", TOP_SRCDIR, rel);
+	assert_int_equal(vmt_io_read_file(p, 1 << 20, &text, len), 0);
+	return text;
+}
+
+/* Event k of CPU c happens at time k * NCPU + c: the merged walk must interleave them. */
+static uint64_t ts_of(unsigned int c, unsigned int k)
+{
+	return 1000 + (uint64_t)k * NCPU + c;
+}
+
+static int setup(void **state)
+{
+	struct vmt_header_page hp;
+	struct vmt_kvbuf meta, end;
+	struct vmt_writer *w;
+	uint8_t *pages = malloc(PAGES_PER_CHUNK * 4096), rec[72] = { 0 };
+	char *text;
+	size_t len;
+	unsigned int c, ch, p, k;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/vmt-reader-%d.vmt", (int)getpid());
+	vmt_kv_init(&meta);
+	text = slurp("header_page", &len);
+	assert_int_equal(vmt_header_page_parse(text, len, &hp), 0);
+	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, text, len);
+	free(text);
+	text = slurp("kvm/kvm_exit/format", &len);
+	vmt_kv_add(&meta, VMT_META_FORMAT_BEGIN, text, len);
+	free(text);
+	text = slurp("kvm/kvm_entry/format", &len);
+	vmt_kv_add(&meta, VMT_META_FORMAT_END, text, len);
+	free(text);
+	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
+	vmt_kv_add_str(&meta, VMT_META_EVENT_END, "kvm:kvm_entry");
+	vmt_kv_add_str(&meta, VMT_META_CPUS, "0-2");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(vmt_writer_open(fd, &meta, 1, &w), 0);
+	for (ch = 0; ch < CHUNKS; ch++) {
+		for (c = 0; c < NCPU; c++) {
+			struct vmt_chunk_info ci = { .cpu = c };
+
+			for (p = 0; p < PAGES_PER_CHUNK; p++) {
+				unsigned int base = (ch * PAGES_PER_CHUNK + p) * PER_PAGE;
+				struct pb pb;
+
+				pb_init(&pb, pages + p * 4096, &hp, ts_of(c, base));
+				for (k = 0; k < PER_PAGE; k++) {
+					put_le16(rec, 103);	/* kvm_exit id */
+					put_le32(rec + 4, 100 + c);
+					put_le32(rec + 8, base + k);
+					assert_int_equal(pb_data(&pb, ts_of(c, base + k), rec, 72,
+								 false), 0);
+				}
+				/* CPU 1 lost events before its second chunk */
+				pb_finish(&pb, c == 1 && ch == 1 && p == 0, true, 17);
+			}
+			assert_int_equal(vmt_writer_chunk(w, pages, PAGES_PER_CHUNK, 4096, &ci), 0);
+		}
+	}
+	vmt_kv_init(&end);
+	assert_int_equal(vmt_writer_finish(w, &end), 0);
+	vmt_writer_close(w);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&end);
+	free(pages);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_merged(void **state)
+{
+	struct vmt_reader *r;
+	struct vmt_item it;
+	const char *why = NULL;
+	uint64_t last = 0, n = 0, gaps = 0;
+
+	(void)state;
+	assert_int_equal(vmt_reader_open(path, &r, &why), 0);
+	assert_int_equal(r->cpus.n, 3);
+	while (vmt_reader_next(r, &it) == 1) {
+		struct vmt_event ev;
+
+		assert_true(it.ts >= last);
+		last = it.ts;
+		if (it.kind == VMT_ITEM_GAP) {
+			assert_int_equal(it.cpu, 1);
+			assert_int_equal(it.missed, 17);
+			gaps++;
+			continue;
+		}
+		/* the exact interleaving: event k of CPU c at 1000 + 3k + c */
+		assert_int_equal(it.ts, 1000 + n);
+		assert_int_equal(it.cpu, n % NCPU);
+		assert_int_equal(vmt_evbind_decode(&r->bind, &it.rec, it.cpu, &ev), 1);
+		assert_int_equal(ev.kind, VMT_EV_BEGIN);
+		assert_int_equal(ev.pid, 100 + (int32_t)it.cpu);
+		assert_int_equal(ev.reason, n / NCPU);
+		n++;
+	}
+	assert_int_equal(n, NCPU * CHUNKS * PAGES_PER_CHUNK * PER_PAGE);
+	assert_int_equal(gaps, 1);
+	assert_int_equal(r->st.missed_pages, 1);
+	assert_int_equal(r->st.missed_events, 17);
+	assert_int_equal(r->st.chunks, NCPU * CHUNKS);
+	vmt_reader_close(r);
+}
+
+static void test_per_cpu(void **state)
+{
+	struct vmt_reader *r;
+	struct vmt_item it;
+	unsigned int c;
+
+	(void)state;
+	assert_int_equal(vmt_reader_open(path, &r, NULL), 0);
+	for (c = 0; c < NCPU; c++) {
+		uint64_t k = 0;
+
+		while (vmt_reader_cpu_next(r, c, &it) == 1) {
+			assert_int_equal(it.cpu, c);
+			if (it.kind == VMT_ITEM_GAP)
+				continue;
+			assert_int_equal(it.ts, ts_of(c, (unsigned int)k));
+			assert_int_equal(get_le32(it.rec.data + 8), k);
+			k++;
+		}
+		assert_int_equal(k, CHUNKS * PAGES_PER_CHUNK * PER_PAGE);
+	}
+	assert_int_equal(vmt_reader_cpu_next(r, 7, &it), 0);
+	vmt_reader_close(r);
+}
+
+/* A damaged chunk is counted and skipped; every other record still comes out in order. */
+static void test_damaged_chunk(void **state)
+{
+	struct vmt_container *c;
+	struct vmt_reader *r;
+	struct vmt_item it;
+	uint64_t n = 0, last = 0;
+	uint8_t byte;
+	int fd;
+
+	(void)state;
+	assert_int_equal(vmt_container_open(path, &c, NULL), 0);
+	fd = open(path, O_RDWR);
+	/* a byte in the middle of the fifth chunk's payload */
+	assert_int_equal(pread(fd, &byte, 1, (off_t)c->chunks[4].offset + 100), 1);
+	byte ^= 0xff;
+	assert_int_equal(pwrite(fd, &byte, 1, (off_t)c->chunks[4].offset + 100), 1);
+	close(fd);
+	vmt_container_close(c);
+	assert_int_equal(vmt_reader_open(path, &r, NULL), 0);
+	while (vmt_reader_next(r, &it) == 1) {
+		assert_true(it.ts >= last);
+		last = it.ts;
+		n += it.kind == VMT_ITEM_RECORD;
+	}
+	assert_int_equal(r->st.bad_chunks, 1);
+	assert_int_equal(n, (NCPU * CHUNKS - 1) * PAGES_PER_CHUNK * PER_PAGE);
+	assert_non_null(r->last_error);
+	vmt_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_merged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_per_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
