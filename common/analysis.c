@@ -204,8 +204,12 @@ void vmt_summary_print_text(FILE *f, const struct vmt_reader *r, const struct vm
 	}
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
 	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
-	fprintf(f, "Lost events = %" PRIu64 "%s\n", s->lost_events,
-		s->rd.missed_pages ? " (pairs never span a gap)" : "");
+	if (s->lost_events || s->rd.missed_pages)
+		/* every lost exit takes its entry along: half the lost events, at most */
+		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " exits may be missing; "
+			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2);
+	else
+		fprintf(f, "Lost events = 0\n");
 	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " exits without entry, %" PRIu64
 		" entries without exit, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
 		s->pairing.orphan_begins, s->pairing.orphan_ends, s->pairing.unfinished);
@@ -287,8 +291,9 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 		fprintf(f, "%" PRIu64, s->lost_stats);
 	else
 		fprintf(f, "null");
-	fprintf(f, ",\"lost_events_pages\":%" PRIu64 ",\"missed_pages\":%" PRIu64,
-		s->rd.missed_events, s->rd.missed_pages);
+	fprintf(f, ",\"lost_events_pages\":%" PRIu64 ",\"missed_pages\":%" PRIu64
+		",\"exits_maybe_missing\":%" PRIu64, s->rd.missed_events, s->rd.missed_pages,
+		(s->lost_events + 1) / 2);
 	fprintf(f, ",\"orphans\":%" PRIu64 ",\"orphan_exits\":%" PRIu64
 		",\"orphan_entries\":%" PRIu64 ",\"open_at_stop\":%" PRIu64
 		",\"gap_dropped\":%" PRIu64 ",\"backwards\":%" PRIu64,

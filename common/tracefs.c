@@ -261,6 +261,70 @@ int vmt_tracefs_remove_stale(const char *root, unsigned int *removed, char *repo
 	return ret;
 }
 
+/* Does the hex mask ("00000000,00000002") have a bit of list set? Writes the CPU found. */
+static bool mask_overlaps(const char *mask, const struct vmt_cpulist *list, unsigned int *cpu)
+{
+	size_t len = strlen(mask), i;
+	unsigned int bit = 0;
+
+	/* from the least significant (rightmost) hex digit */
+	for (i = len; i-- > 0;) {
+		int v, k;
+
+		if (mask[i] == ',' || mask[i] == '\n' || mask[i] == ' ')
+			continue;
+		if (!isxdigit((unsigned char)mask[i]))
+			return false;
+		v = isdigit((unsigned char)mask[i]) ? mask[i] - '0' : (tolower(mask[i]) - 'a' + 10);
+		for (k = 0; k < 4; k++, bit++) {
+			if ((v >> k & 1) && vmt_cpulist_has(list, bit)) {
+				*cpu = bit;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+int vmt_tracefs_find_conflict(const char *root, const char *self_name,
+			      const struct vmt_cpulist *cpus, char *who, size_t who_size)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", root);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!found && (de = readdir(d))) {
+		const char *num = de->d_name + strlen(VMT_INSTANCE_PREFIX);
+		char file[PATH_MAX], *mask;
+		unsigned int cpu;
+		long pid;
+
+		if (strncmp(de->d_name, VMT_INSTANCE_PREFIX, strlen(VMT_INSTANCE_PREFIX)) != 0 ||
+		    !isdigit((unsigned char)*num) || strcmp(de->d_name, self_name) == 0)
+			continue;
+		pid = strtol(num, NULL, 10);
+		if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno != EPERM))
+			continue;	/* stale: not a recorder any more */
+		if (snprintf(file, sizeof(file), "%s/%s/tracing_cpumask", path, de->d_name) >=
+		    (int)sizeof(file))
+			continue;
+		if (vmt_io_read_file(file, 65536, &mask, NULL))
+			continue;
+		if (mask_overlaps(mask, cpus, &cpu)) {
+			snprintf(who, who_size, "%s on CPU %u", de->d_name, cpu);
+			found = 1;
+		}
+		free(mask);
+	}
+	closedir(d);
+	return found;
+}
+
 static int stat_value(const char *text, const char *key, uint64_t *out)
 {
 	size_t klen = strlen(key);

@@ -60,6 +60,13 @@ int vmt_tracefs_current_clock(const struct vmt_tracefs_instance *inst, char *buf
 int vmt_tracefs_remove_stale(const char *root, unsigned int *removed, char *report,
 			     size_t report_size);
 
+/*
+ * Another live recorder's instance tracing any CPU of cpus (not self_name): returns 1 and
+ * names it in who ("vmtrace-1234 on CPU 1"), 0 when there is none, or -errno.
+ */
+int vmt_tracefs_find_conflict(const char *root, const char *self_name,
+			      const struct vmt_cpulist *cpus, char *who, size_t who_size);
+
 /* per_cpu/cpuN/stats */
 struct vmt_cpustats {
 	uint64_t entries;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -763,15 +764,34 @@ static int setup_instance(struct recorder *rec, const char *root, char *clock, s
 	char stale[512];
 	int ret;
 
+	char who[128];
+	int lock;
+
+	/*
+	 * One recorder at a time gets here (a lock held until its CPU mask is set), so two
+	 * recorders started together cannot both miss each other.
+	 */
+	lock = open("/run/lock/vmtrace.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock < 0)
+		lock = open("/tmp/vmtrace.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
 	if (vmt_tracefs_remove_stale(root, &removed, stale, sizeof(stale)) == 0 && removed)
 		vmt_warn("removed %u ftrace instance(s) left by recorders that died: %s", removed,
 			 stale);
 	snprintf(name, sizeof(name), VMT_INSTANCE_PREFIX "%ld", (long)getpid());
+	ret = vmt_tracefs_find_conflict(root, name, &o->cpus, who, sizeof(who));
+	if (ret > 0) {
+		vmt_err("%s/instances: another recorder traces the same CPUs (%s); one recorder "
+			"per CPU", root, who);
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	ret = vmt_tracefs_instance_create(root, name, &rec->inst);
 	if (ret) {
 		vmt_err("%s/instances/%s: cannot create ftrace instance: %s%s", root, name,
 			strerror(-ret), ret == -EACCES || ret == -EPERM ? " (run as root)" : "");
-		return ret;
+		goto out_unlock;
 	}
 	rec->have_inst = true;
 	snprintf(val, sizeof(val), "%" PRIu64, (o->buffer_bytes + 1023) / 1024);
@@ -779,27 +799,31 @@ static int setup_instance(struct recorder *rec, const char *root, char *clock, s
 	if (ret) {
 		vmt_err("%s/buffer_size_kb: cannot set %s KiB: %s", rec->inst.dir, val,
 			strerror(-ret));
-		return ret;
+		goto out_unlock;
 	}
 	if (o->clock) {
 		ret = vmt_tracefs_write(&rec->inst, "trace_clock", o->clock);
 		if (ret) {
 			vmt_err("%s/trace_clock: clock '%s' not available: %s", rec->inst.dir,
 				o->clock, strerror(-ret));
-			return ret;
+			goto out_unlock;
 		}
 	}
 	ret = vmt_tracefs_current_clock(&rec->inst, clock, clock_size);
 	if (ret) {
 		vmt_err("%s/trace_clock: cannot read: %s", rec->inst.dir, strerror(-ret));
-		return ret;
+		goto out_unlock;
 	}
 	/* Overwrite mode: the kernel then flags and counts every loss on the pages. */
 	vmt_tracefs_write(&rec->inst, "options/overwrite", "1");
 	ret = vmt_tracefs_set_cpumask(&rec->inst, &o->cpus);
 	if (ret) {
 		vmt_err("%s/tracing_cpumask: %s", rec->inst.dir, strerror(-ret));
-		return ret;
+		goto out_unlock;
+	}
+	if (lock >= 0) {
+		close(lock);	/* our CPU mask is visible to the next recorder now */
+		lock = -1;
 	}
 	ret = vmt_tracefs_event_enable(&rec->inst, o->begin, true);
 	if (!ret)
@@ -811,6 +835,11 @@ static int setup_instance(struct recorder *rec, const char *root, char *clock, s
 		return ret;
 	}
 	return 0;
+
+out_unlock:
+	if (lock >= 0)
+		close(lock);
+	return ret;
 }
 
 static int setup_cpus(struct recorder *rec)

@@ -22,3 +22,14 @@ report=$(pwd)/vmtrace-report
 (cd "$top_srcdir/tests/data" && "$report" sample-syscalls.vmt >sample-syscalls.report.txt &&
 	"$report" --json sample-syscalls.vmt >sample-syscalls.report.json)
 ls -l "$out"
+
+# A small one for the corruption tests (every byte flipped, every 512-byte cut).
+small=$top_srcdir/tests/data/small-syscalls.vmt
+rm -f "$small"
+./vmtrace-record -q -p 1 -c 0 -s 1 -e raw_syscalls:sys_enter,raw_syscalls:sys_exit \
+	-o "$small" 2>/dev/null &
+pid=$!
+sleep 0.5
+./tests/helpers/syscall_loop 1 3000
+wait $pid
+ls -l "$small"

@@ -61,6 +61,9 @@ need_tracefs() {
 	fi
 	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls events"
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (one traced, one collecting)"
+	# One recorder per CPU: tests that record take turns, even under make -j.
+	exec 9>"${TMPDIR:-/tmp}/vmtrace-e2e.lock"
+	flock 9
 }
 
 SYSCALL_EVENTS=raw_syscalls:sys_enter,raw_syscalls:sys_exit

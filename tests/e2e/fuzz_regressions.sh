@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every input the fuzzers ever crashed on (tests/data/bad/<target>/) and the seed inputs,
+# replayed through the same fuzz targets built normally (and with sanitizers in CI); the
+# report reads every bad container with a clean outcome.
+. "$(dirname "$0")/lib.sh"
+R="$top_builddir/tests/fuzz"
+
+for t in rbpage evformat container; do
+	set -- "$DATA"/bad/$t/*
+	[ -e "$1" ] || set --
+	case $t in
+	evformat) set -- "$@" $(find "$DATA/formats" -type f) ;;
+	container) set -- "$@" "$DATA/sample-syscalls.vmt" ;;
+	rbpage) printf '\000' | cat - "$DATA/pages/raw_syscalls-cpu1.pages" >page.bin
+		set -- "$@" page.bin ;;
+	esac
+	"$R/replay_$t" "$@" >out.txt 2>err.txt || { cat err.txt; fail "replay_$t"; }
+done
+for f in "$DATA"/bad/container/*; do
+	[ -e "$f" ] || continue
+	run vmtrace-report "$f"
+	case $rc in 0|1|2) ;; *) fail "vmtrace-report $f: exit $rc" ;; esac
+done
+exit 0
