@@ -10,51 +10,335 @@
 
 struct task {
 	struct task *next;		/* every task, for the summary at the end */
-	struct vmt_task_summary sum;
+	struct vmt_group g;
 	struct vmt_window win;
 };
 
 struct ctx {
 	struct vmt_summary *s;
+	const struct vmt_analysis_opts *o;
+	const struct vmt_reader *r;
 	struct task *tasks;
 	size_t ntasks;
+	size_t *reason_slot;		/* open addressing over s->reasons */
+	size_t reason_cap;		/* slots, a power of two */
+	size_t reasons_alloc;
+	size_t cpus_alloc;
+	uint64_t from, to;		/* filter window in trace clock units, absolute */
+	uint64_t threshold;
+	uint64_t vfrom, vto;		/* verbose window, absolute; vto 0: no window */
+	bool paired;			/* the event just fed completed a pair */
+	uint64_t last_lat;
 	int error;
 };
+
+static uint64_t to_ticks(const struct vmt_reader *r, uint64_t ns)
+{
+	if (r->ns_per_tick > 0 && r->ns_per_tick != 1.0)
+		return (uint64_t)((double)ns / r->ns_per_tick + 0.5);
+	return ns;
+}
+
+static void group_init(struct vmt_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	vmt_latdist_init(&g->d);
+}
+
+static bool filter_pass(const struct ctx *c, const struct vmt_pair *p)
+{
+	const struct vmt_filter *f = c->o->filter;
+	const struct vmt_event *ex = p->begin;
+	unsigned int i;
+
+	if (!f)
+		return true;
+	if (f->cpus.n && !vmt_cpulist_has(&f->cpus, ex->cpu))
+		return false;
+	if (f->vcpus.n) {
+		const struct vmt_event *e = (ex->has & VMT_EVF_VCPU) ? ex : p->end;
+
+		if (!(e->has & VMT_EVF_VCPU) || !vmt_cpulist_has(&f->vcpus, e->vcpu))
+			return false;
+	}
+	if (f->nreasons) {
+		uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
+
+		if (!(ex->has & VMT_EVF_REASON))
+			return false;
+		for (i = 0; i < f->nreasons; i++) {
+			if (f->reason_key[i] == key &&
+			    (f->reason_isa[i] == VMT_ISA_ANY || !(ex->has & VMT_EVF_ISA) ||
+			     f->reason_isa[i] == ex->isa))
+				break;
+		}
+		if (i == f->nreasons)
+			return false;
+	}
+	if (f->has_from && ex->ts < c->from)
+		return false;
+	if (f->has_to && ex->ts > c->to)
+		return false;
+	return true;
+}
+
+static size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static struct vmt_group *reason_group(struct ctx *c, uint32_t isa, uint64_t key)
+{
+	struct vmt_summary *s = c->s;
+	uint64_t hk = key ^ (uint64_t)isa << 60;
+	size_t i;
+
+	if (!c->reason_cap || (s->nreasons + 1) * 2 > c->reason_cap) {
+		size_t cap = c->reason_cap ? c->reason_cap * 2 : 64, j;
+		size_t *slot = malloc(cap * sizeof(*slot));
+
+		if (!slot)
+			return NULL;
+		for (j = 0; j < cap; j++)
+			slot[j] = SIZE_MAX;
+		for (j = 0; j < s->nreasons; j++) {
+			size_t h = hash64(s->reasons[j].key ^ (uint64_t)s->reasons[j].isa << 60);
+
+			while (slot[h & (cap - 1)] != SIZE_MAX)
+				h++;
+			slot[h & (cap - 1)] = j;
+		}
+		free(c->reason_slot);
+		c->reason_slot = slot;
+		c->reason_cap = cap;
+	}
+	for (i = hash64(hk);; i++) {
+		size_t idx = c->reason_slot[i & (c->reason_cap - 1)];
+
+		if (idx == SIZE_MAX)
+			break;
+		if (s->reasons[idx].key == key && s->reasons[idx].isa == isa)
+			return &s->reasons[idx];
+	}
+	if (s->nreasons == c->reasons_alloc) {
+		size_t n = c->reasons_alloc ? c->reasons_alloc * 2 : 16;
+		struct vmt_group *bigger = realloc(s->reasons, n * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		s->reasons = bigger;
+		c->reasons_alloc = n;
+	}
+	c->reason_slot[i & (c->reason_cap - 1)] = s->nreasons;
+	group_init(&s->reasons[s->nreasons]);
+	s->reasons[s->nreasons].isa = isa;
+	s->reasons[s->nreasons].key = key;
+	return &s->reasons[s->nreasons++];
+}
+
+static struct vmt_group *cpu_group(struct ctx *c, uint32_t cpu)
+{
+	struct vmt_summary *s = c->s;
+
+	if (cpu >= c->cpus_alloc) {
+		size_t n = cpu + 1 > c->cpus_alloc * 2 ? cpu + 1 : c->cpus_alloc * 2, i;
+		struct vmt_group *bigger = realloc(s->cpus, n * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		for (i = c->cpus_alloc; i < n; i++) {
+			group_init(&bigger[i]);
+			bigger[i].key = i;
+		}
+		s->cpus = bigger;
+		c->cpus_alloc = n;
+	}
+	if (cpu >= s->ncpus)
+		s->ncpus = cpu + 1;
+	return &s->cpus[cpu];
+}
+
+static void top_add(struct ctx *c, const struct vmt_pair *p)
+{
+	struct vmt_summary *s = c->s;
+	unsigned int n = c->o->top_n, i;
+	struct vmt_top t;
+
+	if (!n)
+		return;
+	if (s->ntop == n && p->lat <= s->top[0].lat)
+		return;
+	t.exit = *p->begin;
+	t.lat = p->lat;
+	t.entry_cpu = p->end->cpu;
+	/* a min-heap on latency: the root is the shortest of the kept ones */
+	if (s->ntop < n) {
+		i = s->ntop++;
+		while (i && s->top[(i - 1) / 2].lat > t.lat) {
+			s->top[i] = s->top[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		s->top[i] = t;
+		return;
+	}
+	i = 0;
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = l;
+
+		if (l >= n)
+			break;
+		if (l + 1 < n && s->top[l + 1].lat < s->top[l].lat)
+			m = l + 1;
+		if (s->top[m].lat >= t.lat)
+			break;
+		s->top[i] = s->top[m];
+		i = m;
+	}
+	s->top[i] = t;
+}
+
+static unsigned int hist_index(const struct vmt_summary *s, uint64_t lat)
+{
+	if (s->hist_log) {
+		unsigned int b = lat < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(lat);
+
+		return b < s->hist_buckets ? b : s->hist_buckets;
+	}
+	lat /= s->hist_bucket;
+	return lat < s->hist_buckets ? (unsigned int)lat : s->hist_buckets;
+}
+
+static void hist_add(struct ctx *c, uint32_t cpu, uint64_t lat)
+{
+	struct vmt_summary *s = c->s;
+	unsigned int row;
+
+	for (row = 0; row < s->hist_ncpus; row++) {
+		if (s->hist_cpu[row] == cpu)
+			break;
+	}
+	if (row == s->hist_ncpus) {
+		size_t w = (size_t)s->hist_buckets + 1;
+		uint64_t *h = realloc(s->hist, (row + 1) * w * sizeof(*h));
+		uint32_t *hc;
+
+		if (!h) {
+			c->error = -ENOMEM;
+			return;
+		}
+		s->hist = h;
+		memset(h + row * w, 0, w * sizeof(*h));
+		hc = realloc(s->hist_cpu, (row + 1) * sizeof(*hc));
+		if (!hc) {
+			c->error = -ENOMEM;
+			return;
+		}
+		s->hist_cpu = hc;
+		hc[row] = cpu;
+		s->hist_ncpus++;
+	}
+	s->hist[row * ((size_t)s->hist_buckets + 1) + hist_index(s, lat)]++;
+}
+
+static char *fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
+{
+	if (!vmt_reader_clock_in_ns(r)) {
+		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
+		return buf;
+	}
+	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
+}
+
+/* Seconds since the recording start, with ns digits: "1.234567890". */
+static char *fmt_time(const struct vmt_reader *r, const struct vmt_summary *s, uint64_t ts,
+		      char *buf, size_t size)
+{
+	uint64_t ns = vmt_reader_ns(r, ts > s->start_ts ? ts - s->start_ts : 0);
+
+	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000), ns % UINT64_C(1000000000));
+	return buf;
+}
+
+static void print_threshold(struct ctx *c, const struct vmt_pair *p)
+{
+	const struct vmt_event *e = p->begin;
+	char t[32], l[32], rs[96];
+
+	fprintf(c->o->threshold_out, "  %14s %4u %5s %-28s %10s  rip 0x%" PRIx64 "\n",
+		fmt_time(c->r, c->s, e->ts, t, sizeof(t)), e->cpu,
+		(e->has & VMT_EVF_VCPU) ? (snprintf(l, sizeof(l), "%u", e->vcpu), l) : "-",
+		(e->has & VMT_EVF_REASON) ?
+		vmt_summary_reason(c->s, e->isa, vmt_exitreason_key(e->isa, e->reason), rs,
+				   sizeof(rs)) : "-",
+		fmt_lat(c->r, p->lat, t, sizeof(t)), e->rip);
+}
 
 static void on_pair(const struct vmt_pair *p, void *arg)
 {
 	struct ctx *c = arg;
+	struct vmt_summary *s = c->s;
 	struct task *t = *p->task_ctx;
+	const struct vmt_event *ex = p->begin;
+	struct vmt_group *g;
 
-	vmt_latstat_add(&c->s->lat, p->lat);
+	c->paired = true;
+	c->last_lat = p->lat;
+	if (!filter_pass(c, p)) {
+		s->filtered_out++;
+		return;
+	}
+	if (vmt_latdist_add(&s->all, p->lat))
+		c->error = -ENOMEM;
 	if (!t) {
 		t = calloc(1, sizeof(*t));
 		if (!t) {
 			c->error = -ENOMEM;
 			return;
 		}
-		t->sum.pid = p->end->pid;
-		vmt_latstat_init(&t->sum.lat);
-		vmt_window_init(&t->win, c->s->window);
+		group_init(&t->g);
+		t->g.pid = p->end->pid;
+		vmt_window_init(&t->win, s->window);
 		t->next = c->tasks;
 		c->tasks = t;
 		c->ntasks++;
 		*p->task_ctx = t;
 	}
-	vmt_latstat_add(&t->sum.lat, p->lat);
+	if (vmt_latdist_add(&t->g.d, p->lat))
+		c->error = -ENOMEM;
 	if (p->end->has & VMT_EVF_VCPU) {
-		t->sum.vcpu = p->end->vcpu;
-		t->sum.has_vcpu = true;
+		t->g.vcpu = p->end->vcpu;
+		t->g.has_vcpu = true;
+	} else if (ex->has & VMT_EVF_VCPU) {
+		t->g.vcpu = ex->vcpu;
+		t->g.has_vcpu = true;
 	}
-	if (vmt_window_add(&t->win, p->begin->ts, p->end->ts)) {
+	if (vmt_window_add(&t->win, ex->ts, p->end->ts)) {
 		c->error = -ENOMEM;
 		return;
 	}
-	if (t->win.max_sum > c->s->max_window_sum) {
-		c->s->max_window_sum = t->win.max_sum;
-		c->s->max_window_at = t->win.max_at;
-		c->s->max_window_pid = p->end->pid;
+	if (t->win.max_sum > s->max_window_sum) {
+		s->max_window_sum = t->win.max_sum;
+		s->max_window_at = t->win.max_at;
+		s->max_window_pid = p->end->pid;
 	}
+	if (ex->has & VMT_EVF_REASON) {
+		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
+
+		g = reason_group(c, isa, vmt_exitreason_key(isa, ex->reason));
+		if (!g || vmt_latdist_add(&g->d, p->lat))
+			c->error = -ENOMEM;
+	}
+	g = cpu_group(c, ex->cpu);
+	if (!g || vmt_latdist_add(&g->d, p->lat))
+		c->error = -ENOMEM;
+	top_add(c, p);
+	if (c->threshold && p->lat >= c->threshold && c->o->threshold_out)
+		print_threshold(c, p);
+	if (s->hist_buckets)
+		hist_add(c, ex->cpu, p->lat);
 }
 
 static void free_task(void *ctx)
@@ -62,19 +346,38 @@ static void free_task(void *ctx)
 	struct task *t = ctx;
 
 	vmt_window_free(&t->win);
+	vmt_latdist_free(&t->g.d);
 	free(t);
 }
 
 static int by_pairs(const void *a, const void *b)
 {
-	const struct vmt_task_summary *x = a, *y = b;
+	const struct vmt_group *x = a, *y = b;
 
-	if (x->lat.count != y->lat.count)
-		return x->lat.count < y->lat.count ? 1 : -1;
+	if (x->d.st.count != y->d.st.count)
+		return x->d.st.count < y->d.st.count ? 1 : -1;
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Copy every task's figures out before the pairing (which owns the tasks) is freed. */
+static int by_total(const void *a, const void *b)
+{
+	const struct vmt_group *x = a, *y = b;
+
+	if (x->d.st.sum != y->d.st.sum)
+		return x->d.st.sum < y->d.st.sum ? 1 : -1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static int by_lat_desc(const void *a, const void *b)
+{
+	const struct vmt_top *x = a, *y = b;
+
+	if (x->lat != y->lat)
+		return x->lat < y->lat ? 1 : -1;
+	return (x->exit.ts > y->exit.ts) - (x->exit.ts < y->exit.ts);
+}
+
+/* Move every task's figures out before the pairing (which owns the tasks) is freed. */
 static int collect_tasks(struct ctx *c)
 {
 	struct task *t;
@@ -86,9 +389,11 @@ static int collect_tasks(struct ctx *c)
 	if (!c->s->tasks)
 		return -ENOMEM;
 	for (t = c->tasks; t; t = t->next) {
-		c->s->tasks[i] = t->sum;
+		c->s->tasks[i] = t->g;
 		c->s->tasks[i].max_window_sum = t->win.max_sum;
 		c->s->tasks[i].max_window_at = t->win.max_at;
+		/* the distribution's buffers now belong to the summary */
+		vmt_latdist_init(&t->g.d);
 		i++;
 	}
 	c->s->ntasks = i;
@@ -96,29 +401,93 @@ static int collect_tasks(struct ctx *c)
 	return 0;
 }
 
-void vmt_summary_free(struct vmt_summary *s)
+static void verbose_event(struct ctx *c, const struct vmt_event *ev)
 {
-	free(s->tasks);
-	s->tasks = NULL;
-	s->ntasks = 0;
+	FILE *f = c->o->verbose;
+	char t[32], l[32], rs[96];
+
+	fprintf(f, "%14s cpu %3u pid %7" PRId32 " ", fmt_time(c->r, c->s, ev->ts, t, sizeof(t)),
+		ev->cpu, ev->pid);
+	if (ev->kind == VMT_EV_BEGIN) {
+		fprintf(f, "EXIT ");
+		if (ev->has & VMT_EVF_VCPU)
+			fprintf(f, " vcpu %u", ev->vcpu);
+		if (ev->has & VMT_EVF_REASON)
+			fprintf(f, " reason %s", vmt_summary_reason(c->s, ev->isa,
+				vmt_exitreason_key(ev->isa, ev->reason), rs, sizeof(rs)));
+		if (ev->has & VMT_EVF_RIP)
+			fprintf(f, " rip 0x%" PRIx64, ev->rip);
+		if (ev->has & VMT_EVF_INFO1)
+			fprintf(f, " info1 0x%" PRIx64, ev->info1);
+		if (ev->has & VMT_EVF_INFO2)
+			fprintf(f, " info2 0x%" PRIx64, ev->info2);
+		if (ev->has & VMT_EVF_INTR_INFO)
+			fprintf(f, " intr_info 0x%08" PRIx32, ev->intr_info);
+		if (ev->has & VMT_EVF_ERROR_CODE)
+			fprintf(f, " error_code 0x%08" PRIx32, ev->error_code);
+	} else {
+		fprintf(f, "ENTRY");
+		if (ev->has & VMT_EVF_VCPU)
+			fprintf(f, " vcpu %u", ev->vcpu);
+		if (ev->has & VMT_EVF_RIP)
+			fprintf(f, " rip 0x%" PRIx64, ev->rip);
+		if (c->paired)
+			fprintf(f, " latency %s", fmt_lat(c->r, c->last_lat, l, sizeof(l)));
+		else
+			fprintf(f, " (no exit)");
+	}
+	fputc('\n', f);
 }
 
 int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct vmt_summary *s)
 {
-	struct ctx c = { s, NULL, 0, 0 };
+	struct ctx c;
 	struct vmt_pairing *p;
 	struct vmt_item it;
 	struct vmt_event ev;
+	size_t i;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	vmt_latstat_init(&s->lat);
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.o = o;
+	c.r = r;
+	vmt_latdist_init(&s->all);
 	s->first_ts = UINT64_MAX;
 	s->max_window_pid = -1;
-	/* The window is given in ns; the walk works in trace clock units. */
-	s->window = o->window_ns;
-	if (r->ns_per_tick > 0 && r->ns_per_tick != 1.0)
-		s->window = (uint64_t)((double)o->window_ns / r->ns_per_tick + 0.5);
+	s->window = to_ticks(r, o->window_ns);
+	s->start_ts = UINT64_MAX;
+	for (i = 0; i < r->c->nchunks; i++) {
+		if (r->c->chunks[i].first_ts < s->start_ts)
+			s->start_ts = r->c->chunks[i].first_ts;
+	}
+	if (s->start_ts == UINT64_MAX)
+		s->start_ts = 0;
+	if (o->filter) {
+		c.from = s->start_ts + to_ticks(r, o->filter->from_ns);
+		c.to = s->start_ts + to_ticks(r, o->filter->to_ns);
+	}
+	c.threshold = o->threshold_ns ? to_ticks(r, o->threshold_ns) : 0;
+	if (o->verbose_window) {
+		c.vfrom = s->start_ts + to_ticks(r, o->verbose_from_ns);
+		c.vto = s->start_ts + to_ticks(r, o->verbose_to_ns);
+	}
+	if (o->top_n) {
+		s->top = calloc(o->top_n, sizeof(*s->top));
+		if (!s->top)
+			return -ENOMEM;
+	}
+	if (o->hist_bucket_ns || o->hist_log) {
+		s->hist_log = o->hist_log;
+		s->hist_buckets = o->hist_buckets ? o->hist_buckets : 100;
+		s->hist_bucket = o->hist_log ? 0 : to_ticks(r, o->hist_bucket_ns);
+		if (!s->hist_log && !s->hist_bucket)
+			s->hist_bucket = 1;
+	}
+	ret = vmt_exitreasons_new(r->fbegin, &s->names);
+	if (ret)
+		return ret;
 	p = vmt_pairing_new(on_pair, &c);
 	if (!p)
 		return -ENOMEM;
@@ -127,6 +496,13 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 			ret = vmt_pairing_gap(p, it.cpu);
 			if (ret)
 				break;
+			if (o->verbose && (!c.vto || (it.ts >= c.vfrom && it.ts <= c.vto))) {
+				char t[32];
+
+				fprintf(o->verbose, "%14s cpu %3u LOST %" PRIu64 " events before this "
+					"point%s\n", fmt_time(r, s, it.ts, t, sizeof(t)), it.cpu,
+					it.missed, it.missed ? "" : " (count not stored)");
+			}
 			continue;
 		}
 		ret = vmt_evbind_decode(&r->bind, &it.rec, it.cpu, &ev);
@@ -143,9 +519,12 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 			s->first_ts = ev.ts;
 		if (ev.ts > s->last_ts)
 			s->last_ts = ev.ts;
+		c.paired = false;
 		ret = vmt_pairing_event(p, &ev);
 		if (ret || c.error)
 			break;
+		if (o->verbose && (!c.vto || (ev.ts >= c.vfrom && ev.ts <= c.vto)))
+			verbose_event(&c, &ev);
 	}
 	if (!ret)
 		ret = c.error;
@@ -154,12 +533,55 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 	if (!ret)
 		ret = collect_tasks(&c);
 	vmt_pairing_free(p, free_task);
+	free(c.reason_slot);
 	if (s->first_ts == UINT64_MAX)
 		s->first_ts = 0;
+	s->lat = s->all.st;
+	/* keep only the CPUs that had exits */
+	for (i = 0; i < s->ncpus; i++) {
+		if (!s->cpus[i].d.st.count)
+			vmt_latdist_free(&s->cpus[i].d);
+	}
+	for (i = s->ncpus; i < c.cpus_alloc; i++)
+		vmt_latdist_free(&s->cpus[i].d);
+	{
+		size_t j = 0;
+
+		for (i = 0; i < s->ncpus; i++) {
+			if (s->cpus[i].d.st.count)
+				s->cpus[j++] = s->cpus[i];
+		}
+		s->ncpus = j;
+	}
+	if (s->nreasons)
+		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
+	if (s->ntop)
+		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
 	s->rd = r->st;
 	s->lost_stats = vmt_reader_stats_lost(r, &s->lost_stats_known);
 	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events : s->lost_stats;
 	return ret;
+}
+
+void vmt_summary_free(struct vmt_summary *s)
+{
+	size_t i;
+
+	vmt_latdist_free(&s->all);
+	for (i = 0; i < s->nreasons; i++)
+		vmt_latdist_free(&s->reasons[i].d);
+	for (i = 0; i < s->ncpus; i++)
+		vmt_latdist_free(&s->cpus[i].d);
+	for (i = 0; i < s->ntasks; i++)
+		vmt_latdist_free(&s->tasks[i].d);
+	free(s->reasons);
+	free(s->cpus);
+	free(s->tasks);
+	free(s->top);
+	free(s->hist);
+	free(s->hist_cpu);
+	vmt_exitreasons_free(s->names);
+	memset(s, 0, sizeof(*s));
 }
 
 uint64_t vmt_summary_orphans(const struct vmt_summary *s)
@@ -167,180 +589,14 @@ uint64_t vmt_summary_orphans(const struct vmt_summary *s)
 	return s->pairing.orphan_begins + s->pairing.orphan_ends + s->pairing.unfinished;
 }
 
-static const char *unit(const struct vmt_reader *r)
+const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64_t key,
+			       char *buf, size_t size)
 {
-	return vmt_reader_clock_in_ns(r) ? "ns" : "ticks";
-}
+	const char *name = s->names ? vmt_exitreason_name(s->names, isa, key) : NULL;
 
-/* A latency in readable units; in raw ticks when the clock's rate is unknown. */
-static char *fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
-{
-	if (!vmt_reader_clock_in_ns(r)) {
-		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
-		return buf;
-	}
-	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
-}
-
-void vmt_summary_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
-{
-	char a[48], b[48], cpus[256];
-	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
-	uint64_t dur = s->last_ts - s->first_ts;
-
-	fprintf(f, "File: %s%s\n", r->path, r->c->finished ? "" : " (recording not finished)");
-	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", r->begin_name, r->end_name, r->clock,
-		unit(r));
-	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
-								   sizeof(cpus)) : "unknown");
-	{
-		uint64_t rec_ns = vmt_reader_duration_ns(r);
-
-		if (rec_ns)
-			fprintf(f, "Duration: %s recorded, events span %s\n",
-				vmt_format_ns(rec_ns, b, sizeof(b)), fmt_lat(r, dur, a, sizeof(a)));
-		else
-			fprintf(f, "Duration: events span %s\n", fmt_lat(r, dur, a, sizeof(a)));
-	}
-	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
-	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
-	if (s->lost_events || s->rd.missed_pages)
-		/* every lost exit takes its entry along: half the lost events, at most */
-		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " exits may be missing; "
-			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2);
+	if (name)
+		snprintf(buf, size, "%s(0x%" PRIx64 ")", name, key);
 	else
-		fprintf(f, "Lost events = 0\n");
-	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " exits without entry, %" PRIu64
-		" entries without exit, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
-		s->pairing.orphan_begins, s->pairing.orphan_ends, s->pairing.unfinished);
-	if (s->pairing.gap_dropped)
-		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
-			s->pairing.gap_dropped);
-	if (s->pairing.backwards)
-		fprintf(f, "Pairs with entry before exit (clock skew) = %" PRIu64 "\n",
-			s->pairing.backwards);
-	if (!s->lat.count) {
-		fprintf(f, "No exit-entry pairs: no latency figures\n");
-	} else {
-		fprintf(f, "Minimum VM Exit-Entry latency = %s\n", fmt_lat(r, s->lat.min, a, sizeof(a)));
-		fprintf(f, "Average VM Exit-Entry latency = %s\n", fmt_lat(r, avg, a, sizeof(a)));
-		fprintf(f, "Maximum VM Exit-Entry latency = %s\n", fmt_lat(r, s->lat.max, a, sizeof(a)));
-		fprintf(f, "Maximum cumulative latency within %s = %s (task %" PRId32
-			", window starting at +%s)\n",
-			vmt_format_ns(vmt_reader_ns(r, s->window), b, sizeof(b)),
-			fmt_lat(r, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
-			fmt_lat(r, s->max_window_at > s->first_ts ?
-				s->max_window_at - s->first_ts : 0, cpus, sizeof(cpus)));
-	}
-	if (s->ntasks) {
-		size_t i, n = s->ntasks < 10 ? s->ntasks : 10;
-
-		fprintf(f, "Tasks (most pairs first%s):\n", s->ntasks > n ? ", top 10" : "");
-		fprintf(f, "  %8s %6s %12s %12s %12s %12s\n", "pid", "vcpu", "pairs", "avg",
-			"max", "max/window");
-		for (i = 0; i < n; i++) {
-			const struct vmt_task_summary *t = &s->tasks[i];
-			char v[16], c1[48], c2[48];
-
-			snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
-			fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s\n", t->pid, v,
-				t->lat.count, fmt_lat(r, t->lat.sum / t->lat.count, a, sizeof(a)),
-				fmt_lat(r, t->lat.max, c1, sizeof(c1)),
-				fmt_lat(r, t->max_window_sum, c2, sizeof(c2)));
-		}
-	}
-}
-
-void vmt_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
-{
-	size_t i;
-
-	fprintf(f, "{\"file\":");
-	vmt_json_string(f, r->path);
-	fprintf(f, ",\"finished\":%s,\"begin_event\":", r->c->finished ? "true" : "false");
-	vmt_json_string(f, r->begin_name);
-	fprintf(f, ",\"end_event\":");
-	vmt_json_string(f, r->end_name);
-	fprintf(f, ",\"clock\":");
-	vmt_json_string(f, r->clock);
-	fprintf(f, ",\"unit\":\"%s\",\"cpus\":[", unit(r));
-	for (i = 0; i < r->cpus.n; i++)
-		fprintf(f, "%s%u", i ? "," : "", r->cpus.cpu[(unsigned int)i]);
-	fprintf(f, "],\"duration_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64,
-		vmt_reader_duration_ns(r), vmt_reader_ns(r, s->last_ts - s->first_ts));
-	fprintf(f, ",\"events\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"lost_events\":%" PRIu64,
-		s->events, s->pairing.pairs, s->lost_events);
-	fprintf(f, ",\"lost_events_stats\":");
-	if (s->lost_stats_known)
-		fprintf(f, "%" PRIu64, s->lost_stats);
-	else
-		fprintf(f, "null");
-	fprintf(f, ",\"lost_events_pages\":%" PRIu64 ",\"missed_pages\":%" PRIu64
-		",\"exits_maybe_missing\":%" PRIu64, s->rd.missed_events, s->rd.missed_pages,
-		(s->lost_events + 1) / 2);
-	fprintf(f, ",\"orphans\":%" PRIu64 ",\"orphan_exits\":%" PRIu64
-		",\"orphan_entries\":%" PRIu64 ",\"open_at_stop\":%" PRIu64
-		",\"gap_dropped\":%" PRIu64 ",\"backwards\":%" PRIu64,
-		vmt_summary_orphans(s), s->pairing.orphan_begins, s->pairing.orphan_ends,
-		s->pairing.unfinished, s->pairing.gap_dropped, s->pairing.backwards);
-	if (s->lat.count)
-		fprintf(f, ",\"latency_ns\":{\"min\":%" PRIu64 ",\"avg\":%" PRIu64
-			",\"max\":%" PRIu64 "}", vmt_reader_ns(r, s->lat.min),
-			vmt_reader_ns(r, s->lat.sum / s->lat.count), vmt_reader_ns(r, s->lat.max));
-	else
-		fprintf(f, ",\"latency_ns\":{\"min\":null,\"avg\":null,\"max\":null}");
-	fprintf(f, ",\"total_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
-		",\"max_window_sum_ns\":%" PRIu64 ",\"max_window_start_ns\":%" PRIu64
-		",\"max_window_pid\":%" PRId32, vmt_reader_ns(r, s->lat.sum),
-		vmt_reader_ns(r, s->window), vmt_reader_ns(r, s->max_window_sum),
-		vmt_reader_ns(r, s->max_window_at > s->first_ts ? s->max_window_at - s->first_ts : 0),
-		s->max_window_pid);
-	fprintf(f, ",\"chunks\":%" PRIu64 ",\"bad_chunks\":%" PRIu64 ",\"pages\":%" PRIu64
-		",\"bad_pages\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"other_records\":%" PRIu64,
-		s->rd.chunks, s->rd.bad_chunks, s->rd.pages, s->rd.bad_pages,
-		s->bad_records, s->other_records);
-	fprintf(f, ",\"tasks\":[");
-	for (i = 0; i < s->ntasks; i++) {
-		const struct vmt_task_summary *t = &s->tasks[i];
-
-		fprintf(f, "%s{\"pid\":%" PRId32 ",\"vcpu\":", i ? "," : "", t->pid);
-		if (t->has_vcpu)
-			fprintf(f, "%u", t->vcpu);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"pairs\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64
-			",\"max_ns\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_window_sum_ns\":%"
-			PRIu64 "}", t->lat.count, vmt_reader_ns(r, t->lat.min),
-			vmt_reader_ns(r, t->lat.sum / t->lat.count), vmt_reader_ns(r, t->lat.max),
-			vmt_reader_ns(r, t->lat.sum), vmt_reader_ns(r, t->max_window_sum));
-	}
-	fprintf(f, "]}\n");
-}
-
-void vmt_summary_print_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
-{
-	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
-
-	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
-	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_reader_ns(r, avg) / 1000);
-	fprintf(f, "Maximum VM Exit-Entry latency = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->lat.max) / 1000);
-	fprintf(f, "Maximum cumulative latency within 1ms = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->max_window_sum) / 1000);
+		snprintf(buf, size, "0x%" PRIx64, key);
+	return buf;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +98,139 @@ int vmt_window_add(struct vmt_window *w, uint64_t start, uint64_t end)
 		w->max_at = lo;
 	}
 	return 0;
+}
+
+void vmt_latdist_init(struct vmt_latdist *d)
+{
+	memset(d, 0, sizeof(*d));
+	vmt_latstat_init(&d->st);
+}
+
+void vmt_latdist_free(struct vmt_latdist *d)
+{
+	free(d->exact);
+	free(d->hist);
+	d->exact = d->hist = NULL;
+}
+
+unsigned int vmt_latdist_bucket(uint64_t v)
+{
+	unsigned int e, sub;
+
+	if (v < (1u << VMT_LATDIST_SUB_BITS))
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);
+	sub = (unsigned int)(v >> (e - VMT_LATDIST_SUB_BITS)) & ((1u << VMT_LATDIST_SUB_BITS) - 1);
+	return ((e - VMT_LATDIST_SUB_BITS + 1) << VMT_LATDIST_SUB_BITS) + sub;
+}
+
+uint64_t vmt_latdist_bucket_low(unsigned int idx)
+{
+	unsigned int e, sub;
+
+	if (idx < (1u << VMT_LATDIST_SUB_BITS))
+		return idx;
+	e = (idx >> VMT_LATDIST_SUB_BITS) + VMT_LATDIST_SUB_BITS - 1;
+	sub = idx & ((1u << VMT_LATDIST_SUB_BITS) - 1);
+	return ((uint64_t)(1u << VMT_LATDIST_SUB_BITS) + sub) << (e - VMT_LATDIST_SUB_BITS);
+}
+
+static int to_hist(struct vmt_latdist *d)
+{
+	uint32_t i;
+
+	d->hist = calloc(VMT_LATDIST_BUCKETS, sizeof(*d->hist));
+	if (!d->hist)
+		return -ENOMEM;
+	for (i = 0; i < d->nexact; i++)
+		d->hist[vmt_latdist_bucket(d->exact[i])]++;
+	free(d->exact);
+	d->exact = NULL;
+	return 0;
+}
+
+int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
+{
+	double delta;
+
+	vmt_latstat_add(&d->st, v);
+	delta = (double)v - d->mean;
+	d->mean += delta / (double)d->st.count;
+	d->m2 += delta * ((double)v - d->mean);
+	if (d->hist) {
+		d->hist[vmt_latdist_bucket(v)]++;
+		return 0;
+	}
+	if (d->nexact == VMT_LATDIST_EXACT) {
+		if (to_hist(d))
+			return -ENOMEM;
+		d->hist[vmt_latdist_bucket(v)]++;
+		return 0;
+	}
+	if (!d->exact) {
+		d->exact = malloc(VMT_LATDIST_EXACT * sizeof(*d->exact));
+		if (!d->exact)
+			return -ENOMEM;
+	}
+	d->exact[d->nexact++] = v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
+{
+	uint64_t n = d->st.count, rank, seen = 0, v;
+	unsigned int i;
+
+	if (!n)
+		return 0;
+	rank = (uint64_t)ceil(p / 100.0 * (double)n);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	/* the extremes are known exactly */
+	if (rank == n)
+		return d->st.max;
+	if (rank == 1)
+		return d->st.min;
+	if (!d->hist) {
+		/* sorting a copy keeps the struct const and the order of arrival */
+		uint64_t *s = malloc(d->nexact * sizeof(*s));
+
+		if (!s)
+			return 0;
+		memcpy(s, d->exact, d->nexact * sizeof(*s));
+		qsort(s, d->nexact, sizeof(*s), cmp_u64);
+		v = s[rank - 1];
+		free(s);
+		return v;
+	}
+	for (i = 0; i < VMT_LATDIST_BUCKETS; i++) {
+		seen += d->hist[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i == VMT_LATDIST_BUCKETS)
+		return d->st.max;
+	/* the middle of the bucket, inside what was seen */
+	v = vmt_latdist_bucket_low(i);
+	if (i >= (1u << VMT_LATDIST_SUB_BITS) && i + 1 < VMT_LATDIST_BUCKETS)
+		v += (vmt_latdist_bucket_low(i + 1) - v) / 2;
+	if (v < d->st.min)
+		v = d->st.min;
+	if (v > d->st.max)
+		v = d->st.max;
+	return v;
+}
+
+double vmt_latdist_stddev(const struct vmt_latdist *d)
+{
+	return d->st.count > 1 ? sqrt(d->m2 / (double)(d->st.count - 1)) : 0.0;
 }

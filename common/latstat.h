@@ -28,6 +28,39 @@ static inline void vmt_latstat_add(struct vmt_latstat *s, uint64_t v)
 void vmt_latstat_merge(struct vmt_latstat *into, const struct vmt_latstat *from);
 
 /*
+ * A latency distribution in constant memory: count/min/max/sum, mean and standard
+ * deviation (Welford), and percentiles. The first VMT_LATDIST_EXACT values are kept as
+ * they are, so small inputs get exact percentiles; after that a log-linear histogram with
+ * 128 sub-buckets per power of two (relative error under 0.8 %) takes over.
+ */
+#define VMT_LATDIST_EXACT 1024
+#define VMT_LATDIST_SUB_BITS 7
+#define VMT_LATDIST_BUCKETS ((64 - VMT_LATDIST_SUB_BITS + 1) << VMT_LATDIST_SUB_BITS)
+
+struct vmt_latdist {
+	struct vmt_latstat st;
+	double mean, m2;
+	uint64_t *exact;	/* the first values, until it overflows */
+	uint32_t nexact;
+	uint64_t *hist;		/* VMT_LATDIST_BUCKETS counters, once exact overflowed */
+};
+
+void vmt_latdist_init(struct vmt_latdist *d);
+void vmt_latdist_free(struct vmt_latdist *d);
+/* Returns 0 or -ENOMEM (the value still counts in st). */
+int vmt_latdist_add(struct vmt_latdist *d, uint64_t v);
+/*
+ * Nearest-rank percentile (the smallest value with at least p % of the values at or
+ * below it), 0 <= p <= 100: exact for small inputs, else within 0.8 % and inside
+ * [min, max]. 0 when empty.
+ */
+uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p);
+double vmt_latdist_stddev(const struct vmt_latdist *d);
+/* Histogram bucket of v and the bucket's lowest value (for tests and merging). */
+unsigned int vmt_latdist_bucket(uint64_t v);
+uint64_t vmt_latdist_bucket_low(unsigned int idx);
+
+/*
  * Sliding window: for one task's intervals [start, end], fed in time order, the maximum
  * over every window [t, t + window) of the time the intervals cover inside it. An interval
  * that crosses a window edge counts only its part inside, so the figure never exceeds the

@@ -893,7 +893,7 @@ static void close_cpus(struct recorder *rec)
 
 static void print_summary(const char *path)
 {
-	struct vmt_analysis_opts ao = { VMT_DEFAULT_WINDOW_NS };
+	struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 	struct vmt_reader *r;
 	struct vmt_summary s;
 	const char *why = NULL;

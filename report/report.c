@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vmtrace-report: read a .vmt recording and print the exit-entry latency summary (text,
- * JSON, or the original vm-trace's four lines). Thin: options, then common/analysis.
+ * vmtrace-report: read a .vmt recording in one streaming pass and print the exit-entry
+ * latency report: summary, percentiles, per-reason, per-pCPU and per-vCPU tables, the
+ * longest exits, exits over a threshold, events around a time, histograms; as text or
+ * JSON, or the original vm-trace's four lines. Thin: options, then common/analysis.
  */
 #include "config.h"
 
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,44 +23,98 @@ enum {
 	OPT_JSON = 256,
 	OPT_LEGACY,
 	OPT_WINDOW,
+	OPT_TOP,
+	OPT_THRESHOLD,
+	OPT_AROUND,
+	OPT_HISTOGRAM,
+	OPT_BUCKET,
+	OPT_BUCKETS,
+	OPT_LOG,
+	OPT_HIST_FORMAT,
+	OPT_CPU,
+	OPT_VCPU,
+	OPT_REASON,
+	OPT_FROM,
+	OPT_TO,
 };
 
 struct report_opts {
 	const char *file;
-	int json;
-	int legacy;
-	uint64_t window_ns;
+	int json, legacy, verbose, histogram, hist_log, hist_cyclictest;
+	uint64_t window_ns, threshold_ns, bucket_ns;
+	unsigned int top, buckets;
+	bool around;
+	uint64_t around_ns, around_span_ns;
+	const char *reasons;		/* resolved once the recording's names are known */
+	struct vmt_filter filter;
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
 static const char doc[] =
 	"Report VM exit-entry latencies from a vmtrace recording (.vmt): events, pairs, lost "
-	"events, orphans, minimum, average and maximum latency, and the largest out-of-guest "
-	"time of one task inside any sliding window."
+	"events, orphans, latency distribution and percentiles per exit reason, per pCPU and "
+	"per vCPU, the largest out-of-guest time inside any sliding window, and the longest "
+	"exits."
 	"\v"
 	"Examples:\n"
 	"  vmtrace-report run1.vmt\n"
-	"  vmtrace-report -f run1.vmt            # the original vm-trace -f spelling\n"
-	"  vmtrace-report --json run1.vmt | jq .latency_ns\n"
-	"  vmtrace-report --window 10ms run1.vmt\n"
+	"  vmtrace-report -f run1.vmt --legacy     # the original vm-trace -f output\n"
+	"  vmtrace-report --json run1.vmt | jq .percentiles_ns\n"
+	"  vmtrace-report --histogram --bucket 500ns run1.vmt\n"
+	"  vmtrace-report --reason hlt,io --cpu 2 --from 1s --to 2s run1.vmt\n"
+	"  vmtrace-report --threshold 50us --around 1.25s,200us run1.vmt\n"
 	"\n"
-	"Exit status: 0 when the file was read whole, 1 on an error, 2 when the report was "
-	"printed but the file is damaged or was not finished (figures may be incomplete).";
+	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
+	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
+	"report comes from an unfinished or damaged file.";
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "the recording (the original tool's -f; a plain argument "
 	  "works too)", 1 },
+	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "json", OPT_JSON, NULL, 0, "print one JSON object", 2 },
 	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
+	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
+	  "fields and each entry's latency", 2 },
+	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
+	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
+	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
+	  "of time TS", 2 },
 	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
-	  "(default 1ms)", 3 },
+	  "(default 1ms)", 2 },
+	{ NULL, 0, NULL, 0, "Histogram:", 3 },
+	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
+	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us)", 3 },
+	{ "buckets", OPT_BUCKETS, "N", 0, "number of buckets before the overflow row "
+	  "(default 100)", 3 },
+	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones", 3 },
+	{ "hist-format", OPT_HIST_FORMAT, "FORMAT", 0, "text (bars, default) or cyclictest "
+	  "(cyclictest -h's gnuplot-ready layout)", 3 },
+	{ NULL, 0, NULL, 0, "Filters (every view honours them):", 4 },
+	{ "cpu", OPT_CPU, "LIST", 0, "exits on these pCPUs only", 4 },
+	{ "vcpu", OPT_VCPU, "LIST", 0, "exits of these vCPUs only", 4 },
+	{ "reason", OPT_REASON, "NAME|CODE,...", 0, "exits of these reasons only (names as the "
+	  "kernel spells them, or numbers)", 4 },
+	{ "from", OPT_FROM, "TIME", 0, "exits from TIME on", 4 },
+	{ "to", OPT_TO, "TIME", 0, "exits up to TIME", 4 },
 	{ 0 }
 };
+
+static uint64_t parse_time(struct argp_state *state, const char *what, const char *arg)
+{
+	uint64_t v;
+
+	if (vmt_cli_parse_duration_ns(arg, &v))
+		argp_error(state, "invalid %s '%s' (expected e.g. 1ms, 500us, 2s)", what, arg);
+	return v;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
+	uint64_t v;
+	char *comma;
 
 	switch (key) {
 	case 'f':
@@ -72,15 +129,87 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LEGACY:
 		o->legacy = 1;
 		break;
+	case 'v':
+		o->verbose = 1;
+		break;
 	case OPT_WINDOW:
-		if (vmt_cli_parse_duration_ns(arg, &o->window_ns) || o->window_ns == 0)
-			argp_error(state, "invalid window '%s' (expected e.g. 1ms, 500us)", arg);
+		o->window_ns = parse_time(state, "window", arg);
+		if (!o->window_ns)
+			argp_error(state, "the window must be longer than 0");
+		break;
+	case OPT_TOP:
+		if (vmt_cli_parse_u64(arg, &v) || v > 100000)
+			argp_error(state, "invalid --top '%s' (0 to 100000)", arg);
+		o->top = (unsigned int)v;
+		break;
+	case OPT_THRESHOLD:
+		o->threshold_ns = parse_time(state, "threshold", arg);
+		if (!o->threshold_ns)
+			argp_error(state, "the threshold must be longer than 0");
+		break;
+	case OPT_AROUND:
+		comma = strchr(arg, ',');
+		if (comma)
+			*comma = '\0';
+		o->around = true;
+		o->around_ns = parse_time(state, "time", arg);
+		o->around_span_ns = comma ? parse_time(state, "span", comma + 1) : 100000;
+		break;
+	case OPT_HISTOGRAM:
+		o->histogram = 1;
+		break;
+	case OPT_BUCKET:
+		o->bucket_ns = parse_time(state, "bucket width", arg);
+		if (!o->bucket_ns)
+			argp_error(state, "the bucket width must be longer than 0");
+		break;
+	case OPT_BUCKETS:
+		if (vmt_cli_parse_u64(arg, &v) || v == 0 || v > 100000)
+			argp_error(state, "invalid --buckets '%s' (1 to 100000)", arg);
+		o->buckets = (unsigned int)v;
+		break;
+	case OPT_LOG:
+		o->hist_log = 1;
+		break;
+	case OPT_HIST_FORMAT:
+		if (strcmp(arg, "cyclictest") == 0)
+			o->hist_cyclictest = 1;
+		else if (strcmp(arg, "text") != 0)
+			argp_error(state, "invalid --hist-format '%s' (text or cyclictest)", arg);
+		o->histogram = 1;
+		break;
+	case OPT_CPU:
+	case OPT_VCPU: {
+		struct vmt_cpulist *l = key == OPT_CPU ? &o->filter.cpus : &o->filter.vcpus;
+
+		vmt_cpulist_free(l);
+		if (vmt_cli_parse_cpulist(arg, l))
+			argp_error(state, "invalid %s list '%s' (expected e.g. 2 or 2,4-7)",
+				   key == OPT_CPU ? "CPU" : "vCPU", arg);
+		break;
+	}
+	case OPT_REASON:
+		if (!*arg)
+			argp_error(state, "empty --reason");
+		o->reasons = arg;
+		break;
+	case OPT_FROM:
+		o->filter.from_ns = parse_time(state, "--from time", arg);
+		o->filter.has_from = true;
+		break;
+	case OPT_TO:
+		o->filter.to_ns = parse_time(state, "--to time", arg);
+		o->filter.has_to = true;
 		break;
 	case ARGP_KEY_END:
 		if (!o->file)
 			argp_error(state, "no recording given");
-		if (o->json && o->legacy)
-			argp_error(state, "--json and --legacy exclude each other");
+		if (o->json + o->legacy + o->verbose > 1)
+			argp_error(state, "--json, --legacy and --verbose exclude each other");
+		if (o->filter.has_from && o->filter.has_to && o->filter.to_ns < o->filter.from_ns)
+			argp_error(state, "--to is before --from");
+		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
+			o->histogram = 1;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -88,11 +217,71 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* --reason: names from the recording's own table, or numbers. */
+static int resolve_reasons(struct report_opts *o, const struct vmt_reader *r)
+{
+	struct vmt_exitreasons *t;
+	char *list, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!o->reasons)
+		return 0;
+	if (vmt_exitreasons_new(r->fbegin, &t))
+		return -ENOMEM;
+	list = strdup(o->reasons);
+	if (!list) {
+		vmt_exitreasons_free(t);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct vmt_filter *f = &o->filter;
+		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons, n;
+
+		if (isdigit((unsigned char)*tok)) {
+			char *end;
+			unsigned long long v = strtoull(tok, &end, 0);
+
+			if (*end || !room) {
+				vmt_err("%s: invalid exit reason '%s'", o->file, tok);
+				ret = -EINVAL;
+				break;
+			}
+			f->reason_isa[f->nreasons] = VMT_ISA_ANY;
+			f->reason_key[f->nreasons++] = v;
+			continue;
+		}
+		n = vmt_exitreason_find(t, tok, f->reason_isa + f->nreasons,
+					f->reason_key + f->nreasons, room);
+		if (!n) {
+			vmt_err("%s: unknown exit reason '%s' (names as in the kernel's kvm_exit "
+				"format, e.g. hlt, io, EXTERNAL_INTERRUPT; or a number)", o->file, tok);
+			ret = -EINVAL;
+			break;
+		}
+		f->nreasons += n;
+	}
+	free(list);
+	vmt_exitreasons_free(t);
+	return ret;
+}
+
+/* Copy what a side pass wrote to a temporary file. */
+static void copy_out(FILE *from, FILE *to)
+{
+	char buf[65536];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
 int main(int argc, char **argv)
 {
-	struct report_opts o = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	struct report_opts o = { .window_ns = VMT_DEFAULT_WINDOW_NS, .top = 10 };
 	struct argp argp = { options, parse_opt, "[FILE]", doc, NULL, NULL, NULL };
 	struct vmt_analysis_opts ao;
+	FILE *thr = NULL, *near = NULL;
 	struct vmt_reader *r;
 	struct vmt_summary s;
 	const char *why = NULL;
@@ -105,7 +294,39 @@ int main(int argc, char **argv)
 		vmt_err("%s: %s", o.file, why ? why : strerror(-ret));
 		return 1;
 	}
+	if (resolve_reasons(&o, r)) {
+		vmt_reader_close(r);
+		return 1;
+	}
+	memset(&ao, 0, sizeof(ao));
 	ao.window_ns = o.window_ns;
+	ao.filter = &o.filter;
+	ao.top_n = o.legacy ? 0 : o.top;
+	ao.threshold_ns = o.threshold_ns;
+	if (o.threshold_ns && !o.json && !o.legacy) {
+		thr = tmpfile();
+		ao.threshold_out = thr;
+	}
+	if (o.verbose) {
+		ao.verbose = stdout;
+	} else if (o.around && !o.json && !o.legacy) {
+		near = tmpfile();
+		ao.verbose = near;
+		ao.verbose_from_ns = o.around_ns > o.around_span_ns ? o.around_ns - o.around_span_ns : 0;
+		ao.verbose_to_ns = o.around_ns + o.around_span_ns;
+		ao.verbose_window = true;
+	}
+	if (o.histogram) {
+		ao.hist_bucket_ns = o.bucket_ns ? o.bucket_ns : 1000;
+		ao.hist_buckets = o.buckets ? o.buckets : (o.hist_log ? 40 : 100);
+		ao.hist_log = o.hist_log;
+	}
+	if ((o.threshold_ns && !thr && !o.json && !o.legacy) || (o.around && !near && !o.verbose &&
+								 !o.json && !o.legacy)) {
+		vmt_err("cannot create a temporary file: %s", strerror(errno));
+		vmt_reader_close(r);
+		return 1;
+	}
 	ret = vmt_analyze(r, &ao, &s);
 	if (ret) {
 		vmt_err("%s: %s", o.file, strerror(-ret));
@@ -113,12 +334,37 @@ int main(int argc, char **argv)
 		vmt_reader_close(r);
 		return 1;
 	}
-	if (o.json)
+	if (o.json) {
 		vmt_summary_print_json(stdout, r, &s);
-	else if (o.legacy)
+	} else if (o.legacy) {
 		vmt_summary_print_legacy(stdout, r, &s);
-	else
-		vmt_summary_print_text(stdout, r, &s);
+	} else {
+		if (o.verbose)
+			fputc('\n', stdout);
+		vmt_report_print_text(stdout, r, &s);
+		if (thr) {
+			fprintf(stdout, "\nExits longer than %s:\n", vmt_format_ns(o.threshold_ns,
+				(char[32]){ 0 }, 32));
+			copy_out(thr, stdout);
+		}
+		if (near) {
+			fprintf(stdout, "\nEvents within %s of %s:\n",
+				vmt_format_ns(o.around_span_ns, (char[32]){ 0 }, 32),
+				vmt_format_ns(o.around_ns, (char[32]){ 0 }, 32));
+			copy_out(near, stdout);
+		}
+		if (o.histogram) {
+			fputc('\n', stdout);
+			if (o.hist_cyclictest)
+				vmt_hist_print_cyclictest(stdout, r, &s);
+			else
+				vmt_hist_print_text(stdout, r, &s);
+		}
+	}
+	if (thr)
+		fclose(thr);
+	if (near)
+		fclose(near);
 	if (fflush(stdout) != 0) {
 		vmt_err("standard output: %s", strerror(errno));
 		exit_code = 1;
@@ -142,6 +388,8 @@ int main(int argc, char **argv)
 		vmt_warn("%s: %llu events were lost while recording; figures may be incomplete",
 			 o.file, (unsigned long long)s.lost_events);
 	vmt_summary_free(&s);
+	vmt_cpulist_free(&o.filter.cpus);
+	vmt_cpulist_free(&o.filter.vcpus);
 	vmt_reader_close(r);
 	return exit_code;
 }

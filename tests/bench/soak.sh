@@ -34,7 +34,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 calls, lpid, size, secs, took = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 rss = [int(x) for x in open(sys.argv[4]) if x.strip()]
-pairs = sum(t["pairs"] for t in d["tasks"] if t["pid"] == lpid)
+pairs = sum(t["pairs"] for t in d["vcpus"] if t["pid"] == lpid)
 print("soak: %d s of the syscall loop on CPU 1" % secs)
 print("  loop calls              %d" % calls)
 print("  pairs of the loop task  %d (%+d)" % (pairs, pairs - calls))

@@ -36,7 +36,7 @@ mv out.txt r.json
 [ "$(json r.json 'd["lost_events"]')" = 0 ] || fail "lost events at default settings"
 [ "$(json r.json 'd["lost_events_stats"]')" = 0 ] || fail "ring buffer stats show losses"
 [ "$(json r.json 'd["cpus"]')" = "[1]" ] || fail "traced CPUs"
-pairs=$(json r.json "sum(t['pairs'] for t in d['tasks'] if t['pid'] == $loop_pid)")
+pairs=$(json r.json "sum(t['pairs'] for t in d['vcpus'] if t['pid'] == $loop_pid)")
 [ "$pairs" -ge $N ] || fail "only $pairs pairs from the loop (pid $loop_pid), expected >= $N"
 [ "$(json r.json 'd["bad_pages"] + d["bad_chunks"] + d["bad_records"]')" = 0 ] ||
 	fail "damage in a fresh recording"
@@ -72,7 +72,7 @@ for clock in mono global x86-tsc; do
 	[ "$(json out.txt 'd["clock"]')" = "$clock" ] || fail "-C $clock: clock not recorded"
 	[ "$(json out.txt 'd["unit"]')" = ns ] || fail "-C $clock: figures not in ns"
 	loop_pid=$(awk '{print $2}' loop.txt)
-	avg=$(json out.txt "[t['avg_ns'] for t in d['tasks'] if t['pid'] == $loop_pid][0]")
+	avg=$(json out.txt "[t['avg_ns'] for t in d['vcpus'] if t['pid'] == $loop_pid][0]")
 	[ "$avg" -gt 10 ] && [ "$avg" -lt 100000 ] || fail "-C $clock: implausible mean ${avg} ns"
 done
 run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS"

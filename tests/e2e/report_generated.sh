@@ -30,7 +30,7 @@ check simple 'd["events"] == 4 and d["pairs"] == 2 and d["orphans"] == 0'
 check simple 'd["latency_ns"] == {"min": 100, "avg": 200, "max": 300}'
 check simple 'd["max_window_sum_ns"] == 400 and d["total_ns"] == 400'
 check simple 'd["cpus"] == [0] and d["lost_events"] == 0 and d["finished"] is True'
-check simple 'd["tasks"][0]["vcpu"] == 0 and d["tasks"][0]["pairs"] == 2'
+check simple 'd["vcpus"][0]["vcpu"] == 0 and d["vcpus"][0]["pairs"] == 2'
 
 # Exits of 600 us at t=0 and 500 us at t=1.2 ms: no 1 ms window holds parts of both
 # (the gap is 600 us), so the best is the longer exit alone.
@@ -123,7 +123,7 @@ done
 run vmtrace-report --json big.vmt
 mv out.txt big.json
 check big 'd["pairs"] == 200000 and d["events"] == 400000 and d["orphans"] == 0'
-check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["tasks"]) == 3'
+check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["vcpus"]) == 3'
 
 # An unfinished recording: its chunks are reported, with a warning and exit status 2.
 gen unfinished "$F618" <<'S'

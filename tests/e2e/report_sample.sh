@@ -20,7 +20,7 @@ done
 [ "$(json r.json 'd["lost_events"]')" = 0 ] || fail "the sample has no lost events"
 [ "$(json r.json 'd["pairs"] >= 100000')" = True ] || fail "sample pairs"
 # the loop's own task made its 100000 calls: at least that many pairs
-[ "$(json r.json 'd["tasks"][0]["pairs"] >= 100000')" = True ] || fail "loop task pairs"
+[ "$(json r.json 'd["vcpus"][0]["pairs"] >= 100000')" = True ] || fail "loop task pairs"
 [ "$(json r.json 'd["max_window_sum_ns"] <= d["window_ns"]')" = True ] || fail "window bound"
 
 # The original tool's command line and its four lines, figures in whole microseconds.

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vmt_analysis_opts ao = { VMT_DEFAULT_WINDOW_NS };
+	struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 	struct vmt_reader *r;
 	struct vmt_summary s;
 	const char *why = NULL;

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (off = start; off < end; off++) {
-		struct vmt_analysis_opts ao = { VMT_DEFAULT_WINDOW_NS };
+		struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 		struct vmt_reader *r;
 		struct vmt_summary s;
 		const char *why = NULL;

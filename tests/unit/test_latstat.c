@@ -120,12 +120,99 @@ static void test_window_random(void **state)
 	}
 }
 
+static int cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Small inputs: exact nearest-rank percentiles, mean and standard deviation. */
+static void test_percentiles_exact(void **state)
+{
+	static const uint64_t v[] = { 50, 10, 40, 20, 30, 1000000, 7, 7, 9, 100 };
+	struct vmt_latdist d;
+	unsigned int i;
+
+	(void)state;
+	vmt_latdist_init(&d);
+	assert_int_equal(vmt_latdist_percentile(&d, 50), 0);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(vmt_latdist_add(&d, v[i]), 0);
+	/* sorted: 7 7 9 10 20 30 40 50 100 1000000 */
+	assert_int_equal(vmt_latdist_percentile(&d, 50), 20);	/* rank 5 */
+	assert_int_equal(vmt_latdist_percentile(&d, 90), 100);	/* rank 9 */
+	assert_int_equal(vmt_latdist_percentile(&d, 99), 1000000);
+	assert_int_equal(vmt_latdist_percentile(&d, 0), 7);
+	assert_int_equal(vmt_latdist_percentile(&d, 10), 7);
+	assert_int_equal(vmt_latdist_percentile(&d, 11), 7);	/* rank 2 */
+	assert_int_equal(vmt_latdist_percentile(&d, 21), 9);	/* rank 3 */
+	assert_true(d.mean > 100027.2 && d.mean < 100027.4);
+	assert_true(vmt_latdist_stddev(&d) > 316200 && vmt_latdist_stddev(&d) < 316240);
+	vmt_latdist_free(&d);
+}
+
+/* Large inputs: every percentile within 0.8 % of the exact one, memory fixed. */
+static void test_percentiles_hist(void **state)
+{
+	static uint64_t all[200000];
+	static const double ps[] = { 1, 50, 90, 99, 99.9, 99.99, 100 };
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	struct vmt_latdist d;
+	unsigned int i;
+
+	(void)state;
+	vmt_latdist_init(&d);
+	for (i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* log-uniform from 1 ns to about 1 s */
+		all[i] = (uint64_t)1 << (x % 30);
+		all[i] += (x >> 32) % all[i];
+		assert_int_equal(vmt_latdist_add(&d, all[i]), 0);
+	}
+	assert_null(d.exact);
+	assert_non_null(d.hist);
+	qsort(all, 200000, sizeof(all[0]), cmp64);
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		uint64_t rank = (uint64_t)(ps[i] / 100.0 * 200000 + 0.999999);
+		uint64_t exact = all[(rank ? rank : 1) - 1], got = vmt_latdist_percentile(&d, ps[i]);
+		double err = (double)(got > exact ? got - exact : exact - got) / (double)exact;
+
+		assert_true(err < 0.008);
+	}
+	assert_int_equal(vmt_latdist_percentile(&d, 100), all[199999]);
+	vmt_latdist_free(&d);
+}
+
+static void test_buckets(void **state)
+{
+	uint64_t v;
+	unsigned int prev = 0;
+
+	(void)state;
+	/* monotonic, and every value lies in [low(b), low(b + 1)) */
+	for (v = 0; v < 100000; v += 1 + v / 50) {
+		unsigned int b = vmt_latdist_bucket(v);
+
+		assert_true(b >= prev);
+		assert_true(vmt_latdist_bucket_low(b) <= v);
+		assert_true(vmt_latdist_bucket_low(b + 1) > v);
+		prev = b;
+	}
+	assert_true(vmt_latdist_bucket(UINT64_MAX) < VMT_LATDIST_BUCKETS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_window_cases),
 		cmocka_unit_test(test_window_random),
+		cmocka_unit_test(test_percentiles_exact),
+		cmocka_unit_test(test_percentiles_hist),
+		cmocka_unit_test(test_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * exitreason: exit reason names. Read from the recording's own kvm_exit print format (its
+ * __print_symbolic tables: VMX when "isa == 1", SVM otherwise, or one table for arm64's
+ * esr_ec), else from the built-in VMX/SVM tables (exitreason_table.h). A table is built
+ * once and then read-only (safe to share between threads).
+ */
+#ifndef VMT_EXITREASON_H
+#define VMT_EXITREASON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evformat.h"
+
+#define VMT_ISA_ANY 0
+#define VMT_ISA_VMX 1
+#define VMT_ISA_SVM 2
+
+struct vmt_exitreasons;
+
+/* Build the table for a begin event's format; never fails but for -ENOMEM. */
+int vmt_exitreasons_new(const struct vmt_evformat *begin, struct vmt_exitreasons **out);
+void vmt_exitreasons_free(struct vmt_exitreasons *t);
+/* Whether the names came from the recording itself (else the built-in tables). */
+bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t);
+/* The reason as counted: VMX keeps the basic reason (low 16 bits), others the whole code. */
+uint64_t vmt_exitreason_key(uint32_t isa, uint64_t reason);
+/* The name, or NULL when the table does not know the code. */
+const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key);
+/*
+ * Every reason called name: exact spelling first, else ignoring case ("hlt" is SVM's,
+ * "HLT" VMX's). Fills up to max (isa, key) pairs; returns how many matched.
+ */
+unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *name,
+				 uint32_t *isa, uint64_t *key, unsigned int max);
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The full analysis on a generated recording with answers computed by hand: exact
+# percentiles, reasons named from the recording's own kvm_exit format (SVM), per-pCPU and
+# per-vCPU tables, top exits, the threshold list, events around a time, the verbose dump,
+# histograms (text and cyclictest), and every filter alone and combined.
+. "$(dirname "$0")/lib.sh"
+
+# Ten exits of 100..1000 ns: seven cpuid (0x72) on CPU 0 / vCPU 0 (pid 7), three io (0x7b)
+# on CPU 1 / vCPU 1 (pid 8); exit k starts at k ms (k = 1..10), that is k - 1 ms after the
+# recording's start (its first page); plus one exit of a reason no table knows.
+{
+	k=1
+	while [ $k -le 10 ]; do
+		lat=$((k * 100)) ts=$((k * 1000000))
+		if [ $k -le 7 ]; then
+			echo "exit 0 $ts 7 0x72 0"; echo "entry 0 $((ts + lat)) 7 0"
+		else
+			echo "exit 1 $ts 8 0x7b 1"; echo "entry 1 $((ts + lat)) 8 1"
+		fi
+		k=$((k + 1))
+	done
+	echo "exit 1 20000000 8 0x9999 1"
+	echo "entry 1 20000050 8 1"
+} >script.txt
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" a.vmt <script.txt || fail mkvmt
+
+j() {	# j EXPR [report options]: EXPR must be True on the JSON report
+	expr=$1
+	shift
+	vmtrace-report --json "$@" a.vmt >j.json || fail "report $*"
+	[ "$(json j.json "$expr")" = True ] || { python3 -m json.tool j.json | head -80; fail "$* : $expr"; }
+}
+
+j 'd["pairs"] == 11 and d["percentiles_ns"]["p50"] == 500 and d["percentiles_ns"]["p90"] == 900'
+j 'd["percentiles_ns"]["p99"] == 1000 and d["percentiles_ns"]["p99.99"] == 1000'
+j '[(x["name"], x["code"], x["count"], x["total_ns"]) for x in d["reasons"]] == [("cpuid", 0x72, 7, 2800), ("io", 0x7b, 3, 2700), (None, 0x9999, 1, 50)]'
+j 'd["reasons"][0]["min_ns"] == 100 and d["reasons"][0]["max_ns"] == 700 and d["reasons"][0]["p99_ns"] == 700'
+j 'd["reasons"][1]["avg_ns"] == 900 and d["reasons"][1]["percentiles_ns"]["p50"] == 900'
+j '[(c["cpu"], c["count"]) for c in d["cpus_detail"]] == [(0, 7), (1, 4)]'
+j 'sorted((v["vcpu"], v["pid"], v["pairs"]) for v in d["vcpus"]) == [(0, 7, 7), (1, 8, 4)]'
+j '[t["latency_ns"] for t in d["top"]] == [1000, 900, 800] and d["top"][0]["reason"] == "io(0x7b)"' --top 3
+j 'd["top"][0]["vcpu"] == 1 and d["top"][0]["cpu"] == 1 and d["top"][0]["time_ns"] == 9000000' --top 1
+j 'd["histogram"] is None'
+
+# Filters, alone and combined; the summary counts follow them.
+j 'd["pairs"] == 11 and d["filtered_out"] == 8 and d["latency_ns"]["max"] == 1000' --reason io
+j '[x["name"] for x in d["reasons"]] == ["io"]' --reason io
+j 'd["latency_ns"]["max"] == 1000 and d["latency_ns"]["min"] == 50' --cpu 1
+j 'd["latency_ns"]["max"] == 700' --vcpu 0
+j 'd["latency_ns"]["min"] == 400 and d["latency_ns"]["max"] == 600' --from 3ms --to 5ms
+j 'd["latency_ns"]["min"] == 900 and d["latency_ns"]["max"] == 1000' --reason io --from 8ms --to 9ms
+j 'd["latency_ns"]["min"] == 50' --reason 0x9999
+j 'd["latency_ns"]["max"] == 1000' --reason cpuid,IO
+run vmtrace-report --reason nosuch a.vmt
+expect_one_line_error vmtrace-report "a.vmt: unknown exit reason 'nosuch'"
+run vmtrace-report --from 5ms --to 1ms a.vmt
+[ "$rc" = 64 ] || fail "--to before --from: exit $rc"
+
+# Histogram: 100 ns buckets, 5 of them: 100..400 in buckets 1..4, 50 in bucket 0, the rest over.
+j 'd["histogram"]["bucket_ns"] == 100 and [c["counts"] for c in d["histogram"]["cpus"]] == [[0, 1, 1, 1, 1], [1, 0, 0, 0, 0]]' --histogram --bucket 100ns --buckets 5
+j '[c["overflow"] for c in d["histogram"]["cpus"]] == [3, 3]' --bucket 100ns --buckets 5
+# log2: 100 ns is in [64, 128), 300-500 ns in [256, 512)
+j 'd["histogram"]["log2"] and d["histogram"]["cpus"][0]["counts"][6] == 1 and d["histogram"]["cpus"][0]["counts"][8] == 3' --histogram --log
+run vmtrace-report --histogram --bucket 100ns --buckets 5 a.vmt
+expect_rc 0 histogram
+grep -q "^over: *3 *3 *6$" out.txt || { cat out.txt; fail "histogram overflow row"; }
+grep -q "^100 ns *1 *0 *1 #" out.txt || fail "histogram row with bars"
+grep -q "^count: *7 *4 *11$" out.txt || fail "histogram count row"
+run vmtrace-report --hist-format=cyclictest --bucket 100ns --buckets 5 a.vmt
+expect_rc 0 cyclictest
+sed -n '/^# Histogram$/,$p' out.txt >cyc.txt
+cat >cyc.expected <<'X'
+# Histogram
+000000 000000	000001
+000001 000001	000000
+000002 000001	000000
+000003 000001	000000
+000004 000001	000000
+# Total: 000000007 000000004
+# Min Latencies: 00001 00000
+# Avg Latencies: 00004 00006
+# Max Latencies: 00007 00010
+# Histogram Overflows: 00003 00003
+X
+diff -u cyc.expected cyc.txt || fail "cyclictest layout"
+
+# Text report: reason names with codes, the tables, the longest exits, the lists.
+run vmtrace-report --threshold 850ns --around 5ms,1us a.vmt
+expect_rc 0 "text report"
+grep -q "^  cpuid(0x72) *7 " out.txt || fail "reason row"
+grep -q "^  0x9999 *1 " out.txt || fail "unknown reason shown as its code"
+grep -q "names from the recording's format" out.txt || fail "name source"
+grep -q "^Longest exits:" out.txt || fail "top exits"
+sed -n '/^Exits longer than/,/^$/p' out.txt | grep -c "io(0x7b)" | grep -qx 2 ||
+	fail "threshold list: $(sed -n '/^Exits longer than/,$p' out.txt)"
+sed -n '/^Events within/,$p' out.txt >near.txt
+grep -q "EXIT  vcpu 0 reason cpuid(0x72)" near.txt || fail "--around: exit"
+grep -q "ENTRY vcpu 0 .*latency 600 ns" near.txt || fail "--around: entry with its latency"
+[ "$(grep -c 'EXIT\|ENTRY' near.txt)" = 2 ] || fail "--around: only the events near 5 ms"
+
+# Verbose: every event, in order, entries with their latency.
+run vmtrace-report -v a.vmt
+expect_rc 0 verbose
+[ "$(grep -c ' EXIT ' out.txt)" = 11 ] || fail "verbose exits"
+[ "$(grep -c ' ENTRY ' out.txt)" = 11 ] || fail "verbose entries"
+grep -q "0.009000000 cpu   1 pid       8 EXIT  vcpu 1 reason io(0x7b) rip" out.txt ||
+	fail "verbose exit line"
+grep -q "0.009001000 cpu   1 pid       8 ENTRY vcpu 1 rip .* latency 1.000 us" out.txt ||
+	fail "verbose entry line"
+exit 0
