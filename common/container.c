@@ -377,6 +377,50 @@ static int add_chunk(struct vmt_container *c, size_t *cap, uint64_t off, const u
 	return 0;
 }
 
+/* trace.bin: pages in runs of 256 (1 MiB), each run presented as an uncompressed chunk. */
+static int open_legacy(struct vmt_container *c, const uint8_t *fh, const char **why)
+{
+	uint64_t pages = (c->file_size - VMT_LEGACY_HEADER_SIZE) / VMT_LEGACY_PAGE_SIZE, p;
+	size_t cap = 0;
+
+	c->legacy = true;
+	c->legacy_entry_id = get_le16(fh + 4);
+	c->legacy_exit_id = get_le16(fh + 6);
+	if (c->legacy_entry_id == c->legacy_exit_id) {
+		*why = "trace.bin header names the same event twice";
+		return -EBADMSG;
+	}
+	c->meta = calloc(1, 1);
+	if (!c->meta)
+		return -ENOMEM;
+	for (p = 0; p < pages; p += 256) {
+		struct vmt_chunk_info ci = { 0 };
+		uint32_t n = pages - p < 256 ? (uint32_t)(pages - p) : 256;
+
+		if (c->nchunks == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct vmt_chunk_info *bigger = realloc(c->chunks, ncap * sizeof(*bigger));
+
+			if (!bigger)
+				return -ENOMEM;
+			c->chunks = bigger;
+			cap = ncap;
+		}
+		ci.offset = VMT_LEGACY_HEADER_SIZE + p * VMT_LEGACY_PAGE_SIZE;
+		ci.page_count = n;
+		ci.page_size = VMT_LEGACY_PAGE_SIZE;
+		ci.raw_size = ci.payload_size = (uint64_t)n * VMT_LEGACY_PAGE_SIZE;
+		c->chunks[c->nchunks++] = ci;
+	}
+	/* the original tool stopped by closing the file: whole pages are a whole file */
+	c->finished = (c->file_size - VMT_LEGACY_HEADER_SIZE) % VMT_LEGACY_PAGE_SIZE == 0;
+	if (!c->finished) {
+		c->truncated_at = VMT_LEGACY_HEADER_SIZE + pages * VMT_LEGACY_PAGE_SIZE;
+		c->trunc_why = "trace.bin ends inside a page";
+	}
+	return 0;
+}
+
 int vmt_container_open(const char *path, struct vmt_container **out, const char **why)
 {
 	uint8_t fh[VMT_FILE_HEADER_SIZE], hdr[MAX_BLOCK_HEADER];
@@ -414,6 +458,13 @@ int vmt_container_open(const char *path, struct vmt_container **out, const char 
 	if (n < 0) {
 		ret = (int)n;
 		goto out_free;
+	}
+	if (n >= VMT_LEGACY_HEADER_SIZE && get_le32(fh) == VMT_LEGACY_SIGNATURE) {
+		ret = open_legacy(c, fh, why);
+		if (ret)
+			goto out_free;
+		*out = c;
+		return 0;
 	}
 	if (n < (ssize_t)sizeof(fh) || memcmp(fh, VMT_FILE_MAGIC, 8) != 0) {
 		*why = n == 0 ? "empty file" : "not a vmtrace file (bad magic)";
@@ -556,6 +607,19 @@ int vmt_container_read_chunk(const struct vmt_container *c, size_t idx, struct v
 
 	if (!why)
 		why = &dummy;
+	if (c->legacy) {
+		/* raw pages, nothing to check but that they are all there */
+		if (grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
+		n = vmt_io_pread_full(c->fd, cb->raw, ci->raw_size, (off_t)ci->offset);
+		if (n < 0 || (uint64_t)n != ci->raw_size) {
+			*why = "cannot read the pages";
+			return n < 0 ? (int)n : -EIO;
+		}
+		return 0;
+	}
 	/* The header size of this block, to find its payload. */
 	n = vmt_io_pread_full(c->fd, hdr, 8, (off_t)ci->offset);
 	if (n != 8) {

@@ -87,7 +87,18 @@ struct vmt_container {
 	uint64_t truncated_at;	/* offset where reading stopped early, or 0 */
 	const char *trunc_why;	/* why it stopped there, for the warning */
 	uint64_t bad_blocks;	/* blocks skipped for a bad header checksum */
+	/*
+	 * The original vm-trace's trace.bin: <4 bytes> signature 0xcce96d01, <2 bytes>
+	 * kvm_entry id, <2 bytes> kvm_exit id, then 4 KiB pages of one CPU. It has no
+	 * metadata: meta stays empty and the reader supplies formats.
+	 */
+	bool legacy;
+	uint16_t legacy_entry_id, legacy_exit_id;
 };
+
+#define VMT_LEGACY_SIGNATURE	0xcce96d01u
+#define VMT_LEGACY_HEADER_SIZE	8
+#define VMT_LEGACY_PAGE_SIZE	4096
 
 /*
  * Open and scan path. Returns 0, or -errno with *why (when non-NULL) naming the problem

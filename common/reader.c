@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legacy.h"
 #include "reader.h"
 #include "tracefs.h"
 
@@ -108,12 +109,22 @@ static int setup_streams(struct vmt_reader *r)
 
 int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why)
 {
+	return vmt_reader_open_ex(path, NULL, out, why);
+}
+
+int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_reader **out,
+		       const char **why)
+{
 	struct vmt_reader *r;
 	const uint8_t *hp;
+	const char *dummy;
 	char *s;
 	uint32_t len;
 	int ret;
 
+	if (!why)
+		why = &dummy;
+	*why = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -121,6 +132,19 @@ int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why)
 	ret = vmt_container_open(path, &r->c, why);
 	if (ret)
 		goto out_free;
+	if (r->c->legacy) {
+		struct vmt_kvbuf kb;
+
+		vmt_kv_init(&kb);
+		ret = vmt_legacy_meta(r->c, format_dir, &kb, r->source, sizeof(r->source), why);
+		if (ret) {
+			vmt_kv_free(&kb);
+			goto out_free;
+		}
+		free(r->c->meta);
+		r->c->meta = kb.buf;
+		r->c->meta_len = kb.len;
+	}
 	ret = -EBADMSG;
 	s = vmt_reader_meta(r, VMT_META_ENDIAN);
 	if (s && strcmp(s, "little") != 0) {

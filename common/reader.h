@@ -65,6 +65,7 @@ struct vmt_reader {
 	struct vmt_cpulist cpus;	/* traced CPUs from the metadata */
 	struct vmt_reader_stats st;
 	const char *last_error;		/* the latest damage seen, for the warning */
+	char source[256];		/* trace.bin: where its formats came from */
 	/* merged walk */
 	struct stream *streams;
 	uint32_t nstreams;
@@ -75,6 +76,12 @@ struct vmt_reader {
 
 /* Open path and prepare the walk. Returns 0 or -errno with *why saying what is wrong. */
 int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why);
+/*
+ * The same, for .vmt files and the original tool's trace.bin; format_dir (may be NULL)
+ * supplies a trace.bin's event formats (see legacy.h).
+ */
+int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_reader **out,
+		       const char **why);
 void vmt_reader_close(struct vmt_reader *r);
 /*
  * Next item of all CPUs in timestamp order: 1, or 0 at the end. item->rec.data stays valid

@@ -56,6 +56,9 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	size_t i, n;
 
 	fprintf(f, "File: %s%s\n", r->path, r->c->finished ? "" : " (recording not finished)");
+	if (r->c->legacy)
+		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
+			r->source);
 	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", r->begin_name, r->end_name, r->clock,
 		unit(r));
 	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
@@ -300,7 +303,10 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 
 	fprintf(f, "{\"file\":");
 	vmt_json_string(f, r->path);
-	fprintf(f, ",\"finished\":%s,\"begin_event\":", r->c->finished ? "true" : "false");
+	fprintf(f, ",\"finished\":%s,\"legacy\":%s,\"format_source\":",
+		r->c->finished ? "true" : "false", r->c->legacy ? "true" : "false");
+	vmt_json_string(f, r->c->legacy ? r->source : "recording");
+	fprintf(f, ",\"begin_event\":");
 	vmt_json_string(f, r->begin_name);
 	fprintf(f, ",\"end_event\":");
 	vmt_json_string(f, r->end_name);

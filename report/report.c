@@ -36,10 +36,12 @@ enum {
 	OPT_REASON,
 	OPT_FROM,
 	OPT_TO,
+	OPT_FORMAT_DIR,
 };
 
 struct report_opts {
 	const char *file;
+	const char *format_dir;
 	int json, legacy, verbose, histogram, hist_log, hist_cyclictest;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
@@ -64,14 +66,17 @@ static const char doc[] =
 	"  vmtrace-report --histogram --bucket 500ns run1.vmt\n"
 	"  vmtrace-report --reason hlt,io --cpu 2 --from 1s --to 2s run1.vmt\n"
 	"  vmtrace-report --threshold 50us --around 1.25s,200us run1.vmt\n"
+	"  vmtrace-report --format-dir events/ trace.bin  # the original tool's file\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
 	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
 	"report comes from an unfinished or damaged file.";
 
 static const struct argp_option options[] = {
-	{ "file", 'f', "FILE", 0, "the recording (the original tool's -f; a plain argument "
-	  "works too)", 1 },
+	{ "file", 'f', "FILE", 0, "the recording, .vmt or the original tool's trace.bin (the "
+	  "original -f; a plain argument works too)", 1 },
+	{ "format-dir", OPT_FORMAT_DIR, "DIR", 0, "event formats for a trace.bin: a copy of "
+	  "the recording host's tracefs events/ directory", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "json", OPT_JSON, NULL, 0, "print one JSON object", 2 },
 	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
@@ -122,6 +127,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->file)
 			argp_error(state, "only one recording at a time");
 		o->file = arg;
+		break;
+	case OPT_FORMAT_DIR:
+		o->format_dir = arg;
 		break;
 	case OPT_JSON:
 		o->json = 1;
@@ -289,7 +297,7 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	ret = vmt_reader_open(o.file, &r, &why);
+	ret = vmt_reader_open_ex(o.file, o.format_dir, &r, &why);
 	if (ret) {
 		vmt_err("%s: %s", o.file, why ? why : strerror(-ret));
 		return 1;

@@ -18,6 +18,8 @@
  *   other CPU TS                  (a record of some other event)
  *   unfinished                    (leave out the END block)
  * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
+ * With --legacy first, OUT is written as the original tool's trace.bin instead: the
+ * 8-byte header (signature, kvm_entry id, kvm_exit id) and CPU 0's 4 KiB pages.
  */
 #include "config.h"
 
@@ -55,6 +57,7 @@ static uint32_t page_size;
 static struct vmt_evformat *fbegin, *fend;
 static struct cpu_out cpus[MAX_CPUS];
 static struct vmt_writer *w;
+static int legacy_fd = -1;
 
 static void die(const char *what)
 {
@@ -116,8 +119,12 @@ static void flush_chunk(unsigned int cpu)
 	if (!c->npages)
 		return;
 	c->info.cpu = cpu;
-	if (vmt_writer_chunk(w, c->pages, c->npages, page_size, &c->info))
+	if (legacy_fd >= 0) {
+		if (cpu == 0 && vmt_io_write_full(legacy_fd, c->pages, (size_t)c->npages * page_size))
+			die("write trace.bin");
+	} else if (vmt_writer_chunk(w, c->pages, c->npages, page_size, &c->info)) {
 		die("write chunk");
+	}
 	memset(&c->info, 0, sizeof(c->info));
 	c->npages = 0;
 }
@@ -265,6 +272,12 @@ int main(int argc, char **argv)
 	size_t len, nlines = 0;
 	int fd;
 
+	bool legacy = argc > 1 && strcmp(argv[1], "--legacy") == 0;
+
+	if (legacy) {
+		argv++;
+		argc--;
+	}
 	if (argc == 6 && strcmp(argv[1], "--random") == 0) {
 		rand_exits = strtoull(argv[2], NULL, 10);
 		rand_cpus = (unsigned int)strtoul(argv[3], NULL, 10);
@@ -312,8 +325,20 @@ int main(int argc, char **argv)
 		vmt_kv_add_str(&meta, VMT_META_CPUS, cpulist);
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || vmt_writer_open(fd, &meta, 3, &w))
+	if (fd < 0)
 		die(out);
+	if (legacy) {
+		uint8_t hdr[8];
+
+		put_le32(hdr, VMT_LEGACY_SIGNATURE);
+		put_le16(hdr + 4, (uint16_t)fend->id);
+		put_le16(hdr + 6, (uint16_t)fbegin->id);
+		if (vmt_io_write_full(fd, hdr, sizeof(hdr)))
+			die(out);
+		legacy_fd = fd;
+	} else if (vmt_writer_open(fd, &meta, 3, &w)) {
+		die(out);
+	}
 
 	if (rand_cpus)
 		random_events(rand_exits, rand_cpus);
@@ -378,9 +403,12 @@ int main(int argc, char **argv)
 			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_end[i]);
 		}
 	}
-	if (finished && vmt_writer_finish(w, &endkv))
+	if (legacy_fd >= 0)
+		close(legacy_fd);
+	else if (finished && vmt_writer_finish(w, &endkv))
 		die("finish");
-	vmt_writer_close(w);
+	if (w)
+		vmt_writer_close(w);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&endkv);
 	vmt_evformat_free(fbegin);

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The original vm-trace's trace.bin as input: formats from --format-dir, from this host's
+# tracefs when the ids match, else the original tool's own 2015 PREEMPT_RT layout; every
+# source named in the report. A damaged or foreign trace.bin gets one clear line.
+. "$(dirname "$0")/lib.sh"
+
+cat >s.txt <<'S'
+exit 0 1000 7 0x72 0
+entry 0 1300 7 0
+exit 0 5000 7 0x78 0
+entry 0 9000 7 0
+S
+F="$DATA/formats"
+"$HELPERS/mkvmt" --legacy "$F/rt-2015-x86_64" rt.bin <s.txt || fail mkvmt
+"$HELPERS/mkvmt" --legacy "$F/linux-6.1-x86_64" v61.bin <s.txt || fail mkvmt
+[ "$(od -An -tx4 -N4 rt.bin | tr -d ' ')" = cce96d01 ] || fail "trace.bin signature"
+
+check() {	# check FILE EXPR [options]
+	f=$1 expr=$2
+	shift 2
+	vmtrace-report --json "$@" "$f" >j.json || fail "report $f $*"
+	[ "$(json j.json "$expr")" = True ] || { cat j.json; fail "$f $*: $expr"; }
+}
+# No formats given, ids unknown to this host: the original tool's layout (exit_reason at 16).
+check rt.bin 'd["legacy"] and "original tool" in d["format_source"]'
+check rt.bin 'd["pairs"] == 2 and d["latency_ns"] == {"min": 300, "avg": 2150, "max": 4000}'
+check rt.bin '[(r["name"], r["count"]) for r in d["reasons"]] == [("hlt", 1), ("cpuid", 1)]'
+# A 6.1 layout with its formats from a directory (as copied from the recording host).
+check v61.bin 'd["format_source"] == "formats from '"$F"'/linux-6.1-x86_64"' --format-dir "$F/linux-6.1-x86_64"
+check v61.bin 'd["pairs"] == 2 and d["vcpus"][0]["vcpu"] == 0 and d["reasons"][0]["name"] == "hlt"' --format-dir "$F/linux-6.1-x86_64"
+run vmtrace-report -f v61.bin --legacy --format-dir "$F/linux-6.1-x86_64"
+expect_rc 0 "legacy lines"
+printf 'Number of VM events = 4\nAverage VM Exit-Entry latency = 2us\nMaximum VM Exit-Entry latency = 4us\nMaximum cumulative latency within 1ms = 4us\n' |
+	diff - out.txt || fail "the four original lines"
+run vmtrace-report --format-dir "$F/linux-6.18-x86_64" v61.bin
+expect_one_line_error vmtrace-report "v61.bin: the --format-dir event ids differ"
+run vmtrace-report --format-dir "$scratch/none" v61.bin
+expect_one_line_error vmtrace-report "v61.bin: cannot read kvm/kvm_exit/format"
+# This host's formats, when the file's ids are this kernel's.
+if [ -r /sys/kernel/tracing/events/kvm/kvm_exit/format ]; then
+	mkdir -p host/kvm/kvm_exit host/kvm/kvm_entry
+	cp /sys/kernel/tracing/events/kvm/kvm_exit/format host/kvm/kvm_exit/
+	cp /sys/kernel/tracing/events/kvm/kvm_entry/format host/kvm/kvm_entry/
+	cp /sys/kernel/tracing/events/header_page host/
+	"$HELPERS/mkvmt" --legacy host here.bin <s.txt || fail mkvmt
+	check here.bin '"this host" in d["format_source"] and d["pairs"] == 2'
+fi
+# A page cut short: the whole pages are read, with a warning.
+head -c 3000 rt.bin >cut.bin
+run vmtrace-report cut.bin
+[ "$rc" = 2 ] || fail "cut trace.bin: exit $rc"
+grep -q "ends inside a page" err.txt || fail "cut trace.bin: no warning"
+exit 0
