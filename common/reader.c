@@ -2,18 +2,211 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "legacy.h"
 #include "reader.h"
 #include "tracefs.h"
 
+/*
+ * Decompression ahead of the merge, on the other cores. Chunks are started in the order
+ * the merge will want them (by first timestamp), at most max_inflight at a time; the
+ * merging thread decompresses a chunk itself when no worker has started it, so no
+ * order of requests can wait forever.
+ */
+enum { SLOT_IDLE, SLOT_BUSY, SLOT_DONE, SLOT_TAKEN, SLOT_RELEASED };
+
+struct slot {
+	int state;
+	int err;
+	const char *why;
+	struct vmt_chunkbuf cb;
+};
+
+struct prefetch {
+	const struct vmt_container *c;
+	pthread_t thread[8];
+	unsigned int nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t *order;
+	size_t next;
+	struct slot *slot;
+	unsigned int inflight, max_inflight;
+	bool stop;
+	struct vmt_chunkbuf *pool;	/* spare buffers and zstd contexts, reused */
+	unsigned int npool;
+};
+
+/* Called with the lock held: a recycled buffer (with its zstd context) for a slot. */
+static void slot_buf(struct prefetch *pf, struct slot *s)
+{
+	if (pf->npool)
+		s->cb = pf->pool[--pf->npool];
+	else
+		memset(&s->cb, 0, sizeof(s->cb));
+}
+
+static int by_first_ts(const void *a, const void *b, void *arg)
+{
+	const struct vmt_chunk_info *chunks = arg;
+	const struct vmt_chunk_info *x = &chunks[*(const size_t *)a];
+	const struct vmt_chunk_info *y = &chunks[*(const size_t *)b];
+
+	if (x->first_ts != y->first_ts)
+		return x->first_ts < y->first_ts ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct prefetch *pf = arg;
+
+	pthread_mutex_lock(&pf->lock);
+	for (;;) {
+		struct slot *s;
+		size_t idx;
+
+		while (!pf->stop && (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight))
+			pthread_cond_wait(&pf->cond, &pf->lock);
+		if (pf->stop)
+			break;
+		idx = pf->order[pf->next++];
+		s = &pf->slot[idx];
+		if (s->state != SLOT_IDLE)
+			continue;	/* the merge took it itself */
+		s->state = SLOT_BUSY;
+		pf->inflight++;
+		slot_buf(pf, s);
+		pthread_mutex_unlock(&pf->lock);
+		s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
+		pthread_mutex_lock(&pf->lock);
+		s->state = SLOT_DONE;
+		pthread_cond_broadcast(&pf->cond);
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return NULL;
+}
+
+static void prefetch_free(struct prefetch *pf)
+{
+	size_t i;
+	unsigned int t;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	for (t = 0; t < pf->nthreads; t++)
+		pthread_join(pf->thread[t], NULL);
+	for (i = 0; i < pf->c->nchunks; i++)
+		vmt_chunkbuf_free(&pf->slot[i].cb);
+	for (i = 0; i < pf->npool; i++)
+		vmt_chunkbuf_free(&pf->pool[i]);
+	free(pf->pool);
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->cond);
+	free(pf->slot);
+	free(pf->order);
+	free(pf);
+}
+
+/* Start workers when there is something to gain: several chunks and a spare core. */
+static struct prefetch *prefetch_new(const struct vmt_container *c, unsigned int nstreams)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	struct prefetch *pf;
+	size_t i;
+
+	if (c->nchunks < 4 || cores < 2 || getenv("VMTRACE_NO_THREADS"))
+		return NULL;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		return NULL;
+	pf->c = c;
+	pf->order = malloc(c->nchunks * sizeof(*pf->order));
+	pf->slot = calloc(c->nchunks, sizeof(*pf->slot));
+	if (!pf->order || !pf->slot) {
+		free(pf->order);
+		free(pf->slot);
+		free(pf);
+		return NULL;
+	}
+	for (i = 0; i < c->nchunks; i++)
+		pf->order[i] = i;
+	qsort_r(pf->order, c->nchunks, sizeof(*pf->order), by_first_ts, c->chunks);
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->cond, NULL);
+	pf->nthreads = cores - 1 > 8 ? 8 : (unsigned int)(cores - 1);
+	/* each stream holds one chunk; the rest is read-ahead */
+	pf->max_inflight = nstreams + 2 * pf->nthreads;
+	/* the merge may take chunks beyond the window itself: room for every stream too */
+	pf->pool = calloc((size_t)pf->max_inflight + nstreams + 1, sizeof(*pf->pool));
+	if (!pf->pool) {
+		pf->nthreads = 0;
+		prefetch_free(pf);
+		return NULL;
+	}
+	for (i = 0; i < pf->nthreads; i++) {
+		if (pthread_create(&pf->thread[i], NULL, prefetch_main, pf)) {
+			pf->nthreads = (unsigned int)i;
+			break;
+		}
+	}
+	if (!pf->nthreads) {
+		prefetch_free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+/* The merge wants chunk idx: wait for a worker, or decompress it here. */
+static struct slot *prefetch_take(struct prefetch *pf, size_t idx)
+{
+	struct slot *s = &pf->slot[idx];
+
+	pthread_mutex_lock(&pf->lock);
+	if (s->state == SLOT_IDLE) {
+		s->state = SLOT_BUSY;
+		pf->inflight++;
+		slot_buf(pf, s);
+		pthread_mutex_unlock(&pf->lock);
+		s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
+		pthread_mutex_lock(&pf->lock);
+	} else {
+		while (s->state == SLOT_BUSY)
+			pthread_cond_wait(&pf->cond, &pf->lock);
+	}
+	s->state = SLOT_TAKEN;
+	pthread_mutex_unlock(&pf->lock);
+	return s;
+}
+
+static void prefetch_release(struct prefetch *pf, size_t idx)
+{
+	struct slot *s = &pf->slot[idx];
+
+	pthread_mutex_lock(&pf->lock);
+	/* the pool never holds more than were in flight at once */
+	pf->pool[pf->npool++] = s->cb;
+	memset(&s->cb, 0, sizeof(s->cb));
+	s->state = SLOT_RELEASED;
+	pf->inflight--;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+}
+
 struct stream {
 	uint32_t cpu;
 	size_t *chunk;		/* indexes into c->chunks, in file order */
 	size_t nchunk, next_chunk;
+	size_t held;		/* the prefetched chunk in use, or SIZE_MAX */
 	struct vmt_chunkbuf cb;
 	const uint8_t *pages;
 	uint32_t page_size, npages, next_page;
@@ -92,6 +285,7 @@ static int setup_streams(struct vmt_reader *r)
 			s = &r->streams[r->nstreams++];
 			memset(s, 0, sizeof(*s));
 			s->cpu = ci->cpu;
+			s->held = SIZE_MAX;
 		}
 		if ((s->nchunk & (s->nchunk - 1)) == 0) {
 			size_t *bigger = realloc(s->chunk, (s->nchunk ? s->nchunk * 2 : 1) *
@@ -209,6 +403,7 @@ void vmt_reader_close(struct vmt_reader *r)
 
 	if (!r)
 		return;
+	prefetch_free(r->prefetch);
 	for (i = 0; i < r->nstreams; i++) {
 		vmt_chunkbuf_free(&r->streams[i].cb);
 		free(r->streams[i].chunk);
@@ -268,14 +463,30 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 		if (s->next_chunk < s->nchunk) {
 			size_t idx = s->chunk[s->next_chunk++];
 			const char *why = NULL;
+			const uint8_t *raw;
+			int err;
 
 			r->st.chunks++;
-			if (vmt_container_read_chunk(r->c, idx, &s->cb, &why)) {
+			if (r->prefetch) {
+				struct slot *sl;
+
+				if (s->held != SIZE_MAX)
+					prefetch_release(r->prefetch, s->held);
+				sl = prefetch_take(r->prefetch, idx);
+				s->held = idx;
+				err = sl->err;
+				why = sl->why;
+				raw = sl->cb.raw;
+			} else {
+				err = vmt_container_read_chunk(r->c, idx, &s->cb, &why);
+				raw = s->cb.raw;
+			}
+			if (err) {
 				r->st.bad_chunks++;
 				r->last_error = why;
 				continue;
 			}
-			s->pages = s->cb.raw;
+			s->pages = raw;
 			s->page_size = r->c->chunks[idx].page_size;
 			s->npages = r->c->chunks[idx].page_count;
 			s->next_page = 0;
@@ -323,6 +534,7 @@ int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
 		uint32_t i;
 
 		r->started = true;
+		r->prefetch = prefetch_new(r->c, r->nstreams);
 		for (i = 0; i < r->nstreams; i++) {
 			stream_advance(r, &r->streams[i]);
 			if (!r->streams[i].done)

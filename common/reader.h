@@ -4,7 +4,8 @@
  * from the file's own metadata, then walks the records of every CPU merged by timestamp
  * (vmt_reader_next) or of one CPU (vmt_reader_cpu_next). Pages flagged "missed events" are
  * reported as gap items in their place. Damaged chunks and pages are counted and skipped.
- * Memory: one decompressed chunk per CPU. One reader per thread.
+ * The merged walk decompresses chunks ahead on the other cores (threads owned by the
+ * reader); memory: a few decompressed chunks per CPU and thread. One reader per thread.
  */
 #ifndef VMT_READER_H
 #define VMT_READER_H
@@ -52,6 +53,7 @@ struct vmt_reader_stats {
 };
 
 struct stream;
+struct prefetch;
 
 struct vmt_reader {
 	const char *path;
@@ -72,6 +74,7 @@ struct vmt_reader {
 	struct stream **heap;
 	uint32_t nheap;
 	bool started;
+	struct prefetch *prefetch;	/* decompression threads for the merged walk, or NULL */
 };
 
 /* Open path and prepare the walk. Returns 0 or -errno with *why saying what is wrong. */
