@@ -151,12 +151,8 @@ static int to_hist(struct vmt_latdist *d)
 
 int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
 {
-	double delta;
-
 	vmt_latstat_add(&d->st, v);
-	delta = (double)v - d->mean;
-	d->mean += delta / (double)d->st.count;
-	d->m2 += delta * ((double)v - d->mean);
+	d->sumsq += (unsigned __int128)v * v;
 	if (d->hist) {
 		d->hist[vmt_latdist_bucket(v)]++;
 		return 0;
@@ -232,5 +228,11 @@ uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
 
 double vmt_latdist_stddev(const struct vmt_latdist *d)
 {
-	return d->st.count > 1 ? sqrt(d->m2 / (double)(d->st.count - 1)) : 0.0;
+	long double n = (long double)d->st.count, sum = (long double)d->st.sum, var;
+
+	if (d->st.count < 2)
+		return 0.0;
+	/* sample variance: (sum of squares - sum^2 / n) / (n - 1), never below 0 */
+	var = ((long double)d->sumsq - sum * sum / n) / (n - 1);
+	return var > 0 ? (double)sqrtl(var) : 0.0;
 }

@@ -28,8 +28,8 @@ static inline void vmt_latstat_add(struct vmt_latstat *s, uint64_t v)
 void vmt_latstat_merge(struct vmt_latstat *into, const struct vmt_latstat *from);
 
 /*
- * A latency distribution in constant memory: count/min/max/sum, mean and standard
- * deviation (Welford), and percentiles. The first VMT_LATDIST_EXACT values are kept as
+ * A latency distribution in constant memory: count/min/max/sum, the sum of squares (for
+ * the standard deviation), and percentiles. The first VMT_LATDIST_EXACT values are kept as
  * they are, so small inputs get exact percentiles; after that a log-linear histogram with
  * 128 sub-buckets per power of two (relative error under 0.8 %) takes over.
  */
@@ -39,7 +39,7 @@ void vmt_latstat_merge(struct vmt_latstat *into, const struct vmt_latstat *from)
 
 struct vmt_latdist {
 	struct vmt_latstat st;
-	double mean, m2;
+	unsigned __int128 sumsq;	/* exact: the variance without a division per value */
 	uint64_t *exact;	/* the first values, until it overflows */
 	uint32_t nexact;
 	uint64_t *hist;		/* VMT_LATDIST_BUCKETS counters, once exact overflowed */

@@ -180,8 +180,31 @@ static struct slot *prefetch_take(struct prefetch *pf, size_t idx)
 		s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
 		pthread_mutex_lock(&pf->lock);
 	} else {
-		while (s->state == SLOT_BUSY)
-			pthread_cond_wait(&pf->cond, &pf->lock);
+		while (s->state == SLOT_BUSY) {
+			/*
+			 * Rather than wait, decompress the next chunk in line: with fewer
+			 * streams than cores, the merge is otherwise idle here.
+			 */
+			struct slot *o;
+			size_t next;
+
+			if (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight) {
+				pthread_cond_wait(&pf->cond, &pf->lock);
+				continue;
+			}
+			next = pf->order[pf->next++];
+			o = &pf->slot[next];
+			if (o->state != SLOT_IDLE)
+				continue;
+			o->state = SLOT_BUSY;
+			pf->inflight++;
+			slot_buf(pf, o);
+			pthread_mutex_unlock(&pf->lock);
+			o->err = vmt_container_read_chunk(pf->c, next, &o->cb, &o->why);
+			pthread_mutex_lock(&pf->lock);
+			o->state = SLOT_DONE;
+			pthread_cond_broadcast(&pf->cond);
+		}
 	}
 	s->state = SLOT_TAKEN;
 	pthread_mutex_unlock(&pf->lock);
