@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis.h"
 
@@ -27,6 +28,7 @@ struct ctx {
 	uint64_t from, to;		/* filter window in trace clock units, absolute */
 	uint64_t threshold;
 	uint64_t vfrom, vto;		/* verbose window, absolute; vto 0: no window */
+	uint64_t items, progress_ms;
 	bool paired;			/* the event just fed completed a pair */
 	uint64_t last_lat;
 	int error;
@@ -492,6 +494,17 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 	if (!p)
 		return -ENOMEM;
 	while ((ret = vmt_reader_next(r, &it)) > 0) {
+		if (o->progress && (++c.items & 0xffff) == 0) {
+			struct timespec now;
+			uint64_t ms;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+			if (ms - c.progress_ms >= 100) {
+				c.progress_ms = ms;
+				o->progress(r->st.chunks, r->c->nchunks, o->progress_arg);
+			}
+		}
 		if (it.kind == VMT_ITEM_GAP) {
 			ret = vmt_pairing_gap(p, it.cpu);
 			if (ret)

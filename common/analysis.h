@@ -45,6 +45,9 @@ struct vmt_analysis_opts {
 	uint64_t hist_bucket_ns;		/* 0: no histogram */
 	unsigned int hist_buckets;
 	bool hist_log;				/* log2 buckets instead of linear */
+	/* called at most ten times a second with chunks done and in all, or NULL */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	void *progress_arg;
 };
 
 /* One group of exits: all, one reason, one pCPU or one task. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "cli.h"
@@ -273,6 +274,14 @@ static int resolve_reasons(struct report_opts *o, const struct vmt_reader *r)
 	return ret;
 }
 
+/* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
+static void show_progress(uint64_t done, uint64_t total, void *arg)
+{
+	fprintf(stderr, "\r%s: %s: %3u%% (%llu of %llu chunks)", vmt_log_progname(),
+		(const char *)arg, total ? (unsigned int)(done * 100 / total) : 0,
+		(unsigned long long)done, (unsigned long long)total);
+}
+
 /* Copy what a side pass wrote to a temporary file. */
 static void copy_out(FILE *from, FILE *to)
 {
@@ -335,7 +344,14 @@ int main(int argc, char **argv)
 		vmt_reader_close(r);
 		return 1;
 	}
+	/* Large files only, and only when someone watches stderr. */
+	if (isatty(STDERR_FILENO) && r->c->file_size > (32u << 20)) {
+		ao.progress = show_progress;
+		ao.progress_arg = (void *)o.file;
+	}
 	ret = vmt_analyze(r, &ao, &s);
+	if (ao.progress)
+		fprintf(stderr, "\r\033[K");
 	if (ret) {
 		vmt_err("%s: %s", o.file, strerror(-ret));
 		vmt_summary_free(&s);

@@ -128,6 +128,17 @@ check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["vcpus"]) == 3'
 VMTRACE_NO_THREADS=1 vmtrace-report --json big.vmt >single.json
 cmp -s big.json single.json || fail "threaded and single-threaded reports differ"
 
+# A large file shows a progress line on a terminal's stderr, and only there.
+if command -v script >/dev/null; then
+	"$HELPERS/mkvmt" --random 2500000 1 "$F618" large.vmt || fail "mkvmt large"
+	script -qec "vmtrace-report --legacy large.vmt" /dev/null >tty.txt 2>&1 ||
+		fail "report on a terminal"
+	tr '\r' '\n' <tty.txt | grep -q "large.vmt: *[0-9]*% ([0-9]* of [0-9]* chunks)" ||
+		fail "no progress line on a terminal"
+	vmtrace-report --legacy large.vmt >plain.txt 2>plain.err || fail "report to a file"
+	[ ! -s plain.err ] || fail "progress printed when stderr is not a terminal"
+fi
+
 # An unfinished recording: its chunks are reported, with a warning and exit status 2.
 gen unfinished "$F618" <<'S'
 exit 0 1000 7 0x72 0
