@@ -187,6 +187,19 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 			fmt_lat(r, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
 	fprintf(f, "; stddev %s\n", fmt_lat(r, (uint64_t)vmt_latdist_stddev(&s->all), a,
 					     sizeof(a)));
+	if (s->ntasks) {
+		double sum = 0, worst = 100.0;
+
+		for (i = 0; i < s->ntasks; i++) {
+			double av = availability(r, s, &s->tasks[i]);
+
+			sum += av;
+			if (av < worst)
+				worst = av;
+		}
+		fprintf(f, "Guest availability: %.3f %% of the time in guest on average over %zu "
+			"vCPU task(s), %.3f %% at worst\n", sum / (double)s->ntasks, s->ntasks, worst);
+	}
 	if (s->nreasons) {
 		fprintf(f, "\nExit reasons (most total time first; names from %s):\n",
 			vmt_exitreasons_from_recording(s->names) ? "the recording's format" :

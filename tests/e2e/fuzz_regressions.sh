@@ -11,7 +11,10 @@ for t in rbpage evformat container; do
 	[ -e "$1" ] || set --
 	case $t in
 	evformat) set -- "$@" $(find "$DATA/formats" -type f) ;;
-	container) set -- "$@" "$DATA/sample-syscalls.vmt" ;;
+	container) printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' |
+			"$HELPERS/mkvmt" --legacy "$DATA/formats/rt-2015-x86_64" legacy.bin ||
+			fail mkvmt
+		set -- "$@" "$DATA/sample-syscalls.vmt" legacy.bin ;;
 	rbpage) printf '\000' | cat - "$DATA/pages/raw_syscalls-cpu1.pages" >page.bin
 		set -- "$@" page.bin ;;
 	esac

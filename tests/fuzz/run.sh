@@ -42,7 +42,11 @@ page 0 missed 3
 exit 0 5000 7 0x7b 0
 entry 1 5300 7 0
 S
-		head -c 65536 "$srcdir/tests/data/sample-syscalls.vmt" >"$corpus/sample-head.vmt" ;;
+		head -c 65536 "$srcdir/tests/data/sample-syscalls.vmt" >"$corpus/sample-head.vmt"
+		# the original tool's trace.bin goes through the same reader
+		printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' |
+			"$builddir/tests/helpers/mkvmt" --legacy \
+			"$srcdir/tests/data/formats/rt-2015-x86_64" "$corpus/legacy.bin" ;;
 	esac
 	echo "fuzz_$t: ${secs}s"
 	if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len=70000 -rss_limit_mb=1024 \
