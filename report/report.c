@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "filteropt.h"
 #include "log.h"
 #include "reader.h"
 
@@ -32,11 +32,6 @@ enum {
 	OPT_BUCKETS,
 	OPT_LOG,
 	OPT_HIST_FORMAT,
-	OPT_CPU,
-	OPT_VCPU,
-	OPT_REASON,
-	OPT_FROM,
-	OPT_TO,
 	OPT_FORMAT_DIR,
 };
 
@@ -48,8 +43,7 @@ struct report_opts {
 	unsigned int top, buckets;
 	bool around;
 	uint64_t around_ns, around_span_ns;
-	const char *reasons;		/* resolved once the recording's names are known */
-	struct vmt_filter filter;
+	struct vmt_filter_opts fo;
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -97,13 +91,6 @@ static const struct argp_option options[] = {
 	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones", 3 },
 	{ "hist-format", OPT_HIST_FORMAT, "FORMAT", 0, "text (bars, default) or cyclictest "
 	  "(cyclictest -h's gnuplot-ready layout)", 3 },
-	{ NULL, 0, NULL, 0, "Filters (every view honours them):", 4 },
-	{ "cpu", OPT_CPU, "LIST", 0, "exits on these pCPUs only", 4 },
-	{ "vcpu", OPT_VCPU, "LIST", 0, "exits of these vCPUs only", 4 },
-	{ "reason", OPT_REASON, "NAME|CODE,...", 0, "exits of these reasons only (names as the "
-	  "kernel spells them, or numbers)", 4 },
-	{ "from", OPT_FROM, "TIME", 0, "exits from TIME on", 4 },
-	{ "to", OPT_TO, "TIME", 0, "exits up to TIME", 4 },
 	{ 0 }
 };
 
@@ -187,36 +174,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --hist-format '%s' (text or cyclictest)", arg);
 		o->histogram = 1;
 		break;
-	case OPT_CPU:
-	case OPT_VCPU: {
-		struct vmt_cpulist *l = key == OPT_CPU ? &o->filter.cpus : &o->filter.vcpus;
-
-		vmt_cpulist_free(l);
-		if (vmt_cli_parse_cpulist(arg, l))
-			argp_error(state, "invalid %s list '%s' (expected e.g. 2 or 2,4-7)",
-				   key == OPT_CPU ? "CPU" : "vCPU", arg);
-		break;
-	}
-	case OPT_REASON:
-		if (!*arg)
-			argp_error(state, "empty --reason");
-		o->reasons = arg;
-		break;
-	case OPT_FROM:
-		o->filter.from_ns = parse_time(state, "--from time", arg);
-		o->filter.has_from = true;
-		break;
-	case OPT_TO:
-		o->filter.to_ns = parse_time(state, "--to time", arg);
-		o->filter.has_to = true;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->fo;	/* the shared filter options */
 		break;
 	case ARGP_KEY_END:
 		if (!o->file)
 			argp_error(state, "no recording given");
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
-		if (o->filter.has_from && o->filter.has_to && o->filter.to_ns < o->filter.from_ns)
-			argp_error(state, "--to is before --from");
 		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
 			o->histogram = 1;
 		break;
@@ -224,54 +189,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-/* --reason: names from the recording's own table, or numbers. */
-static int resolve_reasons(struct report_opts *o, const struct vmt_reader *r)
-{
-	struct vmt_exitreasons *t;
-	char *list, *tok, *save = NULL;
-	int ret = 0;
-
-	if (!o->reasons)
-		return 0;
-	if (vmt_exitreasons_new(r->fbegin, &t))
-		return -ENOMEM;
-	list = strdup(o->reasons);
-	if (!list) {
-		vmt_exitreasons_free(t);
-		return -ENOMEM;
-	}
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct vmt_filter *f = &o->filter;
-		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons, n;
-
-		if (isdigit((unsigned char)*tok)) {
-			char *end;
-			unsigned long long v = strtoull(tok, &end, 0);
-
-			if (*end || !room) {
-				vmt_err("%s: invalid exit reason '%s'", o->file, tok);
-				ret = -EINVAL;
-				break;
-			}
-			f->reason_isa[f->nreasons] = VMT_ISA_ANY;
-			f->reason_key[f->nreasons++] = v;
-			continue;
-		}
-		n = vmt_exitreason_find(t, tok, f->reason_isa + f->nreasons,
-					f->reason_key + f->nreasons, room);
-		if (!n) {
-			vmt_err("%s: unknown exit reason '%s' (names as in the kernel's kvm_exit "
-				"format, e.g. hlt, io, EXTERNAL_INTERRUPT; or a number)", o->file, tok);
-			ret = -EINVAL;
-			break;
-		}
-		f->nreasons += n;
-	}
-	free(list);
-	vmt_exitreasons_free(t);
-	return ret;
 }
 
 /* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
@@ -296,7 +213,9 @@ static void copy_out(FILE *from, FILE *to)
 int main(int argc, char **argv)
 {
 	struct report_opts o = { .window_ns = VMT_DEFAULT_WINDOW_NS, .top = 10 };
-	struct argp argp = { options, parse_opt, "[FILE]", doc, NULL, NULL, NULL };
+	struct argp_child children[] = { { &vmt_filter_argp, 0, NULL, 0 }, { 0 } };
+	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
+	char msg[256];
 	struct vmt_analysis_opts ao;
 	FILE *thr = NULL, *near = NULL;
 	struct vmt_reader *r;
@@ -311,13 +230,16 @@ int main(int argc, char **argv)
 		vmt_err("%s: %s", o.file, why ? why : strerror(-ret));
 		return 1;
 	}
-	if (resolve_reasons(&o, r)) {
+	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
+	if (ret) {
+		vmt_err("%s: %s", o.file, ret == -EINVAL ? msg : strerror(-ret));
+		vmt_filter_opts_free(&o.fo);
 		vmt_reader_close(r);
 		return 1;
 	}
 	memset(&ao, 0, sizeof(ao));
 	ao.window_ns = o.window_ns;
-	ao.filter = &o.filter;
+	ao.filter = &o.fo.filter;
 	ao.top_n = o.legacy ? 0 : o.top;
 	ao.threshold_ns = o.threshold_ns;
 	if (o.threshold_ns && !o.json && !o.legacy) {
@@ -412,8 +334,7 @@ int main(int argc, char **argv)
 		vmt_warn("%s: %llu events were lost while recording; figures may be incomplete",
 			 o.file, (unsigned long long)s.lost_events);
 	vmt_summary_free(&s);
-	vmt_cpulist_free(&o.filter.cpus);
-	vmt_cpulist_free(&o.filter.vcpus);
+	vmt_filter_opts_free(&o.fo);
 	vmt_reader_close(r);
 	return exit_code;
 }

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * filteropt: the filter options every view shares (--cpu, --vcpu, --reason, --from, --to),
+ * as an argp child for vmtrace-report and vmtrace-convert, and their resolution against a
+ * recording's own exit-reason names. The caller owns struct vmt_filter_opts.
+ */
+#ifndef VMT_FILTEROPT_H
+#define VMT_FILTEROPT_H
+
+#include <argp.h>
+
+#include "analysis.h"
+#include "reader.h"
+
+struct vmt_filter_opts {
+	struct vmt_filter filter;
+	const char *reasons;	/* as given; resolved by vmt_filter_resolve() */
+};
+
+/* The argp child: set child.input to a struct vmt_filter_opts. */
+extern const struct argp vmt_filter_argp;
+
+/*
+ * Turn --reason names (the recording's spelling first, then ignoring case) and numbers
+ * into the filter. Returns 0, or -EINVAL with msg (size bytes) saying which name is wrong.
+ */
+int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
+		       size_t size);
+void vmt_filter_opts_free(struct vmt_filter_opts *fo);
+
+#endif
