@@ -29,6 +29,8 @@ struct ctx {
 	uint64_t threshold;
 	uint64_t vfrom, vto;		/* verbose window, absolute; vto 0: no window */
 	uint64_t items, progress_ms;
+	uint8_t *gap;			/* per CPU: a gap since that CPU's last row */
+	uint32_t ngap;
 	bool paired;			/* the event just fed completed a pair */
 	uint64_t last_lat;
 	int error;
@@ -80,6 +82,38 @@ static bool filter_pass(const struct ctx *c, const struct vmt_pair *p)
 	if (f->has_from && ex->ts < c->from)
 		return false;
 	if (f->has_to && ex->ts > c->to)
+		return false;
+	return true;
+}
+
+/* The filter for single events (conversions' --events rows). */
+static bool event_pass(const struct ctx *c, const struct vmt_event *ev)
+{
+	const struct vmt_filter *f = c->o->filter;
+	unsigned int i;
+
+	if (!f)
+		return true;
+	if (f->cpus.n && !vmt_cpulist_has(&f->cpus, ev->cpu))
+		return false;
+	if (f->vcpus.n && (!(ev->has & VMT_EVF_VCPU) || !vmt_cpulist_has(&f->vcpus, ev->vcpu)))
+		return false;
+	if (f->nreasons) {
+		uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
+
+		/* entries carry no reason: a reason filter keeps exits only */
+		if (ev->kind != VMT_EV_BEGIN || !(ev->has & VMT_EVF_REASON))
+			return false;
+		for (i = 0; i < f->nreasons; i++) {
+			if (f->reason_key[i] == key)
+				break;
+		}
+		if (i == f->nreasons)
+			return false;
+	}
+	if (f->has_from && ev->ts < c->from)
+		return false;
+	if (f->has_to && ev->ts > c->to)
 		return false;
 	return true;
 }
@@ -278,6 +312,33 @@ static void print_threshold(struct ctx *c, const struct vmt_pair *p)
 		fmt_lat(c->r, p->lat, t, sizeof(t)), e->rip);
 }
 
+static bool gap_seen(const struct ctx *c, uint32_t cpu)
+{
+	return cpu < c->ngap && c->gap[cpu];
+}
+
+static void gap_clear(struct ctx *c, uint32_t cpu)
+{
+	if (cpu < c->ngap)
+		c->gap[cpu] = 0;
+}
+
+static int gap_mark(struct ctx *c, uint32_t cpu)
+{
+	if (cpu >= c->ngap) {
+		uint32_t n = cpu + 1 > c->ngap * 2 ? cpu + 1 : c->ngap * 2;
+		uint8_t *bigger = realloc(c->gap, n);
+
+		if (!bigger)
+			return -ENOMEM;
+		memset(bigger + c->ngap, 0, n - c->ngap);
+		c->gap = bigger;
+		c->ngap = n;
+	}
+	c->gap[cpu] = 1;
+	return 0;
+}
+
 static void on_pair(const struct vmt_pair *p, void *arg)
 {
 	struct ctx *c = arg;
@@ -341,6 +402,13 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 		print_threshold(c, p);
 	if (s->hist_buckets)
 		hist_add(c, ex->cpu, p->lat);
+	if (c->o->pair_hook) {
+		bool near = gap_seen(c, ex->cpu) || gap_seen(c, p->end->cpu);
+
+		gap_clear(c, ex->cpu);
+		gap_clear(c, p->end->cpu);
+		c->o->pair_hook(p, near, c->o->hook_arg);
+	}
 }
 
 static void free_task(void *ctx)
@@ -459,13 +527,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 	s->first_ts = UINT64_MAX;
 	s->max_window_pid = -1;
 	s->window = to_ticks(r, o->window_ns);
-	s->start_ts = UINT64_MAX;
-	for (i = 0; i < r->c->nchunks; i++) {
-		if (r->c->chunks[i].first_ts < s->start_ts)
-			s->start_ts = r->c->chunks[i].first_ts;
-	}
-	if (s->start_ts == UINT64_MAX)
-		s->start_ts = 0;
+	s->start_ts = vmt_reader_start_ts(r);
 	if (o->filter) {
 		c.from = s->start_ts + to_ticks(r, o->filter->from_ns);
 		c.to = s->start_ts + to_ticks(r, o->filter->to_ns);
@@ -507,6 +569,8 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 		}
 		if (it.kind == VMT_ITEM_GAP) {
 			ret = vmt_pairing_gap(p, it.cpu);
+			if (!ret && (o->pair_hook || o->event_hook))
+				ret = gap_mark(&c, it.cpu);
 			if (ret)
 				break;
 			if (o->verbose && (!c.vto || (it.ts >= c.vfrom && it.ts <= c.vto))) {
@@ -538,6 +602,12 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 			break;
 		if (o->verbose && (!c.vto || (ev.ts >= c.vfrom && ev.ts <= c.vto)))
 			verbose_event(&c, &ev);
+		if (o->event_hook && event_pass(&c, &ev)) {
+			bool near = gap_seen(&c, ev.cpu);
+
+			gap_clear(&c, ev.cpu);
+			o->event_hook(&ev, c.paired ? c.last_lat : UINT64_MAX, near, o->hook_arg);
+		}
 	}
 	if (!ret)
 		ret = c.error;
@@ -547,6 +617,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 		ret = collect_tasks(&c);
 	vmt_pairing_free(p, free_task);
 	free(c.reason_slot);
+	free(c.gap);
 	if (s->first_ts == UINT64_MAX)
 		s->first_ts = 0;
 	s->lat = s->all.st;

@@ -45,6 +45,14 @@ struct vmt_analysis_opts {
 	uint64_t hist_bucket_ns;		/* 0: no histogram */
 	unsigned int hist_buckets;
 	bool hist_log;				/* log2 buckets instead of linear */
+	/*
+	 * Row hooks for conversions: every pair the filter keeps, and every begin/end event
+	 * (lat is the pair's latency when the event is an end that completed one, else
+	 * UINT64_MAX). near_gap: events were lost on a CPU of the row just before it.
+	 */
+	void (*pair_hook)(const struct vmt_pair *p, bool near_gap, void *arg);
+	void (*event_hook)(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg);
+	void *hook_arg;
 	/* called at most ten times a second with chunks done and in all, or NULL */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;

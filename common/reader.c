@@ -642,3 +642,15 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 		return 0;
 	return t1 - t0;
 }
+
+uint64_t vmt_reader_start_ts(const struct vmt_reader *r)
+{
+	uint64_t start = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < r->c->nchunks; i++) {
+		if (r->c->chunks[i].first_ts < start)
+			start = r->c->chunks[i].first_ts;
+	}
+	return start == UINT64_MAX ? 0 : start;
+}

@@ -107,6 +107,9 @@ static inline bool vmt_reader_clock_in_ns(const struct vmt_reader *r)
 	return r->ns_per_tick != 0;
 }
 
+/* The recording's start in trace clock units: its earliest page (0 when empty). */
+uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
+
 /* How long the recording ran (monotonic start to end in the metadata), or 0 when unknown. */
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
 

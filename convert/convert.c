@@ -1,44 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vmtrace-convert: converts recordings to CSV, JSON lines and the legacy trace.bin.
- * The conversions themselves are not written yet; this program parses its command line
- * and says so, with a non-zero exit, rather than pretend.
+ * vmtrace-convert: a recording (.vmt or the original trace.bin) as CSV or JSON lines (one
+ * row per exit with its entry, or per event), as the original tool's trace.bin, or wrapped
+ * into a .vmt. Rows come from the same streaming pass and filters as vmtrace-report, in
+ * constant memory; files are written under a temporary name and renamed when complete.
  */
 #include "config.h"
 
 #include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "analysis.h"
+#include "bytes.h"
+#include "container.h"
+#include "filteropt.h"
+#include "io.h"
+#include "kv.h"
 #include "log.h"
+#include "rbpage.h"
+#include "reader.h"
 
 enum {
 	OPT_CSV = 256,
 	OPT_JSONL,
 	OPT_LEGACY,
+	OPT_TO_VMT,
+	OPT_EVENTS,
+	OPT_FORMAT_DIR,
 };
 
 struct convert_opts {
 	const char *input;
 	const char *output;
+	const char *format_dir;
 	int format;
+	int events;
+	struct vmt_filter_opts fo;
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
 static const char doc[] =
-	"Convert a vmtrace recording to CSV, JSON lines or the original vm-trace trace.bin. "
-	"Not implemented yet in this version: every conversion exits with status 1."
+	"Convert a vmtrace recording (.vmt, or the original vm-trace trace.bin) to CSV or JSON "
+	"lines for spreadsheets and scripts, to the original trace.bin, or to .vmt."
 	"\v"
-	"Examples (planned):\n"
-	"  vmtrace-convert --csv -o run1.csv run1.vmt\n"
-	"  vmtrace-convert --jsonl run1.vmt\n"
-	"  vmtrace-convert --legacy -o trace.bin run1.vmt";
+	"Examples:\n"
+	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
+	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
+	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
+	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
+	"  vmtrace-convert --to-vmt --format-dir events/ -o old.vmt trace.bin\n"
+	"\n"
+	"Files are written under a temporary name and renamed when complete; an interrupted "
+	"conversion leaves nothing under the final name.";
 
 static const struct argp_option options[] = {
-	{ "csv", OPT_CSV, NULL, 0, "CSV, one row per exit", 1 },
-	{ "jsonl", OPT_JSONL, NULL, 0, "JSON lines, one object per exit", 1 },
-	{ "legacy", OPT_LEGACY, NULL, 0, "the original vm-trace trace.bin", 1 },
-	{ "output", 'o', "FILE", 0, "output file (default: standard output)", 2 },
+	{ NULL, 0, NULL, 0, "Output format (one of):", 1 },
+	{ "csv", OPT_CSV, NULL, 0, "CSV (RFC 4180) with a header row", 1 },
+	{ "jsonl", OPT_JSONL, NULL, 0, "JSON lines, one object per row", 1 },
+	{ "legacy", OPT_LEGACY, NULL, 0, "the original vm-trace trace.bin (one CPU's 4 KiB "
+	  "pages; needs -o)", 1 },
+	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin; needs -o)", 1 },
+	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
+	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
+	  "instead of per exit", 2 },
+	{ "output", 'o', "FILE", 0, "output file (default: standard output for CSV and JSON "
+	  "lines)", 2 },
+	{ "format-dir", OPT_FORMAT_DIR, "DIR", 0, "event formats for a trace.bin input (as in "
+	  "vmtrace-report)", 2 },
 	{ 0 }
 };
 
@@ -50,12 +86,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CSV:
 	case OPT_JSONL:
 	case OPT_LEGACY:
+	case OPT_TO_VMT:
 		if (o->format && o->format != key)
-			argp_error(state, "choose one of --csv, --jsonl, --legacy");
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
 		o->format = key;
 		break;
+	case OPT_EVENTS:
+		o->events = 1;
+		break;
 	case 'o':
+		if (!*arg)
+			argp_error(state, "empty output file name");
 		o->output = arg;
+		break;
+	case OPT_FORMAT_DIR:
+		o->format_dir = arg;
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->fo;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->input)
@@ -66,7 +114,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->input)
 			argp_error(state, "no input file given");
 		if (!o->format)
-			argp_error(state, "choose one of --csv, --jsonl, --legacy");
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
+		if ((o->format == OPT_LEGACY || o->format == OPT_TO_VMT) && !o->output)
+			argp_error(state, "--legacy and --to-vmt write binary files: give -o FILE");
+		if (o->events && (o->format == OPT_LEGACY || o->format == OPT_TO_VMT))
+			argp_error(state, "--events goes with --csv or --jsonl");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -74,13 +126,640 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Output: a temporary file renamed into place, removed if anything stops us. */
+
+static char tmp_path[4096];
+static volatile sig_atomic_t have_tmp;
+
+static void on_signal(int sig)
+{
+	if (have_tmp)
+		unlink(tmp_path);	/* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int open_output(const char *final)
+{
+	int fd;
+
+	if (snprintf(tmp_path, sizeof(tmp_path), "%s.%ld.part", final, (long)getpid()) >=
+	    (int)sizeof(tmp_path))
+		return -ENAMETOOLONG;
+	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	have_tmp = 1;
+	return fd;
+}
+
+static void drop_output(void)
+{
+	if (have_tmp) {
+		unlink(tmp_path);
+		have_tmp = 0;
+	}
+}
+
+/* A buffered writer with its own number formatting: rows are most of the work. */
+struct out {
+	int fd;
+	int err;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->len && !o->err)
+		o->err = vmt_io_write_full(o->fd, o->buf, o->len);
+	o->len = 0;
+}
+
+static inline void out_room(struct out *o, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		out_flush(o);
+}
+
+static void out_mem(struct out *o, const char *p, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		out_room(o, n < sizeof(o->buf) ? n : sizeof(o->buf));
+		k = sizeof(o->buf) - o->len < n ? sizeof(o->buf) - o->len : n;
+		memcpy(o->buf + o->len, p, k);
+		o->len += k;
+		p += k;
+		n -= k;
+	}
+}
+
+static inline void out_ch(struct out *o, char c)
+{
+	out_room(o, 1);
+	o->buf[o->len++] = c;
+}
+
+static void out_u64(struct out *o, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	out_room(o, 20);
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+static void out_i64(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		out_ch(o, '-');
+		out_u64(o, (uint64_t)-(v + 1) + 1);
+	} else {
+		out_u64(o, (uint64_t)v);
+	}
+}
+
+static void out_hex(struct out *o, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	out_room(o, 18);
+	o->buf[o->len++] = '0';
+	o->buf[o->len++] = 'x';
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+/* Row formats: a small ops table; each field call writes a name (header) or a value. */
+struct rows;
+
+struct rowfmt {
+	void (*begin)(struct rows *w);
+	void (*end)(struct rows *w);
+	void (*u64)(struct rows *w, const char *name, uint64_t v);
+	void (*i64)(struct rows *w, const char *name, int64_t v);
+	void (*hex)(struct rows *w, const char *name, uint64_t v);
+	void (*str)(struct rows *w, const char *name, const char *s);	/* NULL: empty/null */
+};
+
+struct rows {
+	struct out out;
+	const struct rowfmt *fmt;
+	bool header;			/* CSV: write the names instead of values */
+	unsigned int field;		/* within the row */
+	const struct vmt_reader *r;
+	struct vmt_exitreasons *names;
+	uint64_t start;
+	bool intr;			/* the layout has intr_info and error_code */
+	uint64_t nrows;
+	struct { uint64_t key; uint32_t isa; bool used; const char *name; } cache[256];
+};
+
+static void csv_sep(struct rows *w)
+{
+	if (w->field++)
+		out_ch(&w->out, ',');
+}
+
+static void csv_begin(struct rows *w)
+{
+	w->field = 0;
+}
+
+static void csv_end(struct rows *w)
+{
+	out_mem(&w->out, "\r\n", 2);	/* RFC 4180 line ends */
+}
+
+static void csv_name(struct rows *w, const char *name)
+{
+	csv_sep(w);
+	out_mem(&w->out, name, strlen(name));
+}
+
+static void csv_u64(struct rows *w, const char *name, uint64_t v)
+{
+	if (w->header)
+		return csv_name(w, name);
+	csv_sep(w);
+	out_u64(&w->out, v);
+}
+
+static void csv_i64(struct rows *w, const char *name, int64_t v)
+{
+	if (w->header)
+		return csv_name(w, name);
+	csv_sep(w);
+	out_i64(&w->out, v);
+}
+
+static void csv_hex(struct rows *w, const char *name, uint64_t v)
+{
+	if (w->header)
+		return csv_name(w, name);
+	csv_sep(w);
+	out_hex(&w->out, v);
+}
+
+static void csv_str(struct rows *w, const char *name, const char *s)
+{
+	if (w->header)
+		return csv_name(w, name);
+	csv_sep(w);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		out_mem(&w->out, s, strlen(s));
+		return;
+	}
+	out_ch(&w->out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			out_ch(&w->out, '"');
+		out_ch(&w->out, *s);
+	}
+	out_ch(&w->out, '"');
+}
+
+static const struct rowfmt csv = { csv_begin, csv_end, csv_u64, csv_i64, csv_hex, csv_str };
+
+static void json_key(struct rows *w, const char *name)
+{
+	out_ch(&w->out, w->field++ ? ',' : '{');
+	out_ch(&w->out, '"');
+	out_mem(&w->out, name, strlen(name));
+	out_mem(&w->out, "\":", 2);
+}
+
+static void json_begin(struct rows *w)
+{
+	w->field = 0;
+}
+
+static void json_end(struct rows *w)
+{
+	out_mem(&w->out, "}\n", 2);
+}
+
+static void json_u64(struct rows *w, const char *name, uint64_t v)
+{
+	json_key(w, name);
+	out_u64(&w->out, v);
+}
+
+static void json_i64(struct rows *w, const char *name, int64_t v)
+{
+	json_key(w, name);
+	out_i64(&w->out, v);
+}
+
+static void json_hex(struct rows *w, const char *name, uint64_t v)
+{
+	/* as a string: JSON numbers above 2^53 lose digits in many readers */
+	json_key(w, name);
+	out_ch(&w->out, '"');
+	out_hex(&w->out, v);
+	out_ch(&w->out, '"');
+}
+
+static void json_str(struct rows *w, const char *name, const char *s)
+{
+	json_key(w, name);
+	if (!s) {
+		out_mem(&w->out, "null", 4);
+		return;
+	}
+	out_ch(&w->out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			out_ch(&w->out, '\\');
+			out_ch(&w->out, (char)c);
+		} else if (c < 0x20) {
+			char esc[8];
+
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			out_mem(&w->out, esc, 6);
+		} else {
+			out_ch(&w->out, (char)c);
+		}
+	}
+	out_ch(&w->out, '"');
+}
+
+static const struct rowfmt jsonl = { json_begin, json_end, json_u64, json_i64, json_hex,
+				     json_str };
+
+static const char *reason_name(struct rows *w, uint32_t isa, uint64_t key)
+{
+	unsigned int h = (unsigned int)(key * 31 + isa) & 255;
+
+	if (!w->cache[h].used || w->cache[h].key != key || w->cache[h].isa != isa) {
+		w->cache[h].used = true;
+		w->cache[h].key = key;
+		w->cache[h].isa = isa;
+		w->cache[h].name = vmt_exitreason_name(w->names, isa, key);
+	}
+	return w->cache[h].name;
+}
+
+/* Optional fields are written empty (CSV) or null (JSON) so every row has the columns. */
+static void opt_u64(struct rows *w, const char *name, bool has, uint64_t v)
+{
+	if (has || w->header)
+		w->fmt->u64(w, name, v);
+	else
+		w->fmt->str(w, name, NULL);
+}
+
+static void opt_hex(struct rows *w, const char *name, bool has, uint64_t v)
+{
+	if (has || w->header)
+		w->fmt->hex(w, name, v);
+	else
+		w->fmt->str(w, name, NULL);
+}
+
+static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
+{
+	struct rows *w = arg;
+	const struct vmt_event *ex = p->begin;
+	const struct vmt_reader *r = w->r;
+	bool has_reason = ex->has & VMT_EVF_REASON;
+	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
+	bool has_vcpu = (ex->has | p->end->has) & VMT_EVF_VCPU;
+
+	w->fmt->begin(w);
+	w->fmt->u64(w, "start_ns", vmt_reader_ns(r, ex->ts - w->start));
+	w->fmt->u64(w, "start_ts_ns", vmt_reader_ns(r, ex->ts));
+	w->fmt->u64(w, "pcpu", ex->cpu);
+	w->fmt->u64(w, "entry_pcpu", p->end->cpu);
+	opt_u64(w, "vcpu", has_vcpu, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : p->end->vcpu);
+	w->fmt->i64(w, "task", ex->pid);
+	opt_u64(w, "reason_code", has_reason, key);
+	w->fmt->str(w, "reason", has_reason ? reason_name(w, ex->isa, key) : NULL);
+	w->fmt->u64(w, "latency_ns", vmt_reader_ns(r, p->lat));
+	opt_hex(w, "guest_rip", ex->has & VMT_EVF_RIP, ex->rip);
+	opt_hex(w, "info1", ex->has & VMT_EVF_INFO1, ex->info1);
+	opt_hex(w, "info2", ex->has & VMT_EVF_INFO2, ex->info2);
+	if (w->intr) {
+		opt_hex(w, "intr_info", ex->has & VMT_EVF_INTR_INFO, ex->intr_info);
+		opt_hex(w, "error_code", ex->has & VMT_EVF_ERROR_CODE, ex->error_code);
+	}
+	w->fmt->u64(w, "near_gap", near_gap);
+	w->fmt->end(w);
+	w->nrows++;
+}
+
+static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg)
+{
+	struct rows *w = arg;
+	const struct vmt_reader *r = w->r;
+	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
+	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
+
+	w->fmt->begin(w);
+	w->fmt->u64(w, "time_ns", vmt_reader_ns(r, ev->ts - w->start));
+	w->fmt->u64(w, "ts_ns", vmt_reader_ns(r, ev->ts));
+	w->fmt->u64(w, "pcpu", ev->cpu);
+	w->fmt->i64(w, "task", ev->pid);
+	w->fmt->str(w, "kind", exit ? "exit" : "entry");
+	opt_u64(w, "vcpu", ev->has & VMT_EVF_VCPU, ev->vcpu);
+	opt_u64(w, "reason_code", has_reason, key);
+	w->fmt->str(w, "reason", has_reason ? reason_name(w, ev->isa, key) : NULL);
+	opt_hex(w, "rip", ev->has & VMT_EVF_RIP, ev->rip);
+	opt_hex(w, "info1", exit && (ev->has & VMT_EVF_INFO1), ev->info1);
+	opt_hex(w, "info2", exit && (ev->has & VMT_EVF_INFO2), ev->info2);
+	if (w->intr) {
+		opt_hex(w, "intr_info", ev->has & VMT_EVF_INTR_INFO, ev->intr_info);
+		opt_hex(w, "error_code", ev->has & VMT_EVF_ERROR_CODE, ev->error_code);
+	}
+	opt_u64(w, "latency_ns", lat != UINT64_MAX, vmt_reader_ns(r, lat == UINT64_MAX ? 0 : lat));
+	w->fmt->u64(w, "near_gap", near_gap);
+	w->fmt->end(w);
+	w->nrows++;
+}
+
+static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
+{
+	struct vmt_analysis_opts ao;
+	struct vmt_summary s;
+	struct rows *w;
+	int ret;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->out.fd = fd;
+	w->fmt = o->format == OPT_CSV ? &csv : &jsonl;
+	w->r = r;
+	w->start = vmt_reader_start_ts(r);
+	w->intr = r->bind.begin.intr_info.size && r->bind.begin.error_code.size;
+	ret = vmt_exitreasons_new(r->fbegin, &w->names);
+	if (ret) {
+		free(w);
+		return ret;
+	}
+	if (o->format == OPT_CSV) {
+		/* the header row: the same writer, names instead of values */
+		struct vmt_event ev = { 0 };
+		struct vmt_pair p = { &ev, &ev, 0, NULL };
+
+		w->header = true;
+		if (o->events)
+			event_row(&ev, 0, false, w);
+		else
+			pair_row(&p, false, w);
+		w->header = false;
+		w->nrows = 0;
+	}
+	memset(&ao, 0, sizeof(ao));
+	ao.window_ns = VMT_DEFAULT_WINDOW_NS;
+	ao.filter = &o->fo.filter;
+	ao.hook_arg = w;
+	if (o->events)
+		ao.event_hook = event_row;
+	else
+		ao.pair_hook = pair_row;
+	ret = vmt_analyze(r, &ao, &s);
+	vmt_summary_free(&s);
+	out_flush(&w->out);
+	if (!ret)
+		ret = w->out.err;
+	vmt_exitreasons_free(w->names);
+	free(w);
+	return ret;
+}
+
+/* The original tool's trace.bin: its 8-byte header, then one CPU's 4 KiB pages as they are. */
+static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
+			const char **why)
+{
+	const struct vmt_filter *f = &o->fo.filter;
+	struct vmt_chunkbuf cb = { 0 };
+	uint8_t hdr[VMT_LEGACY_HEADER_SIZE];
+	bool several = false;
+	uint32_t cpu = 0;
+	size_t i;
+	int ret = 0;
+
+	if (vmt_header_page_subbuf_size(&r->hp) != VMT_LEGACY_PAGE_SIZE || r->hp.commit_size != 8) {
+		*why = "the original trace.bin holds 64-bit 4 KiB sub-buffers only";
+		return -EINVAL;
+	}
+	if (f->vcpus.n || f->nreasons || f->has_from || f->has_to || f->cpus.n > 1) {
+		*why = "--legacy copies whole pages: only --cpu (one CPU) applies";
+		return -EINVAL;
+	}
+	for (i = 0; i < r->c->nchunks; i++) {
+		if (r->c->chunks[i].cpu != r->c->chunks[0].cpu)
+			several = true;
+	}
+	if (f->cpus.n) {
+		cpu = f->cpus.cpu[0];
+	} else if (several) {
+		*why = "the recording has several CPUs and trace.bin holds one: choose with --cpu";
+		return -EINVAL;
+	} else if (r->c->nchunks) {
+		cpu = r->c->chunks[0].cpu;
+	}
+	put_le32(hdr, VMT_LEGACY_SIGNATURE);
+	put_le16(hdr + 4, (uint16_t)r->fend->id);
+	put_le16(hdr + 6, (uint16_t)r->fbegin->id);
+	ret = vmt_io_write_full(fd, hdr, sizeof(hdr));
+	for (i = 0; !ret && i < r->c->nchunks; i++) {
+		const struct vmt_chunk_info *ci = &r->c->chunks[i];
+
+		if (ci->cpu != cpu)
+			continue;
+		if (vmt_container_read_chunk(r->c, i, &cb, why)) {
+			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, *why);
+			continue;
+		}
+		ret = vmt_io_write_full(fd, cb.raw, ci->raw_size);
+	}
+	vmt_chunkbuf_free(&cb);
+	if (ret)
+		*why = strerror(-ret);
+	return ret;
+}
+
+/* Any input into a .vmt: its metadata, and its pages in compressed chunks. */
+static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		     const char **why)
+{
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_kvbuf meta, end;
+	struct vmt_writer *w = NULL;
+	size_t i;
+	int ret;
+
+	vmt_kv_init(&meta);
+	vmt_kv_init(&end);
+	if (r->c->meta_len) {
+		meta.buf = malloc(r->c->meta_len);
+		if (!meta.buf)
+			return -ENOMEM;
+		memcpy(meta.buf, r->c->meta, r->c->meta_len);
+		meta.len = meta.cap = r->c->meta_len;
+	}
+	vmt_kv_add_str(&meta, "converted_from", o->input);
+	if (r->c->legacy)
+		vmt_kv_add_str(&meta, "format_source", r->source);
+	ret = vmt_writer_open(fd, &meta, 3, &w);
+	for (i = 0; !ret && i < r->c->nchunks; i++) {
+		struct vmt_chunk_info ci = r->c->chunks[i];
+		const uint8_t *last;
+		struct vmt_rbrecord rec;
+		struct vmt_rbpage pg;
+		uint32_t p;
+
+		if (vmt_container_read_chunk(r->c, i, &cb, why)) {
+			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, *why);
+			continue;
+		}
+		/* a trace.bin has no chunk headers: take the figures from its pages */
+		ci.missed_pages = 0;
+		ci.missed_count = 0;
+		for (p = 0; p < ci.page_count; p++) {
+			if (vmt_rbpage_init(&pg, &r->hp, cb.raw + (size_t)p * ci.page_size,
+					    ci.page_size))
+				continue;
+			if (p == 0)
+				ci.first_ts = pg.page_ts;
+			if (pg.missed) {
+				ci.missed_pages++;
+				ci.missed_count += pg.missed_count;
+			}
+		}
+		last = cb.raw + (size_t)(ci.page_count - 1) * ci.page_size;
+		if (vmt_rbpage_init(&pg, &r->hp, last, ci.page_size) == 0) {
+			ci.last_ts = pg.page_ts;
+			while (vmt_rbpage_next(&pg, &rec) > 0)
+				ci.last_ts = rec.ts;
+		}
+		ret = vmt_writer_chunk(w, cb.raw, ci.page_count, ci.page_size, &ci);
+	}
+	if (!ret) {
+		if (r->c->end && r->c->end_len) {
+			struct vmt_kv kv;
+			size_t pos = 0;
+
+			/* keep the recording's end figures, not its old chunk index */
+			while (vmt_kv_next(r->c->end, r->c->end_len, &pos, &kv) > 0) {
+				char key[VMT_KV_MAX_KEY + 1];
+
+				memcpy(key, kv.key, kv.key_len);
+				key[kv.key_len] = '\0';
+				if (strncmp(key, "chunk.", 6) != 0)
+					vmt_kv_add(&end, key, kv.val, kv.val_len);
+			}
+		}
+		ret = vmt_writer_finish(w, &end);
+	}
+	if (ret && !*why)
+		*why = strerror(-ret);
+	if (w) {
+		int fd_closed = vmt_writer_close(w);
+
+		if (!ret)
+			ret = fd_closed;
+	} else {
+		close(fd);
+	}
+	vmt_chunkbuf_free(&cb);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&end);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct convert_opts o = { 0 };
-	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
+	struct argp_child children[] = { { &vmt_filter_argp, 0, NULL, 0 }, { 0 } };
+	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
+	struct vmt_reader *r;
+	const char *why = NULL;
+	char msg[256];
+	int fd = STDOUT_FILENO, ret;
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	vmt_err("%s: conversion is not implemented yet in vmtrace %s", o.input, PACKAGE_VERSION);
-	return 1;
+	ret = vmt_reader_open_ex(o.input, o.format_dir, &r, &why);
+	if (ret) {
+		vmt_err("%s: %s", o.input, why ? why : strerror(-ret));
+		vmt_filter_opts_free(&o.fo);
+		return 1;
+	}
+	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
+	if (ret) {
+		vmt_err("%s: %s", o.input, ret == -EINVAL ? msg : strerror(-ret));
+		goto out;
+	}
+	if (o.output && strcmp(o.output, "-") != 0) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		fd = open_output(o.output);
+		if (fd < 0) {
+			ret = fd;
+			vmt_err("%s: cannot create: %s", o.output, strerror(-fd));
+			goto out;
+		}
+	}
+	why = NULL;
+	switch (o.format) {
+	case OPT_CSV:
+	case OPT_JSONL:
+		ret = write_rows(&o, r, fd);
+		if (ret)
+			vmt_err("%s: %s", o.output ? o.output : "standard output", strerror(-ret));
+		break;
+	case OPT_LEGACY:
+		ret = write_legacy(&o, r, fd, &why);
+		if (ret)
+			vmt_err("%s: %s", ret == -EINVAL ? o.input : o.output, why);
+		break;
+	case OPT_TO_VMT:
+		ret = write_vmt(&o, r, fd, &why);
+		fd = -1;	/* the writer closed it */
+		if (ret)
+			vmt_err("%s: %s", o.output, why ? why : strerror(-ret));
+		break;
+	}
+	if (have_tmp) {
+		if (fd >= 0 && (fsync(fd) < 0 || close(fd) < 0) && !ret) {
+			ret = -errno;
+			vmt_err("%s: %s", o.output, strerror(errno));
+		}
+		if (ret)
+			drop_output();
+		else if (rename(tmp_path, o.output) < 0) {
+			ret = -errno;
+			vmt_err("%s: cannot rename into place: %s", o.output, strerror(errno));
+			drop_output();
+		}
+		have_tmp = 0;
+	}
+	if (!r->c->finished)
+		vmt_warn("%s: the recording was not finished; the complete chunks were converted",
+			 o.input);
+out:
+	vmt_filter_opts_free(&o.fo);
+	vmt_reader_close(r);
+	return ret ? 1 : 0;
 }

@@ -44,7 +44,13 @@ run vmtrace-report --window 0 x.vmt
 [ "$rc" = 64 ] || fail "--window 0 should be refused"
 [ "$(wc -l <err.txt)" -le 3 ] || fail "too many lines for one error"
 
-# vmtrace-convert: honest about not converting yet
-run vmtrace-convert --csv "$DATA/sample-syscalls.vmt"
-expect_one_line_error vmtrace-convert "not implemented"
+# vmtrace-convert: bad command lines
+for args in "" "--csv" "x.vmt" "--csv --jsonl x.vmt" "--legacy x.vmt" "--to-vmt x.vmt" \
+	    "--legacy --events -o y x.vmt" "--csv --cpu x x.vmt" "--csv --from 2s --to 1s x.vmt"; do
+	# shellcheck disable=SC2086
+	run vmtrace-convert $args
+	[ "$rc" = 64 ] || { cat err.txt >&2; fail "vmtrace-convert $args: exit $rc, expected 64"; }
+done
+run vmtrace-convert --csv "$scratch/missing.vmt"
+expect_one_line_error vmtrace-convert "missing.vmt: No such file or directory"
 exit 0

@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-convert: CSV read back by Python's csv and SQLite's .import, JSON lines, event
+# rows, filters, the legacy trace.bin (read by vmtrace-report and, when its source is
+# beside the tree, by the original vm-trace itself), .vmt round trips, and atomic output.
+. "$(dirname "$0")/lib.sh"
+
+F618="$DATA/formats/linux-6.18-x86_64"
+cat >s.txt <<'S'
+exit 0 1000 7 0x72 0
+entry 0 1300 7 0
+exit 0 5000 7 0x7b 0
+entry 0 5500 7 0
+page 0 missed 5
+exit 0 9000 7 0x78 0
+entry 0 19000 7 0
+exit 0 20000 7 0x4242 0
+entry 0 20070 7 0
+S
+"$HELPERS/mkvmt" "$F618" one.vmt <s.txt || fail mkvmt
+"$HELPERS/mkvmt" --random 3000 2 "$F618" two.vmt || fail mkvmt
+
+# CSV: RFC 4180 (CRLF, header), every pair once, values as the report has them.
+run vmtrace-convert --csv one.vmt
+expect_rc 0 "csv to stdout"
+mv out.txt one.csv
+[ "$(head -1 one.csv | od -c | grep -c '\\r  \\n')" = 1 ] || fail "CSV lines end in CRLF"
+python3 - one.csv <<'PY' || fail "CSV content"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert [r["latency_ns"] for r in rows] == ["300", "500", "10000", "70"], rows
+assert [r["reason"] for r in rows] == ["cpuid", "io", "hlt", ""], rows
+assert [r["reason_code"] for r in rows] == ["114", "123", "120", str(0x4242)]
+assert [r["near_gap"] for r in rows] == ["0", "0", "1", "0"]
+assert rows[0]["start_ns"] == "0" and rows[1]["start_ns"] == "4000"
+assert rows[0]["vcpu"] == "0" and rows[0]["task"] == "7" and rows[0]["pcpu"] == "0"
+assert rows[0]["guest_rip"].startswith("0x") and "intr_info" in rows[0]
+PY
+if command -v sqlite3 >/dev/null; then
+	vmtrace-convert --csv -o two.csv two.vmt || fail "csv -o"
+	sqlite3 :memory: ".import --csv two.csv x" \
+		"select count(*), sum(latency_ns), count(distinct pcpu) from x;" >sq.txt ||
+		fail "sqlite3 import"
+	vmtrace-report --json two.vmt >two.json
+	[ "$(cat sq.txt)" = "$(json two.json '"%d|%d|2" % (d["pairs"], d["total_ns"])')" ] ||
+		fail "SQLite sees $(cat sq.txt)"
+fi
+
+# JSON lines: the same rows.
+run vmtrace-convert --jsonl one.vmt
+expect_rc 0 jsonl
+python3 - out.txt <<'PY' || fail "JSON lines"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["latency_ns"] for r in rows] == [300, 500, 10000, 70]
+assert rows[3]["reason"] is None and rows[3]["reason_code"] == 0x4242
+assert rows[2]["near_gap"] == 1 and rows[0]["guest_rip"].startswith("0x")
+PY
+# One row per event, both kinds; entries carry their latency.
+run vmtrace-convert --jsonl --events one.vmt
+python3 - out.txt <<'PY' || fail "event rows"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 8 and [r["kind"] for r in rows[:2]] == ["exit", "entry"]
+assert rows[1]["latency_ns"] == 300 and rows[0]["latency_ns"] is None
+PY
+# Filters are the report's.
+run vmtrace-convert --csv --reason io,hlt --from 3us one.vmt
+[ "$(tail -n +2 out.txt | wc -l)" = 2 ] || fail "filters: $(cat out.txt)"
+run vmtrace-convert --csv --reason nosuch one.vmt
+expect_one_line_error vmtrace-convert "one.vmt: unknown exit reason 'nosuch'"
+
+# Legacy trace.bin: refused where it cannot hold the recording, exact where it can.
+run vmtrace-convert --legacy -o two.bin two.vmt
+expect_one_line_error vmtrace-convert "several CPUs .*--cpu"
+[ ! -e two.bin ] && ! ls ./*.part 2>/dev/null || fail "a refused conversion left a file"
+run vmtrace-convert --legacy --reason io -o two.bin two.vmt
+expect_one_line_error vmtrace-convert "only --cpu"
+mkdir -p f16/kvm/kvm_exit f16/kvm/kvm_entry
+cp "$DATA/formats/header_page_16k" f16/header_page
+cp "$F618/kvm/kvm_exit/format" f16/kvm/kvm_exit/
+cp "$F618/kvm/kvm_entry/format" f16/kvm/kvm_entry/
+"$HELPERS/mkvmt" f16 big16.vmt <s.txt || fail mkvmt
+run vmtrace-convert --legacy -o b16.bin big16.vmt
+expect_one_line_error vmtrace-convert "4 KiB sub-buffers only"
+run vmtrace-convert --legacy -o one.bin one.vmt
+expect_rc 0 "legacy"
+[ "$(od -An -tx4 -N4 one.bin | tr -d ' ')" = cce96d01 ] || fail "trace.bin signature"
+vmtrace-report --legacy one.vmt >a.txt
+vmtrace-report --legacy --format-dir "$F618" one.bin >b.txt 2>/dev/null
+diff a.txt b.txt || fail "the trace.bin reads back differently"
+run vmtrace-convert --legacy --cpu 1 -o two1.bin two.vmt
+expect_rc 0 "legacy --cpu"
+# The original tool reads it: same events, average and maximum (its windows differ).
+seed=$(ls "$top_srcdir"/../shared/seed/*.txt 2>/dev/null | head -1)
+if [ -n "$seed" ] && command -v gcc >/dev/null; then
+	awk '/^--- \/dev\/null/ { n++ } n == 2 && /^\+/ { print substr($0, 2) }' "$seed" |
+		sed 's/¶m/\&param/' >vm-trace.c
+	if gcc -O2 -pthread -w -o vm-trace vm-trace.c; then
+		./vm-trace -f one.bin >orig.txt 2>/dev/null
+		[ "$(head -3 orig.txt)" = "$(head -3 a.txt)" ] ||
+			fail "the original vm-trace reads: $(cat orig.txt)"
+	fi
+fi
+
+# .vmt round trips: trace.bin -> .vmt, and .vmt -> .vmt.
+run vmtrace-convert --to-vmt --format-dir "$F618" -o back.vmt one.bin
+expect_rc 0 "to-vmt"
+vmtrace-report --legacy back.vmt >c.txt
+diff a.txt c.txt || fail "trace.bin -> .vmt changed the figures"
+run vmtrace-convert --to-vmt -o copy.vmt two.vmt
+expect_rc 0 "vmt -> vmt"
+vmtrace-report --json copy.vmt >c.json
+[ "$(json c.json 'd["pairs"]')" = "$(json two.json 'd["pairs"]')" ] || fail "copy differs"
+
+# Atomic output: a conversion stopped by a signal leaves nothing under the final name.
+"$HELPERS/mkvmt" --random 2000000 1 "$F618" large.vmt || fail mkvmt
+vmtrace-convert --csv -o large.csv large.vmt &
+pid=$!
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+wait $pid
+[ ! -e large.csv ] || [ "$(tail -n +2 large.csv | wc -l)" = 2000000 ] ||
+	fail "a half file under the final name"
+ls ./large.csv.*.part 2>/dev/null && fail "the temporary file was left behind"
+run vmtrace-convert --csv -o /nonexistent/x.csv one.vmt
+expect_one_line_error vmtrace-convert "/nonexistent/x.csv: cannot create"
+exit 0
