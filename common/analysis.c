@@ -279,24 +279,6 @@ static void hist_add(struct ctx *c, uint32_t cpu, uint64_t lat)
 	s->hist[row * ((size_t)s->hist_buckets + 1) + hist_index(s, lat)]++;
 }
 
-static char *fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
-{
-	if (!vmt_reader_clock_in_ns(r)) {
-		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
-		return buf;
-	}
-	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
-}
-
-/* Seconds since the recording start, with ns digits: "1.234567890". */
-static char *fmt_time(const struct vmt_reader *r, const struct vmt_summary *s, uint64_t ts,
-		      char *buf, size_t size)
-{
-	uint64_t ns = vmt_reader_ns(r, ts > s->start_ts ? ts - s->start_ts : 0);
-
-	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000), ns % UINT64_C(1000000000));
-	return buf;
-}
 
 static void print_threshold(struct ctx *c, const struct vmt_pair *p)
 {
@@ -304,12 +286,12 @@ static void print_threshold(struct ctx *c, const struct vmt_pair *p)
 	char t[32], l[32], rs[96];
 
 	fprintf(c->o->threshold_out, "  %14s %4u %5s %-28s %10s  rip 0x%" PRIx64 "\n",
-		fmt_time(c->r, c->s, e->ts, t, sizeof(t)), e->cpu,
+		vmt_fmt_time(c->r, c->s->start_ts, e->ts, t, sizeof(t)), e->cpu,
 		(e->has & VMT_EVF_VCPU) ? (snprintf(l, sizeof(l), "%u", e->vcpu), l) : "-",
 		(e->has & VMT_EVF_REASON) ?
 		vmt_summary_reason(c->s, e->isa, vmt_exitreason_key(e->isa, e->reason), rs,
 				   sizeof(rs)) : "-",
-		fmt_lat(c->r, p->lat, t, sizeof(t)), e->rip);
+		vmt_fmt_lat(c->r, p->lat, t, sizeof(t)), e->rip);
 }
 
 static bool gap_seen(const struct ctx *c, uint32_t cpu)
@@ -476,8 +458,8 @@ static void verbose_event(struct ctx *c, const struct vmt_event *ev)
 	FILE *f = c->o->verbose;
 	char t[32], l[32], rs[96];
 
-	fprintf(f, "%14s cpu %3u pid %7" PRId32 " ", fmt_time(c->r, c->s, ev->ts, t, sizeof(t)),
-		ev->cpu, ev->pid);
+	fprintf(f, "%14s cpu %3u pid %7" PRId32 " ",
+		vmt_fmt_time(c->r, c->s->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
 	if (ev->kind == VMT_EV_BEGIN) {
 		fprintf(f, "EXIT ");
 		if (ev->has & VMT_EVF_VCPU)
@@ -502,7 +484,7 @@ static void verbose_event(struct ctx *c, const struct vmt_event *ev)
 		if (ev->has & VMT_EVF_RIP)
 			fprintf(f, " rip 0x%" PRIx64, ev->rip);
 		if (c->paired)
-			fprintf(f, " latency %s", fmt_lat(c->r, c->last_lat, l, sizeof(l)));
+			fprintf(f, " latency %s", vmt_fmt_lat(c->r, c->last_lat, l, sizeof(l)));
 		else
 			fprintf(f, " (no exit)");
 	}
@@ -577,7 +559,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 				char t[32];
 
 				fprintf(o->verbose, "%14s cpu %3u LOST %" PRIu64 " events before this "
-					"point%s\n", fmt_time(r, s, it.ts, t, sizeof(t)), it.cpu,
+					"point%s\n", vmt_fmt_time(r, s->start_ts, it.ts, t, sizeof(t)), it.cpu,
 					it.missed, it.missed ? "" : " (count not stored)");
 			}
 			continue;

@@ -126,6 +126,12 @@ void vmt_summary_print_legacy(FILE *f, const struct vmt_reader *r, const struct 
 void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 
+/* A latency in readable units ("1.234 us"), or raw ticks when the clock's rate is unknown. */
+char *vmt_fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size);
+/* Seconds since start_ts with nanosecond digits: "1.234567890". */
+char *vmt_fmt_time(const struct vmt_reader *r, uint64_t start_ts, uint64_t ts, char *buf,
+		   size_t size);
+
 /* Write s as a JSON string literal (quoted, escaped). */
 void vmt_json_string(FILE *f, const char *s);
 

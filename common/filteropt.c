@@ -30,7 +30,7 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static uint64_t parse_time(struct argp_state *state, const char *what, const char *arg)
+uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *arg)
 {
 	uint64_t v;
 
@@ -61,11 +61,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		fo->reasons = arg;
 		break;
 	case OPT_FROM:
-		f->from_ns = parse_time(state, "--from time", arg);
+		f->from_ns = vmt_argp_time(state, "--from time", arg);
 		f->has_from = true;
 		break;
 	case OPT_TO:
-		f->to_ns = parse_time(state, "--to time", arg);
+		f->to_ns = vmt_argp_time(state, "--to time", arg);
 		f->has_to = true;
 		break;
 	case ARGP_KEY_END:

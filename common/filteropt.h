@@ -27,5 +27,7 @@ extern const struct argp vmt_filter_argp;
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size);
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
+/* A TIME option value in ns ("1ms", "2"), or argp_error() naming what and the value. */
+uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *arg);
 
 #endif

@@ -62,13 +62,27 @@ static int by_first_ts(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* With the lock held and slot idx idle: decompress it without the lock, then mark it done. */
+static void decompress_slot(struct prefetch *pf, size_t idx)
+{
+	struct slot *s = &pf->slot[idx];
+
+	s->state = SLOT_BUSY;
+	pf->inflight++;
+	slot_buf(pf, s);
+	pthread_mutex_unlock(&pf->lock);
+	s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
+	pthread_mutex_lock(&pf->lock);
+	s->state = SLOT_DONE;
+	pthread_cond_broadcast(&pf->cond);
+}
+
 static void *prefetch_main(void *arg)
 {
 	struct prefetch *pf = arg;
 
 	pthread_mutex_lock(&pf->lock);
 	for (;;) {
-		struct slot *s;
 		size_t idx;
 
 		while (!pf->stop && (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight))
@@ -76,17 +90,8 @@ static void *prefetch_main(void *arg)
 		if (pf->stop)
 			break;
 		idx = pf->order[pf->next++];
-		s = &pf->slot[idx];
-		if (s->state != SLOT_IDLE)
-			continue;	/* the merge took it itself */
-		s->state = SLOT_BUSY;
-		pf->inflight++;
-		slot_buf(pf, s);
-		pthread_mutex_unlock(&pf->lock);
-		s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
-		pthread_mutex_lock(&pf->lock);
-		s->state = SLOT_DONE;
-		pthread_cond_broadcast(&pf->cond);
+		if (pf->slot[idx].state == SLOT_IDLE)	/* else the merge took it itself */
+			decompress_slot(pf, idx);
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return NULL;
@@ -173,19 +178,13 @@ static struct slot *prefetch_take(struct prefetch *pf, size_t idx)
 
 	pthread_mutex_lock(&pf->lock);
 	if (s->state == SLOT_IDLE) {
-		s->state = SLOT_BUSY;
-		pf->inflight++;
-		slot_buf(pf, s);
-		pthread_mutex_unlock(&pf->lock);
-		s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
-		pthread_mutex_lock(&pf->lock);
+		decompress_slot(pf, idx);
 	} else {
 		while (s->state == SLOT_BUSY) {
 			/*
 			 * Rather than wait, decompress the next chunk in line: with fewer
 			 * streams than cores, the merge is otherwise idle here.
 			 */
-			struct slot *o;
 			size_t next;
 
 			if (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight) {
@@ -193,17 +192,8 @@ static struct slot *prefetch_take(struct prefetch *pf, size_t idx)
 				continue;
 			}
 			next = pf->order[pf->next++];
-			o = &pf->slot[next];
-			if (o->state != SLOT_IDLE)
-				continue;
-			o->state = SLOT_BUSY;
-			pf->inflight++;
-			slot_buf(pf, o);
-			pthread_mutex_unlock(&pf->lock);
-			o->err = vmt_container_read_chunk(pf->c, next, &o->cb, &o->why);
-			pthread_mutex_lock(&pf->lock);
-			o->state = SLOT_DONE;
-			pthread_cond_broadcast(&pf->cond);
+			if (pf->slot[next].state == SLOT_IDLE)
+				decompress_slot(pf, next);
 		}
 	}
 	s->state = SLOT_TAKEN;

@@ -20,8 +20,7 @@ static const char *unit(const struct vmt_reader *r)
 	return vmt_reader_clock_in_ns(r) ? "ns" : "ticks";
 }
 
-/* A latency in readable units; in raw ticks when the clock's rate is unknown. */
-static char *fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
+char *vmt_fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
 {
 	if (!vmt_reader_clock_in_ns(r)) {
 		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
@@ -30,14 +29,16 @@ static char *fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size
 	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
 }
 
-static char *fmt_time(const struct vmt_reader *r, const struct vmt_summary *s, uint64_t ts,
-		      char *buf, size_t size)
+char *vmt_fmt_time(const struct vmt_reader *r, uint64_t start_ts, uint64_t ts, char *buf,
+		   size_t size)
 {
-	uint64_t ns = vmt_reader_ns(r, ts > s->start_ts ? ts - s->start_ts : 0);
+	uint64_t ns = vmt_reader_ns(r, ts > start_ts ? ts - start_ts : 0);
 
-	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000), ns % UINT64_C(1000000000));
+	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000),
+		 ns % UINT64_C(1000000000));
 	return buf;
 }
+
 
 static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 			  bool with_tasks);
@@ -65,9 +66,9 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 								   sizeof(cpus)) : "unknown");
 	if (rec_ns)
 		fprintf(f, "Duration: %s recorded, events span %s\n",
-			vmt_format_ns(rec_ns, b, sizeof(b)), fmt_lat(r, dur, a, sizeof(a)));
+			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(r, dur, a, sizeof(a)));
 	else
-		fprintf(f, "Duration: events span %s\n", fmt_lat(r, dur, a, sizeof(a)));
+		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(r, dur, a, sizeof(a)));
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
 	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
 	if (s->filtered_out)
@@ -91,14 +92,14 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 		fprintf(f, "No exit-entry pairs: no latency figures\n");
 		return;
 	}
-	fprintf(f, "Minimum VM Exit-Entry latency = %s\n", fmt_lat(r, s->lat.min, a, sizeof(a)));
-	fprintf(f, "Average VM Exit-Entry latency = %s\n", fmt_lat(r, avg, a, sizeof(a)));
-	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", fmt_lat(r, s->lat.max, a, sizeof(a)));
+	fprintf(f, "Minimum VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, s->lat.min, a, sizeof(a)));
+	fprintf(f, "Average VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, avg, a, sizeof(a)));
+	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, s->lat.max, a, sizeof(a)));
 	fprintf(f, "Maximum cumulative latency within %s = %s (task %" PRId32
 		", window starting at +%s)\n", vmt_format_ns(vmt_reader_ns(r, s->window), b,
 							     sizeof(b)),
-		fmt_lat(r, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
-		fmt_lat(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
+		vmt_fmt_lat(r, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
+		vmt_fmt_lat(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
 			sizeof(c)));
 	n = s->ntasks < 10 ? s->ntasks : 10;
 	if (!n || !with_tasks)
@@ -112,9 +113,9 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 
 		snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
 		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s\n", t->pid, v,
-			t->d.st.count, fmt_lat(r, t->d.st.sum / t->d.st.count, a, sizeof(a)),
-			fmt_lat(r, t->d.st.max, c1, sizeof(c1)),
-			fmt_lat(r, t->max_window_sum, c2, sizeof(c2)));
+			t->d.st.count, vmt_fmt_lat(r, t->d.st.sum / t->d.st.count, a, sizeof(a)),
+			vmt_fmt_lat(r, t->d.st.max, c1, sizeof(c1)),
+			vmt_fmt_lat(r, t->max_window_sum, c2, sizeof(c2)));
 	}
 }
 
@@ -128,15 +129,15 @@ static void group_row(FILE *f, const struct vmt_reader *r, const struct vmt_summ
 
 	fprintf(f, "  %-30s %10" PRIu64 " %6.2f %10s %6.2f %9s %9s %9s", label, d->st.count,
 		s->lat.count ? 100.0 * (double)d->st.count / (double)s->lat.count : 0.0,
-		fmt_lat(r, d->st.sum, b[0], sizeof(b[0])),
+		vmt_fmt_lat(r, d->st.sum, b[0], sizeof(b[0])),
 		s->lat.sum ? 100.0 * (double)d->st.sum / (double)s->lat.sum : 0.0,
-		fmt_lat(r, d->st.min, b[1], sizeof(b[1])),
-		fmt_lat(r, d->st.sum / (d->st.count ? d->st.count : 1), b[2], sizeof(b[2])),
-		fmt_lat(r, (uint64_t)vmt_latdist_stddev(d), b[3], sizeof(b[3])));
+		vmt_fmt_lat(r, d->st.min, b[1], sizeof(b[1])),
+		vmt_fmt_lat(r, d->st.sum / (d->st.count ? d->st.count : 1), b[2], sizeof(b[2])),
+		vmt_fmt_lat(r, (uint64_t)vmt_latdist_stddev(d), b[3], sizeof(b[3])));
 	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %9s", fmt_lat(r, vmt_latdist_percentile(d, pcts[k]), b[4 + k],
+		fprintf(f, " %9s", vmt_fmt_lat(r, vmt_latdist_percentile(d, pcts[k]), b[4 + k],
 					   sizeof(b[4 + k])));
-	fprintf(f, " %9s\n", fmt_lat(r, d->st.max, b[10], sizeof(b[10])));
+	fprintf(f, " %9s\n", vmt_fmt_lat(r, d->st.max, b[10], sizeof(b[10])));
 }
 
 static void group_header(FILE *f, const char *what)
@@ -184,8 +185,8 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 	fprintf(f, "Percentiles:");
 	for (k = 0; k < NPCT; k++)
 		fprintf(f, " %s %s", pct_names[k],
-			fmt_lat(r, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
-	fprintf(f, "; stddev %s\n", fmt_lat(r, (uint64_t)vmt_latdist_stddev(&s->all), a,
+			vmt_fmt_lat(r, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
+	fprintf(f, "; stddev %s\n", vmt_fmt_lat(r, (uint64_t)vmt_latdist_stddev(&s->all), a,
 					     sizeof(a)));
 	if (s->ntasks) {
 		double sum = 0, worst = 100.0;
@@ -241,8 +242,8 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 			else
 				snprintf(label, sizeof(label), "- (%" PRId32 ")", t->pid);
 			fprintf(f, "  %-30s %13.3f%% %10s %22s\n", label, availability(r, s, t),
-				fmt_lat(r, t->max_window_sum, a, sizeof(a)),
-				fmt_time(r, s, t->max_window_at, ts, sizeof(ts)));
+				vmt_fmt_lat(r, t->max_window_sum, a, sizeof(a)),
+				vmt_fmt_time(r, s->start_ts, t->max_window_at, ts, sizeof(ts)));
 		}
 	}
 	if (s->ntop) {
@@ -256,11 +257,11 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 
 			snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
 			fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s 0x%016" PRIx64
-				" 0x%016" PRIx64 " 0x%016" PRIx64, fmt_time(r, s, e->ts, ts, sizeof(ts)),
+				" 0x%016" PRIx64 " 0x%016" PRIx64, vmt_fmt_time(r, s->start_ts, e->ts, ts, sizeof(ts)),
 				e->cpu, v, e->pid, (e->has & VMT_EVF_REASON) ?
 				vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason),
 						   label, sizeof(label)) : "-",
-				fmt_lat(r, t->lat, b, sizeof(b)), e->rip, e->info1, e->info2);
+				vmt_fmt_lat(r, t->lat, b, sizeof(b)), e->rip, e->info1, e->info2);
 			if (e->has & (VMT_EVF_INTR_INFO | VMT_EVF_ERROR_CODE))
 				fprintf(f, " intr_info 0x%08" PRIx32 " error_code 0x%08" PRIx32,
 					e->intr_info, e->error_code);
@@ -503,7 +504,7 @@ void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		fprintf(f, "# Histogram: log2 buckets, %u of them\n", s->hist_buckets);
 	else
 		fprintf(f, "# Histogram: buckets of %s, %u of them\n",
-			fmt_lat(r, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
+			vmt_fmt_lat(r, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
 	fprintf(f, "%-12s", "# from");
 	for (row = 0; row < s->hist_ncpus; row++)
 		fprintf(f, " %10s%03u", "CPU-", s->hist_cpu[row]);
@@ -551,10 +552,10 @@ void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 						st = &s->cpus[i].d.st;
 				}
 				fprintf(f, " %13s", !st || !st->count ? "-" :
-					fmt_lat(r, k == 0 ? st->min : k == 1 ? st->sum / st->count :
+					vmt_fmt_lat(r, k == 0 ? st->min : k == 1 ? st->sum / st->count :
 						st->max, c, sizeof(c)));
 			}
-			fprintf(f, " %12s\n", fmt_lat(r, k == 0 ? s->lat.min : k == 1 ?
+			fprintf(f, " %12s\n", vmt_fmt_lat(r, k == 0 ? s->lat.min : k == 1 ?
 						     s->lat.sum / s->lat.count : s->lat.max, c,
 						     sizeof(c)));
 		}

@@ -94,15 +94,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static uint64_t parse_time(struct argp_state *state, const char *what, const char *arg)
-{
-	uint64_t v;
-
-	if (vmt_cli_parse_duration_ns(arg, &v))
-		argp_error(state, "invalid %s '%s' (expected e.g. 1ms, 500us, 2s)", what, arg);
-	return v;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
@@ -129,7 +120,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->verbose = 1;
 		break;
 	case OPT_WINDOW:
-		o->window_ns = parse_time(state, "window", arg);
+		o->window_ns = vmt_argp_time(state, "window", arg);
 		if (!o->window_ns)
 			argp_error(state, "the window must be longer than 0");
 		break;
@@ -139,7 +130,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->top = (unsigned int)v;
 		break;
 	case OPT_THRESHOLD:
-		o->threshold_ns = parse_time(state, "threshold", arg);
+		o->threshold_ns = vmt_argp_time(state, "threshold", arg);
 		if (!o->threshold_ns)
 			argp_error(state, "the threshold must be longer than 0");
 		break;
@@ -148,14 +139,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (comma)
 			*comma = '\0';
 		o->around = true;
-		o->around_ns = parse_time(state, "time", arg);
-		o->around_span_ns = comma ? parse_time(state, "span", comma + 1) : 100000;
+		o->around_ns = vmt_argp_time(state, "time", arg);
+		o->around_span_ns = comma ? vmt_argp_time(state, "span", comma + 1) : 100000;
 		break;
 	case OPT_HISTOGRAM:
 		o->histogram = 1;
 		break;
 	case OPT_BUCKET:
-		o->bucket_ns = parse_time(state, "bucket width", arg);
+		o->bucket_ns = vmt_argp_time(state, "bucket width", arg);
 		if (!o->bucket_ns)
 			argp_error(state, "the bucket width must be longer than 0");
 		break;
