@@ -321,6 +321,15 @@ static int gap_mark(struct ctx *c, uint32_t cpu)
 	return 0;
 }
 
+static void pair_hook(struct ctx *c, const struct vmt_pair *p)
+{
+	bool near = gap_seen(c, p->begin->cpu) || gap_seen(c, p->end->cpu);
+
+	gap_clear(c, p->begin->cpu);
+	gap_clear(c, p->end->cpu);
+	c->o->pair_hook(p, near, c->o->hook_arg);
+}
+
 static void on_pair(const struct vmt_pair *p, void *arg)
 {
 	struct ctx *c = arg;
@@ -333,6 +342,13 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 	c->last_lat = p->lat;
 	if (!filter_pass(c, p)) {
 		s->filtered_out++;
+		return;
+	}
+	if (c->o->rows_only) {
+		/* conversions: the row is all they want */
+		vmt_latstat_add(&s->all.st, p->lat);
+		if (c->o->pair_hook)
+			pair_hook(c, p);
 		return;
 	}
 	if (vmt_latdist_add(&s->all, p->lat))
@@ -384,13 +400,8 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 		print_threshold(c, p);
 	if (s->hist_buckets)
 		hist_add(c, ex->cpu, p->lat);
-	if (c->o->pair_hook) {
-		bool near = gap_seen(c, ex->cpu) || gap_seen(c, p->end->cpu);
-
-		gap_clear(c, ex->cpu);
-		gap_clear(c, p->end->cpu);
-		c->o->pair_hook(p, near, c->o->hook_arg);
-	}
+	if (c->o->pair_hook)
+		pair_hook(c, p);
 }
 
 static void free_task(void *ctx)

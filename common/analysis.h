@@ -51,6 +51,7 @@ struct vmt_analysis_opts {
 	 * UINT64_MAX). near_gap: events were lost on a CPU of the row just before it.
 	 */
 	void (*pair_hook)(const struct vmt_pair *p, bool near_gap, void *arg);
+	bool rows_only;				/* hooks only: skip the report's statistics */
 	void (*event_hook)(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg);
 	void *hook_arg;
 	/* called at most ten times a second with chunks done and in all, or NULL */

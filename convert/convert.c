@@ -202,18 +202,34 @@ static inline void out_ch(struct out *o, char c)
 	o->buf[o->len++] = c;
 }
 
+/* Two digits a step from a table: the most frequent work of a conversion. */
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 static void out_u64(struct out *o, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[20], *p = tmp + sizeof(tmp);
+	size_t n;
 
-	out_room(o, 20);
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		o->buf[o->len++] = tmp[--n];
+	while (v >= 100) {
+		unsigned int i = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + i, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	out_room(o, n);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
 static void out_i64(struct out *o, int64_t v)
@@ -229,18 +245,18 @@ static void out_i64(struct out *o, int64_t v)
 static void out_hex(struct out *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4, i;
+	char *p;
 
-	out_room(o, 18);
-	o->buf[o->len++] = '0';
-	o->buf[o->len++] = 'x';
-	do {
-		tmp[n++] = digits[v & 15];
+	out_room(o, 2 + n);
+	p = o->buf + o->len;
+	p[0] = '0';
+	p[1] = 'x';
+	for (i = n; i > 0; i--) {
+		p[1 + i] = digits[v & 15];
 		v >>= 4;
-	} while (v);
-	while (n)
-		o->buf[o->len++] = tmp[--n];
+	}
+	o->len += 2 + n;
 }
 
 /* Row formats: a small ops table; each field call writes a name (header) or a value. */
@@ -530,6 +546,7 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	memset(&ao, 0, sizeof(ao));
 	ao.window_ns = VMT_DEFAULT_WINDOW_NS;
 	ao.filter = &o->fo.filter;
+	ao.rows_only = true;
 	ao.hook_arg = w;
 	if (o->events)
 		ao.event_hook = event_row;
