@@ -1,7 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The bundled real recording: golden text and JSON, the legacy four lines, the -f spelling.
+# The bundled real recordings: golden text and JSON, the legacy four lines, the -f spelling.
 . "$(dirname "$0")/lib.sh"
+
+# The real KVM recording (tests/kvmhost/run.sh): the README's main job, with its histogram.
+cp "$DATA/sample-kvm.vmt" .
+run vmtrace-report --histogram sample-kvm.vmt
+expect_rc 0 "report on the KVM sample"
+diff -u "$DATA/sample-kvm.report.txt" out.txt || fail "KVM sample: text report differs from golden"
+run vmtrace-report --json sample-kvm.vmt
+diff -u "$DATA/sample-kvm.report.json" out.txt || fail "KVM sample: JSON differs from golden"
+[ "$(json out.txt '[r["name"] for r in d["reasons"]][:4] == ["cpuid", "io", "npf", "hlt"] and d["lost_events"] == 0')" = True ] ||
+	fail "KVM sample: reasons"
 
 cp "$DATA/sample-syscalls.vmt" .
 run vmtrace-report sample-syscalls.vmt

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 
 #include "bytes.h"
 #include "evformat.h"
+#include "exitreason.h"
+#include "kvmevent.h"
 #include "io.h"
 #include "pagebuilder.h"
 #include "rbpage.h"
@@ -389,6 +392,102 @@ static void test_real_pages(void **state)
 	free(text);
 }
 
+static struct vmt_evformat *guest_format(const char *ev)
+{
+	struct vmt_evformat *f = NULL;
+	char path[512], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/data/formats/linux-6.1-kvmhost/kvm/%s/format",
+		 TOP_SRCDIR, ev);
+	assert_int_equal(vmt_io_read_file(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(vmt_evformat_parse(text, len, "kvm", &f, NULL), 0);
+	free(text);
+	return f;
+}
+
+/*
+ * Real kvm_exit/kvm_entry pages from a KVM host (AMD SVM, Linux 6.1 under QEMU, a 64 KiB
+ * buffer that overflowed) against the kernel's own text trace of the same buffer: every
+ * record's time, task, vCPU, RIP and exit reason as the kernel names it.
+ */
+static void test_real_kvm_pages(void **state)
+{
+	struct vmt_header_page hp = layout_file("linux-6.1-kvmhost/header_page");
+	struct vmt_evformat *fx = guest_format("kvm_exit"), *fe = guest_format("kvm_entry");
+	char path[512], *pages, *text, *line, *stats;
+	struct vmt_exitreasons *names;
+	size_t plen, tlen, off, nrec = 0;
+	uint64_t missed = 0, overrun = 0, entries = 0;
+	struct vmt_evbind b;
+
+	(void)state;
+	assert_int_equal(vmt_evbind_init(&b, fx, fe), 0);
+	assert_int_equal(vmt_exitreasons_new(fx, &names), 0);
+	assert_true(vmt_exitreasons_from_recording(names));
+	snprintf(path, sizeof(path), "%s/tests/data/pages/kvm-svm-cpu1.pages", TOP_SRCDIR);
+	assert_int_equal(vmt_io_read_file(path, 1 << 20, &pages, &plen), 0);
+	snprintf(path, sizeof(path), "%s/tests/data/pages/kvm-svm-cpu1.trace.txt", TOP_SRCDIR);
+	assert_int_equal(vmt_io_read_file(path, 1 << 22, &text, &tlen), 0);
+	snprintf(path, sizeof(path), "%s/tests/data/pages/kvm-svm-cpu1.stats", TOP_SRCDIR);
+	assert_int_equal(vmt_io_read_file(path, 1 << 16, &stats, NULL), 0);
+	assert_int_equal(sscanf(stats, "entries: %" SCNu64 " overrun: %" SCNu64, &entries,
+				&overrun), 2);
+	line = text;
+	for (off = 0; off + 4096 <= plen; off += 4096) {
+		struct vmt_rbrecord r;
+		struct vmt_rbpage pg;
+
+		assert_int_equal(vmt_rbpage_init(&pg, &hp, pages + off, 4096), 0);
+		if (pg.missed)
+			missed += pg.missed_count;
+		while (vmt_rbpage_next(&pg, &r) == 1) {
+			unsigned long long sec, usec, rip;
+			struct vmt_event ev;
+			char task[128], what[32], *p;
+			int pid;
+
+			while (*line == '#')
+				line = strchr(line, '\n') + 1;
+			assert_int_equal(sscanf(line, "%127s", task), 1);
+			pid = atoi(strrchr(task, '-') + 1);
+			p = strstr(line, "] ");
+			assert_non_null(p);
+			assert_int_equal(sscanf(p + 2, "%*s %llu.%llu: %31[^:]:", &sec, &usec, what), 3);
+			assert_int_equal(vmt_evbind_decode(&b, &r, 1, &ev), 1);
+			assert_int_equal((r.ts + 500) / 1000, sec * 1000000 + usec);
+			assert_int_equal(ev.pid, pid);
+			assert_non_null(strstr(line, "vcpu 0"));
+			assert_int_equal(ev.vcpu, 0);
+			assert_int_equal(sscanf(strstr(line, "rip 0x") + 4, "%llx", &rip), 1);
+			assert_int_equal(ev.rip, rip);
+			if (ev.kind == VMT_EV_BEGIN) {
+				char want[96];
+				const char *name = vmt_exitreason_name(names, ev.isa,
+					vmt_exitreason_key(ev.isa, ev.reason));
+
+				assert_string_equal(what, "kvm_exit");
+				assert_int_equal(ev.isa, 2);	/* SVM */
+				assert_non_null(name);
+				snprintf(want, sizeof(want), "reason %s rip", name);
+				assert_non_null(strstr(line, want));
+			} else {
+				assert_string_equal(what, "kvm_entry");
+			}
+			nrec++;
+			line = strchr(line, '\n') + 1;
+		}
+	}
+	assert_int_equal(nrec, entries);
+	assert_int_equal(missed, overrun);
+	vmt_exitreasons_free(names);
+	vmt_evformat_free(fx);
+	vmt_evformat_free(fe);
+	free(pages);
+	free(text);
+	free(stats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_random_pages),
 		cmocka_unit_test(test_real_pages),
+		cmocka_unit_test(test_real_kvm_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
