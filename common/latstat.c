@@ -149,14 +149,8 @@ static int to_hist(struct vmt_latdist *d)
 	return 0;
 }
 
-int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
+int vmt_latdist_add_slow(struct vmt_latdist *d, uint64_t v)
 {
-	vmt_latstat_add(&d->st, v);
-	d->sumsq += (unsigned __int128)v * v;
-	if (d->hist) {
-		d->hist[vmt_latdist_bucket(v)]++;
-		return 0;
-	}
 	if (d->nexact == VMT_LATDIST_EXACT) {
 		if (to_hist(d))
 			return -ENOMEM;

@@ -47,8 +47,20 @@ struct vmt_latdist {
 
 void vmt_latdist_init(struct vmt_latdist *d);
 void vmt_latdist_free(struct vmt_latdist *d);
+unsigned int vmt_latdist_bucket(uint64_t v);
+/* The first values, and the switch to the histogram (out of line: rare). */
+int vmt_latdist_add_slow(struct vmt_latdist *d, uint64_t v);
 /* Returns 0 or -ENOMEM (the value still counts in st). */
-int vmt_latdist_add(struct vmt_latdist *d, uint64_t v);
+static inline int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
+{
+	vmt_latstat_add(&d->st, v);
+	d->sumsq += (unsigned __int128)v * v;
+	if (d->hist) {
+		d->hist[vmt_latdist_bucket(v)]++;
+		return 0;
+	}
+	return vmt_latdist_add_slow(d, v);
+}
 /*
  * Nearest-rank percentile (the smallest value with at least p % of the values at or
  * below it), 0 <= p <= 100: exact for small inputs, else within 0.8 % and inside
@@ -56,8 +68,7 @@ int vmt_latdist_add(struct vmt_latdist *d, uint64_t v);
  */
 uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p);
 double vmt_latdist_stddev(const struct vmt_latdist *d);
-/* Histogram bucket of v and the bucket's lowest value (for tests and merging). */
-unsigned int vmt_latdist_bucket(uint64_t v);
+/* The bucket's lowest value (for tests and merging). */
 uint64_t vmt_latdist_bucket_low(unsigned int idx);
 
 /*

@@ -26,6 +26,7 @@ struct vmt_pairing {
 	uint64_t *cpu_gap_epoch;	/* per CPU: epoch of its last gap */
 	uint32_t ncpus;
 	struct vmt_pairing_stats st;
+	struct task *last;	/* most events follow one of the same task: look it up once */
 };
 
 struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg)
@@ -80,6 +81,7 @@ static int grow(struct vmt_pairing *p)
 	free(p->tasks);
 	p->tasks = t;
 	p->cap = cap;
+	p->last = NULL;		/* it pointed into the old table */
 	return 0;
 }
 
@@ -109,11 +111,14 @@ static uint64_t gap_epoch(const struct vmt_pairing *p, uint32_t cpu)
 
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 {
-	struct task *t = lookup(p, task_key(ev));
+	uint64_t key = task_key(ev);
 	struct vmt_pair pair;
+	struct task *t;
 
+	t = p->last && p->last->key == key ? p->last : lookup(p, key);
 	if (!t)
 		return -ENOMEM;
+	p->last = t;
 	if (ev->kind == VMT_EV_BEGIN) {
 		if (t->open)
 			p->st.orphan_begins++;

@@ -564,7 +564,8 @@ int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
 		stream_advance(r, s);
 		if (s->done)
 			r->heap[0] = r->heap[--r->nheap];
-		sift_down(r, 0);
+		if (r->nheap > 1)
+			sift_down(r, 0);
 	}
 	if (!r->nheap)
 		return 0;
