@@ -13,6 +13,7 @@
 #include "container.h"
 #include "crc32c.h"
 #include "io.h"
+#include "tracedat.h"
 
 _Static_assert(sizeof(VMT_FILE_MAGIC) - 1 == 8, "magic is 8 bytes");
 _Static_assert(VMT_CHUNK_HEADER_SIZE == 88, "chunk header layout");
@@ -466,6 +467,13 @@ int vmt_container_open(const char *path, struct vmt_container **out, const char 
 		*out = c;
 		return 0;
 	}
+	if (n >= VMT_TRACEDAT_MAGIC_LEN && memcmp(fh, VMT_TRACEDAT_MAGIC, VMT_TRACEDAT_MAGIC_LEN) == 0) {
+		ret = vmt_tracedat_open(c, why);
+		if (ret)
+			goto out_free;
+		*out = c;
+		return 0;
+	}
 	if (n < (ssize_t)sizeof(fh) || memcmp(fh, VMT_FILE_MAGIC, 8) != 0) {
 		*why = n == 0 ? "empty file" : "not a vmtrace file (bad magic)";
 		ret = -EBADMSG;
@@ -571,6 +579,7 @@ void vmt_container_close(struct vmt_container *c)
 	free(c->meta);
 	free(c->end);
 	free(c->chunks);
+	vmt_tracedat_free(c->tracedat);
 	free(c);
 }
 
@@ -607,7 +616,21 @@ int vmt_container_read_chunk(const struct vmt_container *c, size_t idx, struct v
 
 	if (!why)
 		why = &dummy;
-	if (c->legacy) {
+	if (c->tracedat && (ci->flags & (VMT_CHUNK_ZSTD | VMT_CHUNK_ZLIB))) {
+		/* a trace.dat compression chunk: no checksum, the size must come out */
+		if (grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1) ||
+		    grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
+		n = vmt_io_pread_full(c->fd, cb->comp, ci->payload_size, (off_t)ci->offset);
+		if (n < 0 || (uint64_t)n != ci->payload_size) {
+			*why = "cannot read the compressed chunk";
+			return n < 0 ? (int)n : -EIO;
+		}
+		return vmt_tracedat_decompress(ci, cb->comp, cb->raw, &cb->dctx, why);
+	}
+	if (c->legacy || c->tracedat) {
 		/* raw pages, nothing to check but that they are all there */
 		if (grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
 			*why = "out of memory";

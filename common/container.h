@@ -32,6 +32,7 @@
 #define VMT_MAX_CHUNK_RAW	(256u << 20)
 
 #define VMT_CHUNK_ZSTD		1u	/* flags: payload is one zstd frame (else stored raw) */
+#define VMT_CHUNK_ZLIB		2u	/* trace.dat only: payload is one zlib stream */
 
 /* What a chunk header says about its pages. */
 struct vmt_chunk_info {
@@ -46,9 +47,11 @@ struct vmt_chunk_info {
 	uint32_t missed_pages;
 	uint32_t flags;
 	uint32_t payload_crc;
+	uint32_t seq;		/* trace.dat: position in its CPU's run (read-ahead order) */
 };
 
 struct vmt_writer;
+struct vmt_tracedat;
 
 /*
  * Take ownership of fd (already opened for writing, positioned at 0), write the file
@@ -94,6 +97,12 @@ struct vmt_container {
 	 */
 	bool legacy;
 	uint16_t legacy_entry_id, legacy_exit_id;
+	/*
+	 * trace-cmd's trace.dat (tracedat.h): metadata and END come from its options and
+	 * sections; chunks are its compression chunks or slices of its uncompressed pages,
+	 * with offset pointing at the payload and no checksum.
+	 */
+	struct vmt_tracedat *tracedat;
 };
 
 #define VMT_LEGACY_SIGNATURE	0xcce96d01u

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "legacy.h"
+#include "tracedat.h"
 #include "reader.h"
 #include "tracefs.h"
 
@@ -51,13 +52,19 @@ static void slot_buf(struct prefetch *pf, struct slot *s)
 		memset(&s->cb, 0, sizeof(s->cb));
 }
 
+/*
+ * Read-ahead order: by first timestamp; a trace.dat does not state its chunks' times, so
+ * there round-robin over the CPUs (its CPUs' runs are alike in time per chunk).
+ */
 static int by_first_ts(const void *a, const void *b, void *arg)
 {
-	const struct vmt_chunk_info *chunks = arg;
-	const struct vmt_chunk_info *x = &chunks[*(const size_t *)a];
-	const struct vmt_chunk_info *y = &chunks[*(const size_t *)b];
+	const struct vmt_container *c = arg;
+	const struct vmt_chunk_info *x = &c->chunks[*(const size_t *)a];
+	const struct vmt_chunk_info *y = &c->chunks[*(const size_t *)b];
 
-	if (x->first_ts != y->first_ts)
+	if (c->tracedat && x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (!c->tracedat && x->first_ts != y->first_ts)
 		return x->first_ts < y->first_ts ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
@@ -145,7 +152,7 @@ static struct prefetch *prefetch_new(const struct vmt_container *c, unsigned int
 	}
 	for (i = 0; i < c->nchunks; i++)
 		pf->order[i] = i;
-	qsort_r(pf->order, c->nchunks, sizeof(*pf->order), by_first_ts, c->chunks);
+	qsort_r(pf->order, c->nchunks, sizeof(*pf->order), by_first_ts, (void *)c);
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	pf->nthreads = cores - 1 > 8 ? 8 : (unsigned int)(cores - 1);
@@ -319,9 +326,10 @@ int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why)
 	return vmt_reader_open_ex(path, NULL, out, why);
 }
 
-int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_reader **out,
-		       const char **why)
+int vmt_reader_open_ex(const char *path, const struct vmt_input_opts *opts,
+		       struct vmt_reader **out, const char **why)
 {
+	static const struct vmt_input_opts none;
 	struct vmt_reader *r;
 	const uint8_t *hp;
 	const char *dummy;
@@ -336,6 +344,8 @@ int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_read
 	if (!r)
 		return -ENOMEM;
 	r->path = path;
+	if (!opts)
+		opts = &none;
 	ret = vmt_container_open(path, &r->c, why);
 	if (ret)
 		goto out_free;
@@ -343,7 +353,8 @@ int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_read
 		struct vmt_kvbuf kb;
 
 		vmt_kv_init(&kb);
-		ret = vmt_legacy_meta(r->c, format_dir, &kb, r->source, sizeof(r->source), why);
+		ret = vmt_legacy_meta(r->c, opts->format_dir, &kb, r->source, sizeof(r->source),
+				      why);
 		if (ret) {
 			vmt_kv_free(&kb);
 			goto out_free;
@@ -351,6 +362,15 @@ int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_read
 		free(r->c->meta);
 		r->c->meta = kb.buf;
 		r->c->meta_len = kb.len;
+	} else if (r->c->tracedat) {
+		/* the file's own metadata, plus the pair's formats */
+		struct vmt_kvbuf kb = { r->c->meta, r->c->meta_len, r->c->meta_len, 0 };
+
+		ret = vmt_tracedat_meta(r->c, opts->pair, &kb, r->source, sizeof(r->source), why);
+		r->c->meta = kb.buf;
+		r->c->meta_len = kb.len;
+		if (ret)
+			goto out_free;
 	}
 	ret = -EBADMSG;
 	s = vmt_reader_meta(r, VMT_META_ENDIAN);
@@ -390,6 +410,17 @@ int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_read
 
 		if (*end == '\0' && v > 0 && v < 1e9)
 			r->ns_per_tick = v;
+	}
+	free(s);
+	s = vmt_reader_meta(r, VMT_META_TSC2NSEC);
+	if (s && r->ns_per_tick != 1.0) {
+		unsigned int mult, shift;
+
+		if (sscanf(s, "%u %u", &mult, &shift) == 2 && mult && shift <= 32) {
+			r->tsc_mult = mult;
+			r->tsc_shift = shift;
+			r->ns_per_tick = (double)mult / (double)(1ull << shift);
+		}
 	}
 	free(s);
 	s = vmt_reader_meta(r, VMT_META_CPUS);

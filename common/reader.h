@@ -30,6 +30,7 @@
 #define VMT_META_NS_PER_TICK	"clock.ns_per_tick"
 #define VMT_META_CPUS		"cpus.traced"
 #define VMT_META_ENDIAN		"endian"
+#define VMT_META_TSC2NSEC	"clock.tsc2nsec"	/* "MULT SHIFT" from a trace.dat */
 
 enum vmt_item_kind {
 	VMT_ITEM_RECORD = 1,
@@ -61,13 +62,14 @@ struct vmt_reader {
 	char *begin_name, *end_name;	/* "kvm:kvm_exit" */
 	char *clock;
 	double ns_per_tick;		/* 1 for ns clocks; 0 when unknown */
+	uint32_t tsc_mult, tsc_shift;	/* trace.dat tsc2nsec (mult 0: not used) */
 	struct vmt_header_page hp;
 	struct vmt_evformat *fbegin, *fend;
 	struct vmt_evbind bind;
 	struct vmt_cpulist cpus;	/* traced CPUs from the metadata */
 	struct vmt_reader_stats st;
 	const char *last_error;		/* the latest damage seen, for the warning */
-	char source[256];		/* trace.bin: where its formats came from */
+	char source[256];		/* trace.bin: where its formats came from; trace.dat: what it is */
 	/* merged walk */
 	struct stream *streams;
 	uint32_t nstreams;
@@ -79,12 +81,15 @@ struct vmt_reader {
 
 /* Open path and prepare the walk. Returns 0 or -errno with *why saying what is wrong. */
 int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why);
-/*
- * The same, for .vmt files and the original tool's trace.bin; format_dir (may be NULL)
- * supplies a trace.bin's event formats (see legacy.h).
- */
-int vmt_reader_open_ex(const char *path, const char *format_dir, struct vmt_reader **out,
-		       const char **why);
+/* How to read inputs that do not describe themselves fully. */
+struct vmt_input_opts {
+	const char *format_dir;	/* a trace.bin's event formats (legacy.h), or NULL */
+	const char *pair;	/* a trace.dat's "SYSTEM:BEGIN,SYSTEM:END", or NULL (kvm) */
+};
+
+/* The same, for .vmt files, the original tool's trace.bin and trace-cmd's trace.dat. */
+int vmt_reader_open_ex(const char *path, const struct vmt_input_opts *opts,
+		       struct vmt_reader **out, const char **why);
 void vmt_reader_close(struct vmt_reader *r);
 /*
  * Next item of all CPUs in timestamp order: 1, or 0 at the end. item->rec.data stays valid
@@ -95,11 +100,18 @@ int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item);
 int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *item);
 /* Metadata value as a malloc'd string, from META or else END; NULL when missing. */
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key);
-/* Convert a trace-clock interval to ns (identity for ns clocks). */
+/*
+ * Convert a trace-clock interval to ns (identity for ns clocks). A trace.dat with
+ * trace-cmd's tsc2nsec converts as trace-cmd does, (ticks * mult) >> shift, so absolute
+ * times match `trace-cmd report` to the nanosecond.
+ */
 static inline uint64_t vmt_reader_ns(const struct vmt_reader *r, uint64_t ticks)
 {
-	return r->ns_per_tick == 1.0 || r->ns_per_tick == 0 ? ticks :
-		(uint64_t)((double)ticks * r->ns_per_tick + 0.5);
+	if (r->ns_per_tick == 1.0 || r->ns_per_tick == 0)
+		return ticks;
+	if (r->tsc_mult)
+		return (uint64_t)(((unsigned __int128)ticks * r->tsc_mult) >> r->tsc_shift);
+	return (uint64_t)((double)ticks * r->ns_per_tick + 0.5);
 }
 /* True when the clock's unit is nanoseconds or its rate is known. */
 static inline bool vmt_reader_clock_in_ns(const struct vmt_reader *r)

@@ -60,6 +60,8 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	if (r->c->legacy)
 		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
 			r->source);
+	else if (r->c->tracedat)
+		fprintf(f, "Format: %s\n", r->source);
 	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", r->begin_name, r->end_name, r->clock,
 		unit(r));
 	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
@@ -174,8 +176,8 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 	char *start = vmt_reader_meta(r, "time.start");
 
 	if (kernel || host || start)
-		fprintf(f, "Recorded on %s (Linux %s), started %s\n", host ? host : "?",
-			kernel ? kernel : "?", start ? start : "?");
+		fprintf(f, "Recorded on %s (Linux %s)%s%s\n", host ? host : "?",
+			kernel ? kernel : "?", start ? ", started " : "", start ? start : "");
 	free(kernel);
 	free(host);
 	free(start);
@@ -319,7 +321,7 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 	vmt_json_string(f, r->path);
 	fprintf(f, ",\"finished\":%s,\"legacy\":%s,\"format_source\":",
 		r->c->finished ? "true" : "false", r->c->legacy ? "true" : "false");
-	vmt_json_string(f, r->c->legacy ? r->source : "recording");
+	vmt_json_string(f, r->source[0] ? r->source : "recording");
 	fprintf(f, ",\"begin_event\":");
 	vmt_json_string(f, r->begin_name);
 	fprintf(f, ",\"end_event\":");

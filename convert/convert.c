@@ -26,6 +26,7 @@
 #include "log.h"
 #include "rbpage.h"
 #include "reader.h"
+#include "tracedat.h"
 
 enum {
 	OPT_CSV = 256,
@@ -34,12 +35,13 @@ enum {
 	OPT_TO_VMT,
 	OPT_EVENTS,
 	OPT_FORMAT_DIR,
+	OPT_PAIR,
 };
 
 struct convert_opts {
 	const char *input;
 	const char *output;
-	const char *format_dir;
+	struct vmt_input_opts in;
 	int format;
 	int events;
 	struct vmt_filter_opts fo;
@@ -48,8 +50,9 @@ struct convert_opts {
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
 static const char doc[] =
-	"Convert a vmtrace recording (.vmt, or the original vm-trace trace.bin) to CSV or JSON "
-	"lines for spreadsheets and scripts, to the original trace.bin, or to .vmt."
+	"Convert a vmtrace recording (.vmt, the original vm-trace trace.bin, or a trace-cmd "
+	"trace.dat) to CSV or JSON lines for spreadsheets and scripts, to the original "
+	"trace.bin, or to .vmt."
 	"\v"
 	"Examples:\n"
 	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
@@ -57,6 +60,7 @@ static const char doc[] =
 	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
 	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
 	"  vmtrace-convert --to-vmt --format-dir events/ -o old.vmt trace.bin\n"
+	"  vmtrace-convert --to-vmt -o run2.vmt trace.dat    # from trace-cmd record\n"
 	"\n"
 	"Files are written under a temporary name and renamed when complete; an interrupted "
 	"conversion leaves nothing under the final name.";
@@ -67,7 +71,8 @@ static const struct argp_option options[] = {
 	{ "jsonl", OPT_JSONL, NULL, 0, "JSON lines, one object per row", 1 },
 	{ "legacy", OPT_LEGACY, NULL, 0, "the original vm-trace trace.bin (one CPU's 4 KiB "
 	  "pages; needs -o)", 1 },
-	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin; needs -o)", 1 },
+	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin or a trace.dat; "
+	  "needs -o)", 1 },
 	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
 	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
 	  "instead of per exit", 2 },
@@ -75,6 +80,8 @@ static const struct argp_option options[] = {
 	  "lines)", 2 },
 	{ "format-dir", OPT_FORMAT_DIR, "DIR", 0, "event formats for a trace.bin input (as in "
 	  "vmtrace-report)", 2 },
+	{ "pair", OPT_PAIR, "BEGIN,END", 0, "the event pair of a trace.dat input (default "
+	  VMT_TRACEDAT_DEFAULT_PAIR ")", 2 },
 	{ 0 }
 };
 
@@ -100,7 +107,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->output = arg;
 		break;
 	case OPT_FORMAT_DIR:
-		o->format_dir = arg;
+		o->in.format_dir = arg;
+		break;
+	case OPT_PAIR:
+		o->in.pair = arg;
 		break;
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->fo;
@@ -635,7 +645,7 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		meta.len = meta.cap = r->c->meta_len;
 	}
 	vmt_kv_add_str(&meta, "converted_from", o->input);
-	if (r->c->legacy)
+	if (r->source[0])
 		vmt_kv_add_str(&meta, "format_source", r->source);
 	ret = vmt_writer_open(fd, &meta, 3, &w);
 	for (i = 0; !ret && i < r->c->nchunks; i++) {
@@ -716,12 +726,14 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	ret = vmt_reader_open_ex(o.input, o.format_dir, &r, &why);
+	ret = vmt_reader_open_ex(o.input, &o.in, &r, &why);
 	if (ret) {
 		vmt_err("%s: %s", o.input, why ? why : strerror(-ret));
 		vmt_filter_opts_free(&o.fo);
 		return 1;
 	}
+	if (o.in.pair && !r->c->tracedat)
+		vmt_warn("%s: --pair ignored: the file names its own events", o.input);
 	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", o.input, ret == -EINVAL ? msg : strerror(-ret));

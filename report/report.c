@@ -19,6 +19,7 @@
 #include "filteropt.h"
 #include "log.h"
 #include "reader.h"
+#include "tracedat.h"
 
 enum {
 	OPT_JSON = 256,
@@ -33,11 +34,12 @@ enum {
 	OPT_LOG,
 	OPT_HIST_FORMAT,
 	OPT_FORMAT_DIR,
+	OPT_PAIR,
 };
 
 struct report_opts {
 	const char *file;
-	const char *format_dir;
+	struct vmt_input_opts in;
 	int json, legacy, verbose, histogram, hist_log, hist_cyclictest;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
@@ -62,16 +64,19 @@ static const char doc[] =
 	"  vmtrace-report --reason hlt,io --cpu 2 --from 1s --to 2s run1.vmt\n"
 	"  vmtrace-report --threshold 50us --around 1.25s,200us run1.vmt\n"
 	"  vmtrace-report --format-dir events/ trace.bin  # the original tool's file\n"
+	"  vmtrace-report trace.dat                       # trace-cmd record -e kvm\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
 	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
 	"report comes from an unfinished or damaged file.";
 
 static const struct argp_option options[] = {
-	{ "file", 'f', "FILE", 0, "the recording, .vmt or the original tool's trace.bin (the "
-	  "original -f; a plain argument works too)", 1 },
+	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "
+	  "trace-cmd trace.dat (the original -f; a plain argument works too)", 1 },
 	{ "format-dir", OPT_FORMAT_DIR, "DIR", 0, "event formats for a trace.bin: a copy of "
 	  "the recording host's tracefs events/ directory", 1 },
+	{ "pair", OPT_PAIR, "BEGIN,END", 0, "the event pair of a trace.dat (default "
+	  VMT_TRACEDAT_DEFAULT_PAIR ")", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "json", OPT_JSON, NULL, 0, "print one JSON object", 2 },
 	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
@@ -108,7 +113,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->file = arg;
 		break;
 	case OPT_FORMAT_DIR:
-		o->format_dir = arg;
+		o->in.format_dir = arg;
+		break;
+	case OPT_PAIR:
+		o->in.pair = arg;
 		break;
 	case OPT_JSON:
 		o->json = 1;
@@ -216,11 +224,13 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	ret = vmt_reader_open_ex(o.file, o.format_dir, &r, &why);
+	ret = vmt_reader_open_ex(o.file, &o.in, &r, &why);
 	if (ret) {
 		vmt_err("%s: %s", o.file, why ? why : strerror(-ret));
 		return 1;
 	}
+	if (o.in.pair && !r->c->tracedat)
+		vmt_warn("%s: --pair ignored: the file names its own events", o.file);
 	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", o.file, ret == -EINVAL ? msg : strerror(-ret));

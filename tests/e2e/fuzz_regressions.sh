@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 R="$top_builddir/tests/fuzz"
 
-for t in rbpage evformat container; do
+for t in rbpage evformat container tracedat; do
 	set -- "$DATA"/bad/$t/*
 	[ -e "$1" ] || set --
 	case $t in
@@ -17,10 +17,13 @@ for t in rbpage evformat container; do
 		set -- "$@" "$DATA/sample-syscalls.vmt" legacy.bin ;;
 	rbpage) printf '\000' | cat - "$DATA/pages/raw_syscalls-cpu1.pages" >page.bin
 		set -- "$@" page.bin ;;
+	tracedat) printf '\000' | cat - "$DATA/tracedat/kvm.v7zlib.dat" >kvm.bin
+		printf '\001' | cat - "$DATA/tracedat/syscalls-extract.v6.dat" >sys.bin
+		set -- "$@" kvm.bin sys.bin ;;
 	esac
 	"$R/replay_$t" "$@" >out.txt 2>err.txt || { cat err.txt; fail "replay_$t"; }
 done
-for f in "$DATA"/bad/container/*; do
+for f in "$DATA"/bad/container/* "$DATA"/bad/tracedat/*; do
 	[ -e "$f" ] || continue
 	run vmtrace-report "$f"
 	case $rc in 0|1|2) ;; *) fail "vmtrace-report $f: exit $rc" ;; esac

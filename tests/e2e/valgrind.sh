@@ -16,6 +16,15 @@ vg vmtrace-report --json "$DATA/sample-syscalls.vmt" >out.txt 2>vg.txt
 rc=$?
 [ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: report on the sample, exit $rc"; }
 
+# trace-cmd files: v7 zlib chunks, and a v6 instance buffer through convert
+vg vmtrace-report --json "$DATA/tracedat/kvm.v7zlib.dat" >out.txt 2>vg.txt
+rc=$?
+[ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: report on a trace.dat, exit $rc"; }
+vg vmtrace-convert --csv --pair "$SYSCALL_EVENTS" "$DATA/tracedat/syscalls-extract.v6.dat" \
+	>out.txt 2>vg.txt
+rc=$?
+[ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: convert of a trace.dat, exit $rc"; }
+
 size=$(stat -c %s "$DATA/sample-syscalls.vmt")
 head -c $((size * 2 / 3)) "$DATA/sample-syscalls.vmt" >cut.vmt
 printf '\377\377\377\377' | dd of=cut.vmt bs=1 seek=$((size / 3)) conv=notrunc status=none

@@ -15,9 +15,9 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
        -I$builddir -I$srcdir/common"
 srcs=$(ls "$srcdir"/common/*.c)
 status=0
-for t in rbpage evformat container; do
+for t in rbpage evformat container tracedat; do
 	# shellcheck disable=SC2086
-	$CC $flags "$srcdir/tests/fuzz/fuzz_$t.c" $srcs -lzstd -lm -o "$out/fuzz_$t"
+	$CC $flags "$srcdir/tests/fuzz/fuzz_$t.c" $srcs -lzstd -lz -lm -o "$out/fuzz_$t"
 	corpus="$out/corpus_$t"
 	mkdir -p "$corpus" "$srcdir/tests/data/bad/$t"
 	case $t in
@@ -47,9 +47,19 @@ S
 		printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' |
 			"$builddir/tests/helpers/mkvmt" --legacy \
 			"$srcdir/tests/data/formats/rt-2015-x86_64" "$corpus/legacy.bin" ;;
+	tracedat)
+		# the committed trace-cmd files (v6, v7 zstd and zlib, tsc2nsec, instance
+		# buffers) behind the pair byte: 0 kvm, 1 raw_syscalls
+		for f in "$srcdir"/tests/data/tracedat/*.dat; do
+			case $f in
+			*syscalls*|*tsc2nsec*) sel='\001' ;;
+			*) sel='\000' ;;
+			esac
+			{ printf "$sel"; cat "$f"; } >"$corpus/$(basename "$f")"
+		done ;;
 	esac
 	echo "fuzz_$t: ${secs}s"
-	if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len=70000 -rss_limit_mb=1024 \
+	if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len=100000 -rss_limit_mb=1024 \
 		-artifact_prefix="$srcdir/tests/data/bad/$t/" -print_final_stats=1 \
 		"$corpus" >"$out/fuzz_$t.log" 2>&1; then
 		tail -40 "$out/fuzz_$t.log"

@@ -1,0 +1,1172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * trace.dat reader. The layouts are those of trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5);
+ * only little-endian files are read (the page decoder is little-endian), others are
+ * refused by name.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "bytes.h"
+#include "evformat.h"
+#include "io.h"
+#include "reader.h"
+#include "tracedat.h"
+
+/* Option ids (trace-cmd.dat.v7(5)). */
+enum {
+	OPT_DONE = 0,
+	OPT_CPUSTAT = 2,
+	OPT_BUFFER = 3,
+	OPT_TRACECLOCK = 4,
+	OPT_UNAME = 5,
+	OPT_CPUCOUNT = 8,
+	OPT_TSC2NSEC = 14,
+	OPT_HEADER_INFO = 16,
+	OPT_EVENT_FORMATS = 18,
+	OPT_BUFFER_TEXT = 22,
+};
+
+/* Section ids are the ids of the options that point at them. */
+enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3 };
+
+#define SEC_COMPRESSED	1u
+#define SECTION_HEADER	16
+#define MAX_OPTION	(16u << 20)
+#define MAX_OPTION_SECTIONS 64
+#define MAX_FORMAT	(1u << 20)
+#define MAX_CPUS	4096u
+#define PAGES_PER_SLICE	256u
+
+struct td_cpu {
+	uint32_t cpu;
+	uint64_t off, size;
+};
+
+struct td_buffer {
+	char *name;
+	char *clock;		/* v7; v6 takes the TRACECLOCK option */
+	uint32_t page_size;
+	uint64_t offset;	/* v7: its flyrecord section; v6: its table of CPU data */
+	uint32_t ncpu;
+	struct td_cpu *cpu;
+	bool latency;		/* a text buffer (BUFFER_TEXT / "latency"): nothing to decode */
+};
+
+struct td_stat {
+	char *buffer;
+	uint32_t cpu;
+	char *text;
+};
+
+struct vmt_tracedat {
+	uint32_t version, page_size;
+	char compression[64];	/* "none", "zstd", "zlib" */
+	uint32_t comp_flag;	/* VMT_CHUNK_ZSTD, VMT_CHUNK_ZLIB or 0 */
+	uint8_t *header_page;
+	uint64_t header_page_len;
+	uint64_t formats_off;	/* v7: the EVENT FORMATS section; v6: the formats themselves */
+	uint64_t header_off;	/* v7: the HEADER INFO section */
+	char *clock_option;	/* TRACECLOCK: the selected clock */
+	char *uname;
+	uint32_t cpucount;
+	bool tsc2nsec;
+	uint32_t tsc_mult, tsc_shift;
+	struct td_buffer *buf;
+	size_t nbuf;
+	struct td_stat *stat;
+	size_t nstat;
+	char *stat_buffer;	/* the buffer the CPUSTAT options now describe */
+	size_t chosen;
+};
+
+/* A bounded reader over the file or over a decompressed section. */
+struct cur {
+	int fd;
+	const uint8_t *mem;	/* NULL: the file */
+	uint64_t pos, end;
+	bool bad;
+};
+
+static bool cur_get(struct cur *k, void *dst, uint64_t n)
+{
+	if (k->bad || n > k->end - k->pos) {
+		k->bad = true;
+		memset(dst, 0, n);
+		return false;
+	}
+	if (k->mem)
+		memcpy(dst, k->mem + k->pos, n);
+	else if (vmt_io_pread_full(k->fd, dst, n, (off_t)k->pos) != (ssize_t)n) {
+		k->bad = true;
+		memset(dst, 0, n);
+		return false;
+	}
+	k->pos += n;
+	return true;
+}
+
+static uint16_t cur_u16(struct cur *k)
+{
+	uint8_t b[2];
+
+	cur_get(k, b, 2);
+	return get_le16(b);
+}
+
+static uint32_t cur_u32(struct cur *k)
+{
+	uint8_t b[4];
+
+	cur_get(k, b, 4);
+	return get_le32(b);
+}
+
+static uint64_t cur_u64(struct cur *k)
+{
+	uint8_t b[8];
+
+	cur_get(k, b, 8);
+	return get_le64(b);
+}
+
+static void cur_skip(struct cur *k, uint64_t n)
+{
+	if (k->bad || n > k->end - k->pos)
+		k->bad = true;
+	else
+		k->pos += n;
+}
+
+/* A NUL-terminated string of at most max bytes, malloc'd; NULL (and bad) otherwise. */
+static char *cur_str(struct cur *k, size_t max)
+{
+	char tmp[4096];
+	size_t n = max < sizeof(tmp) ? max : sizeof(tmp), len;
+	char *s;
+
+	if (k->bad)
+		return NULL;
+	if (n > k->end - k->pos)
+		n = (size_t)(k->end - k->pos);
+	if (k->mem)
+		memcpy(tmp, k->mem + k->pos, n);
+	else if (vmt_io_pread_full(k->fd, tmp, n, (off_t)k->pos) != (ssize_t)n)
+		n = 0;
+	s = memchr(tmp, '\0', n);
+	if (!s) {
+		k->bad = true;
+		return NULL;
+	}
+	len = (size_t)(s - tmp);
+	k->pos += len + 1;
+	s = strndup(tmp, len);
+	if (!s)
+		k->bad = true;
+	return s;
+}
+
+/* A string option's value: NUL-terminated within size, else the size bytes as text. */
+static char *opt_str(const uint8_t *data, uint32_t size)
+{
+	const uint8_t *nul = memchr(data, '\0', size);
+
+	return strndup((const char *)data, nul ? (size_t)(nul - data) : size);
+}
+
+void vmt_tracedat_free(struct vmt_tracedat *td)
+{
+	size_t i;
+
+	if (!td)
+		return;
+	for (i = 0; i < td->nbuf; i++) {
+		free(td->buf[i].name);
+		free(td->buf[i].clock);
+		free(td->buf[i].cpu);
+	}
+	for (i = 0; i < td->nstat; i++) {
+		free(td->stat[i].buffer);
+		free(td->stat[i].text);
+	}
+	free(td->buf);
+	free(td->stat);
+	free(td->stat_buffer);
+	free(td->header_page);
+	free(td->clock_option);
+	free(td->uname);
+	free(td);
+}
+
+int vmt_tracedat_decompress(const struct vmt_chunk_info *ci, const uint8_t *comp, uint8_t *raw,
+			    void **ctx, const char **why)
+{
+	if (ci->flags & VMT_CHUNK_ZSTD) {
+		size_t got;
+
+		/* trace-cmd writes frames without a content size: check what comes out */
+		if (!*ctx) {
+			*ctx = ZSTD_createDCtx();
+			if (!*ctx) {
+				*why = "out of memory";
+				return -ENOMEM;
+			}
+		}
+		got = ZSTD_decompressDCtx(*ctx, raw, ci->raw_size, comp, ci->payload_size);
+		if (ZSTD_isError(got) || got != ci->raw_size) {
+			*why = "zstd chunk does not decompress to its stated size";
+			return -EBADMSG;
+		}
+	} else if (ci->flags & VMT_CHUNK_ZLIB) {
+		uLongf got = (uLongf)ci->raw_size;
+
+		if (uncompress(raw, &got, comp, (uLong)ci->payload_size) != Z_OK ||
+		    got != ci->raw_size) {
+			*why = "zlib chunk does not decompress to its stated size";
+			return -EBADMSG;
+		}
+	} else {
+		memcpy(raw, comp, ci->raw_size);
+	}
+	return 0;
+}
+
+/* Decompress a whole-section block (<4> compressed size, <4> size, data) or copy it. */
+static int read_block(const struct vmt_container *c, const struct vmt_tracedat *td,
+		      uint64_t off, uint64_t size, bool compressed, uint8_t **out,
+		      uint64_t *out_len, const char **why)
+{
+	struct vmt_chunk_info ci = { 0 };
+	uint8_t *comp = NULL, *raw = NULL;
+	void *ctx = NULL;
+	struct cur k = { c->fd, NULL, off, off + size, false };
+	int ret;
+
+	if (!compressed) {
+		ci.payload_size = ci.raw_size = size;
+	} else {
+		ci.payload_size = cur_u32(&k);
+		ci.raw_size = cur_u32(&k);
+		ci.flags = td->comp_flag;
+		if (k.bad || ci.payload_size > size - 8 || !td->comp_flag) {
+			*why = td->comp_flag ? "compressed section larger than its header says" :
+					      "compressed section in a file without compression";
+			return -EBADMSG;
+		}
+	}
+	if (ci.raw_size > VMT_MAX_META_SIZE) {
+		*why = "section larger than 64 MiB";
+		return -EBADMSG;
+	}
+	comp = malloc(ci.payload_size ? ci.payload_size : 1);
+	raw = malloc(ci.raw_size + 1);
+	if (!comp || !raw) {
+		free(comp);
+		free(raw);
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	if (!cur_get(&k, comp, ci.payload_size)) {
+		*why = "section extends past the end of the file";
+		ret = -EBADMSG;
+	} else {
+		ret = vmt_tracedat_decompress(&ci, comp, raw, &ctx, why);
+	}
+	ZSTD_freeDCtx(ctx);
+	free(comp);
+	if (ret) {
+		free(raw);
+		return ret;
+	}
+	raw[ci.raw_size] = '\0';
+	*out = raw;
+	*out_len = ci.raw_size;
+	return 0;
+}
+
+/* A v7 section at off: check its header and return its (decompressed) contents. */
+static int read_section(const struct vmt_container *c, const struct vmt_tracedat *td,
+			uint64_t off, uint16_t want_id, uint8_t **out, uint64_t *len,
+			const char **why)
+{
+	struct cur k = { c->fd, NULL, off, c->file_size, false };
+	uint16_t id, flags;
+	uint64_t size;
+
+	id = cur_u16(&k);
+	flags = cur_u16(&k);
+	cur_u32(&k);		/* the description's string id */
+	size = cur_u64(&k);
+	if (k.bad || id != want_id || size > c->file_size - k.pos) {
+		*why = k.bad ? "section header past the end of the file" :
+		       id != want_id ? "a section is not where its option points" :
+				       "section extends past the end of the file";
+		return -EBADMSG;
+	}
+	return read_block(c, td, k.pos, size, flags & SEC_COMPRESSED, out, len, why);
+}
+
+/* "[local] global counter": the bracketed name. */
+static char *selected_clock(const char *text)
+{
+	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (a && b)
+		return strndup(a + 1, (size_t)(b - a - 1));
+	a = text + strspn(text, " \n");
+	return strndup(a, strcspn(a, " \n"));
+}
+
+static struct td_buffer *add_buffer(struct vmt_tracedat *td)
+{
+	struct td_buffer *bigger;
+
+	if (td->nbuf >= 1024)
+		return NULL;
+	bigger = realloc(td->buf, (td->nbuf + 1) * sizeof(*bigger));
+	if (!bigger)
+		return NULL;
+	td->buf = bigger;
+	memset(&td->buf[td->nbuf], 0, sizeof(*td->buf));
+	return &td->buf[td->nbuf++];
+}
+
+/* BUFFER (v6: offset, name; v7: offset, name, clock, page size, CPUs and their data). */
+static int option_buffer(struct vmt_tracedat *td, const uint8_t *data, uint32_t size,
+			 bool text)
+{
+	struct cur k = { -1, data, 0, size, false };
+	struct td_buffer *b = add_buffer(td);
+	uint32_t i;
+
+	if (!b)
+		return -ENOMEM;
+	b->latency = text;
+	b->offset = cur_u64(&k);
+	b->name = cur_str(&k, 4096);
+	if (td->version < 7 || !b->name)
+		return k.bad ? -EBADMSG : 0;
+	b->clock = cur_str(&k, 4096);
+	if (text)
+		return k.bad ? -EBADMSG : 0;
+	b->page_size = cur_u32(&k);
+	b->ncpu = cur_u32(&k);
+	if (k.bad || b->ncpu > MAX_CPUS || b->ncpu > (size - k.pos) / 20)
+		return -EBADMSG;
+	b->cpu = calloc(b->ncpu ? b->ncpu : 1, sizeof(*b->cpu));
+	if (!b->cpu)
+		return -ENOMEM;
+	for (i = 0; i < b->ncpu; i++) {
+		b->cpu[i].cpu = cur_u32(&k);
+		b->cpu[i].off = cur_u64(&k);
+		b->cpu[i].size = cur_u64(&k);
+	}
+	return k.bad ? -EBADMSG : 0;
+}
+
+/*
+ * CPUSTAT: "CPU: N\n<the per_cpu/cpuN/stats file>". trace-cmd writes the top instance's
+ * first, then a "\nBuffer: NAME\n\n" line before each other instance's.
+ */
+static int option_cpustat(struct vmt_tracedat *td, const uint8_t *data, uint32_t size)
+{
+	char *text = opt_str(data, size), *p;
+	struct td_stat *bigger;
+	unsigned long cpu;
+
+	if (!text)
+		return -ENOMEM;
+	p = strstr(text, "Buffer: ");
+	if (p && !strstr(text, "CPU:")) {
+		free(td->stat_buffer);
+		td->stat_buffer = strndup(p + 8, strcspn(p + 8, "\n"));
+		free(text);
+		return td->stat_buffer ? 0 : -ENOMEM;
+	}
+	p = strstr(text, "CPU:");
+	if (!p || td->nstat >= 64 * MAX_CPUS) {
+		free(text);
+		return 0;	/* nothing we can attribute: ignored like any unknown option */
+	}
+	cpu = strtoul(p + 4, NULL, 10);
+	bigger = realloc(td->stat, (td->nstat + 1) * sizeof(*bigger));
+	if (!bigger) {
+		free(text);
+		return -ENOMEM;
+	}
+	td->stat = bigger;
+	td->stat[td->nstat].buffer = strdup(td->stat_buffer ? td->stat_buffer : "");
+	td->stat[td->nstat].cpu = (uint32_t)(cpu < MAX_CPUS ? cpu : MAX_CPUS);
+	td->stat[td->nstat].text = text;
+	if (!td->stat[td->nstat].buffer)
+		return -ENOMEM;
+	td->nstat++;
+	return 0;
+}
+
+/* One option; *next (v7 DONE) receives the offset of the next options section. */
+static int handle_option(struct vmt_tracedat *td, uint16_t id, const uint8_t *data,
+			 uint32_t size, uint64_t *next, const char **why)
+{
+	int ret = 0;
+
+	switch (id) {
+	case OPT_DONE:
+		if (size >= 8)
+			*next = get_le64(data);
+		break;
+	case OPT_CPUSTAT:
+		ret = option_cpustat(td, data, size);
+		break;
+	case OPT_BUFFER:
+	case OPT_BUFFER_TEXT:
+		ret = option_buffer(td, data, size, id == OPT_BUFFER_TEXT);
+		if (ret == -EBADMSG)
+			*why = "malformed BUFFER option";
+		break;
+	case OPT_TRACECLOCK:
+		free(td->clock_option);
+		td->clock_option = opt_str(data, size);
+		if (td->clock_option) {
+			char *sel = selected_clock(td->clock_option);
+
+			free(td->clock_option);
+			td->clock_option = sel;
+		}
+		ret = td->clock_option ? 0 : -ENOMEM;
+		break;
+	case OPT_UNAME:
+		free(td->uname);
+		td->uname = opt_str(data, size);
+		ret = td->uname ? 0 : -ENOMEM;
+		break;
+	case OPT_CPUCOUNT:
+		if (size >= 4)
+			td->cpucount = get_le32(data);
+		break;
+	case OPT_TSC2NSEC:
+		if (size >= 16) {
+			td->tsc_mult = get_le32(data);
+			td->tsc_shift = get_le32(data + 4);
+			td->tsc2nsec = td->tsc_mult && td->tsc_shift <= 32;
+		}
+		break;
+	case OPT_HEADER_INFO:
+		if (size >= 8 && td->version >= 7)
+			td->header_off = get_le64(data);
+		break;
+	case OPT_EVENT_FORMATS:
+		if (size >= 8 && td->version >= 7)
+			td->formats_off = get_le64(data);
+		break;
+	default:
+		break;		/* DATE, OFFSET, KALLSYMS, ...: not needed here */
+	}
+	if (ret == -ENOMEM)
+		*why = "out of memory";
+	else if (ret && !*why)
+		*why = "malformed option";
+	return ret;
+}
+
+/* Walk a run of options: v6 ends at id 0 without a size, v7 at DONE with one. */
+static int walk_options(struct vmt_tracedat *td, struct cur *k, uint64_t *next,
+			const char **why)
+{
+	uint8_t *data = NULL;
+	int ret = 0;
+
+	for (;;) {
+		uint16_t id = cur_u16(k);
+		uint32_t size;
+
+		if (k->bad)
+			break;
+		if (id == OPT_DONE && td->version < 7)
+			break;
+		size = cur_u32(k);
+		if (k->bad || size > MAX_OPTION || size > k->end - k->pos) {
+			*why = "option larger than the file";
+			ret = -EBADMSG;
+			break;
+		}
+		free(data);
+		data = malloc(size + 1);
+		if (!data) {
+			ret = -ENOMEM;
+			*why = "out of memory";
+			break;
+		}
+		cur_get(k, data, size);
+		data[size] = '\0';
+		ret = handle_option(td, id, data, size, next, why);
+		if (ret || id == OPT_DONE)
+			break;
+	}
+	free(data);
+	if (!ret && k->bad) {
+		*why = "options run past the end of their section";
+		ret = -EBADMSG;
+	}
+	return ret;
+}
+
+/* "header_page\0" <8 size> <data> "header_event\0" <8 size> <data> */
+static int read_header_info(struct vmt_tracedat *td, struct cur *k, const char **why)
+{
+	char name[13];
+	uint64_t n;
+
+	cur_get(k, name, 12);
+	if (k->bad || memcmp(name, "header_page", 12) != 0) {
+		*why = "no header_page where the file format puts it";
+		return -EBADMSG;
+	}
+	n = cur_u64(k);
+	if (k->bad || n > MAX_FORMAT || n > k->end - k->pos) {
+		*why = "header_page larger than the file";
+		return -EBADMSG;
+	}
+	free(td->header_page);
+	td->header_page = malloc(n + 1);
+	if (!td->header_page) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	cur_get(k, td->header_page, n);
+	td->header_page[n] = '\0';
+	td->header_page_len = n;
+	cur_get(k, name, 13);
+	if (k->bad || memcmp(name, "header_event", 13) != 0) {
+		*why = "no header_event after header_page";
+		return -EBADMSG;
+	}
+	n = cur_u64(k);
+	cur_skip(k, n);
+	if (k->bad) {
+		*why = "header_event larger than the file";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Skip the event formats (systems of events, each a sized format file). */
+static void skip_formats(struct cur *k)
+{
+	uint32_t nsys = cur_u32(k), s;
+
+	for (s = 0; s < nsys && !k->bad; s++) {
+		char *name = cur_str(k, 4096);
+		uint32_t nev = cur_u32(k), e;
+
+		free(name);
+		for (e = 0; e < nev && !k->bad; e++)
+			cur_skip(k, cur_u64(k));
+	}
+}
+
+static int open_v6(struct vmt_container *c, struct vmt_tracedat *td, struct cur *k,
+		   const char **why)
+{
+	struct td_buffer *top;
+	char word[10];
+	uint64_t next = 0, n;
+	uint32_t cpus, i;
+	size_t b;
+	int ret;
+
+	ret = read_header_info(td, k, why);
+	if (ret)
+		return ret;
+	n = cur_u32(k);				/* ftrace formats */
+	for (i = 0; i < n && !k->bad; i++)
+		cur_skip(k, cur_u64(k));
+	td->formats_off = k->pos;
+	skip_formats(k);
+	cur_skip(k, cur_u32(k));		/* kallsyms */
+	cur_skip(k, cur_u32(k));		/* printk formats */
+	cur_skip(k, cur_u64(k));		/* saved command lines */
+	cpus = cur_u32(k);
+	cur_get(k, word, 10);
+	if (k->bad) {
+		*why = "the file ends inside its headers";
+		return -EBADMSG;
+	}
+	if (cpus > MAX_CPUS) {
+		*why = "more CPUs than a trace.dat can describe";
+		return -EBADMSG;
+	}
+	if (memcmp(word, "options  ", 10) == 0) {
+		ret = walk_options(td, k, &next, why);
+		if (ret)
+			return ret;
+		cur_get(k, word, 10);
+	}
+	if (k->bad || (memcmp(word, "flyrecord", 10) != 0 && memcmp(word, "latency  ", 10) != 0)) {
+		*why = "neither flyrecord nor latency data after the options";
+		return -EBADMSG;
+	}
+	if (!add_buffer(td))
+		return -ENOMEM;
+	/* the top buffer first, as trace-cmd lists it */
+	memmove(td->buf + 1, td->buf, (td->nbuf - 1) * sizeof(*td->buf));
+	top = &td->buf[0];
+	memset(top, 0, sizeof(*top));
+	top->name = strdup("");
+	if (!top->name)
+		return -ENOMEM;
+	top->offset = k->pos;
+	top->latency = memcmp(word, "latency  ", 10) == 0;
+	/* every buffer's table: cpus x (offset, size) */
+	for (b = 0; b < td->nbuf; b++) {
+		struct td_buffer *bf = &td->buf[b];
+		struct cur t = { c->fd, NULL, bf->offset, c->file_size, false };
+
+		bf->page_size = td->page_size;
+		if (b > 0) {
+			/* an instance's data starts with its own "flyrecord\0" or "latency  \0" */
+			cur_get(&t, word, 10);
+			if (t.bad || (memcmp(word, "flyrecord", 10) != 0 &&
+				      memcmp(word, "latency  ", 10) != 0)) {
+				*why = "a BUFFER option does not point at flyrecord data";
+				return -EBADMSG;
+			}
+			bf->latency = memcmp(word, "latency  ", 10) == 0;
+		}
+		if (bf->latency)
+			continue;
+		bf->ncpu = cpus;
+		bf->cpu = calloc(cpus ? cpus : 1, sizeof(*bf->cpu));
+		if (!bf->cpu)
+			return -ENOMEM;
+		for (i = 0; i < cpus; i++) {
+			bf->cpu[i].cpu = i;
+			bf->cpu[i].off = cur_u64(&t);
+			bf->cpu[i].size = cur_u64(&t);
+		}
+		if (t.bad) {
+			*why = "the table of CPU data runs past the end of the file";
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+static int open_v7(struct vmt_container *c, struct vmt_tracedat *td, struct cur *k,
+		   const char **why)
+{
+	uint64_t off = cur_u64(k);
+	unsigned int sections = 0;
+	uint8_t *buf;
+	uint64_t len;
+	int ret;
+
+	if (k->bad) {
+		*why = "the file ends inside its headers";
+		return -EBADMSG;
+	}
+	while (off) {
+		struct cur o;
+		uint64_t next = 0;
+
+		if (++sections > MAX_OPTION_SECTIONS) {
+			*why = "too many options sections (a loop?)";
+			return -EBADMSG;
+		}
+		ret = read_section(c, td, off, SEC_OPTIONS, &buf, &len, why);
+		if (ret)
+			return ret;
+		o = (struct cur){ -1, buf, 0, len, false };
+		ret = walk_options(td, &o, &next, why);
+		free(buf);
+		if (ret)
+			return ret;
+		off = next;
+	}
+	if (!td->header_off) {
+		*why = "no HEADER_INFO option";
+		return -EBADMSG;
+	}
+	ret = read_section(c, td, td->header_off, OPT_HEADER_INFO, &buf, &len, why);
+	if (ret)
+		return ret;
+	{
+		struct cur h = { -1, buf, 0, len, false };
+
+		ret = read_header_info(td, &h, why);
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	if (!td->formats_off) {
+		*why = "no EVENT_FORMATS option";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* The buffer to analyse: the first (top first) with page data. */
+static size_t choose_buffer(const struct vmt_tracedat *td)
+{
+	size_t b, first = SIZE_MAX;
+	uint32_t i;
+
+	for (b = 0; b < td->nbuf; b++) {
+		if (td->buf[b].latency)
+			continue;
+		if (first == SIZE_MAX)
+			first = b;
+		for (i = 0; i < td->buf[b].ncpu; i++) {
+			if (td->buf[b].cpu[i].size)
+				return b;
+		}
+	}
+	return first;
+}
+
+static int add_chunk(struct vmt_container *c, size_t *cap, const struct vmt_chunk_info *ci)
+{
+	/* every chunk takes 8 bytes of the file at least, unless CPUs share their data */
+	if (c->nchunks > c->file_size / 8)
+		return -EBADMSG;
+	if (c->nchunks == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct vmt_chunk_info *bigger = realloc(c->chunks, ncap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		c->chunks = bigger;
+		*cap = ncap;
+	}
+	c->chunks[c->nchunks++] = *ci;
+	return 0;
+}
+
+/*
+ * The timestamp of a compressed chunk's first page (its first 8 bytes), for the
+ * recording's start: only the first chunk of each CPU, and only as far as those bytes.
+ */
+static uint64_t first_page_ts(const struct vmt_container *c, const struct vmt_chunk_info *ci)
+{
+	uint8_t *comp = malloc(ci->payload_size ? ci->payload_size : 1), ts[8];
+	uint64_t out = UINT64_MAX;
+
+	if (!comp || vmt_io_pread_full(c->fd, comp, ci->payload_size, (off_t)ci->offset) !=
+		     (ssize_t)ci->payload_size) {
+		free(comp);
+		return out;
+	}
+	if (ci->flags & VMT_CHUNK_ZSTD) {
+		ZSTD_DStream *ds = ZSTD_createDStream();
+		ZSTD_inBuffer in = { comp, ci->payload_size, 0 };
+		ZSTD_outBuffer o = { ts, sizeof(ts), 0 };
+
+		while (ds && o.pos < o.size) {
+			size_t ret = ZSTD_decompressStream(ds, &o, &in);
+
+			if (ZSTD_isError(ret) || (ret == 0 && o.pos < o.size) ||
+			    (in.pos == in.size && o.pos < o.size))
+				break;
+		}
+		if (o.pos == o.size)
+			out = get_le64(ts);
+		ZSTD_freeDStream(ds);
+	} else {
+		z_stream zs;
+
+		memset(&zs, 0, sizeof(zs));
+		zs.next_in = comp;
+		zs.avail_in = (uInt)ci->payload_size;
+		zs.next_out = ts;
+		zs.avail_out = sizeof(ts);
+		if (inflateInit(&zs) == Z_OK) {
+			int ret = inflate(&zs, Z_SYNC_FLUSH);
+
+			if ((ret == Z_OK || ret == Z_STREAM_END) && zs.avail_out == 0)
+				out = get_le64(ts);
+			inflateEnd(&zs);
+		}
+	}
+	free(comp);
+	return out;
+}
+
+/*
+ * One CPU's data as chunks: v7 compression chunks (<4 count>, then <4 size> <4 raw size>
+ * <data> each), or slices of whole pages when stored as they are.
+ */
+static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
+		      const struct td_buffer *b, const struct td_cpu *tc, bool compressed,
+		      size_t *cap, const char **why)
+{
+	struct vmt_chunk_info ci = { 0 };
+	uint32_t ps = b->page_size, seq = 0;
+	int ret;
+
+	ci.cpu = tc->cpu;
+	ci.page_size = ps;
+	ci.first_ts = UINT64_MAX;
+	if (!tc->size)
+		return 0;
+	if (tc->off > c->file_size || tc->size > c->file_size - tc->off - (compressed ? 4 : 0)) {
+		c->finished = false;
+		c->truncated_at = tc->off < c->file_size ? tc->off : c->file_size;
+		c->trunc_why = "CPU data extends past the end of the file";
+		if (tc->off >= c->file_size)
+			return 0;
+	}
+	if (compressed) {
+		/* trace-cmd's size counts the chunks (8 + data each) but not the count */
+		struct cur k = { c->fd, NULL, tc->off, tc->off + 4 + tc->size, false };
+		uint32_t count = cur_u32(&k), i;
+
+		if (k.end > c->file_size)
+			k.end = c->file_size;
+		ci.flags = td->comp_flag;
+		for (i = 0; i < count; i++) {
+			ci.payload_size = cur_u32(&k);
+			ci.raw_size = cur_u32(&k);
+			ci.offset = k.pos;
+			cur_skip(&k, ci.payload_size);
+			if (k.bad) {
+				c->finished = false;
+				c->truncated_at = ci.offset;
+				c->trunc_why = "a compression chunk extends past its CPU's data";
+				break;
+			}
+			if (ci.raw_size % ps || !ci.raw_size || ci.raw_size > VMT_MAX_CHUNK_RAW) {
+				c->bad_blocks++;	/* not whole pages: cannot be decoded */
+				continue;
+			}
+			ci.page_count = ci.raw_size / ps;
+			ci.first_ts = seq == 0 ? first_page_ts(c, &ci) : UINT64_MAX;
+			ci.seq = seq++;
+			ret = add_chunk(c, cap, &ci);
+			if (ret)
+				return ret;
+		}
+		(void)why;
+		return 0;
+	}
+	{
+		uint64_t avail = tc->off + tc->size > c->file_size ? c->file_size - tc->off : tc->size;
+		uint64_t pages = avail / ps, p;
+
+		for (p = 0; p < pages; p += PAGES_PER_SLICE) {
+			uint8_t ts[8];
+
+			ci.page_count = pages - p < PAGES_PER_SLICE ? (uint32_t)(pages - p) :
+								     PAGES_PER_SLICE;
+			ci.offset = tc->off + p * ps;
+			ci.raw_size = ci.payload_size = (uint64_t)ci.page_count * ps;
+			/* a page starts with its timestamp: the prefetch order for free */
+			ci.first_ts = vmt_io_pread_full(c->fd, ts, 8, (off_t)ci.offset) == 8 ?
+				      get_le64(ts) : UINT64_MAX;
+			ci.seq = seq++;
+			ret = add_chunk(c, cap, &ci);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Metadata for the reader, as a .vmt's META and END would carry it. */
+static int build_meta(struct vmt_container *c, struct vmt_tracedat *td, const char **why)
+{
+	const struct td_buffer *b = td->chosen < td->nbuf ? &td->buf[td->chosen] : NULL;
+	const char *clock = b && b->clock ? b->clock : td->clock_option ? td->clock_option :
+			    "local";
+	struct vmt_kvbuf meta, end;
+	char list[64 * 1024];
+	size_t len = 0, i;
+
+	vmt_kv_init(&meta);
+	vmt_kv_init(&end);
+	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, td->header_page, td->header_page_len);
+	vmt_kv_add_str(&meta, VMT_META_CLOCK, clock);
+	vmt_kv_add_str(&meta, VMT_META_ENDIAN, "little");
+	if (td->tsc2nsec)
+		/* trace-cmd converts with (ts * mult) >> shift; the reader does the same */
+		vmt_kv_addf(&meta, VMT_META_TSC2NSEC, "%u %u", td->tsc_mult, td->tsc_shift);
+	list[0] = '\0';
+	for (i = 0; b && i < b->ncpu && len + 16 < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", i ? "," : "",
+					b->cpu[i].cpu);
+	if (len)
+		vmt_kv_add_str(&meta, VMT_META_CPUS, list);
+	if (td->uname) {
+		/* "Linux host 6.1.0-57-amd64 #1 SMP ... x86_64" */
+		char host[256], rel[256];
+
+		if (sscanf(td->uname, "%*s %255s %255s", host, rel) == 2) {
+			vmt_kv_add_str(&meta, "hostname", host);
+			vmt_kv_add_str(&meta, "kernel.release", rel);
+		}
+		vmt_kv_add_str(&meta, "uname", td->uname);
+	}
+	if (td->cpucount)
+		vmt_kv_addf(&meta, "cpus.online", "%u", td->cpucount);
+	for (i = 0; b && i < td->nstat; i++) {
+		char key[64];
+
+		if (strcmp(td->stat[i].buffer, b->name) != 0)
+			continue;
+		snprintf(key, sizeof(key), "stats.end.cpu%u", td->stat[i].cpu);
+		vmt_kv_add_str(&end, key, td->stat[i].text);
+	}
+	if (meta.error || end.error) {
+		vmt_kv_free(&meta);
+		vmt_kv_free(&end);
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	c->meta = meta.buf;
+	c->meta_len = meta.len;
+	c->end = end.buf;
+	c->end_len = end.len;
+	if (!c->end) {
+		c->end = calloc(1, 1);
+		if (!c->end)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int vmt_tracedat_open(struct vmt_container *c, const char **why)
+{
+	struct cur k = { c->fd, NULL, VMT_TRACEDAT_MAGIC_LEN, c->file_size, false };
+	struct vmt_tracedat *td;
+	char *version, *comp = NULL, *compver = NULL;
+	uint8_t endian, longsize;
+	size_t cap = 0, i;
+	int ret;
+
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return -ENOMEM;
+	c->tracedat = td;
+	version = cur_str(&k, 16);
+	endian = 0;
+	cur_get(&k, &endian, 1);
+	longsize = 0;
+	cur_get(&k, &longsize, 1);
+	td->page_size = cur_u32(&k);
+	if (k.bad || !version) {
+		free(version);
+		*why = "trace.dat ends inside its first header";
+		return -EBADMSG;
+	}
+	td->version = (uint32_t)strtoul(version, NULL, 10);
+	free(version);
+	if (td->version != 6 && td->version != 7) {
+		*why = "unsupported trace.dat version (6 and 7 are read)";
+		return -EPROTONOSUPPORT;
+	}
+	if (endian != 0) {
+		*why = "big-endian trace.dat (not supported)";
+		return -EPROTONOSUPPORT;
+	}
+	if (longsize != 4 && longsize != 8) {
+		*why = "bad long size in the trace.dat header";
+		return -EBADMSG;
+	}
+	if (td->page_size < 64 || td->page_size > (1u << 24)) {
+		*why = "bad page size in the trace.dat header";
+		return -EBADMSG;
+	}
+	strcpy(td->compression, "none");
+	if (td->version >= 7) {
+		comp = cur_str(&k, 64);
+		compver = cur_str(&k, 64);
+		if (!comp || !compver) {
+			free(comp);
+			free(compver);
+			*why = "trace.dat ends inside its compression header";
+			return -EBADMSG;
+		}
+		snprintf(td->compression, sizeof(td->compression), "%s", comp);
+		free(comp);
+		free(compver);
+		if (strcmp(td->compression, "zstd") == 0)
+			td->comp_flag = VMT_CHUNK_ZSTD;
+		else if (strcmp(td->compression, "zlib") == 0)
+			td->comp_flag = VMT_CHUNK_ZLIB;
+		else if (strcmp(td->compression, "none") != 0) {
+			*why = "trace.dat compressed with an unknown algorithm (zstd and zlib "
+			       "are read)";
+			return -EPROTONOSUPPORT;
+		}
+		ret = open_v7(c, td, &k, why);
+	} else {
+		ret = open_v6(c, td, &k, why);
+	}
+	if (ret)
+		return ret;
+	c->finished = true;
+	td->chosen = choose_buffer(td);
+	if (td->chosen == SIZE_MAX) {
+		*why = "no flyrecord data in the trace.dat (a latency trace?)";
+		return -EBADMSG;
+	}
+	{
+		const struct td_buffer *b = &td->buf[td->chosen];
+		bool compressed = false;
+
+		if (td->version >= 7 && b->ncpu) {
+			/* the section header says whether its CPU data is compressed */
+			struct cur s = { c->fd, NULL, b->offset, c->file_size, false };
+			uint16_t id = cur_u16(&s), flags = cur_u16(&s);
+
+			if (s.bad || id != SEC_FLYRECORD) {
+				*why = "the BUFFER option does not point at a flyrecord section";
+				return -EBADMSG;
+			}
+			compressed = flags & SEC_COMPRESSED;
+			if (compressed && !td->comp_flag) {
+				*why = "compressed CPU data in a file without compression";
+				return -EBADMSG;
+			}
+		}
+		if (b->page_size < 64 || b->page_size > (1u << 24)) {
+			*why = "bad page size in the BUFFER option";
+			return -EBADMSG;
+		}
+		for (i = 0; i < b->ncpu; i++) {
+			ret = cpu_chunks(c, td, b, &b->cpu[i], compressed, &cap, why);
+			if (ret) {
+				if (!*why)
+					*why = ret == -ENOMEM ? "out of memory" :
+					       "more chunks than the file holds (CPUs share their data?)";
+				return ret;
+			}
+		}
+	}
+	return build_meta(c, td, why);
+}
+
+/* Find SYSTEM:EVENT's format text in the event formats (v6 and v7 lay them out alike). */
+struct want {
+	const char *name;	/* "kvm:kvm_exit" */
+	char *text;
+	size_t len;
+};
+
+static bool name_is(const char *system, const char *text, size_t len, const char *want)
+{
+	size_t sl = strlen(system), el;
+	const char *p = memmem(text, len, "name: ", 6), *e;
+
+	if (strncmp(want, system, sl) != 0 || want[sl] != ':' || !p)
+		return false;
+	p += 6;
+	e = memchr(p, '\n', len - (size_t)(p - text));
+	el = e ? (size_t)(e - p) : len - (size_t)(p - text);
+	return strlen(want + sl + 1) == el && memcmp(want + sl + 1, p, el) == 0;
+}
+
+static int find_formats(struct cur *k, struct want *w, unsigned int nw)
+{
+	uint32_t nsys = cur_u32(k), s;
+
+	for (s = 0; s < nsys && !k->bad; s++) {
+		char *system = cur_str(k, 4096);
+		uint32_t nev = cur_u32(k), e;
+
+		for (e = 0; e < nev && !k->bad && system; e++) {
+			uint64_t size = cur_u64(k), at = k->pos;
+			char head[256];
+			size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
+			unsigned int j;
+
+			if (!cur_get(k, head, n))
+				break;
+			k->pos = at;
+			for (j = 0; j < nw; j++) {
+				if (w[j].text || size > MAX_FORMAT || !name_is(system, head, n, w[j].name))
+					continue;
+				w[j].text = malloc(size + 1);
+				if (!w[j].text) {
+					free(system);
+					return -ENOMEM;
+				}
+				cur_get(k, w[j].text, size);
+				k->pos = at;
+				w[j].text[size] = '\0';
+				w[j].len = size;
+			}
+			cur_skip(k, size);
+		}
+		free(system);
+	}
+	return k->bad ? -EBADMSG : 0;
+}
+
+int vmt_tracedat_meta(const struct vmt_container *c, const char *pair, struct vmt_kvbuf *kb,
+		      char *source, size_t source_size, const char **why)
+{
+	const struct vmt_tracedat *td = c->tracedat;
+	const struct td_buffer *b = &td->buf[td->chosen];
+	struct want w[2] = { { 0 }, { 0 } };
+	char *names, *comma;
+	uint8_t *buf = NULL;
+	struct cur k;
+	int ret;
+
+	names = strdup(pair ? pair : VMT_TRACEDAT_DEFAULT_PAIR);
+	if (!names)
+		return -ENOMEM;
+	comma = strchr(names, ',');
+	if (!comma || !strchr(names, ':') || !strchr(comma + 1, ':') || strchr(comma + 1, ',')) {
+		free(names);
+		*why = "the event pair must be SYSTEM:BEGIN,SYSTEM:END";
+		return -EINVAL;
+	}
+	*comma = '\0';
+	w[0].name = names;
+	w[1].name = comma + 1;
+	if (td->version >= 7) {
+		uint64_t len;
+
+		ret = read_section(c, td, td->formats_off, OPT_EVENT_FORMATS, &buf, &len, why);
+		if (ret) {
+			free(names);
+			return ret;
+		}
+		k = (struct cur){ -1, buf, 0, len, false };
+	} else {
+		k = (struct cur){ c->fd, NULL, td->formats_off, c->file_size, false };
+	}
+	ret = find_formats(&k, w, 2);
+	free(buf);
+	if (ret == -EBADMSG)
+		*why = "damaged event formats section";
+	else if (!ret && (!w[0].text || !w[1].text)) {
+		static char msg[320];
+
+		snprintf(msg, sizeof(msg), "no %s event format in the file (choose the pair "
+			 "with --pair BEGIN,END)", !w[0].text ? w[0].name : w[1].name);
+		*why = msg;
+		ret = -ENOENT;
+	}
+	if (!ret) {
+		vmt_kv_add_str(kb, VMT_META_EVENT_BEGIN, w[0].name);
+		vmt_kv_add_str(kb, VMT_META_EVENT_END, w[1].name);
+		vmt_kv_add(kb, VMT_META_FORMAT_BEGIN, w[0].text, w[0].len);
+		vmt_kv_add(kb, VMT_META_FORMAT_END, w[1].text, w[1].len);
+		snprintf(source, source_size, "trace-cmd trace.dat v%u, %s, buffer \"%s\"%s",
+			 td->version, strcmp(td->compression, "none") ? td->compression :
+			 "uncompressed", b->name, td->tsc2nsec ? ", tsc2nsec" : "");
+		ret = kb->error;
+	}
+	free(w[0].text);
+	free(w[1].text);
+	free(names);
+	return ret;
+}

@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# trace-cmd's trace.dat as input to vmtrace-report and vmtrace-convert: v6, v7 with zstd
+# and zlib chunks, uncompressed v7, an instance buffer, lost events, tsc2nsec, 64 CPUs,
+# no data. Oracles: `trace-cmd report -t` of each committed file, event by event (time to
+# the ns, CPU, pid, event); the same pages read from a .vmt must give the same report.
+# With trace-cmd installed (the setup script installs it), trace-cmd also reads the files
+# written here by tests/helpers/mktracedat.
+. "$(dirname "$0")/lib.sh"
+T="$DATA/tracedat"
+SYS="--pair $SYSCALL_EVENTS"
+ORACLE="python3 $top_srcdir/tests/helpers/tracecmd_oracle.py"
+
+oracle() {	# oracle FILE REPORT BEGIN END [options]: every event, as trace-cmd prints it
+	f=$1 rep=$2 b=$3 e=$4
+	shift 4
+	vmtrace-convert --csv --events "$@" "$f" >ev.csv || fail "convert $f"
+	$ORACLE "$rep" ev.csv "$b" "$e" || fail "$f differs from trace-cmd report"
+}
+oracle "$T/kvm.v6.dat" "$T/kvm.v6.report.txt.gz" kvm_exit kvm_entry
+oracle "$T/kvm.v7zstd.dat" "$T/kvm.v7zstd.report.txt.gz" kvm_exit kvm_entry
+oracle "$T/kvm.v7zlib.dat" "$T/kvm.v6.report.txt.gz" kvm_exit kvm_entry
+oracle "$T/syscalls-extract.dat" "$T/syscalls-extract.report.txt.gz" sys_enter sys_exit $SYS
+oracle "$T/syscalls-extract.v6.dat" "$T/syscalls-extract.v6.report.txt.gz" sys_enter sys_exit $SYS
+oracle "$T/tsc2nsec.dat" "$T/tsc2nsec.report.txt.gz" sys_enter sys_exit $SYS
+
+# The same pages give the same report whatever the container (minus what only a .vmt
+# knows: its chunking, the recording's duration, and so the guest's availability).
+norm() {	# norm FILE [options] > normalised JSON
+	vmtrace-report --json "$@" >n.json
+	[ $? -le 2 ] || fail "report --json $*"
+	python3 - n.json <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("file", "format_source", "chunks", "cpus", "duration_ns", "lost_events_stats",
+          "finished", "legacy"):
+    d.pop(k, None)
+for v in d.get("vcpus") or []:
+    v.pop("in_guest_percent", None)
+print(json.dumps(d, sort_keys=True))
+P
+}
+norm "$T/kvm.v6.dat" >a.json
+norm "$T/kvm.v7zstd.dat" >b.json
+norm "$T/kvm.v7zlib.dat" >c.json
+cmp -s a.json b.json && cmp -s a.json c.json || fail "v6, v7 zstd and v7 zlib reports differ"
+# 16 pages of the KVM sample: they end with an exit whose entry was not kept (open at stop)
+json n.json 'd["events"] == 1248 and d["pairs"] == 623 and d["open_at_stop"] == 1 and [r["name"] for r in d["reasons"]] == ["cpuid", "npf", "io", "interrupt", "hlt"]' |
+	grep -q True || { cat n.json; fail "kvm.v7zlib.dat: figures"; }
+vmtrace-report "$T/kvm.v7zstd.dat" >r.txt || fail "report kvm.v7zstd.dat"
+grep -q '^Format: trace-cmd trace.dat v7, zstd, buffer ""$' r.txt || fail "format line"
+grep -q '^Recorded on testhost (Linux 6.1.0-57-amd64)$' r.txt || { cat r.txt; fail "uname"; }
+grep -q '^  hlt(0x78) ' r.txt || fail "SVM reason names from the file's own format"
+
+# An instance buffer (trace-cmd extract -B), events lost on CPU 1: the CPUSTAT options of
+# that instance give the loss, the pages' own flags give where.
+vmtrace-report --json $SYS "$T/syscalls-extract.dat" >j.json
+[ $? = 0 ] || fail "report syscalls-extract.dat"
+json j.json 'd["lost_events_stats"] > 0 and d["lost_events_stats"] == d["lost_events_pages"] and "buffer \"vmtrace-fixture\"" in d["format_source"]' |
+	grep -q True || { cat j.json; fail "syscalls-extract.dat: losses or buffer"; }
+norm $SYS "$T/syscalls-extract.dat" >a.json
+norm $SYS "$T/syscalls-extract.v6.dat" >b.json
+cmp -s a.json b.json || fail "v7 and v6 of the extract differ"
+
+# tsc2nsec: x86-tsc ticks converted with the file's mult and shift, as trace-cmd does.
+vmtrace-report --json $SYS "$T/tsc2nsec.dat" >j.json
+json j.json 'd["clock"] == "x86-tsc" and d["unit"] == "ns" and "tsc2nsec" in d["format_source"] and 50 < d["latency_ns"]["min"] < 1000' |
+	grep -q True || { cat j.json; fail "tsc2nsec.dat"; }
+
+# Into a .vmt and back: the same report.
+vmtrace-convert --to-vmt -o k.vmt "$T/kvm.v7zstd.dat" || fail "--to-vmt"
+norm k.vmt >d.json
+norm "$T/kvm.v7zstd.dat" >b.json
+cmp -s b.json d.json || { diff b.json d.json | head; fail "--to-vmt changed the report"; }
+vmtrace-report k.vmt | grep -q "^Format" && fail "a .vmt names no foreign format"
+
+# 64 CPUs, generated; the same as the .vmt they come from.
+"$HELPERS/mkvmt" --random 20000 64 "$DATA/formats/linux-6.18-x86_64" many.vmt || fail mkvmt
+"$HELPERS/mktracedat" -V 6 -z none many.vmt many6.dat || fail mktracedat
+"$HELPERS/mktracedat" -V 7 -z zlib -n 3 many.vmt manyz.dat || fail mktracedat
+"$HELPERS/mktracedat" -V 7 -z zstd -n 2 -b inst many.vmt manyb.dat || fail mktracedat
+norm many.vmt >a.json
+for f in many6.dat manyz.dat manyb.dat; do
+	norm "$f" >b.json
+	cmp -s a.json b.json || { diff a.json b.json | head; fail "$f differs from many.vmt"; }
+done
+vmtrace-report many6.dat | grep -q "^Traced CPUs: 0-63$" || fail "64 CPUs"
+
+# No data at all: an empty report, not an error.
+printf 'cpus 0-3\n' | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" empty.vmt || fail mkvmt
+for v in "6 none" "7 zstd"; do
+	set -- $v
+	"$HELPERS/mktracedat" -V "$1" -z "$2" empty.vmt empty.dat || fail mktracedat
+	run vmtrace-report empty.dat
+	expect_rc 0 "empty v$1"
+	grep -q "^Number of VM events = 0$" out.txt || fail "empty v$1: events"
+	run vmtrace-convert --csv empty.dat
+	expect_rc 0 "empty v$1 csv"
+	[ "$(wc -l <out.txt)" = 1 ] || fail "empty v$1: only the header row"
+done
+
+# trace-cmd reads what mktracedat writes the same way (when installed).
+if command -v trace-cmd >/dev/null; then
+	for f in many6.dat manyb.dat; do
+		trace-cmd report -t -i "$f" >tc.txt 2>/dev/null || fail "trace-cmd report $f"
+		oracle "$f" tc.txt kvm_exit kvm_entry
+	done
+else
+	echo "NOTE: trace-cmd not installed, generated files not cross-checked"
+fi
+
+# Bad input: one line naming the file and the problem.
+run vmtrace-report "$T/kvm.v6.dat" --pair kvm:kvm_exit,kvm:nope
+expect_one_line_error vmtrace-report "kvm.v6.dat: no kvm:nope event format in the file"
+run vmtrace-report "$T/kvm.v6.dat" --pair kvm_exit
+expect_one_line_error vmtrace-report "kvm.v6.dat: the event pair must be SYSTEM:BEGIN,SYSTEM:END"
+run vmtrace-report "$T/syscalls-extract.dat"
+expect_one_line_error vmtrace-report "no kvm:kvm_exit event format in the file (choose the pair with --pair"
+run vmtrace-report --pair kvm:kvm_exit,kvm:kvm_entry "$DATA/sample-kvm.vmt" --legacy
+expect_rc 0 "--pair on a .vmt"
+grep -q "pair ignored" err.txt || fail "--pair on a .vmt: no warning"
+{ head -c 10 "$T/kvm.v6.dat"; printf '8\000'; tail -c +13 "$T/kvm.v6.dat"; } >v8.dat
+run vmtrace-report v8.dat
+expect_one_line_error vmtrace-report "v8.dat: unsupported trace.dat version"
+{ head -c 12 "$T/kvm.v6.dat"; printf '\001'; tail -c +14 "$T/kvm.v6.dat"; } >be.dat
+run vmtrace-report be.dat
+expect_one_line_error vmtrace-report "be.dat: big-endian trace.dat"
+# Cut anywhere: an error line, or the complete part with a warning (exit 2); never a crash.
+for f in kvm.v6.dat kvm.v7zstd.dat kvm.v7zlib.dat syscalls-extract.dat; do
+	size=$(wc -c <"$T/$f")
+	pair=
+	case $f in syscalls*) pair=$SYS ;; esac
+	for cut in 5 11 20 40 100 300 1000 3000 5000 8000 20000 50000 70000; do
+		[ "$cut" -lt "$size" ] || continue
+		head -c "$cut" "$T/$f" >cut.dat
+		run vmtrace-report $pair cut.dat
+		case $rc in
+		1) [ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$f cut at $cut: not one line"; }
+		   grep -q "^vmtrace-report: cut.dat: " err.txt || fail "$f cut at $cut: no file name" ;;
+		2) grep -q "not finished" err.txt || fail "$f cut at $cut: no warning" ;;
+		*) cat err.txt; fail "$f cut at $cut: exit $rc" ;;
+		esac
+	done
+done
+exit 0
