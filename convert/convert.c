@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -151,8 +152,19 @@ static void on_signal(int sig)
 
 static int open_output(const char *final)
 {
+	struct stat st;
 	int fd;
 
+	/*
+	 * A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as it is: renaming
+	 * a file over it would replace the device.
+	 */
+	if (stat(final, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		fd = open(final, O_WRONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
 	if (snprintf(tmp_path, sizeof(tmp_path), "%s.%ld.part", final, (long)getpid()) >=
 	    (int)sizeof(tmp_path))
 		return -ENAMETOOLONG;

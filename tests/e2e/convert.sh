@@ -123,6 +123,21 @@ wait $pid
 [ ! -e large.csv ] || [ "$(tail -n +2 large.csv | wc -l)" = 2000000 ] ||
 	fail "a half file under the final name"
 ls ./large.csv.*.part 2>/dev/null && fail "the temporary file was left behind"
+# A pipe or device under -o is written as it is, never replaced by a renamed file
+# (-o /dev/null once replaced /dev/null with a regular file).
+mkfifo fifo
+cat fifo >from-fifo.csv &
+run vmtrace-convert --csv -o fifo one.vmt
+expect_rc 0 "-o FIFO"
+wait
+[ -p fifo ] || fail "the FIFO was replaced"
+[ "$(wc -l <from-fifo.csv)" -gt 1 ] || fail "nothing came through the FIFO"
+ln -s /dev/null devnull
+run vmtrace-convert --csv -o devnull one.vmt
+expect_rc 0 "-o a link to /dev/null"
+[ -c /dev/null ] && [ -L devnull ] || fail "/dev/null or the link was replaced"
+run vmtrace-convert --csv -o . one.vmt
+expect_one_line_error vmtrace-convert "Is a directory"
 run vmtrace-convert --csv -o /nonexistent/x.csv one.vmt
 expect_one_line_error vmtrace-convert "/nonexistent/x.csv: cannot create"
 exit 0
