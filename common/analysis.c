@@ -337,6 +337,7 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 	struct task *t = *p->task_ctx;
 	const struct vmt_event *ex = p->begin;
 	struct vmt_group *g;
+	struct vmt_latval lv;
 
 	c->paired = true;
 	c->last_lat = p->lat;
@@ -351,7 +352,8 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 			pair_hook(c, p);
 		return;
 	}
-	if (vmt_latdist_add(&s->all, p->lat))
+	vmt_latval_init(&lv, p->lat);	/* once for the four distributions below */
+	if (vmt_latdist_add_val(&s->all, &lv))
 		c->error = -ENOMEM;
 	if (!t) {
 		t = calloc(1, sizeof(*t));
@@ -367,7 +369,7 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 		c->ntasks++;
 		*p->task_ctx = t;
 	}
-	if (vmt_latdist_add(&t->g.d, p->lat))
+	if (vmt_latdist_add_val(&t->g.d, &lv))
 		c->error = -ENOMEM;
 	if (p->end->has & VMT_EVF_VCPU) {
 		t->g.vcpu = p->end->vcpu;
@@ -389,11 +391,11 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
 
 		g = reason_group(c, isa, vmt_exitreason_key(isa, ex->reason));
-		if (!g || vmt_latdist_add(&g->d, p->lat))
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
 			c->error = -ENOMEM;
 	}
 	g = cpu_group(c, ex->cpu);
-	if (!g || vmt_latdist_add(&g->d, p->lat))
+	if (!g || vmt_latdist_add_val(&g->d, &lv))
 		c->error = -ENOMEM;
 	top_add(c, p);
 	if (c->threshold && p->lat >= c->threshold && c->o->threshold_out)

@@ -113,17 +113,6 @@ void vmt_latdist_free(struct vmt_latdist *d)
 	d->exact = d->hist = NULL;
 }
 
-unsigned int vmt_latdist_bucket(uint64_t v)
-{
-	unsigned int e, sub;
-
-	if (v < (1u << VMT_LATDIST_SUB_BITS))
-		return (unsigned int)v;
-	e = 63 - (unsigned int)__builtin_clzll(v);
-	sub = (unsigned int)(v >> (e - VMT_LATDIST_SUB_BITS)) & ((1u << VMT_LATDIST_SUB_BITS) - 1);
-	return ((e - VMT_LATDIST_SUB_BITS + 1) << VMT_LATDIST_SUB_BITS) + sub;
-}
-
 uint64_t vmt_latdist_bucket_low(unsigned int idx)
 {
 	unsigned int e, sub;

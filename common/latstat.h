@@ -47,19 +47,51 @@ struct vmt_latdist {
 
 void vmt_latdist_init(struct vmt_latdist *d);
 void vmt_latdist_free(struct vmt_latdist *d);
-unsigned int vmt_latdist_bucket(uint64_t v);
+static inline unsigned int vmt_latdist_bucket(uint64_t v)
+{
+	unsigned int e, sub;
+
+	if (v < (1u << VMT_LATDIST_SUB_BITS))
+		return (unsigned int)v;
+	e = 63 - (unsigned int)__builtin_clzll(v);
+	sub = (unsigned int)(v >> (e - VMT_LATDIST_SUB_BITS)) & ((1u << VMT_LATDIST_SUB_BITS) - 1);
+	return ((e - VMT_LATDIST_SUB_BITS + 1) << VMT_LATDIST_SUB_BITS) + sub;
+}
 /* The first values, and the switch to the histogram (out of line: rare). */
 int vmt_latdist_add_slow(struct vmt_latdist *d, uint64_t v);
-/* Returns 0 or -ENOMEM (the value still counts in st). */
-static inline int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
+
+/* One value prepared once for several distributions (the report adds each to four). */
+struct vmt_latval {
+	uint64_t v;
+	unsigned __int128 sq;
+	unsigned int bucket;
+};
+
+static inline void vmt_latval_init(struct vmt_latval *lv, uint64_t v)
 {
-	vmt_latstat_add(&d->st, v);
-	d->sumsq += (unsigned __int128)v * v;
+	lv->v = v;
+	lv->sq = (unsigned __int128)v * v;
+	lv->bucket = vmt_latdist_bucket(v);
+}
+
+/* Returns 0 or -ENOMEM (the value still counts in st). */
+static inline int vmt_latdist_add_val(struct vmt_latdist *d, const struct vmt_latval *lv)
+{
+	vmt_latstat_add(&d->st, lv->v);
+	d->sumsq += lv->sq;
 	if (d->hist) {
-		d->hist[vmt_latdist_bucket(v)]++;
+		d->hist[lv->bucket]++;
 		return 0;
 	}
-	return vmt_latdist_add_slow(d, v);
+	return vmt_latdist_add_slow(d, lv->v);
+}
+
+static inline int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
+{
+	struct vmt_latval lv;
+
+	vmt_latval_init(&lv, v);
+	return vmt_latdist_add_val(d, &lv);
 }
 /*
  * Nearest-rank percentile (the smallest value with at least p % of the values at or

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,34 +225,52 @@ static inline void out_ch(struct out *o, char c)
 	o->buf[o->len++] = c;
 }
 
-/* Two digits a step from a table: the most frequent work of a conversion. */
+/*
+ * Numbers are most of the work of a conversion: each is written in place, two digits a
+ * step from a table, its length known first (no temporary, no memcpy call).
+ */
 static const char digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static void out_u64(struct out *o, uint64_t v)
+static inline unsigned int u64_digits(uint64_t v)
 {
-	char tmp[20], *p = tmp + sizeof(tmp);
-	size_t n;
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* log10 from the bit length (1233 / 4096 ~ log10(2)), then one correction */
+	unsigned int t = ((64 - (unsigned int)__builtin_clzll(v | 1)) * 1233) >> 12;
 
+	return v < 10 ? 1 : t + 1 - (v < pow10[t]);
+}
+
+static inline void out_u64(struct out *o, uint64_t v)
+{
+	unsigned int n = u64_digits(v);
+	char *p;
+
+	out_room(o, n);
+	p = o->buf + o->len + n;
+	o->len += n;
 	while (v >= 100) {
 		unsigned int i = (unsigned int)(v % 100) * 2;
 
 		v /= 100;
 		p -= 2;
-		memcpy(p, digits2 + i, 2);
+		p[0] = digits2[i];
+		p[1] = digits2[i + 1];
 	}
 	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + v * 2, 2);
+		p[-2] = digits2[v * 2];
+		p[-1] = digits2[v * 2 + 1];
 	} else {
-		*--p = (char)('0' + v);
+		p[-1] = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	out_room(o, n);
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
 }
 
 static void out_i64(struct out *o, int64_t v)
@@ -264,21 +283,23 @@ static void out_i64(struct out *o, int64_t v)
 	}
 }
 
-static void out_hex(struct out *o, uint64_t v)
+static inline void out_hex(struct out *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4, i;
+	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;
 	char *p;
 
 	out_room(o, 2 + n);
 	p = o->buf + o->len;
+	o->len += 2 + n;
 	p[0] = '0';
 	p[1] = 'x';
-	for (i = n; i > 0; i--) {
-		p[1 + i] = digits[v & 15];
-		v >>= 4;
+	for (p += 1 + n; n > 1; n -= 2, p -= 2, v >>= 8) {
+		p[0] = digits[v & 15];
+		p[-1] = digits[(v >> 4) & 15];
 	}
-	o->len += 2 + n;
+	if (n)
+		p[0] = digits[v & 15];
 }
 
 /* Row formats: a small ops table; each field call writes a name (header) or a value. */
@@ -354,13 +375,18 @@ static void csv_hex(struct rows *w, const char *name, uint64_t v)
 
 static void csv_str(struct rows *w, const char *name, const char *s)
 {
+	const char *c;
+
 	if (w->header)
 		return csv_name(w, name);
 	csv_sep(w);
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		out_mem(&w->out, s, strlen(s));
+	/* exit reason names, mostly: short, plain, copied as they are */
+	for (c = s; *c && *c != ',' && *c != '"' && *c != '\r' && *c != '\n'; c++)
+		;
+	if (!*c) {
+		out_mem(&w->out, s, (size_t)(c - s));
 		return;
 	}
 	out_ch(&w->out, '"');
@@ -472,25 +498,36 @@ static void opt_hex(struct rows *w, const char *name, bool has, uint64_t v)
 		w->fmt->str(w, name, NULL);
 }
 
-static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
+/*
+ * What one row needs, copied out of the analysis (its events live only until the next
+ * one): formatting can then run on another core, in order, a batch at a time.
+ */
+struct qrow {
+	struct vmt_event ev;		/* the exit (pair rows) or the event */
+	uint64_t lat;			/* UINT64_MAX: none (event rows) */
+	uint32_t end_cpu, end_vcpu;	/* pair rows: the entry's */
+	uint16_t end_has;
+	bool near_gap;
+};
+
+static void format_pair(struct rows *w, const struct qrow *q)
 {
-	struct rows *w = arg;
-	const struct vmt_event *ex = p->begin;
+	const struct vmt_event *ex = &q->ev;
 	const struct vmt_reader *r = w->r;
 	bool has_reason = ex->has & VMT_EVF_REASON;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
-	bool has_vcpu = (ex->has | p->end->has) & VMT_EVF_VCPU;
+	bool has_vcpu = (ex->has | q->end_has) & VMT_EVF_VCPU;
 
 	w->fmt->begin(w);
 	w->fmt->u64(w, "start_ns", vmt_reader_ns(r, ex->ts - w->start));
 	w->fmt->u64(w, "start_ts_ns", vmt_reader_ns(r, ex->ts));
 	w->fmt->u64(w, "pcpu", ex->cpu);
-	w->fmt->u64(w, "entry_pcpu", p->end->cpu);
-	opt_u64(w, "vcpu", has_vcpu, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : p->end->vcpu);
+	w->fmt->u64(w, "entry_pcpu", q->end_cpu);
+	opt_u64(w, "vcpu", has_vcpu, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : q->end_vcpu);
 	w->fmt->i64(w, "task", ex->pid);
 	opt_u64(w, "reason_code", has_reason, key);
 	w->fmt->str(w, "reason", has_reason ? reason_name(w, ex->isa, key) : NULL);
-	w->fmt->u64(w, "latency_ns", vmt_reader_ns(r, p->lat));
+	w->fmt->u64(w, "latency_ns", vmt_reader_ns(r, q->lat));
 	opt_hex(w, "guest_rip", ex->has & VMT_EVF_RIP, ex->rip);
 	opt_hex(w, "info1", ex->has & VMT_EVF_INFO1, ex->info1);
 	opt_hex(w, "info2", ex->has & VMT_EVF_INFO2, ex->info2);
@@ -498,14 +535,14 @@ static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
 		opt_hex(w, "intr_info", ex->has & VMT_EVF_INTR_INFO, ex->intr_info);
 		opt_hex(w, "error_code", ex->has & VMT_EVF_ERROR_CODE, ex->error_code);
 	}
-	w->fmt->u64(w, "near_gap", near_gap);
+	w->fmt->u64(w, "near_gap", q->near_gap);
 	w->fmt->end(w);
 	w->nrows++;
 }
 
-static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg)
+static void format_event(struct rows *w, const struct qrow *q)
 {
-	struct rows *w = arg;
+	const struct vmt_event *ev = &q->ev;
 	const struct vmt_reader *r = w->r;
 	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
@@ -526,14 +563,178 @@ static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, v
 		opt_hex(w, "intr_info", ev->has & VMT_EVF_INTR_INFO, ev->intr_info);
 		opt_hex(w, "error_code", ev->has & VMT_EVF_ERROR_CODE, ev->error_code);
 	}
-	opt_u64(w, "latency_ns", lat != UINT64_MAX, vmt_reader_ns(r, lat == UINT64_MAX ? 0 : lat));
-	w->fmt->u64(w, "near_gap", near_gap);
+	opt_u64(w, "latency_ns", q->lat != UINT64_MAX,
+		vmt_reader_ns(r, q->lat == UINT64_MAX ? 0 : q->lat));
+	w->fmt->u64(w, "near_gap", q->near_gap);
 	w->fmt->end(w);
 	w->nrows++;
 }
 
+/*
+ * The formatting thread: the analysis fills batches of rows, one thread formats and
+ * writes them in order. Rows are most of a conversion's work; with a second core this
+ * takes them off the thread that decodes and pairs (which the read-ahead threads share).
+ */
+#define BATCH_ROWS 2048
+#define NBATCH 4
+
+struct batch {
+	struct qrow row[BATCH_ROWS];
+	unsigned int n;
+};
+
+struct fmtq {
+	struct rows *w;
+	bool events;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct batch *b[NBATCH];
+	uint64_t filled, formatted;	/* batches handed over and done, counting up */
+	bool done;
+	struct batch *cur;		/* being filled by the analysis */
+};
+
+static void format_batch(struct rows *w, bool events, const struct batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		if (events)
+			format_event(w, &b->row[i]);
+		else
+			format_pair(w, &b->row[i]);
+	}
+}
+
+static void *fmtq_main(void *arg)
+{
+	struct fmtq *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct batch *b;
+
+		while (q->formatted == q->filled && !q->done)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (q->formatted == q->filled)
+			break;
+		b = q->b[q->formatted % NBATCH];
+		pthread_mutex_unlock(&q->lock);
+		format_batch(q->w, q->events, b);
+		pthread_mutex_lock(&q->lock);
+		q->formatted++;
+		pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* The next row to fill: hands the current batch over when it is full. */
+static struct qrow *fmtq_slot(struct fmtq *q)
+{
+	if (q->cur->n == BATCH_ROWS) {
+		pthread_mutex_lock(&q->lock);
+		q->filled++;
+		pthread_cond_broadcast(&q->cond);
+		while (q->filled - q->formatted == NBATCH)
+			pthread_cond_wait(&q->cond, &q->lock);
+		q->cur = q->b[q->filled % NBATCH];
+		pthread_mutex_unlock(&q->lock);
+		q->cur->n = 0;
+	}
+	return &q->cur->row[q->cur->n++];
+}
+
+/* Start the thread, or NULL to format in line (one core, VMTRACE_NO_THREADS, no memory). */
+static struct fmtq *fmtq_new(struct rows *w, bool events)
+{
+	struct fmtq *q;
+	unsigned int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || getenv("VMTRACE_NO_THREADS"))
+		return NULL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	for (i = 0; i < NBATCH; i++) {
+		q->b[i] = malloc(sizeof(*q->b[i]));
+		if (!q->b[i])
+			goto fail;
+	}
+	q->w = w;
+	q->events = events;
+	q->cur = q->b[0];
+	q->cur->n = 0;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	if (pthread_create(&q->thread, NULL, fmtq_main, q)) {
+		pthread_mutex_destroy(&q->lock);
+		pthread_cond_destroy(&q->cond);
+		goto fail;
+	}
+	return q;
+fail:
+	for (i = 0; i < NBATCH; i++)
+		free(q->b[i]);
+	free(q);
+	return NULL;
+}
+
+/* Hand over the last batch, wait for every row to be written, stop the thread. */
+static void fmtq_finish(struct fmtq *q)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->cur->n)
+		q->filled++;
+	q->done = true;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->cond);
+	for (i = 0; i < NBATCH; i++)
+		free(q->b[i]);
+	free(q);
+}
+
+struct hookctx {
+	struct rows *w;
+	struct fmtq *q;		/* NULL: format right here */
+};
+
+static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
+{
+	struct hookctx *h = arg;
+	struct qrow tmp, *q = h->q ? fmtq_slot(h->q) : &tmp;
+
+	q->ev = *p->begin;
+	q->lat = p->lat;
+	q->end_cpu = p->end->cpu;
+	q->end_vcpu = p->end->vcpu;
+	q->end_has = p->end->has;
+	q->near_gap = near_gap;
+	if (!h->q)
+		format_pair(h->w, q);
+}
+
+static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg)
+{
+	struct hookctx *h = arg;
+	struct qrow tmp, *q = h->q ? fmtq_slot(h->q) : &tmp;
+
+	q->ev = *ev;
+	q->lat = lat;
+	q->near_gap = near_gap;
+	if (!h->q)
+		format_event(h->w, q);
+}
+
 static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 {
+	struct hookctx h;
 	struct vmt_analysis_opts ao;
 	struct vmt_summary s;
 	struct rows *w;
@@ -554,14 +755,14 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	}
 	if (o->format == OPT_CSV) {
 		/* the header row: the same writer, names instead of values */
-		struct vmt_event ev = { 0 };
-		struct vmt_pair p = { &ev, &ev, 0, NULL };
+		struct qrow q;
 
+		memset(&q, 0, sizeof(q));
 		w->header = true;
 		if (o->events)
-			event_row(&ev, 0, false, w);
+			format_event(w, &q);
 		else
-			pair_row(&p, false, w);
+			format_pair(w, &q);
 		w->header = false;
 		w->nrows = 0;
 	}
@@ -569,12 +770,16 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	ao.window_ns = VMT_DEFAULT_WINDOW_NS;
 	ao.filter = &o->fo.filter;
 	ao.rows_only = true;
-	ao.hook_arg = w;
+	h.w = w;
+	h.q = fmtq_new(w, o->events);
+	ao.hook_arg = &h;
 	if (o->events)
 		ao.event_hook = event_row;
 	else
 		ao.pair_hook = pair_row;
 	ret = vmt_analyze(r, &ao, &s);
+	if (h.q)
+		fmtq_finish(h.q);
 	vmt_summary_free(&s);
 	out_flush(&w->out);
 	if (!ret)

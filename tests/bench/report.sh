@@ -6,7 +6,9 @@
 #   - zstd -d of the same chunks to /dev/null (the floor),
 #   - vmtrace-report --json on the same events as an uncompressed trace.bin,
 #   - the original vm-trace -f on that trace.bin, built from ../shared/seed outside the
-#     repository when the seed is there.
+#     repository when the seed is there,
+#   - vmtrace-convert --csv to /dev/null, one row per exit and (--events) one per event,
+#     in rows per second.
 # Wall seconds and peak resident memory. Timings, never pass/fail.
 set -eu
 top_builddir=${top_builddir:-$(pwd)}
@@ -48,13 +50,15 @@ measure() {	# measure NAME CMD...: "seconds kilobytes" of one run
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-: >"$work/a"; : >"$work/z"; : >"$work/l"; : >"$work/o"
+: >"$work/a"; : >"$work/z"; : >"$work/l"; : >"$work/o"; : >"$work/c"; : >"$work/e"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
 	measure zstd zstd -d -c "$work/frames.zst" >>"$work/z"
 	measure legacy vmtrace-report --json "$work/trace.bin" >>"$work/l"
 	[ $have_orig = no ] || measure original "$work/vm-trace" -f "$work/trace.bin" >>"$work/o"
+	measure csv vmtrace-convert --csv -o /dev/null "$work/b.vmt" >>"$work/c"
+	measure csv-events vmtrace-convert --csv --events -o /dev/null "$work/b.vmt" >>"$work/e"
 	i=$((i + 1))
 done
 events=$((EXITS * 2))
@@ -71,3 +75,10 @@ row "vmtrace-report --json, trace.bin" "$work/l"
 [ $have_orig = no ] || row "original vm-trace -f, trace.bin" "$work/o"
 echo "full analysis / zstd floor: $(echo "$(col "$work/a" 1) $(col "$work/z" 1)" | awk '{ printf "%.2f", $1 / $2 }')"
 [ $have_orig = no ] || echo "original / full analysis: $(echo "$(col "$work/o" 1) $(col "$work/a" 1)" | awk '{ printf "%.2f", $1 / $2 }')"
+crow() {	# crow LABEL FILE ROWS
+	s=$(col "$2" 1)
+	printf '%-44s %9s %12s %7s MB\n' "$1" "$s" "$(echo "$3 $s" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')" "$(($(col "$2" 2) / 1024))"
+}
+printf '%-44s %9s %12s %10s\n' "" "seconds" "M rows/s" "peak RSS"
+crow "vmtrace-convert --csv (a row per exit)" "$work/c" "$EXITS"
+crow "vmtrace-convert --csv --events (per event)" "$work/e" "$events"

@@ -127,6 +127,13 @@ check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["vcpus"]) == 3'
 # Decompression threads change nothing but the speed.
 VMTRACE_NO_THREADS=1 vmtrace-report --json big.vmt >single.json
 cmp -s big.json single.json || fail "threaded and single-threaded reports differ"
+# Nor does the formatting thread of conversions: the same bytes, in the same order.
+for m in "--csv" "--csv --events" "--jsonl"; do
+	vmtrace-convert $m big.vmt >threaded.out || fail "convert $m"
+	VMTRACE_NO_THREADS=1 vmtrace-convert $m big.vmt >single.out || fail "convert $m, one thread"
+	cmp -s threaded.out single.out || fail "convert $m: threaded and single-threaded differ"
+	[ "$(wc -l <threaded.out)" -ge 200000 ] || fail "convert $m: rows missing"
+done
 
 # A large file shows a progress line on a terminal's stderr, and only there.
 if command -v script >/dev/null; then

@@ -368,6 +368,19 @@ static void test_crc32c(void **state)
 	/* the standard check value of CRC-32C */
 	assert_int_equal(vmt_crc32c(0, "123456789", 9), 0xe3069283u);
 	assert_int_equal(vmt_crc32c(vmt_crc32c(0, "1234", 4), "56789", 5), 0xe3069283u);
+	assert_int_equal(vmt_crc32c_portable(0, "123456789", 9), 0xe3069283u);
+	/* the instruction and the tables agree on every length and alignment */
+	{
+		uint8_t buf[300];
+		size_t off, len;
+
+		for (off = 0; off < sizeof(buf); off++)
+			buf[off] = (uint8_t)(off * 131 + 7);
+		for (off = 0; off < 9; off++)
+			for (len = 0; len + off <= sizeof(buf); len += 7)
+				assert_int_equal(vmt_crc32c(0x1234, buf + off, len),
+						 vmt_crc32c_portable(0x1234, buf + off, len));
+	}
 }
 
 int main(void)
