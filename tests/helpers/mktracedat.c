@@ -52,6 +52,8 @@ static void grow(struct out *o, size_t n)
 
 static void put(struct out *o, const void *p, size_t n)
 {
+	if (!n)
+		return;		/* p may be NULL (an empty buffer) */
 	grow(o, n);
 	memcpy(o->buf + o->len, p, n);
 	o->len += n;
