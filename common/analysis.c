@@ -508,7 +508,8 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 {
 	struct ctx c;
 	struct vmt_pairing *p;
-	struct vmt_item it;
+	const struct vmt_item *it;
+	int dec;
 	struct vmt_event ev;
 	size_t i;
 	int ret;
@@ -550,7 +551,8 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 	p = vmt_pairing_new(on_pair, &c);
 	if (!p)
 		return -ENOMEM;
-	while ((ret = vmt_reader_next(r, &it)) > 0) {
+	ret = 0;
+	while ((it = vmt_reader_next_item(r))) {
 		if (o->progress && (++c.items & 0xffff) == 0) {
 			struct timespec now;
 			uint64_t ms;
@@ -562,27 +564,27 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 				o->progress(r->st.chunks, r->c->nchunks, o->progress_arg);
 			}
 		}
-		if (it.kind == VMT_ITEM_GAP) {
-			ret = vmt_pairing_gap(p, it.cpu);
+		if (it->kind == VMT_ITEM_GAP) {
+			ret = vmt_pairing_gap(p, it->cpu);
 			if (!ret && (o->pair_hook || o->event_hook))
-				ret = gap_mark(&c, it.cpu);
+				ret = gap_mark(&c, it->cpu);
 			if (ret)
 				break;
-			if (o->verbose && (!c.vto || (it.ts >= c.vfrom && it.ts <= c.vto))) {
+			if (o->verbose && (!c.vto || (it->ts >= c.vfrom && it->ts <= c.vto))) {
 				char t[32];
 
 				fprintf(o->verbose, "%14s cpu %3u LOST %" PRIu64 " events before this "
-					"point%s\n", vmt_fmt_time(r, s->start_ts, it.ts, t, sizeof(t)), it.cpu,
-					it.missed, it.missed ? "" : " (count not stored)");
+					"point%s\n", vmt_fmt_time(r, s->start_ts, it->ts, t, sizeof(t)), it->cpu,
+					it->missed, it->missed ? "" : " (count not stored)");
 			}
 			continue;
 		}
-		ret = vmt_evbind_decode(&r->bind, &it.rec, it.cpu, &ev);
-		if (ret == 0) {
+		dec = vmt_evbind_decode(&r->bind, &it->rec, it->cpu, &ev);
+		if (dec == 0) {
 			s->other_records++;
 			continue;
 		}
-		if (ret < 0) {
+		if (dec < 0) {
 			s->bad_records++;
 			continue;
 		}

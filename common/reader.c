@@ -305,6 +305,7 @@ static int setup_streams(struct vmt_reader *r)
 			s = &r->streams[r->nstreams++];
 			memset(s, 0, sizeof(*s));
 			s->cpu = ci->cpu;
+			s->head.cpu = ci->cpu;
 			s->held = SIZE_MAX;
 		}
 		if ((s->nchunk & (s->nchunk - 1)) == 0) {
@@ -570,7 +571,7 @@ static void sift_down(struct vmt_reader *r, uint32_t i)
 	}
 }
 
-int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
+const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 {
 	struct stream *s;
 
@@ -599,10 +600,21 @@ int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
 			sift_down(r, 0);
 	}
 	if (!r->nheap)
+		return NULL;
+	/*
+	 * A pointer to the stream's own item: copying it here, right after the page decoder
+	 * wrote it field by field, stalled on store forwarding at every record.
+	 */
+	return &r->heap[0]->head;
+}
+
+int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
+{
+	const struct vmt_item *it = vmt_reader_next_item(r);
+
+	if (!it)
 		return 0;
-	s = r->heap[0];
-	*item = s->head;
-	item->cpu = s->cpu;
+	*item = *it;
 	return 1;
 }
 

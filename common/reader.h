@@ -96,6 +96,8 @@ void vmt_reader_close(struct vmt_reader *r);
  * until the next call on the same reader.
  */
 int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item);
+/* The same without a copy: the item, valid until the next call; NULL at the end. */
+const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r);
 /* The same for one CPU only (does not mix with vmt_reader_next on the same reader). */
 int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *item);
 /* Metadata value as a malloc'd string, from META or else END; NULL when missing. */

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "io.h"
 #include "kv.h"
 #include "log.h"
+#include "numfmt.h"
 #include "rbpage.h"
 #include "reader.h"
 #include "tracedat.h"
@@ -225,52 +225,11 @@ static inline void out_ch(struct out *o, char c)
 	o->buf[o->len++] = c;
 }
 
-/*
- * Numbers are most of the work of a conversion: each is written in place, two digits a
- * step from a table, its length known first (no temporary, no memcpy call).
- */
-static const char digits2[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static inline unsigned int u64_digits(uint64_t v)
-{
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-		1000000000000ull, 10000000000000ull, 100000000000000ull,
-		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-		1000000000000000000ull, 10000000000000000000ull,
-	};
-	/* log10 from the bit length (1233 / 4096 ~ log10(2)), then one correction */
-	unsigned int t = ((64 - (unsigned int)__builtin_clzll(v | 1)) * 1233) >> 12;
-
-	return v < 10 ? 1 : t + 1 - (v < pow10[t]);
-}
-
+/* Numbers through numfmt.h, with room made first (at most 20 digits, or 0x and 16). */
 static inline void out_u64(struct out *o, uint64_t v)
 {
-	unsigned int n = u64_digits(v);
-	char *p;
-
-	out_room(o, n);
-	p = o->buf + o->len + n;
-	o->len += n;
-	while (v >= 100) {
-		unsigned int i = (unsigned int)(v % 100) * 2;
-
-		v /= 100;
-		p -= 2;
-		p[0] = digits2[i];
-		p[1] = digits2[i + 1];
-	}
-	if (v >= 10) {
-		p[-2] = digits2[v * 2];
-		p[-1] = digits2[v * 2 + 1];
-	} else {
-		p[-1] = (char)('0' + v);
-	}
+	out_room(o, 20);
+	o->len = (size_t)(vmt_put_u64(o->buf + o->len, v) - o->buf);
 }
 
 static void out_i64(struct out *o, int64_t v)
@@ -285,21 +244,8 @@ static void out_i64(struct out *o, int64_t v)
 
 static inline void out_hex(struct out *o, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;
-	char *p;
-
-	out_room(o, 2 + n);
-	p = o->buf + o->len;
-	o->len += 2 + n;
-	p[0] = '0';
-	p[1] = 'x';
-	for (p += 1 + n; n > 1; n -= 2, p -= 2, v >>= 8) {
-		p[0] = digits[v & 15];
-		p[-1] = digits[(v >> 4) & 15];
-	}
-	if (n)
-		p[0] = digits[v & 15];
+	out_room(o, 18);
+	o->len = (size_t)(vmt_put_hex(o->buf + o->len, v) - o->buf);
 }
 
 /* Row formats: a small ops table; each field call writes a name (header) or a value. */
@@ -324,7 +270,14 @@ struct rows {
 	uint64_t start;
 	bool intr;			/* the layout has intr_info and error_code */
 	uint64_t nrows;
-	struct { uint64_t key; uint32_t isa; bool used; const char *name; } cache[256];
+	struct {
+		uint64_t key;
+		uint32_t isa;
+		bool used;
+		bool plain;		/* CSV: no quoting needed, copied as it is */
+		uint8_t len;		/* its length when plain */
+		const char *name;
+	} cache[256];
 };
 
 static void csv_sep(struct rows *w)
@@ -477,8 +430,45 @@ static const char *reason_name(struct rows *w, uint32_t isa, uint64_t key)
 		w->cache[h].key = key;
 		w->cache[h].isa = isa;
 		w->cache[h].name = vmt_exitreason_name(w->names, isa, key);
+		w->cache[h].plain = false;
+		if (w->cache[h].name) {
+			size_t n = strcspn(w->cache[h].name, ",\"\r\n");
+
+			w->cache[h].plain = !w->cache[h].name[n] && n <= 128;
+			w->cache[h].len = (uint8_t)n;
+		}
 	}
 	return w->cache[h].name;
+}
+
+/*
+ * CSV rows written by one function each, the fastest path of all: room for the whole
+ * row is made once, then every field goes straight into the buffer. Their output is
+ * byte for byte the generic writer's (tested).
+ */
+#define CSV_ROW_MAX 512		/* 15 fields of at most 20 digits, a 128-byte name */
+
+static inline char *put_opt_hex(char *p, bool has, uint64_t v)
+{
+	if (has)
+		p = vmt_put_hex(p, v);
+	*p = ',';
+	return p + 1;
+}
+
+/* The reason column: a cached plain name, else false (the caller takes the slow path). */
+static inline bool plain_reason(struct rows *w, uint32_t isa, uint64_t key, const char **name,
+				size_t *len)
+{
+	unsigned int h = (unsigned int)(key * 31 + isa) & 255;
+
+	*name = reason_name(w, isa, key);
+	if (!*name) {
+		*len = 0;
+		return true;
+	}
+	*len = w->cache[h].len;
+	return w->cache[h].plain;
 }
 
 /* Optional fields are written empty (CSV) or null (JSON) so every row has the columns. */
@@ -498,10 +488,7 @@ static void opt_hex(struct rows *w, const char *name, bool has, uint64_t v)
 		w->fmt->str(w, name, NULL);
 }
 
-/*
- * What one row needs, copied out of the analysis (its events live only until the next
- * one): formatting can then run on another core, in order, a batch at a time.
- */
+/* What one row needs: the exit (or the event), and for pair rows the entry's CPU and vCPU. */
 struct qrow {
 	struct vmt_event ev;		/* the exit (pair rows) or the event */
 	uint64_t lat;			/* UINT64_MAX: none (event rows) */
@@ -570,171 +557,153 @@ static void format_event(struct rows *w, const struct qrow *q)
 	w->nrows++;
 }
 
-/*
- * The formatting thread: the analysis fills batches of rows, one thread formats and
- * writes them in order. Rows are most of a conversion's work; with a second core this
- * takes them off the thread that decodes and pairs (which the read-ahead threads share).
- */
-#define BATCH_ROWS 2048
-#define NBATCH 4
-
-struct batch {
-	struct qrow row[BATCH_ROWS];
-	unsigned int n;
-};
-
-struct fmtq {
-	struct rows *w;
-	bool events;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct batch *b[NBATCH];
-	uint64_t filled, formatted;	/* batches handed over and done, counting up */
-	bool done;
-	struct batch *cur;		/* being filled by the analysis */
-};
-
-static void format_batch(struct rows *w, bool events, const struct batch *b)
+static void csv_pair_row(struct rows *w, const struct qrow *q)
 {
-	unsigned int i;
+	const struct vmt_event *ex = &q->ev;
+	const struct vmt_reader *r = w->r;
+	bool has_reason = ex->has & VMT_EVF_REASON;
+	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
+	const char *name = NULL;
+	size_t nlen = 0;
+	char *p;
 
-	for (i = 0; i < b->n; i++) {
-		if (events)
-			format_event(w, &b->row[i]);
-		else
-			format_pair(w, &b->row[i]);
+	if (has_reason && !plain_reason(w, ex->isa, key, &name, &nlen))
+		return format_pair(w, q);
+	out_room(&w->out, CSV_ROW_MAX);
+	p = w->out.buf + w->out.len;
+	p = vmt_put_u64(p, vmt_reader_ns(r, ex->ts - w->start));
+	*p++ = ',';
+	p = vmt_put_u64(p, vmt_reader_ns(r, ex->ts));
+	*p++ = ',';
+	p = vmt_put_u64(p, ex->cpu);
+	*p++ = ',';
+	p = vmt_put_u64(p, q->end_cpu);
+	*p++ = ',';
+	if ((ex->has | q->end_has) & VMT_EVF_VCPU)
+		p = vmt_put_u64(p, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : q->end_vcpu);
+	*p++ = ',';
+	if (ex->pid < 0) {
+		*p++ = '-';
+		p = vmt_put_u64(p, (uint64_t)-(int64_t)ex->pid);
+	} else {
+		p = vmt_put_u64(p, (uint64_t)ex->pid);
 	}
+	*p++ = ',';
+	if (has_reason)
+		p = vmt_put_u64(p, key);
+	*p++ = ',';
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = ',';
+	p = vmt_put_u64(p, vmt_reader_ns(r, q->lat));
+	*p++ = ',';
+	p = put_opt_hex(p, ex->has & VMT_EVF_RIP, ex->rip);
+	p = put_opt_hex(p, ex->has & VMT_EVF_INFO1, ex->info1);
+	p = put_opt_hex(p, ex->has & VMT_EVF_INFO2, ex->info2);
+	if (w->intr) {
+		p = put_opt_hex(p, ex->has & VMT_EVF_INTR_INFO, ex->intr_info);
+		p = put_opt_hex(p, ex->has & VMT_EVF_ERROR_CODE, ex->error_code);
+	}
+	*p++ = q->near_gap ? '1' : '0';
+	*p++ = '\r';
+	*p++ = '\n';
+	w->out.len = (size_t)(p - w->out.buf);
+	w->nrows++;
 }
 
-static void *fmtq_main(void *arg)
+static void csv_event_row(struct rows *w, const struct qrow *q)
 {
-	struct fmtq *q = arg;
+	const struct vmt_event *ev = &q->ev;
+	const struct vmt_reader *r = w->r;
+	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
+	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
+	const char *name = NULL;
+	size_t nlen = 0;
+	char *p;
 
-	pthread_mutex_lock(&q->lock);
-	for (;;) {
-		struct batch *b;
-
-		while (q->formatted == q->filled && !q->done)
-			pthread_cond_wait(&q->cond, &q->lock);
-		if (q->formatted == q->filled)
-			break;
-		b = q->b[q->formatted % NBATCH];
-		pthread_mutex_unlock(&q->lock);
-		format_batch(q->w, q->events, b);
-		pthread_mutex_lock(&q->lock);
-		q->formatted++;
-		pthread_cond_broadcast(&q->cond);
+	if (has_reason && !plain_reason(w, ev->isa, key, &name, &nlen))
+		return format_event(w, q);
+	out_room(&w->out, CSV_ROW_MAX);
+	p = w->out.buf + w->out.len;
+	p = vmt_put_u64(p, vmt_reader_ns(r, ev->ts - w->start));
+	*p++ = ',';
+	p = vmt_put_u64(p, vmt_reader_ns(r, ev->ts));
+	*p++ = ',';
+	p = vmt_put_u64(p, ev->cpu);
+	*p++ = ',';
+	if (ev->pid < 0) {
+		*p++ = '-';
+		p = vmt_put_u64(p, (uint64_t)-(int64_t)ev->pid);
+	} else {
+		p = vmt_put_u64(p, (uint64_t)ev->pid);
 	}
-	pthread_mutex_unlock(&q->lock);
-	return NULL;
+	*p++ = ',';
+	if (exit) {
+		memcpy(p, "exit,", 5);
+		p += 5;
+	} else {
+		memcpy(p, "entry,", 6);
+		p += 6;
+	}
+	if (ev->has & VMT_EVF_VCPU)
+		p = vmt_put_u64(p, ev->vcpu);
+	*p++ = ',';
+	if (has_reason)
+		p = vmt_put_u64(p, key);
+	*p++ = ',';
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = ',';
+	p = put_opt_hex(p, ev->has & VMT_EVF_RIP, ev->rip);
+	p = put_opt_hex(p, exit && (ev->has & VMT_EVF_INFO1), ev->info1);
+	p = put_opt_hex(p, exit && (ev->has & VMT_EVF_INFO2), ev->info2);
+	if (w->intr) {
+		p = put_opt_hex(p, ev->has & VMT_EVF_INTR_INFO, ev->intr_info);
+		p = put_opt_hex(p, ev->has & VMT_EVF_ERROR_CODE, ev->error_code);
+	}
+	if (q->lat != UINT64_MAX)
+		p = vmt_put_u64(p, vmt_reader_ns(r, q->lat));
+	*p++ = ',';
+	*p++ = q->near_gap ? '1' : '0';
+	*p++ = '\r';
+	*p++ = '\n';
+	w->out.len = (size_t)(p - w->out.buf);
+	w->nrows++;
 }
 
-/* The next row to fill: hands the current batch over when it is full. */
-static struct qrow *fmtq_slot(struct fmtq *q)
+static inline void format_row(struct rows *w, bool events, const struct qrow *q)
 {
-	if (q->cur->n == BATCH_ROWS) {
-		pthread_mutex_lock(&q->lock);
-		q->filled++;
-		pthread_cond_broadcast(&q->cond);
-		while (q->filled - q->formatted == NBATCH)
-			pthread_cond_wait(&q->cond, &q->lock);
-		q->cur = q->b[q->filled % NBATCH];
-		pthread_mutex_unlock(&q->lock);
-		q->cur->n = 0;
-	}
-	return &q->cur->row[q->cur->n++];
+	if (w->fmt == &csv)
+		events ? csv_event_row(w, q) : csv_pair_row(w, q);
+	else
+		events ? format_event(w, q) : format_pair(w, q);
 }
-
-/* Start the thread, or NULL to format in line (one core, VMTRACE_NO_THREADS, no memory). */
-static struct fmtq *fmtq_new(struct rows *w, bool events)
-{
-	struct fmtq *q;
-	unsigned int i;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || getenv("VMTRACE_NO_THREADS"))
-		return NULL;
-	q = calloc(1, sizeof(*q));
-	if (!q)
-		return NULL;
-	for (i = 0; i < NBATCH; i++) {
-		q->b[i] = malloc(sizeof(*q->b[i]));
-		if (!q->b[i])
-			goto fail;
-	}
-	q->w = w;
-	q->events = events;
-	q->cur = q->b[0];
-	q->cur->n = 0;
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->cond, NULL);
-	if (pthread_create(&q->thread, NULL, fmtq_main, q)) {
-		pthread_mutex_destroy(&q->lock);
-		pthread_cond_destroy(&q->cond);
-		goto fail;
-	}
-	return q;
-fail:
-	for (i = 0; i < NBATCH; i++)
-		free(q->b[i]);
-	free(q);
-	return NULL;
-}
-
-/* Hand over the last batch, wait for every row to be written, stop the thread. */
-static void fmtq_finish(struct fmtq *q)
-{
-	unsigned int i;
-
-	pthread_mutex_lock(&q->lock);
-	if (q->cur->n)
-		q->filled++;
-	q->done = true;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
-	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->cond);
-	for (i = 0; i < NBATCH; i++)
-		free(q->b[i]);
-	free(q);
-}
-
-struct hookctx {
-	struct rows *w;
-	struct fmtq *q;		/* NULL: format right here */
-};
 
 static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
 {
-	struct hookctx *h = arg;
-	struct qrow tmp, *q = h->q ? fmtq_slot(h->q) : &tmp;
+	struct qrow q;
 
-	q->ev = *p->begin;
-	q->lat = p->lat;
-	q->end_cpu = p->end->cpu;
-	q->end_vcpu = p->end->vcpu;
-	q->end_has = p->end->has;
-	q->near_gap = near_gap;
-	if (!h->q)
-		format_pair(h->w, q);
+	q.ev = *p->begin;
+	q.lat = p->lat;
+	q.end_cpu = p->end->cpu;
+	q.end_vcpu = p->end->vcpu;
+	q.end_has = p->end->has;
+	q.near_gap = near_gap;
+	format_row(arg, false, &q);
 }
 
 static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, void *arg)
 {
-	struct hookctx *h = arg;
-	struct qrow tmp, *q = h->q ? fmtq_slot(h->q) : &tmp;
+	struct qrow q;
 
-	q->ev = *ev;
-	q->lat = lat;
-	q->near_gap = near_gap;
-	if (!h->q)
-		format_event(h->w, q);
+	q.ev = *ev;
+	q.lat = lat;
+	q.near_gap = near_gap;
+	format_row(arg, true, &q);
 }
 
 static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 {
-	struct hookctx h;
 	struct vmt_analysis_opts ao;
 	struct vmt_summary s;
 	struct rows *w;
@@ -770,16 +739,12 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	ao.window_ns = VMT_DEFAULT_WINDOW_NS;
 	ao.filter = &o->fo.filter;
 	ao.rows_only = true;
-	h.w = w;
-	h.q = fmtq_new(w, o->events);
-	ao.hook_arg = &h;
+	ao.hook_arg = w;
 	if (o->events)
 		ao.event_hook = event_row;
 	else
 		ao.pair_hook = pair_row;
 	ret = vmt_analyze(r, &ao, &s);
-	if (h.q)
-		fmtq_finish(h.q);
 	vmt_summary_free(&s);
 	out_flush(&w->out);
 	if (!ret)

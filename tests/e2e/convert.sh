@@ -36,6 +36,20 @@ assert rows[0]["start_ns"] == "0" and rows[1]["start_ns"] == "4000"
 assert rows[0]["vcpu"] == "0" and rows[0]["task"] == "7" and rows[0]["pcpu"] == "0"
 assert rows[0]["guest_rip"].startswith("0x") and "intr_info" in rows[0]
 PY
+# A reason name that needs quoting (a comma in the recording's own table) is quoted,
+# in per-exit and per-event rows alike.
+cp -r "$F618" fq
+sed -i 's/"hlt"/"hlt, idle"/' fq/kvm/kvm_exit/format
+"$HELPERS/mkvmt" fq q.vmt <s.txt || fail mkvmt
+for m in "" "--events"; do
+	vmtrace-convert --csv $m q.vmt >q.csv || fail "csv $m with a comma in a name"
+	grep -q '"hlt, idle"' q.csv || fail "csv $m: the name is not quoted"
+	python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert "hlt, idle" in [r["reason"] for r in rows], rows
+assert all(len(r) == len(rows[0]) and None not in r for r in rows)' q.csv ||
+		fail "csv $m: Python reads the quoted name wrong"
+done
 if command -v sqlite3 >/dev/null; then
 	vmtrace-convert --csv -o two.csv two.vmt || fail "csv -o"
 	sqlite3 :memory: ".import --csv two.csv x" \

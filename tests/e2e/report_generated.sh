@@ -127,7 +127,7 @@ check big 'd["chunks"] > 10 and d["bad_pages"] == 0 and len(d["vcpus"]) == 3'
 # Decompression threads change nothing but the speed.
 VMTRACE_NO_THREADS=1 vmtrace-report --json big.vmt >single.json
 cmp -s big.json single.json || fail "threaded and single-threaded reports differ"
-# Nor does the formatting thread of conversions: the same bytes, in the same order.
+# Nor do they for conversions: the same bytes, in the same order.
 for m in "--csv" "--csv --events" "--jsonl"; do
 	vmtrace-convert $m big.vmt >threaded.out || fail "convert $m"
 	VMTRACE_NO_THREADS=1 vmtrace-convert $m big.vmt >single.out || fail "convert $m, one thread"

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * numfmt: decimal and hexadecimal numbers written in place, for the row writers whose
+ * work is mostly numbers. Each returns the end of what it wrote; the caller makes room
+ * first (20 bytes for a decimal, 18 for 0x and 16 hex digits). No locale, no padding.
+ */
+#ifndef VMT_NUMFMT_H
+#define VMT_NUMFMT_H
+
+#include <stdint.h>
+#include <string.h>
+
+static const char vmt_digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The number of decimal digits of v (1 for 0). */
+static inline unsigned int vmt_u64_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* log10 from the bit length (1233 / 4096 ~ log10(2)), then one correction */
+	unsigned int t = ((64 - (unsigned int)__builtin_clzll(v | 1)) * 1233) >> 12;
+
+	return v < 10 ? 1 : t + 1 - (v < pow10[t]);
+}
+
+/* v < 10^8, without leading zeros: 32-bit arithmetic, two digits a step. */
+static inline char *vmt_put_u32_small(char *p, uint32_t v)
+{
+	char *end = p + vmt_u64_digits(v);
+
+	p = end;
+	while (v >= 100) {
+		uint32_t i = (v % 100) * 2;
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, vmt_digits2 + i, 2);
+	}
+	if (v >= 10)
+		memcpy(p - 2, vmt_digits2 + v * 2, 2);
+	else
+		p[-1] = (char)('0' + v);
+	return end;
+}
+
+/* Exactly eight digits, leading zeros kept: four independent pairs. */
+static inline char *vmt_put_u32_8(char *p, uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+
+	memcpy(p, vmt_digits2 + (a / 100) * 2, 2);
+	memcpy(p + 2, vmt_digits2 + (a % 100) * 2, 2);
+	memcpy(p + 4, vmt_digits2 + (b / 100) * 2, 2);
+	memcpy(p + 6, vmt_digits2 + (b % 100) * 2, 2);
+	return p + 8;
+}
+
+/*
+ * Decimal. Trace timestamps have 16 digits: blocks of eight in 32-bit arithmetic rather
+ * than eight dependent 64-bit divisions.
+ */
+static inline char *vmt_put_u64(char *p, uint64_t v)
+{
+	uint64_t hi;
+
+	if (v < 100000000)
+		return vmt_put_u32_small(p, (uint32_t)v);
+	if (v >= 10000000000000000ull) {
+		p = vmt_put_u32_small(p, (uint32_t)(v / 10000000000000000ull));
+		v %= 10000000000000000ull;
+		hi = v / 100000000;
+		p = vmt_put_u32_8(p, (uint32_t)hi);
+	} else {
+		hi = v / 100000000;
+		p = vmt_put_u32_small(p, (uint32_t)hi);
+	}
+	return vmt_put_u32_8(p, (uint32_t)(v - hi * 100000000));
+}
+
+/* 0x and lowercase hex digits, no leading zeros ("0x0" for 0). */
+static inline char *vmt_put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;
+	char *end = p + 2 + n;
+
+	p[0] = '0';
+	p[1] = 'x';
+	for (p = end - 1; n > 1; n -= 2, p -= 2, v >>= 8) {
+		p[0] = digits[v & 15];
+		p[-1] = digits[(v >> 4) & 15];
+	}
+	if (n)
+		p[0] = digits[v & 15];
+	return end;
+}
+
+#endif
