@@ -115,6 +115,17 @@ int vmt_writer_open(int fd, const struct vmt_kvbuf *meta, int level, struct vmt_
 			ret = -EINVAL;
 			goto out_free;
 		}
+#ifdef ZSTD_c_literalCompressionMode
+		/*
+		 * The fast levels (the recorder's) store literals as they are: no Huffman
+		 * stage on either side. Measured on KVM-like pages: decompression 1.5x faster,
+		 * compression 1.2-1.5x faster, files 3-13 % larger. Higher levels are chosen
+		 * for size and keep it.
+		 */
+		if (level <= VMT_FAST_LEVEL_MAX)
+			ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_literalCompressionMode,
+					       ZSTD_lcm_uncompressed);
+#endif
 	}
 	memcpy(fh, VMT_FILE_MAGIC, 8);
 	put_le32(fh + 8, VMT_FILE_VERSION);

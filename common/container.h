@@ -32,6 +32,13 @@
 #define VMT_MAX_CHUNK_RAW	(256u << 20)
 
 #define VMT_CHUNK_ZSTD		1u	/* flags: payload is one zstd frame (else stored raw) */
+#define VMT_FAST_LEVEL_MAX	3	/* zstd levels up to this store literals uncompressed */
+/*
+ * The writers' default zstd level. Level 1 with uncompressed literals, measured against
+ * level 3 on generated KVM-like pages and on the two real samples: compression 1.3-1.5x
+ * and decompression 1.1-1.5x faster, files from 4 % smaller to 13 % larger.
+ */
+#define VMT_DEFAULT_LEVEL	1
 #define VMT_CHUNK_ZLIB		2u	/* trace.dat only: payload is one zlib stream */
 
 /* What a chunk header says about its pages. */

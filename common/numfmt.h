@@ -15,8 +15,10 @@ static const char vmt_digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+#define VMT_NUMFMT_INLINE static inline __attribute__((always_inline))
+
 /* The number of decimal digits of v (1 for 0). */
-static inline unsigned int vmt_u64_digits(uint64_t v)
+VMT_NUMFMT_INLINE unsigned int vmt_u64_digits(uint64_t v)
 {
 	static const uint64_t pow10[20] = {
 		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
@@ -32,7 +34,7 @@ static inline unsigned int vmt_u64_digits(uint64_t v)
 }
 
 /* v < 10^8, without leading zeros: 32-bit arithmetic, two digits a step. */
-static inline char *vmt_put_u32_small(char *p, uint32_t v)
+VMT_NUMFMT_INLINE char *vmt_put_u32_small(char *p, uint32_t v)
 {
 	char *end = p + vmt_u64_digits(v);
 
@@ -52,7 +54,7 @@ static inline char *vmt_put_u32_small(char *p, uint32_t v)
 }
 
 /* Exactly eight digits, leading zeros kept: four independent pairs. */
-static inline char *vmt_put_u32_8(char *p, uint32_t v)
+VMT_NUMFMT_INLINE char *vmt_put_u32_8(char *p, uint32_t v)
 {
 	uint32_t a = v / 10000, b = v % 10000;
 
@@ -67,7 +69,7 @@ static inline char *vmt_put_u32_8(char *p, uint32_t v)
  * Decimal. Trace timestamps have 16 digits: blocks of eight in 32-bit arithmetic rather
  * than eight dependent 64-bit divisions.
  */
-static inline char *vmt_put_u64(char *p, uint64_t v)
+VMT_NUMFMT_INLINE char *vmt_put_u64(char *p, uint64_t v)
 {
 	uint64_t hi;
 
@@ -86,7 +88,7 @@ static inline char *vmt_put_u64(char *p, uint64_t v)
 }
 
 /* 0x and lowercase hex digits, no leading zeros ("0x0" for 0). */
-static inline char *vmt_put_hex(char *p, uint64_t v)
+VMT_NUMFMT_INLINE char *vmt_put_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;

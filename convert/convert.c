@@ -490,7 +490,7 @@ static void opt_hex(struct rows *w, const char *name, bool has, uint64_t v)
 
 /* What one row needs: the exit (or the event), and for pair rows the entry's CPU and vCPU. */
 struct qrow {
-	struct vmt_event ev;		/* the exit (pair rows) or the event */
+	const struct vmt_event *ev;	/* the exit (pair rows) or the event */
 	uint64_t lat;			/* UINT64_MAX: none (event rows) */
 	uint32_t end_cpu, end_vcpu;	/* pair rows: the entry's */
 	uint16_t end_has;
@@ -499,7 +499,7 @@ struct qrow {
 
 static void format_pair(struct rows *w, const struct qrow *q)
 {
-	const struct vmt_event *ex = &q->ev;
+	const struct vmt_event *ex = q->ev;
 	const struct vmt_reader *r = w->r;
 	bool has_reason = ex->has & VMT_EVF_REASON;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
@@ -529,7 +529,7 @@ static void format_pair(struct rows *w, const struct qrow *q)
 
 static void format_event(struct rows *w, const struct qrow *q)
 {
-	const struct vmt_event *ev = &q->ev;
+	const struct vmt_event *ev = q->ev;
 	const struct vmt_reader *r = w->r;
 	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
@@ -559,7 +559,7 @@ static void format_event(struct rows *w, const struct qrow *q)
 
 static void csv_pair_row(struct rows *w, const struct qrow *q)
 {
-	const struct vmt_event *ex = &q->ev;
+	const struct vmt_event *ex = q->ev;
 	const struct vmt_reader *r = w->r;
 	bool has_reason = ex->has & VMT_EVF_REASON;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
@@ -613,7 +613,7 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 
 static void csv_event_row(struct rows *w, const struct qrow *q)
 {
-	const struct vmt_event *ev = &q->ev;
+	const struct vmt_event *ev = q->ev;
 	const struct vmt_reader *r = w->r;
 	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
@@ -683,7 +683,7 @@ static void pair_row(const struct vmt_pair *p, bool near_gap, void *arg)
 {
 	struct qrow q;
 
-	q.ev = *p->begin;
+	q.ev = p->begin;
 	q.lat = p->lat;
 	q.end_cpu = p->end->cpu;
 	q.end_vcpu = p->end->vcpu;
@@ -696,7 +696,7 @@ static void event_row(const struct vmt_event *ev, uint64_t lat, bool near_gap, v
 {
 	struct qrow q;
 
-	q.ev = *ev;
+	q.ev = ev;
 	q.lat = lat;
 	q.near_gap = near_gap;
 	format_row(arg, true, &q);
@@ -724,9 +724,12 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	}
 	if (o->format == OPT_CSV) {
 		/* the header row: the same writer, names instead of values */
+		struct vmt_event ev;
 		struct qrow q;
 
+		memset(&ev, 0, sizeof(ev));
 		memset(&q, 0, sizeof(q));
+		q.ev = &ev;
 		w->header = true;
 		if (o->events)
 			format_event(w, &q);
@@ -829,7 +832,7 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	vmt_kv_add_str(&meta, "converted_from", o->input);
 	if (r->source[0])
 		vmt_kv_add_str(&meta, "format_source", r->source);
-	ret = vmt_writer_open(fd, &meta, 3, &w);
+	ret = vmt_writer_open(fd, &meta, VMT_DEFAULT_LEVEL, &w);
 	for (i = 0; !ret && i < r->c->nchunks; i++) {
 		struct vmt_chunk_info ci = r->c->chunks[i];
 		const uint8_t *last;

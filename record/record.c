@@ -43,7 +43,7 @@
 #define DEFAULT_OUTPUT		"trace.vmt"
 #define DEFAULT_BUFFER_KB	8192
 #define DEFAULT_POLL_NS		10000000ULL	/* 10 ms */
-#define DEFAULT_LEVEL		3
+#define DEFAULT_LEVEL		VMT_DEFAULT_LEVEL
 #define CHUNK_BYTES		(1u << 20)	/* pages per chunk: 1 MiB worth */
 #define CHUNK_MAX_AGE_NS	500000000ULL	/* a chunk reaches the file within ~1 s */
 #define SYNC_INTERVAL_NS	1000000000ULL
@@ -144,7 +144,7 @@ static const struct argp_option options[] = {
 	{ "poll-interval", OPT_POLL, "TIME", 0, "how often the collector reads (default 10ms)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "output file (default " DEFAULT_OUTPUT ")", 3 },
-	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 3)", 3 },
+	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 1)", 3 },
 	{ "quiet", 'q', NULL, 0, "no progress and no summary", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,

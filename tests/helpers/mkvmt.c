@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 		if (vmt_io_write_full(fd, hdr, sizeof(hdr)))
 			die(out);
 		legacy_fd = fd;
-	} else if (vmt_writer_open(fd, &meta, 3, &w)) {
+	} else if (vmt_writer_open(fd, &meta, VMT_DEFAULT_LEVEL, &w)) {
 		die(out);
 	}
 
