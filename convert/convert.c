@@ -260,6 +260,15 @@ struct rowfmt {
 	void (*str)(struct rows *w, const char *name, const char *s);	/* NULL: empty/null */
 };
 
+/* The task's columns, as text, for its run of rows (csv_pair_row). */
+struct midcols {
+	bool valid, has_vcpu;
+	uint32_t cpu, end_cpu, vcpu;
+	int32_t pid;
+	size_t len;
+	char text[4 * 21 + 2];	/* four numbers, a sign (>= 48: copied 48 at a time) */
+};
+
 struct rows {
 	struct out out;
 	const struct rowfmt *fmt;
@@ -270,6 +279,7 @@ struct rows {
 	uint64_t start;
 	bool intr;			/* the layout has intr_info and error_code */
 	uint64_t nrows;
+	struct midcols mid;
 	struct {
 		uint64_t key;
 		uint32_t isa;
@@ -277,6 +287,8 @@ struct rows {
 		bool plain;		/* CSV: no quoting needed, copied as it is */
 		uint8_t len;		/* its length when plain */
 		const char *name;
+		uint8_t csv_len;	/* plain: "CODE,NAME," as CSV text */
+		char csv[21 + 128 + 2];
 	} cache[256];
 };
 
@@ -437,6 +449,16 @@ static const char *reason_name(struct rows *w, uint32_t isa, uint64_t key)
 			w->cache[h].plain = !w->cache[h].name[n] && n <= 128;
 			w->cache[h].len = (uint8_t)n;
 		}
+		if (!w->cache[h].name || w->cache[h].plain) {
+			char *t = vmt_put_u64(w->cache[h].csv, key);
+			size_t n = w->cache[h].name ? w->cache[h].len : 0;
+
+			*t++ = ',';
+			memcpy(t, w->cache[h].name, n);
+			t += n;
+			*t++ = ',';
+			w->cache[h].csv_len = (uint8_t)(t - w->cache[h].csv);
+		}
 	}
 	return w->cache[h].name;
 }
@@ -567,6 +589,10 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 	size_t nlen = 0;
 	char *p;
 
+	bool has_vcpu = (ex->has | q->end_has) & VMT_EVF_VCPU;
+	uint32_t vcpu = (ex->has & VMT_EVF_VCPU) ? ex->vcpu : q->end_vcpu;
+	struct midcols *m = &w->mid;
+
 	if (has_reason && !plain_reason(w, ex->isa, key, &name, &nlen))
 		return format_pair(w, q);
 	out_room(&w->out, CSV_ROW_MAX);
@@ -575,26 +601,55 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 	*p++ = ',';
 	p = vmt_put_u64(p, vmt_reader_ns(r, ex->ts));
 	*p++ = ',';
-	p = vmt_put_u64(p, ex->cpu);
-	*p++ = ',';
-	p = vmt_put_u64(p, q->end_cpu);
-	*p++ = ',';
-	if ((ex->has | q->end_has) & VMT_EVF_VCPU)
-		p = vmt_put_u64(p, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : q->end_vcpu);
-	*p++ = ',';
-	if (ex->pid < 0) {
-		*p++ = '-';
-		p = vmt_put_u64(p, (uint64_t)-(int64_t)ex->pid);
-	} else {
-		p = vmt_put_u64(p, (uint64_t)ex->pid);
+	/*
+	 * pcpu, entry_pcpu, vcpu and task are the same for long runs of a vCPU's exits: the
+	 * text is kept and copied while they stay alike.
+	 */
+	if (!m->valid || m->cpu != ex->cpu || m->end_cpu != q->end_cpu || m->vcpu != vcpu ||
+	    m->pid != ex->pid || m->has_vcpu != has_vcpu) {
+		char *t = m->text;
+
+		t = vmt_put_u64(t, ex->cpu);
+		*t++ = ',';
+		t = vmt_put_u64(t, q->end_cpu);
+		*t++ = ',';
+		if (has_vcpu)
+			t = vmt_put_u64(t, vcpu);
+		*t++ = ',';
+		if (ex->pid < 0) {
+			*t++ = '-';
+			t = vmt_put_u64(t, (uint64_t)-(int64_t)ex->pid);
+		} else {
+			t = vmt_put_u64(t, (uint64_t)ex->pid);
+		}
+		*t++ = ',';
+		m->len = (size_t)(t - m->text);
+		m->valid = true;
+		m->cpu = ex->cpu;
+		m->end_cpu = q->end_cpu;
+		m->vcpu = vcpu;
+		m->pid = ex->pid;
+		m->has_vcpu = has_vcpu;
 	}
-	*p++ = ',';
-	if (has_reason)
-		p = vmt_put_u64(p, key);
-	*p++ = ',';
-	memcpy(p, name, nlen);
-	p += nlen;
-	*p++ = ',';
+	/* a fixed-size copy when it fits (the room is there): no memcpy call */
+	if (m->len <= 48)
+		memcpy(p, m->text, 48);
+	else
+		memcpy(p, m->text, m->len);
+	p += m->len;
+	if (has_reason) {
+		/* "CODE,NAME," rendered once per reason (plain_reason filled the cache) */
+		unsigned int h = (unsigned int)(key * 31 + ex->isa) & 255;
+
+		if (w->cache[h].csv_len <= 32)
+			memcpy(p, w->cache[h].csv, 32);
+		else
+			memcpy(p, w->cache[h].csv, w->cache[h].csv_len);
+		p += w->cache[h].csv_len;
+	} else {
+		*p++ = ',';
+		*p++ = ',';
+	}
 	p = vmt_put_u64(p, vmt_reader_ns(r, q->lat));
 	*p++ = ',';
 	p = put_opt_hex(p, ex->has & VMT_EVF_RIP, ex->rip);
