@@ -352,9 +352,11 @@ static void on_pair(const struct vmt_pair *p, void *arg)
 			pair_hook(c, p);
 		return;
 	}
-	vmt_latval_init(&lv, p->lat);	/* once for the four distributions below */
-	if (vmt_latdist_add_val(&s->all, &lv))
-		c->error = -ENOMEM;
+	/*
+	 * Once for the three distributions below; the overall one is the sum of the
+	 * per-CPU ones, merged at the end (a fourth update per exit cost more than that).
+	 */
+	vmt_latval_init(&lv, p->lat);
 	if (!t) {
 		t = calloc(1, sizeof(*t));
 		if (!t) {
@@ -617,6 +619,11 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 	free(c.gap);
 	if (s->first_ts == UINT64_MAX)
 		s->first_ts = 0;
+	/* every pair counted went to exactly one pCPU: their sum is the whole */
+	for (i = 0; !o->rows_only && i < s->ncpus; i++) {
+		if (!ret && vmt_latdist_merge(&s->all, &s->cpus[i].d))
+			ret = -ENOMEM;
+	}
 	s->lat = s->all.st;
 	/* keep only the CPUs that had exits */
 	for (i = 0; i < s->ncpus; i++) {

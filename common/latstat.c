@@ -110,7 +110,22 @@ void vmt_latdist_free(struct vmt_latdist *d)
 {
 	free(d->exact);
 	free(d->hist);
-	d->exact = d->hist = NULL;
+	free(d->hist_hi);
+	d->exact = NULL;
+	d->hist = d->hist_hi = NULL;
+}
+
+int vmt_latdist_carry(struct vmt_latdist *d, unsigned int bucket)
+{
+	if (!d->hist_hi) {
+		d->hist_hi = calloc(VMT_LATDIST_BUCKETS, sizeof(*d->hist_hi));
+		if (!d->hist_hi) {
+			d->hist[bucket]--;	/* keep the count rather than lose 2^32 */
+			return -ENOMEM;
+		}
+	}
+	d->hist_hi[bucket]++;
+	return 0;
 }
 
 uint64_t vmt_latdist_bucket_low(unsigned int idx)
@@ -132,7 +147,7 @@ static int to_hist(struct vmt_latdist *d)
 	if (!d->hist)
 		return -ENOMEM;
 	for (i = 0; i < d->nexact; i++)
-		d->hist[vmt_latdist_bucket(d->exact[i])]++;
+		d->hist[vmt_latdist_bucket(d->exact[i])]++;	/* at most 1024: no wrap */
 	free(d->exact);
 	d->exact = NULL;
 	return 0;
@@ -143,7 +158,7 @@ int vmt_latdist_add_slow(struct vmt_latdist *d, uint64_t v)
 	if (d->nexact == VMT_LATDIST_EXACT) {
 		if (to_hist(d))
 			return -ENOMEM;
-		d->hist[vmt_latdist_bucket(v)]++;
+		d->hist[vmt_latdist_bucket(v)]++;	/* the 1025th value: no wrap either */
 		return 0;
 	}
 	if (!d->exact) {
@@ -192,7 +207,7 @@ uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
 		return v;
 	}
 	for (i = 0; i < VMT_LATDIST_BUCKETS; i++) {
-		seen += d->hist[i];
+		seen += vmt_latdist_count(d, i);
 		if (seen >= rank)
 			break;
 	}
@@ -207,6 +222,53 @@ uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
 	if (v > d->st.max)
 		v = d->st.max;
 	return v;
+}
+
+/* Add n to one bucket, carrying into the high halves when they are needed. */
+static int add_count(struct vmt_latdist *d, unsigned int b, uint64_t n)
+{
+	uint64_t total = vmt_latdist_count(d, b) + n;
+
+	if ((total >> 32) && !d->hist_hi) {
+		d->hist_hi = calloc(VMT_LATDIST_BUCKETS, sizeof(*d->hist_hi));
+		if (!d->hist_hi)
+			return -ENOMEM;
+	}
+	d->hist[b] = (uint32_t)total;
+	if (d->hist_hi)
+		d->hist_hi[b] = (uint32_t)(total >> 32);
+	return 0;
+}
+
+int vmt_latdist_merge(struct vmt_latdist *into, const struct vmt_latdist *from)
+{
+	uint32_t i;
+
+	if (!from->st.count)
+		return 0;
+	if (!into->hist && !from->hist && (uint64_t)into->nexact + from->nexact <= VMT_LATDIST_EXACT) {
+		/* both still exact: the union of the values stays exact */
+		for (i = 0; i < from->nexact; i++) {
+			if (vmt_latdist_add_slow(into, from->exact[i]))
+				return -ENOMEM;
+		}
+	} else {
+		if (!into->hist && to_hist(into))
+			return -ENOMEM;
+		for (i = 0; from->hist && i < VMT_LATDIST_BUCKETS; i++) {
+			uint64_t n = vmt_latdist_count(from, i);
+
+			if (n && add_count(into, i, n))
+				return -ENOMEM;
+		}
+		for (i = 0; !from->hist && i < from->nexact; i++) {
+			if (add_count(into, vmt_latdist_bucket(from->exact[i]), 1))
+				return -ENOMEM;
+		}
+	}
+	vmt_latstat_merge(&into->st, &from->st);
+	into->sumsq += from->sumsq;
+	return 0;
 }
 
 double vmt_latdist_stddev(const struct vmt_latdist *d)

@@ -42,7 +42,13 @@ struct vmt_latdist {
 	unsigned __int128 sumsq;	/* exact: the variance without a division per value */
 	uint64_t *exact;	/* the first values, until it overflows */
 	uint32_t nexact;
-	uint64_t *hist;		/* VMT_LATDIST_BUCKETS counters, once exact overflowed */
+	/*
+	 * VMT_LATDIST_BUCKETS counters once exact overflowed: 32 bits each so the four a
+	 * report updates per exit stay in the first-level cache, with the high halves in
+	 * hist_hi (allocated at the first wrap, after 2^32 values in one bucket).
+	 */
+	uint32_t *hist;
+	uint32_t *hist_hi;
 };
 
 void vmt_latdist_init(struct vmt_latdist *d);
@@ -59,6 +65,15 @@ static inline unsigned int vmt_latdist_bucket(uint64_t v)
 }
 /* The first values, and the switch to the histogram (out of line: rare). */
 int vmt_latdist_add_slow(struct vmt_latdist *d, uint64_t v);
+/* A counter wrapped: carry into hist_hi (out of line: once per 2^32 values). */
+int vmt_latdist_carry(struct vmt_latdist *d, unsigned int bucket);
+/* The count of one bucket. */
+static inline uint64_t vmt_latdist_count(const struct vmt_latdist *d, unsigned int bucket)
+{
+	return (d->hist_hi ? (uint64_t)d->hist_hi[bucket] << 32 : 0) | d->hist[bucket];
+}
+/* Add from's values to into (as if each had been added to into). Returns 0 or -ENOMEM. */
+int vmt_latdist_merge(struct vmt_latdist *into, const struct vmt_latdist *from);
 
 /* One value prepared once for several distributions (the report adds each to four). */
 struct vmt_latval {
@@ -80,7 +95,8 @@ static inline int vmt_latdist_add_val(struct vmt_latdist *d, const struct vmt_la
 	vmt_latstat_add(&d->st, lv->v);
 	d->sumsq += lv->sq;
 	if (d->hist) {
-		d->hist[lv->bucket]++;
+		if (__builtin_expect(++d->hist[lv->bucket] == 0, 0))
+			return vmt_latdist_carry(d, lv->bucket);
 		return 0;
 	}
 	return vmt_latdist_add_slow(d, lv->v);

@@ -204,6 +204,82 @@ static void test_buckets(void **state)
 	assert_true(vmt_latdist_bucket(UINT64_MAX) < VMT_LATDIST_BUCKETS);
 }
 
+/* Merging groups gives what adding every value to one distribution gives. */
+static void test_merge(void **state)
+{
+	static const unsigned int sizes[][3] = {
+		{ 10, 20, 30 },		/* all exact */
+		{ 500, 500, 24 },	/* exactly 1024: still exact */
+		{ 500, 500, 25 },	/* one more: a histogram */
+		{ 3000, 5, 0 },		/* one histogram, one exact, one empty */
+		{ 0, 4000, 4000 },
+	};
+	unsigned int k, g, i;
+	uint64_t x = 12345;
+
+	(void)state;
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct vmt_latdist one, part[3], all;
+		static const double pct[] = { 1, 25, 50, 90, 99, 99.9 };
+
+		vmt_latdist_init(&one);
+		vmt_latdist_init(&all);
+		for (g = 0; g < 3; g++) {
+			vmt_latdist_init(&part[g]);
+			for (i = 0; i < sizes[k][g]; i++) {
+				uint64_t v;
+
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				v = (x >> 20) % 5000000;
+				assert_int_equal(vmt_latdist_add(&part[g], v), 0);
+				assert_int_equal(vmt_latdist_add(&one, v), 0);
+			}
+		}
+		for (g = 0; g < 3; g++)
+			assert_int_equal(vmt_latdist_merge(&all, &part[g]), 0);
+		assert_int_equal(all.st.count, one.st.count);
+		assert_int_equal(all.st.sum, one.st.sum);
+		assert_int_equal(all.st.min, one.st.min);
+		assert_int_equal(all.st.max, one.st.max);
+		assert_true(all.sumsq == one.sumsq);
+		assert_int_equal(!all.hist, !one.hist);
+		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+			assert_int_equal(vmt_latdist_percentile(&all, pct[i]),
+					 vmt_latdist_percentile(&one, pct[i]));
+		for (g = 0; g < 3; g++)
+			vmt_latdist_free(&part[g]);
+		vmt_latdist_free(&one);
+		vmt_latdist_free(&all);
+	}
+}
+
+/* A bucket past 2^32 values carries into the high halves (set up near the edge). */
+static void test_counter_carry(void **state)
+{
+	struct vmt_latdist d, m;
+	unsigned int b = vmt_latdist_bucket(5000), i;
+
+	(void)state;
+	vmt_latdist_init(&d);
+	vmt_latdist_init(&m);
+	for (i = 0; i < 2000; i++)
+		assert_int_equal(vmt_latdist_add(&d, 5000), 0);
+	assert_non_null(d.hist);
+	assert_null(d.hist_hi);
+	d.hist[b] = UINT32_MAX - 1;	/* as if 2^32 - 2 values had landed there */
+	assert_int_equal(vmt_latdist_add(&d, 5000), 0);
+	assert_null(d.hist_hi);
+	assert_int_equal(vmt_latdist_add(&d, 5000), 0);	/* wraps */
+	assert_non_null(d.hist_hi);
+	assert_int_equal(vmt_latdist_count(&d, b), 1ull << 32);
+	/* merging twice carries too */
+	assert_int_equal(vmt_latdist_merge(&m, &d), 0);
+	assert_int_equal(vmt_latdist_merge(&m, &d), 0);
+	assert_int_equal(vmt_latdist_count(&m, b), 2ull << 32);
+	vmt_latdist_free(&d);
+	vmt_latdist_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_percentiles_exact),
 		cmocka_unit_test(test_percentiles_hist),
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_counter_carry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
