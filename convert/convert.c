@@ -189,7 +189,7 @@ struct out {
 	int fd;
 	int err;
 	size_t len;
-	char buf[1 << 16];
+	char buf[1 << 20];	/* a system call per MiB: they are dear in virtual machines */
 };
 
 static void out_flush(struct out *o)

@@ -74,6 +74,13 @@ norm "$T/kvm.v7zstd.dat" >b.json
 cmp -s b.json d.json || { diff b.json d.json | head; fail "--to-vmt changed the report"; }
 vmtrace-report k.vmt | grep -q "^Format" && fail "a .vmt names no foreign format"
 
+# Into the original tool's trace.bin (one CPU, 4 KiB pages): the same four figures.
+vmtrace-convert --legacy -o k.bin "$T/kvm.v7zlib.dat" || fail "--legacy from a trace.dat"
+vmtrace-report --legacy --format-dir "$DATA/formats/linux-6.1-kvmhost" k.bin >a.txt ||
+	fail "report of the trace.bin"
+vmtrace-report --legacy "$T/kvm.v7zlib.dat" >b.txt || fail "legacy report of the trace.dat"
+cmp -s a.txt b.txt || { diff a.txt b.txt; fail "trace.dat -> trace.bin changed the figures"; }
+
 # 64 CPUs, generated; the same as the .vmt they come from.
 "$HELPERS/mkvmt" --random 20000 64 "$DATA/formats/linux-6.18-x86_64" many.vmt || fail mkvmt
 "$HELPERS/mktracedat" -V 6 -z none many.vmt many6.dat || fail mktracedat
