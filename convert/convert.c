@@ -454,7 +454,8 @@ static const char *reason_name(struct rows *w, uint32_t isa, uint64_t key)
 			size_t n = w->cache[h].name ? w->cache[h].len : 0;
 
 			*t++ = ',';
-			memcpy(t, w->cache[h].name, n);
+			if (n)	/* name may be NULL (an unknown code) */
+				memcpy(t, w->cache[h].name, n);
 			t += n;
 			*t++ = ',';
 			w->cache[h].csv_len = (uint8_t)(t - w->cache[h].csv);
@@ -706,7 +707,8 @@ static void csv_event_row(struct rows *w, const struct qrow *q)
 	if (has_reason)
 		p = vmt_put_u64(p, key);
 	*p++ = ',';
-	memcpy(p, name, nlen);
+	if (nlen)	/* name may be NULL */
+		memcpy(p, name, nlen);
 	p += nlen;
 	*p++ = ',';
 	p = put_opt_hex(p, ev->has & VMT_EVF_RIP, ev->rip);
