@@ -279,12 +279,15 @@ static bool known_type(uint32_t t)
 static int read_block_header(struct vmt_container *c, uint64_t off, uint8_t *hdr,
 			     uint32_t *hsize, uint64_t *psize)
 {
+	/* a chunk's whole header in one read: the scan is a system call per block */
+	uint64_t first = c->file_size - off < VMT_CHUNK_HEADER_SIZE ? c->file_size - off :
+			 VMT_CHUNK_HEADER_SIZE;
 	ssize_t n;
 
 	if (c->file_size - off < VMT_BLOCK_HEADER_SIZE)
 		return 0;
-	n = vmt_io_pread_full(c->fd, hdr, VMT_BLOCK_HEADER_SIZE, (off_t)off);
-	if (n != VMT_BLOCK_HEADER_SIZE)
+	n = vmt_io_pread_full(c->fd, hdr, first, (off_t)off);
+	if (n < VMT_BLOCK_HEADER_SIZE)
 		return n < 0 ? (int)n : 0;
 	*hsize = get_le32(hdr + BH_HEADER_SIZE);
 	*psize = get_le64(hdr + BH_PAYLOAD_SIZE);
@@ -292,12 +295,12 @@ static int read_block_header(struct vmt_container *c, uint64_t off, uint8_t *hdr
 		return -EBADMSG;
 	if (c->file_size - off < *hsize)
 		return 0;
-	if (*hsize > VMT_BLOCK_HEADER_SIZE) {
-		n = vmt_io_pread_full(c->fd, hdr + VMT_BLOCK_HEADER_SIZE,
-				      *hsize - VMT_BLOCK_HEADER_SIZE,
-				      (off_t)(off + VMT_BLOCK_HEADER_SIZE));
-		if (n != (ssize_t)(*hsize - VMT_BLOCK_HEADER_SIZE))
-			return n < 0 ? (int)n : 0;
+	if (*hsize > (uint64_t)n) {
+		ssize_t more = vmt_io_pread_full(c->fd, hdr + n, *hsize - (uint64_t)n,
+						 (off_t)(off + (uint64_t)n));
+
+		if (more != (ssize_t)(*hsize - (uint64_t)n))
+			return more < 0 ? (int)more : 0;
 	}
 	if (header_crc(hdr, *hsize) != get_le32(hdr + BH_HEADER_CRC))
 		return -EBADMSG;
@@ -362,6 +365,7 @@ static int add_chunk(struct vmt_container *c, size_t *cap, uint64_t off, const u
 		return -EBADMSG;
 	ci.offset = off;
 	ci.payload_size = psize;
+	ci.header_size = hsize;
 	ci.cpu = get_le32(hdr + CH_CPU);
 	ci.page_count = get_le32(hdr + CH_PAGE_COUNT);
 	ci.page_size = get_le32(hdr + CH_PAGE_SIZE);
@@ -656,13 +660,17 @@ int vmt_container_read_chunk(const struct vmt_container *c, size_t idx, struct v
 		}
 		return 0;
 	}
-	/* The header size of this block, to find its payload. */
-	n = vmt_io_pread_full(c->fd, hdr, 8, (off_t)ci->offset);
-	if (n != 8) {
-		*why = "cannot read the chunk header";
-		return n < 0 ? (int)n : -EIO;
+	/* The header size of this block, to find its payload (known since the scan). */
+	if (ci->header_size) {
+		hsize = ci->header_size;
+	} else {
+		n = vmt_io_pread_full(c->fd, hdr, 8, (off_t)ci->offset);
+		if (n != 8) {
+			*why = "cannot read the chunk header";
+			return n < 0 ? (int)n : -EIO;
+		}
+		hsize = get_le32(hdr + BH_HEADER_SIZE);
 	}
-	hsize = get_le32(hdr + BH_HEADER_SIZE);
 	if (grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1) ||
 	    grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
 		*why = "out of memory";

@@ -55,6 +55,7 @@ struct vmt_chunk_info {
 	uint32_t flags;
 	uint32_t payload_crc;
 	uint32_t seq;		/* trace.dat: position in its CPU's run (read-ahead order) */
+	uint32_t header_size;	/* .vmt: of the block header, from the scan (0: read it) */
 };
 
 struct vmt_writer;

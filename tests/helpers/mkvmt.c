@@ -40,7 +40,7 @@
 #include "reader.h"
 
 #define MAX_CPUS 64
-#define CHUNK_PAGES 64
+#define CHUNK_PAGES 256	/* 1 MiB of 4 KiB pages, as vmtrace-record writes them */
 
 struct cpu_out {
 	uint8_t *pages;		/* CHUNK_PAGES sub-buffers */
