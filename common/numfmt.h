@@ -2,7 +2,7 @@
 /*
  * numfmt: decimal and hexadecimal numbers written in place, for the row writers whose
  * work is mostly numbers. Each returns the end of what it wrote; the caller makes room
- * first (20 bytes for a decimal, 18 for 0x and 16 hex digits). No locale, no padding.
+ * first (24 bytes: some write a fixed-size block past the number). No locale, no padding.
  */
 #ifndef VMT_NUMFMT_H
 #define VMT_NUMFMT_H
@@ -87,6 +87,32 @@ VMT_NUMFMT_INLINE char *vmt_put_u64(char *p, uint64_t v)
 	return vmt_put_u32_8(p, (uint32_t)(v - hi * 100000000));
 }
 
+/*
+ * For a column of increasing numbers (timestamps): the digits above the last eight
+ * change rarely, so they are kept as text and copied while they stay the same.
+ */
+struct vmt_hicache {
+	uint64_t hi;
+	unsigned int len;	/* 0: empty */
+	char text[24];
+};
+
+VMT_NUMFMT_INLINE char *vmt_put_u64_cached(char *p, uint64_t v, struct vmt_hicache *c)
+{
+	uint64_t hi;
+
+	if (v < 100000000)
+		return vmt_put_u32_small(p, (uint32_t)v);
+	hi = v / 100000000;
+	if (hi != c->hi || !c->len) {
+		c->len = (unsigned int)(vmt_put_u64(c->text, hi) - c->text);
+		c->hi = hi;
+	}
+	memcpy(p, c->text, 16);		/* fixed size: at most 12 digits, the room is there */
+	p += c->len;
+	return vmt_put_u32_8(p, (uint32_t)(v - hi * 100000000));
+}
+
 /* Eight hex digits of v as ASCII, most significant first in memory (SWAR, no loop). */
 VMT_NUMFMT_INLINE uint64_t vmt_hex8(uint32_t v)
 {
@@ -108,17 +134,28 @@ VMT_NUMFMT_INLINE uint64_t vmt_hex8(uint32_t v)
 VMT_NUMFMT_INLINE char *vmt_put_hex(char *p, uint64_t v)
 {
 	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;
-	uint64_t hi = vmt_hex8((uint32_t)(v >> 32)), lo = vmt_hex8((uint32_t)v);
+	uint64_t hi, lo;
+
+	p[0] = '0';
+	p[1] = 'x';
+	if (n <= 8) {
+		/* the common 32-bit fields: one half, shifted the same way */
+		lo = vmt_hex8((uint32_t)v) >> (8 * (8 - n));
+		memcpy(p + 2, &lo, 8);
+		return p + 2 + n;
+	}
+	hi = vmt_hex8((uint32_t)(v >> 32));
+	lo = vmt_hex8((uint32_t)v);
 	/*
 	 * The 16 digits in memory order as one little-endian 128-bit value; dropping the
 	 * leading zeros is a shift in registers (through memory, the unaligned reload of
 	 * two fresh 8-byte stores stalled on store forwarding).
 	 */
-	unsigned __int128 all = ((unsigned __int128)lo << 64 | hi) >> (8 * (16 - n));
+	{
+		unsigned __int128 all = ((unsigned __int128)lo << 64 | hi) >> (8 * (16 - n));
 
-	p[0] = '0';
-	p[1] = 'x';
-	memcpy(p + 2, &all, 16);	/* the n digits, then zeros */
+		memcpy(p + 2, &all, 16);	/* the n digits, then zeros */
+	}
 	return p + 2 + n;
 }
 

@@ -280,6 +280,7 @@ struct rows {
 	bool intr;			/* the layout has intr_info and error_code */
 	uint64_t nrows;
 	struct midcols mid;
+	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	struct {
 		uint64_t key;
 		uint32_t isa;
@@ -598,9 +599,9 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 		return format_pair(w, q);
 	out_room(&w->out, CSV_ROW_MAX);
 	p = w->out.buf + w->out.len;
-	p = vmt_put_u64(p, vmt_reader_ns(r, ex->ts - w->start));
+	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ex->ts - w->start), &w->hi_rel);
 	*p++ = ',';
-	p = vmt_put_u64(p, vmt_reader_ns(r, ex->ts));
+	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ex->ts), &w->hi_abs);
 	*p++ = ',';
 	/*
 	 * pcpu, entry_pcpu, vcpu and task are the same for long runs of a vCPU's exits: the
@@ -681,9 +682,9 @@ static void csv_event_row(struct rows *w, const struct qrow *q)
 		return format_event(w, q);
 	out_room(&w->out, CSV_ROW_MAX);
 	p = w->out.buf + w->out.len;
-	p = vmt_put_u64(p, vmt_reader_ns(r, ev->ts - w->start));
+	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ev->ts - w->start), &w->hi_rel);
 	*p++ = ',';
-	p = vmt_put_u64(p, vmt_reader_ns(r, ev->ts));
+	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ev->ts), &w->hi_abs);
 	*p++ = ',';
 	p = vmt_put_u64(p, ev->cpu);
 	*p++ = ',';

@@ -30,6 +30,18 @@ static void check(uint64_t v)
 	end = vmt_put_hex(got, v);
 	*end = '\0';
 	assert_string_equal(got, want);
+	/* the cached form, cold and warm */
+	{
+		static struct vmt_hicache c;
+
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		end = vmt_put_u64_cached(got, v, &c);
+		*end = '\0';
+		assert_string_equal(got, want);
+		end = vmt_put_u64_cached(got, v, &c);
+		*end = '\0';
+		assert_string_equal(got, want);
+	}
 }
 
 static void test_edges(void **state)
@@ -49,6 +61,23 @@ static void test_edges(void **state)
 		check(1ull << i);
 		check((1ull << i) - 1);
 		check((1ull << i) + 1);
+	}
+}
+
+/* Increasing timestamps, as in a CSV column: the cache follows every carry. */
+static void test_cached_column(void **state)
+{
+	struct vmt_hicache c = { 0 };
+	uint64_t v = 1764689999999990000ull;
+	char want[32], got[32], *end;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 100000; i++, v += 997 + (i % 7) * 100003) {
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		end = vmt_put_u64_cached(got, v, &c);
+		*end = '\0';
+		assert_string_equal(got, want);
 	}
 }
 
@@ -72,6 +101,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_cached_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
