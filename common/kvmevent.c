@@ -46,6 +46,29 @@ static void bind_side(struct vmt_evside *s, const struct vmt_evformat *fmt)
 	s->info2 = find(fmt, info2);
 	s->intr_info = find(fmt, intr_info);
 	s->error_code = find(fmt, error_code);
+	{
+		const struct { struct vmt_fieldloc loc; uint16_t bit, size; } f[] = {
+			{ s->vcpu, VMT_EVF_VCPU, 4 }, { s->reason, VMT_EVF_REASON, 4 },
+			{ s->isa, VMT_EVF_ISA, 4 }, { s->rip, VMT_EVF_RIP, 8 },
+			{ s->info1, VMT_EVF_INFO1, 8 }, { s->info2, VMT_EVF_INFO2, 8 },
+			{ s->intr_info, VMT_EVF_INTR_INFO, 4 },
+			{ s->error_code, VMT_EVF_ERROR_CODE, 4 },
+		};
+		unsigned int i;
+
+		s->has = 0;
+		s->min_len = 0;
+		s->usual = true;
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			if (!f[i].loc.size)
+				continue;
+			s->has |= f[i].bit;
+			if (f[i].loc.size != f[i].size)
+				s->usual = false;
+			if (f[i].loc.offset + f[i].loc.size > s->min_len)
+				s->min_len = (uint16_t)(f[i].loc.offset + f[i].loc.size);
+		}
+	}
 }
 
 int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
@@ -104,6 +127,22 @@ int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec
 	ev->cpu = cpu;
 	ev->pid = (int32_t)get_le32(rec->data + b->common_pid.offset);
 	ev->flags = get(rec, b->common_flags, &v) ? (uint8_t)v : 0;
+	if (s->usual && rec->len >= s->min_len) {
+		/* every field in bounds and of its usual size: plain loads */
+		const uint8_t *d = rec->data;
+		uint16_t has = s->has;
+
+		ev->has = has;
+		ev->vcpu = has & VMT_EVF_VCPU ? get_le32(d + s->vcpu.offset) : 0;
+		ev->reason = has & VMT_EVF_REASON ? get_le32(d + s->reason.offset) : 0;
+		ev->isa = has & VMT_EVF_ISA ? get_le32(d + s->isa.offset) : 0;
+		ev->rip = has & VMT_EVF_RIP ? get_le64(d + s->rip.offset) : 0;
+		ev->info1 = has & VMT_EVF_INFO1 ? get_le64(d + s->info1.offset) : 0;
+		ev->info2 = has & VMT_EVF_INFO2 ? get_le64(d + s->info2.offset) : 0;
+		ev->intr_info = has & VMT_EVF_INTR_INFO ? get_le32(d + s->intr_info.offset) : 0;
+		ev->error_code = has & VMT_EVF_ERROR_CODE ? get_le32(d + s->error_code.offset) : 0;
+		return 1;
+	}
 	ev->has = 0;
 	ev->vcpu = 0;
 	ev->isa = 0;

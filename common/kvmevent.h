@@ -55,6 +55,14 @@ struct vmt_fieldloc {
 struct vmt_evside {
 	uint32_t id;
 	struct vmt_fieldloc vcpu, reason, isa, rip, info1, info2, intr_info, error_code;
+	/*
+	 * The fast path: when every field the layout has is of the usual size (32-bit
+	 * vcpu, reason, isa, intr_info, error_code; 64-bit rip, info1, info2) and the
+	 * record holds min_len bytes, fields load without per-field checks.
+	 */
+	uint16_t has;		/* VMT_EVF_* of the fields the layout has */
+	uint16_t min_len;
+	bool usual;
 };
 
 struct vmt_evbind {
