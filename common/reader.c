@@ -156,8 +156,12 @@ static struct prefetch *prefetch_new(const struct vmt_container *c, unsigned int
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	pf->nthreads = cores - 1 > 8 ? 8 : (unsigned int)(cores - 1);
-	/* each stream holds one chunk; the rest is read-ahead */
-	pf->max_inflight = nstreams + 2 * pf->nthreads;
+	/*
+	 * Each stream holds one chunk; the rest is read-ahead. Four chunks ahead per thread (at most 16 in all): measured on 2 vCPUs, two ahead
+	 * left the merge waiting whenever the host took the other vCPU away (0.78 s against
+	 * 0.72 s for 20 M events); more gained nothing.
+	 */
+	pf->max_inflight = nstreams + (pf->nthreads * 4 < 16 ? pf->nthreads * 4 : 16);
 	/* the merge may take chunks beyond the window itself: room for every stream too */
 	pf->pool = calloc((size_t)pf->max_inflight + nstreams + 1, sizeof(*pf->pool));
 	if (!pf->pool) {
