@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,21 @@ static int by_first_ts(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/*
+ * Ask the kernel to read a chunk the walk will want soon: decompression then rarely waits
+ * for the disk (the default read-ahead window is far smaller than a chunk).
+ */
+static void advise_chunk(const struct vmt_container *c, size_t idx)
+{
+	const struct vmt_chunk_info *ci;
+
+	if (idx >= c->nchunks)
+		return;
+	ci = &c->chunks[idx];
+	posix_fadvise(c->fd, (off_t)ci->offset, (off_t)(ci->header_size + ci->payload_size),
+		      POSIX_FADV_WILLNEED);
+}
+
 /* With the lock held and slot idx idle: decompress it without the lock, then mark it done. */
 static void decompress_slot(struct prefetch *pf, size_t idx)
 {
@@ -97,6 +113,8 @@ static void *prefetch_main(void *arg)
 		if (pf->stop)
 			break;
 		idx = pf->order[pf->next++];
+		if (pf->next + 1 < pf->c->nchunks)
+			advise_chunk(pf->c, pf->order[pf->next + 1]);
 		if (pf->slot[idx].state == SLOT_IDLE)	/* else the merge took it itself */
 			decompress_slot(pf, idx);
 	}
@@ -527,6 +545,8 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				why = sl->why;
 				raw = sl->cb.raw;
 			} else {
+				if (s->next_chunk < s->nchunk)
+					advise_chunk(r->c, s->chunk[s->next_chunk]);
 				err = vmt_container_read_chunk(r->c, idx, &s->cb, &why);
 				raw = s->cb.raw;
 			}
