@@ -382,6 +382,12 @@ static int add_chunk(struct vmt_container *c, size_t *cap, uint64_t off, const u
 	    ci.cpu >= 1u << 20 ||
 	    psize > ((ci.flags & VMT_CHUNK_ZSTD) ? ZSTD_compressBound(ci.raw_size) : ci.raw_size))
 		return -EBADMSG;
+	return vmt_container_push_chunk(c, cap, &ci);
+}
+
+int vmt_container_push_chunk(struct vmt_container *c, size_t *cap,
+			     const struct vmt_chunk_info *ci)
+{
 	if (c->nchunks == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
 		struct vmt_chunk_info *bigger = realloc(c->chunks, ncap * sizeof(*bigger));
@@ -391,7 +397,7 @@ static int add_chunk(struct vmt_container *c, size_t *cap, uint64_t off, const u
 		c->chunks = bigger;
 		*cap = ncap;
 	}
-	c->chunks[c->nchunks++] = ci;
+	c->chunks[c->nchunks++] = *ci;
 	return 0;
 }
 
@@ -415,20 +421,12 @@ static int open_legacy(struct vmt_container *c, const uint8_t *fh, const char **
 		struct vmt_chunk_info ci = { 0 };
 		uint32_t n = pages - p < 256 ? (uint32_t)(pages - p) : 256;
 
-		if (c->nchunks == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct vmt_chunk_info *bigger = realloc(c->chunks, ncap * sizeof(*bigger));
-
-			if (!bigger)
-				return -ENOMEM;
-			c->chunks = bigger;
-			cap = ncap;
-		}
 		ci.offset = VMT_LEGACY_HEADER_SIZE + p * VMT_LEGACY_PAGE_SIZE;
 		ci.page_count = n;
 		ci.page_size = VMT_LEGACY_PAGE_SIZE;
 		ci.raw_size = ci.payload_size = (uint64_t)n * VMT_LEGACY_PAGE_SIZE;
-		c->chunks[c->nchunks++] = ci;
+		if (vmt_container_push_chunk(c, &cap, &ci))
+			return -ENOMEM;
 	}
 	/* the original tool stopped by closing the file: whole pages are a whole file */
 	c->finished = (c->file_size - VMT_LEGACY_HEADER_SIZE) % VMT_LEGACY_PAGE_SIZE == 0;

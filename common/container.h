@@ -122,6 +122,9 @@ struct vmt_container {
  * ("not a vmtrace file", "unsupported version 7", ...).
  */
 int vmt_container_open(const char *path, struct vmt_container **out, const char **why);
+/* For the readers of other formats (legacy, tracedat): append a chunk (cap: its array's). */
+int vmt_container_push_chunk(struct vmt_container *c, size_t *cap,
+			     const struct vmt_chunk_info *ci);
 void vmt_container_close(struct vmt_container *c);
 
 /* Per-thread decompression state and output buffer for vmt_container_read_chunk(). */

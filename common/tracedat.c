@@ -735,17 +735,7 @@ static int add_chunk(struct vmt_container *c, size_t *cap, const struct vmt_chun
 	/* every chunk takes 8 bytes of the file at least, unless CPUs share their data */
 	if (c->nchunks > c->file_size / 8)
 		return -EBADMSG;
-	if (c->nchunks == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct vmt_chunk_info *bigger = realloc(c->chunks, ncap * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		c->chunks = bigger;
-		*cap = ncap;
-	}
-	c->chunks[c->nchunks++] = *ci;
-	return 0;
+	return vmt_container_push_chunk(c, cap, ci);
 }
 
 /*
