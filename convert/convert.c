@@ -472,7 +472,7 @@ static const char *reason_name(struct rows *w, uint32_t isa, uint64_t key)
  */
 #define CSV_ROW_MAX 512		/* 15 fields of at most 20 digits, a 128-byte name */
 
-static inline char *put_opt_hex(char *p, bool has, uint64_t v)
+static inline __attribute__((always_inline)) char *put_opt_hex(char *p, bool has, uint64_t v)
 {
 	if (has)
 		p = vmt_put_hex(p, v);
