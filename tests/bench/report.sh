@@ -14,7 +14,7 @@ set -eu
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 EXITS=${BENCH_EXITS:-10000000}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 SEED=${SEED:-$top_srcdir/../shared/seed}
 F="$top_srcdir/tests/data/formats/linux-6.18-x86_64"
 PATH="$top_builddir:$PATH"
