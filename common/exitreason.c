@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -226,4 +228,16 @@ unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *na
 		}
 	}
 	return n;
+}
+
+const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
+				 char *buf, size_t size)
+{
+	const char *name = t ? vmt_exitreason_name(t, isa, key) : NULL;
+
+	if (name)
+		snprintf(buf, size, "%s(0x%" PRIx64 ")", name, key);
+	else
+		snprintf(buf, size, "0x%" PRIx64, key);
+	return buf;
 }

@@ -9,6 +9,7 @@
 #define VMT_EXITREASON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "evformat.h"
@@ -28,6 +29,9 @@ bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t);
 uint64_t vmt_exitreason_key(uint32_t isa, uint64_t reason);
 /* The name, or NULL when the table does not know the code. */
 const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key);
+/* "NAME(0xCODE)", or "0xCODE" when no table knows it (t may be NULL); into buf. */
+const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
+				 char *buf, size_t size);
 /*
  * Every reason called name: exact spelling first, else ignoring case ("hlt" is SVM's,
  * "HLT" VMX's). Fills up to max (isa, key) pairs; returns how many matched.

@@ -9,7 +9,7 @@
 
 #include <argp.h>
 
-#include "analysis.h"
+#include "filter.h"
 #include "reader.h"
 
 struct vmt_filter_opts {

@@ -183,7 +183,8 @@ const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p)
 	return &p->st;
 }
 
-void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx))
+void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *arg),
+		      void *arg)
 {
 	size_t i;
 
@@ -191,7 +192,7 @@ void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx))
 		return;
 	for (i = 0; i < p->cap; i++) {
 		if (p->tasks[i].used && p->tasks[i].ctx && ctx_free)
-			ctx_free(p->tasks[i].ctx);
+			ctx_free(p->tasks[i].ctx, arg);
 	}
 	free(p->tasks);
 	free(p->cpu_gap_epoch);

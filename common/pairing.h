@@ -40,7 +40,8 @@ int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu);
 /* Count the begins still open as unfinished. */
 void vmt_pairing_finish(struct vmt_pairing *p);
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p);
-/* Free; ctx_free (may be NULL) is called on every non-NULL task slot. */
-void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx));
+/* Free; ctx_free (may be NULL) is called with arg on every non-NULL task slot. */
+void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *arg),
+		      void *arg);
 
 #endif

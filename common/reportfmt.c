@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The report's output forms, from a finished struct vmt_summary: text, JSON, the original
- * tool's four lines, and histograms. Declared in analysis.h; data goes to the FILE given.
+ * Renderers of the report (reportfmt.h). Text goes to a FILE, JSON through jsonw.h.
  */
 #include "config.h"
 
@@ -9,41 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "evrender.h"
+#include "jsonw.h"
+#include "reportfmt.h"
+#include "timefmt.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
 
-static const char *unit(const struct vmt_reader *r)
-{
-	return vmt_reader_clock_in_ns(r) ? "ns" : "ticks";
-}
-
-char *vmt_fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
-{
-	if (!vmt_reader_clock_in_ns(r)) {
-		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
-		return buf;
-	}
-	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
-}
-
-char *vmt_fmt_time(const struct vmt_reader *r, uint64_t start_ts, uint64_t ts, char *buf,
-		   size_t size)
-{
-	uint64_t ns = vmt_reader_ns(r, ts > start_ts ? ts - start_ts : 0);
-
-	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000),
-		 ns % UINT64_C(1000000000));
-	return buf;
-}
-
-
 static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 			  bool with_tasks);
 
-void vmt_summary_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	summary_block(f, r, s, true);
 }
@@ -51,26 +28,31 @@ void vmt_summary_print_text(FILE *f, const struct vmt_reader *r, const struct vm
 static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 			  bool with_tasks)
 {
+	const struct vmt_source *src = vmt_reader_source(r);
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_cpulist *tcpus = vmt_reader_cpus(r);
+	const char *format = vmt_source_format(src);
 	char a[48], b[48], c[48], cpus[256];
 	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
 	uint64_t dur = s->last_ts - s->first_ts, rec_ns = vmt_reader_duration_ns(r);
 	size_t i, n;
 
-	fprintf(f, "File: %s%s\n", r->path, r->c->finished ? "" : " (recording not finished)");
-	if (r->c->legacy)
+	fprintf(f, "File: %s%s\n", vmt_reader_path(r),
+		vmt_source_status(src)->finished ? "" : " (recording not finished)");
+	if (strcmp(format, "trace.bin") == 0)
 		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
-			r->source);
-	else if (r->c->tracedat)
-		fprintf(f, "Format: %s\n", r->source);
-	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", r->begin_name, r->end_name, r->clock,
-		unit(r));
-	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
-								   sizeof(cpus)) : "unknown");
+			vmt_source_description(src));
+	else if (strcmp(format, "trace.dat") == 0)
+		fprintf(f, "Format: %s\n", vmt_source_description(src));
+	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", vmt_reader_begin_name(r),
+		vmt_reader_end_name(r), vmt_reader_clock_name(r), vmt_fmt_unit(clk));
+	fprintf(f, "Traced CPUs: %s\n", tcpus->n ? vmt_cpulist_format(tcpus, cpus, sizeof(cpus)) :
+		"unknown");
 	if (rec_ns)
 		fprintf(f, "Duration: %s recorded, events span %s\n",
-			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(r, dur, a, sizeof(a)));
+			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	else
-		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(r, dur, a, sizeof(a)));
+		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
 	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
 	if (s->filtered_out)
@@ -94,14 +76,14 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 		fprintf(f, "No exit-entry pairs: no latency figures\n");
 		return;
 	}
-	fprintf(f, "Minimum VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, s->lat.min, a, sizeof(a)));
-	fprintf(f, "Average VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, avg, a, sizeof(a)));
-	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, s->lat.max, a, sizeof(a)));
+	fprintf(f, "Minimum VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, s->lat.min, a, sizeof(a)));
+	fprintf(f, "Average VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, avg, a, sizeof(a)));
+	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, s->lat.max, a, sizeof(a)));
 	fprintf(f, "Maximum cumulative latency within %s = %s (task %" PRId32
-		", window starting at +%s)\n", vmt_format_ns(vmt_reader_ns(r, s->window), b,
+		", window starting at +%s)\n", vmt_format_ns(vmt_clock_ns(clk, s->window), b,
 							     sizeof(b)),
-		vmt_fmt_lat(r, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
-		vmt_fmt_lat(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
+		vmt_fmt_lat(clk, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
+		vmt_fmt_lat(clk, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
 			sizeof(c)));
 	n = s->ntasks < 10 ? s->ntasks : 10;
 	if (!n || !with_tasks)
@@ -115,9 +97,9 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 
 		snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
 		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s\n", t->pid, v,
-			t->d.st.count, vmt_fmt_lat(r, t->d.st.sum / t->d.st.count, a, sizeof(a)),
-			vmt_fmt_lat(r, t->d.st.max, c1, sizeof(c1)),
-			vmt_fmt_lat(r, t->max_window_sum, c2, sizeof(c2)));
+			t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
+			vmt_fmt_lat(clk, t->d.st.max, c1, sizeof(c1)),
+			vmt_fmt_lat(clk, t->max_window_sum, c2, sizeof(c2)));
 	}
 }
 
@@ -125,21 +107,22 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 static void group_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 		      const char *label, const struct vmt_group *g)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	const struct vmt_latdist *d = &g->d;
 	char b[16][32];
 	unsigned int k;
 
 	fprintf(f, "  %-30s %10" PRIu64 " %6.2f %10s %6.2f %9s %9s %9s", label, d->st.count,
 		s->lat.count ? 100.0 * (double)d->st.count / (double)s->lat.count : 0.0,
-		vmt_fmt_lat(r, d->st.sum, b[0], sizeof(b[0])),
+		vmt_fmt_lat(clk, d->st.sum, b[0], sizeof(b[0])),
 		s->lat.sum ? 100.0 * (double)d->st.sum / (double)s->lat.sum : 0.0,
-		vmt_fmt_lat(r, d->st.min, b[1], sizeof(b[1])),
-		vmt_fmt_lat(r, d->st.sum / (d->st.count ? d->st.count : 1), b[2], sizeof(b[2])),
-		vmt_fmt_lat(r, (uint64_t)vmt_latdist_stddev(d), b[3], sizeof(b[3])));
+		vmt_fmt_lat(clk, d->st.min, b[1], sizeof(b[1])),
+		vmt_fmt_lat(clk, d->st.sum / (d->st.count ? d->st.count : 1), b[2], sizeof(b[2])),
+		vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(d), b[3], sizeof(b[3])));
 	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %9s", vmt_fmt_lat(r, vmt_latdist_percentile(d, pcts[k]), b[4 + k],
+		fprintf(f, " %9s", vmt_fmt_lat(clk, vmt_latdist_percentile(d, pcts[k]), b[4 + k],
 					   sizeof(b[4 + k])));
-	fprintf(f, " %9s\n", vmt_fmt_lat(r, d->st.max, b[10], sizeof(b[10])));
+	fprintf(f, " %9s\n", vmt_fmt_lat(clk, d->st.max, b[10], sizeof(b[10])));
 }
 
 static void group_header(FILE *f, const char *what)
@@ -157,18 +140,20 @@ static void group_header(FILE *f, const char *what)
 static double availability(const struct vmt_reader *r, const struct vmt_summary *s,
 			   const struct vmt_group *g)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	uint64_t span = vmt_reader_duration_ns(r);
 
 	if (!span)
-		span = vmt_reader_ns(r, s->last_ts - s->first_ts);
+		span = vmt_clock_ns(clk, s->last_ts - s->first_ts);
 	if (!span)
 		return 100.0;
-	return 100.0 * (1.0 - (double)vmt_reader_ns(r, g->d.st.sum) / (double)span);
+	return 100.0 * (1.0 - (double)vmt_clock_ns(clk, g->d.st.sum) / (double)span);
 }
 
-void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
-	char a[48], b[48], label[128];
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	char a[48], label[128];
 	size_t i;
 	unsigned int k;
 	char *kernel = vmt_reader_meta(r, "kernel.release");
@@ -187,8 +172,8 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 	fprintf(f, "Percentiles:");
 	for (k = 0; k < NPCT; k++)
 		fprintf(f, " %s %s", pct_names[k],
-			vmt_fmt_lat(r, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
-	fprintf(f, "; stddev %s\n", vmt_fmt_lat(r, (uint64_t)vmt_latdist_stddev(&s->all), a,
+			vmt_fmt_lat(clk, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
+	fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all), a,
 					     sizeof(a)));
 	if (s->ntasks) {
 		double sum = 0, worst = 100.0;
@@ -244,248 +229,299 @@ void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt
 			else
 				snprintf(label, sizeof(label), "- (%" PRId32 ")", t->pid);
 			fprintf(f, "  %-30s %13.3f%% %10s %22s\n", label, availability(r, s, t),
-				vmt_fmt_lat(r, t->max_window_sum, a, sizeof(a)),
-				vmt_fmt_time(r, s->start_ts, t->max_window_at, ts, sizeof(ts)));
+				vmt_fmt_lat(clk, t->max_window_sum, a, sizeof(a)),
+				vmt_fmt_time(clk, s->start_ts, t->max_window_at, ts, sizeof(ts)));
 		}
 	}
 	if (s->ntop) {
-		fprintf(f, "\nLongest exits:\n  %14s %4s %5s %8s %-28s %10s %18s %18s %18s\n",
-			"time (s)", "pcpu", "vcpu", "pid", "reason", "latency", "guest rip",
-			"info1", "info2");
-		for (i = 0; i < s->ntop; i++) {
-			const struct vmt_top *t = &s->top[i];
-			const struct vmt_event *e = &t->exit;
-			char v[16], ts[32];
-
-			snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
-			fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s 0x%016" PRIx64
-				" 0x%016" PRIx64 " 0x%016" PRIx64, vmt_fmt_time(r, s->start_ts, e->ts, ts, sizeof(ts)),
-				e->cpu, v, e->pid, (e->has & VMT_EVF_REASON) ?
-				vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason),
-						   label, sizeof(label)) : "-",
-				vmt_fmt_lat(r, t->lat, b, sizeof(b)), e->rip, e->info1, e->info2);
-			if (e->has & (VMT_EVF_INTR_INFO | VMT_EVF_ERROR_CODE))
-				fprintf(f, " intr_info 0x%08" PRIx32 " error_code 0x%08" PRIx32,
-					e->intr_info, e->error_code);
-			fputc('\n', f);
-		}
+		fprintf(f, "\nLongest exits:\n");
+		vmt_report_exit_header(f);
+		for (i = 0; i < s->ntop; i++)
+			vmt_report_exit_row(f, r, s, &s->top[i].exit, s->top[i].lat);
 	}
 }
 
-void vmt_json_string(FILE *f, const char *s)
+void vmt_report_exit_header(FILE *f)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	fprintf(f, "  %14s %4s %5s %8s %-28s %10s  %s\n", "time (s)", "pcpu", "vcpu", "pid",
+		"reason", "latency", "fields");
 }
 
-static void json_dist(FILE *f, const struct vmt_reader *r, const struct vmt_latdist *d)
+void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			 const struct vmt_event *e, uint64_t lat)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	char v[16], ts[32], l[32], label[128];
+
+	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
+	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s ",
+		vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
+		(e->has & VMT_EVF_REASON) ?
+		vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
+				   sizeof(label)) : "-",
+		vmt_fmt_lat(clk, lat, l, sizeof(l)));
+	vmt_hexfields_text(f, e);
+	fputc('\n', f);
+}
+
+static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
+		      const struct vmt_latdist *d)
 {
 	unsigned int k;
 
-	fprintf(f, "\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64, d->st.count,
-		vmt_reader_ns(r, d->st.sum));
+	vmt_jsonw_u64(w, "count", d->st.count);
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, d->st.sum));
 	if (!d->st.count) {
-		fprintf(f, ",\"min_ns\":null,\"avg_ns\":null,\"max_ns\":null,\"stddev_ns\":null,"
-			"\"percentiles_ns\":null");
+		vmt_jsonw_null(w, "min_ns");
+		vmt_jsonw_null(w, "avg_ns");
+		vmt_jsonw_null(w, "max_ns");
+		vmt_jsonw_null(w, "stddev_ns");
+		vmt_jsonw_null(w, "percentiles_ns");
 		return;
 	}
-	fprintf(f, ",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-		",\"stddev_ns\":%" PRIu64, vmt_reader_ns(r, d->st.min),
-		vmt_reader_ns(r, d->st.sum / d->st.count), vmt_reader_ns(r, d->st.max),
-		vmt_reader_ns(r, (uint64_t)vmt_latdist_stddev(d)));
-	fprintf(f, ",\"p99_ns\":%" PRIu64 ",\"percentiles_ns\":{",
-		vmt_reader_ns(r, vmt_latdist_percentile(d, 99)));
+	vmt_jsonw_u64(w, "min_ns", vmt_clock_ns(clk, d->st.min));
+	vmt_jsonw_u64(w, "avg_ns", vmt_clock_ns(clk, d->st.sum / d->st.count));
+	vmt_jsonw_u64(w, "max_ns", vmt_clock_ns(clk, d->st.max));
+	vmt_jsonw_u64(w, "stddev_ns", vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(d)));
+	vmt_jsonw_u64(w, "p99_ns", vmt_clock_ns(clk, vmt_latdist_percentile(d, 99)));
+	vmt_jsonw_object_open(w, "percentiles_ns");
 	for (k = 0; k < NPCT; k++)
-		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", pct_names[k],
-			vmt_reader_ns(r, vmt_latdist_percentile(d, pcts[k])));
-	fputc('}', f);
+		vmt_jsonw_u64(w, pct_names[k], vmt_clock_ns(clk, vmt_latdist_percentile(d, pcts[k])));
+	vmt_jsonw_object_close(w);
 }
 
-void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+/* Time since the recording's start, in ns. */
+static uint64_t since_start(const struct vmt_clock *clk, const struct vmt_summary *s,
+			    uint64_t ts)
 {
-	char label[128];
-	size_t i;
+	return vmt_clock_ns(clk, ts > s->start_ts ? ts - s->start_ts : 0);
+}
+
+static void json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
+			const struct vmt_summary *s)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_cpulist *cpus = vmt_reader_cpus(r);
+	const char *desc = vmt_source_description(src);
 	unsigned int k;
 
-	fprintf(f, "{\"file\":");
-	vmt_json_string(f, r->path);
-	fprintf(f, ",\"finished\":%s,\"legacy\":%s,\"format_source\":",
-		r->c->finished ? "true" : "false", r->c->legacy ? "true" : "false");
-	vmt_json_string(f, r->source[0] ? r->source : "recording");
-	fprintf(f, ",\"begin_event\":");
-	vmt_json_string(f, r->begin_name);
-	fprintf(f, ",\"end_event\":");
-	vmt_json_string(f, r->end_name);
-	fprintf(f, ",\"clock\":");
-	vmt_json_string(f, r->clock);
-	fprintf(f, ",\"unit\":\"%s\",\"cpus\":[", unit(r));
-	for (k = 0; k < r->cpus.n; k++)
-		fprintf(f, "%s%u", k ? "," : "", r->cpus.cpu[k]);
-	fprintf(f, "],\"duration_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64,
-		vmt_reader_duration_ns(r), vmt_reader_ns(r, s->last_ts - s->first_ts));
-	fprintf(f, ",\"events\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"filtered_out\":%" PRIu64
-		",\"lost_events\":%" PRIu64, s->events, s->pairing.pairs, s->filtered_out,
-		s->lost_events);
-	fprintf(f, ",\"lost_events_stats\":");
-	if (s->lost_stats_known)
-		fprintf(f, "%" PRIu64, s->lost_stats);
-	else
-		fprintf(f, "null");
-	fprintf(f, ",\"lost_events_pages\":%" PRIu64 ",\"missed_pages\":%" PRIu64
-		",\"exits_maybe_missing\":%" PRIu64, s->rd.missed_events, s->rd.missed_pages,
-		(s->lost_events + 1) / 2);
-	fprintf(f, ",\"orphans\":%" PRIu64 ",\"orphan_exits\":%" PRIu64
-		",\"orphan_entries\":%" PRIu64 ",\"open_at_stop\":%" PRIu64
-		",\"gap_dropped\":%" PRIu64 ",\"backwards\":%" PRIu64,
-		vmt_summary_orphans(s), s->pairing.orphan_begins, s->pairing.orphan_ends,
-		s->pairing.unfinished, s->pairing.gap_dropped, s->pairing.backwards);
-	if (s->lat.count)
-		fprintf(f, ",\"latency_ns\":{\"min\":%" PRIu64 ",\"avg\":%" PRIu64
-			",\"max\":%" PRIu64 "}", vmt_reader_ns(r, s->lat.min),
-			vmt_reader_ns(r, s->lat.sum / s->lat.count), vmt_reader_ns(r, s->lat.max));
-	else
-		fprintf(f, ",\"latency_ns\":{\"min\":null,\"avg\":null,\"max\":null}");
-	fprintf(f, ",\"percentiles_ns\":");
+	vmt_jsonw_str(w, "file", vmt_reader_path(r));
+	vmt_jsonw_bool(w, "finished", vmt_source_status(src)->finished);
+	vmt_jsonw_bool(w, "legacy", strcmp(vmt_source_format(src), "trace.bin") == 0);
+	vmt_jsonw_str(w, "format_source", desc[0] ? desc : "recording");
+	vmt_jsonw_str(w, "begin_event", vmt_reader_begin_name(r));
+	vmt_jsonw_str(w, "end_event", vmt_reader_end_name(r));
+	vmt_jsonw_str(w, "clock", vmt_reader_clock_name(r));
+	vmt_jsonw_str(w, "unit", vmt_fmt_unit(clk));
+	vmt_jsonw_array_open(w, "cpus");
+	for (k = 0; k < cpus->n; k++)
+		vmt_jsonw_u64(w, NULL, cpus->cpu[k]);
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_u64(w, "duration_ns", vmt_reader_duration_ns(r));
+	vmt_jsonw_u64(w, "span_ns", vmt_clock_ns(clk, s->last_ts - s->first_ts));
+}
+
+static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
+{
+	vmt_jsonw_u64(w, "events", s->events);
+	vmt_jsonw_u64(w, "pairs", s->pairing.pairs);
+	vmt_jsonw_u64(w, "filtered_out", s->filtered_out);
+	vmt_jsonw_u64(w, "lost_events", s->lost_events);
+	vmt_jsonw_opt_u64(w, "lost_events_stats", s->lost_stats_known, s->lost_stats);
+	vmt_jsonw_u64(w, "lost_events_pages", s->rd.missed_events);
+	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
+	vmt_jsonw_u64(w, "exits_maybe_missing", (s->lost_events + 1) / 2);
+	vmt_jsonw_u64(w, "orphans", vmt_summary_orphans(s));
+	vmt_jsonw_u64(w, "orphan_exits", s->pairing.orphan_begins);
+	vmt_jsonw_u64(w, "orphan_entries", s->pairing.orphan_ends);
+	vmt_jsonw_u64(w, "open_at_stop", s->pairing.unfinished);
+	vmt_jsonw_u64(w, "gap_dropped", s->pairing.gap_dropped);
+	vmt_jsonw_u64(w, "backwards", s->pairing.backwards);
+}
+
+static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
+			 const struct vmt_summary *s)
+{
+	unsigned int k;
+
+	vmt_jsonw_object_open(w, "latency_ns");
+	vmt_jsonw_opt_u64(w, "min", s->lat.count, vmt_clock_ns(clk, s->lat.min));
+	vmt_jsonw_opt_u64(w, "avg", s->lat.count,
+			  vmt_clock_ns(clk, s->lat.count ? s->lat.sum / s->lat.count : 0));
+	vmt_jsonw_opt_u64(w, "max", s->lat.count, vmt_clock_ns(clk, s->lat.max));
+	vmt_jsonw_object_close(w);
 	if (s->lat.count) {
-		fputc('{', f);
+		vmt_jsonw_object_open(w, "percentiles_ns");
 		for (k = 0; k < NPCT; k++)
-			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", pct_names[k],
-				vmt_reader_ns(r, vmt_latdist_percentile(&s->all, pcts[k])));
-		fprintf(f, "},\"stddev_ns\":%" PRIu64,
-			vmt_reader_ns(r, (uint64_t)vmt_latdist_stddev(&s->all)));
+			vmt_jsonw_u64(w, pct_names[k],
+				      vmt_clock_ns(clk, vmt_latdist_percentile(&s->all, pcts[k])));
+		vmt_jsonw_object_close(w);
+		vmt_jsonw_u64(w, "stddev_ns",
+			      vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(&s->all)));
 	} else {
-		fprintf(f, "null,\"stddev_ns\":null");
+		vmt_jsonw_null(w, "percentiles_ns");
+		vmt_jsonw_null(w, "stddev_ns");
 	}
-	fprintf(f, ",\"total_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
-		",\"max_window_sum_ns\":%" PRIu64 ",\"max_window_start_ns\":%" PRIu64
-		",\"max_window_pid\":%" PRId32, vmt_reader_ns(r, s->lat.sum),
-		vmt_reader_ns(r, s->window), vmt_reader_ns(r, s->max_window_sum),
-		vmt_reader_ns(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0),
-		s->max_window_pid);
-	fprintf(f, ",\"chunks\":%" PRIu64 ",\"bad_chunks\":%" PRIu64 ",\"pages\":%" PRIu64
-		",\"bad_pages\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"other_records\":%" PRIu64,
-		s->rd.chunks, s->rd.bad_chunks, s->rd.pages, s->rd.bad_pages,
-		s->bad_records, s->other_records);
-	fprintf(f, ",\"reasons\":[");
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, s->lat.sum));
+	vmt_jsonw_u64(w, "window_ns", vmt_clock_ns(clk, s->window));
+	vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, s->max_window_sum));
+	vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, s->max_window_at));
+	vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
+	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
+	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
+	vmt_jsonw_u64(w, "pages", s->rd.pages);
+	vmt_jsonw_u64(w, "bad_pages", s->rd.bad_pages);
+	vmt_jsonw_u64(w, "bad_records", s->bad_records);
+	vmt_jsonw_u64(w, "other_records", s->other_records);
+}
+
+static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
+			const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	size_t i;
+
+	vmt_jsonw_array_open(w, "reasons");
 	for (i = 0; i < s->nreasons; i++) {
 		const struct vmt_group *g = &s->reasons[i];
-		const char *name = vmt_exitreason_name(s->names, g->isa, g->key);
 
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		if (name)
-			vmt_json_string(f, name);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"code\":%" PRIu64 ",\"isa\":%" PRIu32 ",", g->key, g->isa);
-		json_dist(f, r, &g->d);
-		fputc('}', f);
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "name", vmt_exitreason_name(s->names, g->isa, g->key));
+		vmt_jsonw_u64(w, "code", g->key);
+		vmt_jsonw_u64(w, "isa", g->isa);
+		json_dist(w, clk, &g->d);
+		vmt_jsonw_object_close(w);
 	}
-	fprintf(f, "],\"cpus_detail\":[");
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "cpus_detail");
 	for (i = 0; i < s->ncpus; i++) {
-		fprintf(f, "%s{\"cpu\":%" PRIu64 ",", i ? "," : "", s->cpus[i].key);
-		json_dist(f, r, &s->cpus[i].d);
-		fputc('}', f);
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_u64(w, "cpu", s->cpus[i].key);
+		json_dist(w, clk, &s->cpus[i].d);
+		vmt_jsonw_object_close(w);
 	}
-	fprintf(f, "],\"vcpus\":[");
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "vcpus");
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];
 
-		fprintf(f, "%s{\"pid\":%" PRId32 ",\"vcpu\":", i ? "," : "", t->pid);
-		if (t->has_vcpu)
-			fprintf(f, "%u", t->vcpu);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"pairs\":%" PRIu64 ",", t->d.st.count);
-		json_dist(f, r, &t->d);
-		fprintf(f, ",\"max_window_sum_ns\":%" PRIu64 ",\"max_window_start_ns\":%" PRIu64
-			",\"in_guest_percent\":%.4f}", vmt_reader_ns(r, t->max_window_sum),
-			vmt_reader_ns(r, t->max_window_at > s->start_ts ?
-				      t->max_window_at - s->start_ts : 0), availability(r, s, t));
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_i64(w, "pid", t->pid);
+		vmt_jsonw_opt_u64(w, "vcpu", t->has_vcpu, t->vcpu);
+		vmt_jsonw_u64(w, "pairs", t->d.st.count);
+		json_dist(w, clk, &t->d);
+		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));
+		vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, t->max_window_at));
+		vmt_jsonw_fixed(w, "in_guest_percent", availability(r, s, t), 4);
+		vmt_jsonw_object_close(w);
 	}
-	fprintf(f, "],\"top\":[");
-	for (i = 0; i < s->ntop; i++) {
-		const struct vmt_top *t = &s->top[i];
-		const struct vmt_event *e = &t->exit;
-
-		fprintf(f, "%s{\"time_ns\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%" PRId32
-			",\"latency_ns\":%" PRIu64, i ? "," : "",
-			vmt_reader_ns(r, e->ts > s->start_ts ? e->ts - s->start_ts : 0), e->ts,
-			e->cpu, e->pid, vmt_reader_ns(r, t->lat));
-		if (e->has & VMT_EVF_VCPU)
-			fprintf(f, ",\"vcpu\":%u", e->vcpu);
-		if (e->has & VMT_EVF_REASON) {
-			uint64_t key = vmt_exitreason_key(e->isa, e->reason);
-
-			fprintf(f, ",\"reason\":");
-			vmt_json_string(f, vmt_summary_reason(s, e->isa, key, label, sizeof(label)));
-			fprintf(f, ",\"code\":%" PRIu64, key);
-		}
-		if (e->has & VMT_EVF_RIP)
-			fprintf(f, ",\"rip\":%" PRIu64, e->rip);
-		if (e->has & VMT_EVF_INFO1)
-			fprintf(f, ",\"info1\":%" PRIu64, e->info1);
-		if (e->has & VMT_EVF_INFO2)
-			fprintf(f, ",\"info2\":%" PRIu64, e->info2);
-		if (e->has & VMT_EVF_INTR_INFO)
-			fprintf(f, ",\"intr_info\":%" PRIu32, e->intr_info);
-		if (e->has & VMT_EVF_ERROR_CODE)
-			fprintf(f, ",\"error_code\":%" PRIu32, e->error_code);
-		fputc('}', f);
-	}
-	fprintf(f, "],\"histogram\":");
-	if (s->hist_buckets) {
-		unsigned int b, row;
-
-		fprintf(f, "{\"log2\":%s,\"bucket_ns\":%" PRIu64 ",\"cpus\":[",
-			s->hist_log ? "true" : "false", vmt_reader_ns(r, s->hist_bucket));
-		for (row = 0; row < s->hist_ncpus; row++) {
-			const uint64_t *h = s->hist + row * ((size_t)s->hist_buckets + 1);
-
-			fprintf(f, "%s{\"cpu\":%u,\"counts\":[", row ? "," : "", s->hist_cpu[row]);
-			for (b = 0; b < s->hist_buckets; b++)
-				fprintf(f, "%s%" PRIu64, b ? "," : "", h[b]);
-			fprintf(f, "],\"overflow\":%" PRIu64 "}", h[s->hist_buckets]);
-		}
-		fprintf(f, "]}");
-	} else {
-		fprintf(f, "null");
-	}
-	fprintf(f, "}\n");
+	vmt_jsonw_array_close(w);
 }
 
-void vmt_summary_print_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+/* One exit as the JSON lists show it (top). */
+static void json_exit(struct vmt_jsonw *w, const struct vmt_clock *clk,
+		      const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat)
 {
+	char label[128];
+
+	vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
+	vmt_jsonw_u64(w, "ts", e->ts);
+	vmt_jsonw_u64(w, "cpu", e->cpu);
+	vmt_jsonw_i64(w, "pid", e->pid);
+	vmt_jsonw_u64(w, "latency_ns", vmt_clock_ns(clk, lat));
+	if (e->has & VMT_EVF_VCPU)
+		vmt_jsonw_u64(w, "vcpu", e->vcpu);
+	if (e->has & VMT_EVF_REASON) {
+		uint64_t key = vmt_exitreason_key(e->isa, e->reason);
+
+		vmt_jsonw_str(w, "reason", vmt_summary_reason(s, e->isa, key, label,
+							       sizeof(label)));
+		vmt_jsonw_u64(w, "code", key);
+	}
+	vmt_hexfields_json(w, e);
+}
+
+static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
+			   const struct vmt_summary *s)
+{
+	unsigned int b, row;
+
+	if (!s->hist_buckets) {
+		vmt_jsonw_null(w, "histogram");
+		return;
+	}
+	vmt_jsonw_object_open(w, "histogram");
+	vmt_jsonw_bool(w, "log2", s->hist_log);
+	vmt_jsonw_u64(w, "bucket_ns", vmt_clock_ns(clk, s->hist_bucket));
+	vmt_jsonw_array_open(w, "cpus");
+	for (row = 0; row < s->hist_ncpus; row++) {
+		const uint64_t *h = s->hist + row * ((size_t)s->hist_buckets + 1);
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_u64(w, "cpu", s->hist_cpu[row]);
+		vmt_jsonw_array_open(w, "counts");
+		for (b = 0; b < s->hist_buckets; b++)
+			vmt_jsonw_u64(w, NULL, h[b]);
+		vmt_jsonw_array_close(w);
+		vmt_jsonw_u64(w, "overflow", h[s->hist_buckets]);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_close(w);
+}
+
+void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
+		     const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	struct vmt_jsonw w;
+	size_t i;
+
+	vmt_jsonw_init(&w, o);
+	vmt_jsonw_object_open(&w, NULL);
+	json_header(&w, r, s);
+	json_counts(&w, s);
+	json_latency(&w, clk, s);
+	json_groups(&w, r, s);
+	vmt_jsonw_array_open(&w, "top");
+	for (i = 0; i < s->ntop; i++) {
+		vmt_jsonw_object_open(&w, NULL);
+		json_exit(&w, clk, s, &s->top[i].exit, s->top[i].lat);
+		vmt_jsonw_object_close(&w);
+	}
+	vmt_jsonw_array_close(&w);
+	json_histogram(&w, clk, s);
+	vmt_jsonw_object_close(&w);
+	vmt_outbuf_ch(o, '\n');
+}
+
+void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
 
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
-	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_reader_ns(r, avg) / 1000);
+	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_clock_ns(clk, avg) / 1000);
 	fprintf(f, "Maximum VM Exit-Entry latency = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->lat.max) / 1000);
+		vmt_clock_ns(clk, s->lat.max) / 1000);
 	fprintf(f, "Maximum cumulative latency within 1ms = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->max_window_sum) / 1000);
+		vmt_clock_ns(clk, s->max_window_sum) / 1000);
 }
 
 /* The lower edge of bucket b, in ns. */
 static uint64_t bucket_low_ns(const struct vmt_reader *r, const struct vmt_summary *s,
 			      unsigned int b)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	if (s->hist_log)
-		return b ? vmt_reader_ns(r, 1ULL << b) : 0;
-	return vmt_reader_ns(r, (uint64_t)b * s->hist_bucket);
+		return b ? vmt_clock_ns(clk, 1ULL << b) : 0;
+	return vmt_clock_ns(clk, (uint64_t)b * s->hist_bucket);
 }
 
-void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	size_t w = (size_t)s->hist_buckets + 1;
 	uint64_t peak = 0, *tot;
 	unsigned int b, row;
@@ -506,7 +542,7 @@ void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		fprintf(f, "# Histogram: log2 buckets, %u of them\n", s->hist_buckets);
 	else
 		fprintf(f, "# Histogram: buckets of %s, %u of them\n",
-			vmt_fmt_lat(r, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
+			vmt_fmt_lat(clk, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
 	fprintf(f, "%-12s", "# from");
 	for (row = 0; row < s->hist_ncpus; row++)
 		fprintf(f, " %10s%03u", "CPU-", s->hist_cpu[row]);
@@ -554,10 +590,10 @@ void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 						st = &s->cpus[i].d.st;
 				}
 				fprintf(f, " %13s", !st || !st->count ? "-" :
-					vmt_fmt_lat(r, k == 0 ? st->min : k == 1 ? st->sum / st->count :
+					vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? st->sum / st->count :
 						st->max, c, sizeof(c)));
 			}
-			fprintf(f, " %12s\n", vmt_fmt_lat(r, k == 0 ? s->lat.min : k == 1 ?
+			fprintf(f, " %12s\n", vmt_fmt_lat(clk, k == 0 ? s->lat.min : k == 1 ?
 						     s->lat.sum / s->lat.count : s->lat.max, c,
 						     sizeof(c)));
 		}
@@ -565,8 +601,10 @@ void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	free(tot);
 }
 
-void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
+				const struct vmt_summary *s)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	size_t w = (size_t)s->hist_buckets + 1;
 	unsigned int b, row;
 
@@ -599,7 +637,7 @@ void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct
 			fprintf(f, "%s", what[k]);
 			for (row = 0; row < s->hist_ncpus; row++) {
 				uint64_t v = 0, unit_ns = s->hist_log ? 1000 :
-					vmt_reader_ns(r, s->hist_bucket);
+					vmt_clock_ns(clk, s->hist_bucket);
 				size_t i;
 
 				for (i = 0; i < s->ncpus; i++) {
@@ -607,7 +645,7 @@ void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct
 
 					if (s->cpus[i].key != s->hist_cpu[row] || !st->count)
 						continue;
-					v = vmt_reader_ns(r, k == 0 ? st->min : k == 1 ?
+					v = vmt_clock_ns(clk, k == 0 ? st->min : k == 1 ?
 							  st->sum / st->count : st->max);
 				}
 				/* in bucket units, as cyclictest prints microseconds */

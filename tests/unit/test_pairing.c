@@ -116,7 +116,7 @@ static void test_cases(void **state)
 		assert_int_equal(st->gap_dropped, c->gap_dropped);
 		assert_int_equal(st->unfinished, c->unfinished);
 		assert_int_equal(st->backwards, c->backwards);
-		vmt_pairing_free(p, NULL);
+		vmt_pairing_free(p, NULL, NULL);
 	}
 }
 
@@ -144,7 +144,7 @@ static void test_many_tasks(void **state)
 	}
 	assert_int_equal(vmt_pairing_stats(p)->pairs, 5000);
 	assert_int_equal(g.lat[0], 10000);
-	vmt_pairing_free(p, NULL);
+	vmt_pairing_free(p, NULL, NULL);
 }
 
 int main(void)

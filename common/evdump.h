@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * evdump: the verbose view, a consumer of the pass (iterate.h) that prints every begin and
+ * end event as one line with its decoded fields, each entry's latency, and lost-event
+ * gaps in their place; optionally only those inside a time window (--around). It writes
+ * to the FILE its caller gives and keeps a reason-name table for the pass.
+ */
+#ifndef VMT_EVDUMP_H
+#define VMT_EVDUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "exitreason.h"
+#include "iterate.h"
+
+struct vmt_evdump_opts {
+	FILE *out;
+	bool window;			/* only events in [from_ns, to_ns] since the start */
+	uint64_t from_ns, to_ns;
+};
+
+struct vmt_evdump {
+	struct vmt_evdump_opts o;
+	struct vmt_exitreasons *names;
+	uint64_t from_ts, to_ts;	/* the window in trace clock units, absolute */
+	uint64_t lines;
+};
+
+/* Prepare d and its consumer. Returns 0; vmt_evdump_free() afterwards. */
+int vmt_evdump_consumer(struct vmt_evdump *d, const struct vmt_evdump_opts *o,
+			struct vmt_consumer *out);
+void vmt_evdump_free(struct vmt_evdump *d);
+
+#endif

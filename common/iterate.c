@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "iterate.h"
+
+/* The pass's own per-task record: one pointer for each consumer. */
+struct itask {
+	void *slot[VMT_ITER_MAX_CONSUMERS];
+};
+
+struct walk {
+	struct vmt_iter *it;
+	struct vmt_consumer *c;
+	unsigned int nc;
+	/* the consumers that take pairs, and their index in c (for the task slots) */
+	unsigned int pair_idx[VMT_ITER_MAX_CONSUMERS];
+	unsigned int npair;
+	/* the pair the event just fed completed, if any */
+	bool paired, pair_selected;
+	struct vmt_pair pair;
+	int error;
+};
+
+static void on_pair(const struct vmt_pair *p, void *arg)
+{
+	struct walk *w = arg;
+	struct itask *t;
+	unsigned int i;
+
+	w->paired = true;
+	w->pair = *p;
+	w->pair_selected = vmt_filter_exit(w->it->filter, p->begin, p->end);
+	if (!w->pair_selected) {
+		w->it->filtered_out++;
+		return;
+	}
+	if (!w->npair)
+		return;
+	t = *p->task_ctx;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t) {
+			w->error = -ENOMEM;
+			return;
+		}
+		*p->task_ctx = t;
+	}
+	for (i = 0; i < w->npair; i++) {
+		struct vmt_consumer *c = &w->c[w->pair_idx[i]];
+		int ret = c->ops->pair(c->state, w->it, p, &t->slot[w->pair_idx[i]]);
+
+		if (ret && !w->error)
+			w->error = ret;
+	}
+}
+
+/* The consumers' per-task pointers, freed with the pairing that holds them. */
+static void free_itask(void *ctx, void *arg)
+{
+	struct walk *w = arg;
+	struct itask *t = ctx;
+	unsigned int i;
+
+	for (i = 0; i < w->nc; i++) {
+		struct vmt_consumer *c = &w->c[i];
+
+		if (t->slot[i] && c->ops->task_free)
+			c->ops->task_free(c->state, t->slot[i]);
+	}
+	free(t);
+}
+
+static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
+			    uint64_t *last_ms)
+{
+	struct timespec now;
+	uint64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	if (ms - *last_ms >= 100) {
+		*last_ms = ms;
+		o->progress(vmt_reader_stats(r)->chunks,
+			    vmt_source_nchunks(vmt_reader_source(r)), o->progress_arg);
+	}
+}
+
+#define EACH(w, op, ...)							\
+	do {									\
+		unsigned int i_;						\
+									\
+		for (i_ = 0; i_ < (w)->nc && !ret; i_++) {			\
+			struct vmt_consumer *c_ = &(w)->c[i_];			\
+									\
+			if (c_->ops->op)					\
+				ret = c_->ops->op(c_->state, (w)->it, ##__VA_ARGS__); \
+		}								\
+	} while (0)
+
+int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
+		unsigned int nc, struct vmt_iter *it)
+{
+	static const struct vmt_iter_opts none;
+	const struct vmt_evbind *bind = vmt_reader_bind(r);
+	bool want_event = false, want_gap = false, want_record = false;
+	const struct vmt_item *item;
+	struct vmt_pairing *p;
+	struct vmt_event ev;
+	struct walk w;
+	uint64_t items = 0, last_ms = 0;
+	unsigned int i;
+	int ret = 0;
+
+	if (!o)
+		o = &none;
+	if (nc > VMT_ITER_MAX_CONSUMERS)
+		return -EINVAL;
+	memset(it, 0, sizeof(*it));
+	memset(&w, 0, sizeof(w));
+	it->r = r;
+	it->clock = vmt_reader_clock(r);
+	it->start_ts = vmt_reader_start_ts(r);
+	it->first_ts = UINT64_MAX;
+	if (o->filter && !vmt_filter_is_empty(o->filter)) {
+		vmt_filter_bind(o->filter, it->clock, it->start_ts);
+		it->filter = o->filter;
+	}
+	w.it = it;
+	w.c = c;
+	w.nc = nc;
+	for (i = 0; i < nc; i++) {
+		if (c[i].ops->pair)
+			w.pair_idx[w.npair++] = i;
+		want_event |= c[i].ops->event != NULL;
+		want_gap |= c[i].ops->gap != NULL;
+		want_record |= c[i].ops->record != NULL;
+	}
+	p = vmt_pairing_new(on_pair, &w);
+	if (!p)
+		return -ENOMEM;
+	EACH(&w, start);
+	while (!ret && (item = vmt_reader_next_item(r))) {
+		int dec;
+
+		if (o->progress && (++items & 0xffff) == 0)
+			report_progress(r, o, &last_ms);
+		if (item->kind == VMT_ITEM_GAP) {
+			ret = vmt_pairing_gap(p, item->cpu);
+			if (want_gap)
+				EACH(&w, gap, item->cpu, item->ts, item->missed);
+			continue;
+		}
+		dec = vmt_evbind_decode(bind, &item->rec, item->cpu, &ev);
+		if (dec == 0) {
+			it->other_records++;
+			if (want_record)
+				EACH(&w, record, item);
+			continue;
+		}
+		if (dec < 0) {
+			it->bad_records++;
+			continue;
+		}
+		it->events++;
+		if (ev.ts < it->first_ts)
+			it->first_ts = ev.ts;
+		if (ev.ts > it->last_ts)
+			it->last_ts = ev.ts;
+		w.paired = false;
+		ret = vmt_pairing_event(p, &ev);
+		if (!ret)
+			ret = w.error;
+		if (want_event && !ret) {
+			struct vmt_iter_event e;
+
+			e.ev = &ev;
+			e.pair = w.paired ? &w.pair : NULL;
+			e.selected = w.paired ? w.pair_selected :
+				     vmt_filter_event(it->filter, &ev, NULL);
+			EACH(&w, event, &e);
+		}
+	}
+	vmt_pairing_finish(p);
+	it->pairing = *vmt_pairing_stats(p);
+	if (it->first_ts == UINT64_MAX)
+		it->first_ts = 0;
+	if (!ret)
+		EACH(&w, finish);
+	vmt_pairing_free(p, free_itask, &w);
+	return ret;
+}

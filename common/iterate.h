@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iterate: the one pass over a recording that every view sits on (trace-cmd's
+ * tracecmd_iterate_events() is the model). It walks the reader's merged items, decodes the
+ * begin/end events, pairs each exit with its entry (pairing.h), applies the filter once,
+ * and hands what it found to a list of consumers: each a small ops table of callbacks plus
+ * its own state. Consumers never see the reader's internals and the pass never prints.
+ * Memory grows with tasks and CPUs, never with events. One pass per thread.
+ */
+#ifndef VMT_ITERATE_H
+#define VMT_ITERATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filter.h"
+#include "kvmevent.h"
+#include "pairing.h"
+#include "reader.h"
+#include "tclock.h"
+
+#define VMT_ITER_MAX_CONSUMERS 8
+
+/* What every consumer may read during and after the pass. */
+struct vmt_iter {
+	struct vmt_reader *r;
+	const struct vmt_clock *clock;
+	uint64_t start_ts;		/* the recording's first page (time 0 of every view) */
+	const struct vmt_filter *filter;	/* bound to this recording, or NULL */
+	/* running totals */
+	uint64_t events;		/* begin and end events */
+	uint64_t other_records;		/* records of other events */
+	uint64_t bad_records;		/* too short to hold the common header */
+	uint64_t filtered_out;		/* pairs the filter left out */
+	uint64_t first_ts, last_ts;	/* of the begin/end events (first_ts 0 when none) */
+	struct vmt_pairing_stats pairing;	/* complete after the pass */
+};
+
+/* One begin or end event as the pass delivers it, in timestamp order. */
+struct vmt_iter_event {
+	const struct vmt_event *ev;
+	/* an end that completed a pair: that pair (its exit, its latency); else NULL */
+	const struct vmt_pair *pair;
+	bool selected;			/* the filter keeps it (vmt_filter_event) */
+};
+
+struct vmt_consumer_ops {
+	const char *name;
+	/* Before the first item. */
+	int (*start)(void *state, const struct vmt_iter *it);
+	/*
+	 * Every pair the filter keeps, when its end arrives. *task is the consumer's own
+	 * pointer for the pair's task (NULL the first time), freed by task_free.
+	 */
+	int (*pair)(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
+		    void **task);
+	/* Every begin/end event, kept or not (see selected). */
+	int (*event)(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e);
+	/* Events were lost on cpu before ts (missed: their count, 0 when not stored). */
+	int (*gap)(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
+		   uint64_t missed);
+	/* A record of some other event (context events, for attribution). */
+	int (*record)(void *state, const struct vmt_iter *it, const struct vmt_item *item);
+	/* After the last item; it->pairing is complete. */
+	int (*finish)(void *state, const struct vmt_iter *it);
+	/* Free a per-task pointer the consumer stored through pair(). */
+	void (*task_free)(void *state, void *task);
+};
+
+struct vmt_consumer {
+	const struct vmt_consumer_ops *ops;
+	void *state;
+};
+
+struct vmt_iter_opts {
+	struct vmt_filter *filter;	/* bound here; NULL or empty: everything */
+	/* called at most ten times a second with chunks done and in all, or NULL */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	void *progress_arg;
+};
+
+/*
+ * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.
+ * *it holds the totals afterwards. Returns 0, -ENOMEM, or the first consumer error.
+ */
+int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
+		unsigned int nc, struct vmt_iter *it);
+
+#endif

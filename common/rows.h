@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rows: the tabular views, a consumer of the pass (iterate.h) writing one row per exit
+ * (with its entry and latency) or one per event, as CSV (RFC 4180, a header row) or as
+ * JSON lines. The columns of each row kind are described once (rows.c) and that one
+ * description drives the header and both formats; man/vmtrace-convert.1 documents them.
+ * Rows go through an outbuf on the caller's fd. One writer per pass.
+ */
+#ifndef VMT_ROWS_H
+#define VMT_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iterate.h"
+
+enum vmt_rows_format {
+	VMT_ROWS_CSV,
+	VMT_ROWS_JSONL,
+};
+
+struct vmt_rows_opts {
+	enum vmt_rows_format format;
+	bool events;		/* one row per event instead of one per exit */
+	int fd;
+};
+
+struct vmt_rows;
+
+/* Prepare a writer and its consumer. Returns 0 or -ENOMEM. */
+int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **w,
+		      struct vmt_consumer *out);
+/* Rows written so far. */
+uint64_t vmt_rows_count(const struct vmt_rows *w);
+/* Flush and free; returns the first write error (0 when none). */
+int vmt_rows_finish(struct vmt_rows *w);
+
+#endif

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+struct task {
+	struct task *next;		/* every task, for the summary at the end */
+	struct vmt_group g;
+	struct vmt_window win;
+};
+
+struct summary_work {
+	struct vmt_summary_opts o;
+	struct task *tasks;
+	size_t ntasks;
+	size_t *reason_slot;		/* open addressing over s->reasons */
+	size_t reason_cap;		/* slots, a power of two */
+	size_t reasons_alloc;
+	size_t cpus_alloc;
+};
+
+static void group_init(struct vmt_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	vmt_latdist_init(&g->d);
+}
+
+static size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+{
+	struct summary_work *w = s->work;
+	uint64_t hk = key ^ (uint64_t)isa << 60;
+	size_t i;
+
+	if (!w->reason_cap || (s->nreasons + 1) * 2 > w->reason_cap) {
+		size_t cap = w->reason_cap ? w->reason_cap * 2 : 64, j;
+		size_t *slot = malloc(cap * sizeof(*slot));
+
+		if (!slot)
+			return NULL;
+		for (j = 0; j < cap; j++)
+			slot[j] = SIZE_MAX;
+		for (j = 0; j < s->nreasons; j++) {
+			size_t h = hash64(s->reasons[j].key ^ (uint64_t)s->reasons[j].isa << 60);
+
+			while (slot[h & (cap - 1)] != SIZE_MAX)
+				h++;
+			slot[h & (cap - 1)] = j;
+		}
+		free(w->reason_slot);
+		w->reason_slot = slot;
+		w->reason_cap = cap;
+	}
+	for (i = hash64(hk);; i++) {
+		size_t idx = w->reason_slot[i & (w->reason_cap - 1)];
+
+		if (idx == SIZE_MAX)
+			break;
+		if (s->reasons[idx].key == key && s->reasons[idx].isa == isa)
+			return &s->reasons[idx];
+	}
+	if (s->nreasons == w->reasons_alloc) {
+		size_t n = w->reasons_alloc ? w->reasons_alloc * 2 : 16;
+		struct vmt_group *bigger = realloc(s->reasons, n * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		s->reasons = bigger;
+		w->reasons_alloc = n;
+	}
+	w->reason_slot[i & (w->reason_cap - 1)] = s->nreasons;
+	group_init(&s->reasons[s->nreasons]);
+	s->reasons[s->nreasons].isa = isa;
+	s->reasons[s->nreasons].key = key;
+	return &s->reasons[s->nreasons++];
+}
+
+static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
+{
+	struct summary_work *w = s->work;
+
+	if (cpu >= w->cpus_alloc) {
+		size_t n = cpu + 1 > w->cpus_alloc * 2 ? cpu + 1 : w->cpus_alloc * 2, i;
+		struct vmt_group *bigger = realloc(s->cpus, n * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		for (i = w->cpus_alloc; i < n; i++) {
+			group_init(&bigger[i]);
+			bigger[i].key = i;
+		}
+		s->cpus = bigger;
+		w->cpus_alloc = n;
+	}
+	if (cpu >= s->ncpus)
+		s->ncpus = cpu + 1;
+	return &s->cpus[cpu];
+}
+
+static void top_add(struct vmt_summary *s, const struct vmt_pair *p)
+{
+	unsigned int n = s->work->o.top_n, i;
+	struct vmt_top t;
+
+	if (!n)
+		return;
+	if (s->ntop == n && p->lat <= s->top[0].lat)
+		return;
+	t.exit = *p->begin;
+	t.lat = p->lat;
+	t.entry_cpu = p->end->cpu;
+	/* a min-heap on latency: the root is the shortest of the kept ones */
+	if (s->ntop < n) {
+		i = s->ntop++;
+		while (i && s->top[(i - 1) / 2].lat > t.lat) {
+			s->top[i] = s->top[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		s->top[i] = t;
+		return;
+	}
+	i = 0;
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = l;
+
+		if (l >= n)
+			break;
+		if (l + 1 < n && s->top[l + 1].lat < s->top[l].lat)
+			m = l + 1;
+		if (s->top[m].lat >= t.lat)
+			break;
+		s->top[i] = s->top[m];
+		i = m;
+	}
+	s->top[i] = t;
+}
+
+static unsigned int hist_index(const struct vmt_summary *s, uint64_t lat)
+{
+	if (s->hist_log) {
+		unsigned int b = lat < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(lat);
+
+		return b < s->hist_buckets ? b : s->hist_buckets;
+	}
+	lat /= s->hist_bucket;
+	return lat < s->hist_buckets ? (unsigned int)lat : s->hist_buckets;
+}
+
+static int hist_add(struct vmt_summary *s, uint32_t cpu, uint64_t lat)
+{
+	unsigned int row;
+
+	for (row = 0; row < s->hist_ncpus; row++) {
+		if (s->hist_cpu[row] == cpu)
+			break;
+	}
+	if (row == s->hist_ncpus) {
+		size_t w = (size_t)s->hist_buckets + 1;
+		uint64_t *h = realloc(s->hist, (row + 1) * w * sizeof(*h));
+		uint32_t *hc;
+
+		if (!h)
+			return -ENOMEM;
+		s->hist = h;
+		memset(h + row * w, 0, w * sizeof(*h));
+		hc = realloc(s->hist_cpu, (row + 1) * sizeof(*hc));
+		if (!hc)
+			return -ENOMEM;
+		s->hist_cpu = hc;
+		hc[row] = cpu;
+		s->hist_ncpus++;
+	}
+	s->hist[row * ((size_t)s->hist_buckets + 1) + hist_index(s, lat)]++;
+	return 0;
+}
+
+static int on_start(void *state, const struct vmt_iter *it)
+{
+	struct vmt_summary *s = state;
+	const struct vmt_summary_opts *o = &s->work->o;
+
+	s->window = vmt_clock_ticks(it->clock, o->window_ns);
+	s->start_ts = it->start_ts;
+	if (o->top_n) {
+		s->top = calloc(o->top_n, sizeof(*s->top));
+		if (!s->top)
+			return -ENOMEM;
+	}
+	if (o->histogram) {
+		s->hist_log = o->hist_log;
+		s->hist_buckets = o->hist_buckets ? o->hist_buckets : 100;
+		s->hist_bucket = o->hist_log ? 0 : vmt_clock_ticks(it->clock, o->hist_bucket_ns);
+		if (!s->hist_log && !s->hist_bucket)
+			s->hist_bucket = 1;
+	}
+	return vmt_exitreasons_new(vmt_reader_begin_format(it->r), &s->names);
+}
+
+static struct task *new_task(struct vmt_summary *s, int32_t pid)
+{
+	struct task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	group_init(&t->g);
+	t->g.pid = pid;
+	if (vmt_window_init(&t->win, s->window)) {
+		free(t);
+		return NULL;
+	}
+	t->next = s->work->tasks;
+	s->work->tasks = t;
+	s->work->ntasks++;
+	return t;
+}
+
+static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p, void **slot)
+{
+	struct vmt_summary *s = state;
+	const struct vmt_event *ex = p->begin;
+	struct task *t = *slot;
+	struct vmt_group *g;
+	struct vmt_latval lv;
+	int ret = 0;
+
+	/*
+	 * Once for the three distributions below; the overall one is the sum of the
+	 * per-CPU ones, merged at the end (a fourth update per exit cost more than that).
+	 */
+	vmt_latval_init(&lv, p->lat);
+	if (!t) {
+		t = new_task(s, p->end->pid);
+		if (!t)
+			return -ENOMEM;
+		*slot = t;
+	}
+	if (vmt_latdist_add_val(&t->g.d, &lv))
+		ret = -ENOMEM;
+	if (p->end->has & VMT_EVF_VCPU) {
+		t->g.vcpu = p->end->vcpu;
+		t->g.has_vcpu = true;
+	} else if (ex->has & VMT_EVF_VCPU) {
+		t->g.vcpu = ex->vcpu;
+		t->g.has_vcpu = true;
+	}
+	if (vmt_window_add(&t->win, ex->ts, p->end->ts))
+		return -ENOMEM;
+	if (t->win.max_sum > s->max_window_sum) {
+		s->max_window_sum = t->win.max_sum;
+		s->max_window_at = t->win.max_at;
+		s->max_window_pid = p->end->pid;
+	}
+	if (ex->has & VMT_EVF_REASON) {
+		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
+
+		g = reason_group(s, isa, vmt_exitreason_key(isa, ex->reason));
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
+			ret = -ENOMEM;
+	}
+	g = cpu_group(s, ex->cpu);
+	if (!g || vmt_latdist_add_val(&g->d, &lv))
+		ret = -ENOMEM;
+	top_add(s, p);
+	if (s->hist_buckets && hist_add(s, ex->cpu, p->lat))
+		ret = -ENOMEM;
+	(void)it;
+	return ret;
+}
+
+static void task_free(void *state, void *task)
+{
+	struct task *t = task;
+
+	(void)state;
+	vmt_window_free(&t->win);
+	vmt_latdist_free(&t->g.d);
+	free(t);
+}
+
+static int by_pairs(const void *a, const void *b)
+{
+	const struct vmt_group *x = a, *y = b;
+
+	if (x->d.st.count != y->d.st.count)
+		return x->d.st.count < y->d.st.count ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct vmt_group *x = a, *y = b;
+
+	if (x->d.st.sum != y->d.st.sum)
+		return x->d.st.sum < y->d.st.sum ? 1 : -1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static int by_lat_desc(const void *a, const void *b)
+{
+	const struct vmt_top *x = a, *y = b;
+
+	if (x->lat != y->lat)
+		return x->lat < y->lat ? 1 : -1;
+	return (x->exit.ts > y->exit.ts) - (x->exit.ts < y->exit.ts);
+}
+
+/* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
+static int collect_tasks(struct vmt_summary *s)
+{
+	struct task *t;
+	size_t i = 0;
+
+	if (!s->work->ntasks)
+		return 0;
+	s->tasks = calloc(s->work->ntasks, sizeof(*s->tasks));
+	if (!s->tasks)
+		return -ENOMEM;
+	for (t = s->work->tasks; t; t = t->next) {
+		s->tasks[i] = t->g;
+		s->tasks[i].max_window_sum = t->win.max_sum;
+		s->tasks[i].max_window_at = t->win.max_at;
+		/* the distribution's buffers now belong to the summary */
+		vmt_latdist_init(&t->g.d);
+		i++;
+	}
+	s->ntasks = i;
+	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), by_pairs);
+	return 0;
+}
+
+/* Keep only the CPUs that had exits, in CPU order. */
+static void compact_cpus(struct vmt_summary *s)
+{
+	size_t i, j = 0;
+
+	for (i = s->ncpus; i < s->work->cpus_alloc; i++)
+		vmt_latdist_free(&s->cpus[i].d);
+	for (i = 0; i < s->ncpus; i++) {
+		if (s->cpus[i].d.st.count)
+			s->cpus[j++] = s->cpus[i];
+		else
+			vmt_latdist_free(&s->cpus[i].d);
+	}
+	s->ncpus = j;
+	s->work->cpus_alloc = j;
+}
+
+static int on_finish(void *state, const struct vmt_iter *it)
+{
+	struct vmt_summary *s = state;
+	size_t i;
+	int ret;
+
+	s->events = it->events;
+	s->other_records = it->other_records;
+	s->bad_records = it->bad_records;
+	s->filtered_out = it->filtered_out;
+	s->first_ts = it->first_ts;
+	s->last_ts = it->last_ts;
+	s->pairing = it->pairing;
+	ret = collect_tasks(s);
+	/* every pair counted went to exactly one pCPU: their sum is the whole */
+	for (i = 0; !ret && i < s->ncpus; i++) {
+		if (vmt_latdist_merge(&s->all, &s->cpus[i].d))
+			ret = -ENOMEM;
+	}
+	s->lat = s->all.st;
+	compact_cpus(s);
+	if (s->nreasons)
+		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
+	if (s->ntop)
+		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
+	s->rd = *vmt_reader_stats(it->r);
+	s->lost_stats = vmt_reader_stats_lost(it->r, &s->lost_stats_known);
+	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
+							      s->lost_stats;
+	return ret;
+}
+
+static const struct vmt_consumer_ops summary_ops = {
+	.name = "summary",
+	.start = on_start,
+	.pair = on_pair,
+	.finish = on_finish,
+	.task_free = task_free,
+};
+
+int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o,
+			 struct vmt_consumer *out)
+{
+	memset(s, 0, sizeof(*s));
+	vmt_latdist_init(&s->all);
+	s->max_window_pid = -1;
+	s->work = calloc(1, sizeof(*s->work));
+	if (!s->work)
+		return -ENOMEM;
+	s->work->o = *o;
+	out->ops = &summary_ops;
+	out->state = s;
+	return 0;
+}
+
+void vmt_summary_free(struct vmt_summary *s)
+{
+	size_t i, ncpus = s->ncpus;
+
+	if (s->work && s->work->cpus_alloc > ncpus)
+		ncpus = s->work->cpus_alloc;	/* the pass did not finish: all of them */
+	vmt_latdist_free(&s->all);
+	for (i = 0; i < s->nreasons; i++)
+		vmt_latdist_free(&s->reasons[i].d);
+	for (i = 0; i < ncpus; i++)
+		vmt_latdist_free(&s->cpus[i].d);
+	for (i = 0; i < s->ntasks; i++)
+		vmt_latdist_free(&s->tasks[i].d);
+	free(s->reasons);
+	free(s->cpus);
+	free(s->tasks);
+	free(s->top);
+	free(s->hist);
+	free(s->hist_cpu);
+	vmt_exitreasons_free(s->names);
+	if (s->work)
+		free(s->work->reason_slot);
+	free(s->work);
+	memset(s, 0, sizeof(*s));
+}
+
+uint64_t vmt_summary_orphans(const struct vmt_summary *s)
+{
+	return s->pairing.orphan_begins + s->pairing.orphan_ends + s->pairing.unfinished;
+}
+
+const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64_t key,
+			       char *buf, size_t size)
+{
+	return vmt_exitreason_label(s->names, isa, key, buf, size);
+}

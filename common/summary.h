@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * summary: the statistics consumer of the pass (iterate.h). From the pairs the filter keeps
+ * it builds every figure of the report: latency distributions with percentiles overall,
+ * per exit reason, per pCPU and per vCPU task, each task's worst sliding window, the
+ * longest exits and per-pCPU histograms. Memory grows with tasks, CPUs and reasons, never
+ * with events. Values stay in trace clock units; renderers (reportfmt.h) convert. The
+ * summary belongs to the thread that runs the pass.
+ */
+#ifndef VMT_SUMMARY_H
+#define VMT_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exitreason.h"
+#include "iterate.h"
+#include "latstat.h"
+#include "pairing.h"
+#include "reader.h"
+
+#define VMT_DEFAULT_WINDOW_NS 1000000ULL
+
+struct vmt_summary_opts {
+	uint64_t window_ns;		/* sliding window of the cumulative latency */
+	unsigned int top_n;		/* longest exits kept */
+	bool histogram;
+	uint64_t hist_bucket_ns;	/* linear bucket width */
+	unsigned int hist_buckets;	/* buckets before the overflow one */
+	bool hist_log;			/* log2 buckets instead of linear */
+};
+
+/* One group of exits: all, one reason, one pCPU or one task. */
+struct vmt_group {
+	uint32_t isa;
+	uint64_t key;			/* reason key, or CPU number */
+	int32_t pid;
+	uint32_t vcpu;
+	bool has_vcpu;
+	struct vmt_latdist d;		/* trace clock units */
+	uint64_t max_window_sum, max_window_at;
+};
+
+struct vmt_top {
+	struct vmt_event exit;
+	uint64_t lat;
+	uint32_t entry_cpu;
+};
+
+struct summary_work;
+
+struct vmt_summary {
+	/* the pass's totals, copied at its end */
+	uint64_t events, other_records, bad_records, filtered_out;
+	uint64_t start_ts;		/* the recording's first page */
+	uint64_t first_ts, last_ts;	/* first and last event */
+	struct vmt_pairing_stats pairing;
+	struct vmt_reader_stats rd;
+	uint64_t lost_events, lost_stats;
+	bool lost_stats_known;
+	/* the figures */
+	struct vmt_latdist all;		/* trace clock units */
+	struct vmt_latstat lat;		/* all.st */
+	uint64_t window;		/* trace clock units */
+	uint64_t max_window_sum, max_window_at;
+	int32_t max_window_pid;
+	struct vmt_exitreasons *names;
+	struct vmt_group *reasons;	/* most total time first */
+	size_t nreasons;
+	struct vmt_group *cpus;		/* by CPU number */
+	size_t ncpus;
+	struct vmt_group *tasks;	/* vCPU threads, most pairs first */
+	size_t ntasks;
+	struct vmt_top *top;		/* longest first */
+	unsigned int ntop;
+	uint64_t *hist;			/* [hist_ncpus][hist_buckets + 1], the last one overflow */
+	uint32_t *hist_cpu;
+	unsigned int hist_ncpus, hist_buckets;
+	uint64_t hist_bucket;		/* trace clock units; log: 0 */
+	bool hist_log;
+	struct summary_work *work;	/* the consumer's working state during the pass */
+};
+
+/*
+ * Prepare s (zeroed here) and a consumer that fills it during vmt_iterate(). Returns 0 or
+ * -ENOMEM; vmt_summary_free() afterwards either way.
+ */
+int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o,
+			 struct vmt_consumer *out);
+void vmt_summary_free(struct vmt_summary *s);
+uint64_t vmt_summary_orphans(const struct vmt_summary *s);
+/* "NAME(0xCODE)", or "0xCODE" when no table knows it; into buf. */
+const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64_t key,
+			       char *buf, size_t size);
+
+#endif

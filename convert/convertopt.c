@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <argp.h>
+#include <string.h>
+
+#include "convertopt.h"
+#include "inputopt.h"
+
+enum {
+	OPT_CSV = 256,
+	OPT_JSONL,
+	OPT_LEGACY,
+	OPT_TO_VMT,
+	OPT_EVENTS,
+};
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+static const char doc[] =
+	"Convert a vmtrace recording (.vmt, the original vm-trace trace.bin, or a trace-cmd "
+	"trace.dat) to CSV or JSON lines for spreadsheets and scripts, to the original "
+	"trace.bin, or to .vmt."
+	"\v"
+	"Examples:\n"
+	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
+	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
+	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
+	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
+	"  vmtrace-convert --to-vmt --format-dir events/ -o old.vmt trace.bin\n"
+	"  vmtrace-convert --to-vmt -o run2.vmt trace.dat    # from trace-cmd record\n"
+	"\n"
+	"Files are written under a temporary name and renamed when complete; an interrupted "
+	"conversion leaves nothing under the final name.";
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Output format (one of):", 1 },
+	{ "csv", OPT_CSV, NULL, 0, "CSV (RFC 4180) with a header row", 1 },
+	{ "jsonl", OPT_JSONL, NULL, 0, "JSON lines, one object per row", 1 },
+	{ "legacy", OPT_LEGACY, NULL, 0, "the original vm-trace trace.bin (one CPU's 4 KiB "
+	  "pages; needs -o)", 1 },
+	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin or a trace.dat; "
+	  "needs -o)", 1 },
+	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
+	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
+	  "instead of per exit", 2 },
+	{ "output", 'o', "FILE", 0, "output file (default: standard output for CSV and JSON "
+	  "lines)", 2 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	static const enum convert_format formats[] = {
+		[OPT_CSV - OPT_CSV] = CONVERT_CSV, [OPT_JSONL - OPT_CSV] = CONVERT_JSONL,
+		[OPT_LEGACY - OPT_CSV] = CONVERT_LEGACY, [OPT_TO_VMT - OPT_CSV] = CONVERT_VMT,
+	};
+	struct convert_opts *o = state->input;
+
+	switch (key) {
+	case OPT_CSV:
+	case OPT_JSONL:
+	case OPT_LEGACY:
+	case OPT_TO_VMT:
+		if (o->format && o->format != formats[key - OPT_CSV])
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
+		o->format = formats[key - OPT_CSV];
+		break;
+	case OPT_EVENTS:
+		o->events = 1;
+		break;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "empty output file name");
+		o->output = arg;
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->in;
+		state->child_inputs[1] = &o->fo;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->input)
+			argp_error(state, "only one input file");
+		o->input = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->input)
+			argp_error(state, "no input file given");
+		if (!o->format)
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
+		if ((o->format == CONVERT_LEGACY || o->format == CONVERT_VMT) && !o->output)
+			argp_error(state, "--legacy and --to-vmt write binary files: give -o FILE");
+		if (o->events && (o->format == CONVERT_LEGACY || o->format == CONVERT_VMT))
+			argp_error(state, "--events goes with --csv or --jsonl");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void convert_parse_args(struct convert_opts *o, int argc, char **argv)
+{
+	struct argp_child children[] = {
+		{ &vmt_input_argp, 0, NULL, 0 },
+		{ &vmt_filter_argp, 0, NULL, 0 },
+		{ 0 }
+	};
+	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
+
+	memset(o, 0, sizeof(*o));
+	argp_parse(&argp, argc, argv, 0, NULL, o);
+}

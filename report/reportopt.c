@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <argp.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filteropt.h"
+#include "inputopt.h"
+#include "reportopt.h"
+#include "summary.h"
+
+enum {
+	OPT_JSON = 256,
+	OPT_LEGACY,
+	OPT_WINDOW,
+	OPT_TOP,
+	OPT_THRESHOLD,
+	OPT_AROUND,
+	OPT_HISTOGRAM,
+	OPT_BUCKET,
+	OPT_BUCKETS,
+	OPT_LOG,
+	OPT_HIST_FORMAT,
+};
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+static const char doc[] =
+	"Report VM exit-entry latencies from a vmtrace recording (.vmt): events, pairs, lost "
+	"events, orphans, latency distribution and percentiles per exit reason, per pCPU and "
+	"per vCPU, the largest out-of-guest time inside any sliding window, and the longest "
+	"exits."
+	"\v"
+	"Examples:\n"
+	"  vmtrace-report run1.vmt\n"
+	"  vmtrace-report -f run1.vmt --legacy     # the original vm-trace -f output\n"
+	"  vmtrace-report --json run1.vmt | jq .percentiles_ns\n"
+	"  vmtrace-report --histogram --bucket 500ns run1.vmt\n"
+	"  vmtrace-report --reason hlt,io --cpu 2 --from 1s --to 2s run1.vmt\n"
+	"  vmtrace-report --threshold 50us --around 1.25s,200us run1.vmt\n"
+	"  vmtrace-report --format-dir events/ trace.bin  # the original tool's file\n"
+	"  vmtrace-report trace.dat                       # trace-cmd record -e kvm\n"
+	"\n"
+	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
+	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
+	"report comes from an unfinished or damaged file.";
+
+static const struct argp_option options[] = {
+	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "
+	  "trace-cmd trace.dat (the original -f; a plain argument works too)", 1 },
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "json", OPT_JSON, NULL, 0, "print one JSON object", 2 },
+	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
+	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
+	  "fields and each entry's latency", 2 },
+	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
+	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
+	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
+	  "of time TS", 2 },
+	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
+	  "(default 1ms)", 2 },
+	{ NULL, 0, NULL, 0, "Histogram:", 3 },
+	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
+	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us)", 3 },
+	{ "buckets", OPT_BUCKETS, "N", 0, "number of buckets before the overflow row "
+	  "(default 100)", 3 },
+	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones", 3 },
+	{ "hist-format", OPT_HIST_FORMAT, "FORMAT", 0, "text (bars, default) or cyclictest "
+	  "(cyclictest -h's gnuplot-ready layout)", 3 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct report_opts *o = state->input;
+	uint64_t v;
+	char *comma;
+
+	switch (key) {
+	case 'f':
+	case ARGP_KEY_ARG:
+		if (o->file)
+			argp_error(state, "only one recording at a time");
+		o->file = arg;
+		break;
+	case OPT_JSON:
+		o->json = 1;
+		break;
+	case OPT_LEGACY:
+		o->legacy = 1;
+		break;
+	case 'v':
+		o->verbose = 1;
+		break;
+	case OPT_WINDOW:
+		o->window_ns = vmt_argp_time(state, "window", arg);
+		if (!o->window_ns)
+			argp_error(state, "the window must be longer than 0");
+		break;
+	case OPT_TOP:
+		if (vmt_cli_parse_u64(arg, &v) || v > 100000)
+			argp_error(state, "invalid --top '%s' (0 to 100000)", arg);
+		o->top = (unsigned int)v;
+		break;
+	case OPT_THRESHOLD:
+		o->threshold_ns = vmt_argp_time(state, "threshold", arg);
+		if (!o->threshold_ns)
+			argp_error(state, "the threshold must be longer than 0");
+		break;
+	case OPT_AROUND:
+		comma = strchr(arg, ',');
+		if (comma)
+			*comma = '\0';
+		o->around = true;
+		o->around_ns = vmt_argp_time(state, "time", arg);
+		o->around_span_ns = comma ? vmt_argp_time(state, "span", comma + 1) : 100000;
+		break;
+	case OPT_HISTOGRAM:
+		o->histogram = 1;
+		break;
+	case OPT_BUCKET:
+		o->bucket_ns = vmt_argp_time(state, "bucket width", arg);
+		if (!o->bucket_ns)
+			argp_error(state, "the bucket width must be longer than 0");
+		break;
+	case OPT_BUCKETS:
+		if (vmt_cli_parse_u64(arg, &v) || v == 0 || v > 100000)
+			argp_error(state, "invalid --buckets '%s' (1 to 100000)", arg);
+		o->buckets = (unsigned int)v;
+		break;
+	case OPT_LOG:
+		o->hist_log = 1;
+		break;
+	case OPT_HIST_FORMAT:
+		if (strcmp(arg, "cyclictest") == 0)
+			o->hist_cyclictest = 1;
+		else if (strcmp(arg, "text") != 0)
+			argp_error(state, "invalid --hist-format '%s' (text or cyclictest)", arg);
+		o->histogram = 1;
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->in;	/* the shared input options */
+		state->child_inputs[1] = &o->fo;	/* the shared filter options */
+		break;
+	case ARGP_KEY_END:
+		if (!o->file)
+			argp_error(state, "no recording given");
+		if (o->json + o->legacy + o->verbose > 1)
+			argp_error(state, "--json, --legacy and --verbose exclude each other");
+		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
+			o->histogram = 1;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void report_parse_args(struct report_opts *o, int argc, char **argv)
+{
+	struct argp_child children[] = {
+		{ &vmt_input_argp, 0, NULL, 0 },
+		{ &vmt_filter_argp, 0, NULL, 0 },
+		{ 0 }
+	};
+	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
+
+	memset(o, 0, sizeof(*o));
+	o->window_ns = VMT_DEFAULT_WINDOW_NS;
+	o->top = 10;
+	argp_parse(&argp, argc, argv, 0, NULL, o);
+}

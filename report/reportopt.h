@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reportopt: vmtrace-report's command line (argp, with the shared input and filter
+ * children) parsed into struct report_opts. Exits with status 64 on a usage error, as
+ * argp does.
+ */
+#ifndef VMT_REPORTOPT_H
+#define VMT_REPORTOPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filteropt.h"
+#include "source.h"
+
+struct report_opts {
+	const char *file;
+	struct vmt_input_opts in;
+	int json, legacy, verbose, histogram, hist_log, hist_cyclictest;
+	uint64_t window_ns, threshold_ns, bucket_ns;
+	unsigned int top, buckets;
+	bool around;
+	uint64_t around_ns, around_span_ns;
+	struct vmt_filter_opts fo;
+};
+
+/* Fill o with the defaults and the command line; exits on a usage error. */
+void report_parse_args(struct report_opts *o, int argc, char **argv);
+
+#endif
