@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * chunk: what every input format hands the reader, a run of whole ring-buffer sub-buffers
+ * ("pages") of one CPU, described by struct vmt_chunk_info, and the per-thread buffers a
+ * chunk is read and decompressed into. Plain structs; a struct vmt_chunkbuf belongs to one
+ * thread at a time.
+ */
+#ifndef VMT_CHUNK_H
+#define VMT_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VMT_CHUNK_ZSTD		1u	/* flags: payload is one zstd frame (else stored raw) */
+#define VMT_CHUNK_ZLIB		2u	/* payload is one zlib stream (trace.dat) */
+/* Limits a reader enforces before allocating anything a file declares. */
+#define VMT_MAX_META_SIZE	(64u << 20)
+#define VMT_MAX_CHUNK_RAW	(256u << 20)
+
+/* What a chunk header (or the source's index) says about its pages. */
+struct vmt_chunk_info {
+	uint64_t offset;	/* where the source finds it (its own meaning) */
+	uint64_t payload_size;
+	uint64_t raw_size;
+	uint64_t first_ts, last_ts;	/* UINT64_MAX / 0 when the source does not know */
+	uint64_t missed_count;	/* sum of counts stored in pages flagged "missed events" */
+	uint32_t cpu;
+	uint32_t page_count;
+	uint32_t page_size;
+	uint32_t missed_pages;
+	uint32_t flags;
+	uint32_t payload_crc;
+	uint32_t seq;		/* position in its CPU's run */
+	uint32_t header_size;	/* .vmt: of the block header, from the scan (0: read it) */
+};
+
+/* Per-thread decompression state and output buffer. */
+struct vmt_chunkbuf {
+	void *dctx;		/* the source's decompression context (zstd), or NULL */
+	uint8_t *comp;
+	size_t comp_cap;
+	uint8_t *raw;		/* the pages, raw_size bytes after a successful read */
+	size_t raw_cap;
+};
+
+/* Make room for need bytes in *buf. Returns 0 or -ENOMEM. */
+int vmt_chunkbuf_grow(uint8_t **buf, size_t *cap, size_t need);
+void vmt_chunkbuf_free(struct vmt_chunkbuf *cb);
+
+#endif

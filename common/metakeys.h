@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metakeys: the names of the metadata keys a recording carries (man/vmtrace-file.5). Every
+ * source fills them in the same spelling, whatever its file says, so the reader needs to
+ * know only these. Header-only constants.
+ */
+#ifndef VMT_METAKEYS_H
+#define VMT_METAKEYS_H
+
+#define VMT_META_EVENT_BEGIN	"event.begin"
+#define VMT_META_EVENT_END	"event.end"
+#define VMT_META_FORMAT_BEGIN	"format.begin"
+#define VMT_META_FORMAT_END	"format.end"
+#define VMT_META_HEADER_PAGE	"header_page"
+#define VMT_META_HEADER_EVENT	"header_event"
+#define VMT_META_CLOCK		"trace.clock"
+#define VMT_META_NS_PER_TICK	"clock.ns_per_tick"
+#define VMT_META_CPUS		"cpus.traced"
+#define VMT_META_ENDIAN		"endian"
+#define VMT_META_TSC2NSEC	"clock.tsc2nsec"	/* "MULT SHIFT" from a trace.dat */
+#define VMT_META_MONO_START	"monotonic.start_ns"
+#define VMT_META_MONO_END	"monotonic.end_ns"	/* in END */
+#define VMT_META_STATS_START	"stats.start.cpu"	/* + CPU number */
+#define VMT_META_STATS_END	"stats.end.cpu"		/* + CPU number, in END */
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * source: a recording file of any supported format, opened behind one interface. The
+ * format is sniffed from the file's first bytes, once, here; each format is a loader in a
+ * file of its own (source_vmt.c, source_legacy.c, source_tracedat.c) that knows nothing of
+ * the others. Every source presents the same things: metadata key/values (metakeys.h) as
+ * a .vmt's META and END blocks carry them, and the pages as chunks (chunk.h) read on
+ * demand. A source is opened and closed by one thread; vmt_source_read_chunk() may be
+ * called from several threads at once, each with its own struct vmt_chunkbuf.
+ */
+#ifndef VMT_SOURCE_H
+#define VMT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chunk.h"
+
+/* How to read inputs that do not describe themselves fully. */
+struct vmt_input_opts {
+	const char *format_dir;	/* a trace.bin's event formats, or NULL */
+	const char *pair;	/* a trace.dat's "SYSTEM:BEGIN,SYSTEM:END", or NULL (kvm) */
+};
+
+/* The order in which a walk wants a source's chunks (for reading ahead). */
+enum vmt_chunk_order {
+	VMT_ORDER_FIRST_TS,	/* by first_ts: the source knows each chunk's first time */
+	VMT_ORDER_SEQ,		/* by seq: round-robin over the CPUs' runs */
+};
+
+struct vmt_source;
+
+/*
+ * Open path. Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
+ * problem in a few words ("not a vmtrace file (bad magic)", "no kvm:kvm_exit event
+ * format in the file (choose the pair with --pair BEGIN,END)").
+ */
+int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
+		    struct vmt_source **out, char *why, size_t why_size);
+void vmt_source_close(struct vmt_source *s);
+
+/* The loader's name: "vmt", "trace.bin" or "trace.dat". */
+const char *vmt_source_format(const struct vmt_source *s);
+/*
+ * What the source had to say about where its description came from, for the report
+ * ("formats from events/ (--format-dir)", "trace-cmd trace.dat v7, zstd, buffer \"\""),
+ * or "" for a file that describes itself (.vmt).
+ */
+const char *vmt_source_description(const struct vmt_source *s);
+/* Whether the source read options it did not use (for "--pair ignored" warnings). */
+bool vmt_source_uses_pair(const struct vmt_source *s);
+bool vmt_source_uses_format_dir(const struct vmt_source *s);
+
+/* META key/values (kv.h encoding, validated), and END's, or NULL when unfinished. */
+const uint8_t *vmt_source_meta(const struct vmt_source *s, size_t *len);
+const uint8_t *vmt_source_end(const struct vmt_source *s, size_t *len);
+
+/* The state of the file as a whole. */
+struct vmt_source_status {
+	uint64_t file_size;
+	bool finished;		/* the file is complete (an END block, or whole pages) */
+	uint64_t truncated_at;	/* offset where reading stopped early, or 0 */
+	const char *trunc_why;	/* why it stopped there, or NULL */
+	uint64_t bad_blocks;	/* blocks or chunks skipped while opening */
+};
+const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
+
+size_t vmt_source_nchunks(const struct vmt_source *s);
+const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t idx);
+enum vmt_chunk_order vmt_source_order(const struct vmt_source *s);
+/*
+ * Read, check and decompress chunk idx into cb->raw (raw_size bytes). Returns 0 or
+ * -EBADMSG (checksum, size or frame mismatch), -EIO, -ENOMEM, with *why (a constant
+ * string) saying which.
+ */
+int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			  const char **why);
+/* Ask the kernel to read chunk idx ahead (a hint; nothing happens past the last chunk). */
+void vmt_source_advise(const struct vmt_source *s, size_t idx);
+
+#endif

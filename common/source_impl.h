@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * source_impl: what a loader (source_*.c) sees of a source: the struct it fills and the
+ * ops table it provides. Only source.c and the loaders include it. Adding a format is a
+ * new source_<name>.c with one struct vmt_source_ops, and its line in source.c's table.
+ */
+#ifndef VMT_SOURCE_IMPL_H
+#define VMT_SOURCE_IMPL_H
+
+#include "kv.h"
+#include "source.h"
+
+struct vmt_source_ops {
+	const char *name;
+	/* Whether the file's first bytes (n of them, at most 64) are this format's. */
+	bool (*probe)(const uint8_t *head, size_t n);
+	/*
+	 * Fill s (fd and status.file_size are set): metadata, chunks, status. On failure
+	 * write a few words into why (why_size bytes). priv is the loader's own.
+	 */
+	int (*open)(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
+		    size_t why_size);
+	int (*read_chunk)(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			  const char **why);
+	void (*close)(struct vmt_source *s);	/* frees priv; may be NULL */
+};
+
+struct vmt_source {
+	const struct vmt_source_ops *ops;
+	int fd;
+	struct vmt_source_status status;
+	struct vmt_kvbuf meta;		/* META key/values */
+	struct vmt_kvbuf end;		/* END key/values; end_present false when unfinished */
+	bool end_present;
+	struct vmt_chunk_info *chunks;
+	size_t nchunks, chunks_cap;
+	enum vmt_chunk_order order;
+	char description[256];
+	bool uses_pair, uses_format_dir;
+	void *priv;
+};
+
+/* Append a chunk to s->chunks. Returns 0 or -ENOMEM. */
+int vmt_source_push_chunk(struct vmt_source *s, const struct vmt_chunk_info *ci);
+
+extern const struct vmt_source_ops vmt_source_vmt_ops;
+extern const struct vmt_source_ops vmt_source_tracedat_ops;
+extern const struct vmt_source_ops vmt_source_legacy_ops;
+
+#endif
