@@ -90,7 +90,7 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 
 	if (!fo->reasons)
 		return 0;
-	if (vmt_exitreasons_new(r->fbegin, &t))
+	if (vmt_exitreasons_new(vmt_reader_begin_format(r), &t))
 		return -ENOMEM;
 	list = strdup(fo->reasons);
 	if (!list) {

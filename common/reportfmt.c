@@ -15,24 +15,30 @@ static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
 
+/* A trace-clock interval in ns (tclock.h). */
+static inline uint64_t reader_ns(const struct vmt_reader *r, uint64_t ticks)
+{
+	return vmt_clock_ns(vmt_reader_clock(r), ticks);
+}
+
 static const char *unit(const struct vmt_reader *r)
 {
-	return vmt_reader_clock_in_ns(r) ? "ns" : "ticks";
+	return vmt_clock_in_ns(vmt_reader_clock(r)) ? "ns" : "ticks";
 }
 
 char *vmt_fmt_lat(const struct vmt_reader *r, uint64_t ticks, char *buf, size_t size)
 {
-	if (!vmt_reader_clock_in_ns(r)) {
+	if (!vmt_clock_in_ns(vmt_reader_clock(r))) {
 		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
 		return buf;
 	}
-	return vmt_format_ns(vmt_reader_ns(r, ticks), buf, size);
+	return vmt_format_ns(reader_ns(r, ticks), buf, size);
 }
 
 char *vmt_fmt_time(const struct vmt_reader *r, uint64_t start_ts, uint64_t ts, char *buf,
 		   size_t size)
 {
-	uint64_t ns = vmt_reader_ns(r, ts > start_ts ? ts - start_ts : 0);
+	uint64_t ns = reader_ns(r, ts > start_ts ? ts - start_ts : 0);
 
 	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000),
 		 ns % UINT64_C(1000000000));
@@ -54,18 +60,20 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	char a[48], b[48], c[48], cpus[256];
 	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
 	uint64_t dur = s->last_ts - s->first_ts, rec_ns = vmt_reader_duration_ns(r);
+	const struct vmt_source *src = vmt_reader_source(r);
 	size_t i, n;
 
-	fprintf(f, "File: %s%s\n", r->path, r->c->finished ? "" : " (recording not finished)");
-	if (r->c->legacy)
+	fprintf(f, "File: %s%s\n", vmt_reader_path(r),
+		vmt_source_status(src)->finished ? "" : " (recording not finished)");
+	if (strcmp(vmt_source_format(src), "trace.bin") == 0)
 		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
-			r->source);
-	else if (r->c->tracedat)
-		fprintf(f, "Format: %s\n", r->source);
-	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", r->begin_name, r->end_name, r->clock,
-		unit(r));
-	fprintf(f, "Traced CPUs: %s\n", r->cpus.n ? vmt_cpulist_format(&r->cpus, cpus,
-								   sizeof(cpus)) : "unknown");
+			vmt_source_description(src));
+	else if (strcmp(vmt_source_format(src), "trace.dat") == 0)
+		fprintf(f, "Format: %s\n", vmt_source_description(src));
+	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", vmt_reader_begin_name(r),
+		vmt_reader_end_name(r), vmt_reader_clock_name(r), unit(r));
+	fprintf(f, "Traced CPUs: %s\n", vmt_reader_cpus(r)->n ?
+		vmt_cpulist_format(vmt_reader_cpus(r), cpus, sizeof(cpus)) : "unknown");
 	if (rec_ns)
 		fprintf(f, "Duration: %s recorded, events span %s\n",
 			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(r, dur, a, sizeof(a)));
@@ -98,7 +106,7 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	fprintf(f, "Average VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, avg, a, sizeof(a)));
 	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", vmt_fmt_lat(r, s->lat.max, a, sizeof(a)));
 	fprintf(f, "Maximum cumulative latency within %s = %s (task %" PRId32
-		", window starting at +%s)\n", vmt_format_ns(vmt_reader_ns(r, s->window), b,
+		", window starting at +%s)\n", vmt_format_ns(reader_ns(r, s->window), b,
 							     sizeof(b)),
 		vmt_fmt_lat(r, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
 		vmt_fmt_lat(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
@@ -160,10 +168,10 @@ static double availability(const struct vmt_reader *r, const struct vmt_summary 
 	uint64_t span = vmt_reader_duration_ns(r);
 
 	if (!span)
-		span = vmt_reader_ns(r, s->last_ts - s->first_ts);
+		span = reader_ns(r, s->last_ts - s->first_ts);
 	if (!span)
 		return 100.0;
-	return 100.0 * (1.0 - (double)vmt_reader_ns(r, g->d.st.sum) / (double)span);
+	return 100.0 * (1.0 - (double)reader_ns(r, g->d.st.sum) / (double)span);
 }
 
 void vmt_report_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
@@ -293,46 +301,49 @@ static void json_dist(FILE *f, const struct vmt_reader *r, const struct vmt_latd
 	unsigned int k;
 
 	fprintf(f, "\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64, d->st.count,
-		vmt_reader_ns(r, d->st.sum));
+		reader_ns(r, d->st.sum));
 	if (!d->st.count) {
 		fprintf(f, ",\"min_ns\":null,\"avg_ns\":null,\"max_ns\":null,\"stddev_ns\":null,"
 			"\"percentiles_ns\":null");
 		return;
 	}
 	fprintf(f, ",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-		",\"stddev_ns\":%" PRIu64, vmt_reader_ns(r, d->st.min),
-		vmt_reader_ns(r, d->st.sum / d->st.count), vmt_reader_ns(r, d->st.max),
-		vmt_reader_ns(r, (uint64_t)vmt_latdist_stddev(d)));
+		",\"stddev_ns\":%" PRIu64, reader_ns(r, d->st.min),
+		reader_ns(r, d->st.sum / d->st.count), reader_ns(r, d->st.max),
+		reader_ns(r, (uint64_t)vmt_latdist_stddev(d)));
 	fprintf(f, ",\"p99_ns\":%" PRIu64 ",\"percentiles_ns\":{",
-		vmt_reader_ns(r, vmt_latdist_percentile(d, 99)));
+		reader_ns(r, vmt_latdist_percentile(d, 99)));
 	for (k = 0; k < NPCT; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", pct_names[k],
-			vmt_reader_ns(r, vmt_latdist_percentile(d, pcts[k])));
+			reader_ns(r, vmt_latdist_percentile(d, pcts[k])));
 	fputc('}', f);
 }
 
 void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
+	const struct vmt_source *src = vmt_reader_source(r);
 	char label[128];
 	size_t i;
 	unsigned int k;
 
 	fprintf(f, "{\"file\":");
-	vmt_json_string(f, r->path);
+	vmt_json_string(f, vmt_reader_path(r));
 	fprintf(f, ",\"finished\":%s,\"legacy\":%s,\"format_source\":",
-		r->c->finished ? "true" : "false", r->c->legacy ? "true" : "false");
-	vmt_json_string(f, r->source[0] ? r->source : "recording");
+		vmt_source_status(src)->finished ? "true" : "false",
+		strcmp(vmt_source_format(src), "trace.bin") == 0 ? "true" : "false");
+	vmt_json_string(f, vmt_source_description(src)[0] ? vmt_source_description(src) :
+			   "recording");
 	fprintf(f, ",\"begin_event\":");
-	vmt_json_string(f, r->begin_name);
+	vmt_json_string(f, vmt_reader_begin_name(r));
 	fprintf(f, ",\"end_event\":");
-	vmt_json_string(f, r->end_name);
+	vmt_json_string(f, vmt_reader_end_name(r));
 	fprintf(f, ",\"clock\":");
-	vmt_json_string(f, r->clock);
+	vmt_json_string(f, vmt_reader_clock_name(r));
 	fprintf(f, ",\"unit\":\"%s\",\"cpus\":[", unit(r));
-	for (k = 0; k < r->cpus.n; k++)
-		fprintf(f, "%s%u", k ? "," : "", r->cpus.cpu[k]);
+	for (k = 0; k < vmt_reader_cpus(r)->n; k++)
+		fprintf(f, "%s%u", k ? "," : "", vmt_reader_cpus(r)->cpu[k]);
 	fprintf(f, "],\"duration_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64,
-		vmt_reader_duration_ns(r), vmt_reader_ns(r, s->last_ts - s->first_ts));
+		vmt_reader_duration_ns(r), reader_ns(r, s->last_ts - s->first_ts));
 	fprintf(f, ",\"events\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"filtered_out\":%" PRIu64
 		",\"lost_events\":%" PRIu64, s->events, s->pairing.pairs, s->filtered_out,
 		s->lost_events);
@@ -351,8 +362,8 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 		s->pairing.unfinished, s->pairing.gap_dropped, s->pairing.backwards);
 	if (s->lat.count)
 		fprintf(f, ",\"latency_ns\":{\"min\":%" PRIu64 ",\"avg\":%" PRIu64
-			",\"max\":%" PRIu64 "}", vmt_reader_ns(r, s->lat.min),
-			vmt_reader_ns(r, s->lat.sum / s->lat.count), vmt_reader_ns(r, s->lat.max));
+			",\"max\":%" PRIu64 "}", reader_ns(r, s->lat.min),
+			reader_ns(r, s->lat.sum / s->lat.count), reader_ns(r, s->lat.max));
 	else
 		fprintf(f, ",\"latency_ns\":{\"min\":null,\"avg\":null,\"max\":null}");
 	fprintf(f, ",\"percentiles_ns\":");
@@ -360,17 +371,17 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 		fputc('{', f);
 		for (k = 0; k < NPCT; k++)
 			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", pct_names[k],
-				vmt_reader_ns(r, vmt_latdist_percentile(&s->all, pcts[k])));
+				reader_ns(r, vmt_latdist_percentile(&s->all, pcts[k])));
 		fprintf(f, "},\"stddev_ns\":%" PRIu64,
-			vmt_reader_ns(r, (uint64_t)vmt_latdist_stddev(&s->all)));
+			reader_ns(r, (uint64_t)vmt_latdist_stddev(&s->all)));
 	} else {
 		fprintf(f, "null,\"stddev_ns\":null");
 	}
 	fprintf(f, ",\"total_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
 		",\"max_window_sum_ns\":%" PRIu64 ",\"max_window_start_ns\":%" PRIu64
-		",\"max_window_pid\":%" PRId32, vmt_reader_ns(r, s->lat.sum),
-		vmt_reader_ns(r, s->window), vmt_reader_ns(r, s->max_window_sum),
-		vmt_reader_ns(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0),
+		",\"max_window_pid\":%" PRId32, reader_ns(r, s->lat.sum),
+		reader_ns(r, s->window), reader_ns(r, s->max_window_sum),
+		reader_ns(r, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0),
 		s->max_window_pid);
 	fprintf(f, ",\"chunks\":%" PRIu64 ",\"bad_chunks\":%" PRIu64 ",\"pages\":%" PRIu64
 		",\"bad_pages\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"other_records\":%" PRIu64,
@@ -408,8 +419,8 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 		fprintf(f, ",\"pairs\":%" PRIu64 ",", t->d.st.count);
 		json_dist(f, r, &t->d);
 		fprintf(f, ",\"max_window_sum_ns\":%" PRIu64 ",\"max_window_start_ns\":%" PRIu64
-			",\"in_guest_percent\":%.4f}", vmt_reader_ns(r, t->max_window_sum),
-			vmt_reader_ns(r, t->max_window_at > s->start_ts ?
+			",\"in_guest_percent\":%.4f}", reader_ns(r, t->max_window_sum),
+			reader_ns(r, t->max_window_at > s->start_ts ?
 				      t->max_window_at - s->start_ts : 0), availability(r, s, t));
 	}
 	fprintf(f, "],\"top\":[");
@@ -419,8 +430,8 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 
 		fprintf(f, "%s{\"time_ns\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%" PRId32
 			",\"latency_ns\":%" PRIu64, i ? "," : "",
-			vmt_reader_ns(r, e->ts > s->start_ts ? e->ts - s->start_ts : 0), e->ts,
-			e->cpu, e->pid, vmt_reader_ns(r, t->lat));
+			reader_ns(r, e->ts > s->start_ts ? e->ts - s->start_ts : 0), e->ts,
+			e->cpu, e->pid, reader_ns(r, t->lat));
 		if (e->has & VMT_EVF_VCPU)
 			fprintf(f, ",\"vcpu\":%u", e->vcpu);
 		if (e->has & VMT_EVF_REASON) {
@@ -447,7 +458,7 @@ void vmt_summary_print_json(FILE *f, const struct vmt_reader *r, const struct vm
 		unsigned int b, row;
 
 		fprintf(f, "{\"log2\":%s,\"bucket_ns\":%" PRIu64 ",\"cpus\":[",
-			s->hist_log ? "true" : "false", vmt_reader_ns(r, s->hist_bucket));
+			s->hist_log ? "true" : "false", reader_ns(r, s->hist_bucket));
 		for (row = 0; row < s->hist_ncpus; row++) {
 			const uint64_t *h = s->hist + row * ((size_t)s->hist_buckets + 1);
 
@@ -468,11 +479,11 @@ void vmt_summary_print_legacy(FILE *f, const struct vmt_reader *r, const struct 
 	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
 
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
-	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_reader_ns(r, avg) / 1000);
+	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", reader_ns(r, avg) / 1000);
 	fprintf(f, "Maximum VM Exit-Entry latency = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->lat.max) / 1000);
+		reader_ns(r, s->lat.max) / 1000);
 	fprintf(f, "Maximum cumulative latency within 1ms = %" PRIu64 "us\n",
-		vmt_reader_ns(r, s->max_window_sum) / 1000);
+		reader_ns(r, s->max_window_sum) / 1000);
 }
 
 /* The lower edge of bucket b, in ns. */
@@ -480,8 +491,8 @@ static uint64_t bucket_low_ns(const struct vmt_reader *r, const struct vmt_summa
 			      unsigned int b)
 {
 	if (s->hist_log)
-		return b ? vmt_reader_ns(r, 1ULL << b) : 0;
-	return vmt_reader_ns(r, (uint64_t)b * s->hist_bucket);
+		return b ? reader_ns(r, 1ULL << b) : 0;
+	return reader_ns(r, (uint64_t)b * s->hist_bucket);
 }
 
 void vmt_hist_print_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
@@ -599,7 +610,7 @@ void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct
 			fprintf(f, "%s", what[k]);
 			for (row = 0; row < s->hist_ncpus; row++) {
 				uint64_t v = 0, unit_ns = s->hist_log ? 1000 :
-					vmt_reader_ns(r, s->hist_bucket);
+					reader_ns(r, s->hist_bucket);
 				size_t i;
 
 				for (i = 0; i < s->ncpus; i++) {
@@ -607,7 +618,7 @@ void vmt_hist_print_cyclictest(FILE *f, const struct vmt_reader *r, const struct
 
 					if (s->cpus[i].key != s->hist_cpu[row] || !st->count)
 						continue;
-					v = vmt_reader_ns(r, k == 0 ? st->min : k == 1 ?
+					v = reader_ns(r, k == 0 ? st->min : k == 1 ?
 							  st->sum / st->count : st->max);
 				}
 				/* in bucket units, as cyclictest prints microseconds */

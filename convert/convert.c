@@ -24,11 +24,12 @@
 #include "filteropt.h"
 #include "io.h"
 #include "kv.h"
+#include "legacyfmt.h"
 #include "log.h"
 #include "numfmt.h"
 #include "rbpage.h"
 #include "reader.h"
-#include "tracedat.h"
+#include "source.h"
 
 enum {
 	OPT_CSV = 256,
@@ -524,21 +525,21 @@ struct qrow {
 static void format_pair(struct rows *w, const struct qrow *q)
 {
 	const struct vmt_event *ex = q->ev;
-	const struct vmt_reader *r = w->r;
+	const struct vmt_clock *clk = vmt_reader_clock(w->r);
 	bool has_reason = ex->has & VMT_EVF_REASON;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
 	bool has_vcpu = (ex->has | q->end_has) & VMT_EVF_VCPU;
 
 	w->fmt->begin(w);
-	w->fmt->u64(w, "start_ns", vmt_reader_ns(r, ex->ts - w->start));
-	w->fmt->u64(w, "start_ts_ns", vmt_reader_ns(r, ex->ts));
+	w->fmt->u64(w, "start_ns", vmt_clock_ns(clk, ex->ts - w->start));
+	w->fmt->u64(w, "start_ts_ns", vmt_clock_ns(clk, ex->ts));
 	w->fmt->u64(w, "pcpu", ex->cpu);
 	w->fmt->u64(w, "entry_pcpu", q->end_cpu);
 	opt_u64(w, "vcpu", has_vcpu, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : q->end_vcpu);
 	w->fmt->i64(w, "task", ex->pid);
 	opt_u64(w, "reason_code", has_reason, key);
 	w->fmt->str(w, "reason", has_reason ? reason_name(w, ex->isa, key) : NULL);
-	w->fmt->u64(w, "latency_ns", vmt_reader_ns(r, q->lat));
+	w->fmt->u64(w, "latency_ns", vmt_clock_ns(clk, q->lat));
 	opt_hex(w, "guest_rip", ex->has & VMT_EVF_RIP, ex->rip);
 	opt_hex(w, "info1", ex->has & VMT_EVF_INFO1, ex->info1);
 	opt_hex(w, "info2", ex->has & VMT_EVF_INFO2, ex->info2);
@@ -554,13 +555,13 @@ static void format_pair(struct rows *w, const struct qrow *q)
 static void format_event(struct rows *w, const struct qrow *q)
 {
 	const struct vmt_event *ev = q->ev;
-	const struct vmt_reader *r = w->r;
+	const struct vmt_clock *clk = vmt_reader_clock(w->r);
 	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
 
 	w->fmt->begin(w);
-	w->fmt->u64(w, "time_ns", vmt_reader_ns(r, ev->ts - w->start));
-	w->fmt->u64(w, "ts_ns", vmt_reader_ns(r, ev->ts));
+	w->fmt->u64(w, "time_ns", vmt_clock_ns(clk, ev->ts - w->start));
+	w->fmt->u64(w, "ts_ns", vmt_clock_ns(clk, ev->ts));
 	w->fmt->u64(w, "pcpu", ev->cpu);
 	w->fmt->i64(w, "task", ev->pid);
 	w->fmt->str(w, "kind", exit ? "exit" : "entry");
@@ -575,7 +576,7 @@ static void format_event(struct rows *w, const struct qrow *q)
 		opt_hex(w, "error_code", ev->has & VMT_EVF_ERROR_CODE, ev->error_code);
 	}
 	opt_u64(w, "latency_ns", q->lat != UINT64_MAX,
-		vmt_reader_ns(r, q->lat == UINT64_MAX ? 0 : q->lat));
+		vmt_clock_ns(clk, q->lat == UINT64_MAX ? 0 : q->lat));
 	w->fmt->u64(w, "near_gap", q->near_gap);
 	w->fmt->end(w);
 	w->nrows++;
@@ -584,7 +585,7 @@ static void format_event(struct rows *w, const struct qrow *q)
 static void csv_pair_row(struct rows *w, const struct qrow *q)
 {
 	const struct vmt_event *ex = q->ev;
-	const struct vmt_reader *r = w->r;
+	const struct vmt_clock *clk = vmt_reader_clock(w->r);
 	bool has_reason = ex->has & VMT_EVF_REASON;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
 	const char *name = NULL;
@@ -599,9 +600,9 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 		return format_pair(w, q);
 	out_room(&w->out, CSV_ROW_MAX);
 	p = w->out.buf + w->out.len;
-	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ex->ts - w->start), &w->hi_rel);
+	p = vmt_put_u64_cached(p, vmt_clock_ns(clk, ex->ts - w->start), &w->hi_rel);
 	*p++ = ',';
-	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ex->ts), &w->hi_abs);
+	p = vmt_put_u64_cached(p, vmt_clock_ns(clk, ex->ts), &w->hi_abs);
 	*p++ = ',';
 	/*
 	 * pcpu, entry_pcpu, vcpu and task are the same for long runs of a vCPU's exits: the
@@ -652,7 +653,7 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 		*p++ = ',';
 		*p++ = ',';
 	}
-	p = vmt_put_u64(p, vmt_reader_ns(r, q->lat));
+	p = vmt_put_u64(p, vmt_clock_ns(clk, q->lat));
 	*p++ = ',';
 	p = put_opt_hex(p, ex->has & VMT_EVF_RIP, ex->rip);
 	p = put_opt_hex(p, ex->has & VMT_EVF_INFO1, ex->info1);
@@ -671,7 +672,7 @@ static void csv_pair_row(struct rows *w, const struct qrow *q)
 static void csv_event_row(struct rows *w, const struct qrow *q)
 {
 	const struct vmt_event *ev = q->ev;
-	const struct vmt_reader *r = w->r;
+	const struct vmt_clock *clk = vmt_reader_clock(w->r);
 	bool exit = ev->kind == VMT_EV_BEGIN, has_reason = exit && (ev->has & VMT_EVF_REASON);
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
 	const char *name = NULL;
@@ -682,9 +683,9 @@ static void csv_event_row(struct rows *w, const struct qrow *q)
 		return format_event(w, q);
 	out_room(&w->out, CSV_ROW_MAX);
 	p = w->out.buf + w->out.len;
-	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ev->ts - w->start), &w->hi_rel);
+	p = vmt_put_u64_cached(p, vmt_clock_ns(clk, ev->ts - w->start), &w->hi_rel);
 	*p++ = ',';
-	p = vmt_put_u64_cached(p, vmt_reader_ns(r, ev->ts), &w->hi_abs);
+	p = vmt_put_u64_cached(p, vmt_clock_ns(clk, ev->ts), &w->hi_abs);
 	*p++ = ',';
 	p = vmt_put_u64(p, ev->cpu);
 	*p++ = ',';
@@ -720,7 +721,7 @@ static void csv_event_row(struct rows *w, const struct qrow *q)
 		p = put_opt_hex(p, ev->has & VMT_EVF_ERROR_CODE, ev->error_code);
 	}
 	if (q->lat != UINT64_MAX)
-		p = vmt_put_u64(p, vmt_reader_ns(r, q->lat));
+		p = vmt_put_u64(p, vmt_clock_ns(clk, q->lat));
 	*p++ = ',';
 	*p++ = q->near_gap ? '1' : '0';
 	*p++ = '\r';
@@ -774,8 +775,9 @@ static int write_rows(const struct convert_opts *o, struct vmt_reader *r, int fd
 	w->fmt = o->format == OPT_CSV ? &csv : &jsonl;
 	w->r = r;
 	w->start = vmt_reader_start_ts(r);
-	w->intr = r->bind.begin.intr_info.size && r->bind.begin.error_code.size;
-	ret = vmt_exitreasons_new(r->fbegin, &w->names);
+	w->intr = vmt_reader_bind(r)->begin.intr_info.size &&
+		  vmt_reader_bind(r)->begin.error_code.size;
+	ret = vmt_exitreasons_new(vmt_reader_begin_format(r), &w->names);
 	if (ret) {
 		free(w);
 		return ret;
@@ -820,6 +822,9 @@ static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int 
 			const char **why)
 {
 	const struct vmt_filter *f = &o->fo.filter;
+	const struct vmt_header_page *hp = vmt_reader_header_page(r);
+	const struct vmt_source *src = vmt_reader_source(r);
+	size_t nchunks = vmt_source_nchunks(src);
 	struct vmt_chunkbuf cb = { 0 };
 	uint8_t hdr[VMT_LEGACY_HEADER_SIZE];
 	bool several = false;
@@ -827,7 +832,7 @@ static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int 
 	size_t i;
 	int ret = 0;
 
-	if (vmt_header_page_subbuf_size(&r->hp) != VMT_LEGACY_PAGE_SIZE || r->hp.commit_size != 8) {
+	if (vmt_header_page_subbuf_size(hp) != VMT_LEGACY_PAGE_SIZE || hp->commit_size != 8) {
 		*why = "the original trace.bin holds 64-bit 4 KiB sub-buffers only";
 		return -EINVAL;
 	}
@@ -835,8 +840,8 @@ static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int 
 		*why = "--legacy copies whole pages: only --cpu (one CPU) applies";
 		return -EINVAL;
 	}
-	for (i = 0; i < r->c->nchunks; i++) {
-		if (r->c->chunks[i].cpu != r->c->chunks[0].cpu)
+	for (i = 0; i < nchunks; i++) {
+		if (vmt_source_chunk(src, i)->cpu != vmt_source_chunk(src, 0)->cpu)
 			several = true;
 	}
 	if (f->cpus.n) {
@@ -844,19 +849,19 @@ static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int 
 	} else if (several) {
 		*why = "the recording has several CPUs and trace.bin holds one: choose with --cpu";
 		return -EINVAL;
-	} else if (r->c->nchunks) {
-		cpu = r->c->chunks[0].cpu;
+	} else if (nchunks) {
+		cpu = vmt_source_chunk(src, 0)->cpu;
 	}
 	put_le32(hdr, VMT_LEGACY_SIGNATURE);
-	put_le16(hdr + 4, (uint16_t)r->fend->id);
-	put_le16(hdr + 6, (uint16_t)r->fbegin->id);
+	put_le16(hdr + 4, (uint16_t)vmt_reader_end_format(r)->id);
+	put_le16(hdr + 6, (uint16_t)vmt_reader_begin_format(r)->id);
 	ret = vmt_io_write_full(fd, hdr, sizeof(hdr));
-	for (i = 0; !ret && i < r->c->nchunks; i++) {
-		const struct vmt_chunk_info *ci = &r->c->chunks[i];
+	for (i = 0; !ret && i < nchunks; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
 
 		if (ci->cpu != cpu)
 			continue;
-		if (vmt_container_read_chunk(r->c, i, &cb, why)) {
+		if (vmt_source_read_chunk(src, i, &cb, why)) {
 			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, *why);
 			continue;
 		}
@@ -872,6 +877,10 @@ static int write_legacy(const struct convert_opts *o, struct vmt_reader *r, int 
 static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		     const char **why)
 {
+	const struct vmt_header_page *hp = vmt_reader_header_page(r);
+	const struct vmt_source *src = vmt_reader_source(r);
+	const uint8_t *src_meta, *src_end;
+	size_t meta_len, end_len;
 	struct vmt_chunkbuf cb = { 0 };
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
@@ -880,25 +889,27 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 
 	vmt_kv_init(&meta);
 	vmt_kv_init(&end);
-	if (r->c->meta_len) {
-		meta.buf = malloc(r->c->meta_len);
+	src_meta = vmt_source_meta(src, &meta_len);
+	src_end = vmt_source_end(src, &end_len);
+	if (meta_len) {
+		meta.buf = malloc(meta_len);
 		if (!meta.buf)
 			return -ENOMEM;
-		memcpy(meta.buf, r->c->meta, r->c->meta_len);
-		meta.len = meta.cap = r->c->meta_len;
+		memcpy(meta.buf, src_meta, meta_len);
+		meta.len = meta.cap = meta_len;
 	}
 	vmt_kv_add_str(&meta, "converted_from", o->input);
-	if (r->source[0])
-		vmt_kv_add_str(&meta, "format_source", r->source);
+	if (vmt_source_description(src)[0])
+		vmt_kv_add_str(&meta, "format_source", vmt_source_description(src));
 	ret = vmt_writer_open(fd, &meta, VMT_DEFAULT_LEVEL, &w);
-	for (i = 0; !ret && i < r->c->nchunks; i++) {
-		struct vmt_chunk_info ci = r->c->chunks[i];
+	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
+		struct vmt_chunk_info ci = *vmt_source_chunk(src, i);
 		const uint8_t *last;
 		struct vmt_rbrecord rec;
 		struct vmt_rbpage pg;
 		uint32_t p;
 
-		if (vmt_container_read_chunk(r->c, i, &cb, why)) {
+		if (vmt_source_read_chunk(src, i, &cb, why)) {
 			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, *why);
 			continue;
 		}
@@ -906,7 +917,7 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		ci.missed_pages = 0;
 		ci.missed_count = 0;
 		for (p = 0; p < ci.page_count; p++) {
-			if (vmt_rbpage_init(&pg, &r->hp, cb.raw + (size_t)p * ci.page_size,
+			if (vmt_rbpage_init(&pg, hp, cb.raw + (size_t)p * ci.page_size,
 					    ci.page_size))
 				continue;
 			if (p == 0)
@@ -917,7 +928,7 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 			}
 		}
 		last = cb.raw + (size_t)(ci.page_count - 1) * ci.page_size;
-		if (vmt_rbpage_init(&pg, &r->hp, last, ci.page_size) == 0) {
+		if (vmt_rbpage_init(&pg, hp, last, ci.page_size) == 0) {
 			ci.last_ts = pg.page_ts;
 			while (vmt_rbpage_next(&pg, &rec) > 0)
 				ci.last_ts = rec.ts;
@@ -925,12 +936,12 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		ret = vmt_writer_chunk(w, cb.raw, ci.page_count, ci.page_size, &ci);
 	}
 	if (!ret) {
-		if (r->c->end && r->c->end_len) {
+		if (src_end && end_len) {
 			struct vmt_kv kv;
 			size_t pos = 0;
 
 			/* keep the recording's end figures, not its old chunk index */
-			while (vmt_kv_next(r->c->end, r->c->end_len, &pos, &kv) > 0) {
+			while (vmt_kv_next(src_end, end_len, &pos, &kv) > 0) {
 				char key[VMT_KV_MAX_KEY + 1];
 
 				memcpy(key, kv.key, kv.key_len);
@@ -964,18 +975,18 @@ int main(int argc, char **argv)
 	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
 	struct vmt_reader *r;
 	const char *why = NULL;
-	char msg[256];
+	char msg[256], open_why[320];
 	int fd = STDOUT_FILENO, ret;
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	ret = vmt_reader_open_ex(o.input, &o.in, &r, &why);
+	ret = vmt_reader_open(o.input, &o.in, &r, open_why, sizeof(open_why));
 	if (ret) {
-		vmt_err("%s: %s", o.input, why ? why : strerror(-ret));
+		vmt_err("%s: %s", o.input, open_why[0] ? open_why : strerror(-ret));
 		vmt_filter_opts_free(&o.fo);
 		return 1;
 	}
-	if (o.in.pair && !r->c->tracedat)
+	if (o.in.pair && !vmt_source_uses_pair(vmt_reader_source(r)))
 		vmt_warn("%s: --pair ignored: the file names its own events", o.input);
 	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
 	if (ret) {
@@ -1027,7 +1038,7 @@ int main(int argc, char **argv)
 		}
 		have_tmp = 0;
 	}
-	if (!r->c->finished)
+	if (!vmt_source_status(vmt_reader_source(r))->finished)
 		vmt_warn("%s: the recording was not finished; the complete chunks were converted",
 			 o.input);
 out:

@@ -19,7 +19,7 @@
 #include "filteropt.h"
 #include "log.h"
 #include "reader.h"
-#include "tracedat.h"
+#include "source.h"
 
 enum {
 	OPT_JSON = 256,
@@ -214,22 +214,23 @@ int main(int argc, char **argv)
 	struct report_opts o = { .window_ns = VMT_DEFAULT_WINDOW_NS, .top = 10 };
 	struct argp_child children[] = { { &vmt_filter_argp, 0, NULL, 0 }, { 0 } };
 	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
-	char msg[256];
+	char msg[256], why[320];
 	struct vmt_analysis_opts ao;
 	FILE *thr = NULL, *near = NULL;
 	struct vmt_reader *r;
 	struct vmt_summary s;
-	const char *why = NULL;
+	const struct vmt_source *src;
 	int ret, exit_code = 0;
 
 	vmt_log_init(argv[0]);
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
-	ret = vmt_reader_open_ex(o.file, &o.in, &r, &why);
+	ret = vmt_reader_open(o.file, &o.in, &r, why, sizeof(why));
 	if (ret) {
-		vmt_err("%s: %s", o.file, why ? why : strerror(-ret));
+		vmt_err("%s: %s", o.file, why[0] ? why : strerror(-ret));
 		return 1;
 	}
-	if (o.in.pair && !r->c->tracedat)
+	src = vmt_reader_source(r);
+	if (o.in.pair && !vmt_source_uses_pair(src))
 		vmt_warn("%s: --pair ignored: the file names its own events", o.file);
 	ret = vmt_filter_resolve(&o.fo, r, msg, sizeof(msg));
 	if (ret) {
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Large files only, and only when someone watches stderr. */
-	if (isatty(STDERR_FILENO) && r->c->file_size > (32u << 20)) {
+	if (isatty(STDERR_FILENO) && vmt_source_status(src)->file_size > (32u << 20)) {
 		ao.progress = show_progress;
 		ao.progress_arg = (void *)o.file;
 	}
@@ -317,18 +318,20 @@ int main(int argc, char **argv)
 		exit_code = 1;
 	}
 	/* Damage and truncation: say so, every time, on stderr. */
-	if (!r->c->finished) {
+	if (!vmt_source_status(src)->finished) {
 		vmt_warn("%s: the recording was not finished (%s at offset %llu); figures cover "
 			 "the %zu complete chunks", o.file,
-			 r->c->trunc_why ? r->c->trunc_why : "no end record",
-			 (unsigned long long)r->c->truncated_at, r->c->nchunks);
+			 vmt_source_status(src)->trunc_why ? vmt_source_status(src)->trunc_why :
+			 "no end record",
+			 (unsigned long long)vmt_source_status(src)->truncated_at,
+			 vmt_source_nchunks(src));
 		exit_code = exit_code ? exit_code : 2;
 	}
-	if (r->c->bad_blocks || s.rd.bad_chunks || s.rd.bad_pages) {
+	if (vmt_source_status(src)->bad_blocks || s.rd.bad_chunks || s.rd.bad_pages) {
 		vmt_warn("%s: damaged data skipped: %llu blocks, %llu chunks, %llu pages (%s)",
-			 o.file, (unsigned long long)r->c->bad_blocks,
+			 o.file, (unsigned long long)vmt_source_status(src)->bad_blocks,
 			 (unsigned long long)s.rd.bad_chunks, (unsigned long long)s.rd.bad_pages,
-			 r->last_error ? r->last_error : "bad block header");
+			 vmt_reader_last_error(r) ? vmt_reader_last_error(r) : "bad block header");
 		exit_code = exit_code ? exit_code : 2;
 	}
 	if (s.lost_events || s.rd.missed_pages)

@@ -20,8 +20,7 @@ static inline void fuzz_report(const uint8_t *data, size_t size, const struct vm
 	struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 	struct vmt_reader *r;
 	struct vmt_summary s;
-	const char *why = NULL;
-	char path[64];
+	char path[64], why[320];
 	FILE *null;
 	int fd = memfd_create("fuzz", 0);
 
@@ -32,7 +31,7 @@ static inline void fuzz_report(const uint8_t *data, size_t size, const struct vm
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (vmt_reader_open_ex(path, in, &r, &why) == 0) {
+	if (vmt_reader_open(path, in, &r, why, sizeof(why)) == 0) {
 		null = fopen("/dev/null", "w");
 		if (vmt_analyze(r, &ao, &s) == 0 && null) {
 			vmt_summary_print_text(null, r, &s);
