@@ -509,8 +509,9 @@ static void test_same_records(void **state)
 	for (f = 0; f < 3; f++) {
 		assert_int_equal(vmt_reader_stats(r[f])->records, vmt_reader_stats(r[0])->records);
 		assert_int_equal(vmt_reader_stats(r[f])->bad_pages, 0);
-		vmt_reader_close(r[f]);
 	}
+	for (f = 0; f < 3; f++)
+		vmt_reader_close(r[f]);
 }
 
 int main(void)
