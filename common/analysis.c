@@ -38,9 +38,7 @@ struct ctx {
 
 static uint64_t to_ticks(const struct vmt_reader *r, uint64_t ns)
 {
-	if (r->ns_per_tick > 0 && r->ns_per_tick != 1.0)
-		return (uint64_t)((double)ns / r->ns_per_tick + 0.5);
-	return ns;
+	return vmt_clock_ticks(vmt_reader_clock(r), ns);
 }
 
 static void group_init(struct vmt_group *g)
@@ -508,6 +506,7 @@ static void verbose_event(struct ctx *c, const struct vmt_event *ev)
 
 int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct vmt_summary *s)
 {
+	const struct vmt_evbind *bind = vmt_reader_bind(r);
 	struct ctx c;
 	struct vmt_pairing *p;
 	const struct vmt_item *it;
@@ -547,7 +546,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 		if (!s->hist_log && !s->hist_bucket)
 			s->hist_bucket = 1;
 	}
-	ret = vmt_exitreasons_new(r->fbegin, &s->names);
+	ret = vmt_exitreasons_new(vmt_reader_begin_format(r), &s->names);
 	if (ret)
 		return ret;
 	p = vmt_pairing_new(on_pair, &c);
@@ -563,7 +562,9 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 			ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 			if (ms - c.progress_ms >= 100) {
 				c.progress_ms = ms;
-				o->progress(r->st.chunks, r->c->nchunks, o->progress_arg);
+				o->progress(vmt_reader_stats(r)->chunks,
+					    vmt_source_nchunks(vmt_reader_source(r)),
+					    o->progress_arg);
 			}
 		}
 		if (it->kind == VMT_ITEM_GAP) {
@@ -581,7 +582,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 			}
 			continue;
 		}
-		dec = vmt_evbind_decode(&r->bind, &it->rec, it->cpu, &ev);
+		dec = vmt_evbind_decode(bind, &it->rec, it->cpu, &ev);
 		if (dec == 0) {
 			s->other_records++;
 			continue;
@@ -645,7 +646,7 @@ int vmt_analyze(struct vmt_reader *r, const struct vmt_analysis_opts *o, struct 
 		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
 	if (s->ntop)
 		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
-	s->rd = r->st;
+	s->rd = *vmt_reader_stats(r);
 	s->lost_stats = vmt_reader_stats_lost(r, &s->lost_stats_known);
 	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events : s->lost_stats;
 	return ret;

@@ -36,7 +36,7 @@ struct vmt_chunk_info {
 
 /* Per-thread decompression state and output buffer. */
 struct vmt_chunkbuf {
-	void *dctx;		/* the source's decompression context (zstd), or NULL */
+	void *dctx;		/* a ZSTD_DCtx (vmt_chunkbuf_free frees it), or NULL */
 	uint8_t *comp;
 	size_t comp_cap;
 	uint8_t *raw;		/* the pages, raw_size bytes after a successful read */

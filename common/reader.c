@@ -2,280 +2,21 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
-#include <emmintrin.h>
-#endif
 
-#include "legacy.h"
-#include "tracedat.h"
+#include "kv.h"
+#include "metakeys.h"
+#include "readahead.h"
 #include "reader.h"
 #include "tracefs.h"
 
-/*
- * Decompression ahead of the merge, on the other cores. Chunks are started in the order
- * the merge will want them (by first timestamp), at most max_inflight at a time; the
- * merging thread decompresses a chunk itself when no worker has started it, so no
- * order of requests can wait forever.
- */
-enum { SLOT_IDLE, SLOT_BUSY, SLOT_DONE, SLOT_TAKEN, SLOT_RELEASED };
-
-struct slot {
-	int state;
-	int err;
-	const char *why;
-	struct vmt_chunkbuf cb;
-};
-
-struct prefetch {
-	const struct vmt_container *c;
-	pthread_t thread[8];
-	unsigned int nthreads;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t *order;
-	size_t next;
-	struct slot *slot;
-	unsigned int inflight, max_inflight;
-	bool stop;
-	struct vmt_chunkbuf *pool;	/* spare buffers and zstd contexts, reused */
-	unsigned int npool;
-};
-
-/* Called with the lock held: a recycled buffer (with its zstd context) for a slot. */
-static void slot_buf(struct prefetch *pf, struct slot *s)
-{
-	if (pf->npool)
-		s->cb = pf->pool[--pf->npool];
-	else
-		memset(&s->cb, 0, sizeof(s->cb));
-}
-
-/*
- * Read-ahead order: by first timestamp; a trace.dat does not state its chunks' times, so
- * there round-robin over the CPUs (its CPUs' runs are alike in time per chunk).
- */
-static int by_first_ts(const void *a, const void *b, void *arg)
-{
-	const struct vmt_container *c = arg;
-	const struct vmt_chunk_info *x = &c->chunks[*(const size_t *)a];
-	const struct vmt_chunk_info *y = &c->chunks[*(const size_t *)b];
-
-	if (c->tracedat && x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	if (!c->tracedat && x->first_ts != y->first_ts)
-		return x->first_ts < y->first_ts ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-/*
- * Ask the kernel to read a chunk the walk will want soon: decompression then rarely waits
- * for the disk (the default read-ahead window is far smaller than a chunk).
- */
-static void advise_chunk(const struct vmt_container *c, size_t idx)
-{
-	const struct vmt_chunk_info *ci;
-
-	if (idx >= c->nchunks)
-		return;
-	ci = &c->chunks[idx];
-	posix_fadvise(c->fd, (off_t)ci->offset, (off_t)(ci->header_size + ci->payload_size),
-		      POSIX_FADV_WILLNEED);
-}
-
-/*
- * Before a recycled buffer takes a new chunk, its old one leaves every cache. The merge
- * read it on another core: writing over lines that core still holds costs a snoop per
- * line, and on 2 vCPUs that doubled zstd's time (0.86 s against 0.43 s for 20 M events).
- * Flushed first, the writes go to memory without asking the other core. Flushing here, on
- * the decompressing thread, rather than when the merge lets go keeps the work off the
- * merge, which is the busier thread: 20 M events, medians of 7, wall: report 0.71 s with
- * no flush, 0.54 s flushed by the merge, 0.50 s here; CSV 0.91, 0.81, 0.77 s.
- */
-static void evict_buffer(const uint8_t *p, size_t n)
-{
-#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
-	size_t i;
-
-	for (i = 0; i < n; i += 64)
-		_mm_clflush(p + i);
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
-/* With the lock held and slot idx idle: decompress it without the lock, then mark it done. */
-static void decompress_slot(struct prefetch *pf, size_t idx)
-{
-	struct slot *s = &pf->slot[idx];
-
-	s->state = SLOT_BUSY;
-	pf->inflight++;
-	slot_buf(pf, s);
-	pthread_mutex_unlock(&pf->lock);
-	if (s->cb.raw)
-		evict_buffer(s->cb.raw, s->cb.raw_cap);
-	s->err = vmt_container_read_chunk(pf->c, idx, &s->cb, &s->why);
-	pthread_mutex_lock(&pf->lock);
-	s->state = SLOT_DONE;
-	pthread_cond_broadcast(&pf->cond);
-}
-
-static void *prefetch_main(void *arg)
-{
-	struct prefetch *pf = arg;
-
-	pthread_mutex_lock(&pf->lock);
-	for (;;) {
-		size_t idx;
-
-		while (!pf->stop && (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight))
-			pthread_cond_wait(&pf->cond, &pf->lock);
-		if (pf->stop)
-			break;
-		idx = pf->order[pf->next++];
-		if (pf->next + 1 < pf->c->nchunks)
-			advise_chunk(pf->c, pf->order[pf->next + 1]);
-		if (pf->slot[idx].state == SLOT_IDLE)	/* else the merge took it itself */
-			decompress_slot(pf, idx);
-	}
-	pthread_mutex_unlock(&pf->lock);
-	return NULL;
-}
-
-static void prefetch_free(struct prefetch *pf)
-{
-	size_t i;
-	unsigned int t;
-
-	if (!pf)
-		return;
-	pthread_mutex_lock(&pf->lock);
-	pf->stop = true;
-	pthread_cond_broadcast(&pf->cond);
-	pthread_mutex_unlock(&pf->lock);
-	for (t = 0; t < pf->nthreads; t++)
-		pthread_join(pf->thread[t], NULL);
-	for (i = 0; i < pf->c->nchunks; i++)
-		vmt_chunkbuf_free(&pf->slot[i].cb);
-	for (i = 0; i < pf->npool; i++)
-		vmt_chunkbuf_free(&pf->pool[i]);
-	free(pf->pool);
-	pthread_mutex_destroy(&pf->lock);
-	pthread_cond_destroy(&pf->cond);
-	free(pf->slot);
-	free(pf->order);
-	free(pf);
-}
-
-/* Start workers when there is something to gain: several chunks and a spare core. */
-static struct prefetch *prefetch_new(const struct vmt_container *c, unsigned int nstreams)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	struct prefetch *pf;
-	size_t i;
-
-	if (c->nchunks < 4 || cores < 2 || getenv("VMTRACE_NO_THREADS"))
-		return NULL;
-	pf = calloc(1, sizeof(*pf));
-	if (!pf)
-		return NULL;
-	pf->c = c;
-	pf->order = malloc(c->nchunks * sizeof(*pf->order));
-	pf->slot = calloc(c->nchunks, sizeof(*pf->slot));
-	if (!pf->order || !pf->slot) {
-		free(pf->order);
-		free(pf->slot);
-		free(pf);
-		return NULL;
-	}
-	for (i = 0; i < c->nchunks; i++)
-		pf->order[i] = i;
-	qsort_r(pf->order, c->nchunks, sizeof(*pf->order), by_first_ts, (void *)c);
-	pthread_mutex_init(&pf->lock, NULL);
-	pthread_cond_init(&pf->cond, NULL);
-	pf->nthreads = cores - 1 > 8 ? 8 : (unsigned int)(cores - 1);
-	/*
-	 * Each stream holds one chunk; the rest is read-ahead. Four chunks ahead per thread (at most 16 in all): measured on 2 vCPUs, two ahead
-	 * left the merge waiting whenever the host took the other vCPU away (0.78 s against
-	 * 0.72 s for 20 M events); more gained nothing.
-	 */
-	pf->max_inflight = nstreams + (pf->nthreads * 4 < 16 ? pf->nthreads * 4 : 16);
-	/* the merge may take chunks beyond the window itself: room for every stream too */
-	pf->pool = calloc((size_t)pf->max_inflight + nstreams + 1, sizeof(*pf->pool));
-	if (!pf->pool) {
-		pf->nthreads = 0;
-		prefetch_free(pf);
-		return NULL;
-	}
-	for (i = 0; i < pf->nthreads; i++) {
-		if (pthread_create(&pf->thread[i], NULL, prefetch_main, pf)) {
-			pf->nthreads = (unsigned int)i;
-			break;
-		}
-	}
-	if (!pf->nthreads) {
-		prefetch_free(pf);
-		return NULL;
-	}
-	return pf;
-}
-
-/* The merge wants chunk idx: wait for a worker, or decompress it here. */
-static struct slot *prefetch_take(struct prefetch *pf, size_t idx)
-{
-	struct slot *s = &pf->slot[idx];
-
-	pthread_mutex_lock(&pf->lock);
-	if (s->state == SLOT_IDLE) {
-		decompress_slot(pf, idx);
-	} else {
-		while (s->state == SLOT_BUSY) {
-			/*
-			 * Rather than wait, decompress the next chunk in line: with fewer
-			 * streams than cores, the merge is otherwise idle here.
-			 */
-			size_t next;
-
-			if (pf->next == pf->c->nchunks || pf->inflight >= pf->max_inflight) {
-				pthread_cond_wait(&pf->cond, &pf->lock);
-				continue;
-			}
-			next = pf->order[pf->next++];
-			if (pf->slot[next].state == SLOT_IDLE)
-				decompress_slot(pf, next);
-		}
-	}
-	s->state = SLOT_TAKEN;
-	pthread_mutex_unlock(&pf->lock);
-	return s;
-}
-
-static void prefetch_release(struct prefetch *pf, size_t idx)
-{
-	struct slot *s = &pf->slot[idx];
-
-	pthread_mutex_lock(&pf->lock);
-	/* the pool never holds more than were in flight at once */
-	pf->pool[pf->npool++] = s->cb;
-	memset(&s->cb, 0, sizeof(s->cb));
-	s->state = SLOT_RELEASED;
-	pf->inflight--;
-	pthread_cond_broadcast(&pf->cond);
-	pthread_mutex_unlock(&pf->lock);
-}
-
 struct stream {
 	uint32_t cpu;
-	size_t *chunk;		/* indexes into c->chunks, in file order */
+	size_t *chunk;		/* indexes of the source's chunks, in file order */
 	size_t nchunk, next_chunk;
-	size_t held;		/* the prefetched chunk in use, or SIZE_MAX */
+	size_t held;		/* the read-ahead chunk in use, or SIZE_MAX */
 	struct vmt_chunkbuf cb;
 	const uint8_t *pages;
 	uint32_t page_size, npages, next_page;
@@ -285,37 +26,117 @@ struct stream {
 	struct vmt_item head;	/* the next item of this stream */
 };
 
-bool vmt_clock_is_ns(const char *clock)
-{
-	static const char *const ns[] = { "local", "global", "perf", "mono", "mono_raw", "boot",
-					  "tai", NULL };
-	const char *const *p;
+struct vmt_reader {
+	char *path;
+	struct vmt_source *src;
+	char *begin_name, *end_name;	/* "kvm:kvm_exit" */
+	char *clock_name;
+	struct vmt_clock clock;
+	struct vmt_header_page hp;
+	struct vmt_evformat *fbegin, *fend;
+	struct vmt_evbind bind;
+	struct vmt_cpulist cpus;	/* traced CPUs from the metadata */
+	struct vmt_reader_stats st;
+	const char *last_error;		/* the latest damage seen, for the warning */
+	/* merged walk */
+	struct stream *streams;
+	uint32_t nstreams;
+	struct stream **heap;
+	uint32_t nheap;
+	bool started;
+	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
+};
 
-	for (p = ns; *p; p++) {
-		if (strcmp(clock, *p) == 0)
-			return true;
-	}
-	return false;
+const char *vmt_reader_path(const struct vmt_reader *r)
+{
+	return r->path;
+}
+
+const struct vmt_source *vmt_reader_source(const struct vmt_reader *r)
+{
+	return r->src;
+}
+
+const char *vmt_reader_begin_name(const struct vmt_reader *r)
+{
+	return r->begin_name;
+}
+
+const char *vmt_reader_end_name(const struct vmt_reader *r)
+{
+	return r->end_name;
+}
+
+const struct vmt_evformat *vmt_reader_begin_format(const struct vmt_reader *r)
+{
+	return r->fbegin;
+}
+
+const struct vmt_evformat *vmt_reader_end_format(const struct vmt_reader *r)
+{
+	return r->fend;
+}
+
+const struct vmt_evbind *vmt_reader_bind(const struct vmt_reader *r)
+{
+	return &r->bind;
+}
+
+const struct vmt_header_page *vmt_reader_header_page(const struct vmt_reader *r)
+{
+	return &r->hp;
+}
+
+const char *vmt_reader_clock_name(const struct vmt_reader *r)
+{
+	return r->clock_name;
+}
+
+const struct vmt_clock *vmt_reader_clock(const struct vmt_reader *r)
+{
+	return &r->clock;
+}
+
+const struct vmt_cpulist *vmt_reader_cpus(const struct vmt_reader *r)
+{
+	return &r->cpus;
+}
+
+const struct vmt_reader_stats *vmt_reader_stats(const struct vmt_reader *r)
+{
+	return &r->st;
+}
+
+const char *vmt_reader_last_error(const struct vmt_reader *r)
+{
+	return r->last_error;
 }
 
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key)
 {
-	char *s = vmt_kv_get_str(r->c->meta, r->c->meta_len, key);
+	const uint8_t *meta, *end;
+	size_t len;
+	char *s;
 
-	if (!s && r->c->end)
-		s = vmt_kv_get_str(r->c->end, r->c->end_len, key);
+	meta = vmt_source_meta(r->src, &len);
+	s = vmt_kv_get_str(meta, len, key);
+	end = vmt_source_end(r->src, &len);
+	if (!s && end)
+		s = vmt_kv_get_str(end, len, key);
 	return s;
 }
 
 static int parse_format(struct vmt_reader *r, const char *name_key, const char *fmt_key,
 			char **name, struct vmt_evformat **fmt)
 {
-	const uint8_t *text;
+	const uint8_t *meta, *text;
 	uint32_t len;
+	size_t mlen;
 	char *colon;
 
 	*name = vmt_reader_meta(r, name_key);
-	text = vmt_kv_get(r->c->meta, r->c->meta_len, fmt_key, &len);
+	meta = vmt_source_meta(r->src, &mlen);
+	text = vmt_kv_get(meta, mlen, fmt_key, &len);
 	if (!*name || !text)
 		return -EBADMSG;
 	colon = strchr(*name, ':');
@@ -329,12 +150,47 @@ static int parse_format(struct vmt_reader *r, const char *name_key, const char *
 	return 0;
 }
 
+/* The clock and its unit (tclock.h) from the metadata. */
+static int setup_clock(struct vmt_reader *r)
+{
+	struct vmt_clock *c = &r->clock;
+	char *s;
+
+	r->clock_name = vmt_reader_meta(r, VMT_META_CLOCK);
+	if (!r->clock_name)
+		r->clock_name = strdup("local");
+	if (!r->clock_name)
+		return -ENOMEM;
+	c->ns_per_tick = vmt_clock_is_ns(r->clock_name) ? 1.0 : 0;
+	s = vmt_reader_meta(r, VMT_META_NS_PER_TICK);
+	if (s && c->ns_per_tick == 0) {
+		char *end;
+		double v = strtod(s, &end);
+
+		if (*end == '\0' && v > 0 && v < 1e9)
+			c->ns_per_tick = v;
+	}
+	free(s);
+	s = vmt_reader_meta(r, VMT_META_TSC2NSEC);
+	if (s && c->ns_per_tick != 1.0) {
+		unsigned int mult, shift;
+
+		if (sscanf(s, "%u %u", &mult, &shift) == 2 && mult && shift <= 32) {
+			c->tsc_mult = mult;
+			c->tsc_shift = shift;
+			c->ns_per_tick = (double)mult / (double)(1ull << shift);
+		}
+	}
+	free(s);
+	return 0;
+}
+
 static int setup_streams(struct vmt_reader *r)
 {
-	size_t i;
+	size_t i, n = vmt_source_nchunks(r->src);
 
-	for (i = 0; i < r->c->nchunks; i++) {
-		const struct vmt_chunk_info *ci = &r->c->chunks[i];
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
 		struct stream *s = NULL;
 		uint32_t j;
 
@@ -371,112 +227,64 @@ static int setup_streams(struct vmt_reader *r)
 	return r->heap ? 0 : -ENOMEM;
 }
 
-int vmt_reader_open(const char *path, struct vmt_reader **out, const char **why)
+int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
+		    struct vmt_reader **out, char *why, size_t why_size)
 {
-	return vmt_reader_open_ex(path, NULL, out, why);
-}
-
-int vmt_reader_open_ex(const char *path, const struct vmt_input_opts *opts,
-		       struct vmt_reader **out, const char **why)
-{
-	static const struct vmt_input_opts none;
 	struct vmt_reader *r;
-	const uint8_t *hp;
-	const char *dummy;
+	const uint8_t *meta, *hp;
+	const char *msg = NULL;
+	size_t mlen;
 	char *s;
 	uint32_t len;
 	int ret;
 
-	if (!why)
-		why = &dummy;
-	*why = NULL;
+	if (why_size)
+		why[0] = '\0';
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->path = path;
-	if (!opts)
-		opts = &none;
-	ret = vmt_container_open(path, &r->c, why);
+	if (!r) {
+		ret = -ENOMEM;
+		goto out_why;
+	}
+	r->path = strdup(path);
+	if (!r->path) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = vmt_source_open(path, opts, &r->src, why, why_size);
 	if (ret)
 		goto out_free;
-	if (r->c->legacy) {
-		struct vmt_kvbuf kb;
-
-		vmt_kv_init(&kb);
-		ret = vmt_legacy_meta(r->c, opts->format_dir, &kb, r->source, sizeof(r->source),
-				      why);
-		if (ret) {
-			vmt_kv_free(&kb);
-			goto out_free;
-		}
-		free(r->c->meta);
-		r->c->meta = kb.buf;
-		r->c->meta_len = kb.len;
-	} else if (r->c->tracedat) {
-		/* the file's own metadata, plus the pair's formats */
-		struct vmt_kvbuf kb = { r->c->meta, r->c->meta_len, r->c->meta_len, 0 };
-
-		ret = vmt_tracedat_meta(r->c, opts->pair, &kb, r->source, sizeof(r->source), why);
-		r->c->meta = kb.buf;
-		r->c->meta_len = kb.len;
-		if (ret)
-			goto out_free;
-	}
 	ret = -EBADMSG;
 	s = vmt_reader_meta(r, VMT_META_ENDIAN);
 	if (s && strcmp(s, "little") != 0) {
 		free(s);
-		*why = "recorded on a big-endian host (not supported)";
+		msg = "recorded on a big-endian host (not supported)";
 		goto out_free;
 	}
 	free(s);
-	hp = vmt_kv_get(r->c->meta, r->c->meta_len, VMT_META_HEADER_PAGE, &len);
+	meta = vmt_source_meta(r->src, &mlen);
+	hp = vmt_kv_get(meta, mlen, VMT_META_HEADER_PAGE, &len);
 	if (!hp || vmt_header_page_parse((const char *)hp, len, &r->hp)) {
-		*why = "missing or invalid header_page in the metadata";
+		msg = "missing or invalid header_page in the metadata";
 		goto out_free;
 	}
 	if (parse_format(r, VMT_META_EVENT_BEGIN, VMT_META_FORMAT_BEGIN, &r->begin_name,
 			 &r->fbegin) ||
 	    parse_format(r, VMT_META_EVENT_END, VMT_META_FORMAT_END, &r->end_name, &r->fend)) {
-		*why = "missing or invalid event format in the metadata";
+		msg = "missing or invalid event format in the metadata";
 		goto out_free;
 	}
 	if (vmt_evbind_init(&r->bind, r->fbegin, r->fend)) {
-		*why = "the event formats lack common_type/common_pid or share an id";
+		msg = "the event formats lack common_type/common_pid or share an id";
 		goto out_free;
 	}
-	r->clock = vmt_reader_meta(r, VMT_META_CLOCK);
-	if (!r->clock)
-		r->clock = strdup("local");
-	if (!r->clock) {
-		ret = -ENOMEM;
+	ret = setup_clock(r);
+	if (ret)
 		goto out_free;
-	}
-	r->ns_per_tick = vmt_clock_is_ns(r->clock) ? 1.0 : 0;
-	s = vmt_reader_meta(r, VMT_META_NS_PER_TICK);
-	if (s && r->ns_per_tick == 0) {
-		char *end;
-		double v = strtod(s, &end);
-
-		if (*end == '\0' && v > 0 && v < 1e9)
-			r->ns_per_tick = v;
-	}
-	free(s);
-	s = vmt_reader_meta(r, VMT_META_TSC2NSEC);
-	if (s && r->ns_per_tick != 1.0) {
-		unsigned int mult, shift;
-
-		if (sscanf(s, "%u %u", &mult, &shift) == 2 && mult && shift <= 32) {
-			r->tsc_mult = mult;
-			r->tsc_shift = shift;
-			r->ns_per_tick = (double)mult / (double)(1ull << shift);
-		}
-	}
-	free(s);
+	ret = -EBADMSG;
 	s = vmt_reader_meta(r, VMT_META_CPUS);
 	if (s && vmt_cli_parse_cpulist(s, &r->cpus)) {
 		free(s);
-		*why = "invalid traced CPU list in the metadata";
+		msg = "invalid traced CPU list in the metadata";
 		goto out_free;
 	}
 	free(s);
@@ -488,6 +296,11 @@ int vmt_reader_open_ex(const char *path, const struct vmt_input_opts *opts,
 
 out_free:
 	vmt_reader_close(r);
+out_why:
+	if (why_size && msg)
+		snprintf(why, why_size, "%s", msg);
+	else if (why_size && !why[0])
+		snprintf(why, why_size, "%s", strerror(-ret));
 	return ret;
 }
 
@@ -497,7 +310,7 @@ void vmt_reader_close(struct vmt_reader *r)
 
 	if (!r)
 		return;
-	prefetch_free(r->prefetch);
+	vmt_readahead_free(r->ra);
 	for (i = 0; i < r->nstreams; i++) {
 		vmt_chunkbuf_free(&r->streams[i].cb);
 		free(r->streams[i].chunk);
@@ -508,9 +321,10 @@ void vmt_reader_close(struct vmt_reader *r)
 	vmt_evformat_free(r->fend);
 	free(r->begin_name);
 	free(r->end_name);
-	free(r->clock);
+	free(r->clock_name);
 	vmt_cpulist_free(&r->cpus);
-	vmt_container_close(r->c);
+	vmt_source_close(r->src);
+	free(r->path);
 	free(r);
 }
 
@@ -556,25 +370,21 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 		}
 		if (s->next_chunk < s->nchunk) {
 			size_t idx = s->chunk[s->next_chunk++];
+			const struct vmt_chunk_info *ci;
 			const char *why = NULL;
 			const uint8_t *raw;
 			int err;
 
 			r->st.chunks++;
-			if (r->prefetch) {
-				struct slot *sl;
-
+			if (r->ra) {
 				if (s->held != SIZE_MAX)
-					prefetch_release(r->prefetch, s->held);
-				sl = prefetch_take(r->prefetch, idx);
+					vmt_readahead_release(r->ra, s->held);
+				err = vmt_readahead_take(r->ra, idx, &raw, &why);
 				s->held = idx;
-				err = sl->err;
-				why = sl->why;
-				raw = sl->cb.raw;
 			} else {
 				if (s->next_chunk < s->nchunk)
-					advise_chunk(r->c, s->chunk[s->next_chunk]);
-				err = vmt_container_read_chunk(r->c, idx, &s->cb, &why);
+					vmt_source_advise(r->src, s->chunk[s->next_chunk]);
+				err = vmt_source_read_chunk(r->src, idx, &s->cb, &why);
 				raw = s->cb.raw;
 			}
 			if (err) {
@@ -582,9 +392,10 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				r->last_error = why;
 				continue;
 			}
+			ci = vmt_source_chunk(r->src, idx);
 			s->pages = raw;
-			s->page_size = r->c->chunks[idx].page_size;
-			s->npages = r->c->chunks[idx].page_count;
+			s->page_size = ci->page_size;
+			s->npages = ci->page_count;
 			s->next_page = 0;
 			continue;
 		}
@@ -630,7 +441,7 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 		uint32_t i;
 
 		r->started = true;
-		r->prefetch = prefetch_new(r->c, r->nstreams);
+		r->ra = vmt_readahead_new(r->src, r->nstreams);
 		for (i = 0; i < r->nstreams; i++) {
 			stream_advance(r, &r->streams[i]);
 			if (!r->streams[i].done)
@@ -700,7 +511,7 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 		struct vmt_cpustats a = { 0 }, b;
 		char key[64], *text;
 
-		snprintf(key, sizeof(key), "stats.end.cpu%u", r->cpus.cpu[i]);
+		snprintf(key, sizeof(key), VMT_META_STATS_END "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key);
 		if (!text || vmt_tracefs_parse_stats(text, &b)) {
 			free(text);
@@ -708,7 +519,7 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 			continue;
 		}
 		free(text);
-		snprintf(key, sizeof(key), "stats.start.cpu%u", r->cpus.cpu[i]);
+		snprintf(key, sizeof(key), VMT_META_STATS_START "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key);
 		if (text)
 			vmt_tracefs_parse_stats(text, &a);
@@ -720,10 +531,14 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 {
+	const uint8_t *meta, *end;
+	size_t mlen, elen;
 	uint64_t t0 = 0, t1 = 0;
 
-	if (vmt_kv_get_u64(r->c->meta, r->c->meta_len, "monotonic.start_ns", &t0) || !r->c->end ||
-	    vmt_kv_get_u64(r->c->end, r->c->end_len, "monotonic.end_ns", &t1) || t1 < t0)
+	meta = vmt_source_meta(r->src, &mlen);
+	end = vmt_source_end(r->src, &elen);
+	if (vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0) || !end ||
+	    vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1) || t1 < t0)
 		return 0;
 	return t1 - t0;
 }
@@ -731,11 +546,13 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 uint64_t vmt_reader_start_ts(const struct vmt_reader *r)
 {
 	uint64_t start = UINT64_MAX;
-	size_t i;
+	size_t i, n = vmt_source_nchunks(r->src);
 
-	for (i = 0; i < r->c->nchunks; i++) {
-		if (r->c->chunks[i].first_ts < start)
-			start = r->c->chunks[i].first_ts;
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		if (ci->first_ts < start)
+			start = ci->first_ts;
 	}
 	return start == UINT64_MAX ? 0 : start;
 }

@@ -44,7 +44,10 @@ struct vmt_reader_stats {
 
 struct vmt_reader;
 
-/* Open path and prepare the walk. Returns 0 or -errno with why (caller's buffer) set. */
+/*
+ * Open path (opts and why as for vmt_source_open()) and prepare the walk. Returns 0 or
+ * -errno with why (caller's buffer) set.
+ */
 int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_reader **out, char *why, size_t why_size);
 void vmt_reader_close(struct vmt_reader *r);

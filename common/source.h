@@ -17,14 +17,14 @@
 
 #include "chunk.h"
 
-/* The default pair in a trace-cmd file: what `trace-cmd record -e kvm` enables. */
-#define VMT_TRACEDAT_DEFAULT_PAIR "kvm:kvm_exit,kvm:kvm_entry"
-
 /* How to read inputs that do not describe themselves fully. */
 struct vmt_input_opts {
 	const char *format_dir;	/* a trace.bin's event formats, or NULL */
 	const char *pair;	/* a trace.dat's "SYSTEM:BEGIN,SYSTEM:END", or NULL (kvm) */
 };
+
+/* The default pair in a trace-cmd file: what `trace-cmd record -e kvm` enables. */
+#define VMT_TRACEDAT_DEFAULT_PAIR "kvm:kvm_exit,kvm:kvm_entry"
 
 /* The order in which a walk wants a source's chunks (for reading ahead). */
 enum vmt_chunk_order {
@@ -37,7 +37,9 @@ struct vmt_source;
 /*
  * Open path. Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
  * problem in a few words ("not a vmtrace file (bad magic)", "no kvm:kvm_exit event
- * format in the file (choose the pair with --pair BEGIN,END)").
+ * format in the file (choose the pair with --pair BEGIN,END)"), or the error's own
+ * strerror() text when there is nothing more to say. opts may be NULL (no options); why
+ * may be NULL when why_size is 0.
  */
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_source **out, char *why, size_t why_size);

@@ -42,6 +42,12 @@ struct vmt_source {
 
 /* Append a chunk to s->chunks. Returns 0 or -ENOMEM. */
 int vmt_source_push_chunk(struct vmt_source *s, const struct vmt_chunk_info *ci);
+/*
+ * read_chunk for a chunk stored as it is (raw_size bytes of whole pages at offset, no
+ * checksum): what trace.bin and an uncompressed trace.dat hold.
+ */
+int vmt_source_read_stored(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			   const char **why);
 
 extern const struct vmt_source_ops vmt_source_vmt_ops;
 extern const struct vmt_source_ops vmt_source_tracedat_ops;

@@ -35,8 +35,10 @@
 #include "io.h"
 #include "kv.h"
 #include "log.h"
+#include "metakeys.h"
 #include "rbpage.h"
 #include "reader.h"
+#include "tclock.h"
 #include "tracefs.h"
 
 #define DEFAULT_EVENTS		"kvm:kvm_exit,kvm:kvm_entry"
@@ -420,7 +422,8 @@ static int pull_splice(struct recorder *rec, struct cpu_state *cs)
 
 /*
  * After tracing is off: splice hands out only full pages, so the last, partly filled page
- * must come through read() (FACTS.md). Each read() returns one page.
+ * must come through read() (a non-blocking read of trace_pipe_raw hands out a page that is
+ * not full; splice never does). Each read() returns one page.
  */
 static int pull_read(struct recorder *rec, struct cpu_state *cs)
 {
@@ -896,12 +899,12 @@ static void print_summary(const char *path)
 	struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 	struct vmt_reader *r;
 	struct vmt_summary s;
-	const char *why = NULL;
+	char why[320];
 	int ret;
 
-	ret = vmt_reader_open(path, &r, &why);
+	ret = vmt_reader_open(path, NULL, &r, why, sizeof(why));
 	if (ret) {
-		vmt_err("%s: cannot read back: %s", path, why ? why : strerror(-ret));
+		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
 		return;
 	}
 	if (vmt_analyze(r, &ao, &s) == 0)

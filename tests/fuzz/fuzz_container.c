@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz target: a whole .vmt file, or the original tool's trace.bin, through the
- * container reader, the merged walk, pairing and the summary, as vmtrace-report reads it.
+ * Fuzz target: a whole .vmt file, or the original tool's trace.bin, through its loader
+ * (vmt_reader_open, vmt_source_open), the merged walk, pairing and the summary, as
+ * vmtrace-report reads it.
  */
 #include "config.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz target: a trace-cmd trace.dat (v6 or v7, any compression) through the container
- * reader, the event formats lookup, the merged walk, pairing and the summary, as
- * vmtrace-report reads it. The first byte picks the event pair (kvm or raw_syscalls, the
- * pairs of the seeds); the rest is the file.
+ * Fuzz target: a trace-cmd trace.dat (v6 or v7, any compression) through its loader
+ * (vmt_reader_open, vmt_source_open), the event formats lookup, the merged walk, pairing
+ * and the summary, as vmtrace-report reads it. The first byte picks the event pair (kvm
+ * or raw_syscalls, the pairs of the seeds); the rest is the file.
  */
 #include "config.h"
 

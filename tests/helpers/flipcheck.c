@@ -40,14 +40,15 @@ int main(int argc, char **argv)
 		struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 		struct vmt_reader *r;
 		struct vmt_summary s;
-		const char *why = NULL;
+		const struct vmt_source_status *st;
+		char why[320];
 
 		buf[off] ^= 0xff;
 		if (ftruncate(fd, 0) || pwrite(fd, buf, len, 0) != (ssize_t)len)
 			return 2;
 		buf[off] ^= 0xff;
-		if (vmt_reader_open(path, &r, &why)) {
-			if (!why) {
+		if (vmt_reader_open(path, NULL, &r, why, sizeof(why))) {
+			if (!why[0]) {
 				fprintf(stderr, "flipcheck: offset %lu: refused without a reason\n", off);
 				return 1;
 			}
@@ -58,7 +59,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "flipcheck: offset %lu: analysis failed\n", off);
 			return 1;
 		}
-		if (!r->c->finished || r->c->bad_blocks || s.rd.bad_chunks || s.rd.bad_pages)
+		st = vmt_source_status(vmt_reader_source(r));
+		if (!st->finished || st->bad_blocks || s.rd.bad_chunks || s.rd.bad_pages)
 			damaged++;
 		else
 			clean++;

@@ -26,11 +26,13 @@
 #include <zstd.h>
 
 #include "bytes.h"
-#include "container.h"
 #include "io.h"
 #include "kv.h"
+#include "metakeys.h"
 #include "reader.h"
-#include "tracedat.h"
+
+/* trace-cmd.dat.v7(5): the file's first 10 bytes */
+#define TRACEDAT_MAGIC "\x17\x08\x44tracing"
 
 struct out {
 	uint8_t *buf;
@@ -173,10 +175,15 @@ int main(int argc, char **argv)
 	unsigned int chunk_pages = 16, max_pages = 0;
 	struct vmt_chunkbuf cb = { 0 };
 	struct vmt_reader *r;
+	const struct vmt_source *src;
+	const struct vmt_cpulist *cpus;
+	const uint8_t *meta;
+	size_t meta_len;
 	struct cpu_pages *cp = NULL;
 	uint32_t ncp = 0, page_size = 4096, i, maxcpu = 0;
 	struct out o = { 0 }, hdr = { 0 }, fmts = { 0 }, opts = { 0 }, empty = { 0 };
 	const char *why = NULL, *fb, *fe;
+	char open_why[320];
 	uint32_t lb, le;
 	char *clock, *sysb, *syse, *evb, *eve;
 	int opt, fd;
@@ -210,18 +217,21 @@ int main(int argc, char **argv)
 	}
 	in = argv[optind];
 	outpath = argv[optind + 1];
-	if (vmt_reader_open(in, &r, &why)) {
-		fprintf(stderr, "mktracedat: %s: %s\n", in, why ? why : "cannot open");
+	if (vmt_reader_open(in, NULL, &r, open_why, sizeof(open_why))) {
+		fprintf(stderr, "mktracedat: %s: %s\n", in, open_why);
 		return 1;
 	}
+	src = vmt_reader_source(r);
+	meta = vmt_source_meta(src, &meta_len);
+	cpus = vmt_reader_cpus(r);
 	/* pages per CPU, in file order */
-	for (i = 0; i < r->cpus.n; i++) {
+	for (i = 0; i < cpus->n; i++) {
 		cp = realloc(cp, (ncp + 1) * sizeof(*cp));
 		memset(&cp[ncp], 0, sizeof(*cp));
-		cp[ncp++].cpu = r->cpus.cpu[i];
+		cp[ncp++].cpu = cpus->cpu[i];
 	}
-	for (k = 0; k < r->c->nchunks; k++) {
-		const struct vmt_chunk_info *ci = &r->c->chunks[k];
+	for (k = 0; k < vmt_source_nchunks(src); k++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(src, k);
 		struct cpu_pages *p = NULL;
 
 		for (i = 0; i < ncp; i++)
@@ -233,7 +243,7 @@ int main(int argc, char **argv)
 			cp[ncp].cpu = ci->cpu;
 			p = &cp[ncp++];
 		}
-		if (vmt_container_read_chunk(r->c, k, &cb, &why)) {
+		if (vmt_source_read_chunk(src, k, &cb, &why)) {
 			fprintf(stderr, "mktracedat: %s: %s\n", in, why);
 			return 1;
 		}
@@ -250,7 +260,7 @@ int main(int argc, char **argv)
 			maxcpu = cp[i].cpu;
 
 	/* header info, as in both versions */
-	fb = (const char *)vmt_kv_get(r->c->meta, r->c->meta_len, VMT_META_HEADER_PAGE, &lb);
+	fb = (const char *)vmt_kv_get(meta, meta_len, VMT_META_HEADER_PAGE, &lb);
 	putstr(&hdr, "header_page");
 	put64(&hdr, lb);
 	put(&hdr, fb, lb);
@@ -258,10 +268,10 @@ int main(int argc, char **argv)
 	put64(&hdr, sizeof(header_event) - 1);
 	put(&hdr, header_event, sizeof(header_event) - 1);
 	/* event formats: one system per event (or one for both) */
-	fb = (const char *)vmt_kv_get(r->c->meta, r->c->meta_len, VMT_META_FORMAT_BEGIN, &lb);
-	fe = (const char *)vmt_kv_get(r->c->meta, r->c->meta_len, VMT_META_FORMAT_END, &le);
-	sysb = strdup(r->begin_name);
-	syse = strdup(r->end_name);
+	fb = (const char *)vmt_kv_get(meta, meta_len, VMT_META_FORMAT_BEGIN, &lb);
+	fe = (const char *)vmt_kv_get(meta, meta_len, VMT_META_FORMAT_END, &le);
+	sysb = strdup(vmt_reader_begin_name(r));
+	syse = strdup(vmt_reader_end_name(r));
 	evb = strchr(sysb, ':');
 	eve = strchr(syse, ':');
 	*evb = *eve = '\0';
@@ -290,6 +300,7 @@ int main(int argc, char **argv)
 	{
 		char text[512];
 		char *kernel = vmt_reader_meta(r, "kernel.release");
+		double ns_per_tick = vmt_reader_clock(r)->ns_per_tick;
 
 		snprintf(text, sizeof(text), "local global counter uptime perf mono mono_raw boot "
 			 "tai x86-tsc");
@@ -315,9 +326,9 @@ int main(int argc, char **argv)
 		put16(&opts, 5);
 		put32(&opts, (uint32_t)strlen(text) + 1);
 		putstr(&opts, text);
-		if (r->ns_per_tick != 0 && r->ns_per_tick != 1.0) {
+		if (ns_per_tick != 0 && ns_per_tick != 1.0) {
 			/* mult / 2^shift == ns per tick */
-			uint32_t shift = 24, mult = (uint32_t)llround(r->ns_per_tick * (1 << 24));
+			uint32_t shift = 24, mult = (uint32_t)llround(ns_per_tick * (1 << 24));
 
 			put16(&opts, 14);
 			put32(&opts, 16);
@@ -347,7 +358,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	put(&o, VMT_TRACEDAT_MAGIC, 10);
+	put(&o, TRACEDAT_MAGIC, 10);
 	putstr(&o, version == 6 ? "6" : "7");
 	put(&o, "\0\x08", 2);
 	put32(&o, page_size);

@@ -36,8 +36,10 @@
 #include "evformat.h"
 #include "io.h"
 #include "kv.h"
+#include "legacyfmt.h"
+#include "metakeys.h"
 #include "pagebuilder.h"
-#include "reader.h"
+#include "rbpage.h"
 
 #define MAX_CPUS 64
 #define CHUNK_PAGES 256	/* 1 MiB of 4 KiB pages, as vmtrace-record writes them */

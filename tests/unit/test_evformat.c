@@ -35,7 +35,7 @@ struct layout {
 	int reason_off, rip_off, vcpu_exit_off, vcpu_entry_off, isa_off;
 };
 
-/* Where exit_reason, guest_rip, vcpu_id live on each kernel (its format files). -1: absent. */
+/* Where exit_reason, guest_rip, vcpu_id live on each kernel (tests/data/formats). -1: absent. */
 static const struct layout layouts[] = {
 	{ "linux-6.18-x86_64", 103, 115, 8, 16, 56, 8, 24 },
 	{ "linux-6.1-x86_64", 1424, 1436, 8, 16, 56, 8, 24 },

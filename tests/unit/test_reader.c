@@ -21,8 +21,10 @@
 #include "container.h"
 #include "io.h"
 #include "kv.h"
+#include "metakeys.h"
 #include "pagebuilder.h"
 #include "reader.h"
+#include "source.h"
 
 #define NCPU 3
 #define PER_PAGE 50
@@ -115,14 +117,25 @@ static int teardown(void **state)
 
 static void test_merged(void **state)
 {
+	const struct vmt_reader_stats *st;
 	struct vmt_reader *r;
 	struct vmt_item it;
-	const char *why = NULL;
+	char why[128];
 	uint64_t last = 0, n = 0, gaps = 0;
 
 	(void)state;
-	assert_int_equal(vmt_reader_open(path, &r, &why), 0);
-	assert_int_equal(r->cpus.n, 3);
+	assert_int_equal(vmt_reader_open(path, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(vmt_reader_cpus(r)->n, 3);
+	assert_string_equal(vmt_reader_path(r), path);
+	assert_string_equal(vmt_reader_begin_name(r), "kvm:kvm_exit");
+	assert_string_equal(vmt_reader_end_name(r), "kvm:kvm_entry");
+	assert_int_equal(vmt_reader_begin_format(r)->id, 103);
+	assert_string_equal(vmt_reader_clock_name(r), "local");
+	assert_true(vmt_reader_clock(r)->ns_per_tick == 1.0);
+	assert_int_equal(vmt_header_page_subbuf_size(vmt_reader_header_page(r)), 4096);
+	/* the earliest chunk header's first_ts: the fixture leaves them 0 */
+	assert_int_equal(vmt_reader_start_ts(r), 0);
+	assert_null(vmt_reader_last_error(r));
 	while (vmt_reader_next(r, &it) == 1) {
 		struct vmt_event ev;
 
@@ -137,7 +150,7 @@ static void test_merged(void **state)
 		/* the exact interleaving: event k of CPU c at 1000 + 3k + c */
 		assert_int_equal(it.ts, 1000 + n);
 		assert_int_equal(it.cpu, n % NCPU);
-		assert_int_equal(vmt_evbind_decode(&r->bind, &it.rec, it.cpu, &ev), 1);
+		assert_int_equal(vmt_evbind_decode(vmt_reader_bind(r), &it.rec, it.cpu, &ev), 1);
 		assert_int_equal(ev.kind, VMT_EV_BEGIN);
 		assert_int_equal(ev.pid, 100 + (int32_t)it.cpu);
 		assert_int_equal(ev.reason, n / NCPU);
@@ -145,9 +158,13 @@ static void test_merged(void **state)
 	}
 	assert_int_equal(n, NCPU * CHUNKS * PAGES_PER_CHUNK * PER_PAGE);
 	assert_int_equal(gaps, 1);
-	assert_int_equal(r->st.missed_pages, 1);
-	assert_int_equal(r->st.missed_events, 17);
-	assert_int_equal(r->st.chunks, NCPU * CHUNKS);
+	st = vmt_reader_stats(r);
+	assert_int_equal(st->missed_pages, 1);
+	assert_int_equal(st->missed_events, 17);
+	assert_int_equal(st->chunks, NCPU * CHUNKS);
+	assert_int_equal(st->pages, NCPU * CHUNKS * PAGES_PER_CHUNK);
+	assert_int_equal(st->records, n);
+	assert_int_equal(st->bad_chunks + st->bad_pages, 0);
 	vmt_reader_close(r);
 }
 
@@ -158,7 +175,7 @@ static void test_per_cpu(void **state)
 	unsigned int c;
 
 	(void)state;
-	assert_int_equal(vmt_reader_open(path, &r, NULL), 0);
+	assert_int_equal(vmt_reader_open(path, NULL, &r, NULL, 0), 0);
 	for (c = 0; c < NCPU; c++) {
 		uint64_t k = 0;
 
@@ -179,7 +196,7 @@ static void test_per_cpu(void **state)
 /* A damaged chunk is counted and skipped; every other record still comes out in order. */
 static void test_damaged_chunk(void **state)
 {
-	struct vmt_container *c;
+	struct vmt_source *c;
 	struct vmt_reader *r;
 	struct vmt_item it;
 	uint64_t n = 0, last = 0;
@@ -187,23 +204,23 @@ static void test_damaged_chunk(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(vmt_container_open(path, &c, NULL), 0);
+	assert_int_equal(vmt_source_open(path, NULL, &c, NULL, 0), 0);
 	fd = open(path, O_RDWR);
 	/* a byte in the middle of the fifth chunk's payload */
-	assert_int_equal(pread(fd, &byte, 1, (off_t)c->chunks[4].offset + 100), 1);
+	assert_int_equal(pread(fd, &byte, 1, (off_t)vmt_source_chunk(c, 4)->offset + 100), 1);
 	byte ^= 0xff;
-	assert_int_equal(pwrite(fd, &byte, 1, (off_t)c->chunks[4].offset + 100), 1);
+	assert_int_equal(pwrite(fd, &byte, 1, (off_t)vmt_source_chunk(c, 4)->offset + 100), 1);
 	close(fd);
-	vmt_container_close(c);
-	assert_int_equal(vmt_reader_open(path, &r, NULL), 0);
+	vmt_source_close(c);
+	assert_int_equal(vmt_reader_open(path, NULL, &r, NULL, 0), 0);
 	while (vmt_reader_next(r, &it) == 1) {
 		assert_true(it.ts >= last);
 		last = it.ts;
 		n += it.kind == VMT_ITEM_RECORD;
 	}
-	assert_int_equal(r->st.bad_chunks, 1);
+	assert_int_equal(vmt_reader_stats(r)->bad_chunks, 1);
 	assert_int_equal(n, (NCPU * CHUNKS - 1) * PAGES_PER_CHUNK * PER_PAGE);
-	assert_non_null(r->last_error);
+	assert_string_equal(vmt_reader_last_error(r), "chunk checksum mismatch");
 	vmt_reader_close(r);
 }
 

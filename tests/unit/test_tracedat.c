@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracedat: the committed trace-cmd files (tests/data/tracedat, see make-tracedat.sh)
- * opened as containers and readers: chunks, buffer choice, clock, tsc2nsec, stats, the
- * pair's formats; and hand-made headers that must be refused with their reason.
+ * tracedat: the trace.dat loader (source_tracedat.c), through vmt_source_open and
+ * vmt_reader_open, on the committed trace-cmd files (tests/data/tracedat, see
+ * make-tracedat.sh): chunks, buffer choice, clock, tsc2nsec, stats, the pair's formats,
+ * chunks that do not decompress to their stated size; and hand-made headers that must be
+ * refused with their reason.
  */
 #include "config.h"
 
@@ -16,16 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 #include <cmocka.h>
 
 #include "bytes.h"
-#include "container.h"
 #include "io.h"
 #include "kv.h"
 #include "reader.h"
-#include "tracedat.h"
+#include "source.h"
+
+/* trace-cmd.dat.v7(5): the file's first 10 bytes */
+#define TRACEDAT_MAGIC		"\x17\x08\x44tracing"
+#define TRACEDAT_MAGIC_LEN	10
 
 #define SYSCALLS "raw_syscalls:sys_enter,raw_syscalls:sys_exit"
 
@@ -56,27 +59,34 @@ static uint64_t count_records(struct vmt_reader *r, uint64_t *gaps)
 
 static void test_v7_zstd(void **state)
 {
+	const struct vmt_source *src;
 	struct vmt_reader *r;
-	const char *why = NULL;
+	char why[128];
 	uint64_t gaps;
 	char *s;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(vmt_reader_open(data("kvm.v7zstd.dat"), &r, &why), 0);
-	assert_non_null(r->c->tracedat);
-	assert_true(r->c->finished);
-	assert_true(r->c->nchunks >= 1);
-	for (i = 0; i < r->c->nchunks; i++) {
-		assert_int_equal(r->c->chunks[i].cpu, 1);
-		assert_int_equal(r->c->chunks[i].page_size, 4096);
-		assert_int_equal(r->c->chunks[i].flags, VMT_CHUNK_ZSTD);
+	assert_int_equal(vmt_reader_open(data("kvm.v7zstd.dat"), NULL, &r, why, sizeof(why)), 0);
+	src = vmt_reader_source(r);
+	assert_string_equal(vmt_source_format(src), "trace.dat");
+	assert_int_equal(vmt_source_order(src), VMT_ORDER_SEQ);
+	assert_true(vmt_source_uses_pair(src));
+	assert_false(vmt_source_uses_format_dir(src));
+	assert_true(vmt_source_status(src)->finished);
+	assert_true(vmt_source_nchunks(src) >= 1);
+	for (i = 0; i < vmt_source_nchunks(src); i++) {
+		assert_int_equal(vmt_source_chunk(src, i)->cpu, 1);
+		assert_int_equal(vmt_source_chunk(src, i)->page_size, 4096);
+		assert_int_equal(vmt_source_chunk(src, i)->flags, VMT_CHUNK_ZSTD);
+		assert_int_equal(vmt_source_chunk(src, i)->seq, i);
 	}
 	/* the start comes from the first chunk's first page, read at open */
 	assert_int_not_equal(vmt_reader_start_ts(r), 0);
-	assert_string_equal(r->begin_name, "kvm:kvm_exit");
-	assert_string_equal(r->clock, "local");
-	assert_string_equal(r->source, "trace-cmd trace.dat v7, zstd, buffer \"\"");
+	assert_string_equal(vmt_reader_begin_name(r), "kvm:kvm_exit");
+	assert_string_equal(vmt_reader_clock_name(r), "local");
+	assert_string_equal(vmt_source_description(src),
+			    "trace-cmd trace.dat v7, zstd, buffer \"\"");
 	s = vmt_reader_meta(r, "kernel.release");
 	assert_non_null(s);
 	assert_string_equal(s, "6.1.0-57-amd64");
@@ -97,7 +107,7 @@ static void test_same_pages(void **state)
 		struct vmt_reader *r;
 		uint64_t gaps;
 
-		assert_int_equal(vmt_reader_open(data(files[f]), &r, NULL), 0);
+		assert_int_equal(vmt_reader_open(data(files[f]), NULL, &r, NULL, 0), 0);
 		assert_int_equal(count_records(r, &gaps), 1248);
 		vmt_reader_close(r);
 	}
@@ -116,9 +126,10 @@ static void test_instance_buffer(void **state)
 		bool known;
 		uint64_t gaps, lost, n;
 
-		assert_int_equal(vmt_reader_open_ex(data(files[f]), &in, &r, NULL), 0);
-		assert_non_null(strstr(r->source, "buffer \"vmtrace-fixture\""));
-		assert_int_equal(r->cpus.n, 2);
+		assert_int_equal(vmt_reader_open(data(files[f]), &in, &r, NULL, 0), 0);
+		assert_non_null(strstr(vmt_source_description(vmt_reader_source(r)),
+				       "buffer \"vmtrace-fixture\""));
+		assert_int_equal(vmt_reader_cpus(r)->n, 2);
 		lost = vmt_reader_stats_lost(r, &known);
 		assert_true(known);
 		assert_true(lost > 0);
@@ -126,7 +137,7 @@ static void test_instance_buffer(void **state)
 		assert_int_equal(n, 1465);
 		assert_true(gaps > 0);
 		/* the ring buffer's count and the pages' own counts agree */
-		assert_int_equal(r->st.missed_events, lost);
+		assert_int_equal(vmt_reader_stats(r)->missed_events, lost);
 		vmt_reader_close(r);
 	}
 }
@@ -134,16 +145,18 @@ static void test_instance_buffer(void **state)
 static void test_tsc2nsec(void **state)
 {
 	struct vmt_input_opts in = { NULL, SYSCALLS };
+	const struct vmt_clock *clk;
 	struct vmt_reader *r;
 	uint64_t t = 123456789012345ull;
 
 	(void)state;
-	assert_int_equal(vmt_reader_open_ex(data("tsc2nsec.dat"), &in, &r, NULL), 0);
-	assert_string_equal(r->clock, "x86-tsc");
-	assert_int_not_equal(r->tsc_mult, 0);
-	assert_true(vmt_reader_clock_in_ns(r));
-	assert_int_equal(vmt_reader_ns(r, t),
-			 (uint64_t)(((unsigned __int128)t * r->tsc_mult) >> r->tsc_shift));
+	assert_int_equal(vmt_reader_open(data("tsc2nsec.dat"), &in, &r, NULL, 0), 0);
+	assert_string_equal(vmt_reader_clock_name(r), "x86-tsc");
+	clk = vmt_reader_clock(r);
+	assert_int_not_equal(clk->tsc_mult, 0);
+	assert_true(vmt_clock_in_ns(clk));
+	assert_int_equal(vmt_clock_ns(clk, t),
+			 (uint64_t)(((unsigned __int128)t * clk->tsc_mult) >> clk->tsc_shift));
 	vmt_reader_close(r);
 }
 
@@ -151,27 +164,29 @@ static void test_missing_pair(void **state)
 {
 	struct vmt_input_opts in = { NULL, "kvm:kvm_exit,kvm:nope" };
 	struct vmt_reader *r;
-	const char *why = NULL;
+	char why[320];
 
 	(void)state;
-	assert_int_equal(vmt_reader_open_ex(data("kvm.v6.dat"), &in, &r, &why), -ENOENT);
-	assert_non_null(strstr(why, "no kvm:nope event format"));
+	assert_int_equal(vmt_reader_open(data("kvm.v6.dat"), &in, &r, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "no kvm:nope event format in the file (choose the pair with "
+			    "--pair BEGIN,END)");
 	in.pair = "kvm:kvm_exit";
-	assert_int_equal(vmt_reader_open_ex(data("kvm.v6.dat"), &in, &r, &why), -EINVAL);
+	assert_int_equal(vmt_reader_open(data("kvm.v6.dat"), &in, &r, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "the event pair must be SYSTEM:BEGIN,SYSTEM:END");
 }
 
-/* Write bytes to a temporary file and open it as a container. */
-static int open_bytes(const void *buf, size_t len, const char **why)
+/* Write bytes to a temporary file and open it as a source. */
+static int open_bytes(const void *buf, size_t len, char *why, size_t why_size)
 {
 	char path[] = "/tmp/vmtrace-td-XXXXXX";
-	struct vmt_container *c = NULL;
+	struct vmt_source *c = NULL;
 	int fd = mkstemp(path), ret;
 
 	assert_true(fd >= 0);
 	assert_int_equal(vmt_io_write_full(fd, buf, len), 0);
 	close(fd);
-	ret = vmt_container_open(path, &c, why);
-	vmt_container_close(c);
+	ret = vmt_source_open(path, NULL, &c, why, why_size);
+	vmt_source_close(c);
 	unlink(path);
 	return ret;
 }
@@ -180,8 +195,8 @@ static size_t header(uint8_t *b, const char *version, uint8_t endian, uint32_t p
 {
 	size_t n = 0;
 
-	memcpy(b, VMT_TRACEDAT_MAGIC, VMT_TRACEDAT_MAGIC_LEN);
-	n += VMT_TRACEDAT_MAGIC_LEN;
+	memcpy(b, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN);
+	n += TRACEDAT_MAGIC_LEN;
 	memcpy(b + n, version, strlen(version) + 1);
 	n += strlen(version) + 1;
 	b[n++] = endian;
@@ -193,29 +208,29 @@ static size_t header(uint8_t *b, const char *version, uint8_t endian, uint32_t p
 static void test_hostile_headers(void **state)
 {
 	uint8_t b[256];
-	const char *why;
+	char why[128];
 	size_t n;
 
 	(void)state;
 	memset(b, 0, sizeof(b));
 	n = header(b, "9", 0, 4096);
-	assert_int_equal(open_bytes(b, n + 64, &why), -EPROTONOSUPPORT);
+	assert_int_equal(open_bytes(b, n + 64, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_non_null(strstr(why, "unsupported trace.dat version"));
 	n = header(b, "7", 1, 4096);
-	assert_int_equal(open_bytes(b, n + 64, &why), -EPROTONOSUPPORT);
+	assert_int_equal(open_bytes(b, n + 64, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_non_null(strstr(why, "big-endian"));
 	n = header(b, "6", 0, 0);
-	assert_int_equal(open_bytes(b, n + 64, &why), -EBADMSG);
+	assert_int_equal(open_bytes(b, n + 64, why, sizeof(why)), -EBADMSG);
 	assert_non_null(strstr(why, "page size"));
 	/* v7: unknown compression */
 	n = header(b, "7", 0, 4096);
 	memcpy(b + n, "lz4\0001\000", 6);
-	assert_int_equal(open_bytes(b, n + 6 + 8, &why), -EPROTONOSUPPORT);
+	assert_int_equal(open_bytes(b, n + 6 + 8, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_non_null(strstr(why, "unknown algorithm"));
 	/* v7: options offset past the end */
 	memcpy(b + n, "none\000\000", 6);
 	put_le64(b + n + 6, 1u << 30);
-	assert_int_equal(open_bytes(b, n + 6 + 8, &why), -EBADMSG);
+	assert_int_equal(open_bytes(b, n + 6 + 8, why, sizeof(why)), -EBADMSG);
 	assert_non_null(strstr(why, "past the end"));
 	/* v7: an options section whose DONE option points at itself */
 	{
@@ -231,41 +246,84 @@ static void test_hostile_headers(void **state)
 		put_le32(b + p + 2, 8);
 		put_le64(b + p + 6, opt);
 		p += 14;
-		assert_int_equal(open_bytes(b, p, &why), -EBADMSG);
+		assert_int_equal(open_bytes(b, p, why, sizeof(why)), -EBADMSG);
 		assert_non_null(strstr(why, "too many options sections"));
 	}
 	/* v6: cut inside the headers */
 	n = header(b, "6", 0, 4096);
 	memcpy(b + n, "header_page", 12);
 	put_le64(b + n + 12, 100000);
-	assert_int_equal(open_bytes(b, n + 20, &why), -EBADMSG);
+	assert_int_equal(open_bytes(b, n + 20, why, sizeof(why)), -EBADMSG);
 	assert_non_null(strstr(why, "header_page"));
 }
 
-static void test_decompress_checks_size(void **state)
+/* Read chunk idx of path: its status, with why. */
+static int read_one(const char *path, size_t idx, const char **why)
 {
-	uint8_t raw[4096], comp[8192], out[8192];
-	struct vmt_chunk_info ci = { 0 };
-	uLongf clen = sizeof(comp);
-	const char *why = NULL;
-	void *ctx = NULL;
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_source *src;
+	int ret;
+
+	assert_int_equal(vmt_source_open(path, NULL, &src, NULL, 0), 0);
+	assert_true(idx < vmt_source_nchunks(src));
+	*why = NULL;
+	ret = vmt_source_read_chunk(src, idx, &cb, why);
+	if (!ret)
+		assert_true(cb.raw_cap >= vmt_source_chunk(src, idx)->raw_size);
+	vmt_chunkbuf_free(&cb);
+	vmt_source_close(src);
+	return ret;
+}
+
+/*
+ * A compression chunk (<4 size> <4 raw size> <data>) whose raw size says more, or less,
+ * than its zlib stream or zstd frame holds is refused when read, not trusted; the other
+ * chunks still read.
+ */
+static void test_chunk_size_checked(void **state)
+{
+	static const char *const files[] = { "kvm.v7zlib.dat", "kvm.v7zstd.dat" };
+	static const char *const codecs[] = { "zlib", "zstd" };
+	char path[] = "/tmp/vmtrace-td-XXXXXX";
+	unsigned int f;
 
 	(void)state;
-	memset(raw, 0x5a, sizeof(raw));
-	assert_int_equal(compress2(comp, &clen, raw, sizeof(raw), 6), Z_OK);
-	ci.flags = VMT_CHUNK_ZLIB;
-	ci.payload_size = clen;
-	ci.raw_size = sizeof(raw);
-	assert_int_equal(vmt_tracedat_decompress(&ci, comp, out, &ctx, &why), 0);
-	assert_memory_equal(out, raw, sizeof(raw));
-	ci.raw_size = 2 * sizeof(raw);	/* says more than the stream holds */
-	assert_int_equal(vmt_tracedat_decompress(&ci, comp, out, &ctx, &why), -EBADMSG);
-	assert_non_null(strstr(why, "zlib"));
-	ci.flags = VMT_CHUNK_ZSTD;	/* a zlib stream is no zstd frame */
-	ci.raw_size = sizeof(raw);
-	assert_int_equal(vmt_tracedat_decompress(&ci, comp, out, &ctx, &why), -EBADMSG);
-	assert_non_null(strstr(why, "zstd"));
-	ZSTD_freeDCtx(ctx);
+	for (f = 0; f < 2; f++) {
+		struct vmt_chunk_info ci;
+		struct vmt_source *src;
+		const char *why;
+		uint32_t sizes[2];
+		unsigned int k;
+		uint8_t *buf;
+		size_t len;
+		int fd;
+
+		assert_int_equal(vmt_io_read_file(data(files[f]), 64u << 20, (char **)&buf, &len),
+				 0);
+		assert_int_equal(vmt_source_open(data(files[f]), NULL, &src, NULL, 0), 0);
+		assert_true(vmt_source_nchunks(src) >= 2);
+		ci = *vmt_source_chunk(src, 0);
+		vmt_source_close(src);
+		assert_true(ci.raw_size >= 2 * ci.page_size);
+		assert_int_equal(get_le32(buf + ci.offset - 4), ci.raw_size);
+		assert_int_equal(read_one(data(files[f]), 0, &why), 0);
+		sizes[0] = (uint32_t)ci.raw_size * 2;
+		sizes[1] = (uint32_t)ci.raw_size - ci.page_size;
+		for (k = 0; k < 2; k++) {
+			put_le32(buf + ci.offset - 4, sizes[k]);
+			fd = mkstemp(path);
+			assert_true(fd >= 0);
+			assert_int_equal(vmt_io_write_full(fd, buf, len), 0);
+			close(fd);
+			assert_int_equal(read_one(path, 0, &why), -EBADMSG);
+			assert_non_null(strstr(why, codecs[f]));
+			assert_non_null(strstr(why, "does not decompress to its stated size"));
+			assert_int_equal(read_one(path, 1, &why), 0);
+			unlink(path);
+			strcpy(path, "/tmp/vmtrace-td-XXXXXX");
+		}
+		free(buf);
+	}
 }
 
 int main(void)
@@ -277,7 +335,7 @@ int main(void)
 		cmocka_unit_test(test_tsc2nsec),
 		cmocka_unit_test(test_missing_pair),
 		cmocka_unit_test(test_hostile_headers),
-		cmocka_unit_test(test_decompress_checks_size),
+		cmocka_unit_test(test_chunk_size_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

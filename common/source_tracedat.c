@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * trace.dat reader. The layouts are those of trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5);
- * only little-endian files are read (the page decoder is little-endian), others are
- * refused by name.
+ * The loader of trace-cmd's trace.dat (trace-cmd.dat.v6(5), trace-cmd.dat.v7(5)). Open
+ * walks the file's headers, options and sections once and presents it like a .vmt:
+ * metadata key/values (header_page, clock, CPUs, kernel, per-CPU stats, and the event
+ * pair's formats, chosen by name from the options' pair) and per-CPU page runs as chunks
+ * (v7 compression chunks, zstd or zlib; slices of up to 256 pages of uncompressed data),
+ * read in seq order. Nothing is read that the analysis does not need (kallsyms, printk
+ * formats and saved command lines are skipped). Every size and offset in the file is
+ * checked against the file before it is used. Only little-endian files are read (the page
+ * decoder is little-endian), others are refused by name.
  */
 #include "config.h"
 
@@ -14,10 +20,14 @@
 #include <zstd.h>
 
 #include "bytes.h"
-#include "evformat.h"
+#include "chunk.h"
 #include "io.h"
-#include "reader.h"
-#include "tracedat.h"
+#include "kv.h"
+#include "metakeys.h"
+#include "source_impl.h"
+
+#define TRACEDAT_MAGIC		"\x17\x08\x44tracing"
+#define TRACEDAT_MAGIC_LEN	10
 
 /* Option ids (trace-cmd.dat.v7(5)). */
 enum {
@@ -65,7 +75,8 @@ struct td_stat {
 	char *text;
 };
 
-struct vmt_tracedat {
+/* What open learns of the file; freed when open returns. */
+struct tracedat {
 	uint32_t version, page_size;
 	char compression[64];	/* "none", "zstd", "zlib" */
 	uint32_t comp_flag;	/* VMT_CHUNK_ZSTD, VMT_CHUNK_ZLIB or 0 */
@@ -180,7 +191,7 @@ static char *opt_str(const uint8_t *data, uint32_t size)
 	return strndup((const char *)data, nul ? (size_t)(nul - data) : size);
 }
 
-void vmt_tracedat_free(struct vmt_tracedat *td)
+static void tracedat_free(struct tracedat *td)
 {
 	size_t i;
 
@@ -204,8 +215,12 @@ void vmt_tracedat_free(struct vmt_tracedat *td)
 	free(td);
 }
 
-int vmt_tracedat_decompress(const struct vmt_chunk_info *ci, const uint8_t *comp, uint8_t *raw,
-			    void **ctx, const char **why)
+/*
+ * Decompress a v7 compression chunk (zstd or zlib, flags in ci) into raw (raw_size bytes);
+ * ctx is the caller's reusable zstd context (may be created here).
+ */
+static int decompress(const struct vmt_chunk_info *ci, const uint8_t *comp, uint8_t *raw,
+		      void **ctx, const char **why)
 {
 	if (ci->flags & VMT_CHUNK_ZSTD) {
 		size_t got;
@@ -238,14 +253,14 @@ int vmt_tracedat_decompress(const struct vmt_chunk_info *ci, const uint8_t *comp
 }
 
 /* Decompress a whole-section block (<4> compressed size, <4> size, data) or copy it. */
-static int read_block(const struct vmt_container *c, const struct vmt_tracedat *td,
+static int read_block(const struct vmt_source *s, const struct tracedat *td,
 		      uint64_t off, uint64_t size, bool compressed, uint8_t **out,
 		      uint64_t *out_len, const char **why)
 {
 	struct vmt_chunk_info ci = { 0 };
 	uint8_t *comp = NULL, *raw = NULL;
 	void *ctx = NULL;
-	struct cur k = { c->fd, NULL, off, off + size, false };
+	struct cur k = { s->fd, NULL, off, off + size, false };
 	int ret;
 
 	if (!compressed) {
@@ -276,7 +291,7 @@ static int read_block(const struct vmt_container *c, const struct vmt_tracedat *
 		*why = "section extends past the end of the file";
 		ret = -EBADMSG;
 	} else {
-		ret = vmt_tracedat_decompress(&ci, comp, raw, &ctx, why);
+		ret = decompress(&ci, comp, raw, &ctx, why);
 	}
 	ZSTD_freeDCtx(ctx);
 	free(comp);
@@ -291,11 +306,11 @@ static int read_block(const struct vmt_container *c, const struct vmt_tracedat *
 }
 
 /* A v7 section at off: check its header and return its (decompressed) contents. */
-static int read_section(const struct vmt_container *c, const struct vmt_tracedat *td,
+static int read_section(const struct vmt_source *s, const struct tracedat *td,
 			uint64_t off, uint16_t want_id, uint8_t **out, uint64_t *len,
 			const char **why)
 {
-	struct cur k = { c->fd, NULL, off, c->file_size, false };
+	struct cur k = { s->fd, NULL, off, s->status.file_size, false };
 	uint16_t id, flags;
 	uint64_t size;
 
@@ -303,13 +318,13 @@ static int read_section(const struct vmt_container *c, const struct vmt_tracedat
 	flags = cur_u16(&k);
 	cur_u32(&k);		/* the description's string id */
 	size = cur_u64(&k);
-	if (k.bad || id != want_id || size > c->file_size - k.pos) {
+	if (k.bad || id != want_id || size > s->status.file_size - k.pos) {
 		*why = k.bad ? "section header past the end of the file" :
 		       id != want_id ? "a section is not where its option points" :
 				       "section extends past the end of the file";
 		return -EBADMSG;
 	}
-	return read_block(c, td, k.pos, size, flags & SEC_COMPRESSED, out, len, why);
+	return read_block(s, td, k.pos, size, flags & SEC_COMPRESSED, out, len, why);
 }
 
 /* "[local] global counter": the bracketed name. */
@@ -323,7 +338,7 @@ static char *selected_clock(const char *text)
 	return strndup(a, strcspn(a, " \n"));
 }
 
-static struct td_buffer *add_buffer(struct vmt_tracedat *td)
+static struct td_buffer *add_buffer(struct tracedat *td)
 {
 	struct td_buffer *bigger;
 
@@ -338,7 +353,7 @@ static struct td_buffer *add_buffer(struct vmt_tracedat *td)
 }
 
 /* BUFFER (v6: offset, name; v7: offset, name, clock, page size, CPUs and their data). */
-static int option_buffer(struct vmt_tracedat *td, const uint8_t *data, uint32_t size,
+static int option_buffer(struct tracedat *td, const uint8_t *data, uint32_t size,
 			 bool text)
 {
 	struct cur k = { -1, data, 0, size, false };
@@ -374,7 +389,7 @@ static int option_buffer(struct vmt_tracedat *td, const uint8_t *data, uint32_t 
  * CPUSTAT: "CPU: N\n<the per_cpu/cpuN/stats file>". trace-cmd writes the top instance's
  * first, then a "\nBuffer: NAME\n\n" line before each other instance's.
  */
-static int option_cpustat(struct vmt_tracedat *td, const uint8_t *data, uint32_t size)
+static int option_cpustat(struct tracedat *td, const uint8_t *data, uint32_t size)
 {
 	char *text = opt_str(data, size), *p;
 	struct td_stat *bigger;
@@ -411,7 +426,7 @@ static int option_cpustat(struct vmt_tracedat *td, const uint8_t *data, uint32_t
 }
 
 /* One option; *next (v7 DONE) receives the offset of the next options section. */
-static int handle_option(struct vmt_tracedat *td, uint16_t id, const uint8_t *data,
+static int handle_option(struct tracedat *td, uint16_t id, const uint8_t *data,
 			 uint32_t size, uint64_t *next, const char **why)
 {
 	int ret = 0;
@@ -476,7 +491,7 @@ static int handle_option(struct vmt_tracedat *td, uint16_t id, const uint8_t *da
 }
 
 /* Walk a run of options: v6 ends at id 0 without a size, v7 at DONE with one. */
-static int walk_options(struct vmt_tracedat *td, struct cur *k, uint64_t *next,
+static int walk_options(struct tracedat *td, struct cur *k, uint64_t *next,
 			const char **why)
 {
 	uint8_t *data = NULL;
@@ -518,7 +533,7 @@ static int walk_options(struct vmt_tracedat *td, struct cur *k, uint64_t *next,
 }
 
 /* "header_page\0" <8 size> <data> "header_event\0" <8 size> <data> */
-static int read_header_info(struct vmt_tracedat *td, struct cur *k, const char **why)
+static int read_header_info(struct tracedat *td, struct cur *k, const char **why)
 {
 	char name[13];
 	uint64_t n;
@@ -571,7 +586,7 @@ static void skip_formats(struct cur *k)
 	}
 }
 
-static int open_v6(struct vmt_container *c, struct vmt_tracedat *td, struct cur *k,
+static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 		   const char **why)
 {
 	struct td_buffer *top;
@@ -626,7 +641,7 @@ static int open_v6(struct vmt_container *c, struct vmt_tracedat *td, struct cur 
 	/* every buffer's table: cpus x (offset, size) */
 	for (b = 0; b < td->nbuf; b++) {
 		struct td_buffer *bf = &td->buf[b];
-		struct cur t = { c->fd, NULL, bf->offset, c->file_size, false };
+		struct cur t = { s->fd, NULL, bf->offset, s->status.file_size, false };
 
 		bf->page_size = td->page_size;
 		if (b > 0) {
@@ -658,7 +673,7 @@ static int open_v6(struct vmt_container *c, struct vmt_tracedat *td, struct cur 
 	return 0;
 }
 
-static int open_v7(struct vmt_container *c, struct vmt_tracedat *td, struct cur *k,
+static int open_v7(struct vmt_source *s, struct tracedat *td, struct cur *k,
 		   const char **why)
 {
 	uint64_t off = cur_u64(k);
@@ -679,7 +694,7 @@ static int open_v7(struct vmt_container *c, struct vmt_tracedat *td, struct cur 
 			*why = "too many options sections (a loop?)";
 			return -EBADMSG;
 		}
-		ret = read_section(c, td, off, SEC_OPTIONS, &buf, &len, why);
+		ret = read_section(s, td, off, SEC_OPTIONS, &buf, &len, why);
 		if (ret)
 			return ret;
 		o = (struct cur){ -1, buf, 0, len, false };
@@ -693,7 +708,7 @@ static int open_v7(struct vmt_container *c, struct vmt_tracedat *td, struct cur 
 		*why = "no HEADER_INFO option";
 		return -EBADMSG;
 	}
-	ret = read_section(c, td, td->header_off, OPT_HEADER_INFO, &buf, &len, why);
+	ret = read_section(s, td, td->header_off, OPT_HEADER_INFO, &buf, &len, why);
 	if (ret)
 		return ret;
 	{
@@ -712,7 +727,7 @@ static int open_v7(struct vmt_container *c, struct vmt_tracedat *td, struct cur 
 }
 
 /* The buffer to analyse: the first (top first) with page data. */
-static size_t choose_buffer(const struct vmt_tracedat *td)
+static size_t choose_buffer(const struct tracedat *td)
 {
 	size_t b, first = SIZE_MAX;
 	uint32_t i;
@@ -730,24 +745,24 @@ static size_t choose_buffer(const struct vmt_tracedat *td)
 	return first;
 }
 
-static int add_chunk(struct vmt_container *c, size_t *cap, const struct vmt_chunk_info *ci)
+static int add_chunk(struct vmt_source *s, const struct vmt_chunk_info *ci)
 {
 	/* every chunk takes 8 bytes of the file at least, unless CPUs share their data */
-	if (c->nchunks > c->file_size / 8)
+	if (s->nchunks > s->status.file_size / 8)
 		return -EBADMSG;
-	return vmt_container_push_chunk(c, cap, ci);
+	return vmt_source_push_chunk(s, ci);
 }
 
 /*
  * The timestamp of a compressed chunk's first page (its first 8 bytes), for the
  * recording's start: only the first chunk of each CPU, and only as far as those bytes.
  */
-static uint64_t first_page_ts(const struct vmt_container *c, const struct vmt_chunk_info *ci)
+static uint64_t first_page_ts(const struct vmt_source *s, const struct vmt_chunk_info *ci)
 {
 	uint8_t *comp = malloc(ci->payload_size ? ci->payload_size : 1), ts[8];
 	uint64_t out = UINT64_MAX;
 
-	if (!comp || vmt_io_pread_full(c->fd, comp, ci->payload_size, (off_t)ci->offset) !=
+	if (!comp || vmt_io_pread_full(s->fd, comp, ci->payload_size, (off_t)ci->offset) !=
 		     (ssize_t)ci->payload_size) {
 		free(comp);
 		return out;
@@ -791,10 +806,12 @@ static uint64_t first_page_ts(const struct vmt_container *c, const struct vmt_ch
  * One CPU's data as chunks: v7 compression chunks (<4 count>, then <4 size> <4 raw size>
  * <data> each), or slices of whole pages when stored as they are.
  */
-static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
+static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		      const struct td_buffer *b, const struct td_cpu *tc, bool compressed,
-		      size_t *cap, const char **why)
+		      const char **why)
 {
+	struct vmt_source_status *st = &s->status;
+	uint64_t file_size = st->file_size;
 	struct vmt_chunk_info ci = { 0 };
 	uint32_t ps = b->page_size, seq = 0;
 	int ret;
@@ -804,20 +821,20 @@ static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
 	ci.first_ts = UINT64_MAX;
 	if (!tc->size)
 		return 0;
-	if (tc->off > c->file_size || tc->size > c->file_size - tc->off - (compressed ? 4 : 0)) {
-		c->finished = false;
-		c->truncated_at = tc->off < c->file_size ? tc->off : c->file_size;
-		c->trunc_why = "CPU data extends past the end of the file";
-		if (tc->off >= c->file_size)
+	if (tc->off > file_size || tc->size > file_size - tc->off - (compressed ? 4 : 0)) {
+		st->finished = false;
+		st->truncated_at = tc->off < file_size ? tc->off : file_size;
+		st->trunc_why = "CPU data extends past the end of the file";
+		if (tc->off >= file_size)
 			return 0;
 	}
 	if (compressed) {
 		/* trace-cmd's size counts the chunks (8 + data each) but not the count */
-		struct cur k = { c->fd, NULL, tc->off, tc->off + 4 + tc->size, false };
+		struct cur k = { s->fd, NULL, tc->off, tc->off + 4 + tc->size, false };
 		uint32_t count = cur_u32(&k), i;
 
-		if (k.end > c->file_size)
-			k.end = c->file_size;
+		if (k.end > file_size)
+			k.end = file_size;
 		ci.flags = td->comp_flag;
 		for (i = 0; i < count; i++) {
 			ci.payload_size = cur_u32(&k);
@@ -825,19 +842,19 @@ static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
 			ci.offset = k.pos;
 			cur_skip(&k, ci.payload_size);
 			if (k.bad) {
-				c->finished = false;
-				c->truncated_at = ci.offset;
-				c->trunc_why = "a compression chunk extends past its CPU's data";
+				st->finished = false;
+				st->truncated_at = ci.offset;
+				st->trunc_why = "a compression chunk extends past its CPU's data";
 				break;
 			}
 			if (ci.raw_size % ps || !ci.raw_size || ci.raw_size > VMT_MAX_CHUNK_RAW) {
-				c->bad_blocks++;	/* not whole pages: cannot be decoded */
+				st->bad_blocks++;	/* not whole pages: cannot be decoded */
 				continue;
 			}
 			ci.page_count = ci.raw_size / ps;
-			ci.first_ts = seq == 0 ? first_page_ts(c, &ci) : UINT64_MAX;
+			ci.first_ts = seq == 0 ? first_page_ts(s, &ci) : UINT64_MAX;
 			ci.seq = seq++;
-			ret = add_chunk(c, cap, &ci);
+			ret = add_chunk(s, &ci);
 			if (ret)
 				return ret;
 		}
@@ -845,7 +862,7 @@ static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
 		return 0;
 	}
 	{
-		uint64_t avail = tc->off + tc->size > c->file_size ? c->file_size - tc->off : tc->size;
+		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
 		uint64_t pages = avail / ps, p;
 
 		for (p = 0; p < pages; p += PAGES_PER_SLICE) {
@@ -856,10 +873,10 @@ static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
 			ci.offset = tc->off + p * ps;
 			ci.raw_size = ci.payload_size = (uint64_t)ci.page_count * ps;
 			/* a page starts with its timestamp: the prefetch order for free */
-			ci.first_ts = vmt_io_pread_full(c->fd, ts, 8, (off_t)ci.offset) == 8 ?
+			ci.first_ts = vmt_io_pread_full(s->fd, ts, 8, (off_t)ci.offset) == 8 ?
 				      get_le64(ts) : UINT64_MAX;
 			ci.seq = seq++;
-			ret = add_chunk(c, cap, &ci);
+			ret = add_chunk(s, &ci);
 			if (ret)
 				return ret;
 		}
@@ -868,7 +885,7 @@ static int cpu_chunks(struct vmt_container *c, struct vmt_tracedat *td,
 }
 
 /* Metadata for the reader, as a .vmt's META and END would carry it. */
-static int build_meta(struct vmt_container *c, struct vmt_tracedat *td, const char **why)
+static int build_meta(struct vmt_source *s, struct tracedat *td, const char **why)
 {
 	const struct td_buffer *b = td->chosen < td->nbuf ? &td->buf[td->chosen] : NULL;
 	const char *clock = b && b->clock ? b->clock : td->clock_option ? td->clock_option :
@@ -917,31 +934,21 @@ static int build_meta(struct vmt_container *c, struct vmt_tracedat *td, const ch
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	c->meta = meta.buf;
-	c->meta_len = meta.len;
-	c->end = end.buf;
-	c->end_len = end.len;
-	if (!c->end) {
-		c->end = calloc(1, 1);
-		if (!c->end)
-			return -ENOMEM;
-	}
+	s->meta = meta;
+	s->end = end;
+	s->end_present = true;	/* the file is whole: its stats are the end's */
 	return 0;
 }
 
-int vmt_tracedat_open(struct vmt_container *c, const char **why)
+/* The file's headers, options and chunks, and its metadata but for the pair. */
+static int open_file(struct vmt_source *s, struct tracedat *td, const char **why)
 {
-	struct cur k = { c->fd, NULL, VMT_TRACEDAT_MAGIC_LEN, c->file_size, false };
-	struct vmt_tracedat *td;
+	struct cur k = { s->fd, NULL, TRACEDAT_MAGIC_LEN, s->status.file_size, false };
 	char *version, *comp = NULL, *compver = NULL;
 	uint8_t endian, longsize;
-	size_t cap = 0, i;
+	size_t i;
 	int ret;
 
-	td = calloc(1, sizeof(*td));
-	if (!td)
-		return -ENOMEM;
-	c->tracedat = td;
 	version = cur_str(&k, 16);
 	endian = 0;
 	cur_get(&k, &endian, 1);
@@ -993,13 +1000,13 @@ int vmt_tracedat_open(struct vmt_container *c, const char **why)
 			       "are read)";
 			return -EPROTONOSUPPORT;
 		}
-		ret = open_v7(c, td, &k, why);
+		ret = open_v7(s, td, &k, why);
 	} else {
-		ret = open_v6(c, td, &k, why);
+		ret = open_v6(s, td, &k, why);
 	}
 	if (ret)
 		return ret;
-	c->finished = true;
+	s->status.finished = true;
 	td->chosen = choose_buffer(td);
 	if (td->chosen == SIZE_MAX) {
 		*why = "no flyrecord data in the trace.dat (a latency trace?)";
@@ -1011,10 +1018,10 @@ int vmt_tracedat_open(struct vmt_container *c, const char **why)
 
 		if (td->version >= 7 && b->ncpu) {
 			/* the section header says whether its CPU data is compressed */
-			struct cur s = { c->fd, NULL, b->offset, c->file_size, false };
-			uint16_t id = cur_u16(&s), flags = cur_u16(&s);
+			struct cur sec = { s->fd, NULL, b->offset, s->status.file_size, false };
+			uint16_t id = cur_u16(&sec), flags = cur_u16(&sec);
 
-			if (s.bad || id != SEC_FLYRECORD) {
+			if (sec.bad || id != SEC_FLYRECORD) {
 				*why = "the BUFFER option does not point at a flyrecord section";
 				return -EBADMSG;
 			}
@@ -1029,7 +1036,7 @@ int vmt_tracedat_open(struct vmt_container *c, const char **why)
 			return -EBADMSG;
 		}
 		for (i = 0; i < b->ncpu; i++) {
-			ret = cpu_chunks(c, td, b, &b->cpu[i], compressed, &cap, why);
+			ret = cpu_chunks(s, td, b, &b->cpu[i], compressed, why);
 			if (ret) {
 				if (!*why)
 					*why = ret == -ENOMEM ? "out of memory" :
@@ -1038,7 +1045,7 @@ int vmt_tracedat_open(struct vmt_container *c, const char **why)
 			}
 		}
 	}
-	return build_meta(c, td, why);
+	return build_meta(s, td, why);
 }
 
 /* Find SYSTEM:EVENT's format text in the event formats (v6 and v7 lay them out alike). */
@@ -1098,11 +1105,16 @@ static int find_formats(struct cur *k, struct want *w, unsigned int nw)
 	return k->bad ? -EBADMSG : 0;
 }
 
-int vmt_tracedat_meta(const struct vmt_container *c, const char *pair, struct vmt_kvbuf *kb,
-		      char *source, size_t source_size, const char **why)
+/*
+ * Add the event pair to the metadata: pair is "SYSTEM:BEGIN,SYSTEM:END" (NULL: kvm_exit /
+ * kvm_entry); the description says what the file is. A pair missing from the file is
+ * named in why (why_size bytes), other problems in *why.
+ */
+static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char *pair,
+		     const char **why, char *why_buf, size_t why_size)
 {
-	const struct vmt_tracedat *td = c->tracedat;
 	const struct td_buffer *b = &td->buf[td->chosen];
+	struct vmt_kvbuf *kb = &s->meta;
 	struct want w[2] = { { 0 }, { 0 } };
 	char *names, *comma;
 	uint8_t *buf = NULL;
@@ -1124,25 +1136,22 @@ int vmt_tracedat_meta(const struct vmt_container *c, const char *pair, struct vm
 	if (td->version >= 7) {
 		uint64_t len;
 
-		ret = read_section(c, td, td->formats_off, OPT_EVENT_FORMATS, &buf, &len, why);
+		ret = read_section(s, td, td->formats_off, OPT_EVENT_FORMATS, &buf, &len, why);
 		if (ret) {
 			free(names);
 			return ret;
 		}
 		k = (struct cur){ -1, buf, 0, len, false };
 	} else {
-		k = (struct cur){ c->fd, NULL, td->formats_off, c->file_size, false };
+		k = (struct cur){ s->fd, NULL, td->formats_off, s->status.file_size, false };
 	}
 	ret = find_formats(&k, w, 2);
 	free(buf);
 	if (ret == -EBADMSG)
 		*why = "damaged event formats section";
 	else if (!ret && (!w[0].text || !w[1].text)) {
-		static char msg[320];
-
-		snprintf(msg, sizeof(msg), "no %s event format in the file (choose the pair "
+		snprintf(why_buf, why_size, "no %s event format in the file (choose the pair "
 			 "with --pair BEGIN,END)", !w[0].text ? w[0].name : w[1].name);
-		*why = msg;
 		ret = -ENOENT;
 	}
 	if (!ret) {
@@ -1150,7 +1159,8 @@ int vmt_tracedat_meta(const struct vmt_container *c, const char *pair, struct vm
 		vmt_kv_add_str(kb, VMT_META_EVENT_END, w[1].name);
 		vmt_kv_add(kb, VMT_META_FORMAT_BEGIN, w[0].text, w[0].len);
 		vmt_kv_add(kb, VMT_META_FORMAT_END, w[1].text, w[1].len);
-		snprintf(source, source_size, "trace-cmd trace.dat v%u, %s, buffer \"%s\"%s",
+		snprintf(s->description, sizeof(s->description),
+			 "trace-cmd trace.dat v%u, %s, buffer \"%s\"%s",
 			 td->version, strcmp(td->compression, "none") ? td->compression :
 			 "uncompressed", b->name, td->tsc2nsec ? ", tsc2nsec" : "");
 		ret = kb->error;
@@ -1160,3 +1170,62 @@ int vmt_tracedat_meta(const struct vmt_container *c, const char *pair, struct vm
 	free(names);
 	return ret;
 }
+
+static bool tracedat_probe(const uint8_t *head, size_t n)
+{
+	return n >= TRACEDAT_MAGIC_LEN && memcmp(head, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN) == 0;
+}
+
+static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
+			 size_t why_size)
+{
+	struct tracedat *td;
+	const char *msg = NULL;
+	int ret;
+
+	/* its chunks do not state their times: read ahead round-robin over the CPUs' runs */
+	s->order = VMT_ORDER_SEQ;
+	s->uses_pair = true;
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return -ENOMEM;
+	ret = open_file(s, td, &msg);
+	if (!ret) {
+		msg = NULL;
+		ret = pair_meta(s, td, opts->pair, &msg, why, why_size);
+	}
+	if (ret && msg)
+		snprintf(why, why_size, "%s", msg);
+	tracedat_free(td);
+	return ret;
+}
+
+static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			       const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	ssize_t n;
+
+	if (!(ci->flags & (VMT_CHUNK_ZSTD | VMT_CHUNK_ZLIB)))
+		return vmt_source_read_stored(s, idx, cb, why);
+	/* a compression chunk: no checksum, the size must come out */
+	if (vmt_chunkbuf_grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1) ||
+	    vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	n = vmt_io_pread_full(s->fd, cb->comp, ci->payload_size, (off_t)ci->offset);
+	if (n < 0 || (uint64_t)n != ci->payload_size) {
+		*why = "cannot read the compressed chunk";
+		return n < 0 ? (int)n : -EIO;
+	}
+	return decompress(ci, cb->comp, cb->raw, &cb->dctx, why);
+}
+
+const struct vmt_source_ops vmt_source_tracedat_ops = {
+	.name = "trace.dat",
+	.probe = tracedat_probe,
+	.open = tracedat_open,
+	.read_chunk = tracedat_read_chunk,
+	.close = NULL,
+};

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The loader table and what every source shares: the file opened once, its first bytes
+ * read once and shown to each loader's probe, the accessors, and the chunk array.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "source_impl.h"
+
+#define HEAD_SIZE 64
+
+/* Every format read; the magics are distinct, so the order does not matter. */
+static const struct vmt_source_ops *const loaders[] = {
+	&vmt_source_vmt_ops,
+	&vmt_source_tracedat_ops,
+	&vmt_source_legacy_ops,
+};
+
+static void say(char *why, size_t why_size, const char *text)
+{
+	if (why_size)
+		snprintf(why, why_size, "%s", text);
+}
+
+int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
+		    struct vmt_source **out, char *why, size_t why_size)
+{
+	static const struct vmt_input_opts none;
+	uint8_t head[HEAD_SIZE];
+	struct vmt_source *s;
+	struct stat st;
+	size_t i;
+	ssize_t n;
+	int ret;
+
+	if (why_size)
+		why[0] = '\0';
+	if (!opts)
+		opts = &none;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		ret = -ENOMEM;
+		goto out_why;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	if (fstat(s->fd, &st) < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		say(why, why_size, "not a regular file");
+		ret = -EINVAL;
+		goto out_free;
+	}
+	s->status.file_size = (uint64_t)st.st_size;
+	n = vmt_io_pread_full(s->fd, head, sizeof(head), 0);
+	if (n < 0) {
+		ret = (int)n;
+		goto out_free;
+	}
+	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
+		if (loaders[i]->probe(head, (size_t)n)) {
+			s->ops = loaders[i];
+			break;
+		}
+	}
+	if (!s->ops) {
+		say(why, why_size, n == 0 ? "empty file" : "not a vmtrace file (bad magic)");
+		ret = -EBADMSG;
+		goto out_free;
+	}
+	ret = s->ops->open(s, opts, why, why_size);
+	if (ret)
+		goto out_free;
+	*out = s;
+	return 0;
+
+out_free:
+	vmt_source_close(s);
+out_why:
+	/* every failure has its words: the loader's, or the error's own */
+	if (why_size && !why[0])
+		say(why, why_size, strerror(-ret));
+	return ret;
+}
+
+void vmt_source_close(struct vmt_source *s)
+{
+	if (!s)
+		return;
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	vmt_kv_free(&s->meta);
+	vmt_kv_free(&s->end);
+	free(s->chunks);
+	free(s);
+}
+
+int vmt_source_push_chunk(struct vmt_source *s, const struct vmt_chunk_info *ci)
+{
+	if (s->nchunks == s->chunks_cap) {
+		size_t ncap = s->chunks_cap ? s->chunks_cap * 2 : 64;
+		struct vmt_chunk_info *bigger = realloc(s->chunks, ncap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		s->chunks = bigger;
+		s->chunks_cap = ncap;
+	}
+	s->chunks[s->nchunks++] = *ci;
+	return 0;
+}
+
+int vmt_source_read_stored(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			   const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	ssize_t n;
+
+	/* raw pages, nothing to check but that they are all there */
+	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	n = vmt_io_pread_full(s->fd, cb->raw, ci->raw_size, (off_t)ci->offset);
+	if (n < 0 || (uint64_t)n != ci->raw_size) {
+		*why = "cannot read the pages";
+		return n < 0 ? (int)n : -EIO;
+	}
+	return 0;
+}
+
+const char *vmt_source_format(const struct vmt_source *s)
+{
+	return s->ops->name;
+}
+
+const char *vmt_source_description(const struct vmt_source *s)
+{
+	return s->description;
+}
+
+bool vmt_source_uses_pair(const struct vmt_source *s)
+{
+	return s->uses_pair;
+}
+
+bool vmt_source_uses_format_dir(const struct vmt_source *s)
+{
+	return s->uses_format_dir;
+}
+
+const uint8_t *vmt_source_meta(const struct vmt_source *s, size_t *len)
+{
+	*len = s->meta.len;
+	/* never NULL: an empty META is still a META */
+	return s->meta.buf ? s->meta.buf : (const uint8_t *)"";
+}
+
+const uint8_t *vmt_source_end(const struct vmt_source *s, size_t *len)
+{
+	if (!s->end_present) {
+		*len = 0;
+		return NULL;
+	}
+	*len = s->end.len;
+	return s->end.buf ? s->end.buf : (const uint8_t *)"";
+}
+
+const struct vmt_source_status *vmt_source_status(const struct vmt_source *s)
+{
+	return &s->status;
+}
+
+size_t vmt_source_nchunks(const struct vmt_source *s)
+{
+	return s->nchunks;
+}
+
+const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t idx)
+{
+	return &s->chunks[idx];
+}
+
+enum vmt_chunk_order vmt_source_order(const struct vmt_source *s)
+{
+	return s->order;
+}
+
+int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			  const char **why)
+{
+	const char *dummy;
+
+	if (!why)
+		why = &dummy;
+	return s->ops->read_chunk(s, idx, cb, why);
+}
+
+/*
+ * Ask the kernel to read a chunk the walk will want soon: decompression then rarely waits
+ * for the disk (the default read-ahead window is far smaller than a chunk).
+ */
+void vmt_source_advise(const struct vmt_source *s, size_t idx)
+{
+	const struct vmt_chunk_info *ci;
+
+	if (idx >= s->nchunks)
+		return;
+	ci = &s->chunks[idx];
+	posix_fadvise(s->fd, (off_t)ci->offset, (off_t)(ci->header_size + ci->payload_size),
+		      POSIX_FADV_WILLNEED);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The loader of the original vm-trace's trace.bin (legacyfmt.h). Its header only names the
+ * two event ids, so the metadata is made here at open: the formats come from (in order) a
+ * directory laid out like tracefs's events/ (--format-dir), this host's tracefs when its
+ * ids match the header's, or the original tool's own target layout (a 2015 PREEMPT_RT
+ * kernel, exit_reason at 16). The pages are presented in runs of 256 (1 MiB) as chunks
+ * stored as they are.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "chunk.h"
+#include "evformat.h"
+#include "io.h"
+#include "kv.h"
+#include "legacyfmt.h"
+#include "metakeys.h"
+#include "source_impl.h"
+
+#define PAGES_PER_CHUNK 256
+
+/* The sub-buffer header of 64-bit kernels with 4 KiB pages: what the original tool assumed. */
+static const char header_page_4k[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+/*
+ * The original tool's target, a 2015-era PREEMPT_RT kernel: its common header has 8 more
+ * bytes than today's (common_migrate_disable and padding), putting exit_reason at 16
+ * (tests/data/formats/rt-2015-x86_64 holds the same layout).
+ */
+static const char rt2015_exit[] =
+	"name: kvm_exit\nID: %u\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned short common_migrate_disable;\toffset:8;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned short common_padding;\toffset:10;\tsize:2;\tsigned:0;\n\n"
+	"\tfield:unsigned int exit_reason;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long guest_rip;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 isa;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 info1;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 info2;\toffset:48;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"reason %%s rip 0x%%lx info %%llx %%llx\", REC->exit_reason\n";
+static const char rt2015_entry[] =
+	"name: kvm_entry\nID: %u\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned short common_migrate_disable;\toffset:8;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned short common_padding;\toffset:10;\tsize:2;\tsigned:0;\n\n"
+	"\tfield:unsigned int vcpu_id;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vcpu %%u\", REC->vcpu_id\n";
+
+/* The two event ids of the file's header. */
+struct ids {
+	uint16_t entry, exit;
+};
+
+static bool legacy_probe(const uint8_t *head, size_t n)
+{
+	return n >= VMT_LEGACY_HEADER_SIZE && get_le32(head) == VMT_LEGACY_SIGNATURE;
+}
+
+/* Where the formats came from, for the report; a long path is cut. */
+static void describe(struct vmt_source *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void describe(struct vmt_source *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->description, sizeof(s->description), fmt, ap);
+	va_end(ap);
+}
+
+/* Read DIR/kvm/kvm_exit/format and kvm_entry's; 1 when both ids match the header's. */
+static int load_dir(const char *dir, const struct ids *ids, char **fx, size_t *lx, char **fe,
+		    size_t *le)
+{
+	struct vmt_evformat *a = NULL, *b = NULL;
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/kvm/kvm_exit/format", dir);
+	ret = vmt_io_read_file(path, 1u << 20, fx, lx);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/kvm/kvm_entry/format", dir);
+	ret = vmt_io_read_file(path, 1u << 20, fe, le);
+	if (ret) {
+		free(*fx);
+		return ret;
+	}
+	ret = vmt_evformat_parse(*fx, *lx, "kvm", &a, NULL) ? -EBADMSG :
+	      vmt_evformat_parse(*fe, *le, "kvm", &b, NULL) ? -EBADMSG :
+	      a->id == ids->exit && b->id == ids->entry;
+	vmt_evformat_free(a);
+	vmt_evformat_free(b);
+	if (ret != 1) {
+		free(*fx);
+		free(*fe);
+	}
+	return ret;
+}
+
+/* The metadata keys the reader needs; s->description says where the formats came from. */
+static int build_meta(struct vmt_source *s, const struct ids *ids, const char *format_dir,
+		      char *why, size_t why_size)
+{
+	char *fx = NULL, *fe = NULL, *hp = NULL, path[4096];
+	size_t lx = 0, le = 0, lh = 0;
+	const char *tracefs = getenv("VMTRACE_TRACEFS");
+	struct vmt_kvbuf *kb = &s->meta;
+	int ret;
+
+	if (format_dir) {
+		ret = load_dir(format_dir, ids, &fx, &lx, &fe, &le);
+		if (ret != 1) {
+			snprintf(why, why_size, "%s", ret == 0 ?
+				 "the --format-dir event ids differ from the trace.bin header's" :
+				 "cannot read kvm/kvm_exit/format and kvm/kvm_entry/format under "
+				 "--format-dir");
+			return -EINVAL;
+		}
+		snprintf(path, sizeof(path), "%s/header_page", format_dir);
+		if (vmt_io_read_file(path, 1u << 20, &hp, &lh))
+			hp = NULL;
+		describe(s, "formats from %s", format_dir);
+	} else {
+		snprintf(path, sizeof(path), "%s/events", tracefs && *tracefs ? tracefs :
+			 "/sys/kernel/tracing");
+		if (load_dir(path, ids, &fx, &lx, &fe, &le) == 1) {
+			describe(s, "formats from this host's %s (the ids match)", path);
+		} else {
+			/* the original tool's own layout, ids from the header */
+			int n;
+
+			fx = malloc(sizeof(rt2015_exit) + 16);
+			fe = malloc(sizeof(rt2015_entry) + 16);
+			if (!fx || !fe) {
+				free(fx);
+				free(fe);
+				return -ENOMEM;
+			}
+			n = snprintf(fx, sizeof(rt2015_exit) + 16, rt2015_exit, ids->exit);
+			lx = n > 0 ? (size_t)n : 0;
+			n = snprintf(fe, sizeof(rt2015_entry) + 16, rt2015_entry, ids->entry);
+			le = n > 0 ? (size_t)n : 0;
+			describe(s, "the original tool's layout (2015 PREEMPT_RT; give "
+				 "--format-dir for another kernel)");
+		}
+	}
+	vmt_kv_add_str(kb, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
+	vmt_kv_add_str(kb, VMT_META_EVENT_END, "kvm:kvm_entry");
+	vmt_kv_add(kb, VMT_META_FORMAT_BEGIN, fx, lx);
+	vmt_kv_add(kb, VMT_META_FORMAT_END, fe, le);
+	if (hp)
+		vmt_kv_add(kb, VMT_META_HEADER_PAGE, hp, lh);
+	else
+		vmt_kv_add_str(kb, VMT_META_HEADER_PAGE, header_page_4k);
+	/* the original tool used the instance's default clock */
+	vmt_kv_add_str(kb, VMT_META_CLOCK, "local");
+	vmt_kv_add_str(kb, VMT_META_ENDIAN, "little");
+	free(fx);
+	free(fe);
+	free(hp);
+	return kb->error;
+}
+
+static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
+		       size_t why_size)
+{
+	struct vmt_source_status *st = &s->status;
+	uint64_t pages = (st->file_size - VMT_LEGACY_HEADER_SIZE) / VMT_LEGACY_PAGE_SIZE, p;
+	uint8_t fh[VMT_LEGACY_HEADER_SIZE];
+	struct ids ids;
+	ssize_t n;
+
+	s->order = VMT_ORDER_FIRST_TS;	/* all first_ts 0: file order */
+	s->uses_format_dir = true;
+	n = vmt_io_pread_full(s->fd, fh, sizeof(fh), 0);
+	if (n != (ssize_t)sizeof(fh))
+		return n < 0 ? (int)n : -EIO;
+	ids.entry = get_le16(fh + 4);
+	ids.exit = get_le16(fh + 6);
+	if (ids.entry == ids.exit) {
+		snprintf(why, why_size, "trace.bin header names the same event twice");
+		return -EBADMSG;
+	}
+	for (p = 0; p < pages; p += PAGES_PER_CHUNK) {
+		struct vmt_chunk_info ci = { 0 };
+		uint32_t npages = pages - p < PAGES_PER_CHUNK ? (uint32_t)(pages - p) :
+							        PAGES_PER_CHUNK;
+
+		/* the pages do not name their CPU (one CPU, 0) nor are their times known here */
+		ci.offset = VMT_LEGACY_HEADER_SIZE + p * VMT_LEGACY_PAGE_SIZE;
+		ci.page_count = npages;
+		ci.page_size = VMT_LEGACY_PAGE_SIZE;
+		ci.raw_size = ci.payload_size = (uint64_t)npages * VMT_LEGACY_PAGE_SIZE;
+		if (vmt_source_push_chunk(s, &ci))
+			return -ENOMEM;
+	}
+	/* the original tool stopped by closing the file: whole pages are a whole file */
+	st->finished = (st->file_size - VMT_LEGACY_HEADER_SIZE) % VMT_LEGACY_PAGE_SIZE == 0;
+	if (!st->finished) {
+		st->truncated_at = VMT_LEGACY_HEADER_SIZE + pages * VMT_LEGACY_PAGE_SIZE;
+		st->trunc_why = "trace.bin ends inside a page";
+	}
+	return build_meta(s, &ids, opts->format_dir, why, why_size);
+}
+
+const struct vmt_source_ops vmt_source_legacy_ops = {
+	.name = "trace.bin",
+	.probe = legacy_probe,
+	.open = legacy_open,
+	.read_chunk = vmt_source_read_stored,
+	.close = NULL,
+};

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The .vmt loader (man/vmtrace-file.5). Open scans the block headers once (memory grows
+ * with the number of chunks, never with events): META, every CHNK header, END. A damaged
+ * header is skipped by searching for the next valid one; a file cut anywhere gives every
+ * whole chunk before the cut. Chunks are read, checked (CRC32C) and decompressed on demand.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* for ZSTD_d_forceIgnoreChecksum (an experimental parameter of the stable API) */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "bytes.h"
+#include "chunk.h"
+#include "container.h"
+#include "crc32c.h"
+#include "io.h"
+#include "kv.h"
+#include "metakeys.h"
+#include "source_impl.h"
+
+static bool vmt_probe(const uint8_t *head, size_t n)
+{
+	return n >= VMT_FILE_HEADER_SIZE && memcmp(head, VMT_FILE_MAGIC, 8) == 0;
+}
+
+static bool known_type(uint32_t t)
+{
+	return t == VMT_BLOCK_META || t == VMT_BLOCK_CHUNK || t == VMT_BLOCK_END;
+}
+
+/*
+ * Read and check the block header at off. Returns 1 when whole and valid, 0 when the file
+ * ends inside it, -EBADMSG when its checksum or sizes are wrong.
+ */
+static int read_block_header(const struct vmt_source *s, uint64_t off, uint8_t *hdr,
+			     uint32_t *hsize, uint64_t *psize)
+{
+	uint64_t file_size = s->status.file_size;
+	/* a chunk's whole header in one read: the scan is a system call per block */
+	uint64_t first = file_size - off < VMT_CHUNK_HEADER_SIZE ? file_size - off :
+			 VMT_CHUNK_HEADER_SIZE;
+	ssize_t n;
+
+	if (file_size - off < VMT_BLOCK_HEADER_SIZE)
+		return 0;
+	n = vmt_io_pread_full(s->fd, hdr, first, (off_t)off);
+	if (n < VMT_BLOCK_HEADER_SIZE)
+		return n < 0 ? (int)n : 0;
+	*hsize = get_le32(hdr + VMT_BH_HEADER_SIZE);
+	*psize = get_le64(hdr + VMT_BH_PAYLOAD_SIZE);
+	if (*hsize < VMT_BLOCK_HEADER_SIZE || *hsize > VMT_MAX_BLOCK_HEADER || (*hsize & 7))
+		return -EBADMSG;
+	if (file_size - off < *hsize)
+		return 0;
+	if (*hsize > (uint64_t)n) {
+		ssize_t more = vmt_io_pread_full(s->fd, hdr + n, *hsize - (uint64_t)n,
+						 (off_t)(off + (uint64_t)n));
+
+		if (more != (ssize_t)(*hsize - (uint64_t)n))
+			return more < 0 ? (int)more : 0;
+	}
+	if (vmt_container_header_crc(hdr, *hsize) != get_le32(hdr + VMT_BH_HEADER_CRC))
+		return -EBADMSG;
+	return 1;
+}
+
+/* After a damaged header: find the next offset holding a valid block header, or 0. */
+static uint64_t resync(const struct vmt_source *s, uint64_t from)
+{
+	uint8_t window[65536 + 4], hdr[VMT_MAX_BLOCK_HEADER];
+	uint64_t off = from;
+
+	while (off < s->status.file_size) {
+		ssize_t n = vmt_io_pread_full(s->fd, window, sizeof(window), (off_t)off);
+		ssize_t i;
+
+		if (n < 4)
+			return 0;
+		for (i = 0; i + 4 <= n; i++) {
+			uint32_t hsize;
+			uint64_t psize;
+
+			if (!known_type(get_le32(window + i)))
+				continue;
+			if (read_block_header(s, off + (uint64_t)i, hdr, &hsize, &psize) == 1)
+				return off + (uint64_t)i;
+		}
+		off += (uint64_t)n - 3;
+	}
+	return 0;
+}
+
+/* A META or END payload: read, checked against its CRC and as key/values, into kb. */
+static int read_payload(const struct vmt_source *s, uint64_t off, const uint8_t *hdr,
+			uint64_t psize, struct vmt_kvbuf *kb)
+{
+	uint8_t *buf;
+	ssize_t n;
+
+	buf = malloc(psize ? psize : 1);
+	if (!buf)
+		return -ENOMEM;
+	n = vmt_io_pread_full(s->fd, buf, psize, (off_t)off);
+	if (n < 0 || (uint64_t)n != psize) {
+		free(buf);
+		return n < 0 ? (int)n : -EBADMSG;
+	}
+	if (vmt_crc32c(0, buf, psize) != get_le32(hdr + VMT_BH_PAYLOAD_CRC) ||
+	    vmt_kv_validate(buf, psize)) {
+		free(buf);
+		return -EBADMSG;
+	}
+	kb->buf = buf;
+	kb->len = kb->cap = psize;
+	return 0;
+}
+
+static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uint32_t hsize,
+		     uint64_t psize)
+{
+	struct vmt_chunk_info ci = { 0 };
+
+	if (hsize < VMT_CHUNK_HEADER_SIZE)
+		return -EBADMSG;
+	ci.offset = off;
+	ci.payload_size = psize;
+	ci.header_size = hsize;
+	ci.cpu = get_le32(hdr + VMT_CH_CPU);
+	ci.page_count = get_le32(hdr + VMT_CH_PAGE_COUNT);
+	ci.page_size = get_le32(hdr + VMT_CH_PAGE_SIZE);
+	ci.flags = get_le32(hdr + VMT_CH_FLAGS);
+	ci.raw_size = get_le64(hdr + VMT_CH_RAW_SIZE);
+	ci.first_ts = get_le64(hdr + VMT_CH_FIRST_TS);
+	ci.last_ts = get_le64(hdr + VMT_CH_LAST_TS);
+	ci.missed_pages = get_le32(hdr + VMT_CH_MISSED_PAGES);
+	ci.missed_count = get_le64(hdr + VMT_CH_MISSED_COUNT);
+	ci.payload_crc = get_le32(hdr + VMT_BH_PAYLOAD_CRC);
+	if (ci.page_count == 0 || ci.page_size < 32 || ci.page_size > (16u << 20) ||
+	    ci.raw_size != (uint64_t)ci.page_count * ci.page_size ||
+	    ci.raw_size > VMT_MAX_CHUNK_RAW || (ci.flags & ~VMT_CHUNK_ZSTD) ||
+	    ci.cpu >= 1u << 20 ||
+	    psize > ((ci.flags & VMT_CHUNK_ZSTD) ? ZSTD_compressBound(ci.raw_size) : ci.raw_size))
+		return -EBADMSG;
+	return vmt_source_push_chunk(s, &ci);
+}
+
+static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
+		    size_t why_size)
+{
+	uint8_t fh[VMT_FILE_HEADER_SIZE], hdr[VMT_MAX_BLOCK_HEADER];
+	struct vmt_source_status *st = &s->status;
+	const char *msg = NULL;
+	uint64_t off;
+	uint32_t hsize;
+	ssize_t n;
+	int ret;
+
+	(void)opts;	/* a .vmt describes itself */
+	s->order = VMT_ORDER_FIRST_TS;
+	n = vmt_io_pread_full(s->fd, fh, sizeof(fh), 0);
+	if (n != (ssize_t)sizeof(fh))
+		return n < 0 ? (int)n : -EIO;
+	if (get_le32(fh + 8) != VMT_FILE_VERSION) {
+		msg = "unsupported file version";
+		ret = -EPROTONOSUPPORT;
+		goto out_why;
+	}
+	off = get_le32(fh + 12);
+	if (off < VMT_FILE_HEADER_SIZE || off > st->file_size || (off & 7)) {
+		msg = "bad file header size";
+		ret = -EBADMSG;
+		goto out_why;
+	}
+
+	while (off < st->file_size) {
+		uint64_t psize;
+		uint32_t type;
+
+		ret = read_block_header(s, off, hdr, &hsize, &psize);
+		if (ret == -EBADMSG) {
+			uint64_t next = resync(s, off + 8);
+
+			st->bad_blocks++;
+			if (!next) {
+				st->truncated_at = off;
+				st->trunc_why = "damaged block header, nothing valid after it";
+				break;
+			}
+			off = next;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret == 0 || psize > st->file_size - off - hsize) {
+			st->truncated_at = off;
+			st->trunc_why = "the file ends inside a block";
+			break;
+		}
+		type = get_le32(hdr + VMT_BH_TYPE);
+		if (type == VMT_BLOCK_META) {
+			if (s->meta.buf) {
+				st->bad_blocks++;
+			} else if (psize > VMT_MAX_META_SIZE ||
+				   read_payload(s, off + hsize, hdr, psize, &s->meta)) {
+				msg = "damaged metadata block";
+				ret = -EBADMSG;
+				goto out_why;
+			}
+		} else if (!s->meta.buf) {
+			msg = "no metadata block at the start";
+			ret = -EBADMSG;
+			goto out_why;
+		} else if (type == VMT_BLOCK_CHUNK) {
+			ret = add_chunk(s, off, hdr, hsize, psize);
+			if (ret == -ENOMEM)
+				return ret;
+			if (ret)
+				st->bad_blocks++;
+		} else if (type == VMT_BLOCK_END) {
+			uint64_t count;
+
+			if (psize > VMT_MAX_META_SIZE + (uint64_t)s->nchunks * 16 ||
+			    read_payload(s, off + hsize, hdr, psize, &s->end)) {
+				st->bad_blocks++;
+			} else {
+				s->end_present = true;
+				st->finished = vmt_kv_get_u64(s->end.buf, s->end.len, "chunk.count",
+							      &count) == 0 &&
+					       count == s->nchunks + st->bad_blocks;
+			}
+			off += hsize + psize;
+			break;	/* nothing after END belongs to the recording */
+		}
+		/* Unknown block types with a valid header are skipped (newer writers). */
+		off += hsize + psize;
+	}
+	if (!s->meta.buf) {
+		msg = st->file_size <= VMT_FILE_HEADER_SIZE ? "no data after the file header" :
+							      "damaged metadata block";
+		ret = -EBADMSG;
+		goto out_why;
+	}
+	return 0;
+
+out_why:
+	snprintf(why, why_size, "%s", msg);
+	return ret;
+}
+
+static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			  const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	uint64_t hsize = VMT_CHUNK_HEADER_SIZE;
+	uint8_t hdr[8];
+	ssize_t n;
+
+	/* The header size of this block, to find its payload (known since the scan). */
+	if (ci->header_size) {
+		hsize = ci->header_size;
+	} else {
+		n = vmt_io_pread_full(s->fd, hdr, 8, (off_t)ci->offset);
+		if (n != 8) {
+			*why = "cannot read the chunk header";
+			return n < 0 ? (int)n : -EIO;
+		}
+		hsize = get_le32(hdr + VMT_BH_HEADER_SIZE);
+	}
+	if (vmt_chunkbuf_grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1) ||
+	    vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	n = vmt_io_pread_full(s->fd, cb->comp, ci->payload_size, (off_t)(ci->offset + hsize));
+	if (n < 0 || (uint64_t)n != ci->payload_size) {
+		*why = "cannot read the chunk payload";
+		return n < 0 ? (int)n : -EIO;
+	}
+	if (vmt_crc32c(0, cb->comp, ci->payload_size) != ci->payload_crc) {
+		*why = "chunk checksum mismatch";
+		return -EBADMSG;
+	}
+	if (ci->flags & VMT_CHUNK_ZSTD) {
+		unsigned long long fsize = ZSTD_getFrameContentSize(cb->comp, ci->payload_size);
+		size_t got;
+
+		if (fsize != ci->raw_size) {
+			*why = "zstd frame size differs from the chunk header";
+			return -EBADMSG;
+		}
+		if (!cb->dctx) {
+			cb->dctx = ZSTD_createDCtx();
+			if (!cb->dctx) {
+				*why = "out of memory";
+				return -ENOMEM;
+			}
+#ifdef ZSTD_d_forceIgnoreChecksum
+			/*
+			 * The CRC32C above already proved these compressed bytes are the ones
+			 * written, and decompression is deterministic: the frame's own XXH64 of
+			 * the output would be a second pass over every byte for nothing.
+			 */
+			ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_forceIgnoreChecksum,
+					       ZSTD_d_ignoreChecksum);
+#endif
+		}
+		got = ZSTD_decompressDCtx(cb->dctx, cb->raw, ci->raw_size, cb->comp,
+					  ci->payload_size);
+		if (ZSTD_isError(got) || got != ci->raw_size) {
+			*why = "zstd frame does not decompress";
+			return -EBADMSG;
+		}
+	} else {
+		memcpy(cb->raw, cb->comp, ci->raw_size);
+	}
+	return 0;
+}
+
+const struct vmt_source_ops vmt_source_vmt_ops = {
+	.name = "vmt",
+	.probe = vmt_probe,
+	.open = vmt_open,
+	.read_chunk = vmt_read_chunk,
+	.close = NULL,
+};

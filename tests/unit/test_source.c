@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source: format sniffing (each magic, an empty file, a directory, short files, a bad
+ * magic, a missing file), the error text in the caller's buffer (never a shared one), the
+ * trace.bin loader's three ways to its formats, and the same real pages (17 recorded KVM
+ * pages, repeated) written here by hand as .vmt, trace.bin and trace.dat v6: every loader
+ * must give back the same pages, and the reader the same records.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bytes.h"
+#include "container.h"
+#include "evformat.h"
+#include "io.h"
+#include "kv.h"
+#include "legacyfmt.h"
+#include "metakeys.h"
+#include "reader.h"
+#include "source.h"
+
+#define PAGE 4096
+#define REPEAT 16		/* 17 pages x 16: more than one 256-page slice */
+#define VMT_CHUNK_PAGES 100
+#define TRACEDAT_MAGIC "\x17\x08\x44tracing"
+
+struct fixture {
+	char dir[64];
+	char path[3][128];	/* .vmt, trace.bin, trace.dat */
+	uint8_t *pages;
+	size_t npages;
+	char *hp, *fx, *fe;	/* header_page and the kvm formats of the recording host */
+	size_t lhp, lfx, lfe;
+	uint16_t exit_id, entry_id;
+};
+
+static const char *data(const char *rel)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/tests/data/%s", TOP_SRCDIR, rel);
+	return p;
+}
+
+#define KVMHOST "formats/linux-6.1-kvmhost"
+
+static void write_bytes(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_io_write_full(fd, buf, len), 0);
+	close(fd);
+}
+
+static uint16_t format_id(const char *text, size_t len)
+{
+	struct vmt_evformat *f;
+	uint16_t id;
+
+	assert_int_equal(vmt_evformat_parse(text, len, "kvm", &f, NULL), 0);
+	id = (uint16_t)f->id;
+	vmt_evformat_free(f);
+	return id;
+}
+
+static void write_vmt(struct fixture *fx)
+{
+	struct vmt_kvbuf meta, end;
+	struct vmt_writer *w;
+	size_t p;
+	int fd;
+
+	vmt_kv_init(&meta);
+	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, fx->hp, fx->lhp);
+	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
+	vmt_kv_add_str(&meta, VMT_META_EVENT_END, "kvm:kvm_entry");
+	vmt_kv_add(&meta, VMT_META_FORMAT_BEGIN, fx->fx, fx->lfx);
+	vmt_kv_add(&meta, VMT_META_FORMAT_END, fx->fe, fx->lfe);
+	vmt_kv_add_str(&meta, VMT_META_CLOCK, "local");
+	vmt_kv_init(&end);
+	fd = open(fx->path[0], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_writer_open(fd, &meta, VMT_DEFAULT_LEVEL, &w), 0);
+	for (p = 0; p < fx->npages; p += VMT_CHUNK_PAGES) {
+		struct vmt_chunk_info ci = { .cpu = 0 };
+		uint32_t n = fx->npages - p < VMT_CHUNK_PAGES ? (uint32_t)(fx->npages - p) :
+								 VMT_CHUNK_PAGES;
+
+		assert_int_equal(vmt_writer_chunk(w, fx->pages + p * PAGE, n, PAGE, &ci), 0);
+	}
+	assert_int_equal(vmt_writer_finish(w, &end), 0);
+	assert_int_equal(vmt_writer_close(w), 0);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&end);
+}
+
+static void write_legacy(const struct fixture *fx, const char *path, uint16_t entry,
+			 uint16_t exit)
+{
+	size_t len = VMT_LEGACY_HEADER_SIZE + fx->npages * PAGE;
+	uint8_t *b = malloc(len);
+
+	put_le32(b, VMT_LEGACY_SIGNATURE);
+	put_le16(b + 4, entry);
+	put_le16(b + 6, exit);
+	memcpy(b + VMT_LEGACY_HEADER_SIZE, fx->pages, fx->npages * PAGE);
+	write_bytes(path, b, len);
+	free(b);
+}
+
+struct buf {
+	uint8_t *b;
+	size_t len;
+};
+
+static void put(struct buf *o, const void *p, size_t n)
+{
+	o->b = realloc(o->b, o->len + n);
+	assert_non_null(o->b);
+	memcpy(o->b + o->len, p, n);
+	o->len += n;
+}
+
+static void put32(struct buf *o, uint32_t v)
+{
+	uint8_t b[4];
+
+	put_le32(b, v);
+	put(o, b, 4);
+}
+
+static void put64(struct buf *o, uint64_t v)
+{
+	uint8_t b[8];
+
+	put_le64(b, v);
+	put(o, b, 8);
+}
+
+/* trace-cmd.dat.v6(5): headers, one system of two formats, one CPU's pages, no options. */
+static void write_tracedat(const struct fixture *fx)
+{
+	struct buf o = { NULL, 0 };
+	size_t table;
+
+	put(&o, TRACEDAT_MAGIC, 10);
+	put(&o, "6", 2);
+	put(&o, "\0\x08", 2);			/* little-endian, 8-byte longs */
+	put32(&o, PAGE);
+	put(&o, "header_page", 12);
+	put64(&o, fx->lhp);
+	put(&o, fx->hp, fx->lhp);
+	put(&o, "header_event", 13);
+	put64(&o, 0);
+	put32(&o, 0);				/* ftrace formats */
+	put32(&o, 1);				/* event systems */
+	put(&o, "kvm", 4);
+	put32(&o, 2);
+	put64(&o, fx->lfx);
+	put(&o, fx->fx, fx->lfx);
+	put64(&o, fx->lfe);
+	put(&o, fx->fe, fx->lfe);
+	put32(&o, 0);				/* kallsyms */
+	put32(&o, 0);				/* printk formats */
+	put64(&o, 0);				/* saved command lines */
+	put32(&o, 1);				/* CPUs */
+	put(&o, "flyrecord", 10);
+	table = o.len;
+	put64(&o, 0);
+	put64(&o, (uint64_t)fx->npages * PAGE);
+	while (o.len % PAGE)
+		put(&o, "", 1);
+	put_le64(o.b + table, o.len);
+	put(&o, fx->pages, fx->npages * PAGE);
+	write_bytes(fx->path[2], o.b, o.len);
+	free(o.b);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	char *real;
+	size_t len, r;
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/vmt-source-XXXXXX");
+	if (!fx || !mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->path[0], sizeof(fx->path[0]), "%s/t.vmt", fx->dir);
+	snprintf(fx->path[1], sizeof(fx->path[1]), "%s/trace.bin", fx->dir);
+	snprintf(fx->path[2], sizeof(fx->path[2]), "%s/trace.dat", fx->dir);
+	assert_int_equal(vmt_io_read_file(data("pages/kvm-svm-cpu1.pages"), 1 << 20, &real, &len),
+			 0);
+	assert_int_equal(len % PAGE, 0);
+	fx->npages = len / PAGE * REPEAT;
+	fx->pages = malloc(fx->npages * PAGE);
+	for (r = 0; r < REPEAT; r++)
+		memcpy(fx->pages + r * len, real, len);
+	free(real);
+	assert_int_equal(vmt_io_read_file(data(KVMHOST "/header_page"), 1 << 20, &fx->hp,
+					  &fx->lhp), 0);
+	assert_int_equal(vmt_io_read_file(data(KVMHOST "/kvm/kvm_exit/format"), 1 << 20, &fx->fx,
+					  &fx->lfx), 0);
+	assert_int_equal(vmt_io_read_file(data(KVMHOST "/kvm/kvm_entry/format"), 1 << 20, &fx->fe,
+					  &fx->lfe), 0);
+	fx->exit_id = format_id(fx->fx, fx->lfx);
+	fx->entry_id = format_id(fx->fe, fx->lfe);
+	write_vmt(fx);
+	write_legacy(fx, fx->path[1], fx->entry_id, fx->exit_id);
+	write_tracedat(fx);
+	/* no host formats: the trace.bin loader must not look at this machine's tracefs */
+	setenv("VMTRACE_TRACEFS", fx->dir, 1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	char p[200];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		unlink(fx->path[i]);
+	snprintf(p, sizeof(p), "%s/x", fx->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/events", fx->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/d", fx->dir);
+	rmdir(p);
+	rmdir(fx->dir);
+	unsetenv("VMTRACE_TRACEFS");
+	free(fx->pages);
+	free(fx->hp);
+	free(fx->fx);
+	free(fx->fe);
+	free(fx);
+	return 0;
+}
+
+/* Open bytes written to DIR/x; returns the status, why filled. */
+static int open_bytes(const struct fixture *fx, const void *b, size_t n, char *why,
+		      size_t why_size, const char **format)
+{
+	struct vmt_source *s = NULL;
+	char p[200];
+	int ret;
+
+	snprintf(p, sizeof(p), "%s/x", fx->dir);
+	write_bytes(p, b, n);
+	ret = vmt_source_open(p, NULL, &s, why, why_size);
+	if (format)
+		*format = ret ? NULL : vmt_source_format(s);
+	if (!ret)
+		assert_non_null(s);
+	vmt_source_close(s);
+	return ret;
+}
+
+static void test_sniffing(void **state)
+{
+	static const char *const names[] = { "vmt", "trace.bin", "trace.dat" };
+	struct fixture *fx = *state;
+	uint8_t junk[64];
+	struct vmt_source *s;
+	struct vmt_reader *r;
+	char why[128], p[200];
+	unsigned int i;
+
+	/* each magic goes to its loader */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(vmt_source_open(fx->path[i], NULL, &s, why, sizeof(why)), 0);
+		assert_string_equal(vmt_source_format(s), names[i]);
+		vmt_source_close(s);
+	}
+	assert_int_equal(open_bytes(fx, "", 0, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, "empty file");
+	memset(junk, 'x', sizeof(junk));
+	assert_int_equal(open_bytes(fx, junk, sizeof(junk), why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	/* files shorter than their format's header, whatever they start with */
+	assert_int_equal(open_bytes(fx, "VMTRA", 5, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_int_equal(open_bytes(fx, VMT_FILE_MAGIC "1234567", 15, why, sizeof(why), NULL),
+			 -EBADMSG);
+	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_int_equal(open_bytes(fx, TRACEDAT_MAGIC, 9, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	put_le32(junk, VMT_LEGACY_SIGNATURE);
+	assert_int_equal(open_bytes(fx, junk, 7, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	/* a trace.bin header and no page: a whole, empty recording */
+	put_le16(junk + 4, fx->entry_id);
+	put_le16(junk + 6, fx->exit_id);
+	assert_int_equal(open_bytes(fx, junk, 8, why, sizeof(why), NULL), 0);
+	/* the magic decides, not the name */
+	assert_int_equal(open_bytes(fx, TRACEDAT_MAGIC "9", 11, why, sizeof(why), NULL),
+			 -EBADMSG);
+	assert_string_equal(why, "trace.dat ends inside its first header");
+	/* not a file */
+	snprintf(p, sizeof(p), "%s/d", fx->dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(vmt_source_open(p, NULL, &s, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "not a regular file");
+	/* no file: the error's own words */
+	snprintf(p, sizeof(p), "%s/none", fx->dir);
+	assert_int_equal(vmt_source_open(p, NULL, &s, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, strerror(ENOENT));
+	/* the reader says the same */
+	assert_int_equal(vmt_reader_open(p, NULL, &r, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, strerror(ENOENT));
+}
+
+/* The caller's buffer holds the words, cut to its size; no buffer at all is fine too. */
+static void test_why_buffer(void **state)
+{
+	struct vmt_input_opts a = { NULL, "kvm:kvm_exit,kvm:nope" };
+	struct vmt_input_opts b = { NULL, "kvm:other,kvm:kvm_entry" };
+	struct fixture *fx = *state;
+	char small[6], why_a[320], why_b[320];
+	struct vmt_source *s;
+	struct vmt_reader *r;
+
+	assert_int_equal(open_bytes(fx, "", 0, small, sizeof(small), NULL), -EBADMSG);
+	assert_string_equal(small, "empty");
+	assert_int_equal(open_bytes(fx, "", 0, NULL, 0, NULL), -EBADMSG);
+	/* two formatted messages at once: each in its own buffer */
+	assert_int_equal(vmt_source_open(data("tracedat/kvm.v6.dat"), &a, &s, why_a,
+					 sizeof(why_a)), -ENOENT);
+	assert_int_equal(vmt_source_open(data("tracedat/kvm.v6.dat"), &b, &s, why_b,
+					 sizeof(why_b)), -ENOENT);
+	assert_string_equal(why_a, "no kvm:nope event format in the file (choose the pair with "
+			    "--pair BEGIN,END)");
+	assert_string_equal(why_b, "no kvm:other event format in the file (choose the pair with "
+			    "--pair BEGIN,END)");
+	/* the reader passes the source's words through */
+	assert_int_equal(vmt_reader_open(data("tracedat/kvm.v6.dat"), &a, &r, why_b,
+					 sizeof(why_b)), -ENOENT);
+	assert_string_equal(why_b, why_a);
+}
+
+/* Where a trace.bin's formats come from, in the loader's own words. */
+static void test_legacy_formats(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_input_opts in = { NULL, NULL };
+	struct vmt_source *s;
+	char why[320], want[640], events[200];
+	const uint8_t *meta;
+	size_t len;
+	char *text;
+
+	/* --format-dir */
+	in.format_dir = data(KVMHOST);
+	assert_int_equal(vmt_source_open(fx->path[1], &in, &s, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "formats from %s", data(KVMHOST));
+	assert_string_equal(vmt_source_description(s), want);
+	assert_true(vmt_source_uses_format_dir(s));
+	assert_false(vmt_source_uses_pair(s));
+	meta = vmt_source_meta(s, &len);
+	text = vmt_kv_get_str(meta, len, VMT_META_FORMAT_BEGIN);
+	assert_string_equal(text, fx->fx);
+	free(text);
+	text = vmt_kv_get_str(meta, len, VMT_META_HEADER_PAGE);
+	assert_string_equal(text, fx->hp);
+	free(text);
+	assert_null(vmt_source_end(s, &len));
+	vmt_source_close(s);
+	/* a directory of another kernel: its ids differ from the header's */
+	in.format_dir = data("formats/linux-6.18-x86_64");
+	assert_int_equal(vmt_source_open(fx->path[1], &in, &s, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "the --format-dir event ids differ from the trace.bin header's");
+	in.format_dir = fx->dir;
+	assert_int_equal(vmt_source_open(fx->path[1], &in, &s, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "cannot read kvm/kvm_exit/format and kvm/kvm_entry/format "
+			    "under --format-dir");
+	/* this host's tracefs (VMTRACE_TRACEFS) has no formats: the original tool's layout */
+	assert_int_equal(vmt_source_open(fx->path[1], NULL, &s, why, sizeof(why)), 0);
+	assert_string_equal(vmt_source_description(s), "the original tool's layout (2015 "
+			    "PREEMPT_RT; give --format-dir for another kernel)");
+	meta = vmt_source_meta(s, &len);
+	text = vmt_kv_get_str(meta, len, VMT_META_FORMAT_BEGIN);
+	assert_non_null(strstr(text, "exit_reason;\toffset:16;"));
+	free(text);
+	vmt_source_close(s);
+	/* ... and when its ids match, this host's */
+	snprintf(events, sizeof(events), "%s/events", fx->dir);
+	assert_int_equal(symlink(data(KVMHOST), events), 0);
+	assert_int_equal(vmt_source_open(fx->path[1], NULL, &s, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "formats from this host's %s (the ids match)", events);
+	assert_string_equal(vmt_source_description(s), want);
+	vmt_source_close(s);
+	unlink(events);
+	/* one id twice */
+	write_legacy(fx, events, fx->exit_id, fx->exit_id);
+	assert_int_equal(vmt_source_open(events, NULL, &s, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "trace.bin header names the same event twice");
+	unlink(events);
+}
+
+/* The pages of all chunks of a source, in order (one CPU: 0). */
+static uint8_t *all_pages(const char *path, const struct vmt_input_opts *in, size_t *len,
+			  size_t *nchunks)
+{
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_source *s;
+	uint8_t *out = NULL;
+	size_t i;
+
+	*len = 0;
+	assert_int_equal(vmt_source_open(path, in, &s, NULL, 0), 0);
+	assert_true(vmt_source_status(s)->finished);
+	*nchunks = vmt_source_nchunks(s);
+	for (i = 0; i < *nchunks; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(s, i);
+		const char *why = NULL;
+
+		assert_int_equal(ci->cpu, 0);
+		assert_int_equal(ci->page_size, PAGE);
+		assert_int_equal(ci->raw_size, (uint64_t)ci->page_count * PAGE);
+		assert_int_equal(vmt_source_read_chunk(s, i, &cb, &why), 0);
+		out = realloc(out, *len + ci->raw_size);
+		memcpy(out + *len, cb.raw, ci->raw_size);
+		*len += ci->raw_size;
+		vmt_source_advise(s, i + 1);	/* a hint, past the end too */
+	}
+	vmt_chunkbuf_free(&cb);
+	vmt_source_close(s);
+	return out;
+}
+
+static void test_same_pages(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	size_t expect[3] = { (fx->npages + VMT_CHUNK_PAGES - 1) / VMT_CHUNK_PAGES,
+			     (fx->npages + 255) / 256, (fx->npages + 255) / 256 };
+	unsigned int f;
+
+	assert_true(fx->npages > 256);
+	for (f = 0; f < 3; f++) {
+		size_t len, n;
+		uint8_t *p = all_pages(fx->path[f], &in, &len, &n);
+
+		assert_int_equal(n, expect[f]);
+		assert_int_equal(len, fx->npages * PAGE);
+		assert_memory_equal(p, fx->pages, len);
+		free(p);
+	}
+}
+
+/* The same records from every format: time, CPU and bytes, in the same order. */
+static void test_same_records(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_reader *r[3];
+	char why[320];
+	uint64_t exits = 0, entries = 0;
+	unsigned int f;
+
+	for (f = 0; f < 3; f++) {
+		assert_int_equal(vmt_reader_open(fx->path[f], &in, &r[f], why, sizeof(why)), 0);
+		assert_int_equal(vmt_reader_begin_format(r[f])->id, fx->exit_id);
+		assert_int_equal(vmt_reader_end_format(r[f])->id, fx->entry_id);
+	}
+	for (;;) {
+		struct vmt_item it[3];
+		int got[3];
+		struct vmt_event ev;
+
+		for (f = 0; f < 3; f++)
+			got[f] = vmt_reader_next(r[f], &it[f]);
+		assert_int_equal(got[1], got[0]);
+		assert_int_equal(got[2], got[0]);
+		if (!got[0])
+			break;
+		for (f = 1; f < 3; f++) {
+			assert_int_equal(it[f].kind, it[0].kind);
+			assert_int_equal(it[f].ts, it[0].ts);
+			assert_int_equal(it[f].cpu, it[0].cpu);
+			if (it[0].kind != VMT_ITEM_RECORD)
+				continue;
+			assert_int_equal(it[f].rec.len, it[0].rec.len);
+			assert_memory_equal(it[f].rec.data, it[0].rec.data, it[0].rec.len);
+		}
+		if (it[0].kind == VMT_ITEM_RECORD &&
+		    vmt_evbind_decode(vmt_reader_bind(r[0]), &it[0].rec, 0, &ev) == 1) {
+			exits += ev.kind == VMT_EV_BEGIN;
+			entries += ev.kind == VMT_EV_END;
+		}
+	}
+	assert_int_equal(vmt_reader_stats(r[0])->pages, fx->npages);
+	/* the recording is KVM exits and entries: both decode */
+	assert_true(exits > 0);
+	assert_true(entries > 0);
+	for (f = 0; f < 3; f++) {
+		assert_int_equal(vmt_reader_stats(r[f])->records, vmt_reader_stats(r[0])->records);
+		assert_int_equal(vmt_reader_stats(r[f])->bad_pages, 0);
+	}
+	for (f = 0; f < 3; f++)
+		vmt_reader_close(r[f]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sniffing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_why_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_legacy_formats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_records, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
