@@ -943,14 +943,9 @@ static int write_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	}
 	if (ret && !*why)
 		*why = strerror(-ret);
-	if (w) {
-		int fd_closed = vmt_writer_close(w);
-
-		if (!ret)
-			ret = fd_closed;
-	} else {
-		close(fd);
-	}
+	vmt_writer_free(w);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
 	vmt_chunkbuf_free(&cb);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
