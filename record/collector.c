@@ -109,16 +109,21 @@ static int flush_chunk(struct rec_collector *col, struct cpu_state *cs)
 	return col->cfg.sink.ops->put(col->cfg.sink.arg, c);
 }
 
-/* Account the page just placed at the end of the chunk; drop it when it holds nothing. */
-static void add_page(struct rec_collector *col, struct cpu_state *cs)
+/*
+ * Account a page read into the chunk at or after its end; drop it when it holds nothing.
+ * A page kept after a dropped one of the same splice moves down into the gap.
+ */
+static void add_page(struct rec_collector *col, struct cpu_state *cs, const uint8_t *page)
 {
 	struct rec_chunk *c = cs->c;
-	const uint8_t *page = c->buf + (size_t)c->npages * col->page_size;
+	uint8_t *end = c->buf + (size_t)c->npages * col->page_size;
 	struct vmt_rbpage pg;
 
 	if (vmt_rbpage_init(&pg, &col->cfg.hp, page, col->page_size) == 0 && pg.commit == 0 &&
 	    !pg.missed)
 		return;
+	if (page != end)
+		memmove(end, page, col->page_size);
 	if (c->npages == 0) {
 		c->info.first_ts = pg.page_ts;
 		cs->chunk_started_ns = rec_sysinfo_now_ns();
@@ -186,10 +191,8 @@ static int pull_splice(struct rec_collector *col, struct cpu_state *cs)
 			memset(dst + n, 0, psize - (size_t)n % psize);
 			n += psize - n % psize;
 		}
-		while (n > 0) {
-			add_page(col, cs);
-			n -= psize;
-		}
+		for (got = 0; got < n; got += psize)
+			add_page(col, cs, dst + got);
 	}
 	return 0;
 }
@@ -221,7 +224,7 @@ static int pull_read(struct rec_collector *col, struct cpu_state *cs)
 			return 0;
 		if ((size_t)n < col->page_size)
 			memset(dst + n, 0, col->page_size - (size_t)n);
-		add_page(col, cs);
+		add_page(col, cs, dst);
 	}
 	return 0;
 }
