@@ -305,11 +305,10 @@ static void *collector_thread(void *arg)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
 	}
-	if (!ret) {
+	if (!ret)
 		ret = rec_collector_drain(col);
-	} else {
+	else
 		flush_all(col);	/* what was read before the error still reaches the file */
-	}
 	atomic_store(&col->error, ret);
 	col->cfg.sink.ops->close(col->cfg.sink.arg);
 	atomic_store(&col->done, 1);
@@ -348,11 +347,9 @@ int rec_collector_error(struct rec_collector *col)
 
 int rec_collector_join(struct rec_collector *col)
 {
-	if (col->started) {
+	if (col->started)
 		pthread_join(col->thread, NULL);
-		col->started = false;
-		atomic_store(&col->done, 1);
-	}
+	col->started = false;
 	return rec_collector_error(col);
 }
 
