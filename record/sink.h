@@ -3,7 +3,8 @@
  * sink: where the collector hands its chunks (whole sub-buffers of one CPU). A sink is a
  * small ops table with a context: the writer queue (chunkq.h) today; a live view or an
  * in-memory flight recorder can take the same chunks without touching the collector.
- * Every op is called from the collector thread only; a chunk belongs to one side at a time.
+ * The ops are called by the collector's thread (or whoever drives the collector, one thread
+ * at a time); a chunk belongs to one side at a time.
  */
 #ifndef REC_SINK_H
 #define REC_SINK_H
