@@ -225,17 +225,12 @@ uint64_t vmt_writer_bytes(const struct vmt_writer *w)
 	return w->off;
 }
 
-int vmt_writer_close(struct vmt_writer *w)
+void vmt_writer_free(struct vmt_writer *w)
 {
-	int ret = 0;
-
 	if (!w)
-		return 0;
-	if (close(w->fd) < 0)
-		ret = -errno;
+		return;
 	ZSTD_freeCCtx(w->cctx);
 	free(w->comp);
 	free(w->index);
 	free(w);
-	return ret;
 }

@@ -63,8 +63,9 @@ uint32_t vmt_container_header_crc(uint8_t *hdr, uint32_t size);
 struct vmt_writer;
 
 /*
- * Take ownership of fd (already opened for writing, positioned at 0), write the file
- * header and the META block. level is the zstd level (0 stores chunks uncompressed).
+ * Write the file header and the META block to fd (opened for writing, positioned at 0).
+ * The fd stays the caller's: the writer never closes it (common/outfile.h does). level is
+ * the zstd level (0 stores chunks uncompressed).
  */
 int vmt_writer_open(int fd, const struct vmt_kvbuf *meta, int level, struct vmt_writer **out);
 /*
@@ -81,7 +82,7 @@ int vmt_writer_sync(struct vmt_writer *w);
 int vmt_writer_finish(struct vmt_writer *w, const struct vmt_kvbuf *end);
 /* Bytes written so far. */
 uint64_t vmt_writer_bytes(const struct vmt_writer *w);
-/* Close the fd and free. */
-int vmt_writer_close(struct vmt_writer *w);
+/* Free the writer; its fd stays open (the caller closes it). NULL is fine. */
+void vmt_writer_free(struct vmt_writer *w);
 
 #endif

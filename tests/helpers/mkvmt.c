@@ -405,12 +405,11 @@ int main(int argc, char **argv)
 			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_end[i]);
 		}
 	}
-	if (legacy_fd >= 0)
-		close(legacy_fd);
-	else if (finished && vmt_writer_finish(w, &endkv))
+	if (legacy_fd < 0 && finished && vmt_writer_finish(w, &endkv))
 		die("finish");
-	if (w)
-		vmt_writer_close(w);
+	vmt_writer_free(w);
+	if (close(fd) < 0)
+		die(out);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&endkv);
 	vmt_evformat_free(fbegin);

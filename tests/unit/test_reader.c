@@ -101,7 +101,8 @@ static int setup(void **state)
 	}
 	vmt_kv_init(&end);
 	assert_int_equal(vmt_writer_finish(w, &end), 0);
-	vmt_writer_close(w);
+	vmt_writer_free(w);
+	close(fd);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
 	free(pages);

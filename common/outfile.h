@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * outfile: one discipline for every output file. A regular FILE is written as FILE.PID.part
+ * next to it (created exclusively, never through a planted link) and renamed into place by
+ * vmt_outfile_commit(); standard output ("-"), devices and FIFOs are written directly.
+ * An outfile belongs to one thread from open to commit, abort or discard. The registry of
+ * temporary names the signal handlers remove is static, shared and async-signal-safe.
+ */
+#ifndef VMT_OUTFILE_H
+#define VMT_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vmt_outfile;
+
+/* At commit an existing FILE is renamed FILE.old. */
+#define VMT_OUTFILE_KEEP_OLD	 (1u << 0)
+/*
+ * The temporary file is worth keeping (the recorder's chunks): abort and a failed commit
+ * leave it, and the signal handlers do not remove it.
+ */
+#define VMT_OUTFILE_KEEP_PARTIAL (1u << 1)
+
+/*
+ * Open path for writing. "-" is standard output; an existing device or FIFO (/dev/null, a
+ * pipe) is written directly (renaming over it would replace the device); a directory is
+ * -EISDIR; else FILE.PID.part is created O_EXCL|O_NOFOLLOW, mode 0644 (less the umask),
+ * next to FILE. Returns 0, or -errno with *out NULL (-EEXIST when something, a link
+ * included, is at the temporary name).
+ */
+int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out);
+/* The temporary name vmt_outfile_open() uses for a regular path, into buf (for messages). */
+int vmt_outfile_tmp_name(const char *path, char *buf, size_t size);
+int vmt_outfile_fd(const struct vmt_outfile *of);
+/* The final name, as given ("-" for standard output). */
+const char *vmt_outfile_path(const struct vmt_outfile *of);
+/*
+ * Where the bytes go now: the temporary name, or the final name itself when written
+ * directly (then the same pointer as vmt_outfile_path()).
+ */
+const char *vmt_outfile_tmp_path(const struct vmt_outfile *of);
+
+/*
+ * Finish: fsync (regular files), close, keep an existing FILE as FILE.old when asked
+ * (*kept_old), rename into place; frees of. Returns 0 or -errno. On an error the temporary
+ * file is kept with KEEP_PARTIAL (a malloc'd copy of its name in *stuck when stuck is
+ * non-NULL; the caller frees it) and removed without it (*stuck NULL). A FILE moved to
+ * FILE.old is moved back when the last rename fails.
+ */
+int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck);
+/* Give up: close; remove the temporary file unless KEEP_PARTIAL; frees of. NULL is fine. */
+void vmt_outfile_abort(struct vmt_outfile *of);
+/* Give up and remove the temporary file whatever the flags (nothing in it is worth keeping). */
+void vmt_outfile_discard(struct vmt_outfile *of);
+
+/*
+ * Install SIGINT, SIGTERM and SIGHUP handlers (those not ignored) that remove every open
+ * temporary file without KEEP_PARTIAL, then die by the same signal. For programs that do
+ * not block those signals; the registry holds 8 files at a time (more are not removed).
+ */
+void vmt_outfile_unlink_on_signal(void);
+
+/*
+ * 1 when path names the same file as input (same device and inode, through links), 0 when
+ * not or when path does not exist, -errno on other errors.
+ */
+int vmt_outfile_is_same_file(const char *path, const char *input);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container.h"
+#include "log.h"
+#include "recopt.h"
+#include "tracefs.h"
+
+#define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
+
+enum {
+	OPT_CLEANUP = 256,
+	OPT_POLL,
+};
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+static const char doc[] =
+	"Record KVM exit/entry tracepoints (or any begin/end tracepoint pair) on the given "
+	"CPUs into a compressed, self-describing .vmt file, then print the summary."
+	"\v"
+	"Examples:\n"
+	"  vmtrace-record -p 2,3 -c 0 -s 10 -o run1.vmt  # pCPUs 2, 3 for 10 s\n"
+	"  vmtrace-record -p 5 -c 1 -s 30    # the original vm-trace command line\n"
+	"  vmtrace-record -p 4-7 -c 0        # until Ctrl-C or SIGTERM\n"
+	"  vmtrace-record -p 1 -s 2 \\\n"
+	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
+	"\n"
+	"TIME takes ns, us, ms, s, m or h (a bare number is seconds); SIZE takes K, M or G "
+	"(a bare number is KiB). Needs root. An existing output file is kept as FILE.old.";
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "What to record:", 1 },
+	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required)", 1 },
+	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
+	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
+	{ NULL, 0, NULL, 0, "How to record:", 2 },
+	{ "collector-cpu", 'c', "CPU", 0,
+	  "CPU for the collecting threads (default: the first CPU not traced)", 2 },
+	{ "buffer-size", 'b', "SIZE", 0, "ring buffer per traced CPU (default 8M)", 2 },
+	{ "clock", 'C', "NAME", 0, "trace clock (local, global, mono, x86-tsc, ...; default: "
+	  "the kernel's current one)", 2 },
+	{ "poll-interval", OPT_POLL, "TIME", 0, "how often the collector reads (default 10ms)", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "output", 'o', "FILE", 0, "output file (default " REC_DEFAULT_OUTPUT ")", 3 },
+	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 1)", 3 },
+	{ "quiet", 'q', NULL, 0, "no progress and no summary", 3 },
+	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
+	{ "cleanup", OPT_CLEANUP, NULL, 0,
+	  "only remove ftrace instances left by recorders that died, then exit", 4 },
+	{ 0 }
+};
+
+static void parse_events(struct argp_state *state, struct record_opts *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char tmp[PATH_MAX];
+
+	if (!comma || strchr(comma + 1, ','))
+		argp_error(state, "--events takes BEGIN,END, e.g. " DEFAULT_EVENTS);
+	free(o->begin);
+	free(o->end);
+	o->begin = strndup(arg, (size_t)(comma - arg));
+	o->end = strdup(comma + 1);
+	if (!o->begin || !o->end)
+		argp_failure(state, 1, ENOMEM, "options");
+	if (vmt_tracefs_event_path(o->begin, NULL, tmp, sizeof(tmp)) ||
+	    vmt_tracefs_event_path(o->end, NULL, tmp, sizeof(tmp)) ||
+	    strcmp(o->begin, o->end) == 0)
+		argp_error(state, "invalid event pair '%s' (expected two different "
+			   "system:event names)", arg);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p':
+		vmt_cpulist_free(&o->cpus);
+		if (vmt_cli_parse_cpulist(arg, &o->cpus))
+			argp_error(state, "invalid CPU list '%s' (expected e.g. 2 or 2,4-7)", arg);
+		break;
+	case 'c':
+		if (vmt_cli_parse_u64(arg, &v) || v >= VMT_CLI_MAX_CPUS)
+			argp_error(state, "invalid collector CPU '%s'", arg);
+		o->collector = (int)v;
+		break;
+	case 's':
+		if (vmt_cli_parse_duration_ns(arg, &v) || v == 0)
+			argp_error(state, "invalid duration '%s' (expected e.g. 10, 500ms, 2m)",
+				   arg);
+		o->duration_ns = v;
+		break;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "empty output file name");
+		o->output = arg;
+		break;
+	case 'b':
+		if (vmt_cli_parse_size(arg, 1024, &v) || v < 4096 || v > (64ULL << 30))
+			argp_error(state, "invalid buffer size '%s' (expected 4K to 64G)", arg);
+		o->buffer_bytes = v;
+		break;
+	case 'e':
+		parse_events(state, o, arg);
+		break;
+	case 'C':
+		if (!*arg || strchr(arg, '/') || strlen(arg) > 32)
+			argp_error(state, "invalid clock name '%s'", arg);
+		o->clock = arg;
+		break;
+	case 'l':
+		if (vmt_cli_parse_u64(arg, &v) || v > 19)
+			argp_error(state, "invalid zstd level '%s' (0-19)", arg);
+		o->level = (int)v;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case OPT_CLEANUP:
+		o->cleanup_only = 1;
+		break;
+	case OPT_POLL:
+		if (vmt_cli_parse_duration_ns(arg, &v) || v < 100000 || v > 1000000000ULL)
+			argp_error(state, "invalid poll interval '%s' (100us to 1s)", arg);
+		o->poll_ns = v;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!o->cleanup_only && !o->cpus.n)
+			argp_error(state, "no CPU to trace: give -p LIST");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int rec_opts_parse(int argc, char **argv, struct record_opts *o)
+{
+	struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+	int i, len = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->collector = -1;
+	o->output = REC_DEFAULT_OUTPUT;
+	o->buffer_bytes = REC_DEFAULT_BUFFER_KB * 1024ULL;
+	o->level = VMT_DEFAULT_LEVEL;
+	o->poll_ns = REC_DEFAULT_POLL_NS;
+	for (i = 0; i < argc && len < (int)sizeof(o->cmdline) - 1; i++)
+		len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
+				i ? " " : "", argv[i]);
+	argp_parse(&argp, argc, argv, 0, NULL, o);
+	vmt_log_set_quiet(o->quiet);
+	if (!o->begin) {
+		o->begin = strdup(REC_DEFAULT_BEGIN);
+		o->end = strdup(REC_DEFAULT_END);
+		if (!o->begin || !o->end)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void rec_opts_free(struct record_opts *o)
+{
+	vmt_cpulist_free(&o->cpus);
+	free(o->begin);
+	free(o->end);
+	o->begin = o->end = NULL;
+}

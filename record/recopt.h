@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * recopt: vmtrace-record's command line (argp tables, --help text) parsed into a struct
+ * record_opts. Main thread, once at start; the options live until rec_opts_free() and are
+ * read-only afterwards (the collector CPU is filled in by the probe phase).
+ */
+#ifndef REC_RECOPT_H
+#define REC_RECOPT_H
+
+#include <stdint.h>
+
+#include "cli.h"
+
+#define REC_DEFAULT_BEGIN	"kvm:kvm_exit"
+#define REC_DEFAULT_END		"kvm:kvm_entry"
+#define REC_DEFAULT_OUTPUT	"trace.vmt"
+#define REC_DEFAULT_BUFFER_KB	8192
+#define REC_DEFAULT_POLL_NS	10000000ULL	/* 10 ms */
+
+struct record_opts {
+	struct vmt_cpulist cpus;
+	int collector;			/* -1: choose */
+	uint64_t duration_ns;		/* 0: until a signal */
+	const char *output;
+	uint64_t buffer_bytes;
+	char *begin, *end;
+	const char *clock;
+	int level;
+	int quiet;
+	int cleanup_only;
+	uint64_t poll_ns;
+	char cmdline[1024];		/* the command line as given, for the metadata */
+};
+
+/*
+ * Fill o with the defaults, parse argv and set the log's quiet level. A bad command line
+ * exits with status 64 (argp, with a message); returns 0 or -ENOMEM.
+ */
+int rec_opts_parse(int argc, char **argv, struct record_opts *o);
+void rec_opts_free(struct record_opts *o);
+
+#endif

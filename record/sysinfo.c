@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "io.h"
+#include "reader.h"
+#include "sysinfo.h"
+#include "collector.h"
+
+int rec_sysinfo_parse_online(const char *text, struct vmt_cpulist *online)
+{
+	size_t len = strlen(text);
+	char *copy;
+	int ret;
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	copy = strndup(text, len);
+	if (!copy)
+		return -ENOMEM;
+	ret = vmt_cli_parse_cpulist(copy, online);
+	free(copy);
+	return ret;
+}
+
+int rec_sysinfo_online_cpus(struct vmt_cpulist *online)
+{
+	char *text;
+	int ret;
+
+	ret = vmt_io_read_file("/sys/devices/system/cpu/online", 65536, &text, NULL);
+	if (ret)
+		return ret;
+	ret = rec_sysinfo_parse_online(text, online);
+	free(text);
+	return ret;
+}
+
+int rec_sysinfo_first_offline(const struct vmt_cpulist *cpus, const struct vmt_cpulist *online)
+{
+	unsigned int i;
+
+	for (i = 0; i < cpus->n; i++)
+		if (!vmt_cpulist_has(online, cpus->cpu[i]))
+			return (int)cpus->cpu[i];
+	return -1;
+}
+
+int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
+				 const struct vmt_cpulist *online, int *collector)
+{
+	unsigned int i;
+
+	if (*collector >= 0) {
+		if (!vmt_cpulist_has(online, (unsigned int)*collector))
+			return -ENODEV;
+		return vmt_cpulist_has(traced, (unsigned int)*collector) ? REC_COLLECTOR_TRACED :
+									   REC_COLLECTOR_FREE;
+	}
+	for (i = 0; i < online->n; i++) {
+		if (!vmt_cpulist_has(traced, online->cpu[i])) {
+			*collector = (int)online->cpu[i];
+			return REC_COLLECTOR_FREE;
+		}
+	}
+	return REC_COLLECTOR_UNPINNED;
+}
+
+uint64_t rec_sysinfo_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int rec_sysinfo_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET((unsigned int)cpu, &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void add_file(struct vmt_kvbuf *kb, const char *key, const char *path)
+{
+	char *text;
+	size_t len;
+
+	if (vmt_io_read_file(path, 1u << 20, &text, &len) == 0) {
+		while (len && text[len - 1] == '\n')
+			len--;
+		vmt_kv_add(kb, key, text, len);
+		free(text);
+	}
+}
+
+static void add_cpu_model(struct vmt_kvbuf *kb)
+{
+	char *text, *p;
+
+	if (vmt_io_read_file("/proc/cpuinfo", 8u << 20, &text, NULL))
+		return;
+	p = strstr(text, "model name");
+	if (p && (p = strchr(p, ':'))) {
+		char *nl = strchr(p, '\n');
+
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		vmt_kv_add(kb, "cpu.model", p, nl ? (size_t)(nl - p) : strlen(p));
+	}
+	free(text);
+}
+
+void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key)
+{
+	struct timespec ts;
+	char buf[64];
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	vmt_kv_addf(kb, key, "%s.%09ldZ", buf, ts.tv_nsec);
+}
+
+/* The tracefs text files that describe the recording: the formats are required. */
+static int add_formats(struct vmt_kvbuf *kb, const struct record_opts *o, const char *root)
+{
+	const char *names[2] = { o->begin, o->end };
+	const char *fkeys[2] = { VMT_META_FORMAT_BEGIN, VMT_META_FORMAT_END };
+	char rel[PATH_MAX], *text;
+	size_t len;
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = vmt_tracefs_event_path(names[i], "format", rel, sizeof(rel));
+		if (!ret)
+			ret = vmt_tracefs_events_file(root, rel, &text, &len);
+		if (ret)
+			return ret;
+		vmt_kv_add(kb, fkeys[i], text, len);
+		free(text);
+	}
+	if (vmt_tracefs_events_file(root, "header_page", &text, &len) == 0) {
+		vmt_kv_add(kb, VMT_META_HEADER_PAGE, text, len);
+		free(text);
+	}
+	if (vmt_tracefs_events_file(root, "header_event", &text, &len) == 0) {
+		vmt_kv_add(kb, VMT_META_HEADER_EVENT, text, len);
+		free(text);
+	}
+	return 0;
+}
+
+int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const char *root,
+		     const char *clock, uint32_t page_size)
+{
+	struct utsname u;
+	char cpus[512];
+	int ret;
+
+	vmt_kv_add_str(kb, "vmtrace.version", PACKAGE_VERSION);
+	vmt_kv_add_str(kb, VMT_META_EVENT_BEGIN, o->begin);
+	vmt_kv_add_str(kb, VMT_META_EVENT_END, o->end);
+	ret = add_formats(kb, o, root);
+	if (ret)
+		return ret;
+	if (uname(&u) == 0) {
+		vmt_kv_add_str(kb, "kernel.release", u.release);
+		vmt_kv_add_str(kb, "kernel.version", u.version);
+		vmt_kv_add_str(kb, "kernel.machine", u.machine);
+		vmt_kv_add_str(kb, "hostname", u.nodename);
+	}
+	add_file(kb, "cmdline", "/proc/cmdline");
+	add_cpu_model(kb);
+	vmt_kv_add_str(kb, VMT_META_ENDIAN, "little");
+	vmt_kv_addf(kb, "long_size", "%zu", sizeof(long));
+	vmt_kv_add_str(kb, VMT_META_CLOCK, clock);
+	vmt_kv_addf(kb, "subbuf_size", "%u", page_size);
+	vmt_kv_addf(kb, "buffer_size_kb", "%" PRIu64, o->buffer_bytes / 1024);
+	vmt_kv_add_str(kb, VMT_META_CPUS, vmt_cpulist_format(&o->cpus, cpus, sizeof(cpus)));
+	vmt_kv_addf(kb, "cpu.collector", "%d", o->collector);
+	vmt_kv_add_str(kb, "options", o->cmdline);
+	vmt_kv_addf(kb, "poll_interval_ns", "%" PRIu64, o->poll_ns);
+	vmt_kv_addf(kb, "zstd_level", "%d", o->level);
+	rec_sysinfo_add_time(kb, "time.start");
+	return kb->error;
+}
+
+void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
+{
+	unsigned int i, n = e->col ? rec_collector_ncpus(e->col) : 0;
+
+	rec_sysinfo_add_time(kb, "time.end");
+	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64, e->mono_end_ns);
+	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
+	/* Counter clocks (x86-tsc): their rate against CLOCK_MONOTONIC over the recording. */
+	if (!vmt_clock_is_ns(e->clock) && e->ts_end > e->ts_start &&
+	    e->mono_end_ns > e->mono_start_ns)
+		vmt_kv_addf(kb, VMT_META_NS_PER_TICK, "%.9g",
+			    (double)(e->mono_end_ns - e->mono_start_ns) /
+			    (double)(e->ts_end - e->ts_start));
+	for (i = 0; i < n; i++) {
+		const struct rec_cpu_counts *c = rec_collector_counts(e->col, i);
+		char key[64];
+
+		snprintf(key, sizeof(key), "pages.cpu%u", c->cpu);
+		vmt_kv_addf(kb, key, "%" PRIu64, c->pages);
+		snprintf(key, sizeof(key), "missed_pages.cpu%u", c->cpu);
+		vmt_kv_addf(kb, key, "%" PRIu64, c->missed_pages);
+	}
+}

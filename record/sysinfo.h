@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sysinfo: what the recorder learns about the machine and stores in the file: the online
+ * CPUs, the collector CPU choice (and pinning a thread there), the key/values of the META
+ * and END blocks (kernel, command lines, CPU model, clocks, times, options, page counts).
+ * Stateless and thread-safe; nothing is printed (results and errors are returned).
+ */
+#ifndef REC_SYSINFO_H
+#define REC_SYSINFO_H
+
+#include <stdint.h>
+
+#include "cli.h"
+#include "kv.h"
+#include "recopt.h"
+#include "tracefs.h"
+
+struct rec_collector;
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t rec_sysinfo_now_ns(void);
+/* Pin the calling thread to cpu (-1: leave it). 0 or -errno. */
+int rec_sysinfo_pin_self(int cpu);
+
+/* The text of /sys/devices/system/cpu/online ("0-3,8\n") into online. 0 or -errno. */
+int rec_sysinfo_parse_online(const char *text, struct vmt_cpulist *online);
+int rec_sysinfo_online_cpus(struct vmt_cpulist *online);
+
+/* The first CPU of cpus that is not online, or -1 when all are. */
+int rec_sysinfo_first_offline(const struct vmt_cpulist *cpus, const struct vmt_cpulist *online);
+
+enum rec_collector_choice {
+	REC_COLLECTOR_FREE = 0,		/* a CPU that is not traced */
+	REC_COLLECTOR_TRACED,		/* the requested CPU is also traced */
+	REC_COLLECTOR_UNPINNED,		/* every online CPU is traced: *collector stays -1 */
+};
+
+/*
+ * The collector CPU: *collector when >= 0 (it must be online), else the first online CPU
+ * not traced. Returns a rec_collector_choice, or -ENODEV when the requested one is offline.
+ */
+int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
+				 const struct vmt_cpulist *online, int *collector);
+
+/* "time.start"-style key: the realtime clock as 2026-12-01T10:00:00.123456789Z. */
+void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key);
+/*
+ * The META block up to "time.start": version, events and their format files (read from
+ * root/events), header_page and header_event, uname, /proc/cmdline, CPU model, layout,
+ * clock, options. Returns kb's error or the -errno of a missing format file.
+ */
+int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const char *root,
+		     const char *clock, uint32_t page_size);
+
+/* What the END block says besides the per-CPU stats. */
+struct rec_end_info {
+	const char *stop_reason;
+	const char *clock;
+	uint64_t mono_start_ns, mono_end_ns;
+	uint64_t ts_start, ts_end;		/* the first CPU's "now ts" at start and end */
+	const struct rec_collector *col;	/* per-CPU page counts */
+};
+
+/* time.end, monotonic.end_ns, stop_reason, clock.ns_per_tick (counter clocks), pages. */
+void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e);
+
+#endif

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * outfile: every path is checked on the real file system of a scratch directory, with
+ * stat()/readlink() and the bytes read back: the temporary name (built here from getpid()),
+ * the rename and FILE.old at commit, abort and KEEP_PARTIAL, /dev/null, a FIFO and standard
+ * output written directly, a directory refused, a planted link never followed, same-file
+ * detection, and the signal handlers in forked children that die by the signal.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "io.h"
+#include "outfile.h"
+
+struct fx {
+	char dir[64];
+	char path[PATH_MAX];	/* dir/out.bin */
+	char tmp[PATH_MAX];	/* dir/out.bin.PID.part */
+	char old[PATH_MAX];	/* dir/out.bin.old */
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	strcpy(fx->dir, "/tmp/vmt-outfile-XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->path, sizeof(fx->path), "%s/out.bin", fx->dir);
+	snprintf(fx->tmp, sizeof(fx->tmp), "%s/out.bin.%ld.part", fx->dir, (long)getpid());
+	snprintf(fx->old, sizeof(fx->old), "%s/out.bin.old", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(fx);
+	return 0;
+}
+
+static void put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_io_write_full(fd, text, strlen(text)), 0);
+	close(fd);
+}
+
+static void expect_file(const char *path, const char *text)
+{
+	char *got;
+	size_t len;
+
+	assert_int_equal(vmt_io_read_file(path, 1 << 20, &got, &len), 0);
+	assert_int_equal(len, strlen(text));
+	assert_memory_equal(got, text, len);
+	free(got);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static void write_str(struct vmt_outfile *of, const char *text)
+{
+	assert_int_equal(vmt_io_write_full(vmt_outfile_fd(of), text, strlen(text)), 0);
+}
+
+static void test_commit_renames(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	bool kept_old = true;
+	char name[PATH_MAX];
+	mode_t mask = umask(0);
+	struct stat st;
+
+	umask(mask);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_string_equal(vmt_outfile_path(of), fx->path);
+	assert_string_equal(vmt_outfile_tmp_path(of), fx->tmp);
+	assert_int_equal(vmt_outfile_tmp_name(fx->path, name, sizeof(name)), 0);
+	assert_string_equal(name, fx->tmp);
+	assert_true(exists(fx->tmp));
+	assert_false(exists(fx->path));
+	write_str(of, "new");
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
+	assert_false(kept_old);
+	assert_false(exists(fx->tmp));
+	expect_file(fx->path, "new");
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644 & ~mask);
+
+	/* Without KEEP_OLD an existing file is replaced, and nothing is kept. */
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	write_str(of, "newer");
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
+	assert_false(kept_old);
+	expect_file(fx->path, "newer");
+	assert_false(exists(fx->old));
+	assert_int_equal(vmt_outfile_tmp_name(fx->path, name, 8), -ENAMETOOLONG);
+}
+
+static void test_keep_old(void **state)
+{
+	struct fx *fx = *state;
+	char target[PATH_MAX], link[PATH_MAX];
+	struct vmt_outfile *of;
+	bool kept_old = false;
+	struct stat st;
+	ssize_t n;
+
+	put_file(fx->path, "old");
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	expect_file(fx->path, "old");	/* untouched until commit */
+	write_str(of, "new");
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
+	assert_true(kept_old);
+	expect_file(fx->path, "new");
+	expect_file(fx->old, "old");
+
+	/* A link at FILE is moved aside itself; its target is never written. */
+	snprintf(target, sizeof(target), "%s/target", fx->dir);
+	put_file(target, "target");
+	unlink(fx->old);
+	unlink(fx->path);
+	assert_int_equal(symlink("target", fx->path), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	write_str(of, "new");
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
+	assert_true(kept_old);
+	expect_file(target, "target");
+	assert_int_equal(lstat(fx->old, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	n = readlink(fx->old, link, sizeof(link));
+	assert_int_equal(n, 6);
+	assert_memory_equal(link, "target", 6);
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	expect_file(fx->path, "new");
+}
+
+static void test_abort(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+
+	put_file(fx->path, "old");
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	write_str(of, "partial");
+	vmt_outfile_abort(of);
+	assert_false(exists(fx->tmp));
+	assert_false(exists(fx->old));
+	expect_file(fx->path, "old");
+	vmt_outfile_abort(NULL);
+
+	/* KEEP_PARTIAL: abort leaves the temporary file and what was written. */
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	write_str(of, "partial");
+	vmt_outfile_abort(of);
+	expect_file(fx->tmp, "partial");
+	expect_file(fx->path, "old");
+	unlink(fx->tmp);
+
+	/* discard removes it whatever the flags */
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	vmt_outfile_discard(of);
+	assert_false(exists(fx->tmp));
+}
+
+/* A directory appearing at FILE after open makes the rename fail. */
+static void test_commit_fails(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	char *stuck = (char *)"x";
+	bool kept_old = true;
+
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	write_str(of, "precious");
+	assert_int_equal(mkdir(fx->path, 0755), 0);
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, &stuck), -EISDIR);
+	assert_false(kept_old);
+	assert_non_null(stuck);
+	assert_string_equal(stuck, fx->tmp);
+	expect_file(stuck, "precious");
+	free(stuck);
+	unlink(fx->tmp);
+
+	/* without KEEP_PARTIAL the temporary file goes */
+	assert_int_equal(rmdir(fx->path), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(mkdir(fx->path, 0755), 0);
+	assert_int_equal(vmt_outfile_commit(of, NULL, &stuck), -EISDIR);
+	assert_null(stuck);
+	assert_false(exists(fx->tmp));
+}
+
+static void test_directory_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of = (struct vmt_outfile *)&of;
+
+	assert_int_equal(vmt_outfile_open(fx->dir, 0, &of), -EISDIR);
+	assert_null(of);
+	assert_int_equal(vmt_outfile_open("", 0, &of), -EINVAL);
+	assert_int_equal(vmt_outfile_open("/nonexistent-dir/x", 0, &of), -ENOENT);
+	assert_null(of);
+}
+
+/* Someone planted a link at the temporary name: open refuses, the target is untouched. */
+static void test_tmp_link_not_followed(void **state)
+{
+	struct fx *fx = *state;
+	char target[PATH_MAX];
+	struct vmt_outfile *of;
+
+	snprintf(target, sizeof(target), "%s/victim", fx->dir);
+	put_file(target, "victim");
+	assert_int_equal(symlink(target, fx->tmp), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), -EEXIST);
+	assert_null(of);
+	expect_file(target, "victim");
+	/* a dangling link too: O_CREAT would otherwise create its target */
+	unlink(fx->tmp);
+	unlink(target);
+	assert_int_equal(symlink(target, fx->tmp), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), -EEXIST);
+	assert_false(exists(target));
+	assert_false(exists(fx->path));
+}
+
+static void test_dev_null(void **state)
+{
+	struct vmt_outfile *of;
+	bool kept_old = true;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(vmt_outfile_open("/dev/null", VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_ptr_equal(vmt_outfile_tmp_path(of), vmt_outfile_path(of));
+	write_str(of, "nothing");
+	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
+	assert_false(kept_old);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_false(exists("/dev/null.old"));
+}
+
+static void test_fifo(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	char buf[16];
+	struct stat st;
+	int rd;
+
+	assert_int_equal(mkfifo(fx->path, 0600), 0);
+	/* a reader first, so opening for writing does not wait */
+	rd = open(fx->path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_string_equal(vmt_outfile_tmp_path(of), fx->path);
+	assert_false(exists(fx->tmp));
+	write_str(of, "through");
+	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+	assert_int_equal(read(rd, buf, sizeof(buf)), 7);
+	assert_memory_equal(buf, "through", 7);
+	assert_int_equal(read(rd, buf, sizeof(buf)), 0);	/* the writer closed it */
+	close(rd);
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_false(exists(fx->old));
+}
+
+static void test_stdout(void **state)
+{
+	struct vmt_outfile *of;
+
+	(void)state;
+	assert_int_equal(vmt_outfile_open("-", 0, &of), 0);
+	assert_int_equal(vmt_outfile_fd(of), STDOUT_FILENO);
+	assert_string_equal(vmt_outfile_path(of), "-");
+	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+	assert_true(fcntl(STDOUT_FILENO, F_GETFD) >= 0);	/* never closed */
+	assert_int_equal(vmt_outfile_open("-", 0, &of), 0);
+	vmt_outfile_abort(of);
+	assert_true(fcntl(STDOUT_FILENO, F_GETFD) >= 0);
+}
+
+static void test_same_file(void **state)
+{
+	struct fx *fx = *state;
+	char hard[PATH_MAX], soft[PATH_MAX], other[PATH_MAX];
+
+	snprintf(hard, sizeof(hard), "%s/hard", fx->dir);
+	snprintf(soft, sizeof(soft), "%s/soft", fx->dir);
+	snprintf(other, sizeof(other), "%s/other", fx->dir);
+	put_file(fx->path, "in");
+	put_file(other, "in");
+	assert_int_equal(link(fx->path, hard), 0);
+	assert_int_equal(symlink("out.bin", soft), 0);
+	assert_int_equal(vmt_outfile_is_same_file(fx->path, fx->path), 1);
+	assert_int_equal(vmt_outfile_is_same_file(hard, fx->path), 1);
+	assert_int_equal(vmt_outfile_is_same_file(soft, fx->path), 1);
+	assert_int_equal(vmt_outfile_is_same_file(fx->path, soft), 1);
+	assert_int_equal(vmt_outfile_is_same_file(other, fx->path), 0);	/* same bytes only */
+	assert_int_equal(vmt_outfile_is_same_file(fx->tmp, fx->path), 0);	/* missing */
+	assert_int_equal(vmt_outfile_is_same_file(fx->path, fx->tmp), -ENOENT);
+}
+
+/*
+ * A forked child installs the handlers, opens an outfile, reports its temporary name and
+ * waits for the signal. Returns the child's wait status.
+ */
+static int signal_child(struct fx *fx, unsigned int flags, int ignore, int sig, int *alive)
+{
+	int status, p[2];
+	char name[PATH_MAX];
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct vmt_outfile *of;
+
+		close(p[0]);
+		if (ignore)
+			signal(ignore, SIG_IGN);
+		vmt_outfile_unlink_on_signal();
+		if (vmt_outfile_open(fx->path, flags, &of))
+			_exit(3);
+		if (write(p[1], vmt_outfile_tmp_path(of), strlen(vmt_outfile_tmp_path(of))) < 0)
+			_exit(4);
+		close(p[1]);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	n = read(p[0], name, sizeof(name) - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	name[n] = '\0';
+	assert_string_not_equal(name, fx->path);
+	assert_true(exists(name));
+	/* The child prints its own pid into the name: not ours. */
+	snprintf(fx->tmp, sizeof(fx->tmp), "%s", name);
+	assert_int_equal(kill(pid, sig), 0);
+	usleep(100000);
+	*alive = waitpid(pid, &status, WNOHANG) == 0;
+	if (*alive) {
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+	}
+	return status;
+}
+
+static void test_signal_removes(void **state)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct fx *fx = *state;
+	unsigned int i;
+	int status, alive;
+
+	for (i = 0; i < 3; i++) {
+		status = signal_child(fx, 0, 0, sigs[i], &alive);
+		assert_false(alive);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), sigs[i]);
+		assert_false(exists(fx->tmp));
+	}
+	/* KEEP_PARTIAL files stay (the recorder's chunks are worth keeping) */
+	status = signal_child(fx, VMT_OUTFILE_KEEP_PARTIAL, 0, SIGTERM, &alive);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_true(exists(fx->tmp));
+	unlink(fx->tmp);
+	/* an ignored signal stays ignored (nohup): the child lives on, the file stays */
+	status = signal_child(fx, 0, SIGHUP, SIGHUP, &alive);
+	assert_true(alive);
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	assert_true(exists(fx->tmp));
+	unlink(fx->tmp);
+	assert_false(exists(fx->path));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_commit_renames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_directory_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tmp_link_not_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dev_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signal_removes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
