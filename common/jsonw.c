@@ -36,12 +36,12 @@ void vmt_json_escape(struct vmt_outbuf *o, const char *s)
 	vmt_outbuf_ch(o, '"');
 }
 
-/* The comma and the member's name before a value. */
+/* The comma and the member's name before a value; top values stand alone (JSON lines). */
 static void member(struct vmt_jsonw *w, const char *name)
 {
 	uint64_t bit = UINT64_C(1) << w->depth;
 
-	if (w->has_items & bit)
+	if (w->depth && (w->has_items & bit))
 		vmt_outbuf_ch(w->o, ',');
 	w->has_items |= bit;
 	if (name) {

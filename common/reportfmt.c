@@ -254,12 +254,15 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	char v[16], ts[32], l[32], label[128];
 
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
-	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s ",
+	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s",
 		vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
 		(e->has & VMT_EVF_REASON) ?
 		vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
 				   sizeof(label)) : "-",
 		vmt_fmt_lat(clk, lat, l, sizeof(l)));
+	if (e->has & (VMT_EVF_RIP | VMT_EVF_INFO1 | VMT_EVF_INFO2 | VMT_EVF_INTR_INFO |
+		      VMT_EVF_ERROR_CODE))
+		fputc(' ', f);
 	vmt_hexfields_text(f, e);
 	fputc('\n', f);
 }

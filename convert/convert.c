@@ -69,7 +69,7 @@ static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret
 		vmt_outfile_abort(of);
 		return ret;
 	}
-	ret = vmt_outfile_commit(of, NULL);
+	ret = vmt_outfile_commit(of, NULL, NULL);
 	if (ret)
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 	return ret;

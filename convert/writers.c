@@ -196,7 +196,7 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	}
 	if (!ret)
 		ret = vmt_writer_finish(w, &end);
-	vmt_writer_close(w);
+	vmt_writer_free(w);
 	vmt_chunkbuf_free(&cb);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);

@@ -17,13 +17,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis.h"
 #include "chunkq.h"
 #include "collector.h"
 #include "container.h"
 #include "log.h"
 #include "outfile.h"
 #include "reader.h"
+#include "reportfmt.h"
+#include "summary.h"
 #include "recopt.h"
 #include "session.h"
 #include "sysinfo.h"
@@ -301,21 +302,23 @@ static void publish(struct recorder *rec)
 		vmt_info("the previous %s is kept as %s.old", rec->o.output, rec->o.output);
 }
 
+/* The file read back through the report's pass: what was recorded, in its summary block. */
 static void print_summary(const char *path)
 {
-	struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	struct vmt_summary s = { 0 };
+	struct vmt_consumer c;
 	struct vmt_reader *r;
-	struct vmt_summary s;
-	const char *why = NULL;
-	int ret;
+	struct vmt_iter it;
+	char why[256];
+	int ret = vmt_reader_open(path, NULL, &r, why, sizeof(why));
 
-	ret = vmt_reader_open(path, &r, &why);
 	if (ret) {
-		vmt_err("%s: cannot read back: %s", path, why ? why : strerror(-ret));
+		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
 		return;
 	}
-	if (vmt_analyze(r, &ao, &s) == 0)
-		vmt_summary_print_text(stdout, r, &s);
+	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0)
+		vmt_report_summary_text(stdout, r, &s);
 	vmt_summary_free(&s);
 	vmt_reader_close(r);
 }

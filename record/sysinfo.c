@@ -13,7 +13,8 @@
 #include <time.h>
 
 #include "io.h"
-#include "reader.h"
+#include "metakeys.h"
+#include "tclock.h"
 #include "sysinfo.h"
 #include "collector.h"
 

@@ -210,6 +210,7 @@ static void print_text(struct report *rep)
 	if (rep->thr.out) {
 		fprintf(stdout, "\nExits longer than %s:\n", vmt_format_ns(o->threshold_ns, a,
 									     sizeof(a)));
+		vmt_report_exit_header(stdout);
 		copy_out(rep->thr.out, stdout);
 	}
 	if (rep->near) {

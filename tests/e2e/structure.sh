@@ -13,13 +13,18 @@ bad = []
 
 # 1. The include graph of common/.
 common = os.path.join(top, "common")
-mods = {f.rsplit(".", 1)[0] for f in os.listdir(common) if f.endswith((".c", ".h"))}
+# a module's internal header (name_impl.h) belongs to the module
+def module(f):
+    m = f.rsplit(".", 1)[0]
+    return m[:-5] if m.endswith("_impl") else m
+mods = {module(f) for f in os.listdir(common) if f.endswith((".c", ".h"))}
 edges = {m: set() for m in mods}
 for f in sorted(os.listdir(common)):
     if not f.endswith((".c", ".h")):
         continue
-    m = f.rsplit(".", 1)[0]
+    m = module(f)
     for inc in re.findall(r'^#include "([^"]+)\.h"', open(os.path.join(common, f)).read(), re.M):
+        inc = module(inc + ".h")
         if inc in mods and inc != m:
             edges[m].add(inc)
 state = {}

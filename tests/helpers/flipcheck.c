@@ -15,9 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis.h"
 #include "io.h"
+#include "iterate.h"
 #include "reader.h"
+#include "summary.h"
 
 int main(int argc, char **argv)
 {
@@ -37,9 +38,11 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (off = start; off < end; off++) {
-		struct vmt_analysis_opts ao = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+		struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS, .top_n = 10 };
+		struct vmt_consumer c;
 		struct vmt_reader *r;
 		struct vmt_summary s;
+		struct vmt_iter it;
 		const struct vmt_source_status *st;
 		char why[320];
 
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 			refused++;
 			continue;
 		}
-		if (vmt_analyze(r, &ao, &s)) {
+		if (vmt_summary_consumer(&s, &so, &c) || vmt_iterate(r, NULL, &c, 1, &it)) {
 			fprintf(stderr, "flipcheck: offset %lu: analysis failed\n", off);
 			return 1;
 		}

@@ -24,6 +24,7 @@
 
 #include "chunkq.h"
 #include "container.h"
+#include "source.h"
 #include "io.h"
 #include "kv.h"
 
@@ -107,15 +108,16 @@ static struct rec_chunk *make_chunk(struct fx *fx, unsigned int i)
 static void expect_chunks(const char *path, unsigned int n, bool finished)
 {
 	struct vmt_chunkbuf cb = { 0 };
-	struct vmt_container *c;
+	struct vmt_source *c;
 	const char *why = NULL;
+	char msg[256];
 	unsigned int i, p;
 
-	assert_int_equal(vmt_container_open(path, &c, &why), 0);
-	assert_int_equal(c->nchunks, n);
-	assert_int_equal(c->finished, finished);
+	assert_int_equal(vmt_source_open(path, NULL, &c, msg, sizeof(msg)), 0);
+	assert_int_equal(vmt_source_nchunks(c), n);
+	assert_int_equal(vmt_source_status(c)->finished, finished);
 	for (i = 0; i < n; i++) {
-		const struct vmt_chunk_info *ci = &c->chunks[i];
+		const struct vmt_chunk_info *ci = vmt_source_chunk(c, i);
 
 		assert_int_equal(ci->cpu, i % 3);
 		assert_int_equal(ci->page_count, 1 + i % CAP);
@@ -123,7 +125,7 @@ static void expect_chunks(const char *path, unsigned int n, bool finished)
 		assert_int_equal(ci->last_ts, 1000 * i + 999);
 		assert_int_equal(ci->missed_pages, i % 2);
 		assert_int_equal(ci->missed_count, i);
-		assert_int_equal(vmt_container_read_chunk(c, i, &cb, &why), 0);
+		assert_int_equal(vmt_source_read_chunk(c, i, &cb, &why), 0);
 		for (p = 0; p < ci->page_count; p++) {
 			const uint8_t *pg = cb.raw + (size_t)p * PAGE;
 			unsigned int k;
@@ -134,7 +136,7 @@ static void expect_chunks(const char *path, unsigned int n, bool finished)
 		}
 	}
 	vmt_chunkbuf_free(&cb);
-	vmt_container_close(c);
+	vmt_source_close(c);
 }
 
 static void test_order_kept(void **state)

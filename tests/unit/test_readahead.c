@@ -65,7 +65,8 @@ static int setup(void **state)
 		}
 	}
 	assert_int_equal(vmt_writer_finish(w, &end), 0);
-	assert_int_equal(vmt_writer_close(w), 0);
+	vmt_writer_free(w);
+	assert_int_equal(close(fd), 0);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
 	free(pages);

@@ -28,7 +28,8 @@
 #include "container.h"
 #include "io.h"
 #include "kv.h"
-#include "reader.h"
+#include "metakeys.h"
+#include "source.h"
 #include "sysinfo.h"
 
 static void expect_list(const struct vmt_cpulist *l, const char *want)
@@ -223,8 +224,8 @@ static void test_meta(void **state)
 	struct record_opts o = { .collector = 0, .buffer_bytes = 8192 * 1024,
 				 .level = 1, .poll_ns = 10000000, .cmdline = "rec -p 1,3" };
 	char keys[4096], want[4096], model[256], *cmdline, when[64];
-	struct vmt_container *sample;
-	const char *why = NULL;
+	struct vmt_source *sample;
+	char msg[256];
 	struct vmt_kvbuf kb;
 	struct utsname u;
 	struct tm tm = { 0 };
@@ -287,10 +288,15 @@ static void test_meta(void **state)
 	 * split, less the two record.c adds after the start stats.
 	 */
 	key_list(kb.buf, kb.len, keys, sizeof(keys));
-	assert_int_equal(vmt_container_open(TOP_SRCDIR "/tests/data/sample-syscalls.vmt", &sample,
-					    &why), 0);
-	key_list(sample->meta, sample->meta_len, want, sizeof(want));
-	vmt_container_close(sample);
+	assert_int_equal(vmt_source_open(TOP_SRCDIR "/tests/data/sample-syscalls.vmt", NULL, &sample,
+					 msg, sizeof(msg)), 0);
+	{
+		size_t mlen;
+		const uint8_t *m = vmt_source_meta(sample, &mlen);
+
+		key_list(m, mlen, want, sizeof(want));
+	}
+	vmt_source_close(sample);
 	assert_string_equal(want, strcat(keys, " stats.start.cpu1 monotonic.start_ns"));
 
 	/* a missing format file is an error */
@@ -329,8 +335,8 @@ static void test_end(void **state)
 				  .mono_start_ns = 1000, .mono_end_ns = 5000, .ts_start = 100,
 				  .ts_end = 2100 };
 	struct rec_collector *col;
-	struct vmt_container *sample;
-	const char *why = NULL;
+	struct vmt_source *sample;
+	char msg[256];
 	char keys[1024], want[1024];
 	struct vmt_kvbuf kb;
 
@@ -367,10 +373,15 @@ static void test_end(void **state)
 	vmt_kv_init(&kb);
 	rec_sysinfo_end(&kb, &e);
 	key_list(kb.buf, kb.len, keys, sizeof(keys));
-	assert_int_equal(vmt_container_open(TOP_SRCDIR "/tests/data/sample-syscalls.vmt", &sample,
-					    &why), 0);
-	key_list(sample->end, sample->end_len, want, sizeof(want));
-	vmt_container_close(sample);
+	assert_int_equal(vmt_source_open(TOP_SRCDIR "/tests/data/sample-syscalls.vmt", NULL, &sample,
+					 msg, sizeof(msg)), 0);
+	{
+		size_t elen;
+		const uint8_t *m = vmt_source_end(sample, &elen);
+
+		key_list(m, elen, want, sizeof(want));
+	}
+	vmt_source_close(sample);
 	assert_string_equal(want, "stats.end.cpu1 time.end monotonic.end_ns stop_reason "
 			    "pages.cpu1 missed_pages.cpu1 chunk.count chunk.index");
 	assert_string_equal(keys, "time.end monotonic.end_ns stop_reason pages.cpu1 "
