@@ -286,6 +286,7 @@ struct frame {
 struct cpu {
 	int32_t curr;		/* -1: unknown */
 	uint32_t running;	/* the task with an open exit running here, or NONE */
+	uint32_t last_task;	/* the task of the last begin here (vCPUs are often pinned) */
 	uint32_t head[L_N];
 	uint8_t depth;
 	uint32_t overflow;	/* frames past VMT_ATTRIB_MAX_NEST, popped first */
@@ -426,7 +427,16 @@ static struct task *open_task(struct vmt_attrib *a, int32_t pid)
 	return i != NONE && a->tasks[i].st != ST_NONE ? &a->tasks[i] : NULL;
 }
 
-static struct cpu *cpu_get(struct vmt_attrib *a, uint32_t cpu)
+static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu);
+
+static inline struct cpu *cpu_get(struct vmt_attrib *a, uint32_t cpu)
+{
+	if (cpu < a->ncpus)
+		return &a->cpus[cpu];
+	return cpu_grow(a, cpu);
+}
+
+static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu)
 {
 	if (cpu >= VMT_ATTRIB_MAX_CPUS) {
 		a->st.bad_cpu++;
@@ -442,6 +452,7 @@ static struct cpu *cpu_get(struct vmt_attrib *a, uint32_t cpu)
 			memset(&c[i], 0, sizeof(c[i]));
 			c[i].curr = -1;
 			c[i].running = NONE;
+			c[i].last_task = NONE;
 			c[i].head[L_PREEMPT] = c[i].head[L_WAIT] = NONE;
 		}
 		a->cpus = c;
@@ -975,14 +986,19 @@ int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
 	c = cpu_get(a, ev->cpu);
 	if (!c)
 		return ev->cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
-	i = task_get(a, ev->pid, true);
-	if (i == NONE)
-		return -ENOMEM;
+	i = c->last_task;
+	if (i == NONE || a->tasks[i].pid != ev->pid) {
+		i = task_get(a, ev->pid, true);
+		if (i == NONE)
+			return -ENOMEM;
+		c->last_task = i;
+	}
 	t = &a->tasks[i];
 	if (t->st != ST_NONE)
 		task_close(a, t);	/* a begin without its end */
 	/* kvm_exit is emitted in process context: nothing is open on this CPU */
-	frames_clear(a, c);
+	if (c->depth || c->overflow)
+		frames_clear(a, c);
 	t->t0 = t->seg_start = ev->ts;
 	t->incomplete = t->uncertain = false;
 	t->in_user = false;
@@ -997,10 +1013,14 @@ int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
 	return 0;
 }
 
-static void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
+static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
 {
-	memset(out->ticks, 0, sizeof(out->ticks));
+	unsigned int k;
+
+	/* plain stores: a memset of 64 bytes is a slow "rep stos" here, once per exit */
 	out->ticks[VMT_WHY_KVM] = lat;
+	for (k = 1; k < NK; k++)
+		out->ticks[k] = 0;
 	out->incomplete = incomplete;
 	out->culprit = -1;
 	out->nparts = lat ? 1 : 0;
@@ -1040,6 +1060,24 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	uint32_t i;
 
 	a->st.exits++;
+	/*
+	 * The O(1) path: the task runs where it entered, nothing touched its exit, nothing is
+	 * open on the CPU. Found through the CPU, without a lookup.
+	 */
+	if (c && c->running != NONE) {
+		t = &a->tasks[c->running];
+		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE && t->seg.kind == VMT_WHY_KVM &&
+		    !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
+		    t->seg_start <= t1) {
+			why_plain(out, t1 - t0, false);
+			t->st = ST_NONE;
+			t->in_user = false;
+			c->running = NONE;
+			c->curr = end->pid;
+			return a->o.segments ? segs_plain(a, t0, t1) : 0;
+		}
+		t = NULL;
+	}
 	if (end->pid != 0) {
 		i = task_get(a, end->pid, false);
 		if (i != NONE && a->tasks[i].st != ST_NONE && a->tasks[i].t0 == t0)
