@@ -30,7 +30,12 @@
  * that were recorded. Approximate: events of different CPUs compared by their per-CPU
  * clocks (skew moves time between adjacent parts, never changes the sum); a preempted task
  * moved to another CPU's run queue meanwhile is still named after its old CPU (migrations
- * of waiting tasks are not recorded); time between an NMI's handlers is not seen.
+ * of waiting tasks are not recorded); time between an NMI's handlers is not seen; the time
+ * from an interrupt to its handler's entry event (and from its exit event to the return)
+ * stays in the part it interrupted. Beyond VMT_WHY_MAXPARTS named parts, the smallest of a
+ * kind are merged into its "other" part (never the culprit).
+ * Not modelled: PREEMPT_RT's threaded softirqs (a softirq frame open at a switch looks
+ * stale, so such an exit is incomplete).
  *
  * Incomplete: lost events (a gap) on T's CPU or the CPU it waits on; a switch-out or
  * switch-in of T that contradicts its state; T's own user-space/KVM_RUN event or its entry

@@ -81,8 +81,14 @@ static const char *const formats[][2] = {
 };
 #define NFMT (sizeof(formats) / sizeof(formats[0]))
 
-#define NPID 6
-static const int32_t pids[NPID] = { 0, 100, 101, 102, 200, -5 };
+/* 64 tasks: idle, 62 that can have exits, and a negative pid */
+#define NPID 64
+
+static int32_t pid_of(uint8_t slot)
+{
+	slot %= NPID;
+	return slot == 0 ? 0 : slot == NPID - 1 ? -5 : 99 + slot;
+}
 
 struct cursor {
 	const uint8_t *p, *end;
@@ -176,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.tick_div = (flags >> 2) & 3;
 	a = vmt_attrib_new(&o);
 	cul = vmt_culprits_new(8);
-	if (!a || !cul || vmt_whywin_init(&ww, 1 + (flags >> 3) * 17) ||
+	if (!a || !cul || vmt_whywin_init(&ww, 1 + (flags >> 3) * 97) ||
 	    vmt_window_init(&vw, ww.window))
 		abort();
 	memset(&sum, 0, sizeof(sum));
@@ -184,7 +190,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (c.p < c.end) {
 		uint8_t op = byte(&c), arg = byte(&c);
 		uint32_t cpu = arg & 3;
-		int32_t pid = pids[(arg >> 2) % NPID];
+		/* mostly a few tasks, now and then many */
+		uint8_t slot = (uint8_t)((op & 0x20 ? arg >> 2 : (arg >> 2) & 7) % NPID);
+		int32_t pid = pid_of(slot);
 		struct vmt_ctxev ev;
 
 		if (arg == 0xff)
@@ -200,13 +208,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memset(&ev, 0, sizeof(ev));
 			ev.ts = ts;
 			ev.cpu = cpu;
-			ev.pid = pids[byte(&c) % NPID];
+			ev.pid = pid_of(byte(&c));
 			ev.type = (uint8_t)(1 + byte(&c) % (VMT_CTX_NTYPES - 1));
 			ev.flags = byte(&c);
 			switch (ev.type) {
 			case VMT_CTX_SWITCH:
 				ev.u.sw.prev_pid = pid;
-				ev.u.sw.next_pid = pids[byte(&c) % NPID];
+				ev.u.sw.next_pid = op & 0x10 ? 1000 + byte(&c) : pid_of(byte(&c));
 				ev.u.sw.prev_state = byte(&c) & 3;
 				ev.u.sw.prev_runnable = ev.u.sw.prev_state == 0;
 				snprintf(ev.u.sw.next_comm, 16, "n%u", byte(&c));
@@ -219,7 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ev.u.nmi.delta_ns = (int8_t)byte(&c);
 				break;
 			default:
-				ev.u.irq.id = byte(&c) & 3;
+				ev.u.irq.id = byte(&c) & (op & 0x10 ? 63 : 3);
 				snprintf(ev.u.irq.name, sizeof(ev.u.irq.name), "i%d", ev.u.irq.id);
 				break;
 			}
@@ -250,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 3:
 		case 4: {
-			struct vmt_event *e = &begins[(arg >> 2) % NPID];
+			struct vmt_event *e = &begins[slot];
 
 			memset(e, 0, sizeof(*e));
 			e->kind = VMT_EV_BEGIN;
@@ -263,7 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 5:
 		case 6: {
-			struct vmt_event *bg = &begins[(arg >> 2) % NPID], e = *bg;
+			struct vmt_event *bg = &begins[slot], e = *bg;
 			const struct vmt_whyseg *segs;
 			struct vmt_why w;
 			uint32_t n;

@@ -684,6 +684,36 @@ static void test_many_parts(void **state)
 	assert_int_equal(w->parts[w->culprit].pid, 1029);
 }
 
+/* More names than an exit keeps while it runs: the rest go to "other" as they come. */
+static void test_very_many_parts(void **state)
+{
+	const struct vmt_why *w;
+	uint64_t ts = 100, other = 0;
+	int32_t i;
+
+	(void)state;
+	begin(0, ts, T);
+	for (i = 0; i < 60; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "irq%d", i);
+		frame(VMT_CTX_IRQ_ENTRY, 0, ts + 1, i, name);
+		frame(VMT_CTX_IRQ_EXIT, 0, ts + 1 + (uint64_t)(i % 7) + 1, i, "");
+		ts += 10;
+	}
+	w = end(0, ts, T);
+	for (i = 0; i < 60; i++)
+		other += (uint64_t)(i % 7) + 1;
+	assert_int_equal(w->ticks[I], other);
+	assert_int_equal(w->ticks[K], 600 - other);
+	assert_int_equal(w->nparts, VMT_WHY_MAXPARTS);
+	/* the largest (7 ticks: irq6, irq13, ...) are the ones kept by name */
+	assert_int_equal(part(w, I, -1, "irq6"), 7);
+	assert_int_equal(part(w, I, -1, "irq0"), 0);
+	assert_string_equal(w->parts[w->culprit].name, "irq6");
+	assert_true(part(w, I, VMT_WHY_PID_OTHER, "other") > 0);
+}
+
 /* ---- a simulated machine with its own ground truth ---- */
 
 #define SNCPU 3
@@ -1391,6 +1421,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_very_many_parts, setup, teardown),
 		cmocka_unit_test(test_sim_truth),
 		cmocka_unit_test(test_sim_lossy),
 		cmocka_unit_test(test_whywin_plain),
