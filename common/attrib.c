@@ -1071,8 +1071,8 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	 */
 	if (c && c->running != NONE) {
 		t = &a->tasks[c->running];
-		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE && t->seg.kind == VMT_WHY_KVM &&
-		    !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
+		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE &&
+		    t->seg.kind == VMT_WHY_KVM && !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
 		    t->seg_start <= t1) {
 			why_plain(out, t1 - t0, false);
 			t->st = ST_NONE;

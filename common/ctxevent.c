@@ -74,7 +74,8 @@ const char *vmt_ctx_userexit_name(uint32_t reason, int32_t err)
 
 /* include/linux/interrupt.h, the order of softirq_to_name[] */
 static const char *const softirq_names[] = {
-	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu",
+	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer",
+	"rcu",
 };
 
 const char *vmt_ctx_softirq_name(uint32_t vec)
@@ -513,7 +514,8 @@ int vmt_ctxbind_decode(const struct vmt_ctxbind *b, const struct vmt_rbrecord *r
 		if (name)
 			snprintf(out->u.irq.name, VMT_CTX_NAME_LEN, "%s", name);
 		else
-			snprintf(out->u.irq.name, VMT_CTX_NAME_LEN, "softirq%u", (unsigned int)v[0]);
+			snprintf(out->u.irq.name, VMT_CTX_NAME_LEN, "softirq%u",
+				 (unsigned int)v[0]);
 		return 1;
 	}
 	case VMT_CTX_VEC_ENTRY:

@@ -102,7 +102,7 @@ struct vmt_ctxev {
 struct vmt_ctxfield {
 	uint16_t offset, size;
 	uint8_t sign;
-	uint8_t loc;		/* 0 plain, 1 __data_loc (offset from the record), 2 __rel_loc */
+	uint8_t loc;		/* 0 plain, 1 __data_loc (from the record's start), 2 __rel_loc */
 };
 
 #define VMT_CTXBIND_SLOTS 128	/* power of two, above the ~45 events a kernel has */

@@ -843,7 +843,8 @@ static void truth(struct sim *s, uint64_t to, int nmi_cpu)
 				tadd(t, VMT_WHY_NMI, -1, "nmi", d);
 			else if (c->depth)
 				tadd(t, c->st[c->depth - 1].type == VMT_CTX_SOFTIRQ_ENTRY ?
-				     VMT_WHY_SOFTIRQ : VMT_WHY_IRQ, -1, c->st[c->depth - 1].name, d);
+				     VMT_WHY_SOFTIRQ : VMT_WHY_IRQ, -1,
+				     c->st[c->depth - 1].name, d);
 			else if (t->mode == M_USER)
 				tadd(t, VMT_WHY_USERSPACE, -1, t->reason, d);
 			else
@@ -936,8 +937,8 @@ static void s_wake(struct sim *s, int cpu, int who)
 	ev.u.wake.waking = true;
 	scopy(ev.u.wake.comm, 16, t->comm);
 	if (c->depth) {
-		ev.flags = c->st[c->depth - 1].type == VMT_CTX_SOFTIRQ_ENTRY ? VMT_CTX_FLAG_SOFTIRQ :
-			   VMT_CTX_FLAG_HARDIRQ;
+		ev.flags = c->st[c->depth - 1].type == VMT_CTX_SOFTIRQ_ENTRY ?
+			   VMT_CTX_FLAG_SOFTIRQ : VMT_CTX_FLAG_HARDIRQ;
 		ev.pid = c->curr < 0 ? 0 : s->t[c->curr].pid;
 		t->waker.pid = -1;
 		scopy(t->waker.name, VMT_WHY_NAME_LEN, c->st[c->depth - 1].name);
@@ -1044,7 +1045,8 @@ static void s_check(struct sim *s, struct stask *t, const struct vmt_why *w, uin
 			s->nsegs++;
 		}
 		if (s->ww.max_sum) {
-			uint64_t lo = s->ww.max_at, hi = lo + s->ww.window, kind[VMT_WHY_NKINDS] = { 0 };
+			uint64_t lo = s->ww.max_at, hi = lo + s->ww.window;
+			uint64_t kind[VMT_WHY_NKINDS] = { 0 };
 			uint64_t sum = 0;
 			size_t j;
 

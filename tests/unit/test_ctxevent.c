@@ -341,7 +341,8 @@ static void test_kvm_nmi(void **state)
 		assert_int_equal(ev.type, VMT_CTX_USEREXIT);
 		assert_int_equal(ev.u.uexit.reason, 6);
 		assert_int_equal(ev.u.uexit.err, 0);
-		assert_string_equal(vmt_ctx_userexit_name(ev.u.uexit.reason, ev.u.uexit.err), "MMIO");
+		assert_string_equal(vmt_ctx_userexit_name(ev.u.uexit.reason, ev.u.uexit.err),
+				    "MMIO");
 		put_le32(r.b + 12, (uint32_t)-4);
 		assert_int_equal(decode(&kb.b, &r, r.len, &ev), 1);
 		assert_int_equal(ev.u.uexit.err, -4);
@@ -583,7 +584,9 @@ static void test_prev_state_encodings(void **state)
 	static const struct {
 		int64_t st;
 		bool runnable;
-	} cases[] = { { 0, true }, { 2048, true }, { 0x100, false }, { 1024, false }, { 1, false } };
+	} cases[] = {
+		{ 0, true }, { 2048, true }, { 0x100, false }, { 1024, false }, { 1, false },
+	};
 	struct vmt_evformat *f = parse(old, "sched");
 	struct vmt_ctxbind b;
 	struct vmt_ctxev ev;
@@ -622,7 +625,8 @@ static void test_tables(void **state)
 		size_t len;
 
 		snprintf(path, sizeof(path), "%s/tests/data/formats/linux-6.18-x86_64/%s/%s/format",
-			 TOP_SRCDIR, vmt_ctx_default_events[i].system, vmt_ctx_default_events[i].name);
+			 TOP_SRCDIR, vmt_ctx_default_events[i].system,
+			 vmt_ctx_default_events[i].name);
 		if (vmt_io_read_file(path, 1 << 20, &text, &len))
 			continue;
 		assert_int_equal(vmt_evformat_parse(text, len, vmt_ctx_default_events[i].system, &f,
