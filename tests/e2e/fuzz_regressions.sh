@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 R="$top_builddir/tests/fuzz"
 
-for t in rbpage evformat container tracedat; do
+for t in rbpage evformat container tracedat attrib; do
 	set -- "$DATA"/bad/$t/*
 	[ -e "$1" ] || set --
 	case $t in
@@ -20,6 +20,12 @@ for t in rbpage evformat container tracedat; do
 	tracedat) printf '\000' | cat - "$DATA/tracedat/kvm.v7zlib.dat" >kvm.bin
 		printf '\001' | cat - "$DATA/tracedat/syscalls-extract.v6.dat" >sys.bin
 		set -- "$@" kvm.bin sys.bin ;;
+	attrib) for n in 1 2 3 4 5 6 7 8; do
+			# shellcheck disable=SC2059
+			printf "$(LC_ALL=C awk -v s=$n 'BEGIN { srand(s); for (i = 0; i < s * 400; i++)
+				printf "\\%03o", int(rand() * 256) }')" >seed$n
+			set -- "$@" seed$n
+		done ;;
 	esac
 	"$R/replay_$t" "$@" >out.txt 2>err.txt || { cat err.txt; fail "replay_$t"; }
 done

@@ -15,7 +15,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
        -I$builddir -I$srcdir/common"
 srcs=$(ls "$srcdir"/common/*.c)
 status=0
-for t in rbpage evformat container tracedat; do
+for t in rbpage evformat container tracedat attrib; do
 	# shellcheck disable=SC2086
 	$CC $flags "$srcdir/tests/fuzz/fuzz_$t.c" $srcs -lzstd -lz -lm -o "$out/fuzz_$t"
 	corpus="$out/corpus_$t"
@@ -56,6 +56,13 @@ S
 			*) sel='\000' ;;
 			esac
 			{ printf "$sel"; cat "$f"; } >"$corpus/$(basename "$f")"
+		done ;;
+	attrib)
+		# any bytes are a program for it: start from deterministic noise
+		for n in 1 2 3 4 5 6 7 8; do
+			# shellcheck disable=SC2059
+			printf "$(LC_ALL=C awk -v s=$n 'BEGIN { srand(s); for (i = 0; i < s * 400; i++)
+				printf "\\%03o", int(rand() * 256) }')" >"$corpus/seed$n"
 		done ;;
 	esac
 	echo "fuzz_$t: ${secs}s"

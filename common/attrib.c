@@ -1,0 +1,1520 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Design. Every open exit of a task T (from its kvm_exit at t0) has one current segment:
+ * a start time and a key (kind, pid, name) saying where T's time goes now. Each event that
+ * changes that closes the segment at its timestamp (its length goes to the key's part) and
+ * opens the next one; the entry closes the last at t1. Segment boundaries only move
+ * forward (an event stamped before the current segment's start is taken at that start), so
+ * the parts add up to t1 - t0 exactly, by construction. An exit that no context event
+ * touches never leaves the O(1) path: a begin stores t0, the end returns {kvm: t1 - t0}.
+ *
+ * T's state and what its time is:
+ *   RUN (on CPU c): the innermost open interrupt frame on c (irq, vector, softirq), else
+ *     userspace (after kvm_userspace_exit of T, until its KVM_RUN ioctl or the entry), else
+ *     kvm. Nested frames: the innermost wins, each span counted once. An NMI (reported at
+ *     its end with its length in ns) carves [ts - delta, ts] out of the current segment,
+ *     clipped to the segment's start (so to the exit and the CPU's last boundary).
+ *   PREEMPTED (switched out runnable from c): the task running on c, switch by switch.
+ *   BLOCKED (switched out asleep): until sched_waking/sched_wakeup of T (the first), then
+ *   WOKEN: until T is switched in on any CPU. Both are named by the waker: the task that
+ *     emitted the wake-up, or the innermost interrupt open on its CPU when common_flags say
+ *     it came from an interrupt.
+ *   LOST: where T is is unknown (see below): kvm, and the exit is incomplete.
+ * Off-CPU time is only preempted, blocked or wakeup: interrupts elsewhere do not count.
+ * Per CPU: the current task, the exit running there, the exits preempted off it or
+ * waiting on it (intrusive lists), the stack of open interrupt frames. Per task: its open
+ * exit (state, segment, the detail of its parts when it has more than kvm) in a dense
+ * array with a hash index; a direct-mapped pid -> comm cache names the other tasks.
+ *
+ * Exact: the sums (in ticks), the order of events of one CPU, every span between two events
+ * that were recorded. Approximate: events of different CPUs compared by their per-CPU
+ * clocks (skew moves time between adjacent parts, never changes the sum); a preempted task
+ * moved to another CPU's run queue meanwhile is still named after its old CPU (migrations
+ * of waiting tasks are not recorded); time between an NMI's handlers is not seen; the time
+ * from an interrupt to its handler's entry event (and from its exit event to the return)
+ * stays in the part it interrupted. Beyond VMT_WHY_MAXPARTS named parts, the smallest of a
+ * kind are merged into its "other" part (never the culprit).
+ * Not modelled: PREEMPT_RT's threaded softirqs (a softirq frame open at a switch looks
+ * stale, so such an exit is incomplete).
+ *
+ * Incomplete: lost events (a gap) on T's CPU or the CPU it waits on; a switch-out or
+ * switch-in of T that contradicts its state; T's own user-space/KVM_RUN event or its entry
+ * on a CPU where it was not running; interrupt frames left open at a switch or at the
+ * entry, or an interrupt exit without its entry. The time since the last boundary (the
+ * span whose nature is unknown) then goes to kvm, and the result says incomplete.
+ * Memory: tasks, CPUs and one detail per exit with context inside it, all reused; no
+ * allocation per exit in the steady state.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib.h"
+
+const char *const vmt_why_kind_names[VMT_WHY_NKINDS] = {
+	"kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi",
+};
+
+#define NONE UINT32_MAX
+#define NK VMT_WHY_NKINDS
+#define NAMELEN VMT_WHY_NAME_LEN
+/* Parts of one exit before the "other" ones; NK more are kept for those. */
+#define ACC_NAMED 40
+#define ACC_CAP (ACC_NAMED + NK)
+#define COMM_SLOTS 4096
+
+void vmt_attrib_opts_default(struct vmt_attrib_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->recorded = ~0u;
+	o->tick_mul = 1;
+	o->tick_div = 1;
+}
+
+/* ---- parts of one exit (or one window) ---- */
+
+struct key {
+	uint8_t kind;
+	int32_t pid;
+	char name[NAMELEN];
+};
+
+struct acc {
+	uint64_t ticks[NK];
+	uint32_t n;
+	int8_t other[NK];
+	struct vmt_whypart p[ACC_CAP];
+};
+
+static void acc_reset(struct acc *c)
+{
+	memset(c->ticks, 0, sizeof(c->ticks));
+	memset(c->other, -1, sizeof(c->other));
+	c->n = 0;
+}
+
+/* Copy a NUL-terminated name, cut to NAMELEN - 1 bytes. */
+static void set_name(char *dst, const char *src)
+{
+	size_t n;
+
+	for (n = 0; n < NAMELEN - 1 && src[n]; n++)
+		dst[n] = src[n];
+	dst[n] = '\0';
+}
+
+static uint32_t acc_find(struct acc *c, const struct key *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++) {
+		struct vmt_whypart *p = &c->p[i];
+
+		if (p->kind != k->kind || p->pid != k->pid)
+			continue;
+		if (k->pid >= 0) {
+			/* a task: the first comm seen names it (it was unknown before) */
+			if (!p->name[0] && k->name[0])
+				set_name(p->name, k->name);
+			return i;
+		}
+		if (strcmp(p->name, k->name) == 0)
+			return i;
+	}
+	if (c->n < ACC_NAMED) {
+		struct vmt_whypart *p = &c->p[c->n];
+
+		p->kind = k->kind;
+		p->pid = k->pid;
+		p->ticks = 0;
+		set_name(p->name, k->name);
+		return c->n++;
+	}
+	if (c->other[k->kind] < 0) {
+		struct vmt_whypart *p = &c->p[c->n];
+
+		p->kind = k->kind;
+		p->pid = VMT_WHY_PID_OTHER;
+		p->ticks = 0;
+		set_name(p->name, "other");
+		c->other[k->kind] = (int8_t)c->n;
+		return c->n++;
+	}
+	return (uint32_t)c->other[k->kind];
+}
+
+static void acc_add(struct acc *c, uint32_t part, uint64_t ticks)
+{
+	c->p[part].ticks += ticks;
+	c->ticks[c->p[part].kind] += ticks;
+}
+
+static void why_culprit(struct vmt_why *w)
+{
+	uint64_t best = 0;
+	unsigned int i;
+
+	w->culprit = -1;
+	for (i = 0; i < w->nparts; i++) {
+		if (w->parts[i].kind != VMT_WHY_KVM && w->parts[i].pid != VMT_WHY_PID_OTHER &&
+		    w->parts[i].ticks > best) {
+			best = w->parts[i].ticks;
+			w->culprit = (int8_t)i;
+		}
+	}
+}
+
+/*
+ * Parts -> a vmt_why of at most VMT_WHY_MAXPARTS: the largest kept in their order, the rest
+ * merged into one "other" part per kind. map[old] = new index when non-NULL.
+ */
+static void acc_fold(const struct acc *c, struct vmt_why *w, uint8_t *map)
+{
+	uint32_t order[ACC_CAP], i, j, k, keep = 0, ndropped[NK];
+	bool kept[ACC_CAP];
+	int otheridx[NK];
+
+	memcpy(w->ticks, c->ticks, sizeof(w->ticks));
+	w->nparts = 0;
+	memset(kept, 0, sizeof(kept));
+	if (c->n <= VMT_WHY_MAXPARTS) {
+		for (i = 0; i < c->n; i++)
+			kept[i] = true;
+	} else {
+		/* by ticks, largest first, stable */
+		for (i = 0; i < c->n; i++) {
+			for (j = i; j > 0 && c->p[order[j - 1]].ticks < c->p[i].ticks; j--)
+				order[j] = order[j - 1];
+			order[j] = i;
+		}
+		for (keep = VMT_WHY_MAXPARTS; keep > 0; keep--) {
+			bool need[NK] = { false };
+			uint32_t extra = 0;
+
+			for (i = keep; i < c->n; i++) {
+				uint8_t kd = c->p[order[i]].kind;
+				int8_t o = c->other[kd];
+				bool other_kept = false;
+
+				for (j = 0; o >= 0 && j < keep; j++)
+					other_kept |= order[j] == (uint32_t)o;
+				if (!other_kept && !need[kd]) {
+					need[kd] = true;
+					extra++;
+				}
+			}
+			if (keep + extra <= VMT_WHY_MAXPARTS)
+				break;
+		}
+		for (i = 0; i < keep; i++)
+			kept[order[i]] = true;
+	}
+	/*
+	 * A kind with one dropped part keeps it under its own name (it takes the slot its
+	 * "other" would); the others of a kind go to its "other" (a kept one, or a new one).
+	 */
+	memset(ndropped, 0, sizeof(ndropped));
+	for (k = 0; k < NK; k++)
+		otheridx[k] = -1;
+	for (i = 0; i < c->n; i++) {
+		if (!kept[i] && c->p[i].ticks)
+			ndropped[c->p[i].kind]++;
+		else if (kept[i] && c->other[c->p[i].kind] == (int8_t)i)
+			ndropped[c->p[i].kind] += 2;
+	}
+	for (i = 0; i < c->n; i++) {
+		if (c->p[i].ticks == 0 || (!kept[i] && ndropped[c->p[i].kind] != 1))
+			continue;
+		if (kept[i] && c->other[c->p[i].kind] == (int8_t)i)
+			otheridx[c->p[i].kind] = w->nparts;
+		if (map)
+			map[i] = w->nparts;
+		w->parts[w->nparts++] = c->p[i];
+	}
+	for (i = 0; i < c->n; i++) {
+		uint8_t kd = c->p[i].kind;
+
+		if (kept[i] || c->p[i].ticks == 0 || ndropped[kd] == 1)
+			continue;
+		if (otheridx[kd] < 0) {
+			struct vmt_whypart *p = &w->parts[w->nparts];
+
+			p->kind = kd;
+			p->pid = VMT_WHY_PID_OTHER;
+			p->ticks = 0;
+			set_name(p->name, "other");
+			otheridx[kd] = w->nparts++;
+		}
+		w->parts[otheridx[kd]].ticks += c->p[i].ticks;
+		if (map)
+			map[i] = (uint8_t)otheridx[kd];
+	}
+	why_culprit(w);
+}
+
+/* ---- the engine's state ---- */
+
+enum { ST_NONE, ST_RUN, ST_PREEMPT, ST_BLOCK, ST_WOKEN, ST_LOST };
+enum { L_NONE, L_PREEMPT, L_WAIT, L_N };
+
+struct detail {
+	struct acc acc;
+	struct vmt_whyseg *segs;
+	uint32_t nsegs, capsegs;
+	uint32_t last_part;	/* the part of segs[nsegs - 1] */
+	uint32_t next_free;
+};
+
+struct task {
+	int32_t pid;
+	uint8_t st;
+	uint8_t list;
+	bool in_user, incomplete, uncertain;
+	uint32_t cpu;		/* RUN: where; else the CPU whose list holds it */
+	uint32_t lprev, lnext;
+	uint32_t x;		/* detail, or NONE while all of it is kvm */
+	uint64_t t0, seg_start;
+	const char *user_reason;
+	struct key seg;		/* where the current segment's time goes */
+};
+
+enum { FR_IRQ, FR_VEC, FR_SOFTIRQ };
+
+struct frame {
+	uint8_t src;
+	int32_t id;
+	char name[NAMELEN];
+};
+
+struct cpu {
+	int32_t curr;		/* -1: unknown */
+	uint32_t running;	/* the task with an open exit running here, or NONE */
+	uint32_t last_task;	/* the task of the last begin here (vCPUs are often pinned) */
+	uint32_t head[L_N];
+	uint8_t depth;
+	uint32_t overflow;	/* frames past VMT_ATTRIB_MAX_NEST, popped first */
+	struct frame st[VMT_ATTRIB_MAX_NEST];
+};
+
+struct comm {
+	int32_t pid;
+	char comm[VMT_CTX_COMM_LEN];
+};
+
+struct vmt_attrib {
+	struct vmt_attrib_opts o;
+	struct task *tasks;
+	uint32_t ntasks, captasks;
+	uint32_t *index;	/* open addressing: task index + 1, 0 empty */
+	uint32_t capindex;
+	uint32_t last;		/* the task looked up last */
+	struct cpu *cpus;
+	uint32_t ncpus;
+	struct detail *det;
+	uint32_t ndet, capdet, free_det;
+	struct comm *comms;
+	struct vmt_whyseg *segbuf;
+	uint32_t nseg, capseg;
+	struct vmt_attrib_stats st;
+};
+
+struct vmt_attrib *vmt_attrib_new(const struct vmt_attrib_opts *opts)
+{
+	struct vmt_attrib *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	if (opts)
+		a->o = *opts;
+	else
+		vmt_attrib_opts_default(&a->o);
+	a->last = NONE;
+	a->free_det = NONE;
+	a->capindex = 64;
+	a->index = calloc(a->capindex, sizeof(*a->index));
+	a->comms = calloc(COMM_SLOTS, sizeof(*a->comms));
+	if (!a->index || !a->comms) {
+		vmt_attrib_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return a;
+}
+
+void vmt_attrib_free(struct vmt_attrib *a)
+{
+	uint32_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->ndet; i++)
+		free(a->det[i].segs);
+	free(a->det);
+	free(a->tasks);
+	free(a->index);
+	free(a->cpus);
+	free(a->comms);
+	free(a->segbuf);
+	free(a);
+}
+
+const struct vmt_attrib_stats *vmt_attrib_stats(const struct vmt_attrib *a)
+{
+	return &a->st;
+}
+
+static uint32_t hash32(int32_t pid)
+{
+	uint32_t h = (uint32_t)pid * 0x9e3779b1u;
+
+	return h ^ h >> 16;
+}
+
+/* The task of pid, or NONE (create: a new one; NONE then means out of memory). */
+static uint32_t task_get(struct vmt_attrib *a, int32_t pid, bool create)
+{
+	uint32_t i, mask = a->capindex - 1;
+
+	if (a->last != NONE && a->tasks[a->last].pid == pid)
+		return a->last;
+	for (i = hash32(pid) & mask; a->index[i]; i = (i + 1) & mask) {
+		if (a->tasks[a->index[i] - 1].pid == pid)
+			return a->last = a->index[i] - 1;
+	}
+	if (!create)
+		return NONE;
+	if ((a->ntasks + 1) * 4 > a->capindex * 3) {
+		uint32_t cap = a->capindex * 2, j, *idx = calloc(cap, sizeof(*idx));
+
+		if (!idx)
+			return NONE;
+		for (j = 0; j < a->capindex; j++) {
+			uint32_t k;
+
+			if (!a->index[j])
+				continue;
+			for (k = hash32(a->tasks[a->index[j] - 1].pid) & (cap - 1); idx[k];
+			     k = (k + 1) & (cap - 1))
+				;
+			idx[k] = a->index[j];
+		}
+		free(a->index);
+		a->index = idx;
+		a->capindex = cap;
+		mask = cap - 1;
+		for (i = hash32(pid) & mask; a->index[i]; i = (i + 1) & mask)
+			;
+	}
+	if (a->ntasks == a->captasks) {
+		uint32_t cap = a->captasks ? a->captasks * 2 : 64;
+		struct task *t = realloc(a->tasks, cap * sizeof(*t));
+
+		if (!t)
+			return NONE;
+		a->tasks = t;
+		a->captasks = cap;
+	}
+	memset(&a->tasks[a->ntasks], 0, sizeof(a->tasks[0]));
+	a->tasks[a->ntasks].pid = pid;
+	a->tasks[a->ntasks].x = NONE;
+	a->tasks[a->ntasks].lprev = a->tasks[a->ntasks].lnext = NONE;
+	a->index[i] = a->ntasks + 1;
+	return a->last = a->ntasks++;
+}
+
+/* The task of pid with an open exit, or NULL. */
+static struct task *open_task(struct vmt_attrib *a, int32_t pid)
+{
+	uint32_t i = task_get(a, pid, false);
+
+	return i != NONE && a->tasks[i].st != ST_NONE ? &a->tasks[i] : NULL;
+}
+
+static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu);
+
+static inline struct cpu *cpu_get(struct vmt_attrib *a, uint32_t cpu)
+{
+	if (cpu < a->ncpus)
+		return &a->cpus[cpu];
+	return cpu_grow(a, cpu);
+}
+
+static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu)
+{
+	if (cpu >= VMT_ATTRIB_MAX_CPUS) {
+		a->st.bad_cpu++;
+		return NULL;
+	}
+	if (cpu >= a->ncpus) {
+		uint32_t n = cpu + 1 > a->ncpus * 2 ? cpu + 1 : a->ncpus * 2, i;
+		struct cpu *c = realloc(a->cpus, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		for (i = a->ncpus; i < n; i++) {
+			memset(&c[i], 0, sizeof(c[i]));
+			c[i].curr = -1;
+			c[i].running = NONE;
+			c[i].last_task = NONE;
+			c[i].head[L_PREEMPT] = c[i].head[L_WAIT] = NONE;
+		}
+		a->cpus = c;
+		a->ncpus = n;
+	}
+	return &a->cpus[cpu];
+}
+
+static uint32_t tidx(const struct vmt_attrib *a, const struct task *t)
+{
+	return (uint32_t)(t - a->tasks);
+}
+
+static void list_del(struct vmt_attrib *a, struct task *t)
+{
+	if (t->list == L_NONE)
+		return;
+	if (t->lprev != NONE)
+		a->tasks[t->lprev].lnext = t->lnext;
+	else
+		a->cpus[t->cpu].head[t->list] = t->lnext;
+	if (t->lnext != NONE)
+		a->tasks[t->lnext].lprev = t->lprev;
+	t->lprev = t->lnext = NONE;
+	t->list = L_NONE;
+}
+
+/* Off T's CPU bookkeeping: its list, or the CPU it runs on. */
+static void detach(struct vmt_attrib *a, struct task *t)
+{
+	list_del(a, t);
+	if (t->st == ST_RUN && t->cpu < a->ncpus && a->cpus[t->cpu].running == tidx(a, t))
+		a->cpus[t->cpu].running = NONE;
+}
+
+static void list_add(struct vmt_attrib *a, struct task *t, uint32_t cpu, uint8_t list)
+{
+	uint32_t i = tidx(a, t), *head = &a->cpus[cpu].head[list];
+
+	t->cpu = cpu;
+	t->list = list;
+	t->lprev = NONE;
+	t->lnext = *head;
+	if (*head != NONE)
+		a->tasks[*head].lprev = i;
+	*head = i;
+}
+
+static const char *comm_of(const struct vmt_attrib *a, int32_t pid)
+{
+	const struct comm *c = &a->comms[(uint32_t)pid & (COMM_SLOTS - 1)];
+
+	return c->pid == pid ? c->comm : "";
+}
+
+static void comm_set(struct vmt_attrib *a, int32_t pid, const char *comm)
+{
+	struct comm *c = &a->comms[(uint32_t)pid & (COMM_SLOTS - 1)];
+
+	if (!comm[0])
+		return;
+	c->pid = pid;
+	memcpy(c->comm, comm, VMT_CTX_COMM_LEN);
+	c->comm[VMT_CTX_COMM_LEN - 1] = '\0';
+}
+
+static void key_set(struct key *k, uint8_t kind, int32_t pid, const char *name)
+{
+	k->kind = kind;
+	k->pid = pid;
+	set_name(k->name, name);
+}
+
+static void key_kvm(struct key *k)
+{
+	k->kind = VMT_WHY_KVM;
+	k->pid = -1;
+	k->name[0] = '\0';
+}
+
+/* The detail of T's exit, attached at its first segment. */
+static struct detail *detail_of(struct vmt_attrib *a, struct task *t)
+{
+	struct detail *d;
+
+	if (t->x != NONE)
+		return &a->det[t->x];
+	if (a->free_det != NONE) {
+		t->x = a->free_det;
+		a->free_det = a->det[t->x].next_free;
+	} else {
+		if (a->ndet == a->capdet) {
+			uint32_t cap = a->capdet ? a->capdet * 2 : 8;
+			struct detail *n = realloc(a->det, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			a->det = n;
+			a->capdet = cap;
+		}
+		a->det[a->ndet].segs = NULL;
+		a->det[a->ndet].capsegs = 0;
+		t->x = a->ndet++;
+	}
+	d = &a->det[t->x];
+	acc_reset(&d->acc);
+	d->nsegs = 0;
+	d->last_part = NONE;
+	return d;
+}
+
+static void detail_put(struct vmt_attrib *a, struct task *t)
+{
+	if (t->x == NONE)
+		return;
+	a->det[t->x].next_free = a->free_det;
+	a->free_det = t->x;
+	t->x = NONE;
+}
+
+/* [start, end) of T's time goes to k. */
+static void credit(struct vmt_attrib *a, struct task *t, const struct key *k, uint64_t start,
+		   uint64_t end)
+{
+	struct detail *d;
+	uint32_t part;
+
+	if (end <= start)
+		return;
+	if (t->x == NONE && start > t->t0) {
+		struct key kvm;
+
+		/* until its detail, all of T's time was kvm and was not credited */
+		d = detail_of(a, t);
+		if (!d) {
+			t->incomplete = true;
+			return;
+		}
+		key_kvm(&kvm);
+		credit(a, t, &kvm, t->t0, start);
+	}
+	d = detail_of(a, t);
+	if (!d) {
+		/* no memory for the parts: the time stays kvm, and the result says so */
+		t->incomplete = true;
+		return;
+	}
+	part = acc_find(&d->acc, k);
+	acc_add(&d->acc, part, end - start);
+	if (!a->o.segments)
+		return;
+	if (d->nsegs && d->last_part == part && d->segs[d->nsegs - 1].end == start) {
+		d->segs[d->nsegs - 1].end = end;
+		return;
+	}
+	if (d->nsegs == d->capsegs) {
+		uint32_t cap = d->capsegs ? d->capsegs * 2 : 16;
+		struct vmt_whyseg *s = realloc(d->segs, cap * sizeof(*s));
+
+		if (!s) {
+			t->incomplete = true;
+			return;
+		}
+		d->segs = s;
+		d->capsegs = cap;
+	}
+	d->segs[d->nsegs].start = start;
+	d->segs[d->nsegs].end = end;
+	d->segs[d->nsegs].kind = k->kind;
+	d->segs[d->nsegs].part = (uint8_t)part;
+	d->nsegs++;
+	d->last_part = part;
+}
+
+/* Close T's current segment at ts (never before its start). */
+static void seg_close(struct vmt_attrib *a, struct task *t, uint64_t ts)
+{
+	uint64_t b = ts > t->seg_start ? ts : t->seg_start;
+
+	if (b == t->seg_start)
+		return;
+	if (t->uncertain || t->seg.kind == VMT_WHY_KVM) {
+		struct key k;
+
+		/* kvm is not credited until T has a detail: the O(1) path of a plain exit */
+		key_kvm(&k);
+		if (t->x != NONE)
+			credit(a, t, &k, t->seg_start, b);
+		t->uncertain = false;
+	} else {
+		credit(a, t, &t->seg, t->seg_start, b);
+	}
+	t->seg_start = b;
+}
+
+/* What a running T's time is on c now. */
+static void run_key(const struct vmt_attrib *a, const struct task *t, struct key *k)
+{
+	const struct cpu *c = &a->cpus[t->cpu];
+
+	if (c->depth) {
+		const struct frame *f = &c->st[c->depth - 1];
+
+		key_set(k, f->src == FR_SOFTIRQ ? VMT_WHY_SOFTIRQ : VMT_WHY_IRQ, -1, f->name);
+	} else if (t->in_user) {
+		key_set(k, VMT_WHY_USERSPACE, -1, t->user_reason ? t->user_reason : "");
+	} else {
+		key_kvm(k);
+	}
+}
+
+/* The state of T is not what the events say: the time since the last boundary is kvm. */
+static void contradiction(struct task *t)
+{
+	t->incomplete = true;
+	t->uncertain = true;
+}
+
+/* T is running on cpu from ts (a switch-in, or evidence that it runs there). */
+static void make_running(struct vmt_attrib *a, struct task *t, uint32_t cpu, uint64_t ts)
+{
+	struct cpu *c = &a->cpus[cpu];
+
+	seg_close(a, t, ts);
+	detach(a, t);
+	if (c->running != NONE && c->running != tidx(a, t)) {
+		struct task *o = &a->tasks[c->running];
+
+		/* the task we thought was here left unseen */
+		contradiction(o);
+		seg_close(a, o, ts);
+		o->st = ST_LOST;
+		key_kvm(&o->seg);
+		c->running = NONE;
+		list_add(a, o, cpu, L_WAIT);
+	}
+	t->st = ST_RUN;
+	t->cpu = cpu;
+	c->running = tidx(a, t);
+	c->curr = t->pid;
+	run_key(a, t, &t->seg);
+}
+
+/* Drop c's interrupt frames (a switch, a begin, an entry or a gap says none is open). */
+static void frames_clear(struct vmt_attrib *a, struct cpu *c)
+{
+	if (c->depth || c->overflow)
+		a->st.stale_frames += c->depth + c->overflow;
+	c->depth = 0;
+	c->overflow = 0;
+}
+
+static void resegment_running(struct vmt_attrib *a, struct cpu *c, uint64_t ts)
+{
+	struct task *t;
+
+	if (c->running == NONE)
+		return;
+	t = &a->tasks[c->running];
+	seg_close(a, t, ts);
+	run_key(a, t, &t->seg);
+}
+
+static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	int32_t prev = ev->u.sw.prev_pid, next = ev->u.sw.next_pid;
+	uint32_t cpu = ev->cpu, i;
+	struct task *tp, *tn;
+
+	comm_set(a, prev, ev->u.sw.prev_comm);
+	comm_set(a, next, ev->u.sw.next_comm);
+	/* a switch runs in process context: a frame still open lost its exit */
+	if (c->depth || c->overflow) {
+		if (c->running != NONE)
+			contradiction(&a->tasks[c->running]);
+		frames_clear(a, c);
+	}
+	tp = prev ? open_task(a, prev) : NULL;
+	if (c->running != NONE && (!tp || c->running != tidx(a, tp))) {
+		struct task *o = &a->tasks[c->running];
+
+		/* it left this CPU without a switch we saw */
+		contradiction(o);
+		seg_close(a, o, ev->ts);
+		c->running = NONE;
+		o->st = ST_LOST;
+		key_kvm(&o->seg);
+		list_add(a, o, cpu, L_WAIT);
+	}
+	/* the tasks waiting for this CPU: its new task takes their time */
+	for (i = c->head[L_PREEMPT]; i != NONE; i = a->tasks[i].lnext) {
+		struct task *t = &a->tasks[i];
+
+		if (t->pid == next)
+			continue;
+		seg_close(a, t, ev->ts);
+		key_set(&t->seg, VMT_WHY_PREEMPTED, next, ev->u.sw.next_comm);
+	}
+	if (tp) {
+		if (tp->st != ST_RUN || tp->cpu != cpu)
+			contradiction(tp);
+		seg_close(a, tp, ev->ts);
+		detach(a, tp);
+		if (ev->u.sw.prev_runnable) {
+			tp->st = ST_PREEMPT;
+			key_set(&tp->seg, VMT_WHY_PREEMPTED, next, ev->u.sw.next_comm);
+			list_add(a, tp, cpu, L_PREEMPT);
+		} else {
+			tp->st = ST_BLOCK;
+			key_set(&tp->seg, VMT_WHY_BLOCKED, -1, "");
+			list_add(a, tp, cpu, L_WAIT);
+		}
+	}
+	c->running = NONE;
+	c->curr = next;
+	tn = next ? open_task(a, next) : NULL;
+	if (!tn)
+		return;
+	switch (tn->st) {
+	case ST_RUN:
+		/* switched in without a switch-out */
+		contradiction(tn);
+		break;
+	case ST_BLOCK:
+		/* without its wake-up: lost, unless wake-ups are not recorded */
+		if (a->o.recorded & 1u << VMT_WHY_WAKEUP)
+			contradiction(tn);
+		break;
+	default:
+		break;
+	}
+	make_running(a, tn, cpu, ev->ts);
+}
+
+static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	struct task *t;
+	struct key k;
+
+	comm_set(a, ev->u.wake.pid, ev->u.wake.comm);
+	t = ev->u.wake.pid ? open_task(a, ev->u.wake.pid) : NULL;
+	if (!t || t->st != ST_BLOCK)
+		return;
+	if (ev->flags & (VMT_CTX_FLAG_HARDIRQ | VMT_CTX_FLAG_SOFTIRQ | VMT_CTX_FLAG_NMI)) {
+		const char *name = ev->flags & VMT_CTX_FLAG_NMI ? "nmi" :
+				   ev->flags & VMT_CTX_FLAG_HARDIRQ ? "hardirq" : "softirq";
+
+		if (c->depth && !(ev->flags & VMT_CTX_FLAG_NMI))
+			name = c->st[c->depth - 1].name;
+		key_set(&k, VMT_WHY_BLOCKED, -1, name);
+	} else {
+		key_set(&k, VMT_WHY_BLOCKED, ev->pid, comm_of(a, ev->pid));
+	}
+	t->seg = k;
+	seg_close(a, t, ev->ts);
+	t->seg.kind = VMT_WHY_WAKEUP;
+	t->st = ST_WOKEN;
+	/* it now waits for the CPU it was queued on */
+	if (ev->u.wake.target_cpu >= 0 && cpu_get(a, (uint32_t)ev->u.wake.target_cpu)) {
+		list_del(a, t);
+		list_add(a, t, (uint32_t)ev->u.wake.target_cpu, L_WAIT);
+	}
+}
+
+static bool frame_match(const struct frame *f, uint8_t src, int32_t id)
+{
+	return f->src == src && f->id == id;
+}
+
+static void on_frame(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	uint8_t src;
+	bool entry;
+	int i;
+
+	switch (ev->type) {
+	case VMT_CTX_IRQ_ENTRY:
+	case VMT_CTX_IRQ_EXIT:
+		src = FR_IRQ;
+		entry = ev->type == VMT_CTX_IRQ_ENTRY;
+		break;
+	case VMT_CTX_VEC_ENTRY:
+	case VMT_CTX_VEC_EXIT:
+		src = FR_VEC;
+		entry = ev->type == VMT_CTX_VEC_ENTRY;
+		break;
+	default:
+		src = FR_SOFTIRQ;
+		entry = ev->type == VMT_CTX_SOFTIRQ_ENTRY;
+		break;
+	}
+	if (entry) {
+		if (c->depth < VMT_ATTRIB_MAX_NEST) {
+			struct frame *f = &c->st[c->depth++];
+
+			f->src = src;
+			f->id = ev->u.irq.id;
+			set_name(f->name, ev->u.irq.name[0] ? ev->u.irq.name :
+					  src == FR_IRQ ? "irq" : "?");
+		} else {
+			c->overflow++;
+			if (c->running != NONE)
+				contradiction(&a->tasks[c->running]);
+		}
+		resegment_running(a, c, ev->ts);
+		return;
+	}
+	if (c->overflow) {
+		c->overflow--;
+		return;
+	}
+	for (i = c->depth - 1; i >= 0 && !frame_match(&c->st[i], src, ev->u.irq.id); i--)
+		;
+	if (i < 0 || i != c->depth - 1) {
+		/*
+		 * An exit without its entry, or frames above it that lost their exits. A
+		 * running T began (or arrived) here with no frame open: it is affected.
+		 */
+		if (c->running != NONE)
+			contradiction(&a->tasks[c->running]);
+		if (i >= 0)
+			a->st.stale_frames += (uint64_t)(c->depth - 1 - i);
+	}
+	if (i >= 0)
+		c->depth = (uint8_t)i;
+	resegment_running(a, c, ev->ts);
+}
+
+static uint64_t ns_to_ticks(const struct vmt_attrib *a, uint64_t ns)
+{
+	unsigned __int128 v = (unsigned __int128)ns * a->o.tick_mul / a->o.tick_div;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static void on_nmi(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	uint64_t b, d, cut;
+	struct task *t;
+	struct key k;
+
+	if (c->running == NONE || !a->o.tick_div || ev->u.nmi.delta_ns <= 0)
+		return;
+	t = &a->tasks[c->running];
+	if (t->uncertain) {
+		seg_close(a, t, ev->ts);
+		return;
+	}
+	b = ev->ts > t->seg_start ? ev->ts : t->seg_start;
+	d = ns_to_ticks(a, (uint64_t)ev->u.nmi.delta_ns);
+	cut = b - t->seg_start < d ? t->seg_start : b - d;
+	credit(a, t, &t->seg, t->seg_start, cut);
+	key_set(&k, VMT_WHY_NMI, -1, "nmi");
+	credit(a, t, &k, cut, b);
+	t->seg_start = b;
+}
+
+/* T's own user-space exit or KVM_RUN: it runs on ev->cpu, in the kernel. */
+static void on_user(struct vmt_attrib *a, const struct vmt_ctxev *ev)
+{
+	struct task *t = ev->pid ? open_task(a, ev->pid) : NULL;
+
+	if (!t)
+		return;
+	if (t->st != ST_RUN || t->cpu != ev->cpu) {
+		contradiction(t);
+		make_running(a, t, ev->cpu, ev->ts);
+	}
+	seg_close(a, t, ev->ts);
+	if (ev->type == VMT_CTX_USEREXIT) {
+		t->in_user = true;
+		t->user_reason = vmt_ctx_userexit_name(ev->u.uexit.reason, ev->u.uexit.err);
+	} else {
+		t->in_user = false;
+	}
+	run_key(a, t, &t->seg);
+}
+
+int vmt_attrib_context(struct vmt_attrib *a, const struct vmt_ctxev *ev)
+{
+	struct cpu *c = cpu_get(a, ev->cpu);
+
+	if (!c)
+		return ev->cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	switch (ev->type) {
+	case VMT_CTX_SWITCH:
+		on_switch(a, ev, c);
+		break;
+	case VMT_CTX_WAKEUP:
+		on_wakeup(a, ev, c);
+		break;
+	case VMT_CTX_IRQ_ENTRY:
+	case VMT_CTX_IRQ_EXIT:
+	case VMT_CTX_SOFTIRQ_ENTRY:
+	case VMT_CTX_SOFTIRQ_EXIT:
+	case VMT_CTX_VEC_ENTRY:
+	case VMT_CTX_VEC_EXIT:
+		on_frame(a, ev, c);
+		break;
+	case VMT_CTX_NMI:
+		on_nmi(a, ev, c);
+		break;
+	case VMT_CTX_USEREXIT:
+	case VMT_CTX_KVM_RUN:
+		on_user(a, ev);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Forget T's open exit. */
+static void task_close(struct vmt_attrib *a, struct task *t)
+{
+	detach(a, t);
+	detail_put(a, t);
+	t->st = ST_NONE;
+	t->in_user = false;
+}
+
+int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
+{
+	struct cpu *c;
+	struct task *t;
+	uint32_t i;
+
+	/* pid 0 is every CPU's idle task: no exits of its own to explain */
+	if (ev->pid == 0)
+		return 0;
+	c = cpu_get(a, ev->cpu);
+	if (!c)
+		return ev->cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	i = c->last_task;
+	if (i == NONE || a->tasks[i].pid != ev->pid) {
+		i = task_get(a, ev->pid, true);
+		if (i == NONE)
+			return -ENOMEM;
+		c->last_task = i;
+	}
+	t = &a->tasks[i];
+	if (t->st != ST_NONE)
+		task_close(a, t);	/* a begin without its end */
+	/* kvm_exit is emitted in process context: nothing is open on this CPU */
+	if (c->depth || c->overflow)
+		frames_clear(a, c);
+	t->t0 = t->seg_start = ev->ts;
+	t->incomplete = t->uncertain = false;
+	t->in_user = false;
+	t->user_reason = NULL;
+	t->cpu = ev->cpu;
+	t->st = ST_RUN;
+	key_kvm(&t->seg);
+	if (c->running != NONE && c->running != i)
+		make_running(a, t, ev->cpu, ev->ts);	/* the other one left unseen */
+	c->running = i;
+	c->curr = ev->pid;
+	return 0;
+}
+
+static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
+{
+	unsigned int k;
+
+	/* plain stores: a memset of 64 bytes is a slow "rep stos" here, once per exit */
+	out->ticks[VMT_WHY_KVM] = lat;
+	for (k = 1; k < NK; k++)
+		out->ticks[k] = 0;
+	out->incomplete = incomplete;
+	out->culprit = -1;
+	out->nparts = lat ? 1 : 0;
+	out->parts[0].ticks = lat;
+	out->parts[0].pid = -1;
+	out->parts[0].kind = VMT_WHY_KVM;
+	out->parts[0].name[0] = '\0';
+}
+
+static int segs_plain(struct vmt_attrib *a, uint64_t t0, uint64_t t1)
+{
+	a->nseg = 0;
+	if (!a->o.segments || t1 == t0)
+		return 0;
+	if (!a->capseg) {
+		a->segbuf = malloc(16 * sizeof(*a->segbuf));
+		if (!a->segbuf)
+			return -ENOMEM;
+		a->capseg = 16;
+	}
+	a->segbuf[0].start = t0;
+	a->segbuf[0].end = t1;
+	a->segbuf[0].kind = VMT_WHY_KVM;
+	a->segbuf[0].part = 0;
+	a->nseg = 1;
+	return 0;
+}
+
+int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
+		   const struct vmt_event *end, struct vmt_why *out)
+{
+	uint64_t t0 = begin->ts, t1 = end->ts >= begin->ts ? end->ts : begin->ts;
+	struct cpu *c = cpu_get(a, end->cpu);
+	struct task *t = NULL;
+	struct detail *d;
+	uint8_t map[ACC_CAP];
+	uint32_t i;
+
+	a->st.exits++;
+	/*
+	 * The O(1) path: the task runs where it entered, nothing touched its exit, nothing is
+	 * open on the CPU. Found through the CPU, without a lookup.
+	 */
+	if (c && c->running != NONE) {
+		t = &a->tasks[c->running];
+		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE &&
+		    t->seg.kind == VMT_WHY_KVM && !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
+		    t->seg_start <= t1) {
+			why_plain(out, t1 - t0, false);
+			t->st = ST_NONE;
+			t->in_user = false;
+			c->running = NONE;
+			c->curr = end->pid;
+			return a->o.segments ? segs_plain(a, t0, t1) : 0;
+		}
+		t = NULL;
+	}
+	if (end->pid != 0) {
+		i = task_get(a, end->pid, false);
+		if (i != NONE && a->tasks[i].st != ST_NONE && a->tasks[i].t0 == t0)
+			t = &a->tasks[i];
+	}
+	if (!t) {
+		if (end->pid != 0)
+			a->st.unmatched++;
+		why_plain(out, t1 - t0, end->pid != 0);
+		a->st.incomplete += end->pid != 0;
+		return segs_plain(a, t0, t1);
+	}
+	if (!c || t->st != ST_RUN || t->cpu != end->cpu)
+		contradiction(t);	/* it entered where we did not see it run */
+	else if (c->depth || c->overflow)
+		contradiction(t);	/* kvm_entry with an interrupt still open */
+	if (c) {
+		frames_clear(a, c);
+		if (c->running != NONE && c->running != tidx(a, t))
+			make_running(a, t, end->cpu, t1);
+		c->curr = end->pid;
+	}
+	if (t->seg_start > t1) {
+		/* events stamped after the entry: the order was impossible, keep the sum */
+		detail_put(a, t);
+		t->incomplete = true;
+	} else {
+		seg_close(a, t, t1);
+	}
+	if (t->x == NONE) {
+		why_plain(out, t1 - t0, t->incomplete);
+		a->st.incomplete += t->incomplete;
+		task_close(a, t);
+		return segs_plain(a, t0, t1);
+	}
+	d = &a->det[t->x];
+	acc_fold(&d->acc, out, map);
+	out->incomplete = t->incomplete;
+	a->st.detailed++;
+	a->st.incomplete += t->incomplete;
+	a->nseg = 0;
+	if (a->o.segments && d->nsegs) {
+		if (d->nsegs > a->capseg) {
+			struct vmt_whyseg *s = realloc(a->segbuf, d->nsegs * sizeof(*s));
+
+			if (!s) {
+				task_close(a, t);
+				return -ENOMEM;
+			}
+			a->segbuf = s;
+			a->capseg = d->nsegs;
+		}
+		for (i = 0; i < d->nsegs; i++) {
+			a->segbuf[i] = d->segs[i];
+			a->segbuf[i].part = map[d->segs[i].part];
+		}
+		a->nseg = d->nsegs;
+	}
+	task_close(a, t);
+	return 0;
+}
+
+void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end)
+{
+	struct task *t = end->pid ? open_task(a, end->pid) : NULL;
+
+	if (t)
+		task_close(a, t);
+}
+
+int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
+{
+	struct cpu *c = cpu_get(a, cpu);
+	unsigned int l;
+	uint32_t i;
+
+	if (!c)
+		return cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	if (c->running != NONE)
+		contradiction(&a->tasks[c->running]);
+	for (l = L_PREEMPT; l < L_N; l++) {
+		for (i = c->head[l]; i != NONE; i = a->tasks[i].lnext)
+			contradiction(&a->tasks[i]);
+	}
+	/* an interrupt's exit may be among the lost events */
+	frames_clear(a, c);
+	if (c->running != NONE)
+		run_key(a, &a->tasks[c->running], &a->tasks[c->running].seg);
+	return 0;
+}
+
+const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_t *n)
+{
+	*n = a->nseg;
+	return a->segbuf;
+}
+
+/* ---- the worst window ---- */
+
+struct vmt_whywin_iv {
+	uint64_t start, end;
+	uint32_t nseg;		/* 0: all kvm */
+	bool incomplete;
+};
+
+struct vmt_whywin_seg {
+	uint64_t start, end;
+	struct key key;
+};
+
+int vmt_whywin_init(struct vmt_whywin *w, uint64_t window)
+{
+	memset(w, 0, sizeof(*w));
+	w->window = window ? window : 1;
+	w->max_why.culprit = -1;
+	w->acc = malloc(sizeof(struct acc));
+	return w->acc ? 0 : -ENOMEM;
+}
+
+void vmt_whywin_free(struct vmt_whywin *w)
+{
+	free(w->iv);
+	free(w->sg);
+	free(w->acc);
+	w->iv = NULL;
+	w->sg = NULL;
+	w->acc = NULL;
+	w->icap = w->ilen = w->scap = w->slen = 0;
+}
+
+static int grow_ring(void **ring, uint32_t *head, uint32_t len, uint32_t *cap, size_t size,
+		     uint32_t need)
+{
+	uint32_t n = *cap ? *cap : 16, i;
+	uint8_t *r;
+
+	while (n < len + need) {
+		if (n > UINT32_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n == *cap)
+		return 0;
+	r = malloc((size_t)n * size);
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < len; i++)
+		memcpy(r + (size_t)i * size,
+		       (uint8_t *)*ring + (size_t)((*head + i) & (*cap - 1)) * size, size);
+	free(*ring);
+	*ring = r;
+	*cap = n;
+	*head = 0;
+	return 0;
+}
+
+/* Segments that tile [start, end] exactly, with parts of why. */
+static bool segs_valid(uint64_t start, uint64_t end, const struct vmt_why *why,
+		       const struct vmt_whyseg *segs, uint32_t n)
+{
+	uint64_t at = start;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (segs[i].start != at || segs[i].end <= segs[i].start ||
+		    segs[i].part >= why->nparts || segs[i].kind != why->parts[segs[i].part].kind ||
+		    segs[i].kind >= NK)
+			return false;
+		at = segs[i].end;
+	}
+	return at == end;
+}
+
+static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo)
+{
+	struct acc *c = w->acc;
+	const struct vmt_whywin_iv *head = &w->iv[w->ihead];
+	uint64_t plain = w->plain_sum;
+	uint32_t i;
+
+	acc_reset(c);
+	if (!head->nseg && head->start < lo)
+		plain -= lo - head->start;
+	if (plain) {
+		struct key k;
+
+		key_kvm(&k);
+		acc_add(c, acc_find(c, &k), plain);
+	}
+	for (i = 0; i < w->slen; i++) {
+		const struct vmt_whywin_seg *s = &w->sg[(w->shead + i) & (w->scap - 1)];
+		uint64_t from = s->start > lo ? s->start : lo;
+
+		if (s->end > from)
+			acc_add(c, acc_find(c, &s->key), s->end - from);
+	}
+	acc_fold(c, &w->max_why, NULL);
+	w->max_why.incomplete = w->nincomplete != 0;
+}
+
+int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const struct vmt_why *why,
+		   const struct vmt_whyseg *segs, uint32_t nsegs)
+{
+	uint64_t lo, covered;
+	struct vmt_whywin_iv *iv;
+	uint32_t i, kept = 0;
+
+	if (!w->acc)
+		return -ENOMEM;
+	if (why && nsegs && !segs_valid(start, end, why, segs, nsegs)) {
+		w->bad_segs++;
+		nsegs = 0;
+	}
+	if (!why)
+		nsegs = 0;
+	/* the same clipping as vmt_window_add */
+	if (start < w->last_end)
+		start = w->last_end;
+	if (end < start)
+		end = start;
+	w->last_end = end;
+	if ((w->ilen == w->icap &&
+	     grow_ring((void **)&w->iv, &w->ihead, w->ilen, &w->icap, sizeof(*w->iv), 1)) ||
+	    (nsegs && w->slen + nsegs > w->scap &&
+	     grow_ring((void **)&w->sg, &w->shead, w->slen, &w->scap, sizeof(*w->sg), nsegs)))
+		return -ENOMEM;
+	if (w->ilen == 0)
+		w->ihead = 0;
+	if (w->slen == 0)
+		w->shead = 0;
+	for (i = 0; i < nsegs; i++) {
+		uint64_t s = segs[i].start > start ? segs[i].start : start;
+		uint64_t e = segs[i].end < end ? segs[i].end : end;
+		struct vmt_whywin_seg *g;
+		const struct vmt_whypart *p = &why->parts[segs[i].part];
+
+		if (e <= s)
+			continue;
+		g = &w->sg[(w->shead + w->slen) & (w->scap - 1)];
+		g->start = s;
+		g->end = e;
+		key_set(&g->key, p->kind, p->pid, p->name);
+		w->slen++;
+		kept++;
+	}
+	iv = &w->iv[(w->ihead + w->ilen) & (w->icap - 1)];
+	iv->start = start;
+	iv->end = end;
+	iv->nseg = kept;
+	iv->incomplete = why && why->incomplete;
+	w->ilen++;
+	w->sum += end - start;
+	if (!kept)
+		w->plain_sum += end - start;
+	w->nincomplete += iv->incomplete;
+
+	lo = end > w->window ? end - w->window : 0;
+	while (w->ilen && w->iv[w->ihead].end <= lo) {
+		const struct vmt_whywin_iv *h = &w->iv[w->ihead];
+
+		w->sum -= h->end - h->start;
+		if (!h->nseg)
+			w->plain_sum -= h->end - h->start;
+		w->nincomplete -= h->incomplete;
+		w->shead = (w->shead + h->nseg) & (w->scap ? w->scap - 1 : 0);
+		w->slen -= h->nseg;
+		w->ihead = (w->ihead + 1) & (w->icap - 1);
+		w->ilen--;
+	}
+	covered = w->sum;
+	if (w->ilen && w->iv[w->ihead].start < lo)
+		covered -= lo - w->iv[w->ihead].start;
+	if (covered > w->max_sum) {
+		w->max_sum = covered;
+		w->max_at = lo;
+		whywin_breakdown(w, lo);
+	}
+	return 0;
+}
+
+/* ---- the culprit table ---- */
+
+struct crow {
+	struct vmt_culprit r;
+	uint64_t last_exit;	/* the exit that counted it last (count once per exit) */
+	bool used;
+};
+
+struct vmt_culprits {
+	struct crow *rows;	/* open addressing */
+	uint32_t cap, n, max_rows;
+	uint64_t exit_no;
+	struct vmt_culprit *sorted;
+};
+
+struct vmt_culprits *vmt_culprits_new(uint32_t max_rows)
+{
+	struct vmt_culprits *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->max_rows = max_rows < NK ? NK : max_rows;
+	t->cap = 64;
+	while (t->cap < (t->max_rows + NK) * 2)
+		t->cap *= 2;
+	t->rows = calloc(t->cap, sizeof(*t->rows));
+	if (!t->rows) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void vmt_culprits_free(struct vmt_culprits *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->sorted);
+	free(t);
+}
+
+static uint64_t ckey_hash(uint8_t kind, int32_t pid, const char *name)
+{
+	uint64_t h = 1469598103934665603ULL ^ kind;
+
+	h = (h ^ (uint32_t)pid) * 1099511628211ULL;
+	if (pid < 0) {
+		for (; *name; name++)
+			h = (h ^ (uint8_t)*name) * 1099511628211ULL;
+	}
+	return h ^ h >> 29;
+}
+
+static struct crow *crow_find(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name,
+			      bool is_other)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)ckey_hash(kind, pid, name) & (t->cap - 1); t->rows[i].used;
+	     i = (i + 1) & (t->cap - 1)) {
+		struct vmt_culprit *r = &t->rows[i].r;
+
+		if (r->kind == kind && r->pid == pid && (pid >= 0 || strcmp(r->name, name) == 0))
+			return &t->rows[i];
+	}
+	if (t->n >= t->max_rows && !is_other)
+		return NULL;
+	t->rows[i].used = true;
+	t->rows[i].last_exit = 0;
+	memset(&t->rows[i].r, 0, sizeof(t->rows[i].r));
+	t->rows[i].r.kind = kind;
+	t->rows[i].r.pid = pid;
+	set_name(t->rows[i].r.name, name);
+	t->n++;
+	return &t->rows[i];
+}
+
+static void crow_add(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name,
+		     uint64_t count, uint64_t total, uint64_t max, uint64_t exit_no)
+{
+	struct crow *r = kind < NK ? crow_find(t, kind, pid, name, false) : NULL;
+
+	if (kind >= NK)
+		return;
+	if (!r)
+		r = crow_find(t, kind, VMT_WHY_PID_OTHER, "other", true);
+	if (!r->r.name[0] && name[0])
+		set_name(r->r.name, name);
+	if (!exit_no || r->last_exit != exit_no)
+		r->r.count += count;
+	r->last_exit = exit_no;
+	r->r.total += total;
+	if (max > r->r.max)
+		r->r.max = max;
+}
+
+int vmt_culprits_add(struct vmt_culprits *t, const struct vmt_why *w)
+{
+	unsigned int i;
+
+	t->exit_no++;
+	for (i = 0; i < w->nparts && i < VMT_WHY_MAXPARTS; i++) {
+		const struct vmt_whypart *p = &w->parts[i];
+
+		if (p->kind != VMT_WHY_KVM && p->ticks)
+			crow_add(t, p->kind, p->pid, p->name, 1, p->ticks, p->ticks, t->exit_no);
+	}
+	return 0;
+}
+
+int vmt_culprits_merge(struct vmt_culprits *into, const struct vmt_culprits *from)
+{
+	uint32_t i;
+
+	for (i = 0; i < from->cap; i++) {
+		const struct vmt_culprit *r = &from->rows[i].r;
+
+		if (from->rows[i].used)
+			crow_add(into, r->kind, r->pid, r->name, r->count, r->total, r->max, 0);
+	}
+	return 0;
+}
+
+static int crow_cmp(const void *x, const void *y)
+{
+	const struct vmt_culprit *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+size_t vmt_culprits_rows(struct vmt_culprits *t, const struct vmt_culprit **rows)
+{
+	struct vmt_culprit *s = realloc(t->sorted, (t->n ? t->n : 1) * sizeof(*s));
+	uint32_t i, n = 0;
+
+	if (!s) {
+		*rows = NULL;
+		return 0;
+	}
+	t->sorted = s;
+	for (i = 0; i < t->cap; i++) {
+		if (t->rows[i].used)
+			s[n++] = t->rows[i].r;
+	}
+	qsort(s, n, sizeof(*s), crow_cmp);
+	*rows = s;
+	return n;
+}

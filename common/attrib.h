@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * attrib: "why was it long" - partitions the time of every exit (kvm_exit to the next
+ * kvm_entry of its task) into kinds (host kernel, user space, preempted, blocked, wake-up
+ * latency, irq, softirq, nmi) and named parts that add up exactly to the latency, from the
+ * context events fed in timestamp order. A struct vmt_attrib is one consumer's state (one
+ * per thread); it owns its memory. Also: the worst-window breakdown (vmt_whywin) and the
+ * aggregates a report needs (vmt_whysum, vmt_culprits). None of it is thread-safe.
+ */
+#ifndef VMT_ATTRIB_H
+#define VMT_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctxevent.h"
+#include "kvmevent.h"
+
+enum vmt_why_kind {
+	VMT_WHY_KVM,		/* the task in the host kernel handling the exit (the rest) */
+	VMT_WHY_USERSPACE,	/* the VMM in user space (kvm_userspace_exit .. KVM_RUN) */
+	VMT_WHY_PREEMPTED,	/* runnable, another task on its CPU */
+	VMT_WHY_BLOCKED,	/* asleep until its wake-up */
+	VMT_WHY_WAKEUP,		/* woken, waiting to run */
+	VMT_WHY_IRQ,		/* hard interrupt handlers (irq and x86 vectors) on its CPU */
+	VMT_WHY_SOFTIRQ,
+	VMT_WHY_NMI,
+	VMT_WHY_NKINDS
+};
+
+/* "kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi" */
+extern const char *const vmt_why_kind_names[VMT_WHY_NKINDS];
+
+#define VMT_WHY_MAXPARTS 16
+#define VMT_WHY_NAME_LEN 32
+
+/* The pid of a kind's "other" part: the parts merged past VMT_WHY_MAXPARTS. */
+#define VMT_WHY_PID_OTHER (-2)
+
+struct vmt_whypart {
+	uint64_t ticks;		/* never 0 */
+	int32_t pid;		/* a task (preempted/blocked/woken by), -1, VMT_WHY_PID_OTHER */
+	uint8_t kind;		/* enum vmt_why_kind */
+	/*
+	 * comm of the task ("" when unknown), IRQ handler name, vector name ("local_timer"),
+	 * softirq name ("net_rx"), user-space exit reason ("IO", "MMIO", "HLT"), the
+	 * interrupt a wake-up came from, "nmi", "other" (parts merged past
+	 * VMT_WHY_MAXPARTS), "" for kvm
+	 */
+	char name[VMT_WHY_NAME_LEN];
+};
+
+struct vmt_why {
+	uint64_t ticks[VMT_WHY_NKINDS];	/* trace-clock ticks per kind; sum = end - begin */
+	bool incomplete;	/* events lost or an impossible order: unknown time went to kvm */
+	uint8_t nparts;
+	/* index of the largest part but kvm and "other" parts (the first on ties), or -1 */
+	int8_t culprit;
+	struct vmt_whypart parts[VMT_WHY_MAXPARTS];	/* sum = end - begin too */
+};
+
+static inline const struct vmt_whypart *vmt_why_culprit(const struct vmt_why *w)
+{
+	return w->culprit >= 0 ? &w->parts[w->culprit] : NULL;
+}
+
+/* One stretch of an exit's time: [start, end) belongs to parts[part]. */
+struct vmt_whyseg {
+	uint64_t start, end;
+	uint8_t kind;
+	uint8_t part;
+};
+
+struct vmt_attrib_opts {
+	/* vmt_ctxbind_recorded(): without wake-up events, blocked lasts until the switch-in */
+	uint32_t recorded;
+	/*
+	 * nmi_handler's delta_ns -> ticks: ticks = ns * tick_mul / tick_div (1/1 for the ns
+	 * clocks). tick_div 0: the scale is unknown, NMIs stay in the part they interrupted.
+	 */
+	uint64_t tick_mul, tick_div;
+	bool segments;		/* keep every exit's segments for vmt_attrib_segments() */
+};
+
+/* Everything recorded, ns clock, no segments. */
+void vmt_attrib_opts_default(struct vmt_attrib_opts *o);
+
+struct vmt_attrib_stats {
+	uint64_t exits;		/* results returned */
+	uint64_t detailed;	/* of which had a context event inside */
+	uint64_t incomplete;
+	uint64_t unmatched;	/* vmt_attrib_end without the matching vmt_attrib_begin */
+	uint64_t stale_frames;	/* interrupt frames dropped at a switch, a begin or a gap */
+	uint64_t bad_cpu;	/* events of a CPU >= VMT_ATTRIB_MAX_CPUS, ignored */
+};
+
+#define VMT_ATTRIB_MAX_CPUS 8192
+#define VMT_ATTRIB_MAX_NEST 8	/* interrupt frames kept per CPU */
+
+struct vmt_attrib;
+
+/* NULL with errno set. */
+struct vmt_attrib *vmt_attrib_new(const struct vmt_attrib_opts *opts);
+void vmt_attrib_free(struct vmt_attrib *a);
+/*
+ * Feed, in timestamp order, with the begin/end events and gaps of the same walk:
+ * a context event; the begin (kvm_exit) of the measured pair as it comes; when the pairing
+ * completes a pair, its begin and end (*out filled: always, even when incomplete); an end
+ * that completed no pair (optional: it only frees the task's state sooner); lost events
+ * on cpu just before the events fed next. Each returns 0 or -ENOMEM (then the state of
+ * that event is lost: the exits it touched are incomplete).
+ */
+int vmt_attrib_context(struct vmt_attrib *a, const struct vmt_ctxev *ev);
+int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *begin);
+int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
+		   const struct vmt_event *end, struct vmt_why *out);
+void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end);
+int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu);
+/*
+ * With opts.segments: the segments of the exit vmt_attrib_end returned last, in time order,
+ * contiguous from its begin to its end, part indices into that vmt_why. Valid until the
+ * next call on a. *n = 0 for a 0-tick exit.
+ */
+const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_t *n);
+const struct vmt_attrib_stats *vmt_attrib_stats(const struct vmt_attrib *a);
+
+/*
+ * The worst window of one task, broken down: mirrors struct vmt_window (latstat.h) fed the
+ * same intervals and reaches the same max_sum and max_at; whenever the maximum grows, the
+ * window [max_at, max_at + window) is broken down into max_why (segments clipped to it).
+ * Memory: the intervals and segments inside one window. Owned by the caller.
+ */
+struct vmt_whywin {
+	uint64_t window;
+	struct vmt_whywin_iv *iv;	/* ring of intervals */
+	uint32_t ihead, ilen, icap;
+	struct vmt_whywin_seg *sg;	/* ring of the segments of intervals that have them */
+	uint32_t shead, slen, scap;
+	uint64_t sum;		/* total length of the intervals in the ring */
+	uint64_t plain_sum;	/* of which intervals without segments (all kvm) */
+	uint64_t nincomplete;	/* intervals in the ring whose why was incomplete */
+	uint64_t last_end;
+	uint64_t max_sum, max_at;
+	struct vmt_why max_why;
+	void *acc;		/* scratch */
+	uint64_t bad_segs;	/* intervals whose segments did not tile them: counted as kvm */
+};
+
+int vmt_whywin_init(struct vmt_whywin *w, uint64_t window);
+void vmt_whywin_free(struct vmt_whywin *w);
+/*
+ * One interval [start, end] with its why and segments (from vmt_attrib_end and
+ * vmt_attrib_segments); why NULL or nsegs 0: all kvm. Returns 0 or -ENOMEM.
+ */
+int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const struct vmt_why *why,
+		   const struct vmt_whyseg *segs, uint32_t nsegs);
+
+/* Totals per kind, e.g. per exit reason. */
+struct vmt_whysum {
+	uint64_t count, incomplete;
+	uint64_t ticks[VMT_WHY_NKINDS];
+};
+
+static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
+{
+	unsigned int k;
+
+	s->count++;
+	s->incomplete += w->incomplete;
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		s->ticks[k] += w->ticks[k];
+}
+
+static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_whysum *from)
+{
+	unsigned int k;
+
+	into->count += from->count;
+	into->incomplete += from->incomplete;
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		into->ticks[k] += from->ticks[k];
+}
+
+/*
+ * The culprit table: every part other than kvm of every exit, keyed by kind and pid (tasks)
+ * or name, with the exits it appeared in, its total and its largest share of one exit.
+ * At most max_rows keys; later keys go to a per-kind "other" row (VMT_WHY_PID_OTHER).
+ */
+struct vmt_culprit {
+	uint8_t kind;
+	int32_t pid;
+	char name[VMT_WHY_NAME_LEN];
+	uint64_t count, total, max;
+};
+
+struct vmt_culprits;
+
+struct vmt_culprits *vmt_culprits_new(uint32_t max_rows);
+void vmt_culprits_free(struct vmt_culprits *t);
+int vmt_culprits_add(struct vmt_culprits *t, const struct vmt_why *w);
+/* Adds from's rows (max of maxima). */
+int vmt_culprits_merge(struct vmt_culprits *into, const struct vmt_culprits *from);
+/* The rows, by total (largest first, then kind, pid, name); valid until the next call. */
+size_t vmt_culprits_rows(struct vmt_culprits *t, const struct vmt_culprit **rows);
+
+#endif
