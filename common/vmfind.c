@@ -1379,7 +1379,8 @@ int vmt_vmmap_from_meta(const uint8_t *meta, size_t len, struct vmt_vmmap **out,
 		return errf(err, err_size, -EBADMSG, "metadata: corrupt");
 	ret = vmt_kv_get_u64(meta, len, "vm.count", &count);
 	if (ret == -ENOENT)
-		return errf(err, err_size, -ENOENT, "no VM map in this recording (made without --vm)");
+		return errf(err, err_size, -ENOENT,
+			    "no VM map in this recording (made without --vm)");
 	if (ret || count > META_MAX_VMS)
 		return errf(err, err_size, -EBADMSG, "metadata: bad vm.count");
 	m = calloc(1, sizeof(*m));

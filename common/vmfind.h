@@ -96,7 +96,7 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
  * vmt_vmfind_vcpus() - the vCPU threads of one VMM process
  * @env:	where to look
  * @pid:	the VMM
- * @vm:		its vcpu, n_vcpu, n_vcpu_fds, method and cpus are set (other fields untouched);
+ * @vm:		its vcpu, n_vcpu, n_vcpu_fds, method and cpus are set, nothing else;
  *		release the threads with vmt_vmfind_vm_clear()
  * @err:	one line on failure
  *

@@ -102,11 +102,12 @@ compare named.json found.json cmdline thread-names "$name" index
 run "$CLI" --libvirt empty "$name-none"
 expect_rc 1
 [ "$(wc -l <err.txt)" = 1 ] || fail "error is not one line: $(cat err.txt)"
-grep -q "^vmfind_cli: unknown VM '$name-none': no empty/$name-none.pid, and no process in /proc has -name $name-none$" err.txt ||
-	fail "unknown name: $(cat err.txt)"
+want="unknown VM '$name-none': no empty/$name-none.pid, and no process in /proc"
+grep -q "^vmfind_cli: $want has -name $name-none$" err.txt || fail "unknown name: $(cat err.txt)"
 run "$CLI" $$
 expect_rc 1
-grep -q "^vmfind_cli: pid $$ is not a VMM (no vCPU threads)$" err.txt || fail "not a VMM: $(cat err.txt)"
+grep -q "^vmfind_cli: pid $$ is not a VMM (no vCPU threads)$" err.txt ||
+	fail "not a VMM: $(cat err.txt)"
 
 # 2. Unnamed threads asleep in KVM_RUN (halted guests), KVM ids with gaps (0, 2, 4).
 start_vmm unnamed.json -name "$name-u" --unnamed --vcpus 3 --id-stride 2 --pin "$pin3"
@@ -154,7 +155,7 @@ truth = {v["tid"]: v["kvm_id"] for v in vmm["vcpus"]}
 vm = got["vms"][0]
 assert vm["vcpu_fds"] == 2 and all(truth[v["tid"]] == v["vcpu"] for v in vm["vcpus"]), vm
 EOF
-	echo "note: busy vCPUs: $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["vms"][0]["vcpus"]))' out.txt) of 2 caught in KVM_RUN"
+	echo "note: busy vCPUs: $(json out.txt 'len(d["vms"][0]["vcpus"])') of 2 caught in KVM_RUN"
 else
 	expect_rc 1
 	grep -q "no thread seen in KVM_RUN on its 2 kvm-vcpu fds" err.txt ||
@@ -177,7 +178,8 @@ if [ "$(id -u)" = 0 ] && [ -e "$T/events/raw_syscalls/sys_enter" ]; then
 	flock 9
 	inst=$T/instances/vmfind-e2e-$$
 	mkdir "$inst" || fail "cannot make a tracefs instance"
-	cleanup_hooks="$cleanup_hooks; [ -d $inst ] && { echo 0 >$inst/tracing_on; rmdir $inst; } 2>/dev/null"
+	cleanup_hooks="$cleanup_hooks; [ -d $inst ] &&
+		{ echo 0 >$inst/tracing_on; rmdir $inst; } 2>/dev/null"
 	filter=$(json found.json 'd["filter"]')
 	printf '%s' "$filter" >"$inst/events/raw_syscalls/sys_enter/filter" ||
 		fail "the kernel refused the filter: $filter"
@@ -202,7 +204,9 @@ assert not set(vmm["others"]) & set(seen)
 EOF
 	max=$(json found.json 'd["filter_max"]')
 	for len in "$max" $((max + 1)); do
-		python3 -c 'import sys; n = int(sys.argv[1]); s = "common_pid == 1"; print(s + " " * (n - len(s)), end="")' "$len" >long.txt
+		# a valid filter padded with spaces to exactly $len bytes
+		python3 -c 'import sys; print("common_pid == 1".ljust(int(sys.argv[1])), end="")' \
+			"$len" >long.txt
 		if cat long.txt >"$inst/events/raw_syscalls/sys_enter/filter" 2>/dev/null; then
 			got=ok
 		else
@@ -210,7 +214,8 @@ EOF
 		fi
 		want=ok
 		[ "$len" -gt "$max" ] && want=refused
-		[ "$got" = "$want" ] || fail "a filter of $len bytes: kernel $got, vmfind's limit is $max"
+		[ "$got" = "$want" ] ||
+			fail "a filter of $len bytes: kernel $got, vmfind's limit is $max"
 	done
 	echo 0 >"$inst/events/raw_syscalls/sys_enter/enable"
 	rmdir "$inst"

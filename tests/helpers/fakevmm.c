@@ -14,8 +14,9 @@
  * itself (gettid(), the vCPU ids it passed to KVM_CREATE_VCPU, sched_getaffinity()):
  *     {"pid":P,"others":[T,T],"vcpus":[{"index":0,"kvm_id":0,"tid":T,"comm":"CPU 0/KVM",
  *      "cpus":[0]},...]}
- * and waits for SIGTERM, SIGINT or --seconds (default 60), removes the pid file and exits. The main thread wakes
- * every 20 ms while it waits: a thread of the VMM that makes system calls and is no vCPU.
+ * and waits for SIGTERM, SIGINT or --seconds (default 60), removes the pid file and exits.
+ * The main thread wakes every 20 ms while it waits: a thread of the VMM that makes system
+ * calls and is no vCPU.
  *
  *   fakevmm [-name ARG] [--vcpus N] [--pin LIST:LIST:...] [--unnamed] [--busy]
  *           [--id-stride K] [--pidfile PATH] [--seconds S]

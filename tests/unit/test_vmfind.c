@@ -256,7 +256,7 @@ static void test_cmdline_forms(void **state)
 		{ 3200, ARGS("qemu\0--name\0g2,process=qemu-g2") },
 		{ 3300, ARGS("qemu\0-name\0process=p,guest=g3") },
 		{ 3400, ARGS("qemu\0-name\0guest=g4,,x\0-m\0" "1") },	/* guest "g4,x" */
-		{ 3500, ARGS("qemu\0-name\0old\0-name\0g5") },		/* QEMU keeps the last */
+		{ 3500, ARGS("qemu\0-name\0old\0-name\0g5") },	/* QEMU keeps the last */
 		{ 3600, ARGS("qemu\0-name\0g66") },
 		{ 3700, ARGS("qemu\0-namex\0g7\0g7") },
 		{ 3800, "qemu\0-name\0g8", 13 },			/* no final NUL */
@@ -667,8 +667,10 @@ static void test_meta_roundtrip(void **state)
 	}
 	assert_int_equal(vmt_vmmap_lookup(m, 1000, &vm, &vcpu), -ENOENT);	/* main thread */
 	assert_int_equal(vmt_vmmap_lookup(m, 1003, NULL, NULL), -ENOENT);	/* I/O thread */
-	assert_string_equal(vmt_vmmap_label(m, 1002, label, sizeof(label)), "web1/vcpu12 (pid 1002)");
-	assert_string_equal(vmt_vmmap_label(m, 2001, label, sizeof(label)), "web2/vcpu1 (pid 2001)");
+	assert_string_equal(vmt_vmmap_label(m, 1002, label, sizeof(label)),
+			    "web1/vcpu12 (pid 1002)");
+	assert_string_equal(vmt_vmmap_label(m, 2001, label, sizeof(label)),
+			    "web2/vcpu1 (pid 2001)");
 	assert_null(vmt_vmmap_label(m, 1003, label, sizeof(label)));
 	assert_int_equal(vmt_vmmap_find(m, "web2"), 1);
 	assert_int_equal(vmt_vmmap_find(m, "1000"), 0);
