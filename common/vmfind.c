@@ -960,7 +960,7 @@ static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t
 		       enum vmt_vmfind_how *how, char **name, char *err, size_t err_size)
 {
 	char why[PATH_MAX + 128], guest[NAME_MAX_LEN + 1], label[NAME_MAX_LEN + 1];
-	pid_t matches[MAX_MATCHES], vmms[MAX_MATCHES];
+	pid_t matches[MAX_MATCHES], vmms[MAX_MATCHES], denied = 0;
 	unsigned int n = 0, nvmm = 0, i;
 	int ret;
 
@@ -986,8 +986,11 @@ static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t
 		free(buf);
 		goto out_name;
 	}
-	if (strlen(spec) > NAME_MAX_LEN || has_control(spec))
-		return errf(err, err_size, -EINVAL, "bad VM name '%.40s...'", spec);
+	if (strlen(spec) > NAME_MAX_LEN)
+		return errf(err, err_size, -EINVAL, "VM name '%.40s...' is longer than %d bytes",
+			    spec, NAME_MAX_LEN);
+	if (has_control(spec))
+		return errf(err, err_size, -EINVAL, "VM name with a control character");
 
 	ret = from_pidfile(env, spec, pid, why, sizeof(why));
 	if (ret == 0) {
@@ -1002,13 +1005,22 @@ static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t
 		return errf(err, err_size, ret, "%s: %s", proc_root(env), strerror(-ret));
 	/* A wrapper (sudo, gdb --args, a shell) can carry the same -name: keep the VMMs. */
 	for (i = 0; i < n; i++) {
-		if (is_vmm(env, matches[i]) > 0)
+		ret = is_vmm(env, matches[i]);
+		if (ret > 0)
 			vmms[nvmm++] = matches[i];
+		else if (ret == -EACCES || ret == -EPERM)
+			denied = matches[i];
 	}
 	if (nvmm > 1)
 		return errf(err, err_size, -EEXIST,
 			    "ambiguous VM name '%s': pids %d and %d both run -name %s%s", spec,
 			    (int)vmms[0], (int)vmms[1], spec, nvmm > 2 ? " (and more)" : "");
+	/* unnamed vCPU threads are told by the process's fds, which only its owner can read */
+	if (nvmm == 0 && denied)
+		return errf(err, err_size, -EACCES,
+			    "VM '%s': pid %d has -name %s, but its vCPU threads are not named and "
+			    "%s/%d/fd is not readable: %s", spec, (int)denied, spec,
+			    proc_root(env), (int)denied, strerror(EACCES));
 	if (nvmm == 0 && n > 0)
 		return errf(err, err_size, -ENODEV,
 			    "VM '%s': pid %d has -name %s but no vCPU threads", spec,

@@ -87,7 +87,8 @@ struct vmt_vmfind {
  * All digits: that pid. Otherwise <libvirt_dir>/NAME.pid naming a live VMM, else the one
  * VMM whose command line has -name NAME or -name guest=NAME,... Specs naming the same
  * process count once. Returns 0, -ENOENT (unknown VM, no such pid), -ENODEV (not a VMM,
- * no vCPU thread found), -EEXIST (ambiguous name), -EINVAL (bad spec), -ENOMEM, ...
+ * no vCPU thread found), -EEXIST (ambiguous name), -EACCES (unnamed vCPU threads of another
+ * user's VMM: its fds are unreadable), -EINVAL (bad spec), -ENOMEM, ...
  */
 int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 		       struct vmt_vmfind *out, char *err, size_t err_size);

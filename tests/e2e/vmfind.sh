@@ -117,6 +117,31 @@ compare unnamed.json found.json cmdline kvm-run "$name-u" kvm_id
 find_vm "$unnamed_pid"
 compare unnamed.json found.json pid kvm-run "$name-u" kvm_id
 
+# 2b. As nobody: named threads are found from world-readable files; unnamed ones need the
+# VMM's fds, which only its owner (or root) can read, and the error says so.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	mkdir ro && cp "$CLI" ro/ && chmod 755 "$scratch" ro ro/vmfind_cli
+	as_nobody() {
+		(cd ro && setpriv --reuid=nobody --regid=nogroup --clear-groups ./vmfind_cli "$@") \
+			>out.txt 2>err.txt
+		rc=$?
+	}
+	as_nobody --libvirt /nonexistent "$name"
+	expect_rc 0 "nobody, named threads"
+	compare named.json out.txt cmdline thread-names "$name" index
+	as_nobody --libvirt /nonexistent "$name-u"
+	expect_rc 1
+	want="VM '$name-u': pid $unnamed_pid has -name $name-u, but its vCPU threads are not"
+	want="$want named and /proc/$unnamed_pid/fd is not readable: Permission denied"
+	grep -qx "vmfind_cli: $want" err.txt || fail "nobody, unnamed threads: $(cat err.txt)"
+	as_nobody "$unnamed_pid"
+	expect_rc 1
+	grep -q "^vmfind_cli: /proc/$unnamed_pid/fd: Permission denied$" err.txt ||
+		fail "nobody, unnamed threads by pid: $(cat err.txt)"
+else
+	echo "note: not run as nobody (needs root, setpriv and a nobody user)"
+fi
+
 # 3. Both at once: two VMs, the union of their CPUs, and a filter on all six threads.
 find_vm --libvirt libvirt "$name,$name-u,$named_pid"
 python3 - named.json unnamed.json found.json <<'EOF' || fail "two VMs"

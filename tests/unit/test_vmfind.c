@@ -853,6 +853,7 @@ static void test_hostile_proc(void **state)
 	memset(big, 'n', sizeof(big));
 	big[300] = '\0';
 	assert_int_equal(vmt_vmfind_resolve(&fk->env, big, &f, fk->err, sizeof(fk->err)), -EINVAL);
+	assert_non_null(strstr(fk->err, "is longer than 255 bytes"));
 	assert_int_equal(vmt_vmfind_resolve(&fk->env, "a\tb", &f, fk->err, sizeof(fk->err)),
 			 -EINVAL);
 }
