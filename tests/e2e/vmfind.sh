@@ -166,7 +166,10 @@ stop_vmm "$twin_pid"
 stop_vmm "$unnamed_pid"
 
 # 5. Busy vCPUs (the guest never halts): found by name, but never seen asleep in KVM_RUN.
+# They spin on a CPU: take turns with the tests that record (tests/e2e/lib.sh).
 stop_vmm "$named_pid"
+exec 9>"${TMPDIR:-/tmp}/vmtrace-e2e.lock"
+flock 9
 busy_pin=$( [ "$(nproc)" -ge 2 ] && echo 1:1 || echo 0:0 )
 start_vmm busy-unnamed.json -name "$name-b" --unnamed --busy --vcpus 2 --pin "$busy_pin"
 busy_pid=$vmm_pid
@@ -199,8 +202,6 @@ compare busy.json found.json pid thread-names "$name-b" index
 # longest filter the kernel takes is vmfind's limit.
 T=/sys/kernel/tracing
 if [ "$(id -u)" = 0 ] && [ -e "$T/events/raw_syscalls/sys_enter" ]; then
-	exec 9>"${TMPDIR:-/tmp}/vmtrace-e2e.lock"
-	flock 9
 	inst=$T/instances/vmfind-e2e-$$
 	mkdir "$inst" || fail "cannot make a tracefs instance"
 	cleanup_hooks="$cleanup_hooks; [ -d $inst ] &&
