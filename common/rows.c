@@ -80,6 +80,7 @@ struct reason_slot {
 	bool plain;		/* no quoting needed: copied as it is */
 	uint8_t len;
 	const char *name;	/* NULL: a code no table knows (the cell stays empty) */
+	char text[NAME_MAX_PLAIN + 32];	/* a plain name, padded for fixed-size copies */
 };
 
 struct vmt_rows {
@@ -114,6 +115,8 @@ static const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64
 
 			c->plain = !c->name[n] && n <= NAME_MAX_PLAIN;
 			c->len = (uint8_t)(c->plain ? n : 0);
+			memset(c->text, 0, sizeof(c->text));
+			memcpy(c->text, c->name, c->len);
 		}
 	}
 	return c;
@@ -209,9 +212,9 @@ static inline char *csv_reason(struct vmt_rows *w, char *p, bool has, uint32_t i
 		} else if (c->plain) {
 			/* a fixed-size copy when it fits (the room is there): no memcpy call */
 			if (c->len <= 32)
-				memcpy(p, c->name, 32);
+				memcpy(p, c->text, 32);
 			else
-				memcpy(p, c->name, c->len);
+				memcpy(p, c->text, c->len);
 			p += c->len;
 		} else {
 			p = csv_quoted(p, c->name);
