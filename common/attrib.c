@@ -1518,3 +1518,27 @@ size_t vmt_culprits_rows(struct vmt_culprits *t, const struct vmt_culprit **rows
 	*rows = s;
 	return n;
 }
+
+uint32_t vmt_attrib_recorded(const struct vmt_ctxbind *b)
+{
+	uint32_t r = 1u << VMT_WHY_KVM, t = b->types, i;
+	bool sw = t & 1u << VMT_CTX_SWITCH, wake = t & 1u << VMT_CTX_WAKEUP;
+
+	if (t & 1u << VMT_CTX_USEREXIT)
+		r |= 1u << VMT_WHY_USERSPACE;
+	if (sw)
+		r |= 1u << VMT_WHY_PREEMPTED | 1u << VMT_WHY_BLOCKED;
+	if (sw && wake)
+		r |= 1u << VMT_WHY_WAKEUP;
+	if ((t & 1u << VMT_CTX_IRQ_ENTRY) && (t & 1u << VMT_CTX_IRQ_EXIT))
+		r |= 1u << VMT_WHY_IRQ;
+	for (i = 0; i < b->nvec; i++) {
+		if (b->vec_sides[i] == 3)
+			r |= 1u << VMT_WHY_IRQ;
+	}
+	if ((t & 1u << VMT_CTX_SOFTIRQ_ENTRY) && (t & 1u << VMT_CTX_SOFTIRQ_EXIT))
+		r |= 1u << VMT_WHY_SOFTIRQ;
+	if (t & 1u << VMT_CTX_NMI)
+		r |= 1u << VMT_WHY_NMI;
+	return r;
+}

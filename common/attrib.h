@@ -72,8 +72,11 @@ struct vmt_whyseg {
 	uint8_t part;
 };
 
+/* Which kinds of time (1 << enum vmt_why_kind) the events bound in b can tell. */
+uint32_t vmt_attrib_recorded(const struct vmt_ctxbind *b);
+
 struct vmt_attrib_opts {
-	/* vmt_ctxbind_recorded(): without wake-up events, blocked lasts until the switch-in */
+	/* vmt_attrib_recorded(): without wake-up events, blocked lasts until the switch-in */
 	uint32_t recorded;
 	/*
 	 * nmi_handler's delta_ns -> ticks: ticks = ns * tick_mul / tick_div (1/1 for the ns

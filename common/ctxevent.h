@@ -144,8 +144,6 @@ int vmt_ctxbind_add(struct vmt_ctxbind *b, const struct vmt_evformat *fmt);
  */
 int vmt_ctxbind_decode(const struct vmt_ctxbind *b, const struct vmt_rbrecord *rec, uint32_t cpu,
 		       struct vmt_ctxev *out);
-/* Which kinds of time (1 << enum vmt_why_kind, attrib.h) the bound events can tell. */
-uint32_t vmt_ctxbind_recorded(const struct vmt_ctxbind *b);
 
 /* The context events a recorder enables by default ("--context"), with tracefs filters. */
 struct vmt_ctxdefault {

@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vmt_attrib_opts_default(&o);
 	o.segments = flags & 1;
 	if (flags & 2)
-		o.recorded = vmt_ctxbind_recorded(&b) & ~(1u << VMT_WHY_WAKEUP);
+		o.recorded = vmt_attrib_recorded(&b) & ~(1u << VMT_WHY_WAKEUP);
 	o.tick_mul = flags >> 4;
 	o.tick_div = (flags >> 2) & 3;
 	a = vmt_attrib_new(&o);

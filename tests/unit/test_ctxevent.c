@@ -467,16 +467,16 @@ static void test_bind_rules(void **state)
 	(void)state;
 	/* the recorded kinds: everything with the full set, nothing but kvm with none */
 	bind_kernel(&kb, "linux-6.1-kvmhost");
-	all = vmt_ctxbind_recorded(&kb.b);
+	all = vmt_attrib_recorded(&kb.b);
 	assert_int_equal(all, (1u << VMT_WHY_NKINDS) - 1);
 	unbind(&kb);
 	vmt_ctxbind_init(&b);
-	assert_int_equal(vmt_ctxbind_recorded(&b), 1u << VMT_WHY_KVM);
+	assert_int_equal(vmt_attrib_recorded(&b), 1u << VMT_WHY_KVM);
 
 	/* a vector with only its entry bound tells nothing, and its records are not decoded */
 	f = load("linux-6.18-x86_64", "irq_vectors/local_timer_entry");
 	assert_int_equal(vmt_ctxbind_add(&b, f), 0);
-	assert_int_equal(vmt_ctxbind_recorded(&b) & 1u << VMT_WHY_IRQ, 0);
+	assert_int_equal(vmt_attrib_recorded(&b) & 1u << VMT_WHY_IRQ, 0);
 	rec_init(&r, (uint16_t)f->id, 0, 0, 12);
 	assert_int_equal(decode(&b, &r, r.len, &ev), 0);
 	assert_int_equal(vmt_ctxbind_add(&b, f), -EEXIST);
@@ -484,14 +484,14 @@ static void test_bind_rules(void **state)
 	f = load("linux-6.18-x86_64", "irq_vectors/local_timer_exit");
 	assert_int_equal(vmt_ctxbind_add(&b, f), 0);
 	vmt_evformat_free(f);
-	assert_true(vmt_ctxbind_recorded(&b) & 1u << VMT_WHY_IRQ);
+	assert_true(vmt_attrib_recorded(&b) & 1u << VMT_WHY_IRQ);
 	assert_int_equal(decode(&b, &r, r.len, &ev), 1);
 
 	/* sched_switch alone: preempted and blocked, but no wake-up latency */
 	f = load("linux-6.18-x86_64", "sched/sched_switch");
 	assert_int_equal(vmt_ctxbind_add(&b, f), 0);
 	vmt_evformat_free(f);
-	assert_int_equal(vmt_ctxbind_recorded(&b),
+	assert_int_equal(vmt_attrib_recorded(&b),
 			 1u << VMT_WHY_KVM | 1u << VMT_WHY_PREEMPTED | 1u << VMT_WHY_BLOCKED |
 			 1u << VMT_WHY_IRQ);
 
