@@ -122,8 +122,12 @@ static const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64
 	return c;
 }
 
-/* CSV cells: each writes its value (or nothing) and the comma after it. */
-static inline char *csv_U64(struct vmt_rows *w, char *p, bool has, uint64_t v)
+/*
+ * CSV cells: each writes its value (or nothing) and the comma after it. Always inlined:
+ * out of line, their calls cost a fifth of the conversion (perf, 10 M rows).
+ */
+#define CELL inline __attribute__((always_inline))
+static CELL char *csv_U64(struct vmt_rows *w, char *p, bool has, uint64_t v)
 {
 	(void)w;
 	if (has)
@@ -132,7 +136,7 @@ static inline char *csv_U64(struct vmt_rows *w, char *p, bool has, uint64_t v)
 	return p + 1;
 }
 
-static inline char *csv_I64(struct vmt_rows *w, char *p, bool has, int64_t v)
+static CELL char *csv_I64(struct vmt_rows *w, char *p, bool has, int64_t v)
 {
 	(void)w;
 	if (has) {
@@ -147,8 +151,7 @@ static inline char *csv_I64(struct vmt_rows *w, char *p, bool has, int64_t v)
 	return p + 1;
 }
 
-static inline __attribute__((always_inline)) char *csv_HEX(struct vmt_rows *w, char *p,
-							    bool has, uint64_t v)
+static CELL char *csv_HEX(struct vmt_rows *w, char *p, bool has, uint64_t v)
 {
 	(void)w;
 	if (has)
@@ -157,7 +160,7 @@ static inline __attribute__((always_inline)) char *csv_HEX(struct vmt_rows *w, c
 	return p + 1;
 }
 
-static inline char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
+static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
 	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts - w->start), &w->hi_rel);
@@ -165,7 +168,7 @@ static inline char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 	return p + 1;
 }
 
-static inline char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
+static CELL char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
 	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts), &w->hi_abs);
@@ -173,7 +176,7 @@ static inline char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 	return p + 1;
 }
 
-static inline char *csv_TEXT(struct vmt_rows *w, char *p, bool has, const char *s)
+static CELL char *csv_TEXT(struct vmt_rows *w, char *p, bool has, const char *s)
 {
 	size_t n = strlen(s);	/* constant, plain words ("exit", "entry") */
 
@@ -201,7 +204,7 @@ static char *csv_quoted(char *p, const char *s)
 
 /* REASON cells take the isa from the row's event: ISA is a local of every row kind. */
 #define csv_REASON(w, p, has, key) csv_reason(w, p, has, ISA, key)
-static inline char *csv_reason(struct vmt_rows *w, char *p, bool has, uint32_t isa,
+static CELL char *csv_reason(struct vmt_rows *w, char *p, bool has, uint32_t isa,
 			       uint64_t key)
 {
 	if (has) {
@@ -323,32 +326,61 @@ static bool gap_take(struct vmt_rows *w, uint32_t cpu)
 	return seen;
 }
 
-static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
-		   void **task)
+/* The row's gap flag: events lost on its CPUs since their last row. */
+#define PAIR_GAP(w) (gap_take(w, ex->cpu) | gap_take(w, en->cpu))
+
+static int on_pair_csv(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
+		       void **task)
 {
 	struct vmt_rows *w = state;
 	PAIR_LOCALS(pr);
-	bool near_gap = gap_take(w, ex->cpu);
+	bool near_gap = PAIR_GAP(w);
+	char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
 
-	(void)it;
-	(void)task;
-	near_gap |= gap_take(w, en->cpu);
+	(void)it, (void)task;
 #define ISA ex->isa
-	if (w->o.format == VMT_ROWS_CSV) {
-		char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
-
-		PAIR_COLUMNS(CSV_CELL)
-		csv_end(w, p);
-	} else {
-		json_begin(w);
-		PAIR_COLUMNS(JSON_CELL)
-		json_end(w);
-	}
+	PAIR_COLUMNS(CSV_CELL)
 #undef ISA
+	csv_end(w, p);
 	return w->out.err;
 }
 
-static int on_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
+static int on_pair_json(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
+			void **task)
+{
+	struct vmt_rows *w = state;
+	PAIR_LOCALS(pr);
+	bool near_gap = PAIR_GAP(w);
+
+	(void)it, (void)task;
+	json_begin(w);
+#define ISA ex->isa
+	PAIR_COLUMNS(JSON_CELL)
+#undef ISA
+	json_end(w);
+	return w->out.err;
+}
+
+static int on_event_csv(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
+{
+	struct vmt_rows *w = state;
+	EVENT_LOCALS(e);
+	bool near_gap;
+	char *p;
+
+	(void)it;
+	if (!e->selected)
+		return 0;
+	near_gap = gap_take(w, ev->cpu);
+	p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
+#define ISA ev->isa
+	EVENT_COLUMNS(CSV_CELL)
+#undef ISA
+	csv_end(w, p);
+	return w->out.err;
+}
+
+static int on_event_json(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_rows *w = state;
 	EVENT_LOCALS(e);
@@ -358,18 +390,11 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	if (!e->selected)
 		return 0;
 	near_gap = gap_take(w, ev->cpu);
+	json_begin(w);
 #define ISA ev->isa
-	if (w->o.format == VMT_ROWS_CSV) {
-		char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
-
-		EVENT_COLUMNS(CSV_CELL)
-		csv_end(w, p);
-	} else {
-		json_begin(w);
-		EVENT_COLUMNS(JSON_CELL)
-		json_end(w);
-	}
+	EVENT_COLUMNS(JSON_CELL)
 #undef ISA
+	json_end(w);
 	return w->out.err;
 }
 
@@ -410,18 +435,18 @@ static int on_start(void *state, const struct vmt_iter *it)
 	return w->out.err;
 }
 
-static const struct vmt_consumer_ops pair_rows_ops = {
-	.name = "rows",
-	.start = on_start,
-	.pair = on_pair,
-	.gap = on_gap,
-};
-
-static const struct vmt_consumer_ops event_rows_ops = {
-	.name = "event rows",
-	.start = on_start,
-	.event = on_event,
-	.gap = on_gap,
+/* One ops table per row kind and format: each callback is one straight row writer. */
+static const struct vmt_consumer_ops rows_ops[2][2] = {
+	[VMT_ROWS_CSV] = {
+		{ .name = "csv rows", .start = on_start, .pair = on_pair_csv, .gap = on_gap },
+		{ .name = "csv event rows", .start = on_start, .event = on_event_csv,
+		  .gap = on_gap },
+	},
+	[VMT_ROWS_JSONL] = {
+		{ .name = "json rows", .start = on_start, .pair = on_pair_json, .gap = on_gap },
+		{ .name = "json event rows", .start = on_start, .event = on_event_json,
+		  .gap = on_gap },
+	},
 };
 
 int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **out_w,
@@ -437,7 +462,7 @@ int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **out_w,
 		return -ENOMEM;
 	}
 	vmt_jsonw_init(&w->jw, &w->out);
-	out->ops = o->events ? &event_rows_ops : &pair_rows_ops;
+	out->ops = &rows_ops[o->format][o->events];
 	out->state = w;
 	*out_w = w;
 	return 0;
