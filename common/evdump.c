@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ctxevent.h"
 #include "evdump.h"
 #include "evrender.h"
 #include "timefmt.h"
+#include "whyfmt.h"
 
 static int on_start(void *state, const struct vmt_iter *it)
 {
@@ -50,6 +52,11 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 			fputs(" (no exit)", f);
 	}
 	fputc('\n', f);
+	if (d->o.why && e->pair && e->pair->why) {
+		fputs("               why: ", f);
+		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, VMT_WHY_MAXPARTS);
+		fputc('\n', f);
+	}
 	return 0;
 }
 
@@ -68,11 +75,83 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	return 0;
 }
 
+/* A context event in a few words: what changed on its CPU. */
+static void context_text(FILE *f, const struct vmt_ctxev *ev)
+{
+	const char *sirq;
+
+	switch (ev->type) {
+	case VMT_CTX_SWITCH:
+		fprintf(f, "switch %s/%" PRId32 " (%s) -> %s/%" PRId32, ev->u.sw.prev_comm,
+			ev->u.sw.prev_pid, ev->u.sw.prev_runnable ? "runnable" : "sleeps",
+			ev->u.sw.next_comm, ev->u.sw.next_pid);
+		break;
+	case VMT_CTX_WAKEUP:
+		fprintf(f, "%s %s/%" PRId32 "%s", ev->u.wake.waking ? "waking" : "wakeup",
+			ev->u.wake.comm, ev->u.wake.pid,
+			ev->flags & VMT_CTX_FLAG_HARDIRQ ? " from an irq" :
+			ev->flags & VMT_CTX_FLAG_SOFTIRQ ? " from a softirq" : "");
+		break;
+	case VMT_CTX_IRQ_ENTRY:
+		fprintf(f, "irq %" PRId32 " entry (%s)", ev->u.irq.id, ev->u.irq.name);
+		break;
+	case VMT_CTX_IRQ_EXIT:
+		fprintf(f, "irq %" PRId32 " exit", ev->u.irq.id);
+		break;
+	case VMT_CTX_SOFTIRQ_ENTRY:
+	case VMT_CTX_SOFTIRQ_EXIT:
+		sirq = vmt_ctx_softirq_name((uint32_t)ev->u.irq.id);
+		fprintf(f, "softirq %s %s", sirq ? sirq : "?",
+			ev->type == VMT_CTX_SOFTIRQ_ENTRY ? "entry" : "exit");
+		break;
+	case VMT_CTX_VEC_ENTRY:
+	case VMT_CTX_VEC_EXIT:
+		fprintf(f, "%s %s (vector %" PRId32 ")", ev->u.irq.name,
+			ev->type == VMT_CTX_VEC_ENTRY ? "entry" : "exit", ev->u.irq.vector);
+		break;
+	case VMT_CTX_NMI:
+		fprintf(f, "nmi handler, %" PRId64 " ns", ev->u.nmi.delta_ns);
+		break;
+	case VMT_CTX_USEREXIT:
+		fprintf(f, "to user space (%s)", vmt_ctx_userexit_name(ev->u.uexit.reason,
+								       ev->u.uexit.err));
+		break;
+	case VMT_CTX_KVM_RUN:
+		fputs("ioctl KVM_RUN (back from user space)", f);
+		break;
+	case VMT_CTX_VCPU_WAKEUP:
+		fprintf(f, "vcpu wakeup after %" PRIu64 " ns (%s)", ev->u.vwake.ns,
+			ev->u.vwake.waited ? "waited" : "polled");
+		break;
+	case VMT_CTX_INJ_VIRQ:
+		fprintf(f, "inject virq %" PRIu32, ev->u.virq.vector);
+		break;
+	default:
+		fputs("?", f);
+	}
+}
+
+static int on_context(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev)
+{
+	struct vmt_evdump *d = state;
+	char t[32];
+
+	if (!in_window(d, ev->ts))
+		return 0;
+	d->lines++;
+	fprintf(d->o.out, "%14s cpu %3u pid %7" PRId32 " CTX   ",
+		vmt_fmt_time(it->clock, it->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
+	context_text(d->o.out, ev);
+	fputc('\n', d->o.out);
+	return 0;
+}
+
 static const struct vmt_consumer_ops evdump_ops = {
 	.name = "evdump",
 	.start = on_start,
 	.event = on_event,
 	.gap = on_gap,
+	.context = on_context,
 };
 
 int vmt_evdump_consumer(struct vmt_evdump *d, const struct vmt_evdump_opts *o,

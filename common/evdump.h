@@ -19,6 +19,7 @@ struct vmt_evdump_opts {
 	FILE *out;
 	bool window;			/* only events in [from_ns, to_ns] since the start */
 	uint64_t from_ns, to_ns;
+	bool why;			/* each entry's "why" line when the pass attributes */
 };
 
 struct vmt_evdump {

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "ctxevent.h"
 #include "iterate.h"
+#include "kv.h"
 
 /* The pass's own per-task record: one pointer for each consumer. */
 struct itask {
@@ -15,6 +17,10 @@ struct itask {
 
 struct walk {
 	struct vmt_iter *it;
+	/* attribution: the context decoder, the engine and the last pair's result */
+	struct vmt_ctxbind *bind;
+	struct vmt_attrib *attrib;
+	struct vmt_why why;
 	struct vmt_consumer *c;
 	unsigned int nc;
 	/* the consumers that take pairs, and their index in c (for the task slots) */
@@ -26,14 +32,23 @@ struct walk {
 	int error;
 };
 
-static void on_pair(const struct vmt_pair *p, void *arg)
+static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 {
 	struct walk *w = arg;
+	const struct vmt_pair *p = &w->pair;
 	struct itask *t;
 	unsigned int i;
 
 	w->paired = true;
-	w->pair = *p;
+	w->pair = *pairing_pair;
+	if (w->attrib) {
+		int ret = vmt_attrib_end(w->attrib, p->begin, p->end, &w->why);
+
+		if (ret && !w->error)
+			w->error = ret;
+		w->pair.why = &w->why;
+		w->pair.why_segs = vmt_attrib_segments(w->attrib, &w->pair.why_nsegs);
+	}
 	w->pair_selected = vmt_filter_exit(w->it->filter, p->begin, p->end);
 	if (!w->pair_selected) {
 		w->it->filtered_out++;
@@ -90,6 +105,78 @@ static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
 	}
 }
 
+/*
+ * The context events' formats from the metadata ("format.ctx.SYSTEM:EVENT", see
+ * man/vmtrace-file.5), bound for decoding. Returns how many were bound.
+ */
+static unsigned int bind_context(const struct vmt_reader *r, struct vmt_ctxbind *b)
+{
+	static const char prefix[] = "format.ctx.";
+	const uint8_t *meta;
+	size_t len = 0, pos = 0;
+	struct vmt_kv kv;
+	unsigned int n = 0;
+
+	meta = vmt_source_meta(vmt_reader_source(r), &len);
+	vmt_ctxbind_init(b);
+	while (meta && vmt_kv_next(meta, len, &pos, &kv) > 0) {
+		struct vmt_evformat *fmt;
+		char system[64];
+		const char *colon;
+		size_t sl;
+
+		if (kv.key_len <= sizeof(prefix) - 1 || memcmp(kv.key, prefix, sizeof(prefix) - 1))
+			continue;
+		colon = memchr(kv.key, ':', kv.key_len);
+		sl = colon ? (size_t)(colon - kv.key) - (sizeof(prefix) - 1) : 0;
+		if (!colon || !sl || sl >= sizeof(system))
+			continue;
+		memcpy(system, kv.key + sizeof(prefix) - 1, sl);
+		system[sl] = '\0';
+		if (vmt_evformat_parse((const char *)kv.val, kv.val_len, system, &fmt, NULL))
+			continue;	/* a damaged format: that event stays undecoded */
+		if (vmt_ctxbind_add(b, fmt) == 0)
+			n++;
+		vmt_evformat_free(fmt);
+	}
+	return n;
+}
+
+/* The engine, when asked for and the recording has context events to feed it. */
+static int start_attribution(struct walk *w, struct vmt_reader *r)
+{
+	const struct vmt_clock *c = w->it->clock;
+	struct vmt_attrib_opts ao;
+
+	w->bind = malloc(sizeof(*w->bind));
+	if (!w->bind)
+		return -ENOMEM;
+	w->it->context_formats = bind_context(r, w->bind);
+	if (!w->it->context_formats)
+		return 0;
+	vmt_attrib_opts_default(&ao);
+	ao.recorded = vmt_attrib_recorded(w->bind);
+	ao.segments = true;
+	/* nmi_handler's delta_ns in ticks */
+	if (c->tsc_mult) {
+		ao.tick_mul = UINT64_C(1) << c->tsc_shift;
+		ao.tick_div = c->tsc_mult;
+	} else if (c->ns_per_tick == 1.0) {
+		ao.tick_mul = ao.tick_div = 1;
+	} else if (c->ns_per_tick > 0) {
+		ao.tick_mul = 1000000;
+		ao.tick_div = (uint64_t)(c->ns_per_tick * 1000000.0 + 0.5);
+	} else {
+		ao.tick_div = 0;	/* unknown rate: NMIs stay in the part they interrupted */
+	}
+	w->attrib = vmt_attrib_new(&ao);
+	if (!w->attrib)
+		return -ENOMEM;
+	w->it->why = true;
+	w->it->why_recorded = ao.recorded;
+	return 0;
+}
+
 #define EACH(w, op, ...)							\
 	do {									\
 		unsigned int i_;						\
@@ -102,12 +189,27 @@ static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
 		}								\
 	} while (0)
 
+/* A record that is not of the pair: a context event for the engine, then the consumers. */
+static int feed_context(struct walk *w, const struct vmt_item *item, bool want)
+{
+	struct vmt_ctxev cev;
+	int ret;
+
+	if (!w->attrib || vmt_ctxbind_decode(w->bind, &item->rec, item->cpu, &cev) != 1)
+		return 0;
+	w->it->context_records++;
+	ret = vmt_attrib_context(w->attrib, &cev);
+	if (want)
+		EACH(w, context, &cev);
+	return ret;
+}
+
 int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
 		unsigned int nc, struct vmt_iter *it)
 {
 	static const struct vmt_iter_opts none;
 	const struct vmt_evbind *bind = vmt_reader_bind(r);
-	bool want_event = false, want_gap = false, want_record = false;
+	bool want_event = false, want_gap = false, want_record = false, want_context = false;
 	const struct vmt_item *item;
 	struct vmt_pairing *p;
 	struct vmt_event ev;
@@ -139,11 +241,15 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 		want_event |= c[i].ops->event != NULL;
 		want_gap |= c[i].ops->gap != NULL;
 		want_record |= c[i].ops->record != NULL;
+		want_context |= c[i].ops->context != NULL;
 	}
 	p = vmt_pairing_new(on_pair, &w);
 	if (!p)
 		return -ENOMEM;
-	EACH(&w, start);
+	if (o->attribute)
+		ret = start_attribution(&w, r);
+	if (!ret)
+		EACH(&w, start);
 	while (!ret && (item = vmt_reader_next_item(r))) {
 		int dec;
 
@@ -151,6 +257,8 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 			report_progress(r, o, &last_ms);
 		if (item->kind == VMT_ITEM_GAP) {
 			ret = vmt_pairing_gap(p, item->cpu);
+			if (!ret && w.attrib)
+				ret = vmt_attrib_gap(w.attrib, item->cpu);
 			if (want_gap)
 				EACH(&w, gap, item->cpu, item->ts, item->missed);
 			continue;
@@ -158,6 +266,7 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 		dec = vmt_evbind_decode(bind, &item->rec, item->cpu, &ev);
 		if (dec == 0) {
 			it->other_records++;
+			ret = feed_context(&w, item, want_context);
 			if (want_record)
 				EACH(&w, record, item);
 			continue;
@@ -172,9 +281,14 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 		if (ev.ts > it->last_ts)
 			it->last_ts = ev.ts;
 		w.paired = false;
-		ret = vmt_pairing_event(p, &ev);
+		if (w.attrib && ev.kind == VMT_EV_BEGIN)
+			ret = vmt_attrib_begin(w.attrib, &ev);
+		if (!ret)
+			ret = vmt_pairing_event(p, &ev);
 		if (!ret)
 			ret = w.error;
+		if (w.attrib && ev.kind == VMT_EV_END && !w.paired)
+			vmt_attrib_drop(w.attrib, &ev);
 		if (want_event && !ret) {
 			struct vmt_iter_event e;
 
@@ -187,10 +301,14 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 	}
 	vmt_pairing_finish(p);
 	it->pairing = *vmt_pairing_stats(p);
+	if (w.attrib)
+		it->why_stats = *vmt_attrib_stats(w.attrib);
 	if (it->first_ts == UINT64_MAX)
 		it->first_ts = 0;
 	if (!ret)
 		EACH(&w, finish);
 	vmt_pairing_free(p, free_itask, &w);
+	vmt_attrib_free(w.attrib);
+	free(w.bind);
 	return ret;
 }

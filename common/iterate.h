@@ -3,8 +3,10 @@
  * iterate: the one pass over a recording that every view sits on (trace-cmd's
  * tracecmd_iterate_events() is the model). It walks the reader's merged items, decodes the
  * begin/end events, pairs each exit with its entry (pairing.h), applies the filter once,
- * and hands what it found to a list of consumers: each a small ops table of callbacks plus
- * its own state. Consumers never see the reader's internals and the pass never prints.
+ * attributes each exit's time to its causes from the context events the recording holds
+ * (attrib.h, when asked), and hands what it found to a list of consumers: each a small ops
+ * table of callbacks plus its own state. Consumers never see the reader's internals and
+ * the pass never prints.
  * Memory grows with tasks and CPUs, never with events. One pass per thread.
  */
 #ifndef VMT_ITERATE_H
@@ -13,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attrib.h"
 #include "filter.h"
 #include "kvmevent.h"
 #include "pairing.h"
@@ -34,6 +37,12 @@ struct vmt_iter {
 	uint64_t filtered_out;		/* pairs the filter left out */
 	uint64_t first_ts, last_ts;	/* of the begin/end events (first_ts 0 when none) */
 	struct vmt_pairing_stats pairing;	/* complete after the pass */
+	/* attribution */
+	bool why;			/* pairs carry their why (struct vmt_pair) */
+	uint32_t why_recorded;		/* 1 << enum vmt_why_kind the recording can tell */
+	unsigned int context_formats;	/* context events the recording describes */
+	uint64_t context_records;	/* records decoded as context events */
+	struct vmt_attrib_stats why_stats;	/* complete after the pass */
 };
 
 /* One begin or end event as the pass delivers it, in timestamp order. */
@@ -61,6 +70,8 @@ struct vmt_consumer_ops {
 		   uint64_t missed);
 	/* A record of some other event (context events, for attribution). */
 	int (*record)(void *state, const struct vmt_iter *it, const struct vmt_item *item);
+	/* A context event, decoded (when the pass attributes), after the engine saw it. */
+	int (*context)(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev);
 	/* After the last item; it->pairing is complete. */
 	int (*finish)(void *state, const struct vmt_iter *it);
 	/* Free a per-task pointer the consumer stored through pair(). */
@@ -77,6 +88,11 @@ struct vmt_iter_opts {
 	/* called at most ten times a second with chunks done and in all, or NULL */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;
+	/*
+	 * Attribute every exit's time to its causes when the recording holds context
+	 * events, with each exit's segments (for the worst windows' breakdowns).
+	 */
+	bool attribute;
 };
 
 /*

@@ -145,6 +145,9 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 	pair.end = ev;
 	pair.lat = ev->ts - t->begin.ts;
 	pair.task_ctx = &t->ctx;
+	pair.why = NULL;
+	pair.why_segs = NULL;
+	pair.why_nsegs = 0;
 	if (p->fn)
 		p->fn(&pair, p->arg);
 	return 0;

@@ -12,11 +12,21 @@
 
 #include "kvmevent.h"
 
+struct vmt_why;
+struct vmt_whyseg;
+
 struct vmt_pair {
 	const struct vmt_event *begin;
 	const struct vmt_event *end;
 	uint64_t lat;		/* end->ts - begin->ts, trace clock units */
 	void **task_ctx;	/* the caller's per-task slot (NULL at first), freed by ctx_free */
+	/*
+	 * Where the time went (attrib.h), when the pass attributes: NULL otherwise. The
+	 * segments tile [begin, end] in time order (for window breakdowns).
+	 */
+	const struct vmt_why *why;
+	const struct vmt_whyseg *why_segs;
+	uint32_t why_nsegs;
 };
 
 typedef void (*vmt_pair_fn)(const struct vmt_pair *pair, void *arg);

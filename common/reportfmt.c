@@ -11,6 +11,7 @@
 #include "evrender.h"
 #include "jsonw.h"
 #include "reportfmt.h"
+#include "reportwhy.h"
 #include "timefmt.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
@@ -233,11 +234,13 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 				vmt_fmt_time(clk, s->start_ts, t->max_window_at, ts, sizeof(ts)));
 		}
 	}
+	vmt_report_why_text(f, r, s);
 	if (s->ntop) {
 		fprintf(f, "\nLongest exits:\n");
 		vmt_report_exit_header(f);
 		for (i = 0; i < s->ntop; i++)
-			vmt_report_exit_row(f, r, s, &s->top[i].exit, s->top[i].lat);
+			vmt_report_exit_row(f, r, s, &s->top[i].exit, s->top[i].lat,
+					    s->top[i].has_why ? &s->top[i].why : NULL);
 	}
 }
 
@@ -248,7 +251,7 @@ void vmt_report_exit_header(FILE *f)
 }
 
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_event *e, uint64_t lat)
+			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char v[16], ts[32], l[32], label[128];
@@ -265,6 +268,7 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		fputc(' ', f);
 	vmt_hexfields_text(f, e);
 	fputc('\n', f);
+	vmt_report_why_line(f, r, why, lat);
 }
 
 static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
@@ -417,6 +421,7 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));
 		vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, t->max_window_at));
 		vmt_jsonw_fixed(w, "in_guest_percent", availability(r, s, t), 4);
+		vmt_report_why_json_window(w, r, s, t);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
@@ -484,13 +489,16 @@ void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
 	vmt_jsonw_init(&w, o);
 	vmt_jsonw_object_open(&w, NULL);
 	json_header(&w, r, s);
+	vmt_report_why_json_header(&w, r, s);
 	json_counts(&w, s);
 	json_latency(&w, clk, s);
 	json_groups(&w, r, s);
+	vmt_report_why_json_summary(&w, r, s);
 	vmt_jsonw_array_open(&w, "top");
 	for (i = 0; i < s->ntop; i++) {
 		vmt_jsonw_object_open(&w, NULL);
 		json_exit(&w, clk, s, &s->top[i].exit, s->top[i].lat);
+		vmt_report_why_json_exit(&w, r, s, s->top[i].has_why ? &s->top[i].why : NULL);
 		vmt_jsonw_object_close(&w);
 	}
 	vmt_jsonw_array_close(&w);

@@ -21,7 +21,7 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 /* The columns of a list of exits (longest exits, exits over a threshold), and one row. */
 void vmt_report_exit_header(FILE *f);
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_event *e, uint64_t lat);
+			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why);
 /* One JSON object and a newline. */
 void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
 		     const struct vmt_summary *s);

@@ -11,6 +11,8 @@ struct task {
 	struct task *next;		/* every task, for the summary at the end */
 	struct vmt_group g;
 	struct vmt_window win;
+	struct vmt_whywin whywin;	/* the same windows, broken down (attribution on) */
+	bool has_whywin;
 };
 
 struct summary_work {
@@ -120,6 +122,9 @@ static void top_add(struct vmt_summary *s, const struct vmt_pair *p)
 	t.exit = *p->begin;
 	t.lat = p->lat;
 	t.entry_cpu = p->end->cpu;
+	t.has_why = p->why != NULL;
+	if (p->why)
+		t.why = *p->why;
 	/* a min-heap on latency: the root is the shortest of the kept ones */
 	if (s->ntop < n) {
 		i = s->ntop++;
@@ -192,6 +197,14 @@ static int on_start(void *state, const struct vmt_iter *it)
 
 	s->window = vmt_clock_ticks(it->clock, o->window_ns);
 	s->start_ts = it->start_ts;
+	s->why = it->why;
+	s->why_recorded = it->why_recorded;
+	s->context_formats = it->context_formats;
+	if (s->why) {
+		s->culprits = vmt_culprits_new(4096);
+		if (!s->culprits)
+			return -ENOMEM;
+	}
 	if (o->top_n) {
 		s->top = calloc(o->top_n, sizeof(*s->top));
 		if (!s->top)
@@ -219,10 +232,32 @@ static struct task *new_task(struct vmt_summary *s, int32_t pid)
 		free(t);
 		return NULL;
 	}
+	if (s->why) {
+		if (vmt_whywin_init(&t->whywin, s->window)) {
+			vmt_window_free(&t->win);
+			free(t);
+			return NULL;
+		}
+		t->has_whywin = true;
+	}
 	t->next = s->work->tasks;
 	s->work->tasks = t;
 	s->work->ntasks++;
 	return t;
+}
+
+/* Where the pair's time went, into the task's figures, its window and the culprits. */
+static int add_why(struct vmt_summary *s, struct task *t, const struct vmt_pair *p)
+{
+	vmt_whysum_add(&s->why_all, p->why);
+	vmt_whysum_add(&t->g.why, p->why);
+	if (vmt_whywin_add(&t->whywin, p->begin->ts, p->end->ts, p->why, p->why_segs,
+			   p->why_nsegs))
+		return -ENOMEM;
+	/* only parts other than kvm make culprits: a plain exit costs nothing here */
+	if (p->why->nparts > 1 || (p->why->nparts == 1 && p->why->parts[0].kind != VMT_WHY_KVM))
+		return vmt_culprits_add(s->culprits, p->why);
+	return 0;
 }
 
 static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p, void **slot)
@@ -261,12 +296,16 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		s->max_window_at = t->win.max_at;
 		s->max_window_pid = p->end->pid;
 	}
+	if (p->why && add_why(s, t, p))
+		ret = -ENOMEM;
 	if (ex->has & VMT_EVF_REASON) {
 		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
 
 		g = reason_group(s, isa, vmt_exitreason_key(isa, ex->reason));
 		if (!g || vmt_latdist_add_val(&g->d, &lv))
 			ret = -ENOMEM;
+		else if (p->why)
+			vmt_whysum_add(&g->why, p->why);
 	}
 	g = cpu_group(s, ex->cpu);
 	if (!g || vmt_latdist_add_val(&g->d, &lv))
@@ -284,6 +323,8 @@ static void task_free(void *state, void *task)
 
 	(void)state;
 	vmt_window_free(&t->win);
+	if (t->has_whywin)
+		vmt_whywin_free(&t->whywin);
 	vmt_latdist_free(&t->g.d);
 	free(t);
 }
@@ -330,6 +371,11 @@ static int collect_tasks(struct vmt_summary *s)
 		s->tasks[i] = t->g;
 		s->tasks[i].max_window_sum = t->win.max_sum;
 		s->tasks[i].max_window_at = t->win.max_at;
+		if (t->has_whywin && t->whywin.max_sum == t->win.max_sum &&
+		    t->whywin.max_at == t->win.max_at) {
+			s->tasks[i].has_window_why = true;
+			s->tasks[i].window_why = t->whywin.max_why;
+		}
 		/* the distribution's buffers now belong to the summary */
 		vmt_latdist_init(&t->g.d);
 		i++;
@@ -369,6 +415,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->first_ts = it->first_ts;
 	s->last_ts = it->last_ts;
 	s->pairing = it->pairing;
+	s->why_stats = it->why_stats;
 	ret = collect_tasks(s);
 	/* every pair counted went to exactly one pCPU: their sum is the whole */
 	for (i = 0; !ret && i < s->ncpus; i++) {
@@ -431,6 +478,7 @@ void vmt_summary_free(struct vmt_summary *s)
 	free(s->hist);
 	free(s->hist_cpu);
 	vmt_exitreasons_free(s->names);
+	vmt_culprits_free(s->culprits);
 	if (s->work)
 		free(s->work->reason_slot);
 	free(s->work);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attrib.h"
 #include "exitreason.h"
 #include "iterate.h"
 #include "latstat.h"
@@ -39,12 +40,17 @@ struct vmt_group {
 	bool has_vcpu;
 	struct vmt_latdist d;		/* trace clock units */
 	uint64_t max_window_sum, max_window_at;
+	struct vmt_whysum why;		/* where the time went (when attributed) */
+	bool has_window_why;		/* tasks: window_why is the worst window's breakdown */
+	struct vmt_why window_why;
 };
 
 struct vmt_top {
 	struct vmt_event exit;
 	uint64_t lat;
 	uint32_t entry_cpu;
+	bool has_why;
+	struct vmt_why why;
 };
 
 struct summary_work;
@@ -78,6 +84,13 @@ struct vmt_summary {
 	unsigned int hist_ncpus, hist_buckets;
 	uint64_t hist_bucket;		/* trace clock units; log: 0 */
 	bool hist_log;
+	/* attribution (iterate.h): false when the pass did not attribute */
+	bool why;
+	uint32_t why_recorded;		/* 1 << enum vmt_why_kind the recording can tell */
+	unsigned int context_formats;
+	struct vmt_attrib_stats why_stats;
+	struct vmt_whysum why_all;
+	struct vmt_culprits *culprits;	/* tasks and interrupts that took the most time */
 	struct summary_work *work;	/* the consumer's working state during the pass */
 };
 

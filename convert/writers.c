@@ -18,7 +18,7 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 {
 	struct vmt_rows_opts ro = { o->format == CONVERT_CSV ? VMT_ROWS_CSV : VMT_ROWS_JSONL,
 				    o->events != 0, fd };
-	struct vmt_iter_opts io = { (struct vmt_filter *)&o->fo.filter, NULL, NULL };
+	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
 	struct vmt_consumer c;
 	struct vmt_rows *w;
 	struct vmt_iter it;

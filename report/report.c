@@ -60,7 +60,7 @@ static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 
 	(void)it, (void)task;
 	if (p->lat >= t->threshold)
-		vmt_report_exit_row(t->out, t->r, t->s, p->begin, p->lat);
+		vmt_report_exit_row(t->out, t->r, t->s, p->begin, p->lat, p->why);
 	return 0;
 }
 
@@ -133,7 +133,7 @@ static int set_up_views(struct report *rep)
 		add(rep, (struct vmt_consumer){ &threshold_ops, &rep->thr });
 	}
 	if (o->verbose || (o->around && text)) {
-		struct vmt_evdump_opts d = { stdout, false, 0, 0 };
+		struct vmt_evdump_opts d = { stdout, false, 0, 0, o->why != 0 };
 
 		if (!o->verbose) {
 			rep->near = tmpfile();
@@ -158,7 +158,7 @@ out_tmpfile:
 
 static int run_pass(struct report *rep)
 {
-	struct vmt_iter_opts io = { &rep->o->fo.filter, NULL, NULL };
+	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter, .attribute = true };
 	const struct vmt_source *src = vmt_reader_source(rep->r);
 	int ret;
 

@@ -22,6 +22,7 @@ enum {
 	OPT_BUCKETS,
 	OPT_LOG,
 	OPT_HIST_FORMAT,
+	OPT_WHY,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -54,6 +55,8 @@ static const struct argp_option options[] = {
 	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
 	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
 	  "fields and each entry's latency", 2 },
+	{ "why", OPT_WHY, NULL, 0, "with -v: where each exit's time went, under its entry "
+	  "(the longest exits always show it when the recording has context events)", 2 },
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
 	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
@@ -93,14 +96,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = 1;
 		break;
+	case OPT_WHY:
+		o->why = 1;
+		break;
 	case OPT_WINDOW:
 		o->window_ns = vmt_argp_time(state, "window", arg);
 		if (!o->window_ns)
 			argp_error(state, "the window must be longer than 0");
 		break;
 	case OPT_TOP:
-		if (vmt_cli_parse_u64(arg, &v) || v > 100000)
-			argp_error(state, "invalid --top '%s' (0 to 100000)", arg);
+		if (vmt_cli_parse_u64(arg, &v) || v > 10000)
+			argp_error(state, "invalid --top '%s' (0 to 10000)", arg);
 		o->top = (unsigned int)v;
 		break;
 	case OPT_THRESHOLD:
@@ -148,6 +154,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no recording given");
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
+		if (o->why && !o->verbose)
+			argp_error(state, "--why goes with -v (the report shows causes anyway)");
 		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
 			o->histogram = 1;
 		break;

@@ -16,6 +16,10 @@
  *   exit CPU TS PID REASON [VCPU] (a begin event; TS in ns)
  *   entry CPU TS PID [VCPU]       (an end event)
  *   other CPU TS                  (a record of some other event)
+ *   context SYS:EV,SYS:EV,...     (context events the file says it recorded, with formats)
+ *   ctx CPU TS SYS:EV FLAGS PID [FIELD=VALUE ...]
+ *                                 (a record of a context event: numbers, or text for
+ *                                  char arrays and __data_loc strings)
  *   unfinished                    (leave out the END block)
  * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
  * With --legacy first, OUT is written as the original tool's trace.bin instead: the
@@ -227,6 +231,84 @@ static void add_other(unsigned int cpu, uint64_t ts)
 	}
 }
 
+/* Context events: formats loaded once by the "context" line. */
+#define MAX_CTX 64
+static struct vmt_evformat *ctx_fmt[MAX_CTX];
+static char *ctx_name[MAX_CTX];
+static unsigned int nctx;
+
+static void load_context(const char *dir, const char *list, struct vmt_kvbuf *kb)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+
+	if (!copy)
+		die("out of memory");
+	vmt_kv_add_str(kb, "context.events", list);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char key[256];
+
+		if (nctx == MAX_CTX)
+			die("too many context events");
+		snprintf(key, sizeof(key), "format.ctx.%s", tok);
+		ctx_fmt[nctx] = load_format(dir, tok, kb, key);
+		ctx_name[nctx++] = strdup(tok);
+	}
+	free(copy);
+}
+
+static void add_ctx(unsigned int cpu, uint64_t ts, const char *event, unsigned int flags,
+		    int32_t pid, char *fields)
+{
+	struct cpu_out *c = &cpus[cpu];
+	const struct vmt_evformat *f = NULL;
+	uint8_t rec[512] = { 0 };
+	uint32_t len, i;
+	char *tok, *save = NULL;
+
+	for (i = 0; i < nctx; i++) {
+		if (strcmp(ctx_name[i], event) == 0)
+			f = ctx_fmt[i];
+	}
+	if (!f || cpu >= MAX_CPUS)
+		die("ctx: unknown event (declare it with a context line) or bad cpu");
+	len = record_size(f);
+	put_field(rec, f, "common_type", f->id);
+	put_field(rec, f, "common_flags", flags);
+	put_field(rec, f, "common_pid", (uint32_t)pid);
+	for (tok = strtok_r(fields, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+		const struct vmt_evfield *fl;
+
+		if (!eq)
+			die("ctx: FIELD=VALUE expected");
+		*eq = '\0';
+		fl = vmt_evformat_field(f, tok);
+		if (!fl)
+			die("ctx: no such field");
+		if (strstr(fl->type, "__data_loc")) {
+			size_t n = strlen(eq + 1) + 1;
+
+			if (len + n > sizeof(rec))
+				die("ctx: string too long");
+			memcpy(rec + len, eq + 1, n);
+			put_le32(rec + fl->offset, (uint32_t)(n << 16 | len));
+			len = (uint32_t)((len + n + 3) & ~3u);
+		} else if (fl->is_array) {
+			strncpy((char *)rec + fl->offset, eq + 1, fl->size - 1);
+		} else {
+			put_field(rec, f, tok, strtoull(eq + 1, NULL, 0));
+		}
+	}
+	if (!c->open)
+		open_page(cpu, ts);
+	if (pb_data(&c->pb, ts, rec, len, false) == -ENOSPC) {
+		open_page(cpu, ts);
+		if (pb_data(&c->pb, ts, rec, len, false))
+			die("record does not fit a page");
+	}
+	c->info.last_ts = ts;
+}
+
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
@@ -264,7 +346,7 @@ static void random_events(uint64_t exits, unsigned int ncpus)
 int main(int argc, char **argv)
 {
 	const char *dir, *out, *begin = "kvm:kvm_exit", *end = "kvm:kvm_entry";
-	char line[512], clock[64] = "local", cpulist[256] = "";
+	char line[512], clock[64] = "local", cpulist[256] = "", context[256] = "";
 	uint64_t stats_start[MAX_CPUS] = { 0 }, stats_end[MAX_CPUS] = { 0 };
 	uint64_t rand_exits = 0;
 	unsigned int rand_cpus = 0, i;
@@ -307,6 +389,7 @@ int main(int argc, char **argv)
 		}
 		sscanf(line, "clock %63s", clock);
 		sscanf(line, "cpus %255s", cpulist);
+		sscanf(line, "context %255s", context);
 	}
 
 	text = slurp(dir, "header_page", &len);
@@ -325,6 +408,8 @@ int main(int argc, char **argv)
 	vmt_kv_add_str(&meta, "hostname", "mkvmt");
 	if (*cpulist)
 		vmt_kv_add_str(&meta, VMT_META_CPUS, cpulist);
+	if (*context)
+		load_context(dir, context, &meta);
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
@@ -349,7 +434,7 @@ int main(int argc, char **argv)
 		uint64_t ts, reason, a, b;
 		int32_t pid;
 		long vcpu;
-		char word[32];
+		char word[32], ev[256];
 		int n;
 
 		if (sscanf(lines[i], "exit %u %" SCNu64 " %" SCNd32 " %" SCNi64 " %ld", &cpu, &ts,
@@ -362,6 +447,9 @@ int main(int argc, char **argv)
 			add_event(cpu, ts, fend, pid, 0, n == 4 ? vcpu : -1);
 		} else if (sscanf(lines[i], "other %u %" SCNu64, &cpu, &ts) == 2) {
 			add_other(cpu, ts);
+		} else if (sscanf(lines[i], "ctx %u %" SCNu64 " %255s %" SCNi64 " %" SCNd32 " %n",
+				  &cpu, &ts, ev, &a, &pid, &n) == 5) {
+			add_ctx(cpu, ts, ev, (unsigned int)a, pid, lines[i] + n);
 		} else if ((n = sscanf(lines[i], "page %u %31s %" SCNu64, &cpu, word, &a)) >= 1) {
 
 			if (cpu >= MAX_CPUS)
@@ -414,5 +502,9 @@ int main(int argc, char **argv)
 	vmt_kv_free(&endkv);
 	vmt_evformat_free(fbegin);
 	vmt_evformat_free(fend);
+	for (i = 0; i < nctx; i++) {
+		vmt_evformat_free(ctx_fmt[i]);
+		free(ctx_name[i]);
+	}
 	return 0;
 }

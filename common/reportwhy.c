@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reportwhy.h"
+#include "timefmt.h"
+#include "whyfmt.h"
+
+/* Short column titles of the kinds, in enum vmt_why_kind order. */
+static const char *const kind_cols[VMT_WHY_NKINDS] = {
+	"kvm", "user", "preempt", "blocked", "wakeup", "irq", "softirq", "nmi",
+};
+
+void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_why *why,
+			 uint64_t lat)
+{
+	if (!why)
+		return;
+	fputs("      why: ", f);
+	vmt_why_text(f, vmt_reader_clock(r), why, lat, 5);
+	fputc('\n', f);
+}
+
+static void not_recorded(FILE *f, uint32_t recorded)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		if (recorded & 1u << k)
+			continue;
+		fprintf(f, "%s%s", n++ ? ", " : "Not recorded, so counted as kvm: ",
+			vmt_why_kind_names[k]);
+	}
+	if (n)
+		fputs(" (their context events are not in the file)\n", f);
+}
+
+static void kinds_row(FILE *f, const char *label, const struct vmt_clock *c,
+		      const struct vmt_whysum *w, uint32_t recorded)
+{
+	uint64_t total = 0;
+	unsigned int k;
+	char t[32];
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		total += w->ticks[k];
+	fprintf(f, "  %-24s %10s", label, vmt_fmt_lat(c, total, t, sizeof(t)));
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		if (!(recorded & 1u << k))
+			fprintf(f, " %7s", "-");
+		else
+			fprintf(f, " %6.1f%%", total ? 100.0 * (double)w->ticks[k] / (double)total :
+				0.0);
+	}
+	fprintf(f, " %9" PRIu64 "\n", w->incomplete);
+}
+
+static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *c = vmt_reader_clock(r);
+	char label[128];
+	unsigned int k;
+	size_t i;
+
+	fprintf(f, "\nWhere the out-of-guest time went (share of each reason's total):\n");
+	fprintf(f, "  %-24s %10s", "reason", "total");
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		fprintf(f, " %7s", kind_cols[k]);
+	fprintf(f, " %9s\n", "incompl.");
+	for (i = 0; i < s->nreasons; i++)
+		kinds_row(f, vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key, label,
+						sizeof(label)), c, &s->reasons[i].why,
+			  s->why_recorded);
+	kinds_row(f, "all", c, &s->why_all, s->why_recorded);
+	not_recorded(f, s->why_recorded);
+}
+
+static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *c = vmt_reader_clock(r);
+	const struct vmt_culprit *rows;
+	size_t i, n = vmt_culprits_rows(s->culprits, &rows);
+
+	if (!n) {
+		fprintf(f, "\nCulprits: none, every exit's time was the host kernel's own (kvm)\n");
+		return;
+	}
+	fprintf(f, "\nCulprits (what took the most time from vCPU tasks%s):\n",
+		n > 10 ? ", top 10" : "");
+	fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid", "exits", "total",
+		"max");
+	for (i = 0; i < n && i < 10; i++) {
+		char pid[16], t[32], m[32];
+
+		if (rows[i].pid >= 0)
+			snprintf(pid, sizeof(pid), "%" PRId32, rows[i].pid);
+		else
+			snprintf(pid, sizeof(pid), "-");
+		fprintf(f, "  %-10s %-24s %8s %10" PRIu64 " %10s %10s\n",
+			rows[i].kind < VMT_WHY_NKINDS ? vmt_why_kind_names[rows[i].kind] : "?",
+			rows[i].name[0] ? rows[i].name : "-", pid, rows[i].count,
+			vmt_fmt_lat(c, rows[i].total, t, sizeof(t)),
+			vmt_fmt_lat(c, rows[i].max, m, sizeof(m)));
+	}
+}
+
+static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *c = vmt_reader_clock(r);
+	size_t i, shown = 0;
+
+	for (i = 0; i < s->ntasks && shown < 10; i++) {
+		const struct vmt_group *t = &s->tasks[i];
+		char ts[32];
+
+		if (!t->has_window_why || !t->max_window_sum)
+			continue;
+		if (!shown++)
+			fprintf(f, "\nWorst window of each vCPU task, broken down:\n");
+		fprintf(f, "  pid %" PRId32 " at %s s: ", t->pid,
+			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)));
+		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 4);
+		fputc('\n', f);
+	}
+}
+
+void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	if (!s->why) {
+		fprintf(f, "\nCauses: this recording has no context events (scheduler, interrupts, "
+			"user-space exits), so why exits took long cannot be told; vmtrace-record "
+			"records them unless given --context none\n");
+		return;
+	}
+	if (!s->lat.count)
+		return;
+	reasons_table(f, r, s);
+	culprits_table(f, r, s);
+	windows(f, r, s);
+}
+
+void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
+				const struct vmt_summary *s)
+{
+	char *list = vmt_reader_meta(r, "context.events"), *tok, *save = NULL;
+	unsigned int k;
+
+	vmt_jsonw_array_open(w, "context_events");
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save))
+		vmt_jsonw_str(w, NULL, tok);
+	vmt_jsonw_array_close(w);
+	free(list);
+	vmt_jsonw_array_open(w, "why_recorded");
+	for (k = 0; s->why && k < VMT_WHY_NKINDS; k++) {
+		if (s->why_recorded & 1u << k)
+			vmt_jsonw_str(w, NULL, vmt_why_kind_names[k]);
+	}
+	vmt_jsonw_array_close(w);
+	if (!s->why)
+		vmt_jsonw_str(w, "why_note", "no context events in this recording: the causes "
+			      "of exits are unknown (not zero)");
+}
+
+void vmt_report_why_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
+			      const struct vmt_summary *s, const struct vmt_why *why)
+{
+	if (!why)
+		vmt_jsonw_null(w, "why");
+	else
+		vmt_why_json(w, "why", vmt_reader_clock(r), why, s->why_recorded, true);
+}
+
+void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r,
+				 const struct vmt_summary *s)
+{
+	const struct vmt_clock *c = vmt_reader_clock(r);
+	const struct vmt_culprit *rows;
+	size_t i, n;
+
+	if (!s->why) {
+		vmt_jsonw_null(w, "why_by_reason");
+		vmt_jsonw_null(w, "culprits");
+		return;
+	}
+	vmt_jsonw_array_open(w, "why_by_reason");
+	for (i = 0; i < s->nreasons; i++) {
+		const struct vmt_group *g = &s->reasons[i];
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "name", vmt_exitreason_name(s->names, g->isa, g->key));
+		vmt_jsonw_u64(w, "code", g->key);
+		vmt_jsonw_u64(w, "isa", g->isa);
+		vmt_jsonw_u64(w, "count", g->why.count);
+		vmt_jsonw_u64(w, "incomplete", g->why.incomplete);
+		vmt_why_json_kinds(w, c, g->why.ticks, s->why_recorded);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "culprits");
+	n = vmt_culprits_rows(s->culprits, &rows);
+	for (i = 0; i < n; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "kind", rows[i].kind < VMT_WHY_NKINDS ?
+			      vmt_why_kind_names[rows[i].kind] : "?");
+		vmt_jsonw_str(w, "name", rows[i].name);
+		if (rows[i].pid >= 0)
+			vmt_jsonw_i64(w, "pid", rows[i].pid);
+		else
+			vmt_jsonw_null(w, "pid");
+		vmt_jsonw_u64(w, "count", rows[i].count);
+		vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(c, rows[i].total));
+		vmt_jsonw_u64(w, "max_ns", vmt_clock_ns(c, rows[i].max));
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+}
+
+void vmt_report_why_json_window(struct vmt_jsonw *w, const struct vmt_reader *r,
+				const struct vmt_summary *s, const struct vmt_group *t)
+{
+	if (!s->why || !t->has_window_why)
+		vmt_jsonw_null(w, "worst_window_why");
+	else
+		vmt_why_json(w, "worst_window_why", vmt_reader_clock(r), &t->window_why,
+			     s->why_recorded, false);
+}

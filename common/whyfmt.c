@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timefmt.h"
+#include "whyfmt.h"
+
+static const char *const json_keys[VMT_WHY_NKINDS] = {
+	"kvm_ns", "userspace_ns", "preempted_ns", "blocked_ns", "wakeup_ns", "irq_ns",
+	"softirq_ns", "nmi_ns",
+};
+
+const char *vmt_why_json_key(unsigned int kind)
+{
+	return kind < VMT_WHY_NKINDS ? json_keys[kind] : "unknown_ns";
+}
+
+char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
+		       size_t size)
+{
+	const char *kind = p->kind < VMT_WHY_NKINDS ? vmt_why_kind_names[p->kind] : "?";
+	char t[32], who[64] = "";
+
+	vmt_fmt_lat(c, p->ticks, t, sizeof(t));
+	if (p->pid >= 0)
+		snprintf(who, sizeof(who), " %s %s (pid %" PRId32 ")",
+			 p->kind == VMT_WHY_PREEMPTED ? "by" : "woken by",
+			 p->name[0] ? p->name : "?", p->pid);
+	else if (p->name[0])
+		snprintf(who, sizeof(who), p->kind == VMT_WHY_BLOCKED || p->kind == VMT_WHY_WAKEUP ?
+			 " woken by %s" : " (%s)", p->name);
+	snprintf(buf, size, "%s %s%s", kind, t, who);
+	return buf;
+}
+
+static int by_ticks_desc(const void *a, const void *b)
+{
+	const struct vmt_whypart *x = *(const struct vmt_whypart *const *)a;
+	const struct vmt_whypart *y = *(const struct vmt_whypart *const *)b;
+
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? 1 : -1;
+	return x->kind - y->kind;
+}
+
+void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
+		  unsigned int max_parts)
+{
+	const struct vmt_whypart *order[VMT_WHY_MAXPARTS];
+	unsigned int i, n = w->nparts < VMT_WHY_MAXPARTS ? w->nparts : VMT_WHY_MAXPARTS;
+	uint64_t rest = 0;
+	char t[32], part[128];
+
+	for (i = 0; i < n; i++)
+		order[i] = &w->parts[i];
+	qsort(order, n, sizeof(order[0]), by_ticks_desc);
+	fprintf(f, "%s =", vmt_fmt_lat(c, lat, t, sizeof(t)));
+	for (i = 0; i < n; i++) {
+		if (i >= max_parts) {
+			rest += order[i]->ticks;
+			continue;
+		}
+		fprintf(f, "%s %s", i ? " +" : "", vmt_whypart_text(c, order[i], part,
+								     sizeof(part)));
+	}
+	if (rest)
+		fprintf(f, " + %u more %s", n - max_parts, vmt_fmt_lat(c, rest, t, sizeof(t)));
+	if (w->incomplete)
+		fputs(" (incomplete: events lost or out of order; the unknown time is in kvm)", f);
+}
+
+void vmt_why_json_kinds(struct vmt_jsonw *jw, const struct vmt_clock *c, const uint64_t *ticks,
+			uint32_t recorded)
+{
+	unsigned int k;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		vmt_jsonw_opt_u64(jw, json_keys[k], recorded & 1u << k, vmt_clock_ns(c, ticks[k]));
+}
+
+static void json_part(struct vmt_jsonw *jw, const char *name, const struct vmt_clock *c,
+		      const struct vmt_whypart *p)
+{
+	vmt_jsonw_object_open(jw, name);
+	vmt_jsonw_str(jw, "kind", p->kind < VMT_WHY_NKINDS ? vmt_why_kind_names[p->kind] : "?");
+	vmt_jsonw_str(jw, "name", p->name);
+	if (p->pid >= 0)
+		vmt_jsonw_i64(jw, "pid", p->pid);
+	else
+		vmt_jsonw_null(jw, "pid");
+	vmt_jsonw_u64(jw, "ns", vmt_clock_ns(c, p->ticks));
+	vmt_jsonw_object_close(jw);
+}
+
+void vmt_why_json(struct vmt_jsonw *jw, const char *name, const struct vmt_clock *c,
+		  const struct vmt_why *w, uint32_t recorded, bool with_parts)
+{
+	const struct vmt_whypart *culprit = vmt_why_culprit(w);
+	unsigned int i;
+
+	vmt_jsonw_object_open(jw, name);
+	vmt_why_json_kinds(jw, c, w->ticks, recorded);
+	vmt_jsonw_bool(jw, "incomplete", w->incomplete);
+	if (with_parts) {
+		if (culprit)
+			json_part(jw, "culprit", c, culprit);
+		else
+			vmt_jsonw_null(jw, "culprit");
+		vmt_jsonw_array_open(jw, "parts");
+		for (i = 0; i < w->nparts && i < VMT_WHY_MAXPARTS; i++)
+			json_part(jw, NULL, c, &w->parts[i]);
+		vmt_jsonw_array_close(jw);
+	}
+	vmt_jsonw_object_close(jw);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * whyfmt: where an exit's time went (attrib.h), rendered once for every view: the one-line
+ * text ("3.647 ms = preempted 3.58 ms by kworker/1:2 (pid 51) + irq 12 us (virtio0-input)
+ * + kvm 55 us"), the JSON object (man/vmtrace-report.1: kvm_ns ... nmi_ns, incomplete,
+ * culprit, parts) and totals per kind. Stateless, thread-safe.
+ */
+#ifndef VMT_WHYFMT_H
+#define VMT_WHYFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attrib.h"
+#include "jsonw.h"
+#include "tclock.h"
+
+/* The one line, without a newline; at most max_parts named parts, largest first. */
+void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
+		  unsigned int max_parts);
+/* One part as text: "preempted 3.58 ms by kworker/1:2 (pid 51)". */
+char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
+		       size_t size);
+/*
+ * The members kvm_ns ... nmi_ns (in ns) of the current object; kinds the recording cannot
+ * tell (not in recorded, 1 << enum vmt_why_kind) are null, never a 0 that reads "no cause".
+ */
+void vmt_why_json_kinds(struct vmt_jsonw *jw, const struct vmt_clock *c, const uint64_t *ticks,
+			uint32_t recorded);
+/* The why object under name: the kinds, incomplete, culprit and (with parts) the parts. */
+void vmt_why_json(struct vmt_jsonw *jw, const char *name, const struct vmt_clock *c,
+		  const struct vmt_why *w, uint32_t recorded, bool with_parts);
+/* A kind's JSON key: "kvm_ns", "userspace_ns", ... */
+const char *vmt_why_json_key(unsigned int kind);
+
+#endif

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Where exits' time went, on a recording with a known truth (tests/data/why/four-exits.txt,
+# written by mkvmt with real 6.18 context-event layouts): the causes of each exit were
+# worked out by hand from the script and are written below; the report's JSON, text and
+# -v --why must give exactly those. Then the invariants on every exit (parts add up to the
+# latency), an incomplete exit across lost events, and a recording without context events.
+. "$(dirname "$0")/lib.sh"
+F="$DATA/formats/linux-6.18-x86_64"
+
+"$HELPERS/mkvmt" "$F" w.vmt <"$DATA/why/four-exits.txt" || fail mkvmt
+run vmtrace-report --json --top 4 w.vmt
+expect_rc 0 "report"
+python3 - out.txt <<'PY' || fail "JSON causes differ from the hand-worked truth"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+def why(**ns):
+    return {k + "_ns": ns.get(k, 0) for k in kinds}
+# exit at ->  (latency, per-kind ns, culprit (kind, name, pid))
+truth = {
+    0:    (500,  why(kvm=500), None),
+    1000: (700,  why(kvm=200, userspace=500), ("userspace", "IO", None)),
+    2000: (2300, why(kvm=200, blocked=1900, wakeup=200), ("blocked", "worker", 200)),
+    5000: (2400, why(kvm=300, preempted=2000, irq=100), ("preempted", "hog", 300)),
+}
+assert d["why_recorded"] == ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq",
+                             "softirq", "nmi"], d["why_recorded"]
+assert len(d["context_events"]) == 9 and "why_note" not in d
+assert len(d["top"]) == 4
+for t in d["top"]:
+    lat, ns, cul = truth[t["time_ns"]]
+    w = t["why"]
+    assert t["latency_ns"] == lat, t
+    assert {k: w[k] for k in ns} == ns, (t["time_ns"], w)
+    assert sum(w[k] for k in ns) == lat
+    assert sum(p["ns"] for p in w["parts"]) == lat
+    assert w["incomplete"] is False
+    c = w["culprit"]
+    assert (c and (c["kind"], c["name"], c["pid"])) == (cul and cul), (c, cul)
+    if cul:
+        assert c["ns"] == max(p["ns"] for p in w["parts"] if p["kind"] != "kvm")
+# per reason: cpuid = exits at 0 and 5000, io, hlt
+byr = {r["name"]: r for r in d["why_by_reason"]}
+assert byr["cpuid"]["kvm_ns"] == 800 and byr["cpuid"]["preempted_ns"] == 2000
+assert byr["cpuid"]["irq_ns"] == 100 and byr["cpuid"]["count"] == 2
+assert byr["io"]["userspace_ns"] == 500 and byr["hlt"]["blocked_ns"] == 1900
+cul = {(c["kind"], c["name"]): c for c in d["culprits"]}
+assert cul[("preempted", "hog")]["total_ns"] == 2000 and cul[("preempted", "hog")]["pid"] == 300
+assert cul[("irq", "virtio0-input")]["total_ns"] == 100
+assert ("irq", "eth0") not in cul        # it interrupted the hog, not the vCPU
+assert d["culprits"][0]["name"] == "hog"
+# the one vCPU's worst 1 ms window holds all four exits
+v = d["vcpus"][0]["worst_window_why"]
+assert v["kvm_ns"] == 1200 and v["preempted_ns"] == 2000 and v["blocked_ns"] == 1900
+assert sum(v[k + "_ns"] for k in kinds) == d["vcpus"][0]["max_window_sum_ns"] == 5900
+PY
+
+# text: the why line under each longest exit, the per-reason table, the culprits
+run vmtrace-report w.vmt
+expect_rc 0 "text report"
+grep -q "why: 2.400 us = preempted 2.000 us by hog (pid 300) + kvm 300 ns + irq 100 ns (virtio0-input)" out.txt ||
+	fail "no why line for the preempted exit"
+grep -q "why: 700 ns = userspace 500 ns (IO) + kvm 200 ns" out.txt || fail "no why line for io"
+grep -q "^  preempted  hog  *300 " out.txt || fail "culprits table"
+# -v --why: one why line per entry, the context events in their place
+run vmtrace-report -v --why w.vmt
+[ "$(grep -c '^ *why: ' out.txt)" = 8 ] || fail "-v --why: 4 entry lines + 4 longest exits"
+grep -q "CTX   switch hog/300 (runnable) -> vcpu/100" out.txt || fail "-v shows context events"
+
+# lost events on the vCPU's CPU inside an exit: that exit is incomplete, its sum still exact
+sed 's/^ctx 1 6500 irq:irq_handler_entry.*/page 1 missed 3\n&/' "$DATA/why/four-exits.txt" |
+	"$HELPERS/mkvmt" "$F" lost.vmt || fail mkvmt
+run vmtrace-report --json lost.vmt
+python3 - out.txt <<'PY' || fail "lost events inside an exit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+# a pair never spans a gap: the exit at 5000 is dropped, the others are complete
+assert d["gap_dropped"] == 1 and d["pairs"] == 3, d
+assert all(not t["why"]["incomplete"] for t in d["top"])
+PY
+# an interrupt entry whose exit is missing when the vCPU enters the guest again: that exit
+# is incomplete (the unknown time goes to kvm), its parts still add up
+sed 's/^ctx 1 8300 irq:irq_handler_exit.*//' "$DATA/why/four-exits.txt" |
+	"$HELPERS/mkvmt" "$F" open.vmt || fail mkvmt
+run vmtrace-report --json open.vmt
+python3 - out.txt <<'PY' || fail "an impossible order inside an exit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {t["time_ns"]: t for t in d["top"]}
+w = t[5000]["why"]
+assert w["incomplete"] is True, w
+assert sum(w[k] for k in w if k.endswith("_ns")) == t[5000]["latency_ns"] == 2400
+assert not t[2000]["why"]["incomplete"]
+assert d["why_by_reason"][0]["incomplete"] + sum(r["incomplete"] for r in d["why_by_reason"][1:]) == 1
+PY
+
+# no context events recorded: null causes and a note, never zeros
+run vmtrace-report --json "$DATA/sample-kvm.vmt"
+python3 - out.txt <<'PY' || fail "a recording without context events"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["context_events"] == [] and d["why_recorded"] == [] and "why_note" in d
+assert d["why_by_reason"] is None and d["culprits"] is None
+assert all(t["why"] is None for t in d["top"])
+assert all(v["worst_window_why"] is None for v in d["vcpus"])
+PY
+run vmtrace-report "$DATA/sample-kvm.vmt"
+grep -q "^Causes: this recording has no context events" out.txt || fail "no-context note"
+exit 0
