@@ -239,17 +239,25 @@ char *vmt_cpulist_format(const struct vmt_cpulist *l, char *buf, size_t size)
 char *vmt_format_ns(uint64_t ns, char *buf, size_t size)
 {
 	static const char *const unit[] = { "ns", "us", "ms", "s" };
-	double v = (double)ns;
-	unsigned int u = 0;
+	uint64_t scale = 1, whole;
+	unsigned int u = 0, decimals;
 
 	if (ns < 1000) {
 		snprintf(buf, size, "%" PRIu64 " ns", ns);
 		return buf;
 	}
-	while (v >= 1000.0 && u < 3) {
-		v /= 1000.0;
+	while (ns / scale >= 1000 && u < 3) {
+		scale *= 1000;
 		u++;
 	}
-	snprintf(buf, size, v >= 100.0 ? "%.1f %s" : v >= 10.0 ? "%.2f %s" : "%.3f %s", v, unit[u]);
+	/* four significant digits, cut (never rounded up: 999999 ns is 999.9 us, not 1000) */
+	whole = ns / scale;
+	decimals = whole >= 100 ? 1 : whole >= 10 ? 2 : 3;
+	{
+		uint64_t div = scale / (decimals == 1 ? 10 : decimals == 2 ? 100 : 1000);
+
+		snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64 " %s", whole, (int)decimals,
+			 (ns % scale) / (div ? div : 1), unit[u]);
+	}
 	return buf;
 }

@@ -54,7 +54,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	fputc('\n', f);
 	if (d->o.why && e->pair && e->pair->why) {
 		fputs("               why: ", f);
-		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, VMT_WHY_MAXPARTS);
+		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, 0);
 		fputc('\n', f);
 	}
 	return 0;

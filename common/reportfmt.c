@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Renderers of the report (reportfmt.h). Text goes to a FILE, JSON through jsonw.h.
+ * The report's text (reportfmt.h). Tables follow one rule (timefmt.h): a unit per table
+ * for latencies and one for totals, named in the table's title, four significant digits.
  */
 #include "config.h"
 
@@ -9,34 +10,57 @@
 #include <string.h>
 
 #include "evrender.h"
-#include "jsonw.h"
 #include "reportfmt.h"
 #include "reportwhy.h"
 #include "timefmt.h"
 
-static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
-static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+/* Percentiles of the tables: the default columns, and those --wide adds. */
+struct pct {
+	double p;
+	const char *name;
+	bool wide_only;
+};
+
+static const struct pct pcts[] = {
+	{ 50, "p50", false }, { 90, "p90", true }, { 99, "p99", false },
+	{ 99.9, "p99.9", false }, { 99.99, "p99.99", true },
+};
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
 
-static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			  bool with_tasks);
+/* The words of the report: KVM's, or neutral ones for any other event pair. */
+struct words {
+	const char *events, *pairs, *begins, *ends, *lat, *reason, *reasons, *task, *tasks;
+	const char *longest;
+};
 
-void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+static const struct words kvm_words = {
+	"Number of VM events", "Exit-entry pairs", "exits", "entries",
+	"VM Exit-Entry latency", "reason", "Exit reasons", "vcpu (pid)", "Per vCPU task",
+	"Longest exits",
+};
+
+static const struct words neutral_words = {
+	"Number of events", "Begin-end pairs", "begins", "ends", "latency", "id",
+	"Per id (the begin event's id field)", "task (pid)", "Per task", "Longest pairs",
+};
+
+static bool is_kvm(const struct vmt_reader *r)
 {
-	summary_block(f, r, s, true);
+	return strncmp(vmt_reader_begin_name(r), "kvm:", 4) == 0;
 }
 
-static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			  bool with_tasks)
+static const struct words *words_of(const struct vmt_reader *r)
+{
+	return is_kvm(r) ? &kvm_words : &neutral_words;
+}
+
+static void source_lines(FILE *f, const struct vmt_reader *r)
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	const struct vmt_cpulist *tcpus = vmt_reader_cpus(r);
 	const char *format = vmt_source_format(src);
-	char a[48], b[48], c[48], cpus[256];
-	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
-	uint64_t dur = s->last_ts - s->first_ts, rec_ns = vmt_reader_duration_ns(r);
-	size_t i, n;
+	char cpus[256];
 
 	fprintf(f, "File: %s%s\n", vmt_reader_path(r),
 		vmt_source_status(src)->finished ? "" : " (recording not finished)");
@@ -49,117 +73,274 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 		vmt_reader_end_name(r), vmt_reader_clock_name(r), vmt_fmt_unit(clk));
 	fprintf(f, "Traced CPUs: %s\n", tcpus->n ? vmt_cpulist_format(tcpus, cpus, sizeof(cpus)) :
 		"unknown");
+}
+
+static void count_lines(FILE *f, const struct words *wd, const struct vmt_summary *s)
+{
+	fprintf(f, "%s = %" PRIu64 "\n", wd->events, s->events);
+	fprintf(f, "%s = %" PRIu64 "\n", wd->pairs, s->pairing.pairs);
+	if (s->filtered_out)
+		fprintf(f, "Pairs left out by the filters = %" PRIu64 "\n", s->filtered_out);
+	if (s->lost_events || s->rd.missed_pages)
+		/* every lost begin takes its end along: half the lost events, at most */
+		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " %s may be missing; "
+			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2,
+			wd->begins);
+	else
+		fprintf(f, "Lost events = 0\n");
+	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " %s without %s, %" PRIu64
+		" %s without %s, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
+		s->pairing.orphan_begins, wd->begins, wd == &kvm_words ? "entry" : "end",
+		s->pairing.orphan_ends, wd->ends, wd == &kvm_words ? "exit" : "begin",
+		s->pairing.unfinished);
+	if (s->pairing.gap_dropped)
+		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
+			s->pairing.gap_dropped);
+	if (s->pairing.backwards)
+		fprintf(f, "Pairs with the end before the begin (clock skew) = %" PRIu64 "\n",
+			s->pairing.backwards);
+}
+
+static void latency_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
+			  const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	uint64_t avg = s->lat.sum / s->lat.count;
+	char a[48], b[48], c[48];
+
+	fprintf(f, "Minimum %s = %s\n", wd->lat, vmt_fmt_lat(clk, s->lat.min, a, sizeof(a)));
+	fprintf(f, "Average %s = %s\n", wd->lat, vmt_fmt_lat(clk, avg, a, sizeof(a)));
+	fprintf(f, "Maximum %s = %s\n", wd->lat, vmt_fmt_lat(clk, s->lat.max, a, sizeof(a)));
+	/* the sum in the window's own unit, cut: it never reads above the window */
+	{
+		struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
+
+		fprintf(f, "Maximum cumulative latency within %s = %s %s (task %" PRId32
+			", window starting at %s s)\n",
+			vmt_fmt_exact_ns(s->window_ns, b, sizeof(b)),
+			vmt_fmt_in(clk, s->max_window_sum, u, a, sizeof(a)), u.name,
+			s->max_window_pid, vmt_fmt_time(clk, s->start_ts, s->max_window_at, c,
+							sizeof(c)));
+	}
+}
+
+/* The summary block: what vmtrace-record prints at its end, and the report's first part. */
+static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	uint64_t dur = s->last_ts - s->first_ts, rec_ns = vmt_reader_duration_ns(r);
+	const struct words *wd = words_of(r);
+	char a[48], b[48];
+
+	source_lines(f, r);
 	if (rec_ns)
 		fprintf(f, "Duration: %s recorded, events span %s\n",
 			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	else
 		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(clk, dur, a, sizeof(a)));
-	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
-	fprintf(f, "Exit-entry pairs = %" PRIu64 "\n", s->pairing.pairs);
-	if (s->filtered_out)
-		fprintf(f, "Pairs left out by the filters = %" PRIu64 "\n", s->filtered_out);
-	if (s->lost_events || s->rd.missed_pages)
-		/* every lost exit takes its entry along: half the lost events, at most */
-		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " exits may be missing; "
-			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2);
-	else
-		fprintf(f, "Lost events = 0\n");
-	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " exits without entry, %" PRIu64
-		" entries without exit, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
-		s->pairing.orphan_begins, s->pairing.orphan_ends, s->pairing.unfinished);
-	if (s->pairing.gap_dropped)
-		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
-			s->pairing.gap_dropped);
-	if (s->pairing.backwards)
-		fprintf(f, "Pairs with entry before exit (clock skew) = %" PRIu64 "\n",
-			s->pairing.backwards);
+	count_lines(f, wd, s);
 	if (!s->lat.count) {
-		fprintf(f, "No exit-entry pairs: no latency figures\n");
+		fprintf(f, "No %s: no latency figures\n", wd == &kvm_words ? "exit-entry pairs" :
+			"begin-end pairs");
 		return;
 	}
-	fprintf(f, "Minimum VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, s->lat.min, a, sizeof(a)));
-	fprintf(f, "Average VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, avg, a, sizeof(a)));
-	fprintf(f, "Maximum VM Exit-Entry latency = %s\n", vmt_fmt_lat(clk, s->lat.max, a, sizeof(a)));
-	fprintf(f, "Maximum cumulative latency within %s = %s (task %" PRId32
-		", window starting at +%s)\n", vmt_format_ns(vmt_clock_ns(clk, s->window), b,
-							     sizeof(b)),
-		vmt_fmt_lat(clk, s->max_window_sum, a, sizeof(a)), s->max_window_pid,
-		vmt_fmt_lat(clk, s->max_window_at > s->start_ts ? s->max_window_at - s->start_ts : 0, c,
-			sizeof(c)));
-	n = s->ntasks < 10 ? s->ntasks : 10;
-	if (!n || !with_tasks)
+	latency_lines(f, r, wd, s);
+}
+
+void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct words *wd = words_of(r);
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	size_t i, n = s->ntasks < 10 ? s->ntasks : 10;
+	char a[32], b[32], c[32];
+
+	summary_block(f, r, s);
+	if (!n || !s->lat.count)
 		return;
 	fprintf(f, "Tasks (most pairs first%s):\n", s->ntasks > n ? ", top 10" : "");
-	fprintf(f, "  %8s %6s %12s %12s %12s %12s\n", "pid", "vcpu", "pairs", "avg", "max",
-		"max/window");
+	fprintf(f, "  %8s %6s %12s %12s %12s %12s\n", "pid", wd == &kvm_words ? "vcpu" : "",
+		"pairs", "avg", "max", "max/window");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char v[16], c1[48], c2[48];
+		char v[16];
 
 		snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
 		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s\n", t->pid, v,
 			t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
-			vmt_fmt_lat(clk, t->d.st.max, c1, sizeof(c1)),
-			vmt_fmt_lat(clk, t->max_window_sum, c2, sizeof(c2)));
+			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
+			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)));
 	}
 }
 
-/* One table row: count, shares, total, min, avg, stddev, percentiles, max. */
-static void group_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-		      const char *label, const struct vmt_group *g)
+/* A table of groups: its units, fixed once for all its rows. */
+struct table {
+	const struct vmt_reader *r;
+	const struct vmt_summary *s;
+	const struct vmt_report_style *st;
+	struct vmt_unit lat, total;
+};
+
+static struct table table_for(const struct vmt_reader *r, const struct vmt_summary *s,
+			      const struct vmt_report_style *st)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	const struct vmt_latdist *d = &g->d;
-	char b[16][32];
-	unsigned int k;
+	struct table t = { r, s, st, vmt_unit_for(clk, s->lat.max),
+			   vmt_unit_for_total(clk, s->lat.sum) };
 
-	fprintf(f, "  %-30s %10" PRIu64 " %6.2f %10s %6.2f %9s %9s %9s", label, d->st.count,
-		s->lat.count ? 100.0 * (double)d->st.count / (double)s->lat.count : 0.0,
-		vmt_fmt_lat(clk, d->st.sum, b[0], sizeof(b[0])),
-		s->lat.sum ? 100.0 * (double)d->st.sum / (double)s->lat.sum : 0.0,
-		vmt_fmt_lat(clk, d->st.min, b[1], sizeof(b[1])),
-		vmt_fmt_lat(clk, d->st.sum / (d->st.count ? d->st.count : 1), b[2], sizeof(b[2])),
-		vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(d), b[3], sizeof(b[3])));
-	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %9s", vmt_fmt_lat(clk, vmt_latdist_percentile(d, pcts[k]), b[4 + k],
-					   sizeof(b[4 + k])));
-	fprintf(f, " %9s\n", vmt_fmt_lat(clk, d->st.max, b[10], sizeof(b[10])));
+	return t;
 }
 
-static void group_header(FILE *f, const char *what)
+static void table_header(FILE *f, const struct table *t, const char *title, const char *what)
 {
 	unsigned int k;
 
-	fprintf(f, "  %-30s %10s %6s %10s %6s %9s %9s %9s", what, "count", "count%", "total",
-		"time%", "min", "avg", "stddev");
-	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %9s", pct_names[k]);
+	fprintf(f, "\n%s; latencies in %s, totals in %s:\n", title, t->lat.name, t->total.name);
+	fprintf(f, "  %-24s %9s %6s %9s %6s %9s %9s", what, "count", "count%", "total", "time%",
+		"min", "avg");
+	if (t->st->wide)
+		fprintf(f, " %9s", "stddev");
+	for (k = 0; k < NPCT; k++) {
+		if (!pcts[k].wide_only || t->st->wide)
+			fprintf(f, " %9s", pcts[k].name);
+	}
 	fprintf(f, " %9s\n", "max");
 }
 
-/* Share of the task's time spent in the guest over the recording. */
-static double availability(const struct vmt_reader *r, const struct vmt_summary *s,
-			   const struct vmt_group *g)
+/* One row: count, shares, total, min, avg, (stddev), percentiles, max. */
+static void table_row(FILE *f, const struct table *t, const char *label, const struct vmt_group *g)
 {
-	const struct vmt_clock *clk = vmt_reader_clock(r);
-	uint64_t span = vmt_reader_duration_ns(r);
+	const struct vmt_clock *clk = vmt_reader_clock(t->r);
+	const struct vmt_latdist *d = &g->d;
+	const struct vmt_summary *s = t->s;
+	char b[32];
+	unsigned int k;
 
-	if (!span)
-		span = vmt_clock_ns(clk, s->last_ts - s->first_ts);
-	if (!span)
-		return 100.0;
-	return 100.0 * (1.0 - (double)vmt_clock_ns(clk, g->d.st.sum) / (double)span);
+	fprintf(f, "  %-24s %9" PRIu64 " %6.2f", label, d->st.count,
+		s->lat.count ? 100.0 * (double)d->st.count / (double)s->lat.count : 0.0);
+	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum, t->total, b, sizeof(b)));
+	fprintf(f, " %6.2f", s->lat.sum ? 100.0 * (double)d->st.sum / (double)s->lat.sum : 0.0);
+	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.min, t->lat, b, sizeof(b)));
+	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum / (d->st.count ? d->st.count : 1), t->lat, b,
+				       sizeof(b)));
+	if (t->st->wide)
+		fprintf(f, " %9s", vmt_fmt_in(clk, (uint64_t)vmt_latdist_stddev(d), t->lat, b,
+					       sizeof(b)));
+	for (k = 0; k < NPCT; k++) {
+		if (!pcts[k].wide_only || t->st->wide)
+			fprintf(f, " %9s", vmt_fmt_in(clk, vmt_latdist_percentile(d, pcts[k].p),
+						       t->lat, b, sizeof(b)));
+	}
+	fprintf(f, " %9s\n", vmt_fmt_in(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
-void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+static char *task_label(const struct vmt_group *t, char *buf, size_t size)
+{
+	if (t->has_vcpu)
+		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
+	else
+		snprintf(buf, size, "- (%" PRId32 ")", t->pid);
+	return buf;
+}
+
+static void percentile_line(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	char a[48], label[128];
-	size_t i;
+	char a[48];
 	unsigned int k;
+
+	fprintf(f, "Percentiles:");
+	for (k = 0; k < NPCT; k++)
+		fprintf(f, " %s %s", pcts[k].name,
+			vmt_fmt_lat(clk, vmt_latdist_percentile(&s->all, pcts[k].p), a, sizeof(a)));
+	fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all), a,
+					     sizeof(a)));
+}
+
+static void availability_line(FILE *f, const struct vmt_summary *s)
+{
+	double sum = 0, worst = 100.0;
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++) {
+		double av = vmt_summary_in_guest(&s->tasks[i]);
+
+		sum += av;
+		if (av < worst)
+			worst = av;
+	}
+	fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% at "
+		"worst (first exit to last entry)\n",
+		sum / (double)s->ntasks, s->ntasks, worst);
+}
+
+static void window_table(FILE *f, const struct table *t, const struct words *wd)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(t->r);
+	const struct vmt_summary *s = t->s;
+	struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
+	char label[64], a[32], b[48], w[32];
+	size_t i;
+
+	fprintf(f, "  %-24s %9s %16s %16s\n", wd->task, wd == &kvm_words ? "in guest" : "",
+		"max/window", "window starts at");
+	for (i = 0; i < s->ntasks; i++) {
+		const struct vmt_group *g = &s->tasks[i];
+
+		snprintf(w, sizeof(w), "%s %s", vmt_fmt_in(clk, g->max_window_sum, u, a, sizeof(a)),
+			 u.name);
+		if (wd == &kvm_words)
+			snprintf(a, sizeof(a), "%.3f%%", vmt_summary_in_guest(g));
+		else
+			a[0] = '\0';
+		fprintf(f, "  %-24s %9s %16s %14s s\n", task_label(g, label, sizeof(label)), a, w,
+			vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)));
+	}
+}
+
+static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			 const struct vmt_report_style *st)
+{
+	const struct words *wd = words_of(r);
+	struct table t = table_for(r, s, st);
+	char label[128], title[256];
+	size_t i;
+
+	if (s->nreasons) {
+		if (wd == &kvm_words)
+			snprintf(title, sizeof(title), "%s, most total time first, names from %s",
+				 wd->reasons, vmt_exitreasons_from_recording(s->names) ?
+				 "the recording's format" : "the built-in table");
+		else
+			snprintf(title, sizeof(title), "%s, most total time first", wd->reasons);
+		table_header(f, &t, title, wd->reason);
+		for (i = 0; i < s->nreasons; i++)
+			table_row(f, &t, vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key,
+							    label, sizeof(label)), &s->reasons[i]);
+	}
+	if (s->ncpus) {
+		table_header(f, &t, "Per pCPU (of the begin event)", "cpu");
+		for (i = 0; i < s->ncpus; i++) {
+			snprintf(label, sizeof(label), "%" PRIu64, s->cpus[i].key);
+			table_row(f, &t, label, &s->cpus[i]);
+		}
+	}
+	if (s->ntasks) {
+		table_header(f, &t, wd->tasks, wd->task);
+		for (i = 0; i < s->ntasks; i++)
+			table_row(f, &t, task_label(&s->tasks[i], label, sizeof(label)),
+				  &s->tasks[i]);
+		window_table(f, &t, wd);
+	}
+}
+
+void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+		     const struct vmt_report_style *st)
+{
 	char *kernel = vmt_reader_meta(r, "kernel.release");
 	char *host = vmt_reader_meta(r, "hostname");
 	char *start = vmt_reader_meta(r, "time.start");
+	const struct words *wd = words_of(r);
+	size_t i;
 
 	if (kernel || host || start)
 		fprintf(f, "Recorded on %s (Linux %s)%s%s\n", host ? host : "?",
@@ -167,344 +348,56 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	free(kernel);
 	free(host);
 	free(start);
-	summary_block(f, r, s, false);
+	summary_block(f, r, s);
 	if (!s->lat.count)
 		return;
-	fprintf(f, "Percentiles:");
-	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %s %s", pct_names[k],
-			vmt_fmt_lat(clk, vmt_latdist_percentile(&s->all, pcts[k]), a, sizeof(a)));
-	fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all), a,
-					     sizeof(a)));
-	if (s->ntasks) {
-		double sum = 0, worst = 100.0;
-
-		for (i = 0; i < s->ntasks; i++) {
-			double av = availability(r, s, &s->tasks[i]);
-
-			sum += av;
-			if (av < worst)
-				worst = av;
-		}
-		fprintf(f, "Guest availability: %.3f %% of the time in guest on average over %zu "
-			"vCPU task(s), %.3f %% at worst\n", sum / (double)s->ntasks, s->ntasks, worst);
-	}
-	if (s->nreasons) {
-		fprintf(f, "\nExit reasons (most total time first; names from %s):\n",
-			vmt_exitreasons_from_recording(s->names) ? "the recording's format" :
-			"the built-in table");
-		group_header(f, "reason");
-		for (i = 0; i < s->nreasons; i++)
-			group_row(f, r, s, vmt_summary_reason(s, s->reasons[i].isa,
-							      s->reasons[i].key, label,
-							      sizeof(label)), &s->reasons[i]);
-	}
-	if (s->ncpus) {
-		fprintf(f, "\nPer pCPU (of the exit):\n");
-		group_header(f, "cpu");
-		for (i = 0; i < s->ncpus; i++) {
-			snprintf(label, sizeof(label), "%" PRIu64, s->cpus[i].key);
-			group_row(f, r, s, label, &s->cpus[i]);
-		}
-	}
-	if (s->ntasks) {
-		fprintf(f, "\nPer vCPU task:\n");
-		group_header(f, "vcpu (pid)");
-		for (i = 0; i < s->ntasks; i++) {
-			const struct vmt_group *t = &s->tasks[i];
-
-			if (t->has_vcpu)
-				snprintf(label, sizeof(label), "%u (%" PRId32 ")", t->vcpu, t->pid);
-			else
-				snprintf(label, sizeof(label), "- (%" PRId32 ")", t->pid);
-			group_row(f, r, s, label, t);
-		}
-		fprintf(f, "  %-30s %14s %10s %22s\n", "vcpu (pid)", "in guest",
-			"max/window", "window starts at");
-		for (i = 0; i < s->ntasks; i++) {
-			const struct vmt_group *t = &s->tasks[i];
-			char ts[32];
-
-			if (t->has_vcpu)
-				snprintf(label, sizeof(label), "%u (%" PRId32 ")", t->vcpu, t->pid);
-			else
-				snprintf(label, sizeof(label), "- (%" PRId32 ")", t->pid);
-			fprintf(f, "  %-30s %13.3f%% %10s %22s\n", label, availability(r, s, t),
-				vmt_fmt_lat(clk, t->max_window_sum, a, sizeof(a)),
-				vmt_fmt_time(clk, s->start_ts, t->max_window_at, ts, sizeof(ts)));
-		}
-	}
+	percentile_line(f, r, s);
+	if (s->ntasks && wd == &kvm_words)
+		availability_line(f, s);
+	group_tables(f, r, s, st);
 	vmt_report_why_text(f, r, s);
 	if (s->ntop) {
-		fprintf(f, "\nLongest exits:\n");
-		vmt_report_exit_header(f);
+		fprintf(f, "\n%s:\n", wd->longest);
+		vmt_report_exit_header(f, r);
 		for (i = 0; i < s->ntop; i++)
-			vmt_report_exit_row(f, r, s, &s->top[i].exit, s->top[i].lat,
+			vmt_report_exit_row(f, r, s, st, &s->top[i].exit, s->top[i].lat,
 					    s->top[i].has_why ? &s->top[i].why : NULL);
 	}
 }
 
-void vmt_report_exit_header(FILE *f)
+void vmt_report_exit_header(FILE *f, const struct vmt_reader *r)
 {
-	fprintf(f, "  %14s %4s %5s %8s %-28s %10s  %s\n", "time (s)", "pcpu", "vcpu", "pid",
-		"reason", "latency", "fields");
+	const struct words *wd = words_of(r);
+
+	fprintf(f, "  %14s %4s %5s %8s %-22s %10s  %s\n", "time (s)", "pcpu",
+		wd == &kvm_words ? "vcpu" : "", "pid", wd->reason, "latency", "fields");
 }
 
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why)
+			 const struct vmt_report_style *st, const struct vmt_event *e,
+			 uint64_t lat, const struct vmt_why *why)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char v[16], ts[32], l[32], label[128];
+	unsigned int k;
 
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
-	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-28s %10s",
+	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
 		vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
 		(e->has & VMT_EVF_REASON) ?
 		vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
 				   sizeof(label)) : "-",
 		vmt_fmt_lat(clk, lat, l, sizeof(l)));
-	if (e->has & (VMT_EVF_RIP | VMT_EVF_INFO1 | VMT_EVF_INFO2 | VMT_EVF_INTR_INFO |
-		      VMT_EVF_ERROR_CODE))
-		fputc(' ', f);
-	vmt_hexfields_text(f, e);
+	/* the guest RIP always, the other fields when --wide or when they say something */
+	for (k = 0; k < VMT_HF_COUNT; k++) {
+		uint64_t val = vmt_hexfield_value(e, (enum vmt_hexfield)k);
+
+		if (vmt_hexfield_has(e, (enum vmt_hexfield)k) &&
+		    (k == VMT_HF_RIP || val || st->wide))
+			fprintf(f, " %s %s", vmt_hexfields[k].name, vmt_hex_text(val, l, sizeof(l)));
+	}
 	fputc('\n', f);
 	vmt_report_why_line(f, r, why, lat);
-}
-
-static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
-		      const struct vmt_latdist *d)
-{
-	unsigned int k;
-
-	vmt_jsonw_u64(w, "count", d->st.count);
-	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, d->st.sum));
-	if (!d->st.count) {
-		vmt_jsonw_null(w, "min_ns");
-		vmt_jsonw_null(w, "avg_ns");
-		vmt_jsonw_null(w, "max_ns");
-		vmt_jsonw_null(w, "stddev_ns");
-		vmt_jsonw_null(w, "percentiles_ns");
-		return;
-	}
-	vmt_jsonw_u64(w, "min_ns", vmt_clock_ns(clk, d->st.min));
-	vmt_jsonw_u64(w, "avg_ns", vmt_clock_ns(clk, d->st.sum / d->st.count));
-	vmt_jsonw_u64(w, "max_ns", vmt_clock_ns(clk, d->st.max));
-	vmt_jsonw_u64(w, "stddev_ns", vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(d)));
-	vmt_jsonw_u64(w, "p99_ns", vmt_clock_ns(clk, vmt_latdist_percentile(d, 99)));
-	vmt_jsonw_object_open(w, "percentiles_ns");
-	for (k = 0; k < NPCT; k++)
-		vmt_jsonw_u64(w, pct_names[k], vmt_clock_ns(clk, vmt_latdist_percentile(d, pcts[k])));
-	vmt_jsonw_object_close(w);
-}
-
-/* Time since the recording's start, in ns. */
-static uint64_t since_start(const struct vmt_clock *clk, const struct vmt_summary *s,
-			    uint64_t ts)
-{
-	return vmt_clock_ns(clk, ts > s->start_ts ? ts - s->start_ts : 0);
-}
-
-static void json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
-			const struct vmt_summary *s)
-{
-	const struct vmt_source *src = vmt_reader_source(r);
-	const struct vmt_clock *clk = vmt_reader_clock(r);
-	const struct vmt_cpulist *cpus = vmt_reader_cpus(r);
-	const char *desc = vmt_source_description(src);
-	unsigned int k;
-
-	vmt_jsonw_str(w, "file", vmt_reader_path(r));
-	vmt_jsonw_bool(w, "finished", vmt_source_status(src)->finished);
-	vmt_jsonw_bool(w, "legacy", strcmp(vmt_source_format(src), "trace.bin") == 0);
-	vmt_jsonw_str(w, "format_source", desc[0] ? desc : "recording");
-	vmt_jsonw_str(w, "begin_event", vmt_reader_begin_name(r));
-	vmt_jsonw_str(w, "end_event", vmt_reader_end_name(r));
-	vmt_jsonw_str(w, "clock", vmt_reader_clock_name(r));
-	vmt_jsonw_str(w, "unit", vmt_fmt_unit(clk));
-	vmt_jsonw_array_open(w, "cpus");
-	for (k = 0; k < cpus->n; k++)
-		vmt_jsonw_u64(w, NULL, cpus->cpu[k]);
-	vmt_jsonw_array_close(w);
-	vmt_jsonw_u64(w, "duration_ns", vmt_reader_duration_ns(r));
-	vmt_jsonw_u64(w, "span_ns", vmt_clock_ns(clk, s->last_ts - s->first_ts));
-}
-
-static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
-{
-	vmt_jsonw_u64(w, "events", s->events);
-	vmt_jsonw_u64(w, "pairs", s->pairing.pairs);
-	vmt_jsonw_u64(w, "filtered_out", s->filtered_out);
-	vmt_jsonw_u64(w, "lost_events", s->lost_events);
-	vmt_jsonw_opt_u64(w, "lost_events_stats", s->lost_stats_known, s->lost_stats);
-	vmt_jsonw_u64(w, "lost_events_pages", s->rd.missed_events);
-	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
-	vmt_jsonw_u64(w, "exits_maybe_missing", (s->lost_events + 1) / 2);
-	vmt_jsonw_u64(w, "orphans", vmt_summary_orphans(s));
-	vmt_jsonw_u64(w, "orphan_exits", s->pairing.orphan_begins);
-	vmt_jsonw_u64(w, "orphan_entries", s->pairing.orphan_ends);
-	vmt_jsonw_u64(w, "open_at_stop", s->pairing.unfinished);
-	vmt_jsonw_u64(w, "gap_dropped", s->pairing.gap_dropped);
-	vmt_jsonw_u64(w, "backwards", s->pairing.backwards);
-}
-
-static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
-			 const struct vmt_summary *s)
-{
-	unsigned int k;
-
-	vmt_jsonw_object_open(w, "latency_ns");
-	vmt_jsonw_opt_u64(w, "min", s->lat.count, vmt_clock_ns(clk, s->lat.min));
-	vmt_jsonw_opt_u64(w, "avg", s->lat.count,
-			  vmt_clock_ns(clk, s->lat.count ? s->lat.sum / s->lat.count : 0));
-	vmt_jsonw_opt_u64(w, "max", s->lat.count, vmt_clock_ns(clk, s->lat.max));
-	vmt_jsonw_object_close(w);
-	if (s->lat.count) {
-		vmt_jsonw_object_open(w, "percentiles_ns");
-		for (k = 0; k < NPCT; k++)
-			vmt_jsonw_u64(w, pct_names[k],
-				      vmt_clock_ns(clk, vmt_latdist_percentile(&s->all, pcts[k])));
-		vmt_jsonw_object_close(w);
-		vmt_jsonw_u64(w, "stddev_ns",
-			      vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(&s->all)));
-	} else {
-		vmt_jsonw_null(w, "percentiles_ns");
-		vmt_jsonw_null(w, "stddev_ns");
-	}
-	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, s->lat.sum));
-	vmt_jsonw_u64(w, "window_ns", vmt_clock_ns(clk, s->window));
-	vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, s->max_window_sum));
-	vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, s->max_window_at));
-	vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
-	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
-	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
-	vmt_jsonw_u64(w, "pages", s->rd.pages);
-	vmt_jsonw_u64(w, "bad_pages", s->rd.bad_pages);
-	vmt_jsonw_u64(w, "bad_records", s->bad_records);
-	vmt_jsonw_u64(w, "other_records", s->other_records);
-}
-
-static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
-			const struct vmt_summary *s)
-{
-	const struct vmt_clock *clk = vmt_reader_clock(r);
-	size_t i;
-
-	vmt_jsonw_array_open(w, "reasons");
-	for (i = 0; i < s->nreasons; i++) {
-		const struct vmt_group *g = &s->reasons[i];
-
-		vmt_jsonw_object_open(w, NULL);
-		vmt_jsonw_str(w, "name", vmt_exitreason_name(s->names, g->isa, g->key));
-		vmt_jsonw_u64(w, "code", g->key);
-		vmt_jsonw_u64(w, "isa", g->isa);
-		json_dist(w, clk, &g->d);
-		vmt_jsonw_object_close(w);
-	}
-	vmt_jsonw_array_close(w);
-	vmt_jsonw_array_open(w, "cpus_detail");
-	for (i = 0; i < s->ncpus; i++) {
-		vmt_jsonw_object_open(w, NULL);
-		vmt_jsonw_u64(w, "cpu", s->cpus[i].key);
-		json_dist(w, clk, &s->cpus[i].d);
-		vmt_jsonw_object_close(w);
-	}
-	vmt_jsonw_array_close(w);
-	vmt_jsonw_array_open(w, "vcpus");
-	for (i = 0; i < s->ntasks; i++) {
-		const struct vmt_group *t = &s->tasks[i];
-
-		vmt_jsonw_object_open(w, NULL);
-		vmt_jsonw_i64(w, "pid", t->pid);
-		vmt_jsonw_opt_u64(w, "vcpu", t->has_vcpu, t->vcpu);
-		vmt_jsonw_u64(w, "pairs", t->d.st.count);
-		json_dist(w, clk, &t->d);
-		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));
-		vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, t->max_window_at));
-		vmt_jsonw_fixed(w, "in_guest_percent", availability(r, s, t), 4);
-		vmt_report_why_json_window(w, r, s, t);
-		vmt_jsonw_object_close(w);
-	}
-	vmt_jsonw_array_close(w);
-}
-
-/* One exit as the JSON lists show it (top). */
-static void json_exit(struct vmt_jsonw *w, const struct vmt_clock *clk,
-		      const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat)
-{
-	char label[128];
-
-	vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
-	vmt_jsonw_u64(w, "ts", e->ts);
-	vmt_jsonw_u64(w, "cpu", e->cpu);
-	vmt_jsonw_i64(w, "pid", e->pid);
-	vmt_jsonw_u64(w, "latency_ns", vmt_clock_ns(clk, lat));
-	if (e->has & VMT_EVF_VCPU)
-		vmt_jsonw_u64(w, "vcpu", e->vcpu);
-	if (e->has & VMT_EVF_REASON) {
-		uint64_t key = vmt_exitreason_key(e->isa, e->reason);
-
-		vmt_jsonw_str(w, "reason", vmt_summary_reason(s, e->isa, key, label,
-							       sizeof(label)));
-		vmt_jsonw_u64(w, "code", key);
-	}
-	vmt_hexfields_json(w, e);
-}
-
-static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
-			   const struct vmt_summary *s)
-{
-	unsigned int b, row;
-
-	if (!s->hist_buckets) {
-		vmt_jsonw_null(w, "histogram");
-		return;
-	}
-	vmt_jsonw_object_open(w, "histogram");
-	vmt_jsonw_bool(w, "log2", s->hist_log);
-	vmt_jsonw_u64(w, "bucket_ns", vmt_clock_ns(clk, s->hist_bucket));
-	vmt_jsonw_array_open(w, "cpus");
-	for (row = 0; row < s->hist_ncpus; row++) {
-		const uint64_t *h = s->hist + row * ((size_t)s->hist_buckets + 1);
-
-		vmt_jsonw_object_open(w, NULL);
-		vmt_jsonw_u64(w, "cpu", s->hist_cpu[row]);
-		vmt_jsonw_array_open(w, "counts");
-		for (b = 0; b < s->hist_buckets; b++)
-			vmt_jsonw_u64(w, NULL, h[b]);
-		vmt_jsonw_array_close(w);
-		vmt_jsonw_u64(w, "overflow", h[s->hist_buckets]);
-		vmt_jsonw_object_close(w);
-	}
-	vmt_jsonw_array_close(w);
-	vmt_jsonw_object_close(w);
-}
-
-void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
-		     const struct vmt_summary *s)
-{
-	const struct vmt_clock *clk = vmt_reader_clock(r);
-	struct vmt_jsonw w;
-	size_t i;
-
-	vmt_jsonw_init(&w, o);
-	vmt_jsonw_object_open(&w, NULL);
-	json_header(&w, r, s);
-	vmt_report_why_json_header(&w, r, s);
-	json_counts(&w, s);
-	json_latency(&w, clk, s);
-	json_groups(&w, r, s);
-	vmt_report_why_json_summary(&w, r, s);
-	vmt_jsonw_array_open(&w, "top");
-	for (i = 0; i < s->ntop; i++) {
-		vmt_jsonw_object_open(&w, NULL);
-		json_exit(&w, clk, s, &s->top[i].exit, s->top[i].lat);
-		vmt_report_why_json_exit(&w, r, s, s->top[i].has_why ? &s->top[i].why : NULL);
-		vmt_jsonw_object_close(&w);
-	}
-	vmt_jsonw_array_close(&w);
-	json_histogram(&w, clk, s);
-	vmt_jsonw_object_close(&w);
-	vmt_outbuf_ch(o, '\n');
 }
 
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
@@ -516,8 +409,14 @@ void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_sum
 	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_clock_ns(clk, avg) / 1000);
 	fprintf(f, "Maximum VM Exit-Entry latency = %" PRIu64 "us\n",
 		vmt_clock_ns(clk, s->lat.max) / 1000);
-	fprintf(f, "Maximum cumulative latency within 1ms = %" PRIu64 "us\n",
-		vmt_clock_ns(clk, s->max_window_sum) / 1000);
+	/* the original's spelling for its 1 ms; whole microseconds, cut, never above the window */
+	if (s->window_ns % 1000000 == 0)
+		fprintf(f, "Maximum cumulative latency within %" PRIu64 "ms = %" PRIu64 "us\n",
+			s->window_ns / 1000000, vmt_clock_ns(clk, s->max_window_sum) / 1000);
+	else
+		fprintf(f, "Maximum cumulative latency within %s = %" PRIu64 "us\n",
+			vmt_fmt_exact_ns(s->window_ns, (char[32]){ 0 }, 32),
+			vmt_clock_ns(clk, s->max_window_sum) / 1000);
 }
 
 /* The lower edge of bucket b, in ns. */

@@ -1,30 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * reportfmt: the report's renderers, from a finished summary (summary.h) and the reader it
- * came from: the text report and its summary block, the JSON object (man/vmtrace-report.1
- * lists its keys), the original tool's four lines, and histograms as text bars or in
- * cyclictest's layout. They write to what the caller gives and keep no state.
+ * reportfmt: the report's text renderers, from a finished summary (summary.h) and the
+ * reader it came from: the text report (120 columns unless wide) and its summary block,
+ * the rows of exit lists, the original tool's four lines, and histograms as text bars or
+ * in cyclictest's layout (the JSON is reportjson.h). They write to the FILE the caller
+ * gives and keep no state.
  */
 #ifndef VMT_REPORTFMT_H
 #define VMT_REPORTFMT_H
 
 #include <stdio.h>
 
-#include "outbuf.h"
+#include <stdbool.h>
+
 #include "reader.h"
 #include "summary.h"
 
+/* How much the text shows. */
+struct vmt_report_style {
+	bool wide;		/* every column and field, past 120 columns */
+};
+
 /* The summary block (the original four figures among them), as vmtrace-record ends. */
 void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
-/* The full report: header, summary, percentiles, tables, longest exits. */
-void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
+/* The full report: header, summary, percentiles, tables, causes, longest exits. */
+void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+		     const struct vmt_report_style *st);
 /* The columns of a list of exits (longest exits, exits over a threshold), and one row. */
-void vmt_report_exit_header(FILE *f);
+void vmt_report_exit_header(FILE *f, const struct vmt_reader *r);
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why);
-/* One JSON object and a newline. */
-void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
-		     const struct vmt_summary *s);
+			 const struct vmt_report_style *st, const struct vmt_event *e,
+			 uint64_t lat, const struct vmt_why *why);
 /* The original vm-trace's four lines, whole microseconds. */
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 /* Histogram as text bars (rtla style) or in cyclictest -h's gnuplot-ready layout. */

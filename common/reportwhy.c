@@ -20,7 +20,7 @@ void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_w
 	if (!why)
 		return;
 	fputs("      why: ", f);
-	vmt_why_text(f, vmt_reader_clock(r), why, lat, 5);
+	vmt_why_text(f, vmt_reader_clock(r), why, lat, 120 - 11);
 	fputc('\n', f);
 }
 
@@ -122,7 +122,7 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 			fprintf(f, "\nWorst window of each vCPU task, broken down:\n");
 		fprintf(f, "  pid %" PRId32 " at %s s: ", t->pid,
 			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)));
-		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 4);
+		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);
 		fputc('\n', f);
 	}
 }
@@ -131,8 +131,8 @@ void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 {
 	if (!s->why) {
 		fprintf(f, "\nCauses: this recording has no context events (scheduler, interrupts, "
-			"user-space exits), so why exits took long cannot be told; vmtrace-record "
-			"records them unless given --context none\n");
+			"user-space exits),\nso why exits took long cannot be told; vmtrace-record "
+			"records them unless given --context none.\n");
 		return;
 	}
 	if (!s->lat.count)

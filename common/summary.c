@@ -195,7 +195,8 @@ static int on_start(void *state, const struct vmt_iter *it)
 	struct vmt_summary *s = state;
 	const struct vmt_summary_opts *o = &s->work->o;
 
-	s->window = vmt_clock_ticks(it->clock, o->window_ns);
+	s->window_ns = o->window_ns;
+	s->window = vmt_clock_ticks_ceil(it->clock, o->window_ns);
 	s->start_ts = it->start_ts;
 	s->why = it->why;
 	s->why_recorded = it->why_recorded;
@@ -228,6 +229,7 @@ static struct task *new_task(struct vmt_summary *s, int32_t pid)
 		return NULL;
 	group_init(&t->g);
 	t->g.pid = pid;
+	t->g.first_ts = UINT64_MAX;
 	if (vmt_window_init(&t->win, s->window)) {
 		free(t);
 		return NULL;
@@ -282,6 +284,10 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	}
 	if (vmt_latdist_add_val(&t->g.d, &lv))
 		ret = -ENOMEM;
+	if (ex->ts < t->g.first_ts)
+		t->g.first_ts = ex->ts;
+	if (p->end->ts > t->g.last_ts)
+		t->g.last_ts = p->end->ts;
 	if (p->end->has & VMT_EVF_VCPU) {
 		t->g.vcpu = p->end->vcpu;
 		t->g.has_vcpu = true;
@@ -356,6 +362,28 @@ static int by_lat_desc(const void *a, const void *b)
 	return (x->exit.ts > y->exit.ts) - (x->exit.ts < y->exit.ts);
 }
 
+/* Histogram rows in CPU order (they were made in the order CPUs first had an exit). */
+static void sort_hist_rows(struct vmt_summary *s)
+{
+	size_t w = (size_t)s->hist_buckets + 1, row, j;
+
+	for (row = 1; row < s->hist_ncpus; row++) {
+		for (j = row; j > 0 && s->hist_cpu[j - 1] > s->hist_cpu[j]; j--) {
+			uint32_t c = s->hist_cpu[j];
+			size_t b;
+
+			s->hist_cpu[j] = s->hist_cpu[j - 1];
+			s->hist_cpu[j - 1] = c;
+			for (b = 0; b < w; b++) {
+				uint64_t v = s->hist[j * w + b];
+
+				s->hist[j * w + b] = s->hist[(j - 1) * w + b];
+				s->hist[(j - 1) * w + b] = v;
+			}
+		}
+	}
+}
+
 /* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
 static int collect_tasks(struct vmt_summary *s)
 {
@@ -428,6 +456,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
 	if (s->ntop)
 		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
+	sort_hist_rows(s);
 	s->rd = *vmt_reader_stats(it->r);
 	s->lost_stats = vmt_reader_stats_lost(it->r, &s->lost_stats_known);
 	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
@@ -483,6 +512,15 @@ void vmt_summary_free(struct vmt_summary *s)
 		free(s->work->reason_slot);
 	free(s->work);
 	memset(s, 0, sizeof(*s));
+}
+
+double vmt_summary_in_guest(const struct vmt_group *t)
+{
+	uint64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;
+
+	if (!span)
+		return t->d.st.sum ? 0.0 : 100.0;
+	return 100.0 * (1.0 - (double)t->d.st.sum / (double)span);
 }
 
 uint64_t vmt_summary_orphans(const struct vmt_summary *s)

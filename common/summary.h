@@ -40,6 +40,7 @@ struct vmt_group {
 	bool has_vcpu;
 	struct vmt_latdist d;		/* trace clock units */
 	uint64_t max_window_sum, max_window_at;
+	uint64_t first_ts, last_ts;	/* tasks: first exit, last entry */
 	struct vmt_whysum why;		/* where the time went (when attributed) */
 	bool has_window_why;		/* tasks: window_why is the worst window's breakdown */
 	struct vmt_why window_why;
@@ -67,7 +68,8 @@ struct vmt_summary {
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */
-	uint64_t window;		/* trace clock units */
+	uint64_t window;		/* trace clock units: the shortest reaching window_ns */
+	uint64_t window_ns;		/* as asked for */
 	uint64_t max_window_sum, max_window_at;
 	int32_t max_window_pid;
 	struct vmt_exitreasons *names;
@@ -102,6 +104,12 @@ int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o
 			 struct vmt_consumer *out);
 void vmt_summary_free(struct vmt_summary *s);
 uint64_t vmt_summary_orphans(const struct vmt_summary *s);
+/*
+ * A vCPU task's share of time in the guest, in %: 100 x (1 - its out-of-guest time / the
+ * span from its first exit to its last entry). The same for every input format: it needs
+ * nothing but the task's own events.
+ */
+double vmt_summary_in_guest(const struct vmt_group *t);
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it; into buf. */
 const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64_t key,
 			       char *buf, size_t size);

@@ -37,6 +37,23 @@ static inline uint64_t vmt_clock_ticks(const struct vmt_clock *c, uint64_t ns)
 	return ns;
 }
 
+/*
+ * The fewest ticks that last at least ns (a window asked for in ns must not come out
+ * shorter: 1 ms under tsc2nsec would otherwise be 999999 ns).
+ */
+static inline uint64_t vmt_clock_ticks_ceil(const struct vmt_clock *c, uint64_t ns)
+{
+	uint64_t t = vmt_clock_ticks(c, ns);
+
+	if (c->ns_per_tick == 0 || c->ns_per_tick == 1.0)
+		return ns;
+	while (t && vmt_clock_ns(c, t - 1) >= ns)
+		t--;
+	while (vmt_clock_ns(c, t) < ns)
+		t++;
+	return t;
+}
+
 /* True when the clock's unit is nanoseconds or its rate is known. */
 static inline bool vmt_clock_in_ns(const struct vmt_clock *c)
 {

@@ -30,3 +30,75 @@ const char *vmt_fmt_unit(const struct vmt_clock *c)
 {
 	return vmt_clock_in_ns(c) ? "ns" : "ticks";
 }
+
+struct vmt_unit vmt_unit_for(const struct vmt_clock *c, uint64_t max)
+{
+	uint64_t ns = vmt_clock_ns(c, max);
+
+	if (!vmt_clock_in_ns(c))
+		return (struct vmt_unit){ "ticks", 1 };
+	if (ns < 1000)
+		return (struct vmt_unit){ "ns", 1 };
+	if (ns < UINT64_C(10000000000))
+		return (struct vmt_unit){ "us", 1000 };
+	return (struct vmt_unit){ "ms", 1000000 };
+}
+
+struct vmt_unit vmt_unit_for_total(const struct vmt_clock *c, uint64_t max)
+{
+	uint64_t ns = vmt_clock_ns(c, max);
+
+	if (vmt_clock_in_ns(c) && ns >= UINT64_C(10000000000))
+		return (struct vmt_unit){ "s", 1000000000 };
+	if (vmt_clock_in_ns(c) && ns >= 10000000)
+		return (struct vmt_unit){ "ms", 1000000 };
+	return vmt_unit_for(c, max);
+}
+
+char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, char *buf,
+		 size_t size)
+{
+	uint64_t v = vmt_clock_in_ns(c) ? vmt_clock_ns(c, ticks) : ticks;
+	uint64_t whole = v / u.size, frac = v % u.size, cut = u.size, w;
+	unsigned int digits = 1, decimals, room = 0;
+
+	for (w = u.size; w >= 10; w /= 10)
+		room++;			/* decimals the unit can hold: ns never split */
+	for (w = whole; w >= 10; w /= 10)
+		digits++;
+	if (whole) {
+		decimals = digits < 4 ? 4 - digits : 0;
+	} else {
+		/* below one unit: the leading zeros after the point do not count */
+		uint64_t lim = u.size / 10;
+
+		decimals = 4;
+		while (lim && frac < lim) {
+			decimals++;
+			lim /= 10;
+		}
+	}
+	if (decimals > room)
+		decimals = room;
+	if (!decimals || !v) {
+		snprintf(buf, size, "%" PRIu64, whole);
+		return buf;
+	}
+	for (w = 0; w < decimals; w++)
+		cut /= 10;
+	snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, whole, (int)decimals, frac / cut);
+	return buf;
+}
+
+char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size)
+{
+	if (ns && ns % 1000000000 == 0)
+		snprintf(buf, size, "%" PRIu64 " s", ns / 1000000000);
+	else if (ns && ns % 1000000 == 0)
+		snprintf(buf, size, "%" PRIu64 " ms", ns / 1000000);
+	else if (ns && ns % 1000 == 0)
+		snprintf(buf, size, "%" PRIu64 " us", ns / 1000);
+	else
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	return buf;
+}

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timefmt: trace-clock values as text for people: a latency in readable units
- * ("12.3 us", or raw ticks when the clock's rate is unknown) and a time since the
- * recording's start with nanosecond digits ("1.234567890"). Stateless, thread-safe.
+ * ("12.3 us", or raw ticks when the clock's rate is unknown), a time since the
+ * recording's start with nanosecond digits ("1.234567890"), and the one rule of every
+ * table: a unit per column, chosen from the column's values, and four significant
+ * digits, cut rather than rounded so a figure never shows more than it is (a sum in a
+ * 1 ms window never reads "1000 us" above it). Stateless, thread-safe.
  */
 #ifndef VMT_TIMEFMT_H
 #define VMT_TIMEFMT_H
@@ -17,5 +20,23 @@ char *vmt_fmt_time(const struct vmt_clock *c, uint64_t start_ts, uint64_t ts, ch
 		   size_t size);
 /* "ns", or "ticks" when the clock's rate is unknown. */
 const char *vmt_fmt_unit(const struct vmt_clock *c);
+
+/* A column's unit: its name ("us") and how many ns (or ticks) it holds. */
+struct vmt_unit {
+	const char *name;
+	uint64_t size;
+};
+/*
+ * The unit of a column of latencies whose largest value is max (ticks): us for most,
+ * ns below 1 us, ms from 10 s; "ticks" when the clock's rate is unknown.
+ */
+struct vmt_unit vmt_unit_for(const struct vmt_clock *c, uint64_t max);
+/* The same for totals: ms from 10 ms, s from 10 s. */
+struct vmt_unit vmt_unit_for_total(const struct vmt_clock *c, uint64_t max);
+/* ticks in unit u: four significant digits (more for large values), cut, no unit name. */
+char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, char *buf,
+		 size_t size);
+/* An exact duration in the largest unit that divides it: "1 ms", "250 us", "999999 ns". */
+char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size);
 
 #endif

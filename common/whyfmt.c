@@ -47,29 +47,44 @@ static int by_ticks_desc(const void *a, const void *b)
 }
 
 void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
-		  unsigned int max_parts)
+		  unsigned int width)
 {
 	const struct vmt_whypart *order[VMT_WHY_MAXPARTS];
-	unsigned int i, n = w->nparts < VMT_WHY_MAXPARTS ? w->nparts : VMT_WHY_MAXPARTS;
+	unsigned int i, n = w->nparts < VMT_WHY_MAXPARTS ? w->nparts : VMT_WHY_MAXPARTS, shown;
+	static const char incomplete[] = " (incomplete: unknown time counted as kvm)";
 	uint64_t rest = 0;
-	char t[32], part[128];
+	char line[1024], part[128], t[32];
+	size_t len, budget;
 
 	for (i = 0; i < n; i++)
 		order[i] = &w->parts[i];
 	qsort(order, n, sizeof(order[0]), by_ticks_desc);
-	fprintf(f, "%s =", vmt_fmt_lat(c, lat, t, sizeof(t)));
-	for (i = 0; i < n; i++) {
-		if (i >= max_parts) {
+	len = (size_t)snprintf(line, sizeof(line), "%s =", vmt_fmt_lat(c, lat, t, sizeof(t)));
+	/* room for the parts, keeping some for "+ N more ..." and the incomplete note */
+	budget = width ? width : sizeof(line) - 1;
+	if (budget > sizeof(line) - 1)
+		budget = sizeof(line) - 1;
+	if (w->incomplete)
+		budget = budget > sizeof(incomplete) + 20 ? budget - sizeof(incomplete) : 20;
+	for (i = 0, shown = 0; i < n; i++) {
+		size_t plen;
+
+		vmt_whypart_text(c, order[i], part, sizeof(part));
+		plen = strlen(part) + (shown ? 3 : 1);
+		/* the first part always; the next ones, in order, while they fit with a tail */
+		if (shown && (rest || len + plen + (i + 1 < n ? 22 : 0) > budget)) {
 			rest += order[i]->ticks;
 			continue;
 		}
-		fprintf(f, "%s %s", i ? " +" : "", vmt_whypart_text(c, order[i], part,
-								     sizeof(part)));
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s", shown ? " +" : "",
+					part);
+		shown++;
 	}
+	fputs(line, f);
 	if (rest)
-		fprintf(f, " + %u more %s", n - max_parts, vmt_fmt_lat(c, rest, t, sizeof(t)));
+		fprintf(f, " + %u more %s", n - shown, vmt_fmt_lat(c, rest, t, sizeof(t)));
 	if (w->incomplete)
-		fputs(" (incomplete: events lost or out of order; the unknown time is in kvm)", f);
+		fputs(incomplete, f);
 }
 
 void vmt_why_json_kinds(struct vmt_jsonw *jw, const struct vmt_clock *c, const uint64_t *ticks,

@@ -16,9 +16,12 @@
 #include "jsonw.h"
 #include "tclock.h"
 
-/* The one line, without a newline; at most max_parts named parts, largest first. */
+/*
+ * The one line, without a newline: the named parts largest first, as many as fit in width
+ * characters (0: all), the rest summed as "+ N more".
+ */
 void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
-		  unsigned int max_parts);
+		  unsigned int width);
 /* One part as text: "preempted 3.58 ms by kworker/1:2 (pid 51)". */
 char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
 		       size_t size);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "outbuf.h"
 #include "reportfmt.h"
+#include "reportjson.h"
 #include "reportopt.h"
 #include "summary.h"
 #include "timefmt.h"
@@ -28,6 +29,7 @@
 struct threshold_list {
 	const struct vmt_reader *r;
 	const struct vmt_summary *s;
+	const struct vmt_report_style *st;
 	uint64_t threshold;		/* trace clock units */
 	uint64_t threshold_ns;
 	FILE *out;
@@ -35,6 +37,7 @@ struct threshold_list {
 
 struct report {
 	struct report_opts *o;
+	struct vmt_report_style style;
 	struct vmt_reader *r;
 	struct vmt_summary s;
 	struct vmt_evdump dump;
@@ -60,7 +63,7 @@ static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 
 	(void)it, (void)task;
 	if (p->lat >= t->threshold)
-		vmt_report_exit_row(t->out, t->r, t->s, p->begin, p->lat, p->why);
+		vmt_report_exit_row(t->out, t->r, t->s, t->st, p->begin, p->lat, p->why);
 	return 0;
 }
 
@@ -129,6 +132,7 @@ static int set_up_views(struct report *rep)
 			goto out_tmpfile;
 		rep->thr.r = rep->r;
 		rep->thr.s = &rep->s;
+		rep->thr.st = &rep->style;
 		rep->thr.threshold_ns = o->threshold_ns;
 		add(rep, (struct vmt_consumer){ &threshold_ops, &rep->thr });
 	}
@@ -206,11 +210,11 @@ static void print_text(struct report *rep)
 
 	if (o->verbose)
 		fputc('\n', stdout);
-	vmt_report_text(stdout, rep->r, &rep->s);
+	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
 	if (rep->thr.out) {
 		fprintf(stdout, "\nExits longer than %s:\n", vmt_format_ns(o->threshold_ns, a,
 									     sizeof(a)));
-		vmt_report_exit_header(stdout);
+		vmt_report_exit_header(stdout, rep->r);
 		copy_out(rep->thr.out, stdout);
 	}
 	if (rep->near) {
@@ -298,6 +302,7 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	report_parse_args(&o, argc, argv);
+	rep.style.wide = o.wide != 0;
 	if (open_input(&rep) || set_up_views(&rep) || run_pass(&rep))
 		goto out;
 	code = print_views(&rep);

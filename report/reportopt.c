@@ -23,6 +23,7 @@ enum {
 	OPT_LOG,
 	OPT_HIST_FORMAT,
 	OPT_WHY,
+	OPT_WIDE,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -55,6 +56,8 @@ static const struct argp_option options[] = {
 	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
 	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
 	  "fields and each entry's latency", 2 },
+	{ "wide", OPT_WIDE, NULL, 0, "every column and field (past 120 columns): stddev, p90, "
+	  "p99.99, and all of an exit's fields", 2 },
 	{ "why", OPT_WHY, NULL, 0, "with -v: where each exit's time went, under its entry "
 	  "(the longest exits always show it when the recording has context events)", 2 },
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
@@ -98,6 +101,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WHY:
 		o->why = 1;
+		break;
+	case OPT_WIDE:
+		o->wide = 1;
 		break;
 	case OPT_WINDOW:
 		o->window_ns = vmt_argp_time(state, "window", arg);

@@ -18,6 +18,7 @@
 #include "iterate.h"
 #include "reader.h"
 #include "reportfmt.h"
+#include "reportjson.h"
 #include "rows.h"
 #include "summary.h"
 
@@ -57,7 +58,9 @@ static inline void fuzz_report(const uint8_t *data, size_t size, const struct vm
 		    vmt_iterate(r, &io, c, 3, &it) == 0) {
 			struct vmt_outbuf o;
 
-			vmt_report_text(null, r, &s);
+			struct vmt_report_style st = { true };
+
+			vmt_report_text(null, r, &s, &st);
 			vmt_report_hist_text(null, r, &s);
 			if (vmt_outbuf_init(&o, nullfd) == 0) {
 				vmt_report_json(&o, r, &s);

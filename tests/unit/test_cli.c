@@ -102,8 +102,13 @@ static void test_format_ns(void **state)
 	(void)state;
 	assert_string_equal(vmt_format_ns(999, buf, sizeof(buf)), "999 ns");
 	assert_string_equal(vmt_format_ns(1234, buf, sizeof(buf)), "1.234 us");
-	assert_string_equal(vmt_format_ns(12345678, buf, sizeof(buf)), "12.35 ms");
-	assert_string_equal(vmt_format_ns(123456789012ULL, buf, sizeof(buf)), "123.5 s");
+	/* four significant digits, cut: a figure never reads above what it is */
+	assert_string_equal(vmt_format_ns(12345678, buf, sizeof(buf)), "12.34 ms");
+	assert_string_equal(vmt_format_ns(123456789012ULL, buf, sizeof(buf)), "123.4 s");
+	assert_string_equal(vmt_format_ns(999999, buf, sizeof(buf)), "999.9 us");
+	assert_string_equal(vmt_format_ns(1000000, buf, sizeof(buf)), "1.000 ms");
+	assert_string_equal(vmt_format_ns(1999999999, buf, sizeof(buf)), "1.999 s");
+	assert_string_equal(vmt_format_ns(4000000000000ULL, buf, sizeof(buf)), "4000.0 s");
 }
 
 int main(void)

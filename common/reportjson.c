@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <string.h>
+
+#include "evrender.h"
+#include "jsonw.h"
+#include "reportjson.h"
+#include "reportwhy.h"
+#include "timefmt.h"
+
+static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
+static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+#define NPCT (sizeof(pcts) / sizeof(pcts[0]))
+
+static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
+		      const struct vmt_latdist *d)
+{
+	unsigned int k;
+
+	vmt_jsonw_u64(w, "count", d->st.count);
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, d->st.sum));
+	if (!d->st.count) {
+		vmt_jsonw_null(w, "min_ns");
+		vmt_jsonw_null(w, "avg_ns");
+		vmt_jsonw_null(w, "max_ns");
+		vmt_jsonw_null(w, "stddev_ns");
+		vmt_jsonw_null(w, "percentiles_ns");
+		return;
+	}
+	vmt_jsonw_u64(w, "min_ns", vmt_clock_ns(clk, d->st.min));
+	vmt_jsonw_u64(w, "avg_ns", vmt_clock_ns(clk, d->st.sum / d->st.count));
+	vmt_jsonw_u64(w, "max_ns", vmt_clock_ns(clk, d->st.max));
+	vmt_jsonw_u64(w, "stddev_ns", vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(d)));
+	vmt_jsonw_u64(w, "p99_ns", vmt_clock_ns(clk, vmt_latdist_percentile(d, 99)));
+	vmt_jsonw_object_open(w, "percentiles_ns");
+	for (k = 0; k < NPCT; k++)
+		vmt_jsonw_u64(w, pct_names[k], vmt_clock_ns(clk, vmt_latdist_percentile(d, pcts[k])));
+	vmt_jsonw_object_close(w);
+}
+
+/* Time since the recording's start, in ns. */
+static uint64_t since_start(const struct vmt_clock *clk, const struct vmt_summary *s,
+			    uint64_t ts)
+{
+	return vmt_clock_ns(clk, ts > s->start_ts ? ts - s->start_ts : 0);
+}
+
+static void json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
+			const struct vmt_summary *s)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_cpulist *cpus = vmt_reader_cpus(r);
+	const char *desc = vmt_source_description(src);
+	unsigned int k;
+
+	vmt_jsonw_str(w, "file", vmt_reader_path(r));
+	vmt_jsonw_bool(w, "finished", vmt_source_status(src)->finished);
+	vmt_jsonw_bool(w, "legacy", strcmp(vmt_source_format(src), "trace.bin") == 0);
+	vmt_jsonw_str(w, "format_source", desc[0] ? desc : "recording");
+	vmt_jsonw_str(w, "begin_event", vmt_reader_begin_name(r));
+	vmt_jsonw_str(w, "end_event", vmt_reader_end_name(r));
+	vmt_jsonw_str(w, "clock", vmt_reader_clock_name(r));
+	vmt_jsonw_str(w, "unit", vmt_fmt_unit(clk));
+	vmt_jsonw_array_open(w, "cpus");
+	for (k = 0; k < cpus->n; k++)
+		vmt_jsonw_u64(w, NULL, cpus->cpu[k]);
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_u64(w, "duration_ns", vmt_reader_duration_ns(r));
+	vmt_jsonw_u64(w, "span_ns", vmt_clock_ns(clk, s->last_ts - s->first_ts));
+}
+
+static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
+{
+	vmt_jsonw_u64(w, "events", s->events);
+	vmt_jsonw_u64(w, "pairs", s->pairing.pairs);
+	vmt_jsonw_u64(w, "filtered_out", s->filtered_out);
+	vmt_jsonw_u64(w, "lost_events", s->lost_events);
+	vmt_jsonw_opt_u64(w, "lost_events_stats", s->lost_stats_known, s->lost_stats);
+	vmt_jsonw_u64(w, "lost_events_pages", s->rd.missed_events);
+	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
+	vmt_jsonw_u64(w, "exits_maybe_missing", (s->lost_events + 1) / 2);
+	vmt_jsonw_u64(w, "orphans", vmt_summary_orphans(s));
+	vmt_jsonw_u64(w, "orphan_exits", s->pairing.orphan_begins);
+	vmt_jsonw_u64(w, "orphan_entries", s->pairing.orphan_ends);
+	vmt_jsonw_u64(w, "open_at_stop", s->pairing.unfinished);
+	vmt_jsonw_u64(w, "gap_dropped", s->pairing.gap_dropped);
+	vmt_jsonw_u64(w, "backwards", s->pairing.backwards);
+}
+
+static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
+			 const struct vmt_summary *s)
+{
+	unsigned int k;
+
+	vmt_jsonw_object_open(w, "latency_ns");
+	vmt_jsonw_opt_u64(w, "min", s->lat.count, vmt_clock_ns(clk, s->lat.min));
+	vmt_jsonw_opt_u64(w, "avg", s->lat.count,
+			  vmt_clock_ns(clk, s->lat.count ? s->lat.sum / s->lat.count : 0));
+	vmt_jsonw_opt_u64(w, "max", s->lat.count, vmt_clock_ns(clk, s->lat.max));
+	vmt_jsonw_object_close(w);
+	if (s->lat.count) {
+		vmt_jsonw_object_open(w, "percentiles_ns");
+		for (k = 0; k < NPCT; k++)
+			vmt_jsonw_u64(w, pct_names[k],
+				      vmt_clock_ns(clk, vmt_latdist_percentile(&s->all, pcts[k])));
+		vmt_jsonw_object_close(w);
+		vmt_jsonw_u64(w, "stddev_ns",
+			      vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(&s->all)));
+	} else {
+		vmt_jsonw_null(w, "percentiles_ns");
+		vmt_jsonw_null(w, "stddev_ns");
+	}
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, s->lat.sum));
+	vmt_jsonw_u64(w, "window_ns", s->window_ns);
+	vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, s->max_window_sum));
+	vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, s->max_window_at));
+	vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
+	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
+	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
+	vmt_jsonw_u64(w, "pages", s->rd.pages);
+	vmt_jsonw_u64(w, "bad_pages", s->rd.bad_pages);
+	vmt_jsonw_u64(w, "bad_records", s->bad_records);
+	vmt_jsonw_u64(w, "other_records", s->other_records);
+}
+
+static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
+			const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	size_t i;
+
+	vmt_jsonw_array_open(w, "reasons");
+	for (i = 0; i < s->nreasons; i++) {
+		const struct vmt_group *g = &s->reasons[i];
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "name", vmt_exitreason_name(s->names, g->isa, g->key));
+		vmt_jsonw_u64(w, "code", g->key);
+		vmt_jsonw_u64(w, "isa", g->isa);
+		json_dist(w, clk, &g->d);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "cpus_detail");
+	for (i = 0; i < s->ncpus; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_u64(w, "cpu", s->cpus[i].key);
+		json_dist(w, clk, &s->cpus[i].d);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "vcpus");
+	for (i = 0; i < s->ntasks; i++) {
+		const struct vmt_group *t = &s->tasks[i];
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_i64(w, "pid", t->pid);
+		vmt_jsonw_opt_u64(w, "vcpu", t->has_vcpu, t->vcpu);
+		vmt_jsonw_u64(w, "pairs", t->d.st.count);
+		json_dist(w, clk, &t->d);
+		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));
+		vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, t->max_window_at));
+		vmt_jsonw_fixed(w, "in_guest_percent", vmt_summary_in_guest(t), 4);
+		vmt_report_why_json_window(w, r, s, t);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+}
+
+/* One exit as the JSON lists show it (top). */
+static void json_exit(struct vmt_jsonw *w, const struct vmt_clock *clk,
+		      const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat)
+{
+	char label[128];
+
+	vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
+	vmt_jsonw_u64(w, "ts", e->ts);
+	vmt_jsonw_u64(w, "cpu", e->cpu);
+	vmt_jsonw_i64(w, "pid", e->pid);
+	vmt_jsonw_u64(w, "latency_ns", vmt_clock_ns(clk, lat));
+	if (e->has & VMT_EVF_VCPU)
+		vmt_jsonw_u64(w, "vcpu", e->vcpu);
+	if (e->has & VMT_EVF_REASON) {
+		uint64_t key = vmt_exitreason_key(e->isa, e->reason);
+
+		vmt_jsonw_str(w, "reason", vmt_summary_reason(s, e->isa, key, label,
+							       sizeof(label)));
+		vmt_jsonw_u64(w, "code", key);
+	}
+	vmt_hexfields_json(w, e);
+}
+
+static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
+			   const struct vmt_summary *s)
+{
+	unsigned int b, row;
+
+	if (!s->hist_buckets) {
+		vmt_jsonw_null(w, "histogram");
+		return;
+	}
+	vmt_jsonw_object_open(w, "histogram");
+	vmt_jsonw_bool(w, "log2", s->hist_log);
+	vmt_jsonw_u64(w, "bucket_ns", vmt_clock_ns(clk, s->hist_bucket));
+	vmt_jsonw_array_open(w, "cpus");
+	for (row = 0; row < s->hist_ncpus; row++) {
+		const uint64_t *h = s->hist + row * ((size_t)s->hist_buckets + 1);
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_u64(w, "cpu", s->hist_cpu[row]);
+		vmt_jsonw_array_open(w, "counts");
+		for (b = 0; b < s->hist_buckets; b++)
+			vmt_jsonw_u64(w, NULL, h[b]);
+		vmt_jsonw_array_close(w);
+		vmt_jsonw_u64(w, "overflow", h[s->hist_buckets]);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_close(w);
+}
+
+void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
+		     const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	struct vmt_jsonw w;
+	size_t i;
+
+	vmt_jsonw_init(&w, o);
+	vmt_jsonw_object_open(&w, NULL);
+	json_header(&w, r, s);
+	vmt_report_why_json_header(&w, r, s);
+	json_counts(&w, s);
+	json_latency(&w, clk, s);
+	json_groups(&w, r, s);
+	vmt_report_why_json_summary(&w, r, s);
+	vmt_jsonw_array_open(&w, "top");
+	for (i = 0; i < s->ntop; i++) {
+		vmt_jsonw_object_open(&w, NULL);
+		json_exit(&w, clk, s, &s->top[i].exit, s->top[i].lat);
+		vmt_report_why_json_exit(&w, r, s, s->top[i].has_why ? &s->top[i].why : NULL);
+		vmt_jsonw_object_close(&w);
+	}
+	vmt_jsonw_array_close(&w);
+	json_histogram(&w, clk, s);
+	vmt_jsonw_object_close(&w);
+	vmt_outbuf_ch(o, '\n');
+}
+
