@@ -26,6 +26,62 @@ static bool in_window(const struct vmt_evdump *d, uint64_t ts)
 	return !d->o.window || (ts >= d->from_ts && ts <= d->to_ts);
 }
 
+/*
+ * Gaps and context events go with the filter's CPUs and time range (they have no exit to
+ * be judged by); begin and end events are judged by their exit (iterate.h's selected).
+ */
+static bool filter_keeps(const struct vmt_iter *it, uint32_t cpu, uint64_t ts)
+{
+	const struct vmt_filter *f = it->filter;
+
+	if (!f)
+		return true;
+	if (f->cpus.n && !vmt_cpulist_has(&f->cpus, cpu))
+		return false;
+	if ((f->has_from && ts < f->from_ts) || (f->has_to && ts > f->to_ts))
+		return false;
+	return true;
+}
+
+static void json_common(struct vmt_jsonw *j, const struct vmt_iter *it, uint64_t ts,
+			uint32_t cpu, int32_t pid, const char *kind)
+{
+	vmt_jsonw_object_open(j, NULL);
+	vmt_jsonw_u64(j, "time_ns", vmt_clock_ns(it->clock, ts > it->start_ts ?
+						   ts - it->start_ts : 0));
+	vmt_jsonw_u64(j, "cpu", cpu);
+	if (pid >= 0)
+		vmt_jsonw_i64(j, "pid", pid);
+	vmt_jsonw_str(j, "kind", kind);
+}
+
+static void json_event(struct vmt_evdump *d, const struct vmt_iter *it,
+		       const struct vmt_iter_event *e)
+{
+	const struct vmt_event *ev = e->ev;
+	struct vmt_jsonw *j = d->o.json;
+	char rs[96];
+
+	json_common(j, it, ev->ts, ev->cpu, ev->pid, ev->kind == VMT_EV_BEGIN ? "exit" : "entry");
+	if (ev->has & VMT_EVF_VCPU)
+		vmt_jsonw_u64(j, "vcpu", ev->vcpu);
+	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON)) {
+		uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
+
+		vmt_jsonw_str(j, "reason", vmt_exitreason_label(d->names, ev->isa, key, rs,
+								 sizeof(rs)));
+		vmt_jsonw_u64(j, "code", key);
+	}
+	vmt_hexfields_json(j, ev);
+	if (ev->kind == VMT_EV_END) {
+		vmt_jsonw_opt_u64(j, "latency_ns", e->pair != NULL,
+				  e->pair ? vmt_clock_ns(it->clock, e->pair->lat) : 0);
+		if (e->pair && e->pair->why)
+			vmt_why_json(j, "why", it->clock, e->pair->why, it->why_recorded, true);
+	}
+	vmt_jsonw_object_close(j);
+}
+
 static int on_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_evdump *d = state;
@@ -33,9 +89,13 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	FILE *f = d->o.out;
 	char t[32], l[32], rs[96];
 
-	if (!in_window(d, ev->ts))
+	if (!e->selected || !in_window(d, ev->ts))
 		return 0;
 	d->lines++;
+	if (d->o.json) {
+		json_event(d, it, e);
+		return 0;
+	}
 	fprintf(f, "%14s cpu %3u pid %7" PRId32 " ",
 		vmt_fmt_time(it->clock, it->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
 	fputs(ev->kind == VMT_EV_BEGIN ? "EXIT " : "ENTRY", f);
@@ -66,9 +126,15 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	struct vmt_evdump *d = state;
 	char t[32];
 
-	if (!in_window(d, ts))
+	if (!in_window(d, ts) || !filter_keeps(it, cpu, ts))
 		return 0;
 	d->lines++;
+	if (d->o.json) {
+		json_common(d->o.json, it, ts, cpu, -1, "lost");
+		vmt_jsonw_opt_u64(d->o.json, "missed", missed != 0, missed);
+		vmt_jsonw_object_close(d->o.json);
+		return 0;
+	}
 	fprintf(d->o.out, "%14s cpu %3u LOST %" PRIu64 " events before this point%s\n",
 		vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)), cpu, missed,
 		missed ? "" : " (count not stored)");
@@ -136,9 +202,23 @@ static int on_context(void *state, const struct vmt_iter *it, const struct vmt_c
 	struct vmt_evdump *d = state;
 	char t[32];
 
-	if (!in_window(d, ev->ts))
+	if (!in_window(d, ev->ts) || !filter_keeps(it, ev->cpu, ev->ts))
 		return 0;
 	d->lines++;
+	if (d->o.json) {
+		char text[256];
+		FILE *m = fmemopen(text, sizeof(text), "w");
+
+		text[0] = '\0';
+		if (m) {
+			context_text(m, ev);
+			fclose(m);
+		}
+		json_common(d->o.json, it, ev->ts, ev->cpu, ev->pid, "context");
+		vmt_jsonw_str(d->o.json, "what", text);
+		vmt_jsonw_object_close(d->o.json);
+		return 0;
+	}
 	fprintf(d->o.out, "%14s cpu %3u pid %7" PRId32 " CTX   ",
 		vmt_fmt_time(it->clock, it->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
 	context_text(d->o.out, ev);

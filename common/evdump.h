@@ -2,8 +2,10 @@
 /*
  * evdump: the verbose view, a consumer of the pass (iterate.h) that prints every begin and
  * end event as one line with its decoded fields, each entry's latency, and lost-event
- * gaps in their place; optionally only those inside a time window (--around). It writes
- * to the FILE its caller gives and keeps a reason-name table for the pass.
+ * gaps and context events in their place; optionally only those inside a time window
+ * (--around). It writes lines to the FILE its caller gives, or JSON objects (one per
+ * event: kind exit, entry, lost or context) to its JSON writer, and keeps a reason-name
+ * table for the pass.
  */
 #ifndef VMT_EVDUMP_H
 #define VMT_EVDUMP_H
@@ -14,9 +16,11 @@
 
 #include "exitreason.h"
 #include "iterate.h"
+#include "jsonw.h"
 
 struct vmt_evdump_opts {
-	FILE *out;
+	FILE *out;			/* text lines, or NULL with json */
+	struct vmt_jsonw *json;		/* or one JSON object per event, inside its array */
 	bool window;			/* only events in [from_ns, to_ns] since the start */
 	uint64_t from_ns, to_ns;
 	bool why;			/* each entry's "why" line when the pass attributes */

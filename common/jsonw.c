@@ -50,6 +50,11 @@ static void member(struct vmt_jsonw *w, const char *name)
 	}
 }
 
+void vmt_jsonw_member(struct vmt_jsonw *w, const char *name)
+{
+	member(w, name);
+}
+
 static void open_container(struct vmt_jsonw *w, const char *name, char c)
 {
 	member(w, name);

@@ -47,6 +47,12 @@ void vmt_jsonw_str(struct vmt_jsonw *w, const char *name, const char *s);
 /* An unsigned value, or null when !has. */
 void vmt_jsonw_opt_u64(struct vmt_jsonw *w, const char *name, bool has, uint64_t v);
 
+/*
+ * The separator and name of a member whose value the caller writes itself, whole and
+ * valid, straight onto the outbuf (e.g. an array kept in a temporary file).
+ */
+void vmt_jsonw_member(struct vmt_jsonw *w, const char *name);
+
 /* Write s as a JSON string literal (quotes included) without a member name. */
 void vmt_json_escape(struct vmt_outbuf *o, const char *s);
 

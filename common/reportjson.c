@@ -170,9 +170,11 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 }
 
 /* One exit as the JSON lists show it (top). */
-static void json_exit(struct vmt_jsonw *w, const struct vmt_clock *clk,
-		      const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat)
+void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
+			  const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat,
+			  const struct vmt_why *why)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char label[128];
 
 	vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
@@ -190,6 +192,7 @@ static void json_exit(struct vmt_jsonw *w, const struct vmt_clock *clk,
 		vmt_jsonw_u64(w, "code", key);
 	}
 	vmt_hexfields_json(w, e);
+	vmt_report_why_json_exit(w, r, s, why);
 }
 
 static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
@@ -221,31 +224,43 @@ static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
 	vmt_jsonw_object_close(w);
 }
 
+void vmt_report_json_begin(struct vmt_jsonw *w, struct vmt_outbuf *o,
+			   const struct vmt_reader *r, const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	size_t i;
+
+	vmt_jsonw_init(w, o);
+	vmt_jsonw_object_open(w, NULL);
+	json_header(w, r, s);
+	vmt_report_why_json_header(w, r, s);
+	json_counts(w, s);
+	json_latency(w, clk, s);
+	json_groups(w, r, s);
+	vmt_report_why_json_summary(w, r, s);
+	vmt_jsonw_array_open(w, "top");
+	for (i = 0; i < s->ntop; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_report_json_exit(w, r, s, &s->top[i].exit, s->top[i].lat,
+				     s->top[i].has_why ? &s->top[i].why : NULL);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	json_histogram(w, clk, s);
+}
+
+void vmt_report_json_end(struct vmt_jsonw *w)
+{
+	vmt_jsonw_object_close(w);
+	vmt_outbuf_ch(w->o, '\n');
+}
+
 void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
 		     const struct vmt_summary *s)
 {
-	const struct vmt_clock *clk = vmt_reader_clock(r);
 	struct vmt_jsonw w;
-	size_t i;
 
-	vmt_jsonw_init(&w, o);
-	vmt_jsonw_object_open(&w, NULL);
-	json_header(&w, r, s);
-	vmt_report_why_json_header(&w, r, s);
-	json_counts(&w, s);
-	json_latency(&w, clk, s);
-	json_groups(&w, r, s);
-	vmt_report_why_json_summary(&w, r, s);
-	vmt_jsonw_array_open(&w, "top");
-	for (i = 0; i < s->ntop; i++) {
-		vmt_jsonw_object_open(&w, NULL);
-		json_exit(&w, clk, s, &s->top[i].exit, s->top[i].lat);
-		vmt_report_why_json_exit(&w, r, s, s->top[i].has_why ? &s->top[i].why : NULL);
-		vmt_jsonw_object_close(&w);
-	}
-	vmt_jsonw_array_close(&w);
-	json_histogram(&w, clk, s);
-	vmt_jsonw_object_close(&w);
-	vmt_outbuf_ch(o, '\n');
+	vmt_report_json_begin(&w, o, r, s);
+	vmt_report_json_end(&w);
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmtrace-report: read a recording in one streaming pass and print the exit-entry latency
- * report: summary, percentiles, per-reason, per-pCPU and per-vCPU tables, the longest
- * exits, exits over a threshold, events around a time, histograms; as text or JSON, or
- * the original vm-trace's four lines. Thin: options (reportopt.c), then the pass with its
- * consumers (common/iterate.h), then the renderers (common/reportfmt.h).
+ * report: summary, percentiles, per-reason, per-pCPU and per-vCPU tables, where the time
+ * went, the longest exits, exits over a threshold, events around a time, histograms; as
+ * text or JSON, or the original vm-trace's four lines. Thin: options (reportopt.c), then
+ * the pass with its consumers (common/iterate.h, lists.c), then the renderers
+ * (common/reportfmt.h, common/reportjson.h).
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include "evdump.h"
 #include "inputopt.h"
 #include "iterate.h"
+#include "lists.h"
 #include "log.h"
 #include "outbuf.h"
 #include "reportfmt.h"
@@ -25,52 +27,16 @@
 #include "summary.h"
 #include "timefmt.h"
 
-/* Exits over --threshold, rendered as the pass finds them into a temporary file. */
-struct threshold_list {
-	const struct vmt_reader *r;
-	const struct vmt_summary *s;
-	const struct vmt_report_style *st;
-	uint64_t threshold;		/* trace clock units */
-	uint64_t threshold_ns;
-	FILE *out;
-};
-
 struct report {
 	struct report_opts *o;
 	struct vmt_report_style style;
 	struct vmt_reader *r;
 	struct vmt_summary s;
-	struct vmt_evdump dump;
-	struct threshold_list thr;
-	FILE *near;			/* --around's events, printed after the report */
+	struct vmt_evdump dump;		/* -v */
+	struct report_list thr, near;	/* --threshold, --around */
 	struct vmt_consumer c[4];
 	unsigned int nc;
 	struct vmt_iter it;
-};
-
-static int thr_start(void *state, const struct vmt_iter *it)
-{
-	struct threshold_list *t = state;
-
-	t->threshold = vmt_clock_ticks(it->clock, t->threshold_ns);
-	return 0;
-}
-
-static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
-		    void **task)
-{
-	struct threshold_list *t = state;
-
-	(void)it, (void)task;
-	if (p->lat >= t->threshold)
-		vmt_report_exit_row(t->out, t->r, t->s, t->st, p->begin, p->lat, p->why);
-	return 0;
-}
-
-static const struct vmt_consumer_ops threshold_ops = {
-	.name = "threshold",
-	.start = thr_start,
-	.pair = thr_pair,
 };
 
 /* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
@@ -100,18 +66,11 @@ static int open_input(struct report *rep)
 	return ret;
 }
 
-static void add(struct report *rep, struct vmt_consumer c)
-{
-	rep->c[rep->nc++] = c;
-}
-
 /* The consumers the options ask for: the summary always, then the lists and dumps. */
 static int set_up_views(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
 	struct vmt_summary_opts so = { 0 };
-	struct vmt_consumer c;
-	bool text = !o->json && !o->legacy;
 	int ret;
 
 	so.window_ns = o->window_ns;
@@ -120,43 +79,22 @@ static int set_up_views(struct report *rep)
 	so.hist_bucket_ns = o->bucket_ns ? o->bucket_ns : 1000;
 	so.hist_buckets = o->buckets ? o->buckets : (o->hist_log ? 40 : 100);
 	so.hist_log = o->hist_log;
-	ret = vmt_summary_consumer(&rep->s, &so, &c);
-	if (ret) {
-		vmt_err("%s", strerror(-ret));
-		return ret;
-	}
-	add(rep, c);
-	if (o->threshold_ns && text) {
-		rep->thr.out = tmpfile();
-		if (!rep->thr.out)
-			goto out_tmpfile;
-		rep->thr.r = rep->r;
-		rep->thr.s = &rep->s;
-		rep->thr.st = &rep->style;
-		rep->thr.threshold_ns = o->threshold_ns;
-		add(rep, (struct vmt_consumer){ &threshold_ops, &rep->thr });
-	}
-	if (o->verbose || (o->around && text)) {
-		struct vmt_evdump_opts d = { stdout, false, 0, 0, o->why != 0 };
+	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
+	if (!ret && o->threshold_ns)
+		ret = list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r, &rep->s,
+				     &rep->style, &rep->c[rep->nc++]);
+	if (!ret && o->verbose) {
+		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0 };
 
-		if (!o->verbose) {
-			rep->near = tmpfile();
-			if (!rep->near)
-				goto out_tmpfile;
-			d.out = rep->near;
-			d.window = true;
-			d.from_ns = o->around_ns > o->around_span_ns ?
-				    o->around_ns - o->around_span_ns : 0;
-			d.to_ns = o->around_ns + o->around_span_ns;
-		}
-		vmt_evdump_consumer(&rep->dump, &d, &c);
-		add(rep, c);
+		ret = vmt_evdump_consumer(&rep->dump, &d, &rep->c[rep->nc++]);
+	} else if (!ret && o->around) {
+		ret = list_around(&rep->near, o->json, o->around_ns > o->around_span_ns ?
+				  o->around_ns - o->around_span_ns : 0,
+				  o->around_ns + o->around_span_ns, o->why != 0,
+				  &rep->c[rep->nc++]);
 	}
-	return 0;
-
-out_tmpfile:
-	ret = -errno;
-	vmt_err("cannot create a temporary file: %s", strerror(errno));
+	if (ret)
+		vmt_err("cannot set up the report: %s", strerror(-ret));
 	return ret;
 }
 
@@ -179,27 +117,20 @@ static int run_pass(struct report *rep)
 	return ret;
 }
 
-/* Copy what a side view wrote to a temporary file. */
-static void copy_out(FILE *from, FILE *to)
-{
-	char buf[65536];
-	size_t n;
-
-	rewind(from);
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
-}
-
 static int print_json(struct report *rep)
 {
 	struct vmt_outbuf out;
+	struct vmt_jsonw w;
 	int ret;
 
 	fflush(stdout);
 	ret = vmt_outbuf_init(&out, STDOUT_FILENO);
 	if (ret)
 		return ret;
-	vmt_report_json(&out, rep->r, &rep->s);
+	vmt_report_json_begin(&w, &out, rep->r, &rep->s);
+	list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count");
+	list_print_json(&rep->near, &w, "around", NULL);
+	vmt_report_json_end(&w);
 	return vmt_outbuf_finish(&out);
 }
 
@@ -211,17 +142,18 @@ static void print_text(struct report *rep)
 	if (o->verbose)
 		fputc('\n', stdout);
 	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
-	if (rep->thr.out) {
-		fprintf(stdout, "\nExits longer than %s:\n", vmt_format_ns(o->threshold_ns, a,
-									     sizeof(a)));
-		vmt_report_exit_header(stdout, rep->r);
-		copy_out(rep->thr.out, stdout);
+	if (rep->thr.tmp) {
+		fprintf(stdout, "\nExits longer than %s: %llu\n", vmt_format_ns(o->threshold_ns, a,
+			sizeof(a)), (unsigned long long)rep->thr.count);
+		if (rep->thr.count)
+			vmt_report_exit_header(stdout, rep->r);
+		list_print_text(&rep->thr, stdout);
 	}
-	if (rep->near) {
+	if (rep->near.tmp) {
 		fprintf(stdout, "\nEvents within %s of %s:\n",
 			vmt_format_ns(o->around_span_ns, a, sizeof(a)),
 			vmt_format_ns(o->around_ns, b, sizeof(b)));
-		copy_out(rep->near, stdout);
+		list_print_text(&rep->near, stdout);
 	}
 	if (o->histogram) {
 		fputc('\n', stdout);
@@ -284,10 +216,8 @@ static int input_state(const struct report *rep)
 
 static void clean_up(struct report *rep)
 {
-	if (rep->thr.out)
-		fclose(rep->thr.out);
-	if (rep->near)
-		fclose(rep->near);
+	list_free(&rep->thr);
+	list_free(&rep->near);
 	vmt_evdump_free(&rep->dump);
 	vmt_summary_free(&rep->s);
 	vmt_filter_opts_free(&rep->o->fo);

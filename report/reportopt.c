@@ -114,6 +114,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (vmt_cli_parse_u64(arg, &v) || v > 10000)
 			argp_error(state, "invalid --top '%s' (0 to 10000)", arg);
 		o->top = (unsigned int)v;
+		o->top_given = true;
 		break;
 	case OPT_THRESHOLD:
 		o->threshold_ns = vmt_argp_time(state, "threshold", arg);
@@ -160,8 +161,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no recording given");
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
-		if (o->why && !o->verbose)
-			argp_error(state, "--why goes with -v (the report shows causes anyway)");
+		if (o->why && !o->verbose && !o->around)
+			argp_error(state, "--why goes with -v or --around (the report shows causes "
+				   "anyway)");
+		if (o->verbose && o->around)
+			argp_error(state, "-v prints every event, --around those near a time: "
+				   "choose one");
+		/* options the mode would ignore are refused, never dropped */
+		if (o->legacy && (o->histogram || o->top_given || o->threshold_ns || o->around ||
+				  o->wide || o->why || o->bucket_ns || o->buckets || o->hist_log))
+			argp_error(state, "--legacy prints the original four lines only: it takes "
+				   "no other view");
+		if (o->json && (o->wide || o->hist_cyclictest))
+			argp_error(state, "--json has every field: --wide and --hist-format are "
+				   "for text");
 		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
 			o->histogram = 1;
 		break;

@@ -19,6 +19,7 @@ struct report_opts {
 	int json, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
+	bool top_given;
 	bool around;
 	uint64_t around_ns, around_span_ns;
 	struct vmt_filter_opts fo;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lists: vmtrace-report's lists that grow with what they find, the exits over --threshold
+ * and the events --around a time: written as the pass finds them, as text lines or JSON
+ * objects, into temporary files (memory stays constant), then copied into the report.
+ */
+#ifndef VMT_REPORT_LISTS_H
+#define VMT_REPORT_LISTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "evdump.h"
+#include "iterate.h"
+#include "jsonw.h"
+#include "outbuf.h"
+#include "reportfmt.h"
+#include "summary.h"
+
+struct report_list {
+	FILE *tmp;
+	bool json;
+	struct vmt_outbuf ob;		/* JSON: the array, on tmp's fd */
+	struct vmt_jsonw jw;
+	uint64_t count;			/* items written */
+	/* --threshold */
+	const struct vmt_reader *r;
+	const struct vmt_summary *s;
+	const struct vmt_report_style *st;
+	uint64_t threshold_ns, threshold;
+	/* --around */
+	struct vmt_evdump dump;
+};
+
+/* The exits at least threshold_ns long. Returns 0 or -errno (no temporary file). */
+int list_threshold(struct report_list *l, bool json, uint64_t threshold_ns,
+		   const struct vmt_reader *r, const struct vmt_summary *s,
+		   const struct vmt_report_style *st, struct vmt_consumer *c);
+/* Every event within [from_ns, to_ns] since the start, with each entry's why if asked. */
+int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_ns, bool why,
+		struct vmt_consumer *c);
+/* Copy the list: text lines onto out; or the JSON array as member name of w, and count. */
+void list_print_text(struct report_list *l, FILE *out);
+void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,
+		     const char *count_name);
+void list_free(struct report_list *l);
+
+#endif
