@@ -104,7 +104,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON))
 		fprintf(f, " reason %s", vmt_exitreason_label(d->names, ev->isa,
 			vmt_exitreason_key(ev->isa, ev->reason), rs, sizeof(rs)));
-	vmt_hexfields_text(f, ev);
+	vmt_hexfields_text(f, ev, d->o.wide);
 	if (ev->kind == VMT_EV_END) {
 		if (e->pair)
 			fprintf(f, " latency %s", vmt_fmt_lat(it->clock, e->pair->lat, l, sizeof(l)));

@@ -24,6 +24,7 @@ struct vmt_evdump_opts {
 	bool window;			/* only events in [from_ns, to_ns] since the start */
 	uint64_t from_ns, to_ns;
 	bool why;			/* each entry's "why" line when the pass attributes */
+	bool wide;			/* every field (else the RIP and those not zero) */
 };
 
 struct vmt_evdump {

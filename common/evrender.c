@@ -19,14 +19,15 @@ char *vmt_hex_text(uint64_t v, char *buf, size_t size)
 	return buf;
 }
 
-void vmt_hexfields_text(FILE *f, const struct vmt_event *ev)
+void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all)
 {
 	unsigned int i;
 
 	for (i = 0; i < VMT_HF_COUNT; i++) {
-		if (vmt_hexfield_has(ev, (enum vmt_hexfield)i))
-			fprintf(f, " %s 0x%" PRIx64, vmt_hexfields[i].name,
-				vmt_hexfield_value(ev, (enum vmt_hexfield)i));
+		uint64_t v = vmt_hexfield_value(ev, (enum vmt_hexfield)i);
+
+		if (vmt_hexfield_has(ev, (enum vmt_hexfield)i) && (all || v || i == VMT_HF_RIP))
+			fprintf(f, " %s 0x%" PRIx64, vmt_hexfields[i].name, v);
 	}
 }
 

@@ -8,6 +8,7 @@
 #ifndef VMT_EVRENDER_H
 #define VMT_EVRENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,8 +59,12 @@ static inline int vmt_hexfield_has(const struct vmt_event *ev, enum vmt_hexfield
 	return (ev->has & vmt_hexfields[f].bit) != 0;
 }
 
-/* " rip 0x1000 info1 0x0 ..." for the fields the event carries, into f. */
-void vmt_hexfields_text(FILE *f, const struct vmt_event *ev);
+/*
+ * " rip 0x1000 info1 0x0 ..." for the fields the event carries, into f: all of them when
+ * all is set, else the RIP and the fields that are not zero (what the 120-column views
+ * show; a label always names its field, so nothing is ambiguous).
+ */
+void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all);
 /* "rip":"0x1000", ... for the fields the event carries. */
 void vmt_hexfields_json(struct vmt_jsonw *w, const struct vmt_event *ev);
 /* One value as text: "0x1000". */

@@ -379,7 +379,6 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char v[16], ts[32], l[32], label[128];
-	unsigned int k;
 
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
 	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
@@ -389,13 +388,7 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 				   sizeof(label)) : "-",
 		vmt_fmt_lat(clk, lat, l, sizeof(l)));
 	/* the guest RIP always, the other fields when --wide or when they say something */
-	for (k = 0; k < VMT_HF_COUNT; k++) {
-		uint64_t val = vmt_hexfield_value(e, (enum vmt_hexfield)k);
-
-		if (vmt_hexfield_has(e, (enum vmt_hexfield)k) &&
-		    (k == VMT_HF_RIP || val || st->wide))
-			fprintf(f, " %s %s", vmt_hexfields[k].name, vmt_hex_text(val, l, sizeof(l)));
-	}
+	vmt_hexfields_text(f, e, st->wide);
 	fputc('\n', f);
 	vmt_report_why_line(f, r, why, lat);
 }

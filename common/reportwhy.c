@@ -131,8 +131,8 @@ void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 {
 	if (!s->why) {
 		fprintf(f, "\nCauses: this recording has no context events (scheduler, interrupts, "
-			"user-space exits),\nso why exits took long cannot be told; vmtrace-record "
-			"records them unless given --context none.\n");
+			"returns to user space),\nso the causes of long latencies cannot be told; "
+			"vmtrace-record records them unless given --context none.\n");
 		return;
 	}
 	if (!s->lat.count)

@@ -84,7 +84,8 @@ static int set_up_views(struct report *rep)
 		ret = list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r, &rep->s,
 				     &rep->style, &rep->c[rep->nc++]);
 	if (!ret && o->verbose) {
-		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0 };
+		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0,
+					     .wide = o->wide != 0 };
 
 		ret = vmt_evdump_consumer(&rep->dump, &d, &rep->c[rep->nc++]);
 	} else if (!ret && o->around) {
