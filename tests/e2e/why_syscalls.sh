@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Causes of long pairs on this machine's real scheduler, with a known truth: the system
+# call pair (raw_syscalls) recorded with the default context events on CPU 1 while
+# tests/helpers/why_load makes system calls take long for known reasons.
+#  - block: the reader's read() sleeps while the writer, on the same CPU, spins a known
+#    time, then writes the byte that wakes it: blocked for about that time, named by the
+#    writer, then a wake-up; the parts add up to each latency exactly.
+#  - zero + hog: long reads of /dev/zero with a busy loop on the same CPU: the reads that
+#    lost the CPU inside the system call show the hog as the task that preempted them.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+L="$HELPERS/why_load"
+
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o block.vmt
+"$L" block 1 30 3000 >load.txt || fail "why_load block"
+kill -INT "$rec_pid"
+wait "$rec_pid" || { cat rec.err; fail "recording"; }
+read -r _ reader _ writer _ rounds _ spin <load.txt
+run vmtrace-report --json --threshold 2ms --top 0 block.vmt
+expect_rc 0 "report of the block recording"
+python3 - out.txt "$reader" "$writer" "$rounds" "$spin" <<'PY' || fail "block: causes differ"
+import json, sys
+d = json.load(open(sys.argv[1]))
+reader, writer, rounds, spin = (int(x) for x in sys.argv[2:])
+assert "sched:sched_switch" in d["context_events"], d["context_events"]
+assert {"blocked", "wakeup", "preempted"} <= set(d["why_recorded"]), d["why_recorded"]
+# the reader's read() (x86-64 system call 0) of every round
+reads = [t for t in d["over_threshold"] if t["pid"] == reader and t["code"] == 0]
+assert len(reads) >= rounds - 1, (len(reads), rounds)
+for t in reads:
+    w = t["why"]
+    kinds = [k for k in w if k.endswith("_ns") and w[k] is not None]
+    assert sum(w[k] for k in kinds) == t["latency_ns"], t
+    assert sum(p["ns"] for p in w["parts"]) == t["latency_ns"], t
+    blocked = [p for p in w["parts"] if p["kind"] == "blocked"]
+    assert blocked and all(p["pid"] == writer for p in blocked), w
+    # the writer spun `spin` us of wall time while the reader slept
+    assert w["blocked_ns"] >= 0.95 * spin * 1000, (w["blocked_ns"], spin)
+    assert w["culprit"]["kind"] == "blocked" and w["culprit"]["pid"] == writer, w
+print(len(reads), "reads, blocked by", writer)
+PY
+
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o hog.vmt
+"$L" hog 1 3 >hog.txt &
+hog=$!
+"$L" zero 1 2 1024 >zero.txt || fail "why_load zero"
+wait $hog
+kill -INT "$rec_pid"
+wait "$rec_pid" || { cat rec.err; fail "recording"; }
+read -r _ hogpid <hog.txt
+read -r _ zreader _ <zero.txt
+run vmtrace-report --json --threshold 1ms --top 0 hog.vmt
+expect_rc 0 "report of the hog recording"
+python3 - out.txt "$zreader" "$hogpid" <<'PY' || fail "hog: causes differ"
+import json, sys
+d = json.load(open(sys.argv[1]))
+reader, hog = int(sys.argv[2]), int(sys.argv[3])
+reads = [t for t in d["over_threshold"] if t["pid"] == reader]
+assert reads, "no long read"
+for t in reads:
+    w = t["why"]
+    assert sum(p["ns"] for p in w["parts"]) == t["latency_ns"]
+preempted = [t for t in reads if t["why"]["preempted_ns"]]
+assert preempted, "no read was preempted"
+for t in preempted:
+    for p in t["why"]["parts"]:
+        if p["kind"] == "preempted":
+            assert p["pid"] in (hog, -2) or p["pid"] is None or p["name"], p
+assert any(p["kind"] == "preempted" and p["pid"] == hog
+           for t in preempted for p in t["why"]["parts"]), "the hog never named"
+# the culprits table names the hog too
+assert any(c["kind"] == "preempted" and c["pid"] == hog for c in d["culprits"])
+print(len(preempted), "of", len(reads), "long reads preempted by the hog", hog)
+PY
+exit 0
