@@ -15,12 +15,15 @@
 #include <unistd.h>
 
 #include "evdump.h"
+#include "htmlreport.h"
 #include "inputopt.h"
 #include "iterate.h"
 #include "log.h"
 #include "outbuf.h"
+#include "outfile.h"
 #include "reportfmt.h"
 #include "reportopt.h"
+#include "seriesfmt.h"
 #include "summary.h"
 #include "timefmt.h"
 
@@ -40,6 +43,7 @@ struct report {
 	struct vmt_evdump dump;
 	struct threshold_list thr;
 	FILE *near;			/* --around's events, printed after the report */
+	struct vmt_series series;	/* --interval and --html */
 	struct vmt_consumer c[4];
 	unsigned int nc;
 	struct vmt_iter it;
@@ -102,6 +106,27 @@ static void add(struct report *rep, struct vmt_consumer c)
 	rep->c[rep->nc++] = c;
 }
 
+/* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
+static int add_series(struct report *rep)
+{
+	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
+				       rep->o->html != NULL };
+	struct vmt_consumer c;
+	int ret;
+
+	if (!so.interval_ns && !so.heatmap)
+		return 0;
+	if (!so.interval_ns)
+		so.interval_ns = vmt_series_auto_interval(rep->r);
+	ret = vmt_series_consumer(&rep->series, &so, &c);
+	if (ret) {
+		vmt_err("%s", strerror(-ret));
+		return ret;
+	}
+	add(rep, c);
+	return 0;
+}
+
 /* The consumers the options ask for: the summary always, then the lists and dumps. */
 static int set_up_views(struct report *rep)
 {
@@ -148,7 +173,7 @@ static int set_up_views(struct report *rep)
 		vmt_evdump_consumer(&rep->dump, &d, &c);
 		add(rep, c);
 	}
-	return 0;
+	return add_series(rep);
 
 out_tmpfile:
 	ret = -errno;
@@ -170,7 +195,10 @@ static int run_pass(struct report *rep)
 	ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
-	if (ret)
+	if (ret == -E2BIG)
+		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
+			rep->o->file, VMT_SERIES_MAX_ROWS);
+	else if (ret)
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	return ret;
 }
@@ -189,14 +217,18 @@ static void copy_out(FILE *from, FILE *to)
 static int print_json(struct report *rep)
 {
 	struct vmt_outbuf out;
-	int ret;
+	int ret, fin;
 
 	fflush(stdout);
 	ret = vmt_outbuf_init(&out, STDOUT_FILENO);
 	if (ret)
 		return ret;
-	vmt_report_json(&out, rep->r, &rep->s);
-	return vmt_outbuf_finish(&out);
+	if (rep->o->interval_ns)
+		ret = vmt_series_report_json(&out, rep->r, &rep->s, &rep->series);
+	else
+		vmt_report_json(&out, rep->r, &rep->s);
+	fin = vmt_outbuf_finish(&out);
+	return fin ? fin : ret;
 }
 
 static void print_text(struct report *rep)
@@ -226,12 +258,34 @@ static void print_text(struct report *rep)
 		else
 			vmt_report_hist_text(stdout, rep->r, &rep->s);
 	}
+	if (o->interval_ns) {
+		fputc('\n', stdout);
+		vmt_series_text(stdout, &rep->series);
+	}
+}
+
+static int write_html(struct report *rep)
+{
+	int ret;
+
+	vmt_outfile_unlink_on_signal();
+	ret = vmt_html_write_file(rep->o->html, rep->r, &rep->s, &rep->series);
+	if (ret)
+		vmt_err("%s: cannot write the HTML report: %s", rep->o->html,
+			ret == -EINVAL ? "that is the recording" : strerror(-ret));
+	return ret;
 }
 
 static int print_views(struct report *rep)
 {
 	int ret = 0;
 
+	if (rep->o->html) {
+		if (write_html(rep))
+			return 1;
+		if (strcmp(rep->o->html, "-") == 0)
+			return 0;	/* the page is the output */
+	}
 	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)
@@ -285,6 +339,7 @@ static void clean_up(struct report *rep)
 	if (rep->near)
 		fclose(rep->near);
 	vmt_evdump_free(&rep->dump);
+	vmt_series_free(&rep->series);
 	vmt_summary_free(&rep->s);
 	vmt_filter_opts_free(&rep->o->fo);
 	vmt_reader_close(rep->r);

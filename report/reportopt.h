@@ -21,6 +21,8 @@ struct report_opts {
 	unsigned int top, buckets;
 	bool around;
 	uint64_t around_ns, around_span_ns;
+	uint64_t interval_ns;		/* --interval: the time series, 0: none */
+	const char *html;		/* --html FILE, or NULL */
 	struct vmt_filter_opts fo;
 };
 
