@@ -81,7 +81,7 @@ static inline unsigned int vmt_series_heat_row(uint64_t ns)
 	unsigned int e;
 
 	if (ns < 2)
-		return 0;
+		return (unsigned int)ns;
 	e = 63 - (unsigned int)__builtin_clzll(ns);
 	return 2 * e + (unsigned int)((ns >> (e - 1)) & 1);
 }

@@ -254,7 +254,7 @@ col_ns = int(heat.a["data-col-ns"])
 
 def heat_row(ns):
     if ns < 2:
-        return 0
+        return ns
     e = ns.bit_length() - 1
     return 2 * e + ((ns >> (e - 1)) & 1)
 
