@@ -422,7 +422,8 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 	}
 	attr_u64(p, "data-count", d->st.count);
 	out(p, ">");
-	snprintf(title, sizeof(title), "%s: %" PRIu64 " exits", name, d->st.count);
+	snprintf(title, sizeof(title), "%s: %" PRIu64 " exit%s", name, d->st.count,
+		 d->st.count == 1 ? "" : "s");
 	text(p, "title", 60, 14, NULL, title);
 	memset(&a, 0, sizeof(a));
 	a.scale = &ax->x;
@@ -456,8 +457,8 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 		attr_u64(p, "data-lo", l);
 		attr_u64(p, "data-hi", h);
 		attr_u64(p, "data-n", bins[i]);
-		snprintf(b, sizeof(b), "%s to %s: %" PRIu64 " exits", fmt_ns(l, lo, sizeof(lo)),
-			 fmt_ns(h, hi, sizeof(hi)), bins[i]);
+		snprintf(b, sizeof(b), "%s to %s: %" PRIu64 " exit%s", fmt_ns(l, lo, sizeof(lo)),
+			 fmt_ns(h, hi, sizeof(hi)), bins[i], bins[i] == 1 ? "" : "s");
 		out(p, "><title>");
 		esc(p, b);
 		out(p, "</title></rect>");
@@ -511,10 +512,12 @@ static void histograms(struct page *p)
 
 /* ---- percentile curves ---- */
 
+/* Nine shapes: filled circle, square, triangles, diamond; plus, cross, small square, ring. */
 static void marker(struct page *p, unsigned int k, double x, double y)
 {
-	switch (k % 8) {
+	switch (k % 9) {
 	case 0:
+	case 8:
 		vmt_outbuf_printf(p->o, "M%.1f %.1fa3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0-7 0", x - 3.5,
 				  y);
 		break;
@@ -540,6 +543,12 @@ static void marker(struct page *p, unsigned int k, double x, double y)
 		vmt_outbuf_printf(p->o, "M%.1f %.1fh4v4h-4z", x - 2, y - 2);
 		break;
 	}
+}
+
+/* The markers drawn as lines only (plus, cross, ring) are not filled. */
+static const char *marker_fill(unsigned int k)
+{
+	return k % 9 == 5 || k % 9 == 6 || k % 9 == 8 ? "none" : colours[k];
 }
 
 static double nines(double pct)
@@ -576,7 +585,7 @@ static void curve(struct page *p, const struct vmt_scale *x, const struct vmt_sc
 	out(p, "\"/>");
 	for (i = 0; i < NCURVE; i++) {
 		vmt_outbuf_printf(p->o, "<path class=\"pt m%u\" fill=\"%s\" stroke=\"%s\"",
-				  k % 8, k % 8 >= 5 ? "none" : colours[k], colours[k]);
+				  k % 9, marker_fill(k), colours[k]);
 		attr_str(p, "data-p", curve_names[i]);
 		attr_u64(p, "data-ns", val[i]);
 		out(p, " d=\"");
@@ -597,7 +606,7 @@ static void curve(struct page *p, const struct vmt_scale *x, const struct vmt_sc
 		if (dashes[k][0])
 			attr_str(p, "stroke-dasharray", dashes[k]);
 		vmt_outbuf_printf(p->o, "/><path class=\"pt\" fill=\"%s\" stroke=\"%s\" d=\"",
-				  k % 8 >= 5 ? "none" : colours[k], colours[k]);
+				  marker_fill(k), colours[k]);
 		marker(p, k, 741, ly);
 		out(p, "\"/>");
 		text(p, NULL, 766, ly + 4, NULL, name);
