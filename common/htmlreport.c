@@ -340,7 +340,8 @@ static void summary(struct page *p)
 		card_ns(p, "min_ns", ns(p, s->lat.min), "minimum");
 		card_ns(p, "avg_ns", ns(p, s->lat.sum / s->lat.count), "average");
 		for (k = 0; k < 5; k++)
-			card_ns(p, keys[k], ns(p, vmt_latdist_percentile(&s->all, pcts[k])), keys[k]);
+			card_ns(p, keys[k], ns(p, vmt_latdist_percentile(&s->all, pcts[k])),
+				keys[k]);
 		card_ns(p, "max_ns", ns(p, s->lat.max), "maximum");
 		card_ns(p, "stddev_ns", ns(p, (uint64_t)vmt_latdist_stddev(&s->all)), "stddev");
 		card_ns(p, "total_ns", ns(p, s->lat.sum), "out of guest in all");
@@ -601,8 +602,8 @@ static void curve(struct page *p, const struct vmt_scale *x, const struct vmt_sc
 	{
 		double ly = 30 + 19.0 * k;
 
-		vmt_outbuf_printf(p->o, "<g class=\"legend\"><path class=\"curve c%u\" stroke=\"%s\""
-				  " d=\"M724 %.1fh34\"", k, colours[k], ly);
+		vmt_outbuf_printf(p->o, "<g class=\"legend\"><path class=\"curve c%u\" "
+				  "stroke=\"%s\" d=\"M724 %.1fh34\"", k, colours[k], ly);
 		if (dashes[k][0])
 			attr_str(p, "stroke-dasharray", dashes[k]);
 		vmt_outbuf_printf(p->o, "/><path class=\"pt\" fill=\"%s\" stroke=\"%s\" d=\"",
@@ -813,7 +814,8 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 			vmt_outbuf_ch(p->o, pen ? 'L' : 'M');
 			num(p, x.r0 + dx * ((double)i + 0.5));
 			vmt_outbuf_ch(p->o, ' ');
-			num(p, vmt_scale_map(&yl, (double)(what == 1 ? pt[i].max_ns : pt[i].p99_ns)));
+			num(p, vmt_scale_map(&yl, (double)(what == 1 ? pt[i].max_ns :
+							   pt[i].p99_ns)));
 			pen = true;
 		}
 		out(p, "\"/>");
@@ -874,7 +876,8 @@ static void heat_legend(struct page *p, uint64_t peak)
 		snprintf(cls, sizeof(cls), "s%u", l);
 		rect(p, cls, 864, 12 + 22.0 * l, 16, 16);
 		out(p, " stroke=\"#888\" stroke-width=\".5\"/>");
-		text(p, NULL, 886, 24 + 22.0 * l, NULL, vmt_svg_fmt_count(floor(top), b, sizeof(b)));
+		text(p, NULL, 886, 24 + 22.0 * l, NULL,
+		     vmt_svg_fmt_count(floor(top), b, sizeof(b)));
 	}
 	text(p, "label", 864, 214, NULL, "(at most)");
 }
@@ -893,7 +896,7 @@ static void heatmap(struct page *p)
 {
 	const struct vmt_series *se = p->se;
 	uint32_t f, ncol, c, r, rmin = VMT_SERIES_HEAT_ROWS, rmax = 0, j;
-	uint64_t *grid, peak = 0, col_ns, span;
+	uint64_t *grid, peak = 0, col_ns, span, lo_ns;
 	struct vmt_scale x, y;
 	struct vmt_axis a;
 	char b[32];
@@ -923,8 +926,9 @@ static void heatmap(struct page *p)
 		peak = grid[j] > peak ? grid[j] : peak;
 	span = se->nintervals * se->interval_ns;
 	vmt_scale_init(&x, false, 0, (double)span, 72, 840);
-	vmt_scale_init(&y, true, (double)(vmt_series_heat_low_ns(rmin) ? vmt_series_heat_low_ns(rmin) :
-					   1), (double)vmt_series_heat_low_ns(rmax + 1), 270, 16);
+	lo_ns = vmt_series_heat_low_ns(rmin);
+	vmt_scale_init(&y, true, (double)(lo_ns ? lo_ns : 1),
+		       (double)vmt_series_heat_low_ns(rmax + 1), 270, 16);
 	vmt_outbuf_printf(p->o, "<section id=\"heatmap\"><h2>Latency over time</h2><p class="
 			  "\"note\">Every exit, binned: columns of %s, two latency bins per "
 			  "doubling; darker is more exits (grey levels on a log scale).</p>",
@@ -1119,10 +1123,9 @@ static void worst_intervals(struct page *p)
 		}
 		best[j] = r;
 	}
-	vmt_outbuf_printf(p->o, "<h3>Intervals with the worst windows</h3><table id=\"worst-"
-			  "intervals\"><thead><tr><th>interval start (s)</th><th>vcpu</th><th>pid"
-			  "</th><th>worst window</th><th>exits</th><th>out of guest</th><th>max</th>"
-			  "</tr></thead><tbody>");
+	out(p, "<h3>Intervals with the worst windows</h3><table id=\"worst-intervals\"><thead>"
+	    "<tr><th>interval start (s)</th><th>vcpu</th><th>pid</th><th>worst window</th>"
+	    "<th>exits</th><th>out of guest</th><th>max</th></tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
 		const struct vmt_series_row *r = best[i];
 
@@ -1155,9 +1158,10 @@ static void windows(struct page *p)
 		return;
 	vmt_outbuf_printf(p->o, "<section id=\"windows\"><h2>Worst windows</h2><p class=\"note\">"
 			  "The largest out-of-guest time inside any sliding %s window, per vCPU "
-			  "task (--window).</p><div class=\"wrap\"><table id=\"worst-windows\"><thead>"
-			  "<tr><th class=\"l\">task</th><th>worst window</th><th>starts at (s)</th>"
-			  "<th>in guest</th><th>exits</th><th>max</th></tr></thead><tbody>",
+			  "task (--window).</p><div class=\"wrap\"><table id=\"worst-windows\">"
+			  "<thead><tr><th class=\"l\">task</th><th>worst window</th>"
+			  "<th>starts at (s)</th><th>in guest</th><th>exits</th><th>max</th></tr>"
+			  "</thead><tbody>",
 			  fmt_ns(ns(p, s->window), b, sizeof(b)));
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];

@@ -21,7 +21,7 @@ struct stask {
 	uint64_t next_row;		/* intervals before this one have their rows */
 	uint64_t exits, out, max;	/* trace clock units */
 	struct vmt_latdist d;		/* this interval's latencies only */
-	struct vmt_window win;		/* runs on across intervals; max_sum is per interval */
+	struct vmt_window win;		/* runs across intervals; max_sum is per interval */
 };
 
 struct series_work {
@@ -358,7 +358,8 @@ static uint64_t last_page_ts(const struct vmt_source *src)
 			continue;
 		/* every page starts with its time stamp (64 bits); only an estimate is needed */
 		if (ci->raw_size >= (uint64_t)ci->page_count * ci->page_size) {
-			uint64_t ts = get_le64(cb.raw + (size_t)(ci->page_count - 1) * ci->page_size);
+			size_t at = (size_t)(ci->page_count - 1) * ci->page_size;
+			uint64_t ts = get_le64(cb.raw + at);
 
 			last = ts > last ? ts : last;
 		}

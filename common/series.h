@@ -30,7 +30,7 @@ struct vmt_series_row {
 	uint64_t exits;
 	uint64_t out_ns;		/* the latencies of its exits, summed */
 	uint64_t max_ns;
-	uint64_t p99_ns;		/* nearest rank: exact up to 1024 exits, else within 0.8 % */
+	uint64_t p99_ns;		/* nearest rank: exact to 1024 exits, else within 0.8 % */
 	/* the largest out-of-guest total in a window ending at one of its exits' ends */
 	uint64_t max_window_ns;
 	int32_t pid;

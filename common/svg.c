@@ -231,7 +231,8 @@ void vmt_svg_axis(struct vmt_outbuf *o, const struct vmt_axis *a)
 	} else {
 		n = vmt_scale_ticks(s, a->nticks ? a->nticks : 5, ticks, 64);
 	}
-	vmt_outbuf_str(o, x ? "<g class=\"axis\" data-axis=\"x\">" : "<g class=\"axis\" data-axis=\"y\">");
+	vmt_outbuf_str(o, x ? "<g class=\"axis\" data-axis=\"x\">" :
+			  "<g class=\"axis\" data-axis=\"y\">");
 	for (i = 0; i < n; i++) {
 		double p = vmt_scale_map(s, ticks[i]);
 		const char *label = a->tick_labels ? a->tick_labels[i] :

@@ -190,7 +190,8 @@ static void test_recount(void **state)
 			/* the window ending where this exit ends */
 			wlo = st[t][k] + lt[t][k] > win ? st[t][k] + lt[t][k] - win : 0;
 			for (j = 0; j <= k; j++) {
-				uint64_t a = st[t][j] > wlo ? st[t][j] : wlo, b = st[t][j] + lt[t][j];
+				uint64_t a = st[t][j] > wlo ? st[t][j] : wlo;
+				uint64_t b = st[t][j] + lt[t][j];
 
 				cover += b > a ? b - a : 0;
 			}

@@ -217,7 +217,8 @@ static void test_axis(void **state)
 			       "x1=\"150\""));
 	assert_non_null(strstr(t, ">10 us</text>"));
 	assert_non_null(strstr(t, ">1 ms</text>"));
-	assert_non_null(strstr(t, "<line class=\"base\" x1=\"50\" y1=\"200\" x2=\"350\" y2=\"200\"/>"));
+	assert_non_null(strstr(t, "<line class=\"base\" x1=\"50\" y1=\"200\" x2=\"350\" "
+			       "y2=\"200\"/>"));
 	assert_non_null(strstr(t, ">latency</text></g>"));
 	assert_null(strstr(t, "data-v=\"1e+07\""));
 
