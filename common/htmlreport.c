@@ -57,8 +57,8 @@ static const char css[] =
 	"#tip{position:fixed;display:none;pointer-events:none;background:#fffbe6;border:1px solid"
 	" #333;padding:2px 6px;font:12px monospace;z-index:9}"
 	"@media print{@page{size:A4;margin:12mm}body{max-width:none;padding:0;font-size:10pt}"
-	".grid{grid-template-columns:1fr 1fr}figure,section>svg,table{break-inside:avoid}"
-	"h2{break-after:avoid}#tip{display:none}.wrap{overflow:visible}td.f{font-size:8pt}}";
+	".grid{grid-template-columns:1fr 1fr}figure,section>svg,table,#percentiles,#heatmap,"
+	".keep{break-inside:avoid}h2,h3{break-after:avoid}#tip{display:none}.wrap{overflow:visible}td.f{font-size:8pt}}";
 
 /*
  * Hover values: a heatmap cell's bin and count, and every line's value at the pointer in
@@ -1123,7 +1123,8 @@ static void worst_intervals(struct page *p)
 		}
 		best[j] = r;
 	}
-	out(p, "<h3>Intervals with the worst windows</h3><table id=\"worst-intervals\"><thead>"
+	out(p, "<div class=\"keep\"><h3>Intervals with the worst windows</h3>"
+	    "<table id=\"worst-intervals\"><thead>"
 	    "<tr><th>interval start (s)</th><th>vcpu</th><th>pid</th><th>worst window</th>"
 	    "<th>exits</th><th>out of guest</th><th>max</th></tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
@@ -1145,7 +1146,7 @@ static void worst_intervals(struct page *p)
 		td(p, NULL, fmt_ns(r->max_ns, b, sizeof(b)));
 		out(p, "</tr>");
 	}
-	out(p, "</tbody></table>");
+	out(p, "</tbody></table></div>");
 }
 
 static void windows(struct page *p)
