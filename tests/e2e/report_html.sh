@@ -358,6 +358,16 @@ page syscalls 20ms "$DATA/sample-syscalls.vmt"
 page filtered 100ms --reason hlt,io "$DATA/sample-kvm.vmt"
 page tracedat - "$DATA/tracedat/kvm.v7zstd.dat"
 
+# No pairs at all (two exits without an entry): a page that says so, still well-formed.
+printf 'exit 0 1000 100 30 0\nexit 0 2000 100 30 0\n' |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" empty.vmt || fail "mkvmt"
+vmtrace-report --html empty.html empty.vmt >/dev/null || fail "empty: report"
+python3 validate.py empty.html >v.out 2>&1 || fail "empty: $(cat v.out)"
+browser --dump-dom "file://$scratch/empty.html" >empty.dom 2>empty.log || fail "empty: chromium"
+! grep ":CONSOLE" empty.log || fail "empty: console messages"
+grep -q '<html lang="en" data-ready="1">' empty.dom || fail "empty: the script did not run"
+grep -q 'No exit-entry pairs' empty.dom || fail "empty: no word about the missing pairs"
+
 # Without --interval: 100 to 1000 intervals, the same length vmtrace-convert --series picks.
 vmtrace-report --html auto.html "$DATA/sample-kvm.vmt" >/dev/null || fail "auto: report"
 vmtrace-convert --series --csv "$DATA/sample-kvm.vmt" >auto.csv || fail "auto: --series"
