@@ -743,8 +743,9 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 			lmax = (double)pt[i].max_ns;
 	}
 	pmax = pmax > 0 ? ceil(pmax / vmt_nice_step(pmax, 4)) * vmt_nice_step(pmax, 4) : 1;
-	vmt_scale_init(&x, false, 0, (double)(n * se->interval_ns), 72, 940);
-	vmt_scale_init(&yo, false, 0, pmax > 100 ? 100 : pmax, 110, 22);
+	/* an exit longer than its interval can take the share over 100 %: drawn as it is */
+	vmt_scale_init(&x, false, 0, (double)(m * k * se->interval_ns), 72, 940);
+	vmt_scale_init(&yo, false, 0, pmax, 110, 22);
 	vmt_scale_init(&yl, true, vmt_decade_floor(lmin > 1 ? lmin : 1),
 		       vmt_decade_ceil(lmax > 1 ? lmax : 10), 240, 140);
 	snprintf(id, sizeof(id), "ts-%u", idx);
@@ -788,7 +789,7 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	a.label = "latency";
 	vmt_svg_axis(p->o, &a);
 	dx = (vmt_scale_map(&x, (double)(k * se->interval_ns)) - x.r0);
-	/* out of guest: a filled step line from the baseline */
+	/* out of guest: a step line, one step per point */
 	values(p, "out", "out", pt, m, 0);
 	for (i = 0; i < m; i++) {
 		double y = vmt_scale_map(&yo, 100.0 * (double)pt[i].out_ns / (double)pt[i].span_ns);
