@@ -358,6 +358,25 @@ page syscalls 20ms "$DATA/sample-syscalls.vmt"
 page filtered 100ms --reason hlt,io "$DATA/sample-kvm.vmt"
 page tracedat - "$DATA/tracedat/kvm.v7zstd.dat"
 
+# The hover script: pointer moves over a heatmap cell and over a chart over time, sent by a
+# script added to a copy of the page; the tip's text ends up in the DOM.
+sed 's|</body>|<script>(function(){var d=document.documentElement,t=document.getElementById("tip"),c=document.querySelector("#heat rect[data-n]"),b=c.getBoundingClientRect();c.dispatchEvent(new MouseEvent("mousemove",{bubbles:true,clientX:b.left+b.width/2,clientY:b.top+b.height/2}));d.setAttribute("data-tip-heat",t.textContent+" / "+c.getAttribute("data-n"));var s=document.getElementById("ts-0"),m=s.getScreenCTM(),p=s.createSVGPoint();p.x=+s.getAttribute("data-x0")+1;p.y=60;p=p.matrixTransform(m);s.dispatchEvent(new MouseEvent("mousemove",{bubbles:true,clientX:p.x,clientY:p.y}));d.setAttribute("data-tip-ts",t.textContent);})();</script></body>|' \
+	kvm.html >hover.html
+browser --dump-dom "file://$scratch/hover.html" >hover.dom 2>hover.log || fail "hover: chromium"
+! grep ":CONSOLE" hover.log || fail "hover: console messages"
+python3 - hover.dom kvm.json <<'PY' || fail "hover values"
+import json, re, sys
+dom, r = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+heat = re.search(r'data-tip-heat="([^"]*)"', dom).group(1)
+tip, n = heat.rsplit(" / ", 1)
+assert re.search(r"latency .* to .*: %s exits$" % n, tip), heat
+ts = re.search(r'data-tip-ts="([^"]*)"', dom).group(1)
+first = r["series"][0]
+want = "0 ns to %s ms:" % format(first["end_ns"] / 1e6, "#.3g")
+assert ts.startswith(want) and " out " in ts and " max " in ts, (ts, want)
+print(heat, "|", ts)
+PY
+
 # No pairs at all (two exits without an entry): a page that says so, still well-formed.
 printf 'exit 0 1000 100 30 0\nexit 0 2000 100 30 0\n' |
 	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" empty.vmt || fail "mkvmt"
