@@ -53,6 +53,8 @@ static int write_output(const struct convert_opts *o, struct vmt_reader *r, int 
 	switch (o->format) {
 	case CONVERT_CSV:
 	case CONVERT_JSONL:
+		if (o->series)
+			return convert_series(o, r, fd);
 		return convert_rows(o, r, fd);
 	case CONVERT_LEGACY:
 		return convert_legacy(o, r, fd);

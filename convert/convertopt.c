@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "convertopt.h"
+#include "filteropt.h"
 #include "inputopt.h"
 
 enum {
@@ -13,6 +14,7 @@ enum {
 	OPT_LEGACY,
 	OPT_TO_VMT,
 	OPT_EVENTS,
+	OPT_SERIES,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -26,6 +28,7 @@ static const char doc[] =
 	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
 	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
 	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
+	"  vmtrace-convert --series=100ms --csv run1.vmt  # per interval and vCPU\n"
 	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
 	"  vmtrace-convert --to-vmt --format-dir events/ -o old.vmt trace.bin\n"
 	"  vmtrace-convert --to-vmt -o run2.vmt trace.dat    # from trace-cmd record\n"
@@ -44,6 +47,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
 	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
 	  "instead of per exit", 2 },
+	{ "series", OPT_SERIES, "TIME", OPTION_ARG_OPTIONAL, "one row per interval of TIME "
+	  "(default: 100 to 1000 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
+	  "max_window_ns (1 ms window), as vmtrace-report --interval", 2 },
 	{ "output", 'o', "FILE", 0, "output file (default: standard output for CSV and JSON "
 	  "lines)", 2 },
 	{ 0 }
@@ -69,6 +75,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EVENTS:
 		o->events = 1;
 		break;
+	case OPT_SERIES:
+		o->series = 1;
+		o->series_ns = arg ? vmt_argp_time(state, "--series interval", arg) : 0;
+		if (arg && !o->series_ns)
+			argp_error(state, "the --series interval must be longer than 0");
+		break;
 	case 'o':
 		if (!*arg)
 			argp_error(state, "empty output file name");
@@ -90,8 +102,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
 		if ((o->format == CONVERT_LEGACY || o->format == CONVERT_VMT) && !o->output)
 			argp_error(state, "--legacy and --to-vmt write binary files: give -o FILE");
-		if (o->events && (o->format == CONVERT_LEGACY || o->format == CONVERT_VMT))
-			argp_error(state, "--events goes with --csv or --jsonl");
+		if ((o->events || o->series) &&
+		    (o->format == CONVERT_LEGACY || o->format == CONVERT_VMT))
+			argp_error(state, "--events and --series go with --csv or --jsonl");
+		if (o->events && o->series)
+			argp_error(state, "--events and --series exclude each other");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "rbpage.h"
 #include "rows.h"
+#include "seriesfmt.h"
 #include "writers.h"
 
 int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
@@ -37,6 +38,33 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	}
 	if (ret)
 		vmt_err("%s: %s", o->input, strerror(-ret));
+	return ret;
+}
+
+/* --series: the time series consumer (common/series.h), its rows written after the pass. */
+int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd)
+{
+	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false };
+	struct vmt_iter_opts io = { (struct vmt_filter *)&o->fo.filter, NULL, NULL };
+	struct vmt_series se;
+	struct vmt_consumer c;
+	struct vmt_iter it;
+	int ret;
+
+	if (!so.interval_ns)
+		so.interval_ns = vmt_series_auto_interval(r);
+	ret = vmt_series_consumer(&se, &so, &c);
+	if (!ret)
+		ret = vmt_iterate(r, &io, &c, 1, &it);
+	if (ret) {
+		vmt_err("%s: %s", o->input, ret == -E2BIG ? "too many rows: choose a longer "
+			"--series interval" : strerror(-ret));
+	} else {
+		ret = vmt_series_write_rows(fd, &se, o->format == CONVERT_CSV);
+		if (ret)
+			vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
+	}
+	vmt_series_free(&se);
 	return ret;
 }
 

@@ -18,6 +18,7 @@ static inline const char *convert_output_name(const struct convert_opts *o)
 }
 
 int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd);
+int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd);
 int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd);
 int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd);
 

@@ -16,14 +16,17 @@
 #include <unistd.h>
 
 #include "evdump.h"
+#include "htmlreport.h"
 #include "inputopt.h"
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
 #include "outbuf.h"
+#include "outfile.h"
 #include "reportfmt.h"
 #include "reportjson.h"
 #include "reportopt.h"
+#include "seriesfmt.h"
 #include "summary.h"
 #include "timefmt.h"
 
@@ -34,7 +37,8 @@ struct report {
 	struct vmt_summary s;
 	struct vmt_evdump dump;		/* -v */
 	struct report_list thr, near;	/* --threshold, --around */
-	struct vmt_consumer c[4];
+	struct vmt_series series;	/* --interval and --html */
+	struct vmt_consumer c[6];
 	unsigned int nc;
 	struct vmt_iter it;
 };
@@ -66,6 +70,19 @@ static int open_input(struct report *rep)
 	return ret;
 }
 
+/* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
+static int add_series(struct report *rep)
+{
+	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
+				       rep->o->html != NULL };
+
+	if (!so.interval_ns && !so.heatmap)
+		return 0;
+	if (!so.interval_ns)
+		so.interval_ns = vmt_series_auto_interval(rep->r);
+	return vmt_series_consumer(&rep->series, &so, &rep->c[rep->nc++]);
+}
+
 /* The consumers the options ask for: the summary always, then the lists and dumps. */
 static int set_up_views(struct report *rep)
 {
@@ -94,6 +111,8 @@ static int set_up_views(struct report *rep)
 				  o->around_ns + o->around_span_ns, o->why != 0,
 				  &rep->c[rep->nc++]);
 	}
+	if (!ret)
+		ret = add_series(rep);
 	if (ret)
 		vmt_err("cannot set up the report: %s", strerror(-ret));
 	return ret;
@@ -113,7 +132,10 @@ static int run_pass(struct report *rep)
 	ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
-	if (ret)
+	if (ret == -E2BIG)
+		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
+			rep->o->file, VMT_SERIES_MAX_ROWS);
+	else if (ret)
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	return ret;
 }
@@ -131,6 +153,8 @@ static int print_json(struct report *rep)
 	vmt_report_json_begin(&w, &out, rep->r, &rep->s);
 	list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count");
 	list_print_json(&rep->near, &w, "around", NULL);
+	if (rep->o->interval_ns)
+		vmt_series_json(&w, "series", &rep->series);
 	vmt_report_json_end(&w);
 	return vmt_outbuf_finish(&out);
 }
@@ -163,12 +187,34 @@ static void print_text(struct report *rep)
 		else
 			vmt_report_hist_text(stdout, rep->r, &rep->s);
 	}
+	if (o->interval_ns) {
+		fputc('\n', stdout);
+		vmt_series_text(stdout, &rep->series);
+	}
+}
+
+static int write_html(struct report *rep)
+{
+	int ret;
+
+	vmt_outfile_unlink_on_signal();
+	ret = vmt_html_write_file(rep->o->html, rep->r, &rep->s, &rep->series);
+	if (ret)
+		vmt_err("%s: cannot write the HTML report: %s", rep->o->html,
+			ret == -EINVAL ? "that is the recording" : strerror(-ret));
+	return ret;
 }
 
 static int print_views(struct report *rep)
 {
 	int ret = 0;
 
+	if (rep->o->html) {
+		if (write_html(rep))
+			return 1;
+		if (strcmp(rep->o->html, "-") == 0)
+			return 0;	/* the page is the output */
+	}
 	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)
@@ -220,6 +266,7 @@ static void clean_up(struct report *rep)
 	list_free(&rep->thr);
 	list_free(&rep->near);
 	vmt_evdump_free(&rep->dump);
+	vmt_series_free(&rep->series);
 	vmt_summary_free(&rep->s);
 	vmt_filter_opts_free(&rep->o->fo);
 	vmt_reader_close(rep->r);

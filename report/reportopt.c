@@ -24,6 +24,8 @@ enum {
 	OPT_HIST_FORMAT,
 	OPT_WHY,
 	OPT_WIDE,
+	OPT_INTERVAL,
+	OPT_HTML,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -43,6 +45,8 @@ static const char doc[] =
 	"  vmtrace-report --threshold 50us --around 1.25s,200us run1.vmt\n"
 	"  vmtrace-report --format-dir events/ trace.bin  # the original tool's file\n"
 	"  vmtrace-report trace.dat                       # trace-cmd record -e kvm\n"
+	"  vmtrace-report --interval 100ms run1.vmt       # per interval and vCPU\n"
+	"  vmtrace-report --html run1.html run1.vmt       # one page with the pictures\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
 	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
@@ -66,6 +70,10 @@ static const struct argp_option options[] = {
 	  "of time TS", 2 },
 	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
 	  "(default 1ms)", 2 },
+	{ "interval", OPT_INTERVAL, "TIME", 0, "a time series: exits, out-of-guest time, max, "
+	  "p99 and worst window per interval of TIME and vCPU (table, JSON \"series\")", 2 },
+	{ "html", OPT_HTML, "FILE", 0, "also write the report as one self-contained HTML page "
+	  "with charts (\"-\": standard output, instead of the report)", 2 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
 	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us)", 3 },
@@ -152,6 +160,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --hist-format '%s' (text or cyclictest)", arg);
 		o->histogram = 1;
 		break;
+	case OPT_INTERVAL:
+		o->interval_ns = vmt_argp_time(state, "interval", arg);
+		if (!o->interval_ns)
+			argp_error(state, "the interval must be longer than 0");
+		break;
+	case OPT_HTML:
+		if (!*arg)
+			argp_error(state, "empty --html file name");
+		o->html = arg;
+		break;
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->in;	/* the shared input options */
 		state->child_inputs[1] = &o->fo;	/* the shared filter options */
@@ -175,6 +193,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->json && (o->wide || o->hist_cyclictest))
 			argp_error(state, "--json has every field: --wide and --hist-format are "
 				   "for text");
+		if (o->interval_ns && o->legacy)
+			argp_error(state, "--interval goes with the text or JSON report");
 		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
 			o->histogram = 1;
 		break;

@@ -22,6 +22,8 @@ struct report_opts {
 	bool top_given;
 	bool around;
 	uint64_t around_ns, around_span_ns;
+	uint64_t interval_ns;		/* --interval: the time series, 0: none */
+	const char *html;		/* --html FILE, or NULL */
 	struct vmt_filter_opts fo;
 };
 

@@ -8,7 +8,9 @@
 #   - the original vm-trace -f on that trace.bin, built from ../shared/seed outside the
 #     repository when the seed is there,
 #   - vmtrace-convert --csv to /dev/null, one row per exit and (--events) one per event,
-#     in rows per second.
+#     in rows per second,
+#   - vmtrace-report --json --html (the page as well: time series and heatmap), and the
+#     page's size, which must stay under 2 MB.
 # Wall seconds and peak resident memory. Timings, never pass/fail.
 set -eu
 top_builddir=${top_builddir:-$(pwd)}
@@ -50,7 +52,7 @@ measure() {	# measure NAME CMD...: "seconds kilobytes" of one run
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-: >"$work/a"; : >"$work/z"; : >"$work/l"; : >"$work/o"; : >"$work/c"; : >"$work/e"
+: >"$work/a"; : >"$work/z"; : >"$work/l"; : >"$work/o"; : >"$work/c"; : >"$work/e"; : >"$work/h"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
@@ -59,6 +61,7 @@ while [ $i -lt "$RUNS" ]; do
 	[ $have_orig = no ] || measure original "$work/vm-trace" -f "$work/trace.bin" >>"$work/o"
 	measure csv vmtrace-convert --csv -o /dev/null "$work/b.vmt" >>"$work/c"
 	measure csv-events vmtrace-convert --csv --events -o /dev/null "$work/b.vmt" >>"$work/e"
+	measure html vmtrace-report --json --html "$work/b.html" "$work/b.vmt" >>"$work/h"
 	i=$((i + 1))
 done
 events=$((EXITS * 2))
@@ -85,3 +88,7 @@ crow() {	# crow LABEL FILE ROWS
 printf '%-44s %9s %12s %10s\n' "" "seconds" "M rows/s" "peak RSS"
 crow "vmtrace-convert --csv (a row per exit)" "$work/c" "$EXITS"
 crow "vmtrace-convert --csv --events (per event)" "$work/e" "$events"
+row "vmtrace-report --json --html (the page too)" "$work/h"
+html_size=$(stat -c %s "$work/b.html")
+echo "HTML page: $html_size bytes"
+[ "$html_size" -lt 2000000 ] || { echo "bench: the HTML page is over 2 MB" >&2; exit 1; }

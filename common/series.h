@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * series: the time-series consumer of the pass (iterate.h). Time is cut into intervals of
+ * a fixed length from the recording's start; an exit belongs to the interval its start
+ * falls in. Per interval and per vCPU task it keeps exits, out-of-guest time, the longest
+ * exit, p99 and the worst sliding window, with one latency distribution per task reset at
+ * each interval (constant memory per interval), and optionally a heatmap of every exit by
+ * time and latency. The rows and the heatmap belong to the caller's struct vmt_series; one
+ * pass, one thread.
+ */
+#ifndef VMT_SERIES_H
+#define VMT_SERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iterate.h"
+#include "reader.h"
+
+/* Rows in all (tasks times intervals) before the pass gives up with -E2BIG. */
+#define VMT_SERIES_MAX_ROWS (1u << 22)
+/* Heatmap: two latency bins per power of two of ns, and at most this many time columns. */
+#define VMT_SERIES_HEAT_ROWS 128
+#define VMT_SERIES_HEAT_MAX_COLS 1024
+
+/* One interval of one vCPU task. Times in ns; max, p99 and window are 0 when exits is 0. */
+struct vmt_series_row {
+	uint64_t start_ns;		/* since the recording's start; the end is + interval */
+	uint64_t exits;
+	uint64_t out_ns;		/* the latencies of its exits, summed */
+	uint64_t max_ns;
+	uint64_t p99_ns;		/* nearest rank: exact to 1024 exits, else within 0.8 % */
+	/* the largest out-of-guest total in a window ending at one of its exits' ends */
+	uint64_t max_window_ns;
+	int32_t pid;
+	uint32_t vcpu;
+	bool has_vcpu;
+};
+
+struct vmt_series_opts {
+	uint64_t interval_ns;		/* > 0 */
+	uint64_t window_ns;		/* the sliding window, as the summary's */
+	bool heatmap;			/* also count every exit by time and latency */
+};
+
+struct series_work;
+
+struct vmt_series {
+	uint64_t interval_ns;
+	uint64_t window_ns;
+	/* after the pass: every task has a row in every interval 0 .. nintervals - 1 */
+	struct vmt_series_row *rows;	/* by start, then vCPU (tasks without one last), pid */
+	size_t nrows;
+	uint64_t nintervals;
+	size_t ntasks;
+	/*
+	 * The heatmap: heat[col * VMT_SERIES_HEAT_ROWS + row] counts the exits that started in
+	 * [col * heat_col_ns, (col + 1) * heat_col_ns) with a latency in heat row row
+	 * (vmt_series_heat_row()). A column is 2^k intervals, k growing so that there are
+	 * never more than VMT_SERIES_HEAT_MAX_COLS. NULL without opts.heatmap.
+	 */
+	uint64_t *heat;
+	uint32_t heat_cols;
+	uint64_t heat_col_ns;
+	struct series_work *work;	/* the consumer's working state during the pass */
+};
+
+/*
+ * Prepare s (zeroed here) and a consumer that fills it during vmt_iterate(). Returns 0,
+ * -EINVAL (interval 0) or -ENOMEM; vmt_series_free() afterwards either way. The pass
+ * returns -E2BIG when the rows would pass VMT_SERIES_MAX_ROWS.
+ */
+int vmt_series_consumer(struct vmt_series *s, const struct vmt_series_opts *o,
+			struct vmt_consumer *out);
+void vmt_series_free(struct vmt_series *s);
+
+/* The heatmap row of a latency in ns, and the lowest latency of a row. */
+static inline unsigned int vmt_series_heat_row(uint64_t ns)
+{
+	unsigned int e;
+
+	if (ns < 2)
+		return (unsigned int)ns;
+	e = 63 - (unsigned int)__builtin_clzll(ns);
+	return 2 * e + (unsigned int)((ns >> (e - 1)) & 1);
+}
+
+uint64_t vmt_series_heat_low_ns(unsigned int row);
+
+/*
+ * An interval for r that gives 100 to 1000 of them (1, 2 or 5 times a power of ten ns,
+ * at least 1 us), from the span of its pages: the chunk index where the file has one,
+ * else the last page of each CPU, else the recorded duration; 1 s when none is known.
+ */
+uint64_t vmt_series_auto_interval(const struct vmt_reader *r);
+
+#endif

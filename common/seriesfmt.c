@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Renderers of the time series (seriesfmt.h). An interval without exits has no longest
+ * exit, p99 or window: empty cells in CSV, null in JSON, "-" in the table.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io.h"
+#include "reportfmt.h"
+#include "seriesfmt.h"
+
+void vmt_series_text(FILE *f, const struct vmt_series *s)
+{
+	char iv[32], win[32], b[4][32];
+	size_t i;
+
+	fprintf(f, "Time series (intervals of %s from the recording's start, window %s):\n",
+		vmt_format_ns(s->interval_ns, iv, sizeof(iv)),
+		vmt_format_ns(s->window_ns, win, sizeof(win)));
+	if (!s->nrows) {
+		fprintf(f, "  no exits\n");
+		return;
+	}
+	fprintf(f, "  %14s %14s %6s %8s %10s %10s %6s %10s %10s %10s\n", "start (s)", "end (s)",
+		"vcpu", "pid", "exits", "out", "out%", "max", "p99", "max/window");
+	for (i = 0; i < s->nrows; i++) {
+		const struct vmt_series_row *r = &s->rows[i];
+		uint64_t end = r->start_ns + s->interval_ns;
+		char v[16];
+
+		snprintf(v, sizeof(v), r->has_vcpu ? "%u" : "-", r->vcpu);
+		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %8" PRId32
+			" %10" PRIu64 " %10s %6.2f %10s %10s %10s\n",
+			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
+			end % 1000000000, v, r->pid, r->exits,
+			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
+			100.0 * (double)r->out_ns / (double)s->interval_ns,
+			r->exits ? vmt_format_ns(r->max_ns, b[1], sizeof(b[1])) : "-",
+			r->exits ? vmt_format_ns(r->p99_ns, b[2], sizeof(b[2])) : "-",
+			r->exits ? vmt_format_ns(r->max_window_ns, b[3], sizeof(b[3])) : "-");
+	}
+}
+
+static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,
+		     const struct vmt_series_row *r)
+{
+	vmt_jsonw_u64(w, "start_ns", r->start_ns);
+	vmt_jsonw_u64(w, "end_ns", r->start_ns + s->interval_ns);
+	vmt_jsonw_opt_u64(w, "vcpu", r->has_vcpu, r->vcpu);
+	vmt_jsonw_i64(w, "pid", r->pid);
+	vmt_jsonw_u64(w, "exits", r->exits);
+	vmt_jsonw_u64(w, "out_ns", r->out_ns);
+	vmt_jsonw_opt_u64(w, "max_ns", r->exits, r->max_ns);
+	vmt_jsonw_opt_u64(w, "p99_ns", r->exits, r->p99_ns);
+	vmt_jsonw_opt_u64(w, "max_window_ns", r->exits, r->max_window_ns);
+}
+
+void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s)
+{
+	size_t i;
+
+	vmt_jsonw_array_open(w, name);
+	for (i = 0; i < s->nrows; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		json_row(w, s, &s->rows[i]);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+}
+
+static void csv_opt(struct vmt_outbuf *o, bool has, uint64_t v)
+{
+	vmt_outbuf_ch(o, ',');
+	if (has)
+		vmt_outbuf_u64(o, v);
+}
+
+int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
+{
+	struct vmt_outbuf o;
+	struct vmt_jsonw w;
+	size_t i;
+	int ret;
+
+	ret = vmt_outbuf_init(&o, fd);
+	if (ret)
+		return ret;
+	if (csv)
+		vmt_outbuf_str(&o, "start_ns,end_ns,vcpu,pid,exits,out_ns,max_ns,p99_ns,"
+			       "max_window_ns\r\n");
+	for (i = 0; i < s->nrows; i++) {
+		const struct vmt_series_row *r = &s->rows[i];
+
+		if (!csv) {
+			vmt_jsonw_init(&w, &o);
+			vmt_jsonw_object_open(&w, NULL);
+			json_row(&w, s, r);
+			vmt_jsonw_object_close(&w);
+			vmt_outbuf_ch(&o, '\n');
+			continue;
+		}
+		vmt_outbuf_u64(&o, r->start_ns);
+		csv_opt(&o, true, r->start_ns + s->interval_ns);
+		csv_opt(&o, r->has_vcpu, r->vcpu);
+		vmt_outbuf_ch(&o, ',');
+		vmt_outbuf_i64(&o, r->pid);
+		csv_opt(&o, true, r->exits);
+		csv_opt(&o, true, r->out_ns);
+		csv_opt(&o, r->exits, r->max_ns);
+		csv_opt(&o, r->exits, r->p99_ns);
+		csv_opt(&o, r->exits, r->max_window_ns);
+		vmt_outbuf_str(&o, "\r\n");
+	}
+	return vmt_outbuf_finish(&o);
+}
+
+/* Copy n bytes of fd from its start onto o. */
+static int copy_fd(struct vmt_outbuf *o, int fd, uint64_t n)
+{
+	char buf[65536];
+	uint64_t off = 0;
+
+	while (off < n) {
+		size_t want = n - off < sizeof(buf) ? (size_t)(n - off) : sizeof(buf);
+		ssize_t got = vmt_io_pread_full(fd, buf, want, (off_t)off);
+
+		if (got < 0)
+			return (int)got;
+		if ((size_t)got != want)
+			return -EIO;
+		vmt_outbuf_mem(o, buf, want);
+		off += want;
+	}
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * seriesfmt: the time series (series.h) as people and programs read it: a text table, a
+ * JSON array (the report's "series" key), CSV and JSON lines rows, with the same keys
+ * everywhere (start_ns, end_ns, vcpu, pid, exits, out_ns, max_ns, p99_ns, max_window_ns;
+ * man/vmtrace-report.1). Renderers write where the caller says and keep no state.
+ */
+#ifndef VMT_SERIESFMT_H
+#define VMT_SERIESFMT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jsonw.h"
+#include "outbuf.h"
+#include "reader.h"
+#include "series.h"
+#include "summary.h"
+
+/* The table: one line per interval and vCPU task, within 120 columns. */
+void vmt_series_text(FILE *f, const struct vmt_series *s);
+/* The rows as a JSON array named name (NULL: a top value). */
+void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s);
+/* The rows as CSV with a header (csv) or as JSON lines, onto fd. Returns 0 or -errno. */
+int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv);
+#endif
