@@ -1190,7 +1190,7 @@ static void windows(struct page *p)
 void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 		     const struct vmt_summary *s, const struct vmt_series *se)
 {
-	struct page p = { o, r, vmt_reader_clock(r), s, se };
+	struct page p = { .o = o, .r = r, .clk = vmt_reader_clock(r), .s = s, .se = se };
 
 	head(&p);
 	facts(&p);

@@ -119,23 +119,3 @@ int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
 	}
 	return vmt_outbuf_finish(&o);
 }
-
-/* Copy n bytes of fd from its start onto o. */
-static int copy_fd(struct vmt_outbuf *o, int fd, uint64_t n)
-{
-	char buf[65536];
-	uint64_t off = 0;
-
-	while (off < n) {
-		size_t want = n - off < sizeof(buf) ? (size_t)(n - off) : sizeof(buf);
-		ssize_t got = vmt_io_pread_full(fd, buf, want, (off_t)off);
-
-		if (got < 0)
-			return (int)got;
-		if ((size_t)got != want)
-			return -EIO;
-		vmt_outbuf_mem(o, buf, want);
-		off += want;
-	}
-	return 0;
-}

@@ -14,7 +14,8 @@
  *   why_load hog CPU SECONDS
  *	a busy loop pinned to CPU, the competitor. Prints "hog PID".
  */
-#define _GNU_SOURCE
+#include "config.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
