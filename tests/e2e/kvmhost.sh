@@ -11,7 +11,7 @@
 
 variant() {	# variant DIR CPU_MODEL CLOCK PAGING_EXIT
 	dir=$1
-	sh "$top_srcdir/tests/kvmhost/run.sh" "$dir" "$2" "$3" 2 >"$dir.log" 2>&1
+	sh "$top_srcdir/tests/kvmhost/run.sh" "$dir" "$2" "$3" 2 one >"$dir.log" 2>&1
 	rc=$?
 	[ "$rc" = 77 ] && { cat "$dir.log"; skip "KVM host harness unavailable"; }
 	[ "$rc" = 0 ] || { cat "$dir.log"; fail "$2 $3: harness exit $rc"; }
