@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The checks of the KVM host "why" scenario (tests/kvmhost/whycheck.py, used by
-# tests/e2e/kvmhost_why.sh) on hand-made files, no QEMU: a breakdown that is right passes,
-# and each way of being wrong fails - preempted by the wrong task, an I/O exit without its
+# tests/e2e/kvmhost_why.sh) on hand-made files, no QEMU: a breakdown that is right passes
+# (also with an exit preempted by the other VM's process tearing its VM down), and each
+# way of being wrong fails - preempted by the wrong task, an I/O exit without its
 # user-space part or missing, parts that do not add up, a HLT that slept without a wake-up,
 # too few long exits preempted by the other VM, the JSON disagreeing with the CSV, a worst
 # window or a culprit table that does not add up - and output without attribution skips.
@@ -68,6 +69,14 @@ make kworker 'l = row("101", "cpuid", 1); l[15] = "kworker/1:0"; l[16] = "22"
 l[17] = l[17].replace("preempted/201/", "preempted/22/")'
 check kworker
 expect kworker 1 "preempted most by kworker/1:0 (pid 22), not the other VM's vCPU thread 201"
+
+# Once the other VM's run is over, its main thread tears the VM down (the process's pid):
+# that may preempt (the stall becomes such an exit).
+make teardown 'l = row("101", "cpuid", 2); move(l, "kvm", "preempted", 4800000)
+l[17] = l[17].replace("preempted/-1//", "preempted/200/kvmload/")
+l[14:17] = ["preempted", "kvmload", "200"]'
+check teardown
+expect teardown 0 "all checks pass"
 
 # An I/O exit whose user-space handling went to kvm.
 make nouser 'move(row("201", "io", 1), "userspace", "kvm", 240000)'

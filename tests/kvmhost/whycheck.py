@@ -63,7 +63,7 @@ def workload(path):
     w = {}
     for k, v in zip(words[::2], words[1::2]):
         w[k] = int(v) if v.isdigit() else v
-    for k in ("rounds", "io", "hlt", "tid"):
+    for k in ("rounds", "io", "hlt", "pid", "tid"):
         if k not in w:
             raise SystemExit("whycheck: %s: no '%s' (not a kvmload result)" % (path, k))
     return w
@@ -218,9 +218,10 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns):
         for r in awake:
             if r not in mostly:
                 c.note("%s: not mostly preempted by tid %d: %s" % (name, o["tid"], brief(r)))
-            # whoever else ran, the other VM's vCPU thread ran longest
+            # whoever else ran, the other VM's vCPU thread ran longest; or, once that VM's
+            # run is over, its main thread tearing the VM down (pid: the process)
             if r.get("culprit_kind") == "preempted":
-                c.check(r.get("culprit_pid") == str(o["tid"]),
+                c.check(r.get("culprit_pid") in (str(o["tid"]), str(o["pid"])),
                         "%s: an exit of %s ns preempted most by %s (pid %s), not the other "
                         "VM's vCPU thread %d: %s" % (name, r["latency_ns"], r.get("culprit"),
                                                     r.get("culprit_pid"), o["tid"], brief(r)))
