@@ -27,7 +27,8 @@ got = {r["name"]: r["count"] for r in d["reasons"]}
 print("workload:", w, "report:", got)
 assert d["finished"] and d["lost_events"] == 0 and d["unit"] == "ns", d
 assert d["clock"] == (sys.argv[4] or "local"), d["clock"]
-assert rounds > 50, rounds
+# TCG on a loaded machine runs anywhere from 14 to 150 rounds in 2 s: enough to count
+assert rounds >= 10, rounds
 assert got["cpuid"] == int(w["cpuid"]) == 200 * rounds
 assert got["io"] == int(w["io"]) == rounds
 # the workload's last HLT never returns to the guest: its exit stays open

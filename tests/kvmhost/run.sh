@@ -13,7 +13,7 @@
 #   one  one kvmload (no irqchip) pinned to CPU 1, entirely inside a recording of CPU 1:
 #        OUTDIR/kvmload.txt; then a second pass recorded by the kernel alone (the oracle:
 #        oracle-trace.txt, the text trace, and oracle-pages.bin, the same buffer's pages).
-#   why  two kvmload VMs ("vm-a", "vm-b") whose vCPU threads share CPU 1, each with an
+#   why  two kvmload VMs ("a" and "b") whose vCPU threads share CPU 1, each with an
 #        in-kernel irqchip (HLTs sleep in the kernel until their APIC timer wakes them)
 #        and $VMTRACE_KVMHOST_IO_WORK us (default 200) of user-space work per I/O exit,
 #        both started together inside the recording: kvmload-a.txt, kvmload-b.txt. The
@@ -173,17 +173,27 @@ record_wait() {
 	say "record done: $(tail -1 record.txt)"
 }
 
-# start_vm TAG ARGS...: a kvmload waiting for SIGUSR1 ($vm_TAG), once its pid file exists.
+# start_load OUT ARGS...: a kvmload set up and waiting for SIGUSR1 ($load), back once it
+# said "ready" (its pid file, if any, is written by then); results in OUT.txt, OUT.err.
+# Set up before the recorder starts: the recording has every exit of its run, however
+# slow creating a VM is in this emulated host.
+start_load() {
+	o=$1
+	shift
+	kvmload --wait "$@" >$o.txt 2>$o.err &
+	load=$!
+	while ! grep -q '^ready' $o.err 2>/dev/null; do
+		kill -0 $load 2>/dev/null || { say "kvmload $o failed: $(cat $o.err)"; break; }
+		sleep 0.05
+	done
+}
+
+# start_vm TAG ARGS...: start_load of a VM named TAG ($vm_TAG), kvmload-TAG.{txt,err}.
 start_vm() {
 	tag=$1
 	shift
-	kvmload --name "$tag" --wait "$@" >kvmload-$tag.txt 2>kvmload-$tag.err &
-	eval "vm_$tag=\$!"
-	while [ ! -s /run/libvirt/qemu/$tag.pid ]; do
-		kill -0 $(eval echo \$vm_$tag) 2>/dev/null ||
-			{ say "kvmload $tag failed: $(cat kvmload-$tag.err)"; break; }
-		sleep 0.05
-	done
+	start_load kvmload-$tag --name "$tag" "$@"
+	eval "vm_$tag=\$load"
 }
 
 # The kernel's own record of CPU 1, for debugging and for measuring what context events
@@ -240,11 +250,14 @@ evidence_stop() {
 
 case $scenario in
 one)
-	# the recorder first, the workload entirely inside the recording: its counts are exact
+	# the workload set up, the recorder started, then the workload run: entirely inside
+	# the recording, its counts are exact
+	start_load kvmload 1 $secs
 	evidence_start
 	record -p 1 -c 0 -s $((secs + 2))
 	say "recording; starting kvmload"
-	kvmload 1 $secs >kvmload.txt 2>&1
+	kill -USR1 $load
+	wait $load
 	say "kvmload done: $(cat kvmload.txt)"
 	record_wait
 	evidence_stop
