@@ -21,7 +21,9 @@
 #   vm   two kvmload VMs like QEMU under libvirt ("CPU 0/KVM" threads, -name, pid files in
 #        /run/libvirt/qemu): "web1" and "web2" on CPU 1, set up first and started only once
 #        the recorder runs with "--vm web1" (when vmtrace-record has --vm; else "-p 1"):
-#        kvmload-web1.txt, kvmload-web2.txt.
+#        kvmload-web1.txt, kvmload-web2.txt; and what common/vmfind finds of web1 by name
+#        and by pid (vmfind-web1.json, vmfind-web1-pid.json: tests/helpers/vmfind_cli,
+#        when make check has built it).
 # Every kvmload-*.txt is one line of "key value" pairs: rounds, cpuid, io, mmio, hlt, pid,
 # tid (the vCPU thread), and irqs, hlt_us, io_work_us, name where they apply.
 # Also in OUTDIR: record.txt (the recorder's output, then "record exit N"), record-args.txt
@@ -103,11 +105,17 @@ for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_p
 done
 gcc -O2 -static -pthread -o "$root/bin/kvmload" "$top_srcdir/tests/kvmhost/kvmload.c"
 gcc -O2 -static -o "$root/bin/rawdump" "$top_srcdir/tests/kvmhost/rawdump.c"
-# vmtrace-record with the shared libraries it needs, at their own paths
-cp "$top_builddir/vmtrace-record" "$root/bin/"
-for lib in $(ldd "$top_builddir/vmtrace-record" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
+# vmtrace-record (and vmfind_cli, once make check built it) with the shared libraries they
+# need, at their own paths
+progs="$top_builddir/vmtrace-record"
+vmfind_cli=$top_builddir/tests/helpers/vmfind_cli
+[ -x "$vmfind_cli" ] && progs="$progs $vmfind_cli"
+for prog in $progs; do
+	cp "$prog" "$root/bin/"
+	for lib in $(ldd "$prog" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 done
 # The guest's parameters, read by its init (values are single words or quoted here).
 cat >"$root/params" <<PARAMS
@@ -296,6 +304,11 @@ why)
 vm)
 	start_vm web1 1 $secs
 	start_vm web2 1 $secs
+	# what common/vmfind finds of web1 in this host, by name and by pid
+	if command -v vmfind_cli >/dev/null; then
+		vmfind_cli web1 >vmfind-web1.json 2>&1
+		vmfind_cli $(cat /run/libvirt/qemu/web1.pid) >vmfind-web1-pid.json 2>&1
+	fi
 	evidence_start
 	if [ "$has_vm" = 1 ]; then
 		record --vm web1 -c 0 -s $((secs + 2))
