@@ -25,12 +25,22 @@
 K="$top_srcdir/tests/kvmhost"
 d="$scratch/why"
 
+# what the guest said of itself when something went wrong
+show() {
+	cat why.log
+	for f in "$d"/kvmload-*.err "$d"/record.txt "$d"/watchdog.txt; do
+		[ -f "$f" ] && { echo "== $f"; cat "$f"; }
+	done
+}
 sh "$K/run.sh" "$d" max "" 3 why >why.log 2>&1
 rc=$?
 [ "$rc" = 77 ] && { cat why.log; skip "KVM host harness unavailable"; }
-[ "$rc" = 0 ] || { cat why.log; fail "harness exit $rc"; }
+[ "$rc" = 0 ] || { show; fail "harness exit $rc"; }
 cat why.log
-grep -q "record exit 0" "$d/record.txt" || { cat "$d/record.txt"; fail "record failed"; }
+grep -q "record exit 0" "$d/record.txt" || { show; fail "record failed"; }
+for f in "$d/kvmload-a.txt" "$d/kvmload-b.txt"; do
+	[ -s "$f" ] || { show; fail "no result in $f"; }
+done
 vmtrace-report --json "$d/kvm.vmt" >plain.json || fail "report"
 [ "$(json plain.json 'd["lost_events"]')" = 0 ] || fail "lost events"
 [ "$(json plain.json 'd["finished"]')" = True ] || fail "unfinished recording"

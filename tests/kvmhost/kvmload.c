@@ -32,6 +32,8 @@
  *   --wait          once set up (pid file written, "ready pid P tid T" on stderr), wait
  *                   for SIGUSR1 before the first KVM_RUN: a recorder started meanwhile
  *                   sees the whole run.
+ * A run still going 30 s after its end says where its guest is (RIP, flags, its counts)
+ * and exits 1.
  *
  * Exit status: 0, 1 on a failure (one line on stderr), 2 on bad usage.
  */
@@ -275,6 +277,50 @@ static struct kvm_run *setup_vcpu(int *vcpu_out)
 	return run;
 }
 
+/*
+ * A run that does not end (a guest waiting for good, a vCPU that never gets its CPU back)
+ * must say where it is rather than hang its harness: SIGALRM, OVERDUE_S after the run's
+ * end, interrupts KVM_RUN in the vCPU's thread (the only thread that takes it).
+ */
+#define OVERDUE_S 30
+static volatile sig_atomic_t overdue;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	overdue = 1;
+}
+
+static void arm_overdue(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: KVM_RUN returns EINTR */
+	if (sigaction(SIGALRM, &sa, NULL))
+		die("sigaction");
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	if (pthread_sigmask(SIG_UNBLOCK, &set, NULL))
+		die("pthread_sigmask");
+	alarm((unsigned int)o.seconds + OVERDUE_S);
+}
+
+static void stuck(int vcpu)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu, KVM_GET_REGS, &regs))
+		die("KVM_GET_REGS");
+	fprintf(stderr, "kvmload: still running %d s after its end: rip 0x%llx rflags 0x%llx; "
+		"io %llu mmio %llu hlt(user) %llu; guest: hlt %u irqs %u flag %u\n", OVERDUE_S,
+		(unsigned long long)regs.rip, (unsigned long long)regs.rflags, counts.io,
+		counts.mmio, counts.hlt, get_le32(mem + HLTS_AT), get_le32(mem + IRQS_AT),
+		mem[FLAG_AT]);
+	exit(1);
+}
+
 static void handle_io(void)
 {
 	counts.io++;
@@ -287,9 +333,11 @@ static void run_plain(int vcpu, struct kvm_run *run, const struct timespec *t0)
 {
 	for (;;) {
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
-			if (errno == EINTR)
-				continue;
-			die("KVM_RUN");
+			if (errno != EINTR)
+				die("KVM_RUN");
+			if (overdue)
+				stuck(vcpu);
+			continue;
 		}
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
@@ -321,9 +369,11 @@ static void run_irqchip(int vcpu, struct kvm_run *run, const struct timespec *t0
 {
 	for (;;) {
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
-			if (errno == EINTR)
-				continue;
-			die("KVM_RUN");
+			if (errno != EINTR)
+				die("KVM_RUN");
+			if (overdue)
+				stuck(vcpu);
+			continue;
 		}
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
@@ -367,6 +417,7 @@ static void run_vcpu(int vcpu, struct kvm_run *run)
 {
 	struct timespec t0;
 
+	arm_overdue();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o.irqchip)
 		run_irqchip(vcpu, run, &t0);
@@ -391,6 +442,11 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
+static void remove_pidfile(void)
+{
+	unlink(pidfile);
+}
+
 static void write_pidfile(void)
 {
 	char tmp[sizeof(pidfile) + 8];
@@ -406,6 +462,7 @@ static void write_pidfile(void)
 	fprintf(f, "%d\n", (int)getpid());
 	if (fclose(f) || rename(tmp, pidfile))
 		die(pidfile);
+	atexit(remove_pidfile);
 }
 
 /* "--name NAME" becomes "-name NAME", as QEMU's command line has it (vmfind looks there). */
@@ -494,9 +551,10 @@ int main(int argc, char **argv)
 	CPU_SET(o.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity");
-	/* blocked in every thread, taken by sigwait() only */
+	/* blocked in every thread: SIGUSR1 taken by sigwait() only, SIGALRM by the vCPU's */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGUSR1);
+	sigaddset(&sigs, SIGALRM);
 	if (pthread_sigmask(SIG_BLOCK, &sigs, NULL))
 		die("pthread_sigmask");
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -541,7 +599,6 @@ int main(int argc, char **argv)
 		errno = pthread_join(thread, NULL);
 		if (errno)
 			die("pthread_join");
-		unlink(pidfile);
 	} else {
 		struct kvm_run *run;
 		int vcpu;

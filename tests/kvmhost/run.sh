@@ -157,6 +157,13 @@ say() { echo "kvmhost: $*" >/dev/console; }
 	sleep $((secs + 40))
 	say "watchdog: the scenario did not end in $((secs + 40)) s"
 	echo "watchdog fired after $((secs + 40)) s" >watchdog.txt
+	# where each task is stuck: its state, kernel stack and user-space registers
+	for t in /proc/[0-9]*/task/*; do
+		echo "== $t $(cat $t/comm) $(grep State $t/status) wchan=$(cat $t/wchan)"
+		cat $t/stack $t/syscall 2>/dev/null
+	done >>watchdog.txt
+	[ -d $T/instances/evidence ] && echo 0 >$T/instances/evidence/tracing_on &&
+		cp $T/instances/evidence/trace evidence.txt
 	tar -cf /dev/vda .
 	sync
 	poweroff -f
