@@ -20,10 +20,10 @@
 #        recorder's default context events are what attribution (issue 13) reads.
 #   vm   two kvmload VMs like QEMU under libvirt ("CPU 0/KVM" threads, -name, pid files in
 #        /run/libvirt/qemu): "web1" and "web2" on CPU 1, set up first and started only once
-#        the recorder runs with "--vm web1" (when vmtrace-record has --vm; else "-p 1"):
-#        kvmload-web1.txt, kvmload-web2.txt; and what common/vmfind finds of web1 by name
-#        and by pid (vmfind-web1.json, vmfind-web1-pid.json: tests/helpers/vmfind_cli,
-#        when make check has built it).
+#        the recorder runs with "--vm web1" or its pid (when vmtrace-record has --vm; else
+#        "-p 1"): kvmload-web1.txt, kvmload-web2.txt; and what common/vmfind finds of web1
+#        by name and by pid (vmfind-web1.json, vmfind-web1-pid.json: tests/helpers/
+#        vmfind_cli, when make check has built it).
 # Every kvmload-*.txt is one line of "key value" pairs: rounds, cpuid, io, mmio, hlt, pid,
 # tid (the vCPU thread), and irqs, hlt_us, io_work_us, name where they apply.
 # Also in OUTDIR: record.txt (the recorder's output, then "record exit N"), record-args.txt
@@ -35,6 +35,7 @@
 #   VMTRACE_KVMHOST_SCENARIO  the scenario when the fifth argument is not given
 #   VMTRACE_KVMHOST_IO_WORK   why: user-space microseconds per I/O exit (default 200)
 #   VMTRACE_KVMHOST_HLT_US    why: the guests' APIC timer before each HLT (default 1000)
+#   VMTRACE_KVMHOST_VM_BY     vm: "name" (--vm web1, the default) or "pid" (--vm PID)
 #   VMTRACE_KVMHOST_EVIDENCE  1: also keep the kernel's own record of CPU 1 from instances
 #                             of its own: evidence.txt, the text trace of the exits and the
 #                             default context events, and the raw pages with and without
@@ -127,6 +128,7 @@ has_vm=$has_vm
 io_work=${VMTRACE_KVMHOST_IO_WORK:-200}
 hlt_us=${VMTRACE_KVMHOST_HLT_US:-1000}
 evidence=${VMTRACE_KVMHOST_EVIDENCE:-0}
+vm_by=${VMTRACE_KVMHOST_VM_BY:-name}
 PARAMS
 cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
@@ -318,7 +320,9 @@ vm)
 	fi
 	evidence_start
 	if [ "$has_vm" = 1 ]; then
-		record --vm web1 -c 0 -s $((secs + 2))
+		spec=web1
+		[ "$vm_by" = pid ] && spec=$(cat /run/libvirt/qemu/web1.pid)
+		record --vm $spec -c 0 -s $((secs + 2))
 	else
 		record -p 1 -c 0 -s $((secs + 2))
 	fi
