@@ -14,7 +14,7 @@ set -eu
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 d=$top_srcdir/tests/data
 out=$(mktemp -d)
-top_builddir=$(pwd) top_srcdir=$top_srcdir sh "$top_srcdir/tests/kvmhost/run.sh" "$out/r" max "" 2
+top_builddir=$(pwd) top_srcdir=$top_srcdir sh "$top_srcdir/tests/kvmhost/run.sh" "$out/r" max "" 2 one
 cp "$out/r/kvm.vmt" "$d/sample-kvm.vmt"
 cp "$out/r/header_page" "$d/formats/linux-6.1-kvmhost/header_page"
 cp "$out/r/kvm/kvm_exit/format" "$d/formats/linux-6.1-kvmhost/kvm/kvm_exit/format"
