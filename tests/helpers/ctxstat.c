@@ -12,9 +12,10 @@
  *   kvm_run N               sys_enter_ioctl records the decoder takes for KVM_RUN
  *   pair N                  records of the begin/end pair
  *   other N                 records of no event above
- *   switch PID in N runnable R sleeping S dead D
- *                           sched_switch records switching PID in, and out by the state
- *                           it left in (R/R+; S, D, I, ...; X or Z), for each PID given
+ *   task PID in N runnable R sleeping S dead D kvm_run K
+ *                           for each PID given: sched_switch records switching it in, and
+ *                           out by the state it left in (R/R+; S, D, I, ...; X or Z), and
+ *                           its KVM_RUN ioctls
  */
 #include "config.h"
 
@@ -31,7 +32,7 @@
 
 struct pidcount {
 	long pid;
-	unsigned long long in, runnable, sleeping, dead;
+	unsigned long long in, runnable, sleeping, dead, kvm_run;
 };
 
 int main(int argc, char **argv)
@@ -96,8 +97,11 @@ int main(int argc, char **argv)
 		count[i]++;
 		if (vmt_ctxbind_decode(&b, &item->rec, item->cpu, &ev) != 1)
 			continue;
-		if (ev.type == VMT_CTX_KVM_RUN)
+		if (ev.type == VMT_CTX_KVM_RUN) {
 			kvm_run++;
+			for (i = 0; i < np; i++)
+				pc[i].kvm_run += ev.pid == pc[i].pid;
+		}
 		if (ev.type != VMT_CTX_SWITCH)
 			continue;
 		for (i = 0; i < np; i++) {
@@ -117,8 +121,9 @@ int main(int argc, char **argv)
 		printf("records %s:%s %llu\n", f[i]->system, f[i]->name, count[i]);
 	printf("kvm_run %llu\npair %llu\nother %llu\n", kvm_run, pair, other);
 	for (i = 0; i < np; i++)
-		printf("switch %ld in %llu runnable %llu sleeping %llu dead %llu\n", pc[i].pid,
-		       pc[i].in, pc[i].runnable, pc[i].sleeping, pc[i].dead);
+		printf("task %ld in %llu runnable %llu sleeping %llu dead %llu kvm_run %llu\n",
+		       pc[i].pid, pc[i].in, pc[i].runnable, pc[i].sleeping, pc[i].dead,
+		       pc[i].kvm_run);
 	free(count);
 	vmt_reader_close(r);
 	return 0;
