@@ -254,7 +254,8 @@ int rec_context_setup(struct rec_context *c, const char *list, const char *root,
 	int ret = rec_context_resolve(c, list, root, begin, end, why, sizeof(why));
 
 	if (ret) {
-		vmt_err("--context: %s", why[0] ? why : strerror(-ret));
+		vmt_err("--context: %s%s", why[0] ? why : strerror(-ret),
+			ret == -EACCES || ret == -EPERM ? " (run as root)" : "");
 		return ret;
 	}
 	if (c->missing) {
