@@ -10,6 +10,8 @@
 # Needs qemu-system-x86, busybox-static and cpio (Debian packages); the kernel package is
 # fetched with apt-get download into $VMTRACE_KVMHOST_CACHE (default
 # /var/cache/vmtrace-kvmhost) once and reused. Exits 77 when any of it cannot be had.
+# $VMTRACE_KVMHOST_RECORD_ARGS adds options to the recorder's command line (the benchmark
+# records with and without --context none).
 set -eu
 out=$1
 cpu_model=${2:-max}
@@ -86,7 +88,8 @@ cp /sys/kernel/tracing/events/kvm/kvm_entry/format kvm/kvm_entry/format
 # the workload first, then the recorder on its CPU while it runs
 say() { echo "kvmhost: \$*" >/dev/console; }
 # the recorder first, the workload entirely inside the recording: its counts are exact
-vmtrace-record -p 1 -c 0 -s $((secs + 2)) ${clock:+-C $clock} -o /out/kvm.vmt >record.txt 2>&1 &
+vmtrace-record -p 1 -c 0 -s $((secs + 2)) ${clock:+-C $clock} ${VMTRACE_KVMHOST_RECORD_ARGS:-} \\
+	-o /out/kvm.vmt >record.txt 2>&1 &
 rec=\$!
 while ! grep -q recording record.txt 2>/dev/null; do sleep 0.1; done
 say "recording; starting kvmload"
