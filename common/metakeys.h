@@ -22,5 +22,14 @@
 #define VMT_META_MONO_END	"monotonic.end_ns"	/* in END */
 #define VMT_META_STATS_START	"stats.start.cpu"	/* + CPU number */
 #define VMT_META_STATS_END	"stats.end.cpu"		/* + CPU number, in END */
+/*
+ * Context events (sched, irq, ... for attribution). context.events lists those recorded,
+ * comma-separated "system:event"; absent means none was recorded, which is not the same
+ * as none firing. context.missing: asked for, not on the recording kernel.
+ */
+#define VMT_META_CONTEXT_EVENTS	"context.events"
+#define VMT_META_CONTEXT_MISSING "context.missing"
+#define VMT_META_FORMAT_CTX	"format.ctx."		/* + "system:event": its format file */
+#define VMT_META_FILTER_CTX	"filter.ctx."		/* + "system:event": its tracefs filter */
 
 #endif

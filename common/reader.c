@@ -36,6 +36,9 @@ struct vmt_reader {
 	struct vmt_evformat *fbegin, *fend;
 	struct vmt_evbind bind;
 	struct vmt_cpulist cpus;	/* traced CPUs from the metadata */
+	struct vmt_evformat **ctxfmt;	/* the context events' formats */
+	unsigned int nctx, ctx_skipped;
+	char *ctx_names, *ctx_missing;	/* context.events, context.missing (or NULL) */
 	struct vmt_reader_stats st;
 	const char *last_error;		/* the latest damage seen, for the warning */
 	/* merged walk */
@@ -102,6 +105,28 @@ const struct vmt_cpulist *vmt_reader_cpus(const struct vmt_reader *r)
 	return &r->cpus;
 }
 
+const struct vmt_evformat *const *vmt_reader_context_formats(const struct vmt_reader *r,
+							    unsigned int *n)
+{
+	*n = r->nctx;
+	return (const struct vmt_evformat *const *)r->ctxfmt;
+}
+
+const char *vmt_reader_context_names(const struct vmt_reader *r)
+{
+	return r->ctx_names;
+}
+
+const char *vmt_reader_context_missing(const struct vmt_reader *r)
+{
+	return r->ctx_missing;
+}
+
+unsigned int vmt_reader_context_skipped(const struct vmt_reader *r)
+{
+	return r->ctx_skipped;
+}
+
 const struct vmt_reader_stats *vmt_reader_stats(const struct vmt_reader *r)
 {
 	return &r->st;
@@ -148,6 +173,81 @@ static int parse_format(struct vmt_reader *r, const char *name_key, const char *
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static bool id_taken(const struct vmt_reader *r, uint32_t id)
+{
+	unsigned int i;
+
+	if (id == r->fbegin->id || id == r->fend->id)
+		return true;
+	for (i = 0; i < r->nctx; i++)
+		if (r->ctxfmt[i]->id == id)
+			return true;
+	return false;
+}
+
+/* One name of context.events with its format.ctx.<name>: 1 kept, 0 skipped, -ENOMEM. */
+static int load_context_event(struct vmt_reader *r, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char key[VMT_KV_MAX_KEY + 1], system[VMT_KV_MAX_KEY];
+	struct vmt_evformat *f;
+	const uint8_t *meta, *text;
+	size_t mlen;
+	uint32_t len;
+	int n;
+
+	n = snprintf(key, sizeof(key), VMT_META_FORMAT_CTX "%s", name);
+	if (!colon || colon == name || !colon[1] || n < 0 || (size_t)n >= sizeof(key))
+		return 0;
+	snprintf(system, sizeof(system), "%.*s", (int)(colon - name), name);
+	meta = vmt_source_meta(r->src, &mlen);
+	text = vmt_kv_get(meta, mlen, key, &len);
+	if (!text)
+		return 0;
+	n = vmt_evformat_parse((const char *)text, len, system, &f, NULL);
+	if (n)
+		return n == -ENOMEM ? n : 0;
+	if (strcmp(f->name, colon + 1) != 0 || id_taken(r, f->id)) {
+		vmt_evformat_free(f);
+		return 0;
+	}
+	r->ctxfmt[r->nctx++] = f;
+	return 1;
+}
+
+/*
+ * The context events (metakeys.h): a damaged entry is skipped and counted, never fatal:
+ * the pairs do not need it.
+ */
+static int load_context(struct vmt_reader *r)
+{
+	char *list, *name, *save = NULL;
+	unsigned int max = 1;
+	const char *p;
+	int ret = 0;
+
+	r->ctx_names = vmt_reader_meta(r, VMT_META_CONTEXT_EVENTS);
+	r->ctx_missing = vmt_reader_meta(r, VMT_META_CONTEXT_MISSING);
+	if (!r->ctx_names)
+		return 0;
+	for (p = r->ctx_names; *p; p++)
+		max += *p == ',';
+	list = strdup(r->ctx_names);
+	r->ctxfmt = calloc(max, sizeof(*r->ctxfmt));
+	if (!list || !r->ctxfmt) {
+		free(list);
+		return -ENOMEM;
+	}
+	for (name = strtok_r(list, ",", &save); name && ret >= 0;
+	     name = strtok_r(NULL, ",", &save)) {
+		ret = load_context_event(r, name);
+		if (ret == 0)
+			r->ctx_skipped++;
+	}
+	free(list);
+	return ret < 0 ? ret : 0;
 }
 
 /* The clock and its unit (tclock.h) from the metadata. */
@@ -277,7 +377,9 @@ int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 		msg = "the event formats lack common_type/common_pid or share an id";
 		goto out_free;
 	}
-	ret = setup_clock(r);
+	ret = load_context(r);
+	if (!ret)
+		ret = setup_clock(r);
 	if (ret)
 		goto out_free;
 	ret = -EBADMSG;
@@ -319,6 +421,11 @@ void vmt_reader_close(struct vmt_reader *r)
 	free(r->heap);
 	vmt_evformat_free(r->fbegin);
 	vmt_evformat_free(r->fend);
+	while (r->nctx)
+		vmt_evformat_free(r->ctxfmt[--r->nctx]);
+	free(r->ctxfmt);
+	free(r->ctx_names);
+	free(r->ctx_missing);
 	free(r->begin_name);
 	free(r->end_name);
 	free(r->clock_name);

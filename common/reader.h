@@ -65,6 +65,22 @@ const char *vmt_reader_clock_name(const struct vmt_reader *r);
 const struct vmt_clock *vmt_reader_clock(const struct vmt_reader *r);
 /* Traced CPUs from the metadata (n == 0: unknown). */
 const struct vmt_cpulist *vmt_reader_cpus(const struct vmt_reader *r);
+/*
+ * The context events recorded besides the pair (scheduler, interrupts, ...: for
+ * attribution), parsed, each with its system set: *n formats in the order the recording
+ * lists them, valid while r is open; *n = 0 when none was recorded. A .vmt lists them in
+ * META (metakeys.h: context.events and a format.ctx.<name> each); the trace.dat loader
+ * lists the context events whose formats the file holds; a trace.bin has none. A listed
+ * event whose format is absent, does not parse, names another event or repeats an id is
+ * left out (counted by vmt_reader_context_skipped).
+ */
+const struct vmt_evformat *const *vmt_reader_context_formats(const struct vmt_reader *r,
+							    unsigned int *n);
+/* context.events as the file has it ("sched:sched_switch,irq:..."); NULL: not recorded. */
+const char *vmt_reader_context_names(const struct vmt_reader *r);
+/* context.missing: asked for but not on the recording kernel; NULL when none or unknown. */
+const char *vmt_reader_context_missing(const struct vmt_reader *r);
+unsigned int vmt_reader_context_skipped(const struct vmt_reader *r);
 /* Metadata value as a malloc'd string, from META or else END; NULL when missing. */
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key);
 /* The recording's start in trace clock units: its earliest page (0 when empty). */

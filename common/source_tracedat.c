@@ -3,10 +3,11 @@
  * The loader of trace-cmd's trace.dat (trace-cmd.dat.v6(5), trace-cmd.dat.v7(5)). Open
  * walks the file's headers, options and sections once and presents it like a .vmt:
  * metadata key/values (header_page, clock, CPUs, kernel, per-CPU stats, and the event
- * pair's formats, chosen by name from the options' pair) and per-CPU page runs as chunks
- * (v7 compression chunks, zstd or zlib; slices of up to 256 pages of uncompressed data),
- * read in seq order. Nothing is read that the analysis does not need (kallsyms, printk
- * formats and saved command lines are skipped). Every size and offset in the file is
+ * pair's formats, chosen by name from the options' pair, and the formats of the context
+ * events the file holds) and per-CPU page runs as chunks (v7 compression chunks, zstd or
+ * zlib; slices of up to 256 pages of uncompressed data), read in seq order. Nothing is
+ * read that the analysis does not need (kallsyms, printk formats and saved command lines
+ * are skipped). Every size and offset in the file is
  * checked against the file before it is used. Only little-endian files are read (the page
  * decoder is little-endian), others are refused by name.
  */
@@ -21,6 +22,8 @@
 
 #include "bytes.h"
 #include "chunk.h"
+#include "ctxevent.h"
+#include "evformat.h"
 #include "io.h"
 #include "kv.h"
 #include "metakeys.h"
@@ -1105,6 +1108,118 @@ static int find_formats(struct cur *k, struct want *w, unsigned int nw)
 	return k->bad ? -EBADMSG : 0;
 }
 
+/* Systems with context events (ctxevent.h); of syscalls only KVM_RUN's sys_enter_ioctl. */
+static bool ctx_candidate(const char *system, const char *head, size_t n)
+{
+	static const char *const systems[] = { "sched", "irq", "irq_vectors", "nmi", "kvm" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
+		if (strcmp(system, systems[i]) == 0)
+			return true;
+	return strcmp(system, "syscalls") == 0 &&
+	       name_is(system, head, n, "syscalls:sys_enter_ioctl");
+}
+
+static bool ctx_bound(const struct vmt_ctxbind *b, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMT_CTXBIND_SLOTS; i++)
+		if (b->slot[i].used && b->slot[i].id == id)
+			return true;
+	return false;
+}
+
+/* Grow the comma list *list by name. 0 or -ENOMEM. */
+static int list_add(char **list, const char *name)
+{
+	size_t had = *list ? strlen(*list) : 0;
+	char *bigger = realloc(*list, had + strlen(name) + 2);
+
+	if (!bigger)
+		return -ENOMEM;
+	snprintf(bigger + had, strlen(name) + 2, "%s%s", had ? "," : "", name);
+	*list = bigger;
+	return 0;
+}
+
+/*
+ * One format of the file: a context event when vmt_ctxbind_add() binds it (b collects
+ * them) and it is not one of the pair. Added to kb as format.ctx.<system>:<event>.
+ */
+static int ctx_add(struct vmt_kvbuf *kb, struct vmt_ctxbind *b, const char *system,
+		   const char *text, size_t len, const char *const pair[2], char **list)
+{
+	char name[VMT_KV_MAX_KEY], key[sizeof(VMT_META_FORMAT_CTX) + VMT_KV_MAX_KEY];
+	struct vmt_evformat *f;
+	int ret, n;
+
+	ret = vmt_evformat_parse(text, len, system, &f, NULL);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	n = snprintf(name, sizeof(name), "%s:%s", system, f->name);
+	if (n < 0 || (size_t)n >= sizeof(name) - strlen(VMT_META_FORMAT_CTX) ||
+	    strcmp(name, pair[0]) == 0 || strcmp(name, pair[1]) == 0 ||
+	    vmt_ctxbind_add(b, f) || !ctx_bound(b, f->id)) {
+		vmt_evformat_free(f);
+		return 0;
+	}
+	vmt_evformat_free(f);
+	snprintf(key, sizeof(key), VMT_META_FORMAT_CTX "%s", name);
+	vmt_kv_add(kb, key, text, len);
+	return list_add(list, name);
+}
+
+/*
+ * The context events whose formats the file holds, listed as a .vmt lists them
+ * (context.events, format.ctx.<name>). trace-cmd saves the formats of whole systems, so
+ * a format here does not prove its event was enabled: such an event then has no records.
+ */
+static int ctx_meta(struct vmt_kvbuf *kb, struct cur *k, const char *const pair[2])
+{
+	uint32_t nsys = cur_u32(k), s;
+	struct vmt_ctxbind *b = malloc(sizeof(*b));
+	char *list = NULL;
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	vmt_ctxbind_init(b);
+	for (s = 0; s < nsys && !k->bad && !ret; s++) {
+		char *system = cur_str(k, 4096);
+		uint32_t nev = cur_u32(k), e;
+
+		for (e = 0; e < nev && !k->bad && system && !ret; e++) {
+			uint64_t size = cur_u64(k), at = k->pos;
+			char head[256], *text;
+			size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
+
+			if (size > MAX_FORMAT || !cur_get(k, head, n) ||
+			    !ctx_candidate(system, head, n)) {
+				k->pos = at;
+				cur_skip(k, size);
+				continue;
+			}
+			k->pos = at;
+			text = malloc(size ? size : 1);
+			if (!text)
+				ret = -ENOMEM;
+			else if (cur_get(k, text, size))
+				ret = ctx_add(kb, b, system, text, size, pair, &list);
+			free(text);
+			k->pos = at;
+			cur_skip(k, size);
+		}
+		free(system);
+	}
+	if (list && !ret)
+		vmt_kv_add_str(kb, VMT_META_CONTEXT_EVENTS, list);
+	free(list);
+	free(b);
+	return ret;
+}
+
 /*
  * Add the event pair to the metadata: pair is "SYSTEM:BEGIN,SYSTEM:END" (NULL: kvm_exit /
  * kvm_entry); the description says what the file is. A pair missing from the file is
@@ -1146,6 +1261,14 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 		k = (struct cur){ s->fd, NULL, td->formats_off, s->status.file_size, false };
 	}
 	ret = find_formats(&k, w, 2);
+	if (!ret && w[0].text && w[1].text) {
+		const char *const names2[2] = { w[0].name, w[1].name };
+
+		/* the same bytes again, from the start: the pair's scan read them whole */
+		k.pos = td->version >= 7 ? 0 : td->formats_off;
+		k.bad = false;
+		ret = ctx_meta(&s->meta, &k, names2);
+	}
 	free(buf);
 	if (ret == -EBADMSG)
 		*why = "damaged event formats section";

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "context.h"
 #include "log.h"
 #include "recopt.h"
 #include "tracefs.h"
@@ -18,6 +19,7 @@
 enum {
 	OPT_CLEANUP = 256,
 	OPT_POLL,
+	OPT_CONTEXT,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -32,6 +34,12 @@ static const char doc[] =
 	"  vmtrace-record -p 4-7 -c 0        # until Ctrl-C or SIGTERM\n"
 	"  vmtrace-record -p 1 -s 2 \\\n"
 	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
+	"  vmtrace-record -p 2 --context none   # the pair only\n"
+	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
+	"\n"
+	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
+	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
+	"recorded by default on the traced CPUs; those this kernel lacks are skipped and named.\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m or h (a bare number is seconds); SIZE takes K, M or G "
 	"(a bare number is KiB). Needs root. An existing output file is kept as FILE.old.";
@@ -41,6 +49,8 @@ static const struct argp_option options[] = {
 	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required)", 1 },
 	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
 	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
+	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair: none, or items "
+	  "default, SYS:EVENT (add), -SYS:EVENT (leave out), in order (default: default)", 1 },
 	{ NULL, 0, NULL, 0, "How to record:", 2 },
 	{ "collector-cpu", 'c', "CPU", 0,
 	  "CPU for the collecting threads (default: the first CPU not traced)", 2 },
@@ -129,6 +139,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CLEANUP:
 		o->cleanup_only = 1;
 		break;
+	case OPT_CONTEXT: {
+		char why[256];
+
+		if (rec_context_check(arg, why, sizeof(why)))
+			argp_error(state, "invalid --context: %s", why[0] ? why : "out of memory");
+		o->context = arg;
+		break;
+	}
 	case OPT_POLL:
 		if (vmt_cli_parse_duration_ns(arg, &v) || v < 100000 || v > 1000000000ULL)
 			argp_error(state, "invalid poll interval '%s' (100us to 1s)", arg);

@@ -24,6 +24,7 @@ struct record_opts {
 	const char *output;
 	uint64_t buffer_bytes;
 	char *begin, *end;
+	const char *context;		/* --context LIST; NULL: the default list */
 	const char *clock;
 	int level;
 	int quiet;

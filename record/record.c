@@ -20,11 +20,10 @@
 #include "chunkq.h"
 #include "collector.h"
 #include "container.h"
+#include "context.h"
 #include "log.h"
 #include "outfile.h"
-#include "reader.h"
-#include "reportfmt.h"
-#include "summary.h"
+#include "readback.h"
 #include "recopt.h"
 #include "session.h"
 #include "sysinfo.h"
@@ -37,6 +36,7 @@
 struct recorder {
 	struct record_opts o;
 	struct rec_session ses;
+	struct rec_context ctx;		/* the context events recorded besides the pair */
 	struct vmt_cpulist online;
 	sigset_t stop_sigs;
 	struct vmt_outfile *out;	/* until published or discarded */
@@ -88,6 +88,11 @@ static int probe(struct recorder *rec)
 		return -1;
 	if (o->cleanup_only)
 		return 0;
+	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
+	if (ret) {
+		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
+		return -1;
+	}
 	if (rec_sysinfo_online_cpus(&rec->online)) {
 		vmt_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
 		return -1;
@@ -119,7 +124,7 @@ static int open_output(struct recorder *rec)
 {
 	int ret;
 
-	ret = rec_sysinfo_meta(&rec->meta, &rec->o, rec->ses.root, rec->ses.clock,
+	ret = rec_sysinfo_meta(&rec->meta, &rec->o, &rec->ctx, rec->ses.root, rec->ses.clock,
 			       rec->ses.page_size);
 	if (ret) {
 		vmt_err("%s/events: cannot read the event formats of %s, %s: %s", rec->ses.root,
@@ -186,7 +191,7 @@ static int setup_collection(struct recorder *rec)
 
 static int start(struct recorder *rec)
 {
-	char cpus[512];
+	char cpus[512], col[32] = "collector unpinned";
 	int ret;
 
 	if (rec_chunkq_start(rec->q) || rec_collector_start(rec->col)) {
@@ -199,10 +204,12 @@ static int start(struct recorder *rec)
 		return ret;
 	}
 	rec->recording = true;
-	vmt_info("recording %s -> %s on CPU %s (collector CPU %d, clock %s) into %s%s",
-		 rec->o.begin, rec->o.end, vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)),
-		 rec->o.collector, rec->ses.clock, rec->o.output,
-		 rec->o.duration_ns ? "" : "; Ctrl-C to stop");
+	if (rec->o.collector >= 0)
+		snprintf(col, sizeof(col), "collector CPU %d", rec->o.collector);
+	vmt_info("recording %s -> %s and %u context events on CPU %s (%s, clock %s) into %s%s",
+		 rec->o.begin, rec->o.end, rec->ctx.n,
+		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
+		 rec->o.output, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
 	return 0;
 }
 
@@ -302,27 +309,6 @@ static void publish(struct recorder *rec)
 		vmt_info("the previous %s is kept as %s.old", rec->o.output, rec->o.output);
 }
 
-/* The file read back through the report's pass: what was recorded, in its summary block. */
-static void print_summary(const char *path)
-{
-	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
-	struct vmt_summary s = { 0 };
-	struct vmt_consumer c;
-	struct vmt_reader *r;
-	struct vmt_iter it;
-	char why[256];
-	int ret = vmt_reader_open(path, NULL, &r, why, sizeof(why));
-
-	if (ret) {
-		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
-		return;
-	}
-	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0)
-		vmt_report_summary_text(stdout, r, &s);
-	vmt_summary_free(&s);
-	vmt_reader_close(r);
-}
-
 /* The error in one line, what was written, the losses, the summary; the exit code. */
 static void report(struct recorder *rec)
 {
@@ -349,7 +335,7 @@ static void report(struct recorder *rec)
 			 vmt_cpustats_lost(&rec->st1) - vmt_cpustats_lost(&rec->st0), lost);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */
 	if (!rec->o.quiet && rec->published && strcmp(rec->tmp, rec->o.output) != 0)
-		print_summary(rec->o.output);
+		rec_readback_summary(rec->o.output);
 	if (rec->finished && rec->published)
 		rec->exit_code = 0;
 }
@@ -370,6 +356,7 @@ static void free_tool(struct recorder *rec)
 	vmt_kv_free(&rec->meta);
 	vmt_kv_free(&rec->end);
 	vmt_cpulist_free(&rec->online);
+	rec_context_free(&rec->ctx);
 	rec_opts_free(&rec->o);
 }
 
@@ -384,7 +371,8 @@ int main(int argc, char **argv)
 		rec.exit_code = rec_session_cleanup(&rec.ses) ? 1 : 0;
 		goto out;
 	}
-	if (rec_session_setup(&rec.ses, &rec.o) || open_output(&rec) || setup_collection(&rec))
+	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) || open_output(&rec) ||
+	    setup_collection(&rec))
 		goto out_teardown;
 	if (start(&rec) == 0)
 		run_until_stop(&rec);

@@ -56,6 +56,27 @@ static int take_lock(void)
 	return lock;
 }
 
+/* "clock 'x' not available; this kernel offers local, global, ..." (from trace_clock) */
+static void clock_error(struct rec_session *s, const char *clock, int err)
+{
+	char *text = NULL, offer[512] = "", *name, *save = NULL;
+	size_t n = 0;
+
+	if (vmt_tracefs_read(&s->inst, "trace_clock", &text) == 0) {
+		for (name = strtok_r(text, " []\n", &save); name && n < sizeof(offer);
+		     name = strtok_r(NULL, " []\n", &save))
+			n += (size_t)snprintf(offer + n, sizeof(offer) - n, "%s%s", n ? ", " : "",
+					      name);
+		free(text);
+	}
+	if (offer[0])
+		vmt_err("%s/trace_clock: clock '%s' not available; this kernel offers %s",
+			s->inst.dir, clock, offer);
+	else
+		vmt_err("%s/trace_clock: clock '%s' not available: %s", s->inst.dir, clock,
+			strerror(-err));
+}
+
 /* Everything up to the CPU mask, under the lock. */
 static int create_instance(struct rec_session *s, const struct record_opts *o)
 {
@@ -90,8 +111,7 @@ static int create_instance(struct rec_session *s, const struct record_opts *o)
 	if (o->clock) {
 		ret = vmt_tracefs_write(&s->inst, "trace_clock", o->clock);
 		if (ret) {
-			vmt_err("%s/trace_clock: clock '%s' not available: %s", dir, o->clock,
-				strerror(-ret));
+			clock_error(s, o->clock, ret);
 			return ret;
 		}
 	}
@@ -127,7 +147,38 @@ static int read_layout(struct rec_session *s)
 	return 0;
 }
 
-int rec_session_setup(struct rec_session *s, const struct record_opts *o)
+/* Each context event, after its filter (an event recorded unfiltered would be worse). */
+static int enable_context(struct rec_session *s, const struct rec_context *ctx)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ctx->n; i++) {
+		const struct rec_ctxevent *ev = &ctx->ev[i];
+		char rel[PATH_MAX] = "events/";
+
+		if (ev->filter) {
+			ret = vmt_tracefs_event_path(ev->name, "filter", rel + 7, sizeof(rel) - 7);
+			if (!ret)
+				ret = vmt_tracefs_write(&s->inst, rel, ev->filter);
+			if (ret) {
+				vmt_err("%s/%s: cannot set the filter '%s': %s", s->inst.dir, rel,
+					ev->filter, strerror(-ret));
+				return ret;
+			}
+		}
+		ret = vmt_tracefs_event_enable(&s->inst, ev->name, true);
+		if (ret) {
+			vmt_err("%s: cannot enable context event %s: %s", s->inst.dir, ev->name,
+				strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int rec_session_setup(struct rec_session *s, const struct record_opts *o,
+		      const struct rec_context *ctx)
 {
 	int lock, ret;
 
@@ -146,7 +197,8 @@ int rec_session_setup(struct rec_session *s, const struct record_opts *o)
 			"is the kvm module loaded?)" : "");
 		return ret;
 	}
-	return read_layout(s);
+	ret = enable_context(s, ctx);
+	return ret ? ret : read_layout(s);
 }
 
 int rec_session_open_raw(struct rec_session *s, unsigned int cpu)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "context.h"
 #include "evformat.h"
 #include "kv.h"
 #include "recopt.h"
@@ -33,9 +34,11 @@ int rec_session_find(struct rec_session *s);
 int rec_session_cleanup(struct rec_session *s);
 /*
  * Create and configure the instance for o: buffer size, clock, overwrite mode, CPU mask,
- * the event pair; then read the page layout. 0 or -errno (printed).
+ * the event pair and the context events of ctx (with their filters); then read the page
+ * layout. 0 or -errno (printed).
  */
-int rec_session_setup(struct rec_session *s, const struct record_opts *o);
+int rec_session_setup(struct rec_session *s, const struct record_opts *o,
+		      const struct rec_context *ctx);
 /* Open CPU cpu's trace_pipe_raw (non-blocking): the fd, or -errno (printed). */
 int rec_session_open_raw(struct rec_session *s, unsigned int cpu);
 /* Switch tracing on or off in the instance. 0 or -errno. */

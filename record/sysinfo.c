@@ -168,8 +168,9 @@ static int add_formats(struct vmt_kvbuf *kb, const struct record_opts *o, const 
 	return 0;
 }
 
-int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const char *root,
-		     const char *clock, uint32_t page_size)
+int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
+		     const struct rec_context *ctx, const char *root, const char *clock,
+		     uint32_t page_size)
 {
 	struct utsname u;
 	char cpus[512];
@@ -181,6 +182,8 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const ch
 	ret = add_formats(kb, o, root);
 	if (ret)
 		return ret;
+	if (ctx)
+		rec_context_meta(ctx, kb);
 	if (uname(&u) == 0) {
 		vmt_kv_add_str(kb, "kernel.release", u.release);
 		vmt_kv_add_str(kb, "kernel.version", u.version);
@@ -195,6 +198,7 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const ch
 	vmt_kv_addf(kb, "subbuf_size", "%u", page_size);
 	vmt_kv_addf(kb, "buffer_size_kb", "%" PRIu64, o->buffer_bytes / 1024);
 	vmt_kv_add_str(kb, VMT_META_CPUS, vmt_cpulist_format(&o->cpus, cpus, sizeof(cpus)));
+	/* -1: unpinned (every online CPU traced) */
 	vmt_kv_addf(kb, "cpu.collector", "%d", o->collector);
 	vmt_kv_add_str(kb, "options", o->cmdline);
 	vmt_kv_addf(kb, "poll_interval_ns", "%" PRIu64, o->poll_ns);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "context.h"
 #include "kv.h"
 #include "recopt.h"
 #include "tracefs.h"
@@ -46,11 +47,13 @@ int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key);
 /*
  * The META block up to "time.start": version, events and their format files (read from
- * root/events), header_page and header_event, uname, /proc/cmdline, CPU model, layout,
- * clock, options. Returns kb's error or the -errno of a missing format file.
+ * root/events), header_page and header_event, the context events of ctx (may be NULL:
+ * none), uname, /proc/cmdline, CPU model, layout, clock, options. Returns kb's error or
+ * the -errno of a missing format file.
  */
-int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o, const char *root,
-		     const char *clock, uint32_t page_size);
+int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
+		     const struct rec_context *ctx, const char *root, const char *clock,
+		     uint32_t page_size);
 
 /* What the END block says besides the per-CPU stats. */
 struct rec_end_info {

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make bench: vmtrace-record on the syscall source at full rate (a loop pinned to CPU 1,
-# collector on CPU 0), zstd level 1 and the default level 3 side by side in one run,
-# three runs each, medians printed.
-# Figures: events/s recorded, lost events, collector CPU time per second, bytes written
-# per event and versus the raw pages, and IWI (irq_work) interrupts on the traced CPU.
+# collector on CPU 0): the default (zstd level 1, context events), the pair only
+# (--context none) and level 3 with context, side by side in one run, three runs each,
+# medians printed.
+# Figures: pair events/s recorded, context records/s, lost events, collector CPU time per
+# second, bytes written per pair and versus the raw pages, and IWI (irq_work) interrupts
+# on the traced CPU.
 # Timings, never pass/fail. Needs root and tracefs.
 set -eu
 top_builddir=${top_builddir:-$(pwd)}
@@ -24,10 +26,10 @@ hz=$(getconf CLK_TCK)
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-run_vmtrace() {	# run_vmtrace LEVEL
+run_vmtrace() {	# run_vmtrace LEVEL CONTEXT
 	rm -f "$work/b.vmt"
-	vmtrace-record -q -l "$1" -p 1 -c 0 -s "$SECS" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit \
-		-o "$work/b.vmt" 2>"$work/err" &
+	vmtrace-record -q -l "$1" --context "$2" -p 1 -c 0 -s "$SECS" \
+		-e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/b.vmt" 2>"$work/err" &
 	pid=$!
 	sleep 0.3
 	iwi0=$(iwi_cpu1)
@@ -42,25 +44,32 @@ run_vmtrace() {	# run_vmtrace LEVEL
 import json, sys
 d = json.load(open(sys.argv[1]))
 size, ticks, hz, secs, iwi = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-ev = d["events"]
-print("%d %d %.3f %.2f %.4f %d" % (ev / d["span_ns"] * 1e9 if d["span_ns"] else 0, d["lost_events"],
-      ticks / hz / secs, size / ev, size / (d["pages"] * 4096), iwi))
+ev, span = d["events"], d["span_ns"] / 1e9
+print("%d %d %d %.3f %.2f %.4f %d" % (ev / span if span else 0,
+      d["other_records"] / span if span else 0, max(d["lost_events"], d["lost_events_stats"]),
+      ticks / hz / secs, size / d["pairs"], size / (d["pages"] * 4096), iwi))
 PY
 }
 
 echo "vmtrace-record, syscall loop on CPU 1, collector CPU 0, ${SECS}s, $RUNS runs (medians)"
-: >"$work/l1"; : >"$work/l3"
+: >"$work/c1"; : >"$work/n1"; : >"$work/c3"
 i=0
 while [ $i -lt "$RUNS" ]; do
-	run_vmtrace 1 >>"$work/l1"
-	run_vmtrace 3 >>"$work/l3"
+	run_vmtrace 1 default >>"$work/c1"
+	run_vmtrace 1 none >>"$work/n1"
+	run_vmtrace 3 default >>"$work/c3"
 	i=$((i + 1))
 done
 col() { awk -v c="$2" '{ print $c }' "$1" | median; }
-printf '%-30s %12s %12s\n' "" "level 1" "level 3"
-printf '%-30s %12s %12s\n' "events/s recorded" "$(col "$work/l1" 1)" "$(col "$work/l3" 1)"
-printf '%-30s %12s %12s\n' "lost events" "$(col "$work/l1" 2)" "$(col "$work/l3" 2)"
-printf '%-30s %12s %12s\n' "collector CPU seconds per s" "$(col "$work/l1" 3)" "$(col "$work/l3" 3)"
-printf '%-30s %12s %12s\n' "bytes written per event" "$(col "$work/l1" 4)" "$(col "$work/l3" 4)"
-printf '%-30s %12s %12s\n' "file size / raw pages" "$(col "$work/l1" 5)" "$(col "$work/l3" 5)"
-printf '%-30s %12s %12s\n' "IWI interrupts on CPU 1" "$(col "$work/l1" 6)" "$(col "$work/l3" 6)"
+row() {	# row LABEL COLUMN
+	printf '%-30s %14s %14s %14s\n' "$1" "$(col "$work/c1" "$2")" "$(col "$work/n1" "$2")" \
+		"$(col "$work/c3" "$2")"
+}
+printf '%-30s %14s %14s %14s\n' "" "l1, context" "l1, none" "l3, context"
+row "pair events/s recorded" 1
+row "context records/s" 2
+row "lost events" 3
+row "collector CPU seconds per s" 4
+row "bytes written per pair" 5
+row "file size / raw pages" 6
+row "IWI interrupts on CPU 1" 7

@@ -3,9 +3,10 @@
 # Real kvm_exit/kvm_entry from a KVM host booted under QEMU (tests/kvmhost/run.sh): the
 # workload's own counts per exit kind match the report's exactly, nothing is lost, the file
 # is whole; and the kernel's own text trace of a second pass matches our decoding of the
-# same buffer's raw pages event by event. Two variants: CPU model max (nested paging) with
-# the default clock, and qemu64,+svm (shadow paging) with x86-tsc. Skips (77) where QEMU,
-# busybox-static or the Debian kernel package cannot be had.
+# same buffer's raw pages event by event; the context events recorded by default count
+# the workload's user-space exits and KVM_RUN calls exactly. Two variants: CPU model max
+# (nested paging) with the default clock, and qemu64,+svm (shadow paging) with x86-tsc.
+# Skips (77) where QEMU, busybox-static or the Debian kernel package cannot be had.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (apt-get download, mounts in the guest)"
 
@@ -37,6 +38,17 @@ assert got["hlt"] == rounds - 1 and d["open_at_stop"] == 1
 assert int(w["mmio"]) <= got[sys.argv[3]] <= int(w["mmio"]) + 4, got
 assert d["vcpus"][0]["vcpu"] == 0 and d["vcpus"][0]["pairs"] == d["pairs"]
 PY
+	# The context recorded by default: each exit the workload handles in user space (io,
+	# mmio, hlt) is a kvm_userspace_exit, and each KVM_RUN ioctl is kept by the filter: one
+	# to start, one after each of those exits but the last HLT, which ends the workload.
+	"$HELPERS/ctxstat" "$dir/kvm.vmt" >"$dir.ctx" || fail "$2: ctxstat"
+	ue=$(awk '$1 == "records" && $2 == "kvm:kvm_userspace_exit" { print $3 }' "$dir.ctx")
+	want=$(awk '{ for (i = 1; i < NF; i += 2)
+		if ($i == "io" || $i == "mmio" || $i == "hlt") n += $(i + 1) } END { print n }' \
+		"$dir/kvmload.txt")
+	[ "$ue" = "$want" ] || { cat "$dir.ctx"; fail "$2: $ue kvm_userspace_exit, workload $want"; }
+	[ "$(awk '$1 == "kvm_run" { print $2 }' "$dir.ctx")" = "$want" ] ||
+		{ cat "$dir.ctx"; fail "$2: KVM_RUN ioctls"; }
 }
 
 variant "$scratch/a" max "" npf

@@ -75,8 +75,19 @@ for clock in mono global x86-tsc; do
 	avg=$(json out.txt "[t['avg_ns'] for t in d['vcpus'] if t['pid'] == $loop_pid][0]")
 	[ "$avg" -gt 10 ] && [ "$avg" -lt 100000 ] || fail "-C $clock: implausible mean ${avg} ns"
 done
-run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS"
+run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS" --context none
 expect_one_line_error vmtrace-record "clock 'no-such-clock' not available"
+# ... and names the clocks the kernel offers, as its trace_clock file lists them
+offer=$(sed 's/[][]//g; s/ *$//; s/ /, /g' /sys/kernel/tracing/trace_clock)
+grep -q "; this kernel offers $offer\$" err.txt || { cat err.txt; fail "clocks not listed: $offer"; }
+[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-C no-such-clock: not one line"; }
+
+# Every online CPU traced: the collector runs unpinned, and says so in words.
+run vmtrace-record -p "$(cat /sys/devices/system/cpu/online)" -s 200ms -e "$SYSCALL_EVENTS" \
+	--context none -o all.vmt
+expect_rc 0 "every CPU traced"
+grep -q "collector unpinned" err.txt || { cat err.txt; fail "no 'collector unpinned'"; }
+! grep -q "CPU -1" err.txt out.txt || fail "a message says CPU -1"
 
 # The original tool's command line (one CPU, -c, -s in seconds) with the default output name.
 run vmtrace-record -q -p 1 -c 0 -s 1 -e "$SYSCALL_EVENTS"

@@ -133,10 +133,10 @@ expect_one_line_error vmtrace-report "v8.dat: unsupported trace.dat version"
 run vmtrace-report be.dat
 expect_one_line_error vmtrace-report "be.dat: big-endian trace.dat"
 # Cut anywhere: an error line, or the complete part with a warning (exit 2); never a crash.
-for f in kvm.v6.dat kvm.v7zstd.dat kvm.v7zlib.dat syscalls-extract.dat; do
+for f in kvm.v6.dat kvm.v7zstd.dat kvm.v7zlib.dat syscalls-extract.dat context.dat; do
 	size=$(wc -c <"$T/$f")
 	pair=
-	case $f in syscalls*) pair=$SYS ;; esac
+	case $f in syscalls* | context*) pair=$SYS ;; esac
 	for cut in 5 11 20 40 100 300 1000 3000 5000 8000 20000 50000 70000; do
 		[ "$cut" -lt "$size" ] || continue
 		head -c "$cut" "$T/$f" >cut.dat

@@ -49,10 +49,10 @@ S
 			"$srcdir/tests/data/formats/rt-2015-x86_64" "$corpus/legacy.bin" ;;
 	tracedat)
 		# the committed trace-cmd files (v6, v7 zstd and zlib, tsc2nsec, instance
-		# buffers) behind the pair byte: 0 kvm, 1 raw_syscalls
+		# buffers, context formats) behind the pair byte: 0 kvm, 1 raw_syscalls
 		for f in "$srcdir"/tests/data/tracedat/*.dat; do
 			case $f in
-			*syscalls*|*tsc2nsec*) sel='\001' ;;
+			*syscalls*|*tsc2nsec*|*context*) sel='\001' ;;
 			*) sel='\000' ;;
 			esac
 			{ printf "$sel"; cat "$f"; } >"$corpus/$(basename "$f")"

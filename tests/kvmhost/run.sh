@@ -32,6 +32,8 @@
 #
 # Environment:
 #   VMTRACE_RECORD_ARGS       more vmtrace-record arguments (word-split), e.g. "--context=..."
+#   VMTRACE_KVMHOST_RECORD_ARGS  the same (the benchmark records with and without
+#                             --context none)
 #   VMTRACE_KVMHOST_SCENARIO  the scenario when the fifth argument is not given
 #   VMTRACE_KVMHOST_IO_WORK   why: user-space microseconds per I/O exit (default 200)
 #   VMTRACE_KVMHOST_HLT_US    why: the guests' APIC timer before each HLT (default 1000)
@@ -123,7 +125,7 @@ cat >"$root/params" <<PARAMS
 scenario=$scenario
 secs=$secs
 clock='$clock'
-recargs='${VMTRACE_RECORD_ARGS:-}'
+recargs='${VMTRACE_RECORD_ARGS:-} ${VMTRACE_KVMHOST_RECORD_ARGS:-}'
 has_vm=$has_vm
 io_work=${VMTRACE_KVMHOST_IO_WORK:-200}
 hlt_us=${VMTRACE_KVMHOST_HLT_US:-1000}

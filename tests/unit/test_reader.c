@@ -2,7 +2,8 @@
 /*
  * reader: a recording of three CPUs with interleaved times, several chunks per CPU, a
  * lost-events page and a damaged chunk, walked merged (global time order, gap items in
- * place) and per CPU.
+ * place) and per CPU; the context events' formats of a .vmt (context.events and
+ * format.ctx.*), damaged entries among them, and a record decoded through them.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 
 #include "bytes.h"
 #include "container.h"
+#include "ctxevent.h"
 #include "io.h"
 #include "kv.h"
 #include "metakeys.h"
@@ -225,12 +227,144 @@ static void test_damaged_chunk(void **state)
 	vmt_reader_close(r);
 }
 
+static void add_file(struct vmt_kvbuf *kb, const char *key, const char *rel)
+{
+	size_t len;
+	char *text = slurp(rel, &len);
+
+	vmt_kv_add(kb, key, text, len);
+	free(text);
+}
+
+/*
+ * A .vmt whose META lists context events, six of them unusable: no format, a format that
+ * does not parse, the pair's own id, a format of another event, no system, a repeat. One
+ * page holds a kvm_exit and a sched_switch laid out as Linux 6.18's format file says.
+ */
+static void test_context(void **state)
+{
+	static const char *const names =
+		"sched:sched_switch,irq:irq_handler_entry,bad:noformat,sched:garbage,"
+		"kvm:kvm_exit,irq:softirq_entry,nocolon,sched:sched_switch,nmi:nmi_handler";
+	static const char *const want[3][2] = {
+		{ "sched", "sched_switch" }, { "irq", "irq_handler_entry" },
+		{ "nmi", "nmi_handler" },
+	};
+	const struct vmt_evformat *const *f;
+	struct vmt_header_page hp;
+	struct vmt_kvbuf meta, end;
+	struct vmt_ctxbind b;
+	struct vmt_writer *w;
+	struct vmt_reader *r;
+	struct vmt_item it;
+	struct vmt_ctxev ev;
+	uint8_t page[4096], rec[64] = { 0 };
+	struct pb pb;
+	unsigned int n, i;
+	size_t len;
+	char file[64], *text;
+	int fd, got = 0;
+
+	(void)state;
+	snprintf(file, sizeof(file), "/tmp/vmt-reader-ctx-%d.vmt", (int)getpid());
+	vmt_kv_init(&meta);
+	text = slurp("header_page", &len);
+	assert_int_equal(vmt_header_page_parse(text, len, &hp), 0);
+	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, text, len);
+	free(text);
+	add_file(&meta, VMT_META_FORMAT_BEGIN, "kvm/kvm_exit/format");
+	add_file(&meta, VMT_META_FORMAT_END, "kvm/kvm_entry/format");
+	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
+	vmt_kv_add_str(&meta, VMT_META_EVENT_END, "kvm:kvm_entry");
+	vmt_kv_add_str(&meta, VMT_META_CONTEXT_EVENTS, names);
+	vmt_kv_add_str(&meta, VMT_META_CONTEXT_MISSING, "irq_vectors:reboot_entry");
+	add_file(&meta, VMT_META_FORMAT_CTX "sched:sched_switch", "sched/sched_switch/format");
+	add_file(&meta, VMT_META_FORMAT_CTX "irq:irq_handler_entry",
+		 "irq/irq_handler_entry/format");
+	vmt_kv_add_str(&meta, VMT_META_FORMAT_CTX "sched:garbage", "garbage\n");
+	add_file(&meta, VMT_META_FORMAT_CTX "kvm:kvm_exit", "kvm/kvm_exit/format");
+	add_file(&meta, VMT_META_FORMAT_CTX "irq:softirq_entry", "irq/irq_handler_exit/format");
+	add_file(&meta, VMT_META_FORMAT_CTX "nmi:nmi_handler", "nmi/nmi_handler/format");
+	pb_init(&pb, page, &hp, 5000);
+	put_le16(rec, 103);			/* kvm_exit */
+	put_le32(rec + 4, 77);
+	assert_int_equal(pb_data(&pb, 5000, rec, 64, false), 0);
+	memset(rec, 0, sizeof(rec));
+	put_le16(rec, 372);			/* sched_switch: loop (77, R) -> spin (78) */
+	put_le32(rec + 4, 77);
+	memcpy(rec + 8, "loop", 4);
+	put_le32(rec + 24, 77);
+	put_le64(rec + 32, 0);
+	memcpy(rec + 40, "spin", 4);
+	put_le32(rec + 56, 78);
+	assert_int_equal(pb_data(&pb, 5100, rec, 64, false), 0);
+	pb_finish(&pb, false, false, 0);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(vmt_writer_open(fd, &meta, 1, &w), 0);
+	assert_int_equal(vmt_writer_chunk(w, page, 1, 4096, &(struct vmt_chunk_info){ .cpu = 0 }),
+			 0);
+	vmt_kv_init(&end);
+	assert_int_equal(vmt_writer_finish(w, &end), 0);
+	vmt_writer_free(w);
+	close(fd);
+	vmt_kv_free(&meta);
+	vmt_kv_free(&end);
+
+	assert_int_equal(vmt_reader_open(file, NULL, &r, NULL, 0), 0);
+	assert_string_equal(vmt_reader_context_names(r), names);
+	assert_string_equal(vmt_reader_context_missing(r), "irq_vectors:reboot_entry");
+	f = vmt_reader_context_formats(r, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(vmt_reader_context_skipped(r), 6);
+	vmt_ctxbind_init(&b);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(f[i]->system, want[i][0]);
+		assert_string_equal(f[i]->name, want[i][1]);
+		assert_int_equal(vmt_ctxbind_add(&b, f[i]), 0);
+	}
+	assert_int_equal(f[0]->id, 372);
+	while (vmt_reader_next(r, &it) == 1) {
+		if (vmt_ctxbind_decode(&b, &it.rec, it.cpu, &ev) != 1)
+			continue;
+		assert_int_equal(ev.type, VMT_CTX_SWITCH);
+		assert_int_equal(ev.ts, 5100);
+		assert_int_equal(ev.u.sw.prev_pid, 77);
+		assert_int_equal(ev.u.sw.next_pid, 78);
+		assert_true(ev.u.sw.prev_runnable);
+		assert_string_equal(ev.u.sw.next_comm, "spin");
+		got++;
+	}
+	assert_int_equal(got, 1);
+	vmt_reader_close(r);
+	unlink(file);
+}
+
+/* No context.events: nothing recorded, which the reader says as NULL, not as "none". */
+static void test_no_context(void **state)
+{
+	const struct vmt_evformat *const *f;
+	struct vmt_reader *r;
+	unsigned int n = 99;
+
+	(void)state;
+	assert_int_equal(vmt_reader_open(path, NULL, &r, NULL, 0), 0);
+	f = vmt_reader_context_formats(r, &n);
+	assert_int_equal(n, 0);
+	(void)f;
+	assert_null(vmt_reader_context_names(r));
+	assert_null(vmt_reader_context_missing(r));
+	assert_int_equal(vmt_reader_context_skipped(r), 0);
+	vmt_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_merged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_per_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_context, setup, teardown),
+		cmocka_unit_test(test_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

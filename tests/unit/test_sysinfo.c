@@ -236,7 +236,7 @@ static void test_meta(void **state)
 	o.end = (char *)"sys:b";
 	assert_int_equal(vmt_cli_parse_cpulist("1,3", &o.cpus), 0);
 	vmt_kv_init(&kb);
-	assert_int_equal(rec_sysinfo_meta(&kb, &o, fk->root, "local", 4096), 0);
+	assert_int_equal(rec_sysinfo_meta(&kb, &o, NULL, fk->root, "local", 4096), 0);
 
 	assert_int_equal(uname(&u), 0);
 	expect_kv(&kb, "vmtrace.version", PACKAGE_VERSION);
@@ -303,7 +303,7 @@ static void test_meta(void **state)
 	vmt_kv_free(&kb);
 	vmt_kv_init(&kb);
 	o.end = (char *)"sys:nosuch";
-	assert_int_equal(rec_sysinfo_meta(&kb, &o, fk->root, "local", 4096), -ENOENT);
+	assert_int_equal(rec_sysinfo_meta(&kb, &o, NULL, fk->root, "local", 4096), -ENOENT);
 	vmt_kv_free(&kb);
 	vmt_cpulist_free(&o.cpus);
 }

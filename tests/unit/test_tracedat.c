@@ -3,8 +3,9 @@
  * tracedat: the trace.dat loader (source_tracedat.c), through vmt_source_open and
  * vmt_reader_open, on the committed trace-cmd files (tests/data/tracedat, see
  * make-tracedat.sh): chunks, buffer choice, clock, tsc2nsec, stats, the pair's formats,
- * chunks that do not decompress to their stated size; and hand-made headers that must be
- * refused with their reason.
+ * the context events' formats (against what the fixture's events/ held and what
+ * `trace-cmd report` printed of it), chunks that do not decompress to their stated size;
+ * and hand-made headers that must be refused with their reason.
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "ctxevent.h"
 #include "io.h"
 #include "kv.h"
 #include "reader.h"
@@ -173,6 +175,116 @@ static void test_missing_pair(void **state)
 	in.pair = "kvm:kvm_exit";
 	assert_int_equal(vmt_reader_open(data("kvm.v6.dat"), &in, &r, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why, "the event pair must be SYSTEM:BEGIN,SYSTEM:END");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The comma list, sorted, as one string. */
+static void sorted(const char *list, char *out, size_t size)
+{
+	char *copy = strdup(list), *name, *save = NULL, *v[64];
+	size_t n = 0, i, used = 0;
+
+	assert_non_null(copy);
+	for (name = strtok_r(copy, ",", &save); name && n < 64; name = strtok_r(NULL, ",", &save))
+		v[n++] = name;
+	qsort(v, n, sizeof(v[0]), cmp_str);
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? "," : "", v[i]);
+	free(copy);
+}
+
+/*
+ * context.dat: trace-cmd saved the formats of the systems its events/ held (make-tracedat.sh);
+ * the context events among them are those common/ctxevent binds: all of sched's wake-ups
+ * and switches, irq's handlers and softirqs (not softirq_raise or tasklets), the x86
+ * vector handlers (not the vector_* bookkeeping events), nmi_handler, three kvm events
+ * and sys_enter_ioctl (not sys_enter_read). Their records, decoded, agree with
+ * `trace-cmd report` of the same file: 33 sched_switch (12 leaving a runnable task, one a
+ * dead one), 18 sched_waking, 6 and 5 local_timer and reschedule handlers, 2 softirqs.
+ */
+static void test_context(void **state)
+{
+	static const char *const want =
+		"irq:irq_handler_entry,irq:irq_handler_exit,irq:softirq_entry,irq:softirq_exit,"
+		"irq_vectors:call_function_entry,irq_vectors:call_function_exit,"
+		"irq_vectors:call_function_single_entry,irq_vectors:call_function_single_exit,"
+		"irq_vectors:error_apic_entry,irq_vectors:error_apic_exit,"
+		"irq_vectors:irq_work_entry,irq_vectors:irq_work_exit,"
+		"irq_vectors:local_timer_entry,irq_vectors:local_timer_exit,"
+		"irq_vectors:reschedule_entry,irq_vectors:reschedule_exit,"
+		"irq_vectors:spurious_apic_entry,irq_vectors:spurious_apic_exit,"
+		"irq_vectors:thermal_apic_entry,irq_vectors:thermal_apic_exit,"
+		"irq_vectors:x86_platform_ipi_entry,irq_vectors:x86_platform_ipi_exit,"
+		"kvm:kvm_inj_virq,kvm:kvm_userspace_exit,kvm:kvm_vcpu_wakeup,nmi:nmi_handler,"
+		"sched:sched_switch,sched:sched_wakeup,sched:sched_waking,"
+		"syscalls:sys_enter_ioctl";
+	struct vmt_input_opts in = { NULL, SYSCALLS };
+	const struct vmt_evformat *const *f;
+	uint64_t count[VMT_CTX_NTYPES] = { 0 }, runnable = 0, dead = 0;
+	const struct vmt_item *it;
+	struct vmt_ctxbind b;
+	struct vmt_reader *r;
+	char got[4096];
+	unsigned int n, i;
+
+	(void)state;
+	assert_int_equal(vmt_reader_open(data("context.dat"), &in, &r, NULL, 0), 0);
+	assert_non_null(vmt_reader_context_names(r));
+	sorted(vmt_reader_context_names(r), got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_null(vmt_reader_context_missing(r));
+	f = vmt_reader_context_formats(r, &n);
+	assert_int_equal(n, 30);
+	assert_int_equal(vmt_reader_context_skipped(r), 0);
+	vmt_ctxbind_init(&b);
+	for (i = 0; i < n; i++)
+		assert_int_equal(vmt_ctxbind_add(&b, f[i]), 0);
+	while ((it = vmt_reader_next_item(r))) {
+		struct vmt_ctxev ev;
+
+		if (it->kind != VMT_ITEM_RECORD || vmt_ctxbind_decode(&b, &it->rec, it->cpu, &ev) != 1)
+			continue;
+		assert_int_equal(ev.cpu, 1);
+		count[ev.type]++;
+		if (ev.type == VMT_CTX_SWITCH) {
+			runnable += ev.u.sw.prev_runnable;
+			dead += (ev.u.sw.prev_state & 0x30) != 0;	/* X, Z */
+		}
+		if (ev.type == VMT_CTX_VEC_ENTRY)
+			assert_true(strcmp(ev.u.irq.name, "local_timer") == 0 ||
+				    strcmp(ev.u.irq.name, "reschedule") == 0);
+	}
+	assert_int_equal(count[VMT_CTX_SWITCH], 33);
+	assert_int_equal(runnable, 12);
+	assert_int_equal(dead, 1);
+	assert_int_equal(count[VMT_CTX_WAKEUP], 18);
+	assert_int_equal(count[VMT_CTX_VEC_ENTRY], 11);
+	assert_int_equal(count[VMT_CTX_VEC_EXIT], 11);
+	assert_int_equal(count[VMT_CTX_SOFTIRQ_ENTRY], 2);
+	assert_int_equal(count[VMT_CTX_SOFTIRQ_EXIT], 2);
+	assert_int_equal(count[VMT_CTX_IRQ_ENTRY] + count[VMT_CTX_NMI] + count[VMT_CTX_KVM_RUN], 0);
+	vmt_reader_close(r);
+
+	/* a context event chosen as the pair is the pair only */
+	in.pair = "sched:sched_switch,sched:sched_waking";
+	assert_int_equal(vmt_reader_open(data("context.dat"), &in, &r, NULL, 0), 0);
+	vmt_reader_context_formats(r, &n);
+	assert_int_equal(n, 28);
+	assert_null(strstr(vmt_reader_context_names(r), "sched:sched_switch"));
+	assert_null(strstr(vmt_reader_context_names(r), "sched:sched_waking"));
+	vmt_reader_close(r);
+
+	/* files whose formats hold no context event: not recorded */
+	assert_int_equal(vmt_reader_open(data("kvm.v7zstd.dat"), NULL, &r, NULL, 0), 0);
+	assert_null(vmt_reader_context_names(r));
+	vmt_reader_context_formats(r, &n);
+	assert_int_equal(n, 0);
+	vmt_reader_close(r);
 }
 
 /* Write bytes to a temporary file and open it as a source. */
@@ -334,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_instance_buffer),
 		cmocka_unit_test(test_tsc2nsec),
 		cmocka_unit_test(test_missing_pair),
+		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_chunk_size_checked),
 	};

@@ -79,3 +79,54 @@ for f in "$out"/*.dat; do
 	trace-cmd report -t -i "$f" 2> /dev/null | gzip -9n > "${f%.dat}.report.txt.gz"
 done
 ls -l "$out"
+
+# context.dat            a real `trace-cmd extract -B` (v7, zstd) of an instance tracing, on
+#                        CPU 1, raw_syscalls with the context events sched_switch,
+#                        sched_waking, irq:* and the irq_vectors handlers, while a shell
+#                        loop pinned to CPU 1 competes with syscall_loop. The events/
+#                        directory trace-cmd saw held raw_syscalls, ftrace, sched, irq,
+#                        irq_vectors, nmi, six kvm events and two syscalls events, so the
+#                        file's formats are those systems' (30 context events among them).
+inst=/sys/kernel/tracing/instances/vmtrace-fixture
+mkdir "$inst"
+echo 256 > "$inst/buffer_size_kb"
+echo 2 > "$inst/tracing_cpumask"
+for e in raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch sched/sched_waking \
+	 irq irq_vectors/local_timer_entry irq_vectors/local_timer_exit \
+	 irq_vectors/reschedule_entry irq_vectors/reschedule_exit; do
+	echo 1 > "$inst/events/$e/enable"
+done
+taskset -c 1 sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done' &
+spin=$!
+echo 1 > "$inst/tracing_on"
+"$top/tests/helpers/syscall_loop" 1 3000 > /dev/null
+echo 0 > "$inst/tracing_on"
+kill $spin 2> /dev/null || true
+wait $spin 2> /dev/null || true
+unshare -m sh -c '
+	set -e
+	t=/sys/kernel/tracing
+	mkdir ev
+	cp $t/events/header_page $t/events/header_event ev/
+	for e in $t/events/raw_syscalls/*/ $t/events/ftrace/*/ $t/events/sched/*/ \
+		 $t/events/irq/*/ $t/events/irq_vectors/*/ $t/events/nmi/*/ \
+		 $t/events/kvm/kvm_exit/ $t/events/kvm/kvm_entry/ $t/events/kvm/kvm_userspace_exit/ \
+		 $t/events/kvm/kvm_vcpu_wakeup/ $t/events/kvm/kvm_inj_virq/ \
+		 $t/events/kvm/kvm_halt_poll_ns/ $t/events/syscalls/sys_enter_ioctl/ \
+		 $t/events/syscalls/sys_enter_read/; do
+		[ -f "$e/format" ] || continue
+		s=$(basename "$(dirname "$e")")
+		n=$(basename "$e")
+		mkdir -p "ev/$s/$n"
+		cp "$e/format" "ev/$s/$n/format"
+	done
+	: > empty
+	mount --bind ev $t/events
+	mount --bind empty /proc/kallsyms
+	mount --bind empty $t/printk_formats
+	mount --bind empty $t/saved_cmdlines
+	trace-cmd extract -B vmtrace-fixture -o context.dat > /dev/null
+'
+rmdir "$inst" 2> /dev/null || true	# trace-cmd extract -B removes it itself
+cp context.dat "$out/"
+trace-cmd report -t -i "$out/context.dat" 2> /dev/null | gzip -9n > "$out/context.report.txt.gz"

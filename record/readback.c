@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "iterate.h"
+#include "log.h"
+#include "readback.h"
+#include "reader.h"
+#include "reportfmt.h"
+#include "summary.h"
+
+void rec_readback_summary(const char *path)
+{
+	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	struct vmt_summary s = { 0 };
+	struct vmt_consumer c;
+	struct vmt_reader *r;
+	struct vmt_iter it;
+	char why[256];
+	int ret = vmt_reader_open(path, NULL, &r, why, sizeof(why));
+
+	if (ret) {
+		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
+		return;
+	}
+	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0)
+		vmt_report_summary_text(stdout, r, &s);
+	vmt_summary_free(&s);
+	vmt_reader_close(r);
+}
