@@ -8,7 +8,6 @@
 
 #include "ctxevent.h"
 #include "iterate.h"
-#include "kv.h"
 
 /* The pass's own per-task record: one pointer for each consumer. */
 struct itask {
@@ -105,41 +104,19 @@ static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
 	}
 }
 
-/*
- * The context events' formats from the metadata ("format.ctx.SYSTEM:EVENT", see
- * man/vmtrace-file.5), bound for decoding. Returns how many were bound.
- */
+/* The context events the recording describes (reader.h), bound for decoding. */
 static unsigned int bind_context(const struct vmt_reader *r, struct vmt_ctxbind *b)
 {
-	static const char prefix[] = "format.ctx.";
-	const uint8_t *meta;
-	size_t len = 0, pos = 0;
-	struct vmt_kv kv;
-	unsigned int n = 0;
+	const struct vmt_evformat *const *fmts;
+	unsigned int n, i, bound = 0;
 
-	meta = vmt_source_meta(vmt_reader_source(r), &len);
+	fmts = vmt_reader_context_formats(r, &n);
 	vmt_ctxbind_init(b);
-	while (meta && vmt_kv_next(meta, len, &pos, &kv) > 0) {
-		struct vmt_evformat *fmt;
-		char system[64];
-		const char *colon;
-		size_t sl;
-
-		if (kv.key_len <= sizeof(prefix) - 1 || memcmp(kv.key, prefix, sizeof(prefix) - 1))
-			continue;
-		colon = memchr(kv.key, ':', kv.key_len);
-		sl = colon ? (size_t)(colon - kv.key) - (sizeof(prefix) - 1) : 0;
-		if (!colon || !sl || sl >= sizeof(system))
-			continue;
-		memcpy(system, kv.key + sizeof(prefix) - 1, sl);
-		system[sl] = '\0';
-		if (vmt_evformat_parse((const char *)kv.val, kv.val_len, system, &fmt, NULL))
-			continue;	/* a damaged format: that event stays undecoded */
-		if (vmt_ctxbind_add(b, fmt) == 0)
-			n++;
-		vmt_evformat_free(fmt);
+	for (i = 0; i < n; i++) {
+		if (vmt_ctxbind_add(b, fmts[i]) == 0)
+			bound++;
 	}
-	return n;
+	return bound;
 }
 
 /* The engine, when asked for and the recording has context events to feed it. */

@@ -145,14 +145,20 @@ void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
 				const struct vmt_summary *s)
 {
-	char *list = vmt_reader_meta(r, "context.events"), *tok, *save = NULL;
-	unsigned int k;
+	const struct vmt_evformat *const *fmts;
+	unsigned int k, n;
 
+	/* the events the file describes, as SYSTEM:EVENT */
+	fmts = vmt_reader_context_formats(r, &n);
 	vmt_jsonw_array_open(w, "context_events");
-	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save))
-		vmt_jsonw_str(w, NULL, tok);
+	for (k = 0; k < n; k++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s:%s", fmts[k]->system ? fmts[k]->system : "?",
+			 fmts[k]->name);
+		vmt_jsonw_str(w, NULL, name);
+	}
 	vmt_jsonw_array_close(w);
-	free(list);
 	vmt_jsonw_array_open(w, "why_recorded");
 	for (k = 0; s->why && k < VMT_WHY_NKINDS; k++) {
 		if (s->why_recorded & 1u << k)
