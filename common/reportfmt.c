@@ -496,9 +496,10 @@ void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_
 					vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? st->sum / st->count :
 						st->max, c, sizeof(c)));
 			}
-			fprintf(f, " %12s\n", vmt_fmt_lat(clk, k == 0 ? s->lat.min : k == 1 ?
-						     s->lat.sum / s->lat.count : s->lat.max, c,
-						     sizeof(c)));
+			/* a damaged input can leave histogram rows without one pair */
+			fprintf(f, " %12s\n", !s->lat.count ? "-" :
+				vmt_fmt_lat(clk, k == 0 ? s->lat.min : k == 1 ?
+					    s->lat.sum / s->lat.count : s->lat.max, c, sizeof(c)));
 		}
 	}
 	free(tot);
