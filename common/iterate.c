@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,6 +91,56 @@ static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
 	}
 }
 
+static inline void ids_add(struct vmt_iter_ids *s, uint32_t id)
+{
+	if (id < VMT_ITER_IDS)
+		s->bits[id / 64] |= 1ULL << (id % 64);
+	else
+		s->beyond++;
+}
+
+unsigned int vmt_iter_ids_count(const struct vmt_iter_ids *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < VMT_ITER_IDS / 64; i++)
+		n += (unsigned int)__builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+char *vmt_iter_ids_format(const struct vmt_iter_ids *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	uint32_t i = 0;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	while (i < VMT_ITER_IDS && len < size) {
+		uint32_t j;
+		int n;
+
+		if (!vmt_iter_ids_has(s, i)) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < VMT_ITER_IDS && vmt_iter_ids_has(s, j + 1); j++)
+			;
+		if (j == i)
+			n = snprintf(buf + len, size - len, "%s%u", len ? "," : "", i);
+		else
+			n = snprintf(buf + len, size - len, "%s%u-%u", len ? "," : "", i, j);
+		if (n < 0)
+			return buf;
+		len += (size_t)n;
+		i = j + 1;
+	}
+	if (s->beyond && len < size)
+		snprintf(buf + len, size - len, "%sids above %u", len ? " and " : "",
+			 VMT_ITER_IDS - 1);
+	return buf;
+}
+
 #define EACH(w, op, ...)							\
 	do {									\
 		unsigned int i_;						\
@@ -167,6 +218,15 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 			continue;
 		}
 		it->events++;
+		if (ev.kind == VMT_EV_BEGIN) {
+			if (!it->exits++ || ev.ts < it->first_exit_ts)
+				it->first_exit_ts = ev.ts;
+			if (ev.ts > it->last_exit_ts)
+				it->last_exit_ts = ev.ts;
+			ids_add(&it->exit_cpus, ev.cpu);
+		}
+		if (ev.has & VMT_EVF_VCPU)
+			ids_add(&it->vcpus, ev.vcpu);
 		if (ev.ts < it->first_ts)
 			it->first_ts = ev.ts;
 		if (ev.ts > it->last_ts)
