@@ -26,9 +26,10 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 	if (!rows && vmt_nomatch_explain(it, msg, sizeof(msg)))
 		vmt_info("%s: %s", o->input, msg);
 	if (st->unordered)
-		vmt_warn("%s: %llu rows written out of exit-time order: an exit stayed open while "
-			 "more than %u later exits ended", o->input,
-			 (unsigned long long)st->unordered, VMT_ROWS_HOLD_MAX);
+		vmt_warn("%s: %llu row%s written out of exit-time order: %s exit stayed open while "
+			 "%u later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,
+			 (unsigned long long)st->unordered, st->unordered == 1 ? "" : "s",
+			 st->unordered == 1 ? "its" : "each", VMT_ROWS_HOLD_MAX);
 }
 
 int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
