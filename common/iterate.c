@@ -164,6 +164,7 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 	struct vmt_event ev;
 	struct walk w;
 	uint64_t items = 0, last_ms = 0;
+	uint32_t last_cpu = UINT32_MAX, last_vcpu = UINT32_MAX;
 	unsigned int i;
 	int ret = 0;
 
@@ -219,14 +220,16 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 		}
 		it->events++;
 		if (ev.kind == VMT_EV_BEGIN) {
-			if (!it->exits++ || ev.ts < it->first_exit_ts)
+			/* events come in time order: the first and the latest exit */
+			if (!it->exits++)
 				it->first_exit_ts = ev.ts;
-			if (ev.ts > it->last_exit_ts)
-				it->last_exit_ts = ev.ts;
-			ids_add(&it->exit_cpus, ev.cpu);
+			it->last_exit_ts = ev.ts;
+			/* most exits are on the CPU of the one before: note only changes */
+			if (ev.cpu != last_cpu)
+				ids_add(&it->exit_cpus, last_cpu = ev.cpu);
 		}
-		if (ev.has & VMT_EVF_VCPU)
-			ids_add(&it->vcpus, ev.vcpu);
+		if (ev.vcpu != last_vcpu && (ev.has & VMT_EVF_VCPU))
+			ids_add(&it->vcpus, last_vcpu = ev.vcpu);
 		if (ev.ts < it->first_ts)
 			it->first_ts = ev.ts;
 		if (ev.ts > it->last_ts)
@@ -241,7 +244,7 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 			e.ev = &ev;
 			e.pair = w.paired ? &w.pair : NULL;
 			e.selected = w.paired ? w.pair_selected :
-				     vmt_filter_event(it->filter, &ev, NULL);
+				     !it->filter || vmt_filter_event(it->filter, &ev, NULL);
 			EACH(&w, event, &e);
 		}
 	}

@@ -398,6 +398,41 @@ static CELL void put_row(struct vmt_rows *w, const struct prow *pr, bool csv)
 		pair_json(w, pr);
 }
 
+/* A pair as the pass hands it over (e->pair, ended by e->ev), as a row's values. */
+#define PROW_OF(w, e)								\
+	{									\
+		(e)->pair->begin, (e)->pair->lat, (e)->ev->cpu,			\
+		((e)->pair->begin->has & VMT_EVF_VCPU) ? (e)->pair->begin->vcpu :	\
+							 (e)->ev->vcpu,		\
+		(((e)->pair->begin->has | (e)->ev->has) & VMT_EVF_VCPU) != 0,	\
+		gap_take(w, (e)->pair->begin->cpu) | gap_take(w, (e)->ev->cpu),	\
+	}
+
+/* Write a pair's row now, straight from the pass: no copy. */
+static __attribute__((noinline)) void put_pair_csv(struct vmt_rows *w,
+						   const struct vmt_iter_event *e)
+{
+	struct prow pr = PROW_OF(w, e);
+
+	put_row(w, &pr, true);
+}
+
+static __attribute__((noinline)) void put_pair_json(struct vmt_rows *w,
+						    const struct vmt_iter_event *e)
+{
+	struct prow pr = PROW_OF(w, e);
+
+	put_row(w, &pr, false);
+}
+
+static CELL void put_pair(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
+{
+	if (csv)
+		put_pair_csv(w, e);
+	else
+		put_pair_json(w, e);
+}
+
 /* Write the rows at the head of the ring up to the first exit still open. */
 static void flush_head(struct vmt_rows *w, bool csv)
 {
@@ -421,8 +456,6 @@ static inline uint64_t task_key(const struct vmt_event *ev)
 {
 	return ev->pid == 0 ? 1ULL << 40 | ev->cpu : (uint32_t)ev->pid;
 }
-
-static struct open_task *task_find(struct vmt_rows *w, uint64_t key);
 
 static int tasks_grow(struct vmt_rows *w)
 {
@@ -480,27 +513,25 @@ static int ring_grow(struct vmt_rows *w)
 	return 0;
 }
 
-/*
- * A new exit takes the next place. When the ring is full and may not grow, the oldest open
- * exit gives up its place: its row will be written when it comes, late.
- */
-static int hold_open(struct vmt_rows *w, bool csv, uint64_t *seq)
+/* A new exit takes the next place (room is there). */
+static CELL void hold_open(struct vmt_rows *w, struct open_task *t)
 {
-	if (w->tail - w->head == w->cap) {
-		if (w->cap < w->hold_max) {
-			int ret = ring_grow(w);
-
-			if (ret)
-				return ret;
-		} else {
-			w->head++;
-			flush_head(w, csv);
-		}
-	}
 	w->ring[w->tail & (w->cap - 1)].state = HELD_OPEN;
-	*seq = w->tail++;
+	t->seq1 = ++w->tail;
 	if (w->tail - w->head > w->st.held_peak)
 		w->st.held_peak = w->tail - w->head;
+}
+
+/*
+ * The ring is full: grow it, or when it may not grow, the oldest open exit gives up its
+ * place (its row will be written when it comes, late).
+ */
+static int hold_make_room(struct vmt_rows *w, bool csv)
+{
+	if (w->cap < w->hold_max)
+		return ring_grow(w);
+	w->head++;
+	flush_head(w, csv);
 	return 0;
 }
 
@@ -516,7 +547,7 @@ static void hold_close(struct vmt_rows *w, uint64_t seq, bool csv)
 
 /*
  * Per-exit rows, from every begin/end event: a begin takes its place in the order, the
- * entry that completes a selected pair gives it its row. csv is a constant in each caller.
+ * entry that completes a selected pair gives it its row. The general case.
  */
 static CELL int pairs_event(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
 {
@@ -531,14 +562,16 @@ static CELL int pairs_event(struct vmt_rows *w, const struct vmt_iter_event *e, 
 		w->last = t;
 	}
 	if (ev->kind == VMT_EV_BEGIN) {
-		int ret;
-
 		if (t->seq1)
 			hold_close(w, t->seq1 - 1, csv);	/* a begin after a begin */
-		ret = hold_open(w, csv, &seq);
-		if (ret)
-			return ret;
-		t->seq1 = seq + 1;
+		t->seq1 = 0;
+		if (w->tail - w->head == w->cap) {
+			int ret = hold_make_room(w, csv);
+
+			if (ret)
+				return ret;
+		}
+		hold_open(w, t);
 		return w->out.err;
 	}
 	if (!t->seq1)
@@ -547,49 +580,76 @@ static CELL int pairs_event(struct vmt_rows *w, const struct vmt_iter_event *e, 
 	t->seq1 = 0;
 	if (!e->pair || !e->selected) {
 		hold_close(w, seq, csv);
-		return w->out.err;
-	}
-	{
-		const struct vmt_event *ex = e->pair->begin, *en = ev;
-		struct prow pr = {
-			ex, e->pair->lat, en->cpu, (ex->has & VMT_EVF_VCPU) ? ex->vcpu : en->vcpu,
-			((ex->has | en->has) & VMT_EVF_VCPU) != 0,
-			gap_take(w, ex->cpu) | gap_take(w, en->cpu),
-		};
+	} else if (seq <= w->head) {
+		/* the oldest open exit (or one that gave up its place): no copy */
+		put_pair(w, e, csv);
+		if (seq == w->head && ++w->head != w->tail)
+			flush_head(w, csv);
+	} else {
+		struct held *h = &w->ring[seq & (w->cap - 1)];
+		struct prow pr = PROW_OF(w, e);
 
-		if (seq <= w->head) {
-			/* the oldest open exit (or one that gave up its place): no copy */
-			put_row(w, &pr, csv);
-			if (seq == w->head) {
-				w->head++;
-				flush_head(w, csv);
-			}
-		} else {
-			struct held *h = &w->ring[seq & (w->cap - 1)];
-
-			h->ex = *ex;
-			h->lat = pr.lat;
-			h->en_cpu = pr.en_cpu;
-			h->vcpu = pr.vcpu;
-			h->has_vcpu = pr.has_vcpu;
-			h->near_gap = pr.near_gap;
-			h->state = HELD_ROW;
-			w->st.held++;
-		}
+		h->ex = *pr.ex;
+		h->lat = pr.lat;
+		h->en_cpu = pr.en_cpu;
+		h->vcpu = pr.vcpu;
+		h->has_vcpu = pr.has_vcpu;
+		h->near_gap = pr.near_gap;
+		h->state = HELD_ROW;
+		w->st.held++;
 	}
 	return w->out.err;
+}
+
+static __attribute__((noinline)) int pairs_slow_csv(struct vmt_rows *w,
+						    const struct vmt_iter_event *e)
+{
+	return pairs_event(w, e, true);
+}
+
+static __attribute__((noinline)) int pairs_slow_json(struct vmt_rows *w,
+						     const struct vmt_iter_event *e)
+{
+	return pairs_event(w, e, false);
+}
+
+/*
+ * What one task does over and over, inline: its begin (the task of the event before, no
+ * exit of it open, room in the ring), and the end of the only open exit. Everything else
+ * goes the general way.
+ */
+static CELL int pairs_fast(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
+{
+	const struct vmt_event *ev = e->ev;
+	struct open_task *t = w->last;
+
+	if (t && t->key == task_key(ev)) {
+		if (ev->kind == VMT_EV_BEGIN) {
+			if (!t->seq1 && w->tail - w->head < w->cap) {
+				hold_open(w, t);
+				return 0;
+			}
+		} else if (t->seq1 == w->tail && w->tail == w->head + 1 && e->pair &&
+			   e->selected) {
+			t->seq1 = 0;
+			w->head++;
+			put_pair(w, e, csv);
+			return w->out.err;
+		}
+	}
+	return csv ? pairs_slow_csv(w, e) : pairs_slow_json(w, e);
 }
 
 static int on_pairs_csv(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	(void)it;
-	return pairs_event(state, e, true);
+	return pairs_fast(state, e, true);
 }
 
 static int on_pairs_json(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	(void)it;
-	return pairs_event(state, e, false);
+	return pairs_fast(state, e, false);
 }
 
 /* The end: the rows still held go out; exits still open have none. */
