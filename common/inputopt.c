@@ -54,7 +54,8 @@ static const char *unused_option(const struct vmt_source *src, const struct vmt_
 	if (o->format_dir && !vmt_source_uses_format_dir(src))
 		return vmt ? "--format-dir does not apply: a .vmt file carries its own event "
 			     "formats" :
-			     "--format-dir does not apply: a trace.dat carries its own event formats";
+			     "--format-dir does not apply: a trace.dat carries its own event "
+			     "formats";
 	return NULL;
 }
 

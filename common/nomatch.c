@@ -29,7 +29,8 @@ static char *when(const struct vmt_iter *it, uint64_t ts, char *buf, size_t size
 		snprintf(buf, size, "%llu ticks",
 			 (unsigned long long)(ts > it->start_ts ? ts - it->start_ts : 0));
 	else
-		snprintf(buf, size, "%s s", vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)));
+		snprintf(buf, size, "%s s",
+			 vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)));
 	return buf;
 }
 
@@ -79,6 +80,7 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 		 "from %s to %s", head, vmt_iter_ids_count(&it->exit_cpus) == 1 ? "" : "s",
 		 cpus, vcpus[0] ? ", of vCPU" : "",
 		 vcpus[0] ? (vmt_iter_ids_count(&it->vcpus) == 1 ? " " : "s ") : "", vcpus,
-		 when(it, it->first_exit_ts, a, sizeof(a)), when(it, it->last_exit_ts, b, sizeof(b)));
+		 when(it, it->first_exit_ts, a, sizeof(a)),
+		 when(it, it->last_exit_ts, b, sizeof(b)));
 	return 1;
 }

@@ -27,7 +27,7 @@
 #include "outbuf.h"
 #include "rows.h"
 
-/* What a pair row takes from the pass: its exit, and a little of its entry (struct prow). */
+/* What a pair row takes: its exit, and a little of its entry (struct prow). */
 #define PAIR_COLUMNS(X)								\
 	X("start_ns", TREL, 1, 1, ex->ts)					\
 	X("start_ts_ns", TABS, 1, 1, ex->ts)					\
@@ -37,7 +37,7 @@
 	X("task", I64, 1, 1, ex->pid)						\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
-	X("latency_ns", U64, 1, 1, vmt_clock_ns(w->clock, pr->lat))		\
+	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
 	X("guest_rip", HEX, 1, ex->has & VMT_EVF_RIP, ex->rip)			\
 	X("info1", HEX, 1, ex->has & VMT_EVF_INFO1, ex->info1)			\
 	X("info2", HEX, 1, ex->has & VMT_EVF_INFO2, ex->info2)			\
@@ -73,7 +73,7 @@ struct prow {
 	X("info2", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO2), ev->info2)	\
 	X("intr_info", HEX, w->intr, ev->has & VMT_EVF_INTR_INFO, ev->intr_info) \
 	X("error_code", HEX, w->intr, ev->has & VMT_EVF_ERROR_CODE, ev->error_code) \
-	X("latency_ns", U64, 1, e->pair != NULL, e->pair ? vmt_clock_ns(w->clock, e->pair->lat) : 0) \
+	X("latency_ns", U64, 1, e->pair != NULL, e->pair ? row_ns(w, e->pair->lat) : 0) \
 	X("near_gap", U64, 1, 1, near_gap)
 
 #define EVENT_LOCALS(e)								\
@@ -133,30 +133,43 @@ struct vmt_rows {
 	size_t ntasks, tcap;
 	uint64_t written_ts;	/* the latest exit time written (for the late count) */
 	struct vmt_rows_stats st;
+	bool ns_clock;		/* ticks are ns: no conversion */
 	struct reason_slot cache[256];
 };
 
-static const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64_t key)
+/* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
+static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
+{
+	c->used = true;
+	c->key = key;
+	c->isa = isa;
+	c->name = vmt_exitreason_name(w->names, isa, key);
+	c->plain = true;
+	c->len = 0;
+	if (c->name) {
+		size_t n = strcspn(c->name, ",\"\r\n");
+
+		c->plain = !c->name[n] && n <= NAME_MAX_PLAIN;
+		c->len = (uint8_t)(c->plain ? n : 0);
+		memset(c->text, 0, sizeof(c->text));
+		memcpy(c->text, c->name, c->len);
+	}
+}
+
+/* A reason's slot: the lookup inline, the filling (once per reason) out of line. */
+static inline const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64_t key)
 {
 	struct reason_slot *c = &w->cache[(unsigned int)(key * 31 + isa) & 255];
 
-	if (!c->used || c->key != key || c->isa != isa) {
-		c->used = true;
-		c->key = key;
-		c->isa = isa;
-		c->name = vmt_exitreason_name(w->names, isa, key);
-		c->plain = true;
-		c->len = 0;
-		if (c->name) {
-			size_t n = strcspn(c->name, ",\"\r\n");
-
-			c->plain = !c->name[n] && n <= NAME_MAX_PLAIN;
-			c->len = (uint8_t)(c->plain ? n : 0);
-			memset(c->text, 0, sizeof(c->text));
-			memcpy(c->text, c->name, c->len);
-		}
-	}
+	if (__builtin_expect(!c->used || c->key != key || c->isa != isa, 0))
+		reason_fill(w, c, isa, key);
 	return c;
+}
+
+/* Ticks as ns; the ns clocks (nearly every recording) skip the conversion's tests. */
+static inline uint64_t row_ns(const struct vmt_rows *w, uint64_t ticks)
+{
+	return w->ns_clock ? ticks : vmt_clock_ns(w->clock, ticks);
 }
 
 /*
@@ -200,7 +213,7 @@ static CELL char *csv_HEX(struct vmt_rows *w, char *p, bool has, uint64_t v)
 static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts - w->start), &w->hi_rel);
+	p = vmt_put_u64_cached(p, row_ns(w, ts - w->start), &w->hi_rel);
 	*p = ',';
 	return p + 1;
 }
@@ -208,7 +221,7 @@ static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 static CELL char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts), &w->hi_abs);
+	p = vmt_put_u64_cached(p, row_ns(w, ts), &w->hi_abs);
 	*p = ',';
 	return p + 1;
 }
@@ -288,12 +301,12 @@ static inline void json_HEX(struct vmt_rows *w, const char *name, bool has, uint
 
 static inline void json_TREL(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, vmt_clock_ns(w->clock, ts - w->start));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts - w->start));
 }
 
 static inline void json_TABS(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, vmt_clock_ns(w->clock, ts));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts));
 }
 
 static inline void json_TEXT(struct vmt_rows *w, const char *name, bool has, const char *s)
@@ -740,6 +753,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	int ret;
 
 	w->clock = it->clock;
+	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
 	ret = vmt_exitreasons_new(vmt_reader_begin_format(it->r), &w->names);

@@ -96,7 +96,8 @@ static void say_copied(const struct convert_opts *o, const struct vmt_source *sr
 	chunk_cpus(src, &have);
 	vmt_info("%s: nothing selected: no data on CPU%s %s; the recording has data on CPU%s %s",
 		 o->input, asked->n > 1 ? "s" : "", vmt_cpulist_format(asked, a, sizeof(a)),
-		 vmt_iter_ids_count(&have) == 1 ? "" : "s", vmt_iter_ids_format(&have, b, sizeof(b)));
+		 vmt_iter_ids_count(&have) == 1 ? "" : "s",
+		 vmt_iter_ids_format(&have, b, sizeof(b)));
 }
 
 /* Read chunk i for a copy; a damaged one is counted and skipped, as the reader does. */

@@ -228,8 +228,8 @@ static void expect_rows(const struct trow *got, size_t n, const struct trow *wan
 
 	for (i = 0; i < n && i < nw; i++) {
 		if (got[i].ts != want[i].ts || got[i].pid != want[i].pid)
-			fail_msg("row %zu: exit at %llu of task %d, expected %llu of task %d", i + 1,
-				 (unsigned long long)got[i].ts, got[i].pid,
+			fail_msg("row %zu: exit at %llu of task %d, expected %llu of task %d",
+				 i + 1, (unsigned long long)got[i].ts, got[i].pid,
 				 (unsigned long long)want[i].ts, want[i].pid);
 	}
 	assert_int_equal(n, nw);
