@@ -23,9 +23,9 @@
 #define VMT_ITER_MAX_CONSUMERS 8
 
 /*
- * A set of ids (CPUs, vCPUs) the pass saw: a bitmap below VMT_ITER_IDS (4096 covers the
- * CPUs of any machine vmtrace records and KVM's vCPU ids), ids above it only counted, so
- * that hostile ids cost no memory.
+ * A set of ids (CPUs, vCPUs) the pass saw: a bitmap below VMT_ITER_IDS (4096: KVM's vCPU
+ * ids on x86, the CPUs of all but the largest hosts), ids above it only counted, so that
+ * hostile ids cost no memory.
  */
 #define VMT_ITER_IDS 4096
 struct vmt_iter_ids {

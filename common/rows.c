@@ -106,6 +106,8 @@ struct held {
 	bool has_vcpu, near_gap;
 	uint8_t state;
 };
+/* rows.h and man/vmtrace-convert.1 promise 48 MiB for the 2^19 places */
+_Static_assert(sizeof(struct held) <= 96, "a held place grew past 96 bytes");
 
 /* A task's open exit: its place (seq + 1), 0 when none. Key 0 marks a free slot. */
 struct open_task {
