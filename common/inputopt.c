@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,13 +43,30 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp vmt_input_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
+/* Which given option this file has no use for, or NULL. */
+static const char *unused_option(const struct vmt_source *src, const struct vmt_input_opts *o)
+{
+	bool vmt = strcmp(vmt_source_format(src), "vmt") == 0;
+
+	if (o->pair && !vmt_source_uses_pair(src))
+		return vmt ? "--pair does not apply: a .vmt file names its own event pair" :
+			     "--pair does not apply: a trace.bin holds kvm_exit and kvm_entry";
+	if (o->format_dir && !vmt_source_uses_format_dir(src))
+		return vmt ? "--format-dir does not apply: a .vmt file carries its own event "
+			     "formats" :
+			     "--format-dir does not apply: a trace.dat carries its own event "
+			     "formats";
+	return NULL;
+}
+
 int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_reader **r,
 		   char *msg, size_t msg_size, char *warn, size_t warn_size)
 {
-	const struct vmt_source *src;
+	const char *unused;
 	int ret;
 
-	warn[0] = '\0';
+	if (warn_size)
+		warn[0] = '\0';
 	msg[0] = '\0';
 	ret = vmt_reader_open(path, o, r, msg, msg_size);
 	if (ret) {
@@ -56,8 +74,46 @@ int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_
 			snprintf(msg, msg_size, "%s", strerror(-ret));
 		return ret;
 	}
-	src = vmt_reader_source(*r);
-	if (o->pair && !vmt_source_uses_pair(src))
-		snprintf(warn, warn_size, "--pair ignored: the file names its own events");
+	/* An option the file does not use would be silently dropped: refuse it instead. */
+	unused = unused_option(vmt_reader_source(*r), o);
+	if (unused) {
+		snprintf(msg, msg_size, "%s", unused);
+		vmt_reader_close(*r);
+		*r = NULL;
+		return VMT_INPUT_EUSAGE;
+	}
 	return 0;
+}
+
+void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
+		     const char *why, bool with_lost, struct vmt_input_notes *out)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	const struct vmt_source_status *st = vmt_source_status(src);
+
+	memset(out, 0, sizeof(*out));
+	if (!st->finished) {
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "the recording was not finished (%s at offset %llu); figures cover the "
+			 "%zu complete chunks", st->trunc_why ? st->trunc_why : "no end record",
+			 (unsigned long long)st->truncated_at, vmt_source_nchunks(src));
+		out->damaged = true;
+	}
+	if (st->bad_blocks || rd->bad_chunks || rd->bad_pages) {
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged data skipped: %llu blocks, %llu chunks, %llu pages (%s)",
+			 (unsigned long long)st->bad_blocks, (unsigned long long)rd->bad_chunks,
+			 (unsigned long long)rd->bad_pages, why ? why : "bad block header");
+		out->damaged = true;
+	}
+	if (with_lost) {
+		bool known;
+		uint64_t stats = vmt_reader_stats_lost(r, &known);
+		uint64_t lost = rd->missed_events > stats ? rd->missed_events : stats;
+
+		if (lost || rd->missed_pages)
+			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+				 "%llu events were lost while recording; figures may be incomplete",
+				 (unsigned long long)lost);
+	}
 }

@@ -2,13 +2,16 @@
 /*
  * inputopt: how vmtrace-report and vmtrace-convert open their input, shared: the argp
  * child for the options of inputs that do not describe themselves (--format-dir for a
- * trace.bin, --pair for a trace.dat) and the open sequence (open, then say which given
- * options this file does not use). Returns messages for the caller to print.
+ * trace.bin, --pair for a trace.dat), the open sequence (open, then refuse the options
+ * this file does not use), and what to say about the file once it has been read
+ * (unfinished, damaged, events lost). Returns messages for the caller to print.
  */
 #ifndef VMT_INPUTOPT_H
 #define VMT_INPUTOPT_H
 
 #include <argp.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "reader.h"
@@ -18,10 +21,36 @@
 extern const struct argp vmt_input_argp;
 
 /*
- * Open path for reading. Returns 0 (and in warn, when not empty, a note about options the
- * file does not use), or -errno with msg saying what is wrong with the file.
+ * vmt_input_open()'s answer when an input option does not apply to the file (--pair on a
+ * .vmt, --format-dir on a trace.dat): a usage error, exit status 64. EDOM because no
+ * system call made while opening a file returns it: it cannot be mistaken for an I/O error.
+ */
+#define VMT_INPUT_EUSAGE (-EDOM)
+
+/*
+ * Open path for reading. Returns 0, or -errno with msg saying what is wrong with the file,
+ * or VMT_INPUT_EUSAGE (reader closed, *r NULL) with msg naming the option that does not
+ * apply. warn is kept for callers and is always empty now.
  */
 int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_reader **r,
 		   char *msg, size_t msg_size, char *warn, size_t warn_size);
+
+#define VMT_INPUT_NOTE_SIZE 320
+
+/* What reading a file revealed, one line each, without the file name. */
+struct vmt_input_notes {
+	unsigned int n;
+	char note[3][VMT_INPUT_NOTE_SIZE];
+	bool damaged;		/* unfinished, or damaged data skipped: exit status 2 */
+};
+
+/*
+ * After reading r: whether it was unfinished, what damaged data was skipped, and (with
+ * with_lost) how many events were lost while recording. rd is the reader's figures after
+ * a pass (vmt_reader_stats()), or what a program that copies chunks itself counted; why is
+ * the latest damage (vmt_reader_last_error()) or NULL. The wording is vmtrace-report's.
+ */
+void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
+		     const char *why, bool with_lost, struct vmt_input_notes *out);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -154,6 +155,56 @@ static int start_attribution(struct walk *w, struct vmt_reader *r)
 	return 0;
 }
 
+static inline void ids_add(struct vmt_iter_ids *s, uint32_t id)
+{
+	if (id < VMT_ITER_IDS)
+		s->bits[id / 64] |= 1ULL << (id % 64);
+	else
+		s->beyond++;
+}
+
+unsigned int vmt_iter_ids_count(const struct vmt_iter_ids *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < VMT_ITER_IDS / 64; i++)
+		n += (unsigned int)__builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+char *vmt_iter_ids_format(const struct vmt_iter_ids *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	uint32_t i = 0;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	while (i < VMT_ITER_IDS && len < size) {
+		uint32_t j;
+		int n;
+
+		if (!vmt_iter_ids_has(s, i)) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < VMT_ITER_IDS && vmt_iter_ids_has(s, j + 1); j++)
+			;
+		if (j == i)
+			n = snprintf(buf + len, size - len, "%s%u", len ? "," : "", i);
+		else
+			n = snprintf(buf + len, size - len, "%s%u-%u", len ? "," : "", i, j);
+		if (n < 0)
+			return buf;
+		len += (size_t)n;
+		i = j + 1;
+	}
+	if (s->beyond && len < size)
+		snprintf(buf + len, size - len, "%sids above %u", len ? " and " : "",
+			 VMT_ITER_IDS - 1);
+	return buf;
+}
+
 #define EACH(w, op, ...)							\
 	do {									\
 		unsigned int i_;						\
@@ -192,6 +243,7 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 	struct vmt_event ev;
 	struct walk w;
 	uint64_t items = 0, last_ms = 0;
+	uint32_t last_cpu = UINT32_MAX, last_vcpu = UINT32_MAX;
 	unsigned int i;
 	int ret = 0;
 
@@ -253,6 +305,17 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 			continue;
 		}
 		it->events++;
+		if (ev.kind == VMT_EV_BEGIN) {
+			/* events come in time order: the first and the latest exit */
+			if (!it->exits++)
+				it->first_exit_ts = ev.ts;
+			it->last_exit_ts = ev.ts;
+			/* most exits are on the CPU of the one before: note only changes */
+			if (ev.cpu != last_cpu)
+				ids_add(&it->exit_cpus, last_cpu = ev.cpu);
+		}
+		if (ev.vcpu != last_vcpu && (ev.has & VMT_EVF_VCPU))
+			ids_add(&it->vcpus, last_vcpu = ev.vcpu);
 		if (ev.ts < it->first_ts)
 			it->first_ts = ev.ts;
 		if (ev.ts > it->last_ts)
@@ -272,7 +335,7 @@ int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_
 			e.ev = &ev;
 			e.pair = w.paired ? &w.pair : NULL;
 			e.selected = w.paired ? w.pair_selected :
-				     vmt_filter_event(it->filter, &ev, NULL);
+				     !it->filter || vmt_filter_event(it->filter, &ev, NULL);
 			EACH(&w, event, &e);
 		}
 	}

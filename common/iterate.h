@@ -13,6 +13,7 @@
 #define VMT_ITERATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "attrib.h"
@@ -23,6 +24,17 @@
 #include "tclock.h"
 
 #define VMT_ITER_MAX_CONSUMERS 8
+
+/*
+ * A set of ids (CPUs, vCPUs) the pass saw: a bitmap below VMT_ITER_IDS (4096: KVM's vCPU
+ * ids on x86, the CPUs of all but the largest hosts), ids above it only counted, so that
+ * hostile ids cost no memory.
+ */
+#define VMT_ITER_IDS 4096
+struct vmt_iter_ids {
+	uint64_t bits[VMT_ITER_IDS / 64];
+	uint64_t beyond;		/* events with an id >= VMT_ITER_IDS */
+};
 
 /* What every consumer may read during and after the pass. */
 struct vmt_iter {
@@ -36,6 +48,11 @@ struct vmt_iter {
 	uint64_t bad_records;		/* too short to hold the common header */
 	uint64_t filtered_out;		/* pairs the filter left out */
 	uint64_t first_ts, last_ts;	/* of the begin/end events (first_ts 0 when none) */
+	/* before the filter: what there was to select from */
+	uint64_t exits;			/* begin events */
+	uint64_t first_exit_ts, last_exit_ts;	/* of the begin events (0 when none) */
+	struct vmt_iter_ids exit_cpus;	/* the pCPUs of begin events */
+	struct vmt_iter_ids vcpus;	/* the vCPU ids of begin/end events that carry one */
 	struct vmt_pairing_stats pairing;	/* complete after the pass */
 	/* attribution */
 	bool why;			/* pairs carry their why (struct vmt_pair) */
@@ -94,6 +111,21 @@ struct vmt_iter_opts {
 	 */
 	bool attribute;
 };
+
+/* Whether id is in the set. */
+static inline bool vmt_iter_ids_has(const struct vmt_iter_ids *s, uint32_t id)
+{
+	return id < VMT_ITER_IDS && (s->bits[id / 64] >> (id % 64) & 1);
+}
+
+/* Ids in the set (those below VMT_ITER_IDS). */
+unsigned int vmt_iter_ids_count(const struct vmt_iter_ids *s);
+
+/*
+ * The set as a list ("0-3,8", "0-3,8 and ids above 4095" when ids beyond the bitmap were
+ * seen), "" when empty, into buf (truncated to size). Returns buf.
+ */
+char *vmt_iter_ids_format(const struct vmt_iter_ids *s, char *buf, size_t size);
 
 /*
  * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.

@@ -6,6 +6,14 @@
  * this row has a value (else the cell is empty in CSV, null in JSON). The header, the CSV
  * writer and the JSON lines writer are all expansions of the same list, so they cannot
  * disagree; the CSV expansion writes a whole row in place, which is most of the speed.
+ *
+ * Per-exit rows go out in exit-time order although the pass completes them in entry-time
+ * order: every exit takes a place in a ring in the order the exits arrive (the pass hands
+ * events over in time order), its row fills the place when its entry arrives, and rows
+ * leave from the ring's head as soon as no earlier exit is still open. The row of the
+ * oldest open exit is written straight from the pass (one task: always, nothing held);
+ * only rows that must wait for an earlier exit are copied. The ring is bounded: when it is
+ * full the oldest open exit gives up its place and its row is written late, counted.
  */
 #include "config.h"
 
@@ -19,30 +27,36 @@
 #include "outbuf.h"
 #include "rows.h"
 
-/* What a pair row takes from the pass. */
+/* What a pair row takes: its exit, and a little of its entry (struct prow). */
 #define PAIR_COLUMNS(X)								\
 	X("start_ns", TREL, 1, 1, ex->ts)					\
 	X("start_ts_ns", TABS, 1, 1, ex->ts)					\
 	X("pcpu", U64, 1, 1, ex->cpu)						\
-	X("entry_pcpu", U64, 1, 1, en->cpu)					\
-	X("vcpu", U64, 1, has_vcpu, vcpu)					\
+	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
+	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
-	X("latency_ns", U64, 1, 1, vmt_clock_ns(w->clock, pr->lat))		\
+	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
 	X("guest_rip", HEX, 1, ex->has & VMT_EVF_RIP, ex->rip)			\
 	X("info1", HEX, 1, ex->has & VMT_EVF_INFO1, ex->info1)			\
 	X("info2", HEX, 1, ex->has & VMT_EVF_INFO2, ex->info2)			\
 	X("intr_info", HEX, w->intr, ex->has & VMT_EVF_INTR_INFO, ex->intr_info) \
 	X("error_code", HEX, w->intr, ex->has & VMT_EVF_ERROR_CODE, ex->error_code) \
-	X("near_gap", U64, 1, 1, near_gap)
+	X("near_gap", U64, 1, 1, pr->near_gap)
 
-#define PAIR_LOCALS(p)								\
-	const struct vmt_event *ex = (p)->begin, *en = (p)->end;		\
+/* A pair row's values: pointing into the pass, or into a held place. */
+struct prow {
+	const struct vmt_event *ex;
+	uint64_t lat;
+	uint32_t en_cpu, vcpu;
+	bool has_vcpu, near_gap;
+};
+
+#define PAIR_LOCALS(pr)								\
+	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
-	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);			\
-	bool has_vcpu = ((ex->has | en->has) & VMT_EVF_VCPU) != 0;		\
-	uint32_t vcpu = (ex->has & VMT_EVF_VCPU) ? ex->vcpu : en->vcpu
+	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason)
 
 /* What an event row takes. */
 #define EVENT_COLUMNS(X)							\
@@ -59,7 +73,7 @@
 	X("info2", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO2), ev->info2)	\
 	X("intr_info", HEX, w->intr, ev->has & VMT_EVF_INTR_INFO, ev->intr_info) \
 	X("error_code", HEX, w->intr, ev->has & VMT_EVF_ERROR_CODE, ev->error_code) \
-	X("latency_ns", U64, 1, e->pair != NULL, e->pair ? vmt_clock_ns(w->clock, e->pair->lat) : 0) \
+	X("latency_ns", U64, 1, e->pair != NULL, e->pair ? row_ns(w, e->pair->lat) : 0) \
 	X("near_gap", U64, 1, 1, near_gap)
 
 #define EVENT_LOCALS(e)								\
@@ -83,6 +97,24 @@ struct reason_slot {
 	char text[NAME_MAX_PLAIN + 32];	/* a plain name, padded for fixed-size copies */
 };
 
+/* An exit's place in the order: open until its entry arrives, then its row or nothing. */
+enum { HELD_OPEN, HELD_ROW, HELD_NONE };
+struct held {
+	struct vmt_event ex;
+	uint64_t lat;
+	uint32_t en_cpu, vcpu;
+	bool has_vcpu, near_gap;
+	uint8_t state;
+};
+/* rows.h and man/vmtrace-convert.1 promise 48 MiB for the 2^19 places */
+_Static_assert(sizeof(struct held) <= 96, "a held place grew past 96 bytes");
+
+/* A task's open exit: its place (seq + 1), 0 when none. Key 0 marks a free slot. */
+struct open_task {
+	uint64_t key;
+	uint64_t seq1;
+};
+
 struct vmt_rows {
 	struct vmt_rows_opts o;
 	struct vmt_outbuf out;
@@ -96,30 +128,50 @@ struct vmt_rows {
 	uint8_t *gap;		/* per CPU: events lost since that CPU's last row */
 	uint32_t ngap;
 	int error;
+	/* exit-time order: places head..tail-1 of the ring, the tasks' open exits */
+	struct held *ring;
+	uint64_t cap, head, tail, hold_max;
+	struct open_task *tasks, *last;
+	size_t ntasks, tcap;
+	uint64_t written_ts;	/* the latest exit time written (for the late count) */
+	struct vmt_rows_stats st;
+	bool ns_clock;		/* ticks are ns: no conversion */
 	struct reason_slot cache[256];
 };
 
-static const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64_t key)
+/* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
+static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
+{
+	c->used = true;
+	c->key = key;
+	c->isa = isa;
+	c->name = vmt_exitreason_name(w->names, isa, key);
+	c->plain = true;
+	c->len = 0;
+	if (c->name) {
+		size_t n = strcspn(c->name, ",\"\r\n");
+
+		c->plain = !c->name[n] && n <= NAME_MAX_PLAIN;
+		c->len = (uint8_t)(c->plain ? n : 0);
+		memset(c->text, 0, sizeof(c->text));
+		memcpy(c->text, c->name, c->len);
+	}
+}
+
+/* A reason's slot: the lookup inline, the filling (once per reason) out of line. */
+static inline const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64_t key)
 {
 	struct reason_slot *c = &w->cache[(unsigned int)(key * 31 + isa) & 255];
 
-	if (!c->used || c->key != key || c->isa != isa) {
-		c->used = true;
-		c->key = key;
-		c->isa = isa;
-		c->name = vmt_exitreason_name(w->names, isa, key);
-		c->plain = true;
-		c->len = 0;
-		if (c->name) {
-			size_t n = strcspn(c->name, ",\"\r\n");
-
-			c->plain = !c->name[n] && n <= NAME_MAX_PLAIN;
-			c->len = (uint8_t)(c->plain ? n : 0);
-			memset(c->text, 0, sizeof(c->text));
-			memcpy(c->text, c->name, c->len);
-		}
-	}
+	if (__builtin_expect(!c->used || c->key != key || c->isa != isa, 0))
+		reason_fill(w, c, isa, key);
 	return c;
+}
+
+/* Ticks as ns; the ns clocks (nearly every recording) skip the conversion's tests. */
+static inline uint64_t row_ns(const struct vmt_rows *w, uint64_t ticks)
+{
+	return w->ns_clock ? ticks : vmt_clock_ns(w->clock, ticks);
 }
 
 /*
@@ -163,7 +215,7 @@ static CELL char *csv_HEX(struct vmt_rows *w, char *p, bool has, uint64_t v)
 static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts - w->start), &w->hi_rel);
+	p = vmt_put_u64_cached(p, row_ns(w, ts - w->start), &w->hi_rel);
 	*p = ',';
 	return p + 1;
 }
@@ -171,7 +223,7 @@ static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 static CELL char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, vmt_clock_ns(w->clock, ts), &w->hi_abs);
+	p = vmt_put_u64_cached(p, row_ns(w, ts), &w->hi_abs);
 	*p = ',';
 	return p + 1;
 }
@@ -251,12 +303,12 @@ static inline void json_HEX(struct vmt_rows *w, const char *name, bool has, uint
 
 static inline void json_TREL(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, vmt_clock_ns(w->clock, ts - w->start));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts - w->start));
 }
 
 static inline void json_TABS(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, vmt_clock_ns(w->clock, ts));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts));
 }
 
 static inline void json_TEXT(struct vmt_rows *w, const char *name, bool has, const char *s)
@@ -326,39 +378,317 @@ static bool gap_take(struct vmt_rows *w, uint32_t cpu)
 	return seen;
 }
 
-/* The row's gap flag: events lost on its CPUs since their last row. */
-#define PAIR_GAP(w) (gap_take(w, ex->cpu) | gap_take(w, en->cpu))
-
-static int on_pair_csv(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
-		       void **task)
+static CELL void pair_csv(struct vmt_rows *w, const struct prow *pr)
 {
-	struct vmt_rows *w = state;
 	PAIR_LOCALS(pr);
-	bool near_gap = PAIR_GAP(w);
 	char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
 
-	(void)it, (void)task;
 #define ISA ex->isa
 	PAIR_COLUMNS(CSV_CELL)
 #undef ISA
 	csv_end(w, p);
-	return w->out.err;
 }
 
-static int on_pair_json(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
-			void **task)
+static CELL void pair_json(struct vmt_rows *w, const struct prow *pr)
 {
-	struct vmt_rows *w = state;
 	PAIR_LOCALS(pr);
-	bool near_gap = PAIR_GAP(w);
 
-	(void)it, (void)task;
 	json_begin(w);
 #define ISA ex->isa
 	PAIR_COLUMNS(JSON_CELL)
 #undef ISA
 	json_end(w);
+}
+
+/* One row written; the late count: rows whose exit came before a row already written. */
+static CELL void put_row(struct vmt_rows *w, const struct prow *pr, bool csv)
+{
+	if (pr->ex->ts < w->written_ts)
+		w->st.unordered++;
+	else
+		w->written_ts = pr->ex->ts;
+	if (csv)
+		pair_csv(w, pr);
+	else
+		pair_json(w, pr);
+}
+
+/* A pair as the pass hands it over (e->pair, ended by e->ev), as a row's values. */
+#define PROW_OF(w, e)								\
+	{									\
+		(e)->pair->begin, (e)->pair->lat, (e)->ev->cpu,			\
+		((e)->pair->begin->has & VMT_EVF_VCPU) ? (e)->pair->begin->vcpu :	\
+							 (e)->ev->vcpu,		\
+		(((e)->pair->begin->has | (e)->ev->has) & VMT_EVF_VCPU) != 0,	\
+		gap_take(w, (e)->pair->begin->cpu) | gap_take(w, (e)->ev->cpu),	\
+	}
+
+/* Write a pair's row now, straight from the pass: no copy. */
+static __attribute__((noinline)) void put_pair_csv(struct vmt_rows *w,
+						   const struct vmt_iter_event *e)
+{
+	struct prow pr = PROW_OF(w, e);
+
+	put_row(w, &pr, true);
+}
+
+static __attribute__((noinline)) void put_pair_json(struct vmt_rows *w,
+						    const struct vmt_iter_event *e)
+{
+	struct prow pr = PROW_OF(w, e);
+
+	put_row(w, &pr, false);
+}
+
+static CELL void put_pair(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
+{
+	if (csv)
+		put_pair_csv(w, e);
+	else
+		put_pair_json(w, e);
+}
+
+/* Write the rows at the head of the ring up to the first exit still open. */
+static void flush_head(struct vmt_rows *w, bool csv)
+{
+	while (w->head < w->tail) {
+		struct held *h = &w->ring[w->head & (w->cap - 1)];
+
+		if (h->state == HELD_OPEN)
+			break;
+		if (h->state == HELD_ROW) {
+			struct prow pr = { &h->ex, h->lat, h->en_cpu, h->vcpu, h->has_vcpu,
+					   h->near_gap };
+
+			put_row(w, &pr, csv);
+		}
+		w->head++;
+	}
+}
+
+/* Task identity as the pairing has it (pairing.c): the pid, but per CPU for pid 0. */
+static inline uint64_t task_key(const struct vmt_event *ev)
+{
+	return ev->pid == 0 ? 1ULL << 40 | ev->cpu : (uint32_t)ev->pid;
+}
+
+static int tasks_grow(struct vmt_rows *w)
+{
+	size_t cap = w->tcap ? w->tcap * 2 : 64, i;
+	struct open_task *old = w->tasks, *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < w->tcap; i++) {
+		size_t j;
+
+		if (!old[i].key)
+			continue;
+		for (j = (size_t)(old[i].key * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1); t[j].key;
+		     j = (j + 1) & (cap - 1))
+			;
+		t[j] = old[i];
+	}
+	free(old);
+	w->tasks = t;
+	w->tcap = cap;
+	w->last = NULL;
+	return 0;
+}
+
+/* The task's entry, added when new; NULL when out of memory. */
+static struct open_task *task_find(struct vmt_rows *w, uint64_t key)
+{
+	size_t i;
+
+	if ((w->ntasks + 1) * 4 > w->tcap * 3 && tasks_grow(w))
+		return NULL;
+	for (i = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (w->tcap - 1); w->tasks[i].key;
+	     i = (i + 1) & (w->tcap - 1)) {
+		if (w->tasks[i].key == key)
+			return &w->tasks[i];
+	}
+	w->tasks[i].key = key;
+	w->ntasks++;
+	return &w->tasks[i];
+}
+
+static int ring_grow(struct vmt_rows *w)
+{
+	uint64_t cap = w->cap ? w->cap * 2 : (w->hold_max < 64 ? w->hold_max : 64), s;
+	struct held *ring = malloc(cap * sizeof(*ring));
+
+	if (!ring)
+		return -ENOMEM;
+	for (s = w->head; s < w->tail; s++)
+		ring[s & (cap - 1)] = w->ring[s & (w->cap - 1)];
+	free(w->ring);
+	w->ring = ring;
+	w->cap = cap;
+	return 0;
+}
+
+/* A new exit takes the next place (room is there). */
+static CELL void hold_open(struct vmt_rows *w, struct open_task *t)
+{
+	w->ring[w->tail & (w->cap - 1)].state = HELD_OPEN;
+	t->seq1 = ++w->tail;
+	if (w->tail - w->head > w->st.held_peak)
+		w->st.held_peak = w->tail - w->head;
+}
+
+/*
+ * The ring is full: grow it, or when it may not grow, the oldest open exit gives up its
+ * place (its row will be written when it comes, late).
+ */
+static int hold_make_room(struct vmt_rows *w, bool csv)
+{
+	if (w->cap < w->hold_max)
+		return ring_grow(w);
+	w->head++;
+	flush_head(w, csv);
+	return 0;
+}
+
+/* The exit at seq ended without a row (not selected, dropped, or replaced). */
+static void hold_close(struct vmt_rows *w, uint64_t seq, bool csv)
+{
+	if (seq < w->head)
+		return;
+	w->ring[seq & (w->cap - 1)].state = HELD_NONE;
+	if (seq == w->head)
+		flush_head(w, csv);
+}
+
+/*
+ * Per-exit rows, from every begin/end event: a begin takes its place in the order, the
+ * entry that completes a selected pair gives it its row. The general case.
+ */
+static CELL int pairs_event(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
+{
+	const struct vmt_event *ev = e->ev;
+	uint64_t key = task_key(ev), seq;
+	struct open_task *t = w->last;
+
+	if (!t || t->key != key) {
+		t = task_find(w, key);
+		if (!t)
+			return -ENOMEM;
+		w->last = t;
+	}
+	if (ev->kind == VMT_EV_BEGIN) {
+		if (t->seq1)
+			hold_close(w, t->seq1 - 1, csv);	/* a begin after a begin */
+		t->seq1 = 0;
+		if (w->tail - w->head == w->cap) {
+			int ret = hold_make_room(w, csv);
+
+			if (ret)
+				return ret;
+		}
+		hold_open(w, t);
+		return w->out.err;
+	}
+	if (!t->seq1)
+		return 0;			/* an end without its begin */
+	seq = t->seq1 - 1;
+	t->seq1 = 0;
+	if (!e->pair || !e->selected) {
+		hold_close(w, seq, csv);
+	} else if (seq <= w->head) {
+		/* the oldest open exit (or one that gave up its place): no copy */
+		put_pair(w, e, csv);
+		if (seq == w->head && ++w->head != w->tail)
+			flush_head(w, csv);
+	} else {
+		struct held *h = &w->ring[seq & (w->cap - 1)];
+		struct prow pr = PROW_OF(w, e);
+
+		h->ex = *pr.ex;
+		h->lat = pr.lat;
+		h->en_cpu = pr.en_cpu;
+		h->vcpu = pr.vcpu;
+		h->has_vcpu = pr.has_vcpu;
+		h->near_gap = pr.near_gap;
+		h->state = HELD_ROW;
+		w->st.held++;
+	}
 	return w->out.err;
+}
+
+static __attribute__((noinline)) int pairs_slow_csv(struct vmt_rows *w,
+						    const struct vmt_iter_event *e)
+{
+	return pairs_event(w, e, true);
+}
+
+static __attribute__((noinline)) int pairs_slow_json(struct vmt_rows *w,
+						     const struct vmt_iter_event *e)
+{
+	return pairs_event(w, e, false);
+}
+
+/*
+ * What one task does over and over, inline: its begin (the task of the event before, no
+ * exit of it open, room in the ring), and the end of the only open exit. Everything else
+ * goes the general way.
+ */
+static CELL int pairs_fast(struct vmt_rows *w, const struct vmt_iter_event *e, bool csv)
+{
+	const struct vmt_event *ev = e->ev;
+	struct open_task *t = w->last;
+
+	if (t && t->key == task_key(ev)) {
+		if (ev->kind == VMT_EV_BEGIN) {
+			if (!t->seq1 && w->tail - w->head < w->cap) {
+				hold_open(w, t);
+				return 0;
+			}
+		} else if (t->seq1 == w->tail && w->tail == w->head + 1 && e->pair &&
+			   e->selected) {
+			t->seq1 = 0;
+			w->head++;
+			put_pair(w, e, csv);
+			return w->out.err;
+		}
+	}
+	return csv ? pairs_slow_csv(w, e) : pairs_slow_json(w, e);
+}
+
+static int on_pairs_csv(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
+{
+	(void)it;
+	return pairs_fast(state, e, true);
+}
+
+static int on_pairs_json(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
+{
+	(void)it;
+	return pairs_fast(state, e, false);
+}
+
+/* The end: the rows still held go out; exits still open have none. */
+static void finish_all(struct vmt_rows *w, bool csv)
+{
+	while (w->head < w->tail) {
+		if (w->ring[w->head & (w->cap - 1)].state == HELD_OPEN)
+			w->head++;
+		flush_head(w, csv);
+	}
+}
+
+static int on_pairs_finish_csv(void *state, const struct vmt_iter *it)
+{
+	(void)it;
+	finish_all(state, true);
+	return ((struct vmt_rows *)state)->out.err;
+}
+
+static int on_pairs_finish_json(void *state, const struct vmt_iter *it)
+{
+	(void)it;
+	finish_all(state, false);
+	return ((struct vmt_rows *)state)->out.err;
 }
 
 static int on_event_csv(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
@@ -425,6 +755,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	int ret;
 
 	w->clock = it->clock;
+	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
 	ret = vmt_exitreasons_new(vmt_reader_begin_format(it->r), &w->names);
@@ -438,12 +769,14 @@ static int on_start(void *state, const struct vmt_iter *it)
 /* One ops table per row kind and format: each callback is one straight row writer. */
 static const struct vmt_consumer_ops rows_ops[2][2] = {
 	[VMT_ROWS_CSV] = {
-		{ .name = "csv rows", .start = on_start, .pair = on_pair_csv, .gap = on_gap },
+		{ .name = "csv rows", .start = on_start, .event = on_pairs_csv, .gap = on_gap,
+		  .finish = on_pairs_finish_csv },
 		{ .name = "csv event rows", .start = on_start, .event = on_event_csv,
 		  .gap = on_gap },
 	},
 	[VMT_ROWS_JSONL] = {
-		{ .name = "json rows", .start = on_start, .pair = on_pair_json, .gap = on_gap },
+		{ .name = "json rows", .start = on_start, .event = on_pairs_json, .gap = on_gap,
+		  .finish = on_pairs_finish_json },
 		{ .name = "json event rows", .start = on_start, .event = on_event_json,
 		  .gap = on_gap },
 	},
@@ -457,6 +790,7 @@ int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **out_w,
 	if (!w)
 		return -ENOMEM;
 	w->o = *o;
+	w->hold_max = VMT_ROWS_HOLD_MAX;
 	if (vmt_outbuf_init(&w->out, o->fd)) {
 		free(w);
 		return -ENOMEM;
@@ -473,6 +807,18 @@ uint64_t vmt_rows_count(const struct vmt_rows *w)
 	return w->nrows;
 }
 
+void vmt_rows_set_hold_max(struct vmt_rows *w, uint32_t n)
+{
+	w->hold_max = 1;
+	while (w->hold_max * 2 <= n)
+		w->hold_max *= 2;
+}
+
+const struct vmt_rows_stats *vmt_rows_stats(const struct vmt_rows *w)
+{
+	return &w->st;
+}
+
 int vmt_rows_finish(struct vmt_rows *w)
 {
 	int ret;
@@ -482,6 +828,8 @@ int vmt_rows_finish(struct vmt_rows *w)
 	ret = vmt_outbuf_finish(&w->out);
 	vmt_exitreasons_free(w->names);
 	free(w->gap);
+	free(w->ring);
+	free(w->tasks);
 	free(w);
 	return ret;
 }

@@ -4,7 +4,8 @@
  * CSV or JSON lines (one row per exit with its entry, or per event), as the original
  * tool's trace.bin, or wrapped into a .vmt. Rows come from the same pass and filters as
  * vmtrace-report, in constant memory; files are written under a temporary name and
- * renamed when complete (common/outfile.h). Thin: options, open, write, publish.
+ * renamed when complete (common/outfile.h). Thin: options, open, write, publish, and what
+ * the input turned out to be (exit status 2 for an unfinished or damaged one, as the report).
  */
 #include "config.h"
 
@@ -19,6 +20,33 @@
 #include "outfile.h"
 #include "writers.h"
 
+/* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
+enum { EXIT_ERROR = 1, EXIT_DAMAGED = 2, EXIT_USAGE = 64 };
+
+/*
+ * Writing over the input would destroy it while it is read, or on the final rename: refuse
+ * when the output is the input's inode, through hard or symbolic links, standard output
+ * included (">> in.vmt").
+ */
+static int check_not_input(const struct convert_opts *o)
+{
+	bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+
+	if (strcmp(o->input, "-") == 0)
+		return 0;	/* standard input is read as it comes, never written */
+	if (vmt_outfile_is_same_file(to_stdout ? "/dev/stdout" : o->output, o->input) != 1)
+		return 0;	/* errors about the input are open_input()'s to say */
+	if (to_stdout)
+		vmt_err("standard output is the input file %s: refusing to write over it",
+			o->input);
+	else if (strcmp(o->output, o->input) == 0)
+		vmt_err("%s: the output is the input file: refusing to write over it", o->output);
+	else
+		vmt_err("%s: is the input file %s (a link to it): refusing to write over it",
+			o->output, o->input);
+	return EXIT_USAGE;
+}
+
 static int open_input(struct convert_opts *o, struct vmt_reader **r)
 {
 	char msg[512], warn[256];
@@ -27,14 +55,16 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 	ret = vmt_input_open(o->input, &o->in, r, msg, sizeof(msg), warn, sizeof(warn));
 	if (ret) {
 		vmt_err("%s: %s", o->input, msg);
-		return ret;
+		return ret == VMT_INPUT_EUSAGE ? EXIT_USAGE : EXIT_ERROR;
 	}
 	if (warn[0])
 		vmt_warn("%s: %s", o->input, warn);
 	ret = vmt_filter_resolve(&o->fo, *r, msg, sizeof(msg));
-	if (ret)
+	if (ret) {
 		vmt_err("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
-	return ret;
+		return EXIT_ERROR;
+	}
+	return 0;
 }
 
 static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
@@ -43,23 +73,26 @@ static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 
 	vmt_outfile_unlink_on_signal();
 	ret = vmt_outfile_open(o->output ? o->output : "-", 0, of);
-	if (ret)
+	if (ret) {
 		vmt_err("%s: cannot create: %s", o->output, strerror(-ret));
-	return ret;
+		return EXIT_ERROR;
+	}
+	return 0;
 }
 
-static int write_output(const struct convert_opts *o, struct vmt_reader *r, int fd)
+static int write_output(const struct convert_opts *o, struct vmt_reader *r, int fd,
+			struct convert_found *found)
 {
 	switch (o->format) {
 	case CONVERT_CSV:
 	case CONVERT_JSONL:
 		if (o->series)
-			return convert_series(o, r, fd);
-		return convert_rows(o, r, fd);
+			return convert_series(o, r, fd, found);
+		return convert_rows(o, r, fd, found);
 	case CONVERT_LEGACY:
-		return convert_legacy(o, r, fd);
+		return convert_legacy(o, r, fd, found);
 	case CONVERT_VMT:
-		return convert_vmt(o, r, fd);
+		return convert_vmt(o, r, fd, found);
 	}
 	return -EINVAL;
 }
@@ -69,39 +102,50 @@ static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret
 {
 	if (ret) {
 		vmt_outfile_abort(of);
-		return ret;
+		return EXIT_ERROR;
 	}
 	ret = vmt_outfile_commit(of, NULL, NULL);
-	if (ret)
+	if (ret) {
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
-	return ret;
+		return EXIT_ERROR;
+	}
+	return 0;
 }
 
-static void warn_unfinished(const struct convert_opts *o, const struct vmt_reader *r)
+/* Unfinished, damaged, events lost: vmtrace-report's warnings, and its exit status 2. */
+static int input_state(const struct convert_opts *o, const struct vmt_reader *r,
+		       const struct convert_found *found)
 {
-	if (!vmt_source_status(vmt_reader_source(r))->finished)
-		vmt_warn("%s: the recording was not finished; the complete chunks were converted",
-			 o->input);
+	struct vmt_input_notes notes;
+	unsigned int i;
+
+	vmt_input_notes(r, &found->rd, found->why, found->decoded, &notes);
+	for (i = 0; i < notes.n; i++)
+		vmt_warn("%s: %s", o->input, notes.note[i]);
+	return notes.damaged ? EXIT_DAMAGED : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct convert_opts o;
+	struct convert_found found = { 0 };
 	struct vmt_outfile *of = NULL;
 	struct vmt_reader *r = NULL;
-	int ret;
+	struct convert_opts o;
+	int code;
 
 	vmt_log_init(argv[0]);
 	convert_parse_args(&o, argc, argv);
-	ret = open_input(&o, &r);
-	if (!ret)
-		ret = open_output(&o, &of);
-	if (!ret) {
-		ret = write_output(&o, r, vmt_outfile_fd(of));
-		ret = publish(&o, of, ret);
-		warn_unfinished(&o, r);
+	code = check_not_input(&o);
+	if (!code)
+		code = open_input(&o, &r);
+	if (!code)
+		code = open_output(&o, &of);
+	if (!code) {
+		code = publish(&o, of, write_output(&o, r, vmt_outfile_fd(of), &found));
+		if (!code)
+			code = input_state(&o, r, &found);
 	}
 	vmt_filter_opts_free(&o.fo);
 	vmt_reader_close(r);
-	return ret ? 1 : 0;
+	return code;
 }

@@ -34,7 +34,9 @@ static const char doc[] =
 	"  vmtrace-convert --to-vmt -o run2.vmt trace.dat    # from trace-cmd record\n"
 	"\n"
 	"Files are written under a temporary name and renamed when complete; an interrupted "
-	"conversion leaves nothing under the final name.";
+	"conversion leaves nothing under the final name. Writing over the input is refused. "
+	"Exit status: 0, 1 on an error, 2 when the input was unfinished or damaged (the "
+	"output, with what could be read, is still written), 64 for a bad command line.";
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output format (one of):", 1 },
@@ -42,8 +44,8 @@ static const struct argp_option options[] = {
 	{ "jsonl", OPT_JSONL, NULL, 0, "JSON lines, one object per row", 1 },
 	{ "legacy", OPT_LEGACY, NULL, 0, "the original vm-trace trace.bin (one CPU's 4 KiB "
 	  "pages; needs -o)", 1 },
-	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin or a trace.dat; "
-	  "needs -o)", 1 },
+	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin or a trace.dat, "
+	  "or a .vmt's --cpu CPUs; needs -o)", 1 },
 	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
 	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
 	  "instead of per exit", 2 },
@@ -54,6 +56,21 @@ static const struct argp_option options[] = {
 	  "lines)", 2 },
 	{ 0 }
 };
+
+/*
+ * --legacy and --to-vmt copy whole pages and chunks: they honour --cpu (one CPU for the
+ * single-CPU trace.bin) and refuse the filters they could not apply rather than drop them.
+ */
+static void check_copy_filters(struct argp_state *state, const struct convert_opts *o)
+{
+	const struct vmt_filter *f = &o->fo.filter;
+
+	if (o->format == CONVERT_LEGACY &&
+	    (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to || f->cpus.n > 1))
+		argp_error(state, "--legacy copies whole pages: only --cpu (one CPU) applies");
+	if (o->format == CONVERT_VMT && (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to))
+		argp_error(state, "--to-vmt copies whole chunks: only --cpu applies");
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -107,6 +124,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--events and --series go with --csv or --jsonl");
 		if (o->events && o->series)
 			argp_error(state, "--events and --series exclude each other");
+		check_copy_filters(state, o);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -10,19 +11,39 @@
 #include "kv.h"
 #include "legacyfmt.h"
 #include "log.h"
+#include "metakeys.h"
+#include "nomatch.h"
 #include "rbpage.h"
 #include "rows.h"
 #include "seriesfmt.h"
 #include "writers.h"
 
-int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
+/* After the pass: why nothing came out, and rows written out of order. */
+static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, uint64_t rows,
+		     const struct vmt_rows_stats *st)
+{
+	char msg[1024];
+
+	if (!rows && vmt_nomatch_explain(it, msg, sizeof(msg)))
+		vmt_info("%s: %s", o->input, msg);
+	if (st->unordered)
+		vmt_warn("%s: %llu row%s written out of exit-time order: %s exit stayed open while "
+			 "%u later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,
+			 (unsigned long long)st->unordered, st->unordered == 1 ? "" : "s",
+			 st->unordered == 1 ? "its" : "each", VMT_ROWS_HOLD_MAX);
+}
+
+int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		 struct convert_found *found)
 {
 	struct vmt_rows_opts ro = { o->format == CONVERT_CSV ? VMT_ROWS_CSV : VMT_ROWS_JSONL,
 				    o->events != 0, fd };
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
+	struct vmt_rows_stats st;
 	struct vmt_consumer c;
 	struct vmt_rows *w;
 	struct vmt_iter it;
+	uint64_t rows;
 	int ret, werr;
 
 	ret = vmt_rows_consumer(&ro, &w, &c);
@@ -31,6 +52,11 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 		return ret;
 	}
 	ret = vmt_iterate(r, &io, &c, 1, &it);
+	found->rd = *vmt_reader_stats(r);
+	found->why = vmt_reader_last_error(r);
+	found->decoded = true;
+	rows = vmt_rows_count(w);
+	st = *vmt_rows_stats(w);
 	werr = vmt_rows_finish(w);
 	if (werr) {
 		vmt_err("%s: %s", convert_output_name(o), strerror(-werr));
@@ -38,11 +64,14 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	}
 	if (ret)
 		vmt_err("%s: %s", o->input, strerror(-ret));
+	else
+		say_rows(o, &it, rows, &st);
 	return ret;
 }
 
 /* --series: the time series consumer (common/series.h), its rows written after the pass. */
-int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd)
+int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		   struct convert_found *found)
 {
 	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false };
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
@@ -54,8 +83,12 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	if (!so.interval_ns)
 		so.interval_ns = vmt_series_auto_interval(r);
 	ret = vmt_series_consumer(&se, &so, &c);
-	if (!ret)
+	if (!ret) {
 		ret = vmt_iterate(r, &io, &c, 1, &it);
+		found->rd = *vmt_reader_stats(r);
+		found->why = vmt_reader_last_error(r);
+		found->decoded = true;
+	}
 	if (ret) {
 		vmt_err("%s: %s", o->input, ret == -E2BIG ? "too many rows: choose a longer "
 			"--series interval" : strerror(-ret));
@@ -68,21 +101,63 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	return ret;
 }
 
+/* The CPUs that have chunks. */
+static void chunk_cpus(const struct vmt_source *src, struct vmt_iter_ids *cpus)
+{
+	size_t i;
+
+	memset(cpus, 0, sizeof(*cpus));
+	for (i = 0; i < vmt_source_nchunks(src); i++) {
+		uint32_t cpu = vmt_source_chunk(src, i)->cpu;
+
+		if (cpu < VMT_ITER_IDS)
+			cpus->bits[cpu / 64] |= 1ULL << (cpu % 64);
+		else
+			cpus->beyond++;
+	}
+}
+
+/* Copies of whole chunks: a note when the CPUs asked for have none. */
+static void say_copied(const struct convert_opts *o, const struct vmt_source *src,
+		       const struct vmt_cpulist *asked, size_t copied)
+{
+	struct vmt_iter_ids have;
+	char a[256], b[256];
+
+	if (copied || !asked->n)
+		return;
+	chunk_cpus(src, &have);
+	vmt_info("%s: nothing selected: no data on CPU%s %s; the recording has data on CPU%s %s",
+		 o->input, asked->n > 1 ? "s" : "", vmt_cpulist_format(asked, a, sizeof(a)),
+		 vmt_iter_ids_count(&have) == 1 ? "" : "s",
+		 vmt_iter_ids_format(&have, b, sizeof(b)));
+}
+
+/* Read chunk i for a copy; a damaged one is counted and skipped, as the reader does. */
+static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf *cb,
+		     struct convert_found *found)
+{
+	const char *why = NULL;
+
+	found->rd.chunks++;
+	if (vmt_source_read_chunk(src, i, cb, &why) == 0)
+		return 0;
+	found->rd.bad_chunks++;
+	found->why = why;
+	return -1;
+}
+
 /* What --legacy can take from this input: one CPU's 64-bit 4 KiB sub-buffers. */
 static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32_t *cpu)
 {
 	const struct vmt_header_page *hp = vmt_reader_header_page(r);
 	const struct vmt_source *src = vmt_reader_source(r);
-	const struct vmt_filter *f = &o->fo.filter;
+	const struct vmt_filter *f = &o->fo.filter;	/* convertopt.c: one CPU at most */
 	size_t i, n = vmt_source_nchunks(src);
 	bool several = false;
 
 	if (vmt_header_page_subbuf_size(hp) != VMT_LEGACY_PAGE_SIZE || hp->commit_size != 8) {
 		vmt_err("%s: the original trace.bin holds 64-bit 4 KiB sub-buffers only", o->input);
-		return -EINVAL;
-	}
-	if (f->vcpus.n || f->nreasons || f->has_from || f->has_to || f->cpus.n > 1) {
-		vmt_err("%s: --legacy copies whole pages: only --cpu (one CPU) applies", o->input);
 		return -EINVAL;
 	}
 	for (i = 1; i < n; i++) {
@@ -102,14 +177,14 @@ static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32
 }
 
 /* The original tool's trace.bin: its 8-byte header, then one CPU's 4 KiB pages as they are. */
-int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd)
+int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		   struct convert_found *found)
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	struct vmt_chunkbuf cb = { 0 };
 	uint8_t hdr[VMT_LEGACY_HEADER_SIZE];
-	const char *why;
+	size_t i, copied = 0;
 	uint32_t cpu;
-	size_t i;
 	int ret;
 
 	ret = legacy_cpu(o, r, &cpu);
@@ -122,18 +197,18 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
 		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
 
-		if (ci->cpu != cpu)
+		if (ci->cpu != cpu || copy_read(src, i, &cb, found))
 			continue;
-		if (vmt_source_read_chunk(src, i, &cb, &why)) {
-			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, why);
-			continue;
-		}
 		ret = vmt_io_write_full(fd, cb.raw, ci->raw_size);
+		copied++;
 	}
 	vmt_chunkbuf_free(&cb);
-	if (ret)
+	if (ret) {
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
-	return ret;
+		return ret;
+	}
+	say_copied(o, src, &o->fo.filter.cpus, copied);
+	return 0;
 }
 
 /* A trace.bin has no chunk headers: the figures come from the pages themselves. */
@@ -175,37 +250,94 @@ static void add_entry(struct vmt_kvbuf *kb, const struct vmt_kv *kv)
 	vmt_kv_add(kb, key, kv->val, kv->val_len);
 }
 
-/* The input's metadata, and its end figures without its old chunk index. */
+/*
+ * Whether --cpu leaves out this metadata entry: the per-CPU statistics of the CPUs not
+ * copied (the copy's losses are its own CPUs').
+ */
+static bool other_cpu_entry(const struct vmt_cpulist *cpus, const struct vmt_kv *kv)
+{
+	static const char *const prefix[] = { VMT_META_STATS_START, VMT_META_STATS_END };
+	char num[16];
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; cpus->n && i < 2; i++) {
+		n = strlen(prefix[i]);
+		if (kv->key_len <= n || kv->key_len - n >= sizeof(num) ||
+		    memcmp(kv->key, prefix[i], n) != 0)
+			continue;
+		memcpy(num, kv->key + n, kv->key_len - n);
+		num[kv->key_len - n] = '\0';
+		return !vmt_cpulist_has(cpus, (unsigned int)strtoul(num, NULL, 10));
+	}
+	return false;
+}
+
+/* The traced CPUs of a copy made with --cpu: those of the recording that were asked for. */
+static void add_traced(struct vmt_kvbuf *meta, const struct vmt_cpulist *cpus,
+		       const struct vmt_kv *kv)
+{
+	struct vmt_cpulist traced = { 0 }, kept = { 0 };
+	char text[256], list[1024];
+	unsigned int i;
+
+	snprintf(text, sizeof(text), "%.*s", (int)kv->val_len, (const char *)kv->val);
+	kept.cpu = calloc(cpus->n, sizeof(*kept.cpu));
+	if (kept.cpu && vmt_cli_parse_cpulist(text, &traced) == 0) {
+		for (i = 0; i < cpus->n; i++) {
+			if (vmt_cpulist_has(&traced, cpus->cpu[i]))
+				kept.cpu[kept.n++] = cpus->cpu[i];
+		}
+		vmt_kv_add_str(meta, VMT_META_CPUS, vmt_cpulist_format(&kept, list, sizeof(list)));
+	} else {
+		add_entry(meta, kv);
+	}
+	vmt_cpulist_free(&traced);
+	free(kept.cpu);
+}
+
+/*
+ * The input's metadata, and its end figures without its old chunk index; with --cpu, the
+ * traced CPUs and per-CPU statistics of those CPUs only.
+ */
 static void copy_meta(const struct convert_opts *o, const struct vmt_source *src,
 		      struct vmt_kvbuf *meta, struct vmt_kvbuf *end)
 {
+	const struct vmt_cpulist *cpus = &o->fo.filter.cpus;
 	const uint8_t *buf;
 	struct vmt_kv kv;
 	size_t len, pos = 0;
 
 	buf = vmt_source_meta(src, &len);
-	while (buf && vmt_kv_next(buf, len, &pos, &kv) > 0)
-		add_entry(meta, &kv);
+	while (buf && vmt_kv_next(buf, len, &pos, &kv) > 0) {
+		if (cpus->n && kv.key_len == strlen(VMT_META_CPUS) &&
+		    memcmp(kv.key, VMT_META_CPUS, kv.key_len) == 0)
+			add_traced(meta, cpus, &kv);
+		else if (!other_cpu_entry(cpus, &kv))
+			add_entry(meta, &kv);
+	}
 	vmt_kv_add_str(meta, "converted_from", o->input);
 	if (vmt_source_description(src)[0])
 		vmt_kv_add_str(meta, "format_source", vmt_source_description(src));
 	buf = vmt_source_end(src, &len);
 	pos = 0;
 	while (buf && vmt_kv_next(buf, len, &pos, &kv) > 0) {
-		if (kv.key_len < 6 || memcmp(kv.key, "chunk.", 6) != 0)
+		if ((kv.key_len < 6 || memcmp(kv.key, "chunk.", 6) != 0) &&
+		    !other_cpu_entry(cpus, &kv))
 			add_entry(end, &kv);
 	}
 }
 
-/* Any input into a .vmt: its metadata, and its pages in compressed chunks. */
-int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd)
+/* Any input into a .vmt: its metadata, and its pages (of the --cpu CPUs) in compressed chunks. */
+int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		struct convert_found *found)
 {
+	const struct vmt_cpulist *cpus = &o->fo.filter.cpus;
 	const struct vmt_source *src = vmt_reader_source(r);
 	struct vmt_chunkbuf cb = { 0 };
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
-	const char *why;
-	size_t i;
+	size_t i, copied = 0;
 	int ret;
 
 	vmt_kv_init(&meta);
@@ -215,12 +347,11 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
 		struct vmt_chunk_info ci = *vmt_source_chunk(src, i);
 
-		if (vmt_source_read_chunk(src, i, &cb, &why)) {
-			vmt_warn("%s: chunk %zu skipped: %s", o->input, i, why);
+		if ((cpus->n && !vmt_cpulist_has(cpus, ci.cpu)) || copy_read(src, i, &cb, found))
 			continue;
-		}
 		chunk_figures(vmt_reader_header_page(r), cb.raw, &ci);
 		ret = vmt_writer_chunk(w, cb.raw, ci.page_count, ci.page_size, &ci);
+		copied++;
 	}
 	if (!ret)
 		ret = vmt_writer_finish(w, &end);
@@ -228,7 +359,10 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd)
 	vmt_chunkbuf_free(&cb);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
-	if (ret)
+	if (ret) {
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
-	return ret;
+		return ret;
+	}
+	say_copied(o, src, cpus, copied);
+	return 0;
 }

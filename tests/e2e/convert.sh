@@ -127,16 +127,36 @@ expect_rc 0 "vmt -> vmt"
 vmtrace-report --json copy.vmt >c.json
 [ "$(json c.json 'd["pairs"]')" = "$(json two.json 'd["pairs"]')" ] || fail "copy differs"
 
-# Atomic output: a conversion stopped by a signal leaves nothing under the final name.
+# Atomic output: a conversion stopped by a signal while it writes leaves nothing under the
+# final name and no temporary file. Deterministic: the process is stopped (SIGSTOP) once
+# its temporary file holds data, proven to be inside the conversion (the temporary file
+# there, the final name not) before SIGTERM is sent, then let go. A run that finished
+# before it could be stopped is tried again.
 "$HELPERS/mkvmt" --random 2000000 1 "$F618" large.vmt || fail mkvmt
-vmtrace-convert --csv -o large.csv large.vmt &
-pid=$!
-sleep 0.3
-kill -TERM $pid 2>/dev/null
-wait $pid
-[ ! -e large.csv ] || [ "$(tail -n +2 large.csv | wc -l)" = 2000000 ] ||
-	fail "a half file under the final name"
-ls ./large.csv.*.part 2>/dev/null && fail "the temporary file was left behind"
+stopped=no
+for attempt in 1 2 3 4 5; do
+	vmtrace-convert --csv -o large.csv large.vmt 2>term.err &
+	pid=$!
+	while kill -0 $pid 2>/dev/null && [ ! -s large.csv.$pid.part ]; do
+		sleep 0.01
+	done
+	kill -STOP $pid 2>/dev/null
+	if [ -s large.csv.$pid.part ] && [ ! -e large.csv ]; then
+		stopped=yes
+		kill -TERM $pid
+		kill -CONT $pid
+		wait $pid
+		rc=$?
+		[ "$rc" = 143 ] || fail "exit $rc after SIGTERM, not 143 (killed by it): $(cat term.err)"
+		break
+	fi
+	kill -CONT $pid 2>/dev/null
+	wait $pid
+	rm -f large.csv
+done
+[ $stopped = yes ] || fail "the conversion could not be stopped while it wrote (5 tries)"
+[ ! -e large.csv ] || fail "a file under the final name after SIGTERM"
+! ls ./large.csv.*.part 2>/dev/null || fail "the temporary file was left behind"
 # A pipe or device under -o is written as it is, never replaced by a renamed file
 # (-o /dev/null once replaced /dev/null with a regular file).
 mkfifo fifo

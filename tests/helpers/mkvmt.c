@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 	bool finished = true, have_stats = false;
 	struct vmt_kvbuf meta, endkv;
 	char *text, **lines = NULL;
-	size_t len, nlines = 0;
+	size_t len, nlines = 0, nalloc = 0;
 	int fd;
 
 	bool legacy = argc > 1 && strcmp(argv[1], "--legacy") == 0;
@@ -380,7 +380,11 @@ int main(int argc, char **argv)
 	while (!rand_cpus && fgets(line, sizeof(line), stdin)) {
 		char a[128], b[128];
 
-		lines = realloc(lines, (nlines + 1) * sizeof(*lines));
+		/* doubling: one realloc per line is quadratic where realloc copies (ASan) */
+		if (nlines == nalloc) {
+			nalloc = nalloc ? nalloc * 2 : 1024;
+			lines = realloc(lines, nalloc * sizeof(*lines));
+		}
 		if (!lines || !(lines[nlines++] = strdup(line)))
 			die("out of memory");
 		if (sscanf(line, "events %127s %127s", a, b) == 2) {

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "nomatch.h"
+#include "timefmt.h"
+
+/* Whether any id of the list is in the set (or may be: the set counts ids beyond it). */
+static bool any_in(const struct vmt_cpulist *l, const struct vmt_iter_ids *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (vmt_iter_ids_has(s, l->cpu[i]) || (l->cpu[i] >= VMT_ITER_IDS && s->beyond))
+			return true;
+	}
+	return false;
+}
+
+/* A time since the recording's start: "1.234567890 s", or ticks when that is the unit. */
+static char *when(const struct vmt_iter *it, uint64_t ts, char *buf, size_t size)
+{
+	char t[32];
+
+	if (!vmt_clock_in_ns(it->clock))
+		snprintf(buf, size, "%llu ticks",
+			 (unsigned long long)(ts > it->start_ts ? ts - it->start_ts : 0));
+	else
+		snprintf(buf, size, "%s s",
+			 vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)));
+	return buf;
+}
+
+/* The criterion that on its own leaves nothing, as the first half of the line. */
+static void why(const struct vmt_iter *it, char *buf, size_t size)
+{
+	const struct vmt_filter *f = it->filter;
+	char list[256], t[48];
+
+	if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus)) {
+		snprintf(buf, size, "no exit on CPU%s %s", f->cpus.n > 1 ? "s" : "",
+			 vmt_cpulist_format(&f->cpus, list, sizeof(list)));
+	} else if (f->vcpus.n && !vmt_iter_ids_count(&it->vcpus) && !it->vcpus.beyond) {
+		snprintf(buf, size, "no exit carries a vCPU id (--vcpu needs them)");
+	} else if (f->vcpus.n && !any_in(&f->vcpus, &it->vcpus)) {
+		snprintf(buf, size, "no exit of vCPU%s %s", f->vcpus.n > 1 ? "s" : "",
+			 vmt_cpulist_format(&f->vcpus, list, sizeof(list)));
+	} else if (f->has_from && f->from_ts > it->last_exit_ts) {
+		snprintf(buf, size, "--from %s is after the last exit",
+			 when(it, f->from_ts, t, sizeof(t)));
+	} else if (f->has_to && f->to_ts < it->first_exit_ts) {
+		snprintf(buf, size, "--to %s is before the first exit",
+			 when(it, f->to_ts, t, sizeof(t)));
+	} else if (f->nreasons && !f->cpus.n && !f->vcpus.n && !f->has_from && !f->has_to) {
+		snprintf(buf, size, "no exit has the reason%s given", f->nreasons > 1 ? "s" : "");
+	} else {
+		snprintf(buf, size, "no exit meets all the filters at once");
+	}
+}
+
+int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
+{
+	char head[320], cpus[256], vcpus[256], a[48], b[48];
+
+	if (size)
+		buf[0] = '\0';
+	if (!it->exits) {
+		snprintf(buf, size, "nothing selected: the recording has no exits");
+		return 1;
+	}
+	if (!it->filter)
+		return 0;
+	why(it, head, sizeof(head));
+	vmt_iter_ids_format(&it->exit_cpus, cpus, sizeof(cpus));
+	vmt_iter_ids_format(&it->vcpus, vcpus, sizeof(vcpus));
+	snprintf(buf, size, "nothing selected: %s; the recording has exits on CPU%s %s%s%s%s, "
+		 "from %s to %s", head, vmt_iter_ids_count(&it->exit_cpus) == 1 ? "" : "s",
+		 cpus, vcpus[0] ? ", of vCPU" : "",
+		 vcpus[0] ? (vmt_iter_ids_count(&it->vcpus) == 1 ? " " : "s ") : "", vcpus,
+		 when(it, it->first_exit_ts, a, sizeof(a)),
+		 when(it, it->last_exit_ts, b, sizeof(b)));
+	return 1;
+}

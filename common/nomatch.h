@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nomatch: why a filter selected nothing, in one line for people: which of the criteria
+ * given no exit met (CPUs, vCPUs, the time range, the reasons) and what the recording has
+ * to select from (the CPUs and vCPUs with exits, the exits' time span), from the totals
+ * the pass keeps before filtering (iterate.h). Stateless; the caller prints the line.
+ */
+#ifndef VMT_NOMATCH_H
+#define VMT_NOMATCH_H
+
+#include <stddef.h>
+
+#include "iterate.h"
+
+/*
+ * After a pass (it) that selected nothing: the explanation into buf ("no exit on CPU 5000;
+ * the recording has exits on CPUs 0-1, of vCPUs 0-1, from 0.000003627 s to 0.144372000 s").
+ * Returns 1 when there is something to say: it ran with a filter, or the recording has no
+ * exits at all; 0 (buf empty) otherwise.
+ */
+int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
+
+#endif
