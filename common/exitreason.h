@@ -38,5 +38,20 @@ const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, 
  */
 unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *name,
 				 uint32_t *isa, uint64_t *key, unsigned int max);
+/* Whether the table has any name (a pair such as raw_syscalls has numbers only). */
+bool vmt_exitreasons_empty(const struct vmt_exitreasons *t);
+/* "Intel VMX", "AMD SVM", or "unknown ISA" for VMT_ISA_ANY. */
+const char *vmt_exitreason_isa_name(uint32_t isa);
+/*
+ * A --reason name for a recording whose exits are of isa (VMT_ISA_ANY when not known):
+ * the reasons of that ISA's table (and of tables for any ISA) spelled so, ignoring case.
+ * Fills up to max (isa, key) pairs and returns how many (> 0). Else -EINVAL with msg
+ * (size bytes): a name of the other ISA says so and names this ISA's counterpart
+ * ("HLT is an Intel VMX exit reason; this recording is AMD SVM, whose name is hlt"); an
+ * unknown name lists the names this ISA has. -ENOSPC when more than max match.
+ */
+int vmt_exitreason_resolve(const struct vmt_exitreasons *t, uint32_t isa, const char *name,
+			   uint32_t *isas, uint64_t *keys, unsigned int max, char *msg,
+			   size_t size);
 
 #endif
