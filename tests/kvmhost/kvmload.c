@@ -6,11 +6,12 @@
  *     OUT 0x10                (an I/O exit to user space)
  *     a write to 0x9000       (outside guest memory: an MMIO exit to user space)
  *     HLT                     (no in-kernel irqchip: a HLT exit to user space)
- * It pins itself to CPU, runs for SECONDS and prints what it counted:
+ * It pins itself to CPU, runs for SECONDS and at least MIN_ROUNDS rounds (however slow the
+ * emulation is today) and prints what it counted:
  *     rounds R cpuid C io I mmio M hlt H
  * where C = R * ROUND_CPUIDS is exact for whole rounds (the last round may be cut).
  *
- *   kvmload CPU SECONDS
+ *   kvmload CPU SECONDS [MIN_ROUNDS]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,14 +61,17 @@ int main(int argc, char **argv)
 	struct kvm_run *run;
 	int kvm, vm, vcpu, cpu;
 	double seconds;
+	unsigned long long min_rounds = 0;
 	cpu_set_t set;
 	uint8_t *mem;
 	long size;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	cpu = atoi(argv[1]);
 	seconds = atof(argv[2]);
+	if (argc == 4)
+		min_rounds = strtoull(argv[3], NULL, 10);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
@@ -125,7 +129,8 @@ int main(int argc, char **argv)
 		case KVM_EXIT_HLT:
 			hlt++;
 			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
+			if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= seconds &&
+			    hlt >= min_rounds)
 				goto done;
 			break;
 		default:

@@ -15,6 +15,7 @@ out=$1
 cpu_model=${2:-max}
 clock=${3:-}
 secs=${4:-2}
+min_rounds=60
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 cache=${VMTRACE_KVMHOST_CACHE:-/var/cache/vmtrace-kvmhost}
@@ -83,15 +84,17 @@ cp /sys/kernel/tracing/events/header_page header_page
 mkdir -p kvm/kvm_exit kvm/kvm_entry
 cp /sys/kernel/tracing/events/kvm/kvm_exit/format kvm/kvm_exit/format
 cp /sys/kernel/tracing/events/kvm/kvm_entry/format kvm/kvm_entry/format
-# the workload first, then the recorder on its CPU while it runs
 say() { echo "kvmhost: \$*" >/dev/console; }
-# the recorder first, the workload entirely inside the recording: its counts are exact
-vmtrace-record -p 1 -c 0 -s $((secs + 2)) ${clock:+-C $clock} -o /out/kvm.vmt >record.txt 2>&1 &
+# The recorder first, the workload entirely inside the recording (stopped by SIGINT once the
+# workload is done, however slow the emulation was): its counts are exact. At least
+# $min_rounds rounds, so that a slow host still gives a workload worth counting.
+vmtrace-record -p 1 -c 0 ${clock:+-C $clock} -o /out/kvm.vmt >record.txt 2>&1 &
 rec=\$!
 while ! grep -q recording record.txt 2>/dev/null; do sleep 0.1; done
 say "recording; starting kvmload"
-kvmload 1 $secs >kvmload.txt 2>&1
+kvmload 1 $secs $min_rounds >kvmload.txt 2>&1
 say "kvmload done: \$(cat kvmload.txt)"
+kill -INT \$rec
 wait \$rec
 echo "record exit \$?" >>record.txt
 say "record done: \$(tail -1 record.txt)"
@@ -119,12 +122,12 @@ poweroff -f
 INIT
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
-# A good run takes about 15 s. Under TCG the emulated guest has been seen to hang (an RCU
-# stall with shadow paging, 1 run in 5): such a boot is timed out and retried once, loudly;
-# any other failure, or a second timeout, fails.
+# A good run takes about 15 s, 80 s on a machine busy with other work. Under TCG the
+# emulated guest has been seen to hang (an RCU stall with shadow paging, 1 run in 5): such a
+# boot is timed out and retried once, loudly; any other failure, or a second timeout, fails.
 boot() {
 	dd if=/dev/zero of="$work/results.img" bs=1M count=64 status=none
-	timeout ${VMTRACE_KVMHOST_TIMEOUT:-90} qemu-system-x86_64 -accel tcg,thread=multi \
+	timeout ${VMTRACE_KVMHOST_TIMEOUT:-240} qemu-system-x86_64 -accel tcg,thread=multi \
 		-cpu "$cpu_model" -smp 2 -m 2048 -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 		-append "console=ttyS0 panic=-1 tsc=reliable" -nographic -no-reboot \
 		-drive file="$work/results.img",format=raw,if=virtio >"$work/console.txt" 2>&1
