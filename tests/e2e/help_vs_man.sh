@@ -94,7 +94,6 @@ if [ "$(id -u)" = 0 ] && [ -w /sys/kernel/tracing/trace_clock ] &&
 	vmtrace-report --json clk.vmt >clk.json
 	[ "$(json clk.json 'd["clock"]')" = local ] || fail "-C default: $(json clk.json 'd["clock"]')"
 else
-	echo "SKIP: the -C default needs root, tracefs and 2 CPUs (the rest was checked)" >&2
-	exit 77
+	skip_part "the -C default (needs root, tracefs and 2 CPUs)"
 fi
-exit 0
+finish
