@@ -212,25 +212,6 @@ const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, u
 	return NULL;
 }
 
-unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *name,
-				 uint32_t *isa, uint64_t *key, unsigned int max)
-{
-	unsigned int n = 0, pass;
-	size_t i;
-
-	for (pass = 0; pass < 2 && n == 0; pass++) {
-		for (i = 0; i < t->n && n < max; i++) {
-			if (pass == 0 ? strcmp(t->e[i].name, name) != 0 :
-					strcasecmp(t->e[i].name, name) != 0)
-				continue;
-			isa[n] = t->e[i].isa;
-			key[n] = t->e[i].code;
-			n++;
-		}
-	}
-	return n;
-}
-
 const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
 				 char *buf, size_t size)
 {
