@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,25 +212,6 @@ const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, u
 	return NULL;
 }
 
-unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *name,
-				 uint32_t *isa, uint64_t *key, unsigned int max)
-{
-	unsigned int n = 0, pass;
-	size_t i;
-
-	for (pass = 0; pass < 2 && n == 0; pass++) {
-		for (i = 0; i < t->n && n < max; i++) {
-			if (pass == 0 ? strcmp(t->e[i].name, name) != 0 :
-					strcasecmp(t->e[i].name, name) != 0)
-				continue;
-			isa[n] = t->e[i].isa;
-			key[n] = t->e[i].code;
-			n++;
-		}
-	}
-	return n;
-}
-
 const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
 				 char *buf, size_t size)
 {
@@ -240,4 +222,234 @@ const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, 
 	else
 		snprintf(buf, size, "0x%" PRIx64, key);
 	return buf;
+}
+
+bool vmt_exitreasons_empty(const struct vmt_exitreasons *t)
+{
+	return t->n == 0;
+}
+
+const char *vmt_exitreason_isa_name(uint32_t isa)
+{
+	return isa == VMT_ISA_VMX ? "Intel VMX" : isa == VMT_ISA_SVM ? "AMD SVM" : "unknown ISA";
+}
+
+/*
+ * The same exits under the other vendor's names (Intel SDM vol. 3 appendix C, AMD APM vol.
+ * 2 appendix C), so that a name of the wrong ISA gets its counterpart in the message. The
+ * SVM side is an fnmatch() pattern: one VMX reason covers several SVM ones.
+ */
+static const struct counterpart {
+	const char *vmx, *svm;
+} counterparts[] = {
+	{ "EXCEPTION_NMI", "nmi" }, { "EXCEPTION_NMI", "* excp" },
+	{ "EXTERNAL_INTERRUPT", "interrupt" }, { "TRIPLE_FAULT", "shutdown" },
+	{ "INIT_SIGNAL", "init" }, { "INTERRUPT_WINDOW", "vintr" },
+	{ "TASK_SWITCH", "task_switch" }, { "CPUID", "cpuid" }, { "HLT", "hlt" },
+	{ "HLT", "idle-halt" }, { "INVD", "invd" }, { "INVLPG", "invlpg" },
+	{ "INVLPG", "invlpga" }, { "RDPMC", "rdpmc" }, { "RDTSC", "rdtsc" },
+	{ "VMCALL", "hypercall" }, { "VMLAUNCH", "vmrun" }, { "VMRESUME", "vmrun" },
+	{ "CR_ACCESS", "read_cr[0-9]" }, { "CR_ACCESS", "write_cr[0-9]" },
+	{ "CR_ACCESS", "write_cr[0-9]_trap" }, { "CR_ACCESS", "cr0_sel_write" },
+	{ "DR_ACCESS", "read_dr[0-9]" }, { "DR_ACCESS", "write_dr[0-9]" },
+	{ "IO_INSTRUCTION", "io" }, { "MSR_READ", "msr" }, { "MSR_WRITE", "msr" },
+	{ "MSR_WRITE", "write_efer_trap" }, { "MWAIT_INSTRUCTION", "mwait" },
+	{ "MONITOR_INSTRUCTION", "monitor" }, { "PAUSE_INSTRUCTION", "pause" },
+	{ "APIC_ACCESS", "avic_unaccelerated_access" }, { "GDTR_IDTR", "read_idtr" },
+	{ "GDTR_IDTR", "read_gdtr" }, { "GDTR_IDTR", "write_idtr" },
+	{ "GDTR_IDTR", "write_gdtr" }, { "LDTR_TR", "read_ldtr" }, { "LDTR_TR", "write_ldtr" },
+	{ "LDTR_TR", "read_rt" }, { "LDTR_TR", "write_rt" }, { "EPT_VIOLATION", "npf" },
+	{ "EPT_MISCONFIG", "npf" }, { "RDTSCP", "rdtscp" }, { "WBINVD", "wbinvd" },
+	{ "XSETBV", "xsetbv" }, { "INVPCID", "invpcid" }, { "BUS_LOCK", "buslock" },
+	{ "INVALID_STATE", "invalid_guest_state" },
+};
+
+/* A name list being written into a message: "a, b, c", cut with "..." when it is full. */
+struct namelist {
+	char *buf;
+	size_t size, len;
+	unsigned int n;
+	bool full;
+};
+
+static void list_add(struct namelist *l, const char *name)
+{
+	size_t room = l->size - l->len;
+	int w;
+
+	if (l->full || !l->size)
+		return;
+	/* keep room for ", ..." after any name */
+	w = snprintf(l->buf + l->len, room, "%s%s", l->n ? ", " : "", name);
+	if (w < 0 || (size_t)w + 6 >= room) {
+		l->buf[l->len] = '\0';
+		snprintf(l->buf + l->len, room, "%s...", l->n ? ", " : "");
+		l->len += strlen(l->buf + l->len);
+		l->full = true;
+		return;
+	}
+	l->len += (size_t)w;
+	l->n++;
+}
+
+static bool isa_fits(uint32_t want, uint32_t have)
+{
+	return want == VMT_ISA_ANY || have == VMT_ISA_ANY || want == have;
+}
+
+/* Case-insensitive edit distance, for "did you mean"; names are short (bounded at 64). */
+static unsigned int distance(const char *a, const char *b)
+{
+	unsigned int row[65], i, j, la = (unsigned int)strlen(a), lb = (unsigned int)strlen(b);
+
+	if (la > 64 || lb > 64)
+		return 1000;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		unsigned int diag = row[0], up;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			unsigned int best;
+
+			up = row[j];
+			best = diag + (tolower((unsigned char)a[i - 1]) !=
+				       tolower((unsigned char)b[j - 1]));
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The names of the other ISA's reasons (from t when it has them, else built in). */
+static const struct entry *other_isa_entry(const struct vmt_exitreasons *t, uint32_t other,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->e[i].isa == other && strcasecmp(t->e[i].name, name) == 0)
+			return &t->e[i];
+	}
+	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
+		if (builtin[i].isa == other && strcasecmp(builtin[i].name, name) == 0)
+			return &builtin[i];
+	}
+	return NULL;
+}
+
+/* "X is an Intel VMX exit reason; this recording is AMD SVM, whose name is x". */
+static void say_other_isa(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
+			  const struct entry *other, char *msg, size_t size)
+{
+	char names[256];
+	struct namelist l = { names, sizeof(names), 0, 0, false };
+	size_t i, k;
+	int n;
+
+	names[0] = '\0';
+	for (k = 0; k < sizeof(counterparts) / sizeof(counterparts[0]); k++) {
+		const struct counterpart *c = &counterparts[k];
+
+		if (isa == VMT_ISA_SVM && strcmp(c->vmx, other->name) == 0) {
+			/* every name of this recording's table the pattern covers */
+			for (i = 0; i < t->n; i++) {
+				if (t->e[i].isa == VMT_ISA_SVM &&
+				    fnmatch(c->svm, t->e[i].name, 0) == 0)
+					list_add(&l, t->e[i].name);
+			}
+		} else if (isa == VMT_ISA_VMX && fnmatch(c->svm, other->name, 0) == 0) {
+			for (i = 0; i < t->n; i++) {
+				if (t->e[i].isa == VMT_ISA_VMX && strcmp(t->e[i].name, c->vmx) == 0)
+					list_add(&l, t->e[i].name);
+			}
+		}
+	}
+	n = snprintf(msg, size, "%s is an %s exit reason; this recording is %s", given,
+		     vmt_exitreason_isa_name(other->isa), vmt_exitreason_isa_name(isa));
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (!l.n)
+		snprintf(msg + n, size - (size_t)n, ", which has no such exit");
+	else
+		snprintf(msg + n, size - (size_t)n, ", whose name%s %s", l.n > 1 ? "s are" : " is",
+			 names);
+}
+
+/* "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ...". */
+static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
+			char *msg, size_t size)
+{
+	const char *best = NULL;
+	unsigned int best_d = 3;
+	struct namelist l;
+	size_t i;
+	int n;
+
+	for (i = 0; i < t->n; i++) {
+		unsigned int d;
+
+		if (!isa_fits(isa, t->e[i].isa))
+			continue;
+		d = distance(given, t->e[i].name);
+		if (d < best_d && d < strlen(given)) {
+			best_d = d;
+			best = t->e[i].name;
+		}
+	}
+	if (isa == VMT_ISA_ANY)
+		n = snprintf(msg, size, "unknown exit reason '%s'", given);
+	else
+		n = snprintf(msg, size, "unknown exit reason '%s' in this %s recording", given,
+			     vmt_exitreason_isa_name(isa));
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (best)
+		n += snprintf(msg + n, size - (size_t)n, " (did you mean %s?)", best);
+	if ((size_t)n >= size)
+		return;
+	n += snprintf(msg + n, size - (size_t)n, "; give a number or one of: ");
+	if ((size_t)n >= size)
+		return;
+	l = (struct namelist){ msg + n, size - (size_t)n, 0, 0, false };
+	for (i = 0; i < t->n; i++) {
+		if (isa_fits(isa, t->e[i].isa))
+			list_add(&l, t->e[i].name);
+	}
+}
+
+int vmt_exitreason_resolve(const struct vmt_exitreasons *t, uint32_t isa, const char *name,
+			   uint32_t *isas, uint64_t *keys, unsigned int max, char *msg,
+			   size_t size)
+{
+	const struct entry *other;
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (!isa_fits(isa, t->e[i].isa) || strcasecmp(t->e[i].name, name) != 0)
+			continue;
+		if (n == max) {
+			snprintf(msg, size, "too many exit reasons (at most %u)", max);
+			return -ENOSPC;
+		}
+		isas[n] = t->e[i].isa;
+		keys[n] = t->e[i].code;
+		n++;
+	}
+	if (n)
+		return (int)n;
+	other = isa == VMT_ISA_ANY ? NULL :
+		other_isa_entry(t, isa == VMT_ISA_VMX ? VMT_ISA_SVM : VMT_ISA_VMX, name);
+	if (other)
+		say_other_isa(t, isa, name, other, msg, size);
+	else
+		say_unknown(t, isa, name, msg, size);
+	return -EINVAL;
 }

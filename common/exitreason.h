@@ -2,8 +2,10 @@
 /*
  * exitreason: exit reason names. Read from the recording's own kvm_exit print format (its
  * __print_symbolic tables: VMX when "isa == 1", SVM otherwise, or one table for arm64's
- * esr_ec), else from the built-in VMX/SVM tables (exitreason_table.h). A table is built
- * once and then read-only (safe to share between threads).
+ * esr_ec), else from the built-in VMX/SVM tables (exitreason_table.h); and a name given by
+ * the user resolved against one ISA's table, with the other vendor's counterparts for the
+ * message when it is the other ISA's. A table is built once and then read-only (safe to
+ * share between threads).
  */
 #ifndef VMT_EXITREASON_H
 #define VMT_EXITREASON_H
@@ -32,11 +34,20 @@ const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, u
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it (t may be NULL); into buf. */
 const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
 				 char *buf, size_t size);
+/* Whether the table has any name (a pair such as raw_syscalls has numbers only). */
+bool vmt_exitreasons_empty(const struct vmt_exitreasons *t);
+/* "Intel VMX", "AMD SVM", or "unknown ISA" for VMT_ISA_ANY. */
+const char *vmt_exitreason_isa_name(uint32_t isa);
 /*
- * Every reason called name: exact spelling first, else ignoring case ("hlt" is SVM's,
- * "HLT" VMX's). Fills up to max (isa, key) pairs; returns how many matched.
+ * A --reason name for a recording whose exits are of isa (VMT_ISA_ANY when not known):
+ * the reasons of that ISA's table (and of tables for any ISA) spelled so, ignoring case.
+ * Fills up to max (isa, key) pairs and returns how many (> 0). Else -EINVAL with msg
+ * (size bytes): a name of the other ISA says so and names this ISA's counterpart
+ * ("HLT is an Intel VMX exit reason; this recording is AMD SVM, whose name is hlt"); an
+ * unknown name lists the names this ISA has. -ENOSPC when more than max match.
  */
-unsigned int vmt_exitreason_find(const struct vmt_exitreasons *t, const char *name,
-				 uint32_t *isa, uint64_t *key, unsigned int max);
+int vmt_exitreason_resolve(const struct vmt_exitreasons *t, uint32_t isa, const char *name,
+			   uint32_t *isas, uint64_t *keys, unsigned int max, char *msg,
+			   size_t size);
 
 #endif

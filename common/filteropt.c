@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk.h"
 #include "cli.h"
 #include "exitreason.h"
 #include "filteropt.h"
+#include "kvmevent.h"
+#include "rbpage.h"
+#include "source.h"
 
 enum {
 	OPT_CPU = 0x1000,
@@ -23,8 +27,8 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filters (every view honours them):", 50 },
 	{ "cpu", OPT_CPU, "LIST", 0, "exits on these pCPUs only", 50 },
 	{ "vcpu", OPT_VCPU, "LIST", 0, "exits of these vCPUs only", 50 },
-	{ "reason", OPT_REASON, "NAME|CODE,...", 0, "exits of these reasons only (names as the "
-	  "kernel spells them, or numbers)", 50 },
+	{ "reason", OPT_REASON, "NAME|CODE,...", 0, "exits of these reasons only: names of the "
+	  "recording's ISA in any case (hlt, CPUID), or numbers", 50 },
 	{ "from", OPT_FROM, "TIME", 0, "exits from TIME on (since the recording's start)", 50 },
 	{ "to", OPT_TO, "TIME", 0, "exits up to TIME", 50 },
 	{ 0 }
@@ -80,12 +84,73 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp vmt_filter_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
+/* How many chunks to search for the first exit that says its ISA. */
+#define ISA_SCAN_CHUNKS 16
+
+/* The ISA of the first exit in chunk idx that carries one, or VMT_ISA_ANY. */
+static uint32_t chunk_isa(const struct vmt_reader *r, size_t idx, struct vmt_chunkbuf *cb)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	const struct vmt_chunk_info *ci = vmt_source_chunk(src, idx);
+	uint32_t p;
+
+	if (vmt_source_read_chunk(src, idx, cb, NULL))
+		return VMT_ISA_ANY;
+	for (p = 0; p < ci->page_count; p++) {
+		struct vmt_rbpage pg;
+		struct vmt_rbrecord rec;
+		struct vmt_event ev;
+
+		if (vmt_rbpage_init(&pg, vmt_reader_header_page(r),
+				    cb->raw + (size_t)p * ci->page_size, ci->page_size))
+			continue;
+		while (vmt_rbpage_next(&pg, &rec) == 1) {
+			if (vmt_evbind_decode(vmt_reader_bind(r), &rec, ci->cpu, &ev) == 1 &&
+			    ev.kind == VMT_EV_BEGIN && (ev.has & VMT_EVF_ISA) &&
+			    (ev.isa == VMT_ISA_VMX || ev.isa == VMT_ISA_SVM))
+				return ev.isa;
+		}
+	}
+	return VMT_ISA_ANY;
+}
+
+/*
+ * The recording's ISA: the isa field of its first exits (read here from the source's chunks,
+ * so the reader's own walk is untouched and standard input works), else the CPU model in
+ * the metadata; VMT_ISA_ANY when neither says.
+ */
+static uint32_t recording_isa(const struct vmt_reader *r)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	size_t i, n = vmt_source_nchunks(src);
+	struct vmt_chunkbuf cb = { 0 };
+	uint32_t isa = VMT_ISA_ANY;
+	char *model;
+
+	if (vmt_reader_bind(r)->begin.isa.size) {
+		for (i = 0; i < n && i < ISA_SCAN_CHUNKS && isa == VMT_ISA_ANY; i++)
+			isa = chunk_isa(r, i, &cb);
+		vmt_chunkbuf_free(&cb);
+		if (isa != VMT_ISA_ANY)
+			return isa;
+	}
+	model = vmt_reader_meta(r, "cpu.model");
+	if (model && (strstr(model, "Intel") || strstr(model, "intel")))
+		isa = VMT_ISA_VMX;
+	else if (model && (strstr(model, "AMD") || strstr(model, "Hygon")))
+		isa = VMT_ISA_SVM;
+	free(model);
+	return isa;
+}
+
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size)
 {
 	struct vmt_filter *f = &fo->filter;
 	struct vmt_exitreasons *t;
 	char *list, *tok, *save = NULL;
+	uint32_t isa = VMT_ISA_ANY;
+	bool isa_known = false;
 	int ret = 0;
 
 	if (!fo->reasons)
@@ -98,14 +163,21 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 		return -ENOMEM;
 	}
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons, n;
+		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons;
+		int n;
 
 		if (isdigit((unsigned char)*tok)) {
 			char *end;
 			unsigned long long v = strtoull(tok, &end, 0);
 
-			if (*end || !room) {
+			if (*end) {
 				snprintf(msg, size, "invalid exit reason '%s'", tok);
+				ret = -EINVAL;
+				break;
+			}
+			if (!room) {
+				snprintf(msg, size, "too many exit reasons (at most %u)",
+					 VMT_MAX_FILTER_REASONS);
 				ret = -EINVAL;
 				break;
 			}
@@ -113,15 +185,24 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 			f->reason_key[f->nreasons++] = v;
 			continue;
 		}
-		n = vmt_exitreason_find(t, tok, f->reason_isa + f->nreasons,
-					f->reason_key + f->nreasons, room);
-		if (!n) {
-			snprintf(msg, size, "unknown exit reason '%s' (names as in the kernel's "
-				 "kvm_exit format, e.g. hlt, io, EXTERNAL_INTERRUPT; or a number)", tok);
+		if (vmt_exitreasons_empty(t)) {
+			snprintf(msg, size, "--reason '%s': %s events have numbers, not names (their "
+				 "format has no table of them); give numbers, e.g. --reason 0,1", tok,
+				 vmt_reader_begin_name(r));
 			ret = -EINVAL;
 			break;
 		}
-		f->nreasons += n;
+		if (!isa_known) {
+			isa = recording_isa(r);
+			isa_known = true;
+		}
+		n = vmt_exitreason_resolve(t, isa, tok, f->reason_isa + f->nreasons,
+					   f->reason_key + f->nreasons, room, msg, size);
+		if (n < 0) {
+			ret = -EINVAL;
+			break;
+		}
+		f->nreasons += (unsigned int)n;
 	}
 	free(list);
 	vmt_exitreasons_free(t);

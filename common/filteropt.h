@@ -21,8 +21,10 @@ struct vmt_filter_opts {
 extern const struct argp vmt_filter_argp;
 
 /*
- * Turn --reason names (the recording's spelling first, then ignoring case) and numbers
- * into the filter. Returns 0, or -EINVAL with msg (size bytes) saying which name is wrong.
+ * Turn --reason names and numbers into the filter. Names match the recording's own table
+ * for its ISA (found from its first exits' isa field, else its CPU model), ignoring case.
+ * Returns 0, or -EINVAL with msg (size bytes) saying which name is wrong and why (another
+ * ISA's name, an unknown one with the names there are, names for a pair that has none).
  */
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The loader table and what every source shares: the file opened once, its first bytes
- * read once and shown to each loader's probe, the accessors, and the chunk array.
+ * The loader table and what every source shares: the file opened once (standard input
+ * copied to an unlinked temporary file first), its first bytes read once and shown to each
+ * loader's probe, the accessors, and the chunk array.
  */
 #include "config.h"
 
@@ -31,6 +32,76 @@ static void say(char *why, size_t why_size, const char *text)
 		snprintf(why, why_size, "%s", text);
 }
 
+/* An unlinked file for reading and writing in dir: gone when closed, whatever happens. */
+static int unlinked_tmpfile(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* file systems without O_TMPFILE */
+	if (snprintf(path, sizeof(path), "%s/vmtrace-stdin.XXXXXX", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+/*
+ * "-": standard input. Every loader reads at offsets (pread), so a pipe is copied first to
+ * an unlinked file in $TMPDIR (else /tmp); a regular file on standard input is read in place.
+ */
+static int open_stdin(char *why, size_t why_size)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[1 << 16];
+	struct stat st;
+	int fd, ret;
+
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = unlinked_tmpfile(dir);
+	if (fd < 0) {
+		if (why_size)
+			snprintf(why, why_size, "cannot make a temporary file in %s for standard "
+				 "input: %s", dir, strerror(-fd));
+		return fd;
+	}
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : 0;
+			if (ret && why_size)
+				snprintf(why, why_size, "cannot read standard input: %s",
+					 strerror(-ret));
+			break;
+		}
+		ret = vmt_io_write_full(fd, buf, (size_t)n);
+		if (ret) {
+			if (why_size)
+				snprintf(why, why_size, "cannot copy standard input to a temporary "
+					 "file in %s: %s", dir, strerror(-ret));
+			break;
+		}
+	}
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_source **out, char *why, size_t why_size)
 {
@@ -51,11 +122,15 @@ int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		ret = -ENOMEM;
 		goto out_why;
 	}
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0) {
+	if (strcmp(path, "-") == 0) {
+		s->fd = open_stdin(why, why_size);
+		ret = s->fd;
+	} else {
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
 		ret = -errno;
-		goto out_free;
 	}
+	if (s->fd < 0)
+		goto out_free;
 	if (fstat(s->fd, &st) < 0) {
 		ret = -errno;
 		goto out_free;

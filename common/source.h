@@ -35,7 +35,8 @@ enum vmt_chunk_order {
 struct vmt_source;
 
 /*
- * Open path. Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
+ * Open path ("-": standard input, copied to an unlinked file in $TMPDIR or /tmp unless it
+ * is a regular file). Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
  * problem in a few words ("not a vmtrace file (bad magic)", "no kvm:kvm_exit event
  * format in the file (choose the pair with --pair BEGIN,END)"), or the error's own
  * strerror() text when there is nothing more to say. opts may be NULL (no options); why

@@ -4,8 +4,10 @@
  * two event ids, so the metadata is made here at open: the formats come from (in order) a
  * directory laid out like tracefs's events/ (--format-dir), this host's tracefs when its
  * ids match the header's, or the original tool's own target layout (a 2015 PREEMPT_RT
- * kernel, exit_reason at 16). The pages are presented in runs of 256 (1 MiB) as chunks
- * stored as they are.
+ * kernel, exit_reason at 16). A layout that was guessed (not given) is tried on the first
+ * events and refused when they do not decode with it. The pages are presented in runs of
+ * 256 (1 MiB) as chunks stored as they are, each with its first page's time, so that times
+ * count from the first page as in a .vmt.
  */
 #include "config.h"
 
@@ -18,13 +20,21 @@
 #include "bytes.h"
 #include "chunk.h"
 #include "evformat.h"
+#include "exitreason.h"
 #include "io.h"
 #include "kv.h"
+#include "kvmevent.h"
 #include "legacyfmt.h"
 #include "metakeys.h"
 #include "source_impl.h"
 
 #define PAGES_PER_CHUNK 256
+/* How many events of the file's start judge a guessed layout. */
+#define SAMPLE_EVENTS 4096
+/* KVM_MAX_VCPU_IDS on x86 (4096 vCPUs, 4 ids each): a larger vcpu_id is some other field. */
+#define MAX_VCPU_ID 16384
+/* Tasks followed for the exit/entry alternation (more are not followed). */
+#define SAMPLE_TASKS 64
 
 /* The sub-buffer header of 64-bit kernels with 4 KiB pages: what the original tool assumed. */
 static const char header_page_4k[] =
@@ -179,6 +189,177 @@ static int build_meta(struct vmt_source *s, const struct ids *ids, const char *f
 	return kb->error;
 }
 
+/* The header_page layout the metadata names (always present: build_meta() puts it there). */
+static int meta_header_page(const struct vmt_source *s, struct vmt_header_page *hp)
+{
+	const uint8_t *text;
+	uint32_t len;
+
+	text = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_HEADER_PAGE, &len);
+	return text && !vmt_header_page_parse((const char *)text, len, hp) ? 0 : -EBADMSG;
+}
+
+/*
+ * Each chunk's first_ts from its first page's header, as a .vmt's chunks carry it: the
+ * reader's time 0 (the earliest page) is then the same for the same pages in any format.
+ * An empty page (commit 0) says nothing: that chunk's time stays unknown.
+ */
+static int chunk_times(struct vmt_source *s)
+{
+	struct vmt_header_page hp;
+	size_t i;
+
+	if (meta_header_page(s, &hp) || hp.ts_offset + 8 > VMT_LEGACY_PAGE_SIZE ||
+	    hp.commit_offset + hp.commit_size > VMT_LEGACY_PAGE_SIZE)
+		return -EBADMSG;
+	for (i = 0; i < s->nchunks; i++) {
+		struct vmt_chunk_info *ci = &s->chunks[i];
+		uint8_t head[64];
+		uint32_t n = hp.commit_offset + hp.commit_size;
+		uint64_t commit;
+
+		if (n < hp.ts_offset + 8)
+			n = hp.ts_offset + 8;
+		ci->first_ts = UINT64_MAX;
+		if (n > sizeof(head) || vmt_io_pread_full(s->fd, head, n, (off_t)ci->offset) != n)
+			continue;
+		commit = hp.commit_size == 8 ? get_le64(head + hp.commit_offset) :
+					       get_le32(head + hp.commit_offset);
+		if (commit & VMT_RB_COMMIT_MASK)
+			ci->first_ts = get_le64(head + hp.ts_offset);
+	}
+	return 0;
+}
+
+/* What the first events look like under a layout: the counts check_layout() judges. */
+struct sample {
+	unsigned int events, exits, bad_isa, unknown_reason, with_vcpu, wild_vcpu;
+	unsigned int out_of_turn;	/* an exit after an exit, an entry after an entry */
+	unsigned int ntasks;
+	int32_t task[SAMPLE_TASKS];
+	uint8_t last[SAMPLE_TASKS];	/* the kind of the task's latest event */
+};
+
+static void sample_event(struct sample *sm, const struct vmt_event *ev,
+			 const struct vmt_exitreasons *names)
+{
+	unsigned int i;
+
+	sm->events++;
+	if (ev->has & VMT_EVF_VCPU) {
+		sm->with_vcpu++;
+		sm->wild_vcpu += ev->vcpu >= MAX_VCPU_ID;
+	}
+	if (ev->kind == VMT_EV_BEGIN) {
+		uint32_t isa = VMT_ISA_ANY;
+
+		sm->exits++;
+		/* the kernel writes 1 or 2, never 0 */
+		if ((ev->has & VMT_EVF_ISA) && ev->isa != VMT_ISA_VMX && ev->isa != VMT_ISA_SVM)
+			sm->bad_isa++;
+		else if (ev->has & VMT_EVF_ISA)
+			isa = ev->isa;
+		if ((ev->has & VMT_EVF_REASON) &&
+		    !vmt_exitreason_name(names, isa, vmt_exitreason_key(isa, ev->reason)))
+			sm->unknown_reason++;
+	}
+	for (i = 0; i < sm->ntasks && sm->task[i] != ev->pid; i++)
+		;
+	if (i == sm->ntasks) {
+		if (i == SAMPLE_TASKS)
+			return;
+		sm->task[sm->ntasks++] = ev->pid;
+	} else if (sm->last[i] == ev->kind) {
+		sm->out_of_turn++;
+	}
+	sm->last[i] = ev->kind;
+}
+
+/* Decode the start of the first chunk with the metadata's formats. */
+static int take_sample(const struct vmt_source *s, struct sample *sm)
+{
+	const uint8_t *fx, *fe, *hp_text;
+	struct vmt_evformat *begin = NULL, *end = NULL;
+	struct vmt_exitreasons *names = NULL;
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_header_page hp;
+	struct vmt_evbind bind;
+	uint32_t lx, le, lh, p;
+	int ret = -EBADMSG;
+
+	memset(sm, 0, sizeof(*sm));
+	fx = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_FORMAT_BEGIN, &lx);
+	fe = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_FORMAT_END, &le);
+	hp_text = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_HEADER_PAGE, &lh);
+	if (!fx || !fe || !hp_text || vmt_header_page_parse((const char *)hp_text, lh, &hp) ||
+	    vmt_evformat_parse((const char *)fx, lx, "kvm", &begin, NULL) ||
+	    vmt_evformat_parse((const char *)fe, le, "kvm", &end, NULL) ||
+	    vmt_evbind_init(&bind, begin, end))
+		goto out;
+	ret = vmt_exitreasons_new(begin, &names);
+	if (ret || !s->nchunks)
+		goto out;
+	ret = vmt_source_read_stored(s, 0, &cb, &(const char *){ NULL });
+	for (p = 0; !ret && p < s->chunks[0].page_count && sm->events < SAMPLE_EVENTS; p++) {
+		struct vmt_rbpage pg;
+		struct vmt_rbrecord rec;
+		struct vmt_event ev;
+
+		if (vmt_rbpage_init(&pg, &hp, cb.raw + (size_t)p * VMT_LEGACY_PAGE_SIZE,
+				    VMT_LEGACY_PAGE_SIZE))
+			continue;
+		while (sm->events < SAMPLE_EVENTS && vmt_rbpage_next(&pg, &rec) == 1) {
+			if (vmt_evbind_decode(&bind, &rec, 0, &ev) == 1)
+				sample_event(sm, &ev, names);
+		}
+	}
+out:
+	vmt_chunkbuf_free(&cb);
+	vmt_exitreasons_free(names);
+	vmt_evformat_free(begin);
+	vmt_evformat_free(end);
+	return ret;
+}
+
+/*
+ * A layout that was guessed (the 2015 one, or this host's because the ids match) decodes
+ * any bytes, so it is tried on the file's first events: with the wrong one, guest RIPs
+ * become exit reasons and vCPU ids. Most of the sample must look like KVM exits and entries
+ * (an isa of 1 or 2, reasons the tables know, vCPU ids below KVM's limit, exits and entries
+ * taking turns per task); a few odd ones are allowed (a reason newer than the tables).
+ */
+static int check_layout(struct vmt_source *s, char *why, size_t why_size)
+{
+	const char *layout = strstr(s->description, "this host") ? "this host's" :
+			     "the original tool's 2015";
+	struct sample sm;
+	char what[128];
+	int ret = take_sample(s, &sm);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)	/* nothing to judge by (no formats the reader could use either) */
+		return 0;
+	what[0] = '\0';
+	if (sm.bad_isa * 2 > sm.exits)
+		snprintf(what, sizeof(what), "%u of %u exits have an isa other than 1 or 2",
+			 sm.bad_isa, sm.exits);
+	else if (sm.unknown_reason * 2 > sm.exits)
+		snprintf(what, sizeof(what), "%u of %u exit reasons are in no table",
+			 sm.unknown_reason, sm.exits);
+	else if (sm.wild_vcpu * 2 > sm.with_vcpu)
+		snprintf(what, sizeof(what), "%u of %u vCPU ids are above %u", sm.wild_vcpu,
+			 sm.with_vcpu, MAX_VCPU_ID);
+	else if (sm.events >= 4 && sm.out_of_turn * 2 > sm.events)
+		snprintf(what, sizeof(what), "%u of %u events do not take turns per task",
+			 sm.out_of_turn, sm.events);
+	if (!what[0])
+		return 0;
+	snprintf(why, why_size, "the events do not decode with %s layout (%s); give --format-dir "
+		 "DIR, a copy of the recording host's tracefs events/", layout, what);
+	return -EBADMSG;
+}
+
 static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
 		       size_t why_size)
 {
@@ -187,8 +368,9 @@ static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, 
 	uint8_t fh[VMT_LEGACY_HEADER_SIZE];
 	struct ids ids;
 	ssize_t n;
+	int ret;
 
-	s->order = VMT_ORDER_FIRST_TS;	/* all first_ts 0: file order */
+	s->order = VMT_ORDER_FIRST_TS;
 	s->uses_format_dir = true;
 	n = vmt_io_pread_full(s->fd, fh, sizeof(fh), 0);
 	if (n != (ssize_t)sizeof(fh))
@@ -204,7 +386,7 @@ static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, 
 		uint32_t npages = pages - p < PAGES_PER_CHUNK ? (uint32_t)(pages - p) :
 							        PAGES_PER_CHUNK;
 
-		/* the pages do not name their CPU (one CPU, 0) nor are their times known here */
+		/* the pages do not name their CPU (one CPU, 0); chunk_times() adds the times */
 		ci.offset = VMT_LEGACY_HEADER_SIZE + p * VMT_LEGACY_PAGE_SIZE;
 		ci.page_count = npages;
 		ci.page_size = VMT_LEGACY_PAGE_SIZE;
@@ -218,7 +400,14 @@ static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, 
 		st->truncated_at = VMT_LEGACY_HEADER_SIZE + pages * VMT_LEGACY_PAGE_SIZE;
 		st->trunc_why = "trace.bin ends inside a page";
 	}
-	return build_meta(s, &ids, opts->format_dir, why, why_size);
+	ret = build_meta(s, &ids, opts->format_dir, why, why_size);
+	if (ret)
+		return ret;
+	ret = chunk_times(s);
+	if (ret || opts->format_dir)
+		return ret;
+	/* a layout given with --format-dir is the user's word; a guessed one is tried */
+	return check_layout(s, why, why_size);
 }
 
 const struct vmt_source_ops vmt_source_legacy_ops = {

@@ -4,6 +4,7 @@
 #include <argp.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "convertopt.h"
 #include "filteropt.h"
 #include "inputopt.h"
@@ -35,8 +36,10 @@ static const char doc[] =
 	"\n"
 	"Files are written under a temporary name and renamed when complete; an interrupted "
 	"conversion leaves nothing under the final name. Writing over the input is refused. "
-	"Exit status: 0, 1 on an error, 2 when the input was unfinished or damaged (the "
-	"output, with what could be read, is still written), 64 for a bad command line.";
+	"FILE - reads standard input (copied to a temporary file first). TIME (--from, --to) "
+	"takes ns, us, ms, s, m (or min) or h (a bare number is seconds), since the recording's "
+	"first page. Exit status: 0, 1 on an error, 2 when the input was unfinished or damaged "
+	"(the output, with what could be read, is still written), 64 for a bad command line.";
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output format (one of):", 1 },
@@ -137,10 +140,11 @@ void convert_parse_args(struct convert_opts *o, int argc, char **argv)
 	struct argp_child children[] = {
 		{ &vmt_input_argp, 0, NULL, 0 },
 		{ &vmt_filter_argp, 0, NULL, 0 },
+		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
 	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
 
 	memset(o, 0, sizeof(*o));
-	argp_parse(&argp, argc, argv, 0, NULL, o);
+	vmt_cmdline_parse(&argp, argc, argv, o);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "container.h"
 #include "context.h"
 #include "log.h"
@@ -41,8 +42,9 @@ static const char doc[] =
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
 	"recorded by default on the traced CPUs; those this kernel lacks are skipped and named.\n"
 	"\n"
-	"TIME takes ns, us, ms, s, m or h (a bare number is seconds); SIZE takes K, M or G "
-	"(a bare number is KiB). Needs root. An existing output file is kept as FILE.old.";
+	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds); SIZE takes K, M "
+	"or G (a bare number is KiB). Needs root. An existing output file is kept as FILE.old. "
+	"Exit status: 0 when the file is finished, 1 on an error, 64 for a bad command line.";
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to record:", 1 },
@@ -55,8 +57,8 @@ static const struct argp_option options[] = {
 	{ "collector-cpu", 'c', "CPU", 0,
 	  "CPU for the collecting threads (default: the first CPU not traced)", 2 },
 	{ "buffer-size", 'b', "SIZE", 0, "ring buffer per traced CPU (default 8M)", 2 },
-	{ "clock", 'C', "NAME", 0, "trace clock (local, global, mono, x86-tsc, ...; default: "
-	  "the kernel's current one)", 2 },
+	{ "clock", 'C', "NAME", 0, "trace clock (local, global, mono, x86-tsc, ...; default "
+	  "local, what a new ftrace instance starts with)", 2 },
 	{ "poll-interval", OPT_POLL, "TIME", 0, "how often the collector reads (default 10ms)", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "output file (default " REC_DEFAULT_OUTPUT ")", 3 },
@@ -167,7 +169,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 {
-	struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+	struct argp_child children[] = {
+		{ &vmt_cmdline_argp, 0, NULL, 0 },
+		{ 0 }
+	};
+	struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
 	int i, len = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -179,7 +185,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 	for (i = 0; i < argc && len < (int)sizeof(o->cmdline) - 1; i++)
 		len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
 				i ? " " : "", argv[i]);
-	argp_parse(&argp, argc, argv, 0, NULL, o);
+	vmt_cmdline_parse(&argp, argc, argv, o);
 	vmt_log_set_quiet(o->quiet);
 	if (!o->begin) {
 		o->begin = strdup(REC_DEFAULT_BEGIN);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmdline.h"
 #include "filteropt.h"
 #include "inputopt.h"
 #include "reportopt.h"
@@ -48,9 +49,10 @@ static const char doc[] =
 	"  vmtrace-report --interval 100ms run1.vmt       # per interval and vCPU\n"
 	"  vmtrace-report --html run1.html run1.vmt       # one page with the pictures\n"
 	"\n"
-	"TIME takes ns, us, ms, s, m (a bare number is seconds). --from, --to and --around "
-	"count from the start of the recording. Exit status: 0, 1 on an error, 2 when the "
-	"report comes from an unfinished or damaged file.";
+	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
+	"and --around count from the start of the recording (its first page). FILE - reads "
+	"standard input (copied to a temporary file first). Exit status: 0, 1 on an error, 2 "
+	"when the report comes from an unfinished or damaged file, 64 for a bad command line.";
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "
@@ -76,12 +78,14 @@ static const struct argp_option options[] = {
 	  "with charts (\"-\": standard output, instead of the report)", 2 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
-	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us)", 3 },
+	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us); implies --histogram",
+	  3 },
 	{ "buckets", OPT_BUCKETS, "N", 0, "number of buckets before the overflow row "
-	  "(default 100)", 3 },
-	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones", 3 },
+	  "(default 100, 40 with --log); implies --histogram", 3 },
+	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones; implies --histogram",
+	  3 },
 	{ "hist-format", OPT_HIST_FORMAT, "FORMAT", 0, "text (bars, default) or cyclictest "
-	  "(cyclictest -h's gnuplot-ready layout)", 3 },
+	  "(cyclictest -h's gnuplot-ready layout); implies --histogram", 3 },
 	{ 0 }
 };
 
@@ -209,6 +213,7 @@ void report_parse_args(struct report_opts *o, int argc, char **argv)
 	struct argp_child children[] = {
 		{ &vmt_input_argp, 0, NULL, 0 },
 		{ &vmt_filter_argp, 0, NULL, 0 },
+		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
 	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
@@ -216,5 +221,5 @@ void report_parse_args(struct report_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->window_ns = VMT_DEFAULT_WINDOW_NS;
 	o->top = 10;
-	argp_parse(&argp, argc, argv, 0, NULL, o);
+	vmt_cmdline_parse(&argp, argc, argv, o);
 }

@@ -31,6 +31,20 @@ skip() {
 	exit 77
 }
 
+# A part of a test left out (a tool or a clock missing): said at once, and the test then
+# ends as SKIP (77) through finish, never as PASS.
+skipped_parts=
+skip_part() {
+	echo "SKIP (part): $*" >&2
+	skipped_parts="$skipped_parts${skipped_parts:+; }$*"
+}
+
+# The end of a test: PASS when all of it ran, SKIP naming what was left out otherwise.
+finish() {
+	[ -z "$skipped_parts" ] || skip "left out: $skipped_parts"
+	exit 0
+}
+
 # Run a command, keep its stdout/stderr in out.txt/err.txt and its status in $rc.
 run() {
 	"$@" >out.txt 2>err.txt
@@ -69,9 +83,14 @@ need_tracefs() {
 SYSCALL_EVENTS=raw_syscalls:sys_enter,raw_syscalls:sys_exit
 
 # Start vmtrace-record in the background and wait until tracing is on (its "recording"
-# line). Sets $rec_pid. Extra arguments go to vmtrace-record.
+# line). Sets $rec_pid. Extra arguments go to vmtrace-record. With record_prio set, the
+# recorder runs at that SCHED_FIFO priority (chrt execs it: $rec_pid is the recorder's).
 start_record() {
-	vmtrace-record "$@" >rec.out 2>rec.err &
+	# The previous recorder's rec.err says "recording" too: until the new one has opened
+	# (and emptied) the file, a check would find that line and start the workload before
+	# tracing is on. On a loaded machine that happened (record_signals.sh: 0 pairs).
+	rm -f rec.out rec.err
+	${record_prio:+chrt -f "$record_prio"} vmtrace-record "$@" >rec.out 2>rec.err &
 	rec_pid=$!
 	cleanup_hooks="$cleanup_hooks; kill -9 $rec_pid 2>/dev/null"
 	for _ in $(seq 200); do

@@ -3,18 +3,28 @@
 # A real recording on this machine's tracefs: a loop pinned to CPU 1 makes N system calls
 # while vmtrace-record traces CPU 1 from CPU 0; the report must find at least N pairs from
 # that task, with no lost events at default settings, and nothing left in tracefs.
+#
+# On a loaded machine (make -j4 check, other work) the loop runs at SCHED_FIFO priority, so
+# that no other task shares CPU 1 while it runs, and counts CPU 1's irq_work interrupts
+# itself, just around its calls: those are then the recorder's alone. The recorder runs at
+# SCHED_FIFO priority too: "no loss at default settings" is about the recorder keeping up
+# with the loop's full rate (some 100 MB/s of events) when it gets its CPU, which a busy
+# CPU 0 otherwise takes away for longer than the 8 MiB buffer lasts. The recording is
+# stopped (SIGINT) as soon as the loop is done, so that it holds the loop's events rather
+# than seconds of whatever else ran on CPU 1, and its size measures how the loop's pages
+# compress.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
+record_prio=20
 
 N=200000
-iwi() { awk '$1 == "IWI:" { print $3 }' /proc/interrupts; }	# irq_work on CPU 1
 ls /sys/kernel/tracing/instances >instances.before
 top_events=$(cat /sys/kernel/tracing/set_event)
-start_record -p 1 -c 0 -s 3 -e "$SYSCALL_EVENTS" -o run.vmt
-iwi0=$(iwi)
-"$HELPERS/syscall_loop" 1 $N >loop.txt || fail "syscall_loop"
-iwi1=$(iwi)
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o run.vmt
+"$HELPERS/syscall_loop" -r 1 $N >loop.txt || fail "syscall_loop"
+kill -INT "$rec_pid"
 loop_pid=$(awk '{print $2}' loop.txt)
+iwi=$(awk '{print $6}' loop.txt)
 wait "$rec_pid"
 rc=$?
 [ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record exited $rc"; }
@@ -23,7 +33,11 @@ ls /sys/kernel/tracing/instances | diff instances.before - || fail "instances ch
 [ "$(cat /sys/kernel/tracing/set_event)" = "$top_events" ] || fail "top-level events touched"
 
 # The collector polls with non-blocking reads: no wake-up interrupt on the traced CPU.
-[ -z "$iwi0" ] || [ "$iwi1" = "$iwi0" ] || fail "IWI interrupts on CPU 1: $iwi0 -> $iwi1"
+if [ "$iwi" = - ]; then
+	skip_part "the irq_work check (no IWI row in /proc/interrupts)"
+else
+	[ "$iwi" = 0 ] || fail "$iwi IWI interrupts on CPU 1 during the loop"
+fi
 [ -f run.vmt ] || fail "no output file"
 [ "$(stat -c %a run.vmt)" = 644 ] || fail "output mode $(stat -c %a run.vmt)"
 ls ./*.part 2>/dev/null && fail "temporary file left behind"
@@ -43,7 +57,8 @@ pairs=$(json r.json "sum(t['pairs'] for t in d['vcpus'] if t['pid'] == $loop_pid
 # compressed well: less than a tenth of the raw pages
 pages=$(json r.json 'd["pages"]')
 size=$(stat -c %s run.vmt)
-[ "$size" -lt $((pages * 4096 / 10)) ] || fail "$size bytes for $pages pages"
+[ "$size" -lt $((pages * 4096 / 10)) ] ||
+	fail "$size bytes for $pages pages ($(json r.json 'd["pairs"]') pairs, $pairs of them the loop's)"
 
 # The record's own summary agrees with the report's.
 grep -q "^Exit-entry pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
@@ -63,9 +78,10 @@ cmp -s first.vmt run.vmt.old || fail "the previous file was not kept as run.vmt.
 # Other clocks: ns clocks as they are; x86-tsc counts cycles and the recorder measures its
 # rate, so figures are still in ns and the loop's mean latency stays plausible.
 for clock in mono global x86-tsc; do
-	grep -qw "$clock" /sys/kernel/tracing/trace_clock || continue
+	grep -qw "$clock" /sys/kernel/tracing/trace_clock ||
+		{ skip_part "-C $clock (not a clock of this kernel)"; continue; }
 	start_record -p 1 -c 0 -s 1500ms -C "$clock" -e "$SYSCALL_EVENTS" -o "$clock.vmt"
-	"$HELPERS/syscall_loop" 1 50000 >loop.txt
+	"$HELPERS/syscall_loop" -r 1 50000 >loop.txt
 	wait "$rec_pid" || fail "-C $clock: exit status"
 	run vmtrace-report --json "$clock.vmt"
 	expect_rc 0 "-C $clock"
@@ -93,4 +109,4 @@ grep -q "collector unpinned" err.txt || { cat err.txt; fail "no 'collector unpin
 run vmtrace-record -q -p 1 -c 0 -s 1 -e "$SYSCALL_EVENTS"
 expect_rc 0 "original command line"
 [ -f trace.vmt ] || fail "no default trace.vmt"
-exit 0
+finish

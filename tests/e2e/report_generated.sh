@@ -144,6 +144,8 @@ if command -v script >/dev/null; then
 		fail "no progress line on a terminal"
 	vmtrace-report --legacy large.vmt >plain.txt 2>plain.err || fail "report to a file"
 	[ ! -s plain.err ] || fail "progress printed when stderr is not a terminal"
+else
+	skip_part "the progress line on a terminal (no script(1))"
 fi
 
 # An unfinished recording: its chunks are reported, with a warning and exit status 2.
@@ -155,4 +157,4 @@ S
 [ "$rc" = 2 ] || fail "unfinished recording: exit $rc, expected 2"
 check unfinished 'd["pairs"] == 1 and d["finished"] is False'
 grep -q "not finished" err.txt || fail "no warning for an unfinished recording"
-exit 0
+finish

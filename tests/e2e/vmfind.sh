@@ -139,7 +139,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	grep -q "^vmfind_cli: /proc/$unnamed_pid/fd: Permission denied$" err.txt ||
 		fail "nobody, unnamed threads by pid: $(cat err.txt)"
 else
-	echo "note: not run as nobody (needs root, setpriv and a nobody user)"
+	skip_part "the checks as nobody (need root, setpriv and a nobody user)"
 fi
 
 # 3. Both at once: two VMs, the union of their CPUs, and a filter on all six threads.
@@ -246,7 +246,7 @@ EOF
 	echo 0 >"$inst/events/raw_syscalls/sys_enter/enable"
 	rmdir "$inst"
 else
-	echo "note: no root or no tracefs: the filter was not given to the kernel"
+	skip_part "the filter given to the kernel (needs root and tracefs)"
 fi
 stop_vmm "$busy_pid"
-exit 0
+finish

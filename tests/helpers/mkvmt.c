@@ -9,6 +9,7 @@
  * FORMAT_DIR holds header_page and <system>/<event>/format files. Script lines:
  *   events SYS:BEGIN SYS:END      (default kvm:kvm_exit kvm:kvm_entry)
  *   clock NAME                    (default local)
+ *   isa N                         (the isa field of exits: 1 VMX, 2 SVM, the default)
  *   cpus LIST                     (traced CPUs written to the metadata)
  *   stats CPU START_LOST END_LOST (per-CPU overrun at start and end)
  *   page CPU [missed [COUNT]]     (start a new page; flag lost events before it)
@@ -64,6 +65,7 @@ static struct vmt_evformat *fbegin, *fend;
 static struct cpu_out cpus[MAX_CPUS];
 static struct vmt_writer *w;
 static int legacy_fd = -1;
+static unsigned int isa_value = 2;
 
 static void die(const char *what)
 {
@@ -198,7 +200,7 @@ static void add_event(unsigned int cpu, uint64_t ts, const struct vmt_evformat *
 		put_field(rec, f, "exit_reason", reason);
 		put_field(rec, f, "esr_ec", reason);
 		put_field(rec, f, "id", reason);
-		put_field(rec, f, "isa", 2);
+		put_field(rec, f, "isa", isa_value);
 		put_field(rec, f, "guest_rip", 0xfff0 + ts % 4096);
 		put_field(rec, f, "info1", ts);
 		put_field(rec, f, "info2", (uint64_t)pid);
@@ -392,6 +394,7 @@ int main(int argc, char **argv)
 			end = strdup(b);
 		}
 		sscanf(line, "clock %63s", clock);
+		sscanf(line, "isa %u", &isa_value);
 		sscanf(line, "cpus %255s", cpulist);
 		sscanf(line, "context %255s", context);
 	}

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * syscall_loop (tests only): a real, high-rate source of begin/end tracepoint pairs.
- * Pins itself to CPU, makes N getppid() system calls (each fires raw_syscalls:sys_enter
- * and sys_exit), prints its pid and N.
+ * Pins itself to CPU, makes N getppid()
+ * system calls (each fires raw_syscalls:sys_enter and sys_exit), prints its pid and N.
  *
- *   syscall_loop CPU N            -> "pid PID calls N"
- *   syscall_loop CPU 0 SECONDS    -> loop for SECONDS instead, then print the count
- *   syscall_loop CPU N wait       -> "pid PID ready" once pinned, then waits for a line on
- *                                    stdin, makes the calls, prints "pid PID calls N" and
- *                                    waits for another line before it exits: asleep at
- *                                    both ends, so its context-switch counts in
- *                                    /proc/PID/status can be read while they stand still
+ *   syscall_loop [-r] CPU N            -> "pid PID calls N iwi D"
+ *   syscall_loop [-r] CPU 0 SECONDS    -> loop for SECONDS instead, then print the count
+ *   syscall_loop [-r] CPU N wait       -> "pid PID ready" once pinned, then waits for a line
+ *                                         on stdin, makes the calls, prints the line above
+ *                                         and waits for another line before it exits:
+ *                                         asleep at both ends, so its context-switch counts
+ *                                         in /proc/PID/status can be read while they stand
+ *                                         still
+ *
+ * D is how many irq_work interrupts (/proc/interrupts row IWI) CPU took during the loop,
+ * or "-" where the kernel has no such row. -r runs the loop at SCHED_FIFO priority 10, so
+ * that no ordinary task shares CPU with it meanwhile: on a loaded machine the interrupts
+ * counted are then those of the loop and of what watches it, not of other work.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -29,13 +35,52 @@ static void wait_line(void)
 		;
 }
 
+/* The IWI count of cpu, or -1 when /proc/interrupts has no IWI row. */
+static long long iwi_count(int cpu)
+{
+	char line[8192];
+	long long v = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int i;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "IWI:", 4) != 0)
+			continue;
+		p += 4;
+		/* one column per online CPU, in order: this machine's CPUs are 0..n-1 */
+		for (i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long n, i = 0;
 	double seconds = 0;
+	long long iwi0, iwi1;
 	cpu_set_t set;
-	int cpu, wait = 0;
+	int cpu, rt = 0, wait = 0;
 
+	if (argc > 1 && strcmp(argv[1], "-r") == 0) {
+		rt = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 3)
 		return 2;
 	cpu = atoi(argv[1]);
@@ -50,11 +95,20 @@ int main(int argc, char **argv)
 		perror("sched_setaffinity");
 		return 1;
 	}
+	if (rt) {
+		struct sched_param sp = { .sched_priority = 10 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("sched_setscheduler");
+			return 1;
+		}
+	}
 	if (wait) {
 		printf("pid %ld ready\n", (long)getpid());
 		fflush(stdout);
 		wait_line();
 	}
+	iwi0 = iwi_count(cpu);
 	if (seconds > 0) {
 		struct timespec t0, t;
 
@@ -71,7 +125,11 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 	}
-	printf("pid %ld calls %llu\n", (long)getpid(), i);
+	iwi1 = iwi_count(cpu);
+	if (iwi0 < 0 || iwi1 < 0)
+		printf("pid %ld calls %llu iwi -\n", (long)getpid(), i);
+	else
+		printf("pid %ld calls %llu iwi %lld\n", (long)getpid(), i, iwi1 - iwi0);
 	if (wait) {
 		fflush(stdout);
 		wait_line();

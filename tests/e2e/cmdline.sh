@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The command line of every program: messages name the program by its short name however
+# it was run (here by its full path), a usage error is one line plus a one-line --help hint
+# with exit status 64, -h is --help; report and convert read "-" as standard input (a pipe
+# copied to an unlinked temporary file in $TMPDIR, a regular file read in place), with the
+# same figures as the file itself.
+. "$(dirname "$0")/lib.sh"
+
+# usage_error PROG ARGS...: exit 64, the error line, the hint line, nothing else
+usage_error() {
+	prog=$1
+	shift
+	"$top_builddir/$prog" "$@" >out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = 64 ] || { cat err.txt >&2; fail "$prog $*: exit $rc, expected 64"; }
+	[ "$(wc -l <err.txt)" = 2 ] || { cat err.txt >&2; fail "$prog $*: not two lines"; }
+	head -1 err.txt | grep -q "^$prog: " || { cat err.txt >&2; fail "$prog $*: no '$prog: '"; }
+	[ "$(sed -n 2p err.txt)" = "Try '$prog --help' for more information." ] ||
+		{ cat err.txt >&2; fail "$prog $*: hint"; }
+	[ ! -s out.txt ] || fail "$prog $*: wrote to standard output"
+}
+for p in vmtrace-record vmtrace-report vmtrace-convert; do
+	usage_error $p --no-such-option
+	usage_error $p -Z
+done
+usage_error vmtrace-record
+usage_error vmtrace-record -p
+usage_error vmtrace-record -p x
+usage_error vmtrace-record -p 1 -s 10x
+usage_error vmtrace-record -p 1 stray
+usage_error vmtrace-report
+usage_error vmtrace-report --top x x.vmt
+usage_error vmtrace-report --json --legacy x.vmt
+usage_error vmtrace-report --window
+usage_error vmtrace-convert x.vmt
+usage_error vmtrace-convert --csv
+usage_error vmtrace-convert --legacy x.vmt
+usage_error vmtrace-convert --csv --from 2s --to 1s x.vmt
+usage_error vmtrace-convert --csv --cpu x x.vmt
+
+# -h, -? and --help print the same help and exit 0; --usage and -V work by path too
+for p in vmtrace-record vmtrace-report vmtrace-convert; do
+	"$top_builddir/$p" --help >a.txt || fail "$p --help"
+	"$top_builddir/$p" -h >b.txt || fail "$p -h"
+	cmp -s a.txt b.txt || fail "$p -h is not --help"
+	grep -q "^Usage: $p " a.txt || fail "$p --help: the usage line names $(head -1 a.txt)"
+	grep -q -- "-h, -?, --help" a.txt || fail "$p --help does not list -h"
+	"$top_builddir/$p" --usage | grep -q "^Usage: $p " || fail "$p --usage"
+	[ "$("$top_builddir/$p" -V)" = "$("$top_builddir/$p" --version)" ] || fail "$p -V"
+done
+
+# Standard input: a pipe and a redirected file give what the file gives.
+K="$DATA/sample-kvm.vmt"
+strip() {	# the report's JSON without its file name
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("file"); print(json.dumps(d, sort_keys=True))' "$1"
+}
+vmtrace-report --json "$K" >file.json || fail "report $K"
+strip file.json >want.json
+mkdir tmp
+cat "$K" | TMPDIR=$scratch/tmp vmtrace-report --json - >pipe.json || fail "report - from a pipe"
+strip pipe.json | cmp -s - want.json || fail "report - from a pipe differs from the file"
+[ "$(json pipe.json 'd["file"]')" = - ] || fail "report -: file name"
+[ -z "$(ls tmp)" ] || fail "the copy of standard input was left in \$TMPDIR: $(ls tmp)"
+TMPDIR=$scratch/none vmtrace-report --json - <"$K" >redir.json || fail "report - from a file"
+strip redir.json | cmp -s - want.json || fail "report - from a redirected file differs"
+vmtrace-convert --csv -o file.csv "$K" || fail "convert $K"
+cat "$K" | vmtrace-convert --csv - >pipe.csv || fail "convert - from a pipe"
+cmp -s file.csv pipe.csv || fail "convert - from a pipe differs from the file"
+# the other formats too: a trace.dat, and a trace.bin with its formats
+T="$DATA/tracedat/kvm.v7zstd.dat"
+vmtrace-convert --csv --events -o a.csv "$T" || fail "convert $T"
+cat "$T" | vmtrace-convert --csv --events - >b.csv || fail "convert a trace.dat from a pipe"
+cmp -s a.csv b.csv || fail "a trace.dat from a pipe differs"
+printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' >s.txt
+"$HELPERS/mkvmt" --legacy "$DATA/formats/linux-6.1-x86_64" s.bin <s.txt || fail mkvmt
+cat s.bin | vmtrace-report --json --format-dir "$DATA/formats/linux-6.1-x86_64" - >bin.json ||
+	fail "a trace.bin from a pipe"
+[ "$(json bin.json 'd["pairs"]')" = 1 ] || fail "a trace.bin from a pipe: pairs"
+# where the copy goes is said when it cannot be made; an empty pipe is an empty file
+cat "$K" | TMPDIR=$scratch/none vmtrace-report - >out.txt 2>err.txt
+rc=$?
+expect_one_line_error vmtrace-report "-: cannot make a temporary file in $scratch/none for standard input"
+: | vmtrace-convert --csv - >out.txt 2>err.txt
+rc=$?
+expect_one_line_error vmtrace-convert "-: empty file"
+exit 0

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --reason names match the recording's own ISA, ignoring case: on a real AMD SVM recording
+# HLT and CPUID select what hlt and cpuid do, counted against a recount of the unfiltered
+# CSV by reason code; on an Intel VMX recording (generated) hlt selects HLT, counted against
+# the script that made it. A name of the other ISA, an unknown name and a name for a pair
+# without names (system calls) are refused in one line that says why; numbers still work.
+. "$(dirname "$0")/lib.sh"
+
+# count FILE CODE...: rows of the unfiltered CSV whose reason_code is one of CODE
+count() {
+	python3 - "$@" <<'PY'
+import csv, sys
+codes = {int(c, 0) for c in sys.argv[2:]}
+print(sum(1 for r in csv.DictReader(open(sys.argv[1], newline="")) if int(r["reason_code"]) in codes))
+PY
+}
+# selected FILE: the report's per-reason counts as "code:count" words, by code
+selected() {
+	json "$1" '" ".join("%d:%d" % (r["code"], r["count"]) for r in sorted(d["reasons"], key=lambda r: r["code"]))'
+}
+
+# A real AMD SVM recording (sample-kvm.vmt: a KVM host under QEMU).
+K="$DATA/sample-kvm.vmt"
+vmtrace-convert --csv -o all.csv "$K" || fail "CSV of $K"
+hlt=$(count all.csv 0x78)
+cpuid=$(count all.csv 0x72)
+[ "$hlt" -gt 0 ] && [ "$cpuid" -gt 0 ] || fail "the sample has no hlt or cpuid exits?"
+for names in hlt HLT Hlt 0x78 120; do
+	run vmtrace-report --json --reason "$names" "$K"
+	expect_rc 0 "--reason $names"
+	[ "$(selected out.txt)" = "120:$hlt" ] ||
+		fail "--reason $names on AMD SVM: $(selected out.txt), expected 120:$hlt"
+done
+run vmtrace-report --json --reason CPUID,HLT "$K"
+expect_rc 0 "--reason CPUID,HLT"
+[ "$(selected out.txt)" = "114:$cpuid 120:$hlt" ] || fail "--reason CPUID,HLT: $(selected out.txt)"
+# the rows of convert follow the same resolution
+vmtrace-convert --csv --reason HLT -o hlt.csv "$K" || fail "convert --reason HLT"
+[ "$(count hlt.csv 0x78)" = "$hlt" ] && [ "$(($(wc -l <hlt.csv) - 1))" = "$hlt" ] ||
+	fail "convert --reason HLT: $(($(wc -l <hlt.csv) - 1)) rows, expected $hlt"
+
+run vmtrace-report --reason EXTERNAL_INTERRUPT "$K"
+expect_rc 1 "a VMX name on an SVM recording"
+expect_one_line_error vmtrace-report "EXTERNAL_INTERRUPT is an Intel VMX exit reason; this recording is AMD SVM, whose name is interrupt\$"
+[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
+run vmtrace-convert --csv --reason EPT_VIOLATION "$K"
+expect_one_line_error vmtrace-convert "EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf\$"
+run vmtrace-report --reason hltt "$K"
+expect_rc 1 "an unknown name"
+expect_one_line_error vmtrace-report "unknown exit reason 'hltt' in this AMD SVM recording (did you mean hlt?); give a number or one of: read_cr0, read_cr2, "
+[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
+
+# An Intel VMX recording: HLT (12) three times, CPUID (10) once, EPT_VIOLATION (48) once.
+cat >vmx.txt <<'S'
+isa 1
+exit 0 1000 7 12 0
+entry 0 1300 7 0
+exit 0 5000 7 12 0
+entry 0 9000 7 0
+exit 0 10000 7 10 0
+entry 0 10100 7 0
+exit 0 11000 7 12 0
+entry 0 11500 7 0
+exit 0 12000 7 48 0
+entry 0 14000 7 0
+S
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.1-x86_64" vmx.vmt <vmx.txt || fail mkvmt
+for names in hlt HLT 12; do
+	run vmtrace-report --json --reason "$names" vmx.vmt
+	expect_rc 0 "--reason $names on VMX"
+	[ "$(selected out.txt)" = "12:3" ] || fail "--reason $names on Intel VMX: $(selected out.txt)"
+done
+run vmtrace-report --json --reason cpuid,ept_violation vmx.vmt
+[ "$(selected out.txt)" = "10:1 48:1" ] || fail "--reason cpuid,ept_violation: $(selected out.txt)"
+run vmtrace-report --reason npf vmx.vmt
+expect_one_line_error vmtrace-report "npf is an AMD SVM exit reason; this recording is Intel VMX, whose name is EPT_VIOLATION\$"
+run vmtrace-report --reason bogus vmx.vmt
+expect_one_line_error vmtrace-report "unknown exit reason 'bogus' in this Intel VMX recording; give a number or one of: EXCEPTION_NMI, EXTERNAL_INTERRUPT, CPUID, HLT, IO_INSTRUCTION, EPT_VIOLATION\$"
+
+# System calls: the "reason" is the syscall number; names do not exist and numbers work.
+S="$DATA/sample-syscalls.vmt"
+vmtrace-convert --csv -o sys.csv "$S" || fail "CSV of $S"
+code=$(python3 -c 'import csv,sys,collections
+c = collections.Counter(r["reason_code"] for r in csv.DictReader(open(sys.argv[1], newline="")))
+print("%s:%d" % c.most_common(1)[0])' sys.csv)
+run vmtrace-report --json --reason "${code%%:*}" "$S"
+expect_rc 0 "--reason NUMBER on system calls"
+[ "$(selected out.txt)" = "$code" ] || fail "--reason ${code%%:*}: $(selected out.txt), expected $code"
+run vmtrace-report --reason read "$S"
+expect_rc 1 "a name for system calls"
+expect_one_line_error vmtrace-report "'read': raw_syscalls:sys_enter events have numbers, not names"
+exit 0
