@@ -29,7 +29,7 @@
  */
 #define VMT_META_CONTEXT_EVENTS	"context.events"
 #define VMT_META_CONTEXT_MISSING "context.missing"
-#define VMT_META_FORMAT_CTX	"format.ctx."		/* + "system:event": its format file */
-#define VMT_META_FILTER_CTX	"filter.ctx."		/* + "system:event": its tracefs filter */
+#define VMT_META_FORMAT_CTX	"format.ctx."	/* + "system:event": its format file */
+#define VMT_META_FILTER_CTX	"filter.ctx."	/* + "system:event": its tracefs filter */
 
 #endif

@@ -148,8 +148,8 @@ static int parse(const char *list, struct set *s, char *why, size_t why_size)
 			snprintf(why, why_size, "'none' stands alone (records no context event)");
 			return -EINVAL;
 		} else if (vmt_tracefs_event_path(name, "format", path, sizeof(path))) {
-			snprintf(why, why_size, "'%s' is not SYSTEM:EVENT (e.g. sched:sched_switch)",
-				 name);
+			snprintf(why, why_size,
+				 "'%s' is not SYSTEM:EVENT (e.g. sched:sched_switch)", name);
 			return -EINVAL;
 		} else if (item[0] == '-') {
 			set_remove(s, name);
@@ -226,8 +226,9 @@ int rec_context_resolve(struct rec_context *c, const char *list, const char *roo
 			continue;
 		}
 		if (ret == -ENOENT || ret == -ENOTDIR) {
-			snprintf(why, why_size, "%s is not an event on this kernel (no %s/events/%s)",
-				 it->name, root, rel);
+			snprintf(why, why_size,
+				 "%s is not an event on this kernel (no %s/events/%s)", it->name,
+				 root, rel);
 			ret = -ENOENT;
 			goto out;
 		}

@@ -73,6 +73,12 @@ norm k.vmt >d.json
 norm "$T/kvm.v7zstd.dat" >b.json
 cmp -s b.json d.json || { diff b.json d.json | head; fail "--to-vmt changed the report"; }
 vmtrace-report k.vmt | grep -q "^Format" && fail "a .vmt names no foreign format"
+# The context formats a trace.dat holds become the .vmt's context keys: the same answers.
+vmtrace-convert --to-vmt $SYS -o c.vmt "$T/context.dat" || fail "--to-vmt of context.dat"
+"$HELPERS/ctxstat" -p "$SYSCALL_EVENTS" "$T/context.dat" >a.txt || fail "ctxstat context.dat"
+"$HELPERS/ctxstat" c.vmt >b.txt || fail "ctxstat c.vmt"
+grep -q "^formats 30 " a.txt || { cat a.txt; fail "context.dat: context formats"; }
+diff a.txt b.txt || fail "--to-vmt changed the context of context.dat"
 
 # Into the original tool's trace.bin (one CPU, 4 KiB pages): the same four figures.
 vmtrace-convert --legacy -o k.bin "$T/kvm.v7zlib.dat" || fail "--legacy from a trace.dat"
