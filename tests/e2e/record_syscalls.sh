@@ -41,7 +41,7 @@ fi
 [ -f run.vmt ] || fail "no output file"
 [ "$(stat -c %a run.vmt)" = 644 ] || fail "output mode $(stat -c %a run.vmt)"
 ls ./*.part 2>/dev/null && fail "temporary file left behind"
-grep -q "^Exit-entry pairs = " rec.out || fail "vmtrace-record printed no summary"
+grep -q "^Begin-end pairs = " rec.out || fail "vmtrace-record printed no summary"
 
 run vmtrace-report --json run.vmt
 expect_rc 0 "report on the recording"
@@ -61,7 +61,7 @@ size=$(stat -c %s run.vmt)
 	fail "$size bytes for $pages pages ($(json r.json 'd["pairs"]') pairs, $pairs of them the loop's)"
 
 # The record's own summary agrees with the report's.
-grep -q "^Exit-entry pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
+grep -q "^Begin-end pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
 	fail "record and report summaries differ"
 
 # Metadata: the file describes itself.
