@@ -751,14 +751,14 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 static int on_start(void *state, const struct vmt_iter *it)
 {
 	struct vmt_rows *w = state;
-	const struct vmt_evside *b = &vmt_reader_bind(it->r)->begin;
+	const struct vmt_evside *b = &it->bind->begin;
 	int ret;
 
 	w->clock = it->clock;
 	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
-	ret = vmt_exitreasons_new(vmt_reader_begin_format(it->r), &w->names);
+	ret = vmt_exitreasons_new(it->begin_format, &w->names);
 	if (ret)
 		return ret;
 	if (w->o.format == VMT_ROWS_CSV)
