@@ -629,7 +629,8 @@ static int ring_grow(struct vmt_rows *w)
 	}
 	for (s = w->head; s < w->tail; s++) {
 		ring[s & (cap - 1)] = w->ring[s & (w->cap - 1)];
-		if (whys && ring[s & (cap - 1)].has_why)
+		/* has_why is set for rows only: an open place has none yet */
+		if (whys && ring[s & (cap - 1)].state == HELD_ROW && ring[s & (cap - 1)].has_why)
 			whys[s & (cap - 1)] = w->whys[s & (w->cap - 1)];
 	}
 	free(w->ring);
