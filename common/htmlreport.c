@@ -17,6 +17,7 @@
 #include "evrender.h"
 #include "htmlreport.h"
 #include "whyfmt.h"
+#include "htmlwhy.h"
 #include "outfile.h"
 #include "svg.h"
 #include "timefmt.h"
@@ -252,6 +253,7 @@ static void head(struct page *p)
 	out(p, "</title><script>window.onerror=function(m){document.documentElement."
 	    "setAttribute('data-error',String(m));};</script><style>");
 	out(p, css);
+	out(p, vmt_html_why_css);
 	out(p, "</style></head>\n<body>\n");
 }
 
@@ -1157,6 +1159,7 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 	over_time(&p);
 	heatmap(&p);
 	longest(&p);
+	vmt_html_why(o, p.clk, s);
 	windows(&p);
 	out(&p, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION
 	    " (vmtrace-report --html). Times count from the recording's start.</p></footer>"
