@@ -818,8 +818,9 @@ static void over_time(struct page *p)
 		return;
 	}
 	vmt_outbuf_printf(p->o, "<p class=\"note\">Per vCPU task (most exits first), intervals "
-			  "of %s from the recording's start (--interval); an exit counts in the "
-			  "interval it starts in. Hover for values.</p>",
+			  "of %s from the recording's start (--interval): the time out of the "
+			  "guest inside each interval (a long exit's split at the edges); the "
+			  "longest exit and p99 of those that start in it. Hover for values.</p>",
 			  fmt_ns(se->interval_ns, b, sizeof(b)));
 	for (i = 0; i < n; i++) {
 		long col = series_column(se, s->tasks[i].pid);
