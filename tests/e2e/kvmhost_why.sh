@@ -14,8 +14,9 @@
 #   for at most 1 in 20 (the stalls below); exits longer than a scheduler tick (CONFIG_HZ of the guest kernel's
 #   /boot/config-*) that never slept are preempted most by the other VM's vCPU thread
 #   (its tid checked), mostly so in four of five at least (QEMU's emulated CPU stalls now
-#   and then, and that time shows as whatever part was current); a HLT longer than a tick
-#   is mostly its sleep and the wait after its wake-up (attribution calls that wait
+#   and then, and that time shows as whatever part was current; another task, a kworker,
+#   may win at most 1 in 20); a HLT longer than a tick is mostly its sleep and the wait
+#   after its wake-up (but for 1 in 20) (attribution calls that wait
 #   "wakeup": the other VM ran on); the JSON and the CSV agree exit by exit; the culprits,
 #   the reasons and the worst windows add up.
 # Skips (77) without QEMU & co; a file without context events fails (the recorder takes

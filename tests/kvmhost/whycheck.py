@@ -225,16 +225,23 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
         c.note("%s: %d exits longer than a tick (%d ns): %d never slept, of which %d mostly "
                "preempted by the other VM; %d slept (HLT)" %
                (name, len(longs), tick_ns, len(awake), len(mostly), len(slept)))
+        others = []
         for r in awake:
             if r not in mostly:
                 c.note("%s: not mostly preempted by tid %d: %s" % (name, o["tid"], brief(r)))
             # whoever else ran, the other VM's vCPU thread ran longest; or, once that VM's
-            # run is over, its main thread tearing the VM down (pid: the process)
-            if r.get("culprit_kind") == "preempted":
-                c.check(r.get("culprit_pid") in (str(o["tid"]), str(o["pid"])),
-                        "%s: an exit of %s ns preempted most by %s (pid %s), not the other "
-                        "VM's vCPU thread %d: %s" % (name, r["latency_ns"], r.get("culprit"),
-                                                    r.get("culprit_pid"), o["tid"], brief(r)))
+            # run is over, its main thread tearing the VM down (pid: the process). The
+            # emulated host's own threads (a kworker) can win now and then, when its
+            # emulated CPU stalls while they run: noted, at most 1 in 20.
+            if r.get("culprit_kind") == "preempted" and \
+                    r.get("culprit_pid") not in (str(o["tid"]), str(o["pid"])):
+                others.append(r)
+                c.note("%s: an exit of %s ns preempted most by %s (pid %s), not the other "
+                       "VM's vCPU thread %d: %s" % (name, r["latency_ns"], r.get("culprit"),
+                                                   r.get("culprit_pid"), o["tid"], brief(r)))
+        c.check(len(others) * 20 <= len(awake), "%s: %d of %d exits longer than a tick "
+                "preempted most by another task than the other VM's vCPU thread %d" %
+                (name, len(others), len(awake), o["tid"]))
         # QEMU's emulated CPU stalls now and then (TCG not running it): that time lands in
         # whatever part was current, host kernel or interrupt handler, and no breakdown can
         # tell. Tolerated in a few exits, not the rule.
@@ -243,11 +250,15 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
         c.check(len(mostly) * 5 >= len(awake) * 4, "%s: only %d of %d exits longer than a "
                 "tick mostly preempted by the other VM's vCPU thread (tid %d)" %
                 (name, len(mostly), len(awake), o["tid"]))
-        # a HLT that slept: its sleep and the wait after its wake-up (the other VM ran on)
-        for r in slept:
-            c.check((num(r, "blocked_ns") + num(r, "wakeup_ns") + num(r, "preempted_ns")) * 2
-                    > int(r["latency_ns"]),
-                    "%s: a long exit that slept, mostly something else: %s" % (name, brief(r)))
+        # a HLT that slept: its sleep and the wait after its wake-up (the other VM ran on);
+        # a stall of the emulated CPU lands in kvm now and then: at most 1 in 20
+        odd_sleep = [r for r in slept if (num(r, "blocked_ns") + num(r, "wakeup_ns") +
+                                          num(r, "preempted_ns")) * 2 <= int(r["latency_ns"])]
+        for r in odd_sleep:
+            c.note("%s: a long exit that slept, mostly something else: %s" % (name, brief(r)))
+        c.check(len(odd_sleep) * 20 <= len(slept), "%s: %d of %d long exits that slept were "
+                "mostly something else than the sleep and the wait after it" %
+                (name, len(odd_sleep), len(slept)))
     return tasks
 
 
