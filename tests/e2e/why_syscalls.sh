@@ -37,7 +37,9 @@ for t in reads:
     assert blocked and all(p["pid"] == writer for p in blocked), w
     # the writer spun `spin` us of wall time while the reader slept
     assert w["blocked_ns"] >= 0.95 * spin * 1000, (w["blocked_ns"], spin)
-    assert w["culprit"]["kind"] == "blocked" and w["culprit"]["pid"] == writer, w
+    # the culprit: the writer, as the task it slept on, or (when the loaded machine made
+    # the woken reader wait longer than it slept) as the task that woke it
+    assert w["culprit"]["kind"] in ("blocked", "wakeup") and w["culprit"]["pid"] == writer, w
 print(len(reads), "reads, blocked by", writer)
 PY
 
