@@ -25,6 +25,8 @@ enum {
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
+static const char args_doc[] = "[-- COMMAND [ARGS...]]";
+
 static const char doc[] =
 	"Record KVM exit/entry tracepoints (or any begin/end tracepoint pair) on the given "
 	"CPUs into a compressed, self-describing .vmt file, then print the summary."
@@ -37,6 +39,7 @@ static const char doc[] =
 	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
 	"  vmtrace-record -p 2 --context none   # the pair only\n"
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
+	"  vmtrace-record -p 2 -o boot.vmt -- virsh start web1   # while a command runs\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -44,7 +47,13 @@ static const char doc[] =
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds); SIZE takes K, M "
 	"or G (a bare number is KiB). Needs root. An existing output file is kept as FILE.old. "
-	"Exit status: 0 when the file is finished, 1 on an error, 64 for a bad command line.";
+	"Exit status: 0 when the file is finished, 1 on an error, 64 for a bad command line.\n"
+	"\n"
+	"With -- COMMAND [ARGS], the recording starts, then COMMAND runs (on the recorder's "
+	"terminal and CPUs) and the recording stops when it exits; the exit status is then the "
+	"command's (128+N when signal N killed it, 127 when it cannot be found), or 1 when the "
+	"recording failed. A stop signal sent to the recorder is passed on to the command and "
+	"the recording goes on until the command exits; a second one stops it at once.";
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to record:", 1 },
@@ -88,6 +97,19 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 	    strcmp(o->begin, o->end) == 0)
 		argp_error(state, "invalid event pair '%s' (expected two different "
 			   "system:event names)", arg);
+}
+
+static void check_command(struct argp_state *state, const struct record_opts *o)
+{
+	if (!o->command)
+		return;
+	if (!o->command[0])
+		argp_error(state, "no command after --");
+	if (o->duration_ns)
+		argp_error(state, "-s and a command exclude each other: the command's end stops "
+			   "the recording");
+	if (o->cleanup_only)
+		argp_error(state, "--cleanup runs no command");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -155,16 +177,36 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->poll_ns = v;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		argp_error(state, "unexpected argument '%s' (a command to run goes after --)",
+			   arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->cleanup_only && !o->cpus.n)
 			argp_error(state, "no CPU to trace: give -p LIST");
+		check_command(state, o);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/*
+ * The command is what follows the first "--": cut there before argp sees it, since argp
+ * would permute it and take its options (sh -c ...) for ours. An option's value cannot be
+ * "--" then (-o -- fails as a missing value).
+ */
+static int split_command(int argc, char **argv, struct record_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			o->command = argv + i + 1;
+			return i;
+		}
+	}
+	return argc;
 }
 
 int rec_opts_parse(int argc, char **argv, struct record_opts *o)
@@ -173,7 +215,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
-	struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+	struct argp argp = { options, parse_opt, args_doc, doc, children, NULL, NULL };
 	int i, len = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -185,6 +227,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 	for (i = 0; i < argc && len < (int)sizeof(o->cmdline) - 1; i++)
 		len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
 				i ? " " : "", argv[i]);
+	argc = split_command(argc, argv, o);
 	vmt_cmdline_parse(&argp, argc, argv, o);
 	vmt_log_set_quiet(o->quiet);
 	if (!o->begin) {

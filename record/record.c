@@ -19,6 +19,7 @@
 
 #include "chunkq.h"
 #include "collector.h"
+#include "command.h"
 #include "container.h"
 #include "context.h"
 #include "log.h"
@@ -37,6 +38,7 @@ struct recorder {
 	struct record_opts o;
 	struct rec_session ses;
 	struct rec_context ctx;		/* the context events recorded besides the pair */
+	struct rec_command cmd;		/* -- COMMAND: what the recording runs around */
 	struct vmt_cpulist online;
 	sigset_t stop_sigs;
 	struct vmt_outfile *out;	/* until published or discarded */
@@ -84,6 +86,7 @@ static int probe(struct recorder *rec)
 	char cpus[512];
 	int ret;
 
+	rec_command_init(&rec->cmd, o->command);	/* its CPUs: before we pin ourselves */
 	if (rec_session_find(&rec->ses))
 		return -1;
 	if (o->cleanup_only)
@@ -210,7 +213,10 @@ static int start(struct recorder *rec)
 		 rec->o.begin, rec->o.end, rec->ctx.n,
 		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
 		 rec->o.output, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
-	return 0;
+	if (rec_command_start(&rec->cmd, rec->o.collector) == 0)
+		return 0;
+	rec->stop_reason = "command not run";	/* its exit status says so: the file is whole */
+	return -1;
 }
 
 /* Until the duration ends, a stop signal comes or a thread fails (stop_reason NULL). */
@@ -221,6 +227,7 @@ static void run_until_stop(struct recorder *rec)
 	for (;;) {
 		struct timespec to = { 0, 100000000L };
 		uint64_t now = rec_sysinfo_now_ns();
+		siginfo_t si;
 		int sig;
 
 		if (deadline && now >= deadline) {
@@ -229,13 +236,15 @@ static void run_until_stop(struct recorder *rec)
 		}
 		if (deadline && deadline - now < 100000000ULL)
 			to.tv_nsec = (long)(deadline - now);
-		sig = sigtimedwait(&rec->stop_sigs, NULL, &to);
-		if (sig > 0) {
+		sig = sigtimedwait(&rec->stop_sigs, &si, &to);
+		if (sig > 0 && !rec_command_on_signal(&rec->cmd, &si)) {
 			rec->stop_reason = signame(sig);
 			vmt_info("%s: stopping", rec->stop_reason);
 			return;
 		}
-		if (rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
+		if (rec_command_exited(&rec->cmd))
+			rec->stop_reason = "command";
+		if (rec->stop_reason || rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
 			return;
 	}
 }
@@ -382,6 +391,7 @@ int main(int argc, char **argv)
 	report(&rec);
 out_teardown:
 	teardown(&rec);
+	rec_command_finish(&rec.cmd, &rec.stop_sigs, &rec.exit_code);	/* waits for it */
 out:
 	free_tool(&rec);
 	return rec.exit_code;
