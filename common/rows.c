@@ -26,6 +26,7 @@
 #include "numfmt.h"
 #include "outbuf.h"
 #include "rows.h"
+#include "vmfind.h"
 
 /* What a pair row takes: its exit, and a little of its entry (struct prow). */
 #define PAIR_COLUMNS(X)								\
@@ -35,6 +36,7 @@
 	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
 	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
 	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
@@ -56,6 +58,7 @@ struct prow {
 #define PAIR_LOCALS(pr)								\
 	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
+	const char *vmname = vm_name(w, ex->pid);				\
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason)
 
 /* What an event row takes. */
@@ -64,6 +67,7 @@ struct prow {
 	X("ts_ns", TABS, 1, 1, ev->ts)						\
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
 	X("vcpu", U64, 1, ev->has & VMT_EVF_VCPU, ev->vcpu)			\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -80,10 +84,14 @@ struct prow {
 	const struct vmt_event *ev = (e)->ev;					\
 	bool is_exit = ev->kind == VMT_EV_BEGIN;				\
 	bool has_reason = is_exit && (ev->has & VMT_EVF_REASON);		\
+	const char *vmname = vm_name(w, ev->pid);				\
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
-/* The longest CSV row: 15 fields of at most 20 digits and a 128-byte reason name. */
-#define CSV_ROW_MAX 512
+/*
+ * The longest CSV row: 16 fields of at most 20 digits, a 128-byte reason name and a VM name
+ * of at most 128 bytes, each quoted (quotes doubled: 258 bytes).
+ */
+#define CSV_ROW_MAX 1024
 #define NAME_MAX_PLAIN 128
 
 /* A reason's name, as CSV wants it, cached per (isa, key). */
@@ -123,6 +131,7 @@ struct vmt_rows {
 	struct vmt_exitreasons *names;
 	uint64_t start;
 	bool intr;		/* the layout has intr_info and error_code */
+	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (the vm column), or NULL */
 	uint64_t nrows;
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	uint8_t *gap;		/* per CPU: events lost since that CPU's last row */
@@ -138,6 +147,16 @@ struct vmt_rows {
 	bool ns_clock;		/* ticks are ns: no conversion */
 	struct reason_slot cache[256];
 };
+
+/* The VM of a vCPU thread in the recording's --vm map, or NULL. */
+static inline const char *vm_name(const struct vmt_rows *w, int32_t tid)
+{
+	unsigned int vm, vcpu;
+
+	if (!w->vmmap || vmt_vmmap_lookup(w->vmmap, tid, &vm, &vcpu))
+		return NULL;
+	return vmt_vmmap_name(w->vmmap, vm);
+}
 
 /* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
 static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
@@ -254,6 +273,16 @@ static char *csv_quoted(char *p, const char *s)
 	return p;
 }
 
+/* A VM's name (the vm column): quoted, since names may hold commas and quotes. */
+static CELL char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
+{
+	(void)w;
+	if (has)
+		p = csv_quoted(p, s);
+	*p = ',';
+	return p + 1;
+}
+
 /* REASON cells take the isa from the row's event: ISA is a local of every row kind. */
 #define csv_REASON(w, p, has, key) csv_reason(w, p, has, ISA, key)
 static CELL char *csv_reason(struct vmt_rows *w, char *p, bool has, uint32_t isa,
@@ -312,6 +341,11 @@ static inline void json_TABS(struct vmt_rows *w, const char *name, bool has, uin
 }
 
 static inline void json_TEXT(struct vmt_rows *w, const char *name, bool has, const char *s)
+{
+	vmt_jsonw_str(&w->jw, name, has ? s : NULL);
+}
+
+static inline void json_NAME(struct vmt_rows *w, const char *name, bool has, const char *s)
 {
 	vmt_jsonw_str(&w->jw, name, has ? s : NULL);
 }
@@ -758,6 +792,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
+	w->vmmap = vmt_reader_vmmap(it->r);
 	ret = vmt_exitreasons_new(vmt_reader_begin_format(it->r), &w->names);
 	if (ret)
 		return ret;

@@ -57,7 +57,7 @@ static int spawn(struct rec_command *c)
 	return ret;
 }
 
-int rec_command_start(struct rec_command *c, int collector_cpu)
+int rec_command_start(struct rec_command *c, int collector_cpu, const char **stop_reason)
 {
 	if (!c->argv)
 		return 0;
@@ -71,6 +71,7 @@ int rec_command_start(struct rec_command *c, int collector_cpu)
 	if (c->spawn_err) {
 		c->pid = 0;
 		vmt_err("%s: cannot run: %s", c->argv[0], strerror(c->spawn_err));
+		*stop_reason = "command not run";
 		return -c->spawn_err;
 	}
 	vmt_info("running %s (pid %d); the recording stops when it exits", c->argv[0],
@@ -95,9 +96,12 @@ static bool reap(struct rec_command *c, int flags)
 	return c->reaped;
 }
 
-bool rec_command_exited(struct rec_command *c)
+bool rec_command_exited(struct rec_command *c, const char **stop_reason)
 {
-	return c->argv && reap(c, WNOHANG);
+	if (!c->argv || !reap(c, WNOHANG))
+		return false;
+	*stop_reason = "command";
+	return true;
 }
 
 static void pass_on(struct rec_command *c, const siginfo_t *si)

@@ -29,11 +29,15 @@ struct rec_command {
 void rec_command_init(struct rec_command *c, char **argv);
 /*
  * Start the command (tracing is on). The calling thread's CPU set is the recorder's
- * original one meanwhile, then collector_cpu again (-1: left). 0 or -errno (printed).
+ * original one meanwhile, then collector_cpu again (-1: left). 0 or -errno (printed; then
+ * *stop_reason is "command not run": the recording stops whole, the exit status says it).
  */
-int rec_command_start(struct rec_command *c, int collector_cpu);
-/* True when the command has exited (it is reaped then); false without a command. */
-bool rec_command_exited(struct rec_command *c);
+int rec_command_start(struct rec_command *c, int collector_cpu, const char **stop_reason);
+/*
+ * True when the command has exited (it is reaped then, and *stop_reason is "command");
+ * false without a command.
+ */
+bool rec_command_exited(struct rec_command *c, const char **stop_reason);
 /*
  * A stop signal reached the recorder. Returns true when the recording goes on until the
  * command exits: the first signal, passed on to the command unless the terminal sent it

@@ -21,6 +21,7 @@ enum {
 	OPT_CLEANUP = 256,
 	OPT_POLL,
 	OPT_CONTEXT,
+	OPT_VM,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -40,6 +41,7 @@ static const char doc[] =
 	"  vmtrace-record -p 2 --context none   # the pair only\n"
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
 	"  vmtrace-record -p 2 -o boot.vmt -- virsh start web1   # while a command runs\n"
+	"  vmtrace-record --vm web1 -s 10    # VM web1's vCPU threads on their CPUs\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -57,7 +59,9 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to record:", 1 },
-	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required)", 1 },
+	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required without --vm)", 1 },
+	{ "vm", OPT_VM, "VM[,VM...]", 0, "only these VMs' vCPU threads: a libvirt name, a QEMU "
+	  "-name or a VMM pid; their CPUs are traced unless -p is given", 1 },
 	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
 	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
 	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair: none, or items "
@@ -171,6 +175,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->context = arg;
 		break;
 	}
+	case OPT_VM:
+		if (!*arg)
+			argp_error(state, "empty --vm");
+		o->vm = arg;
+		break;
 	case OPT_POLL:
 		if (vmt_cli_parse_duration_ns(arg, &v) || v < 100000 || v > 1000000000ULL)
 			argp_error(state, "invalid poll interval '%s' (100us to 1s)", arg);
@@ -181,8 +190,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			   arg);
 		break;
 	case ARGP_KEY_END:
-		if (!o->cleanup_only && !o->cpus.n)
-			argp_error(state, "no CPU to trace: give -p LIST");
+		if (!o->cleanup_only && !o->cpus.n && !o->vm)
+			argp_error(state, "no CPU to trace: give -p LIST or --vm VM");
+		if (o->cleanup_only && o->vm)
+			argp_error(state, "--cleanup records no VM");
 		check_command(state, o);
 		break;
 	default:

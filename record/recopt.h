@@ -25,6 +25,7 @@ struct record_opts {
 	uint64_t buffer_bytes;
 	char *begin, *end;
 	const char *context;		/* --context LIST; NULL: the default list */
+	const char *vm;			/* --vm NAME|PID[,...]; NULL: none */
 	const char *clock;
 	int level;
 	int quiet;
