@@ -31,5 +31,10 @@
 #define VMT_META_CONTEXT_MISSING "context.missing"
 #define VMT_META_FORMAT_CTX	"format.ctx."	/* + "system:event": its format file */
 #define VMT_META_FILTER_CTX	"filter.ctx."	/* + "system:event": its tracefs filter */
+/*
+ * vmtrace-record --vm: the tracefs filter put on both events of the pair (the vCPU threads'
+ * pids), and the map of VMs and vCPU threads (vm.count, vm.<i>.*: common/vmfind.h).
+ */
+#define VMT_META_FILTER_PAIR	"filter.pair"
 
 #endif

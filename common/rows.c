@@ -29,6 +29,7 @@
 #include "numfmt.h"
 #include "outbuf.h"
 #include "rows.h"
+#include "vmfind.h"
 
 /* What a pair row takes: its exit, and a little of its entry (struct prow). */
 #define PAIR_COLUMNS(X)								\
@@ -38,6 +39,7 @@
 	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
 	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
 	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
@@ -85,6 +87,7 @@ struct prow {
 #define PAIR_LOCALS(pr)								\
 	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
+	const char *vmname = vm_name(w, ex->pid);				\
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);			\
 	const struct rowwhy *wy = (pr)->why;					\
 	const struct vmt_whypart *cu = wy && wy->has_culprit ? &wy->culprit : NULL
@@ -95,6 +98,7 @@ struct prow {
 	X("ts_ns", TABS, 1, 1, ev->ts)						\
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
 	X("vcpu", U64, 1, ev->has & VMT_EVF_VCPU, ev->vcpu)			\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -111,10 +115,15 @@ struct prow {
 	const struct vmt_event *ev = (e)->ev;					\
 	bool is_exit = ev->kind == VMT_EV_BEGIN;				\
 	bool has_reason = is_exit && (ev->has & VMT_EVF_REASON);		\
+	const char *vmname = vm_name(w, ev->pid);				\
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
-/* The longest CSV row: 15 fields of at most 20 digits and a 128-byte reason name. */
-#define CSV_ROW_MAX 1024	/* a row with every column, its names quoted */
+/*
+ * The longest CSV row: 16 fields of at most 20 digits, a 128-byte reason name and a VM name
+ * of at most 128 bytes, each quoted (quotes doubled: 258 bytes), and the why columns (9
+ * numbers, a kind, a culprit's quoted name).
+ */
+#define CSV_ROW_MAX 1024
 #define NAME_MAX_PLAIN 128
 
 /* A reason's name, as CSV wants it, cached per (isa, key). */
@@ -155,6 +164,7 @@ struct vmt_rows {
 	struct vmt_exitreasons *names;
 	uint64_t start;
 	bool intr;		/* the layout has intr_info and error_code */
+	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (the vm column), or NULL */
 	uint64_t nrows;
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	uint8_t *gap;		/* per CPU: events lost since that CPU's last row */
@@ -172,6 +182,16 @@ struct vmt_rows {
 	bool ns_clock;		/* ticks are ns: no conversion */
 	struct reason_slot cache[256];
 };
+
+/* The VM of a vCPU thread in the recording's --vm map, or NULL. */
+static inline const char *vm_name(const struct vmt_rows *w, int32_t tid)
+{
+	unsigned int vm, vcpu;
+
+	if (!w->vmmap || vmt_vmmap_lookup(w->vmmap, tid, &vm, &vcpu))
+		return NULL;
+	return vmt_vmmap_name(w->vmmap, vm);
+}
 
 /* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
 static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
@@ -296,8 +316,11 @@ static char *csv_quoted(char *p, const char *s)
 	return p;
 }
 
-/* A name from the recording (a task's comm, an IRQ handler's): quoted when it needs it. */
-static char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
+/*
+ * A name from the recording (a VM's, a task's comm, an IRQ handler's): quoted when it
+ * needs it (RFC 4180).
+ */
+static CELL char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
 {
 	(void)w;
 	if (has) {
@@ -875,6 +898,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
 	w->recorded = it->why ? it->why_recorded : 0;
+	w->vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
 	ret = vmt_exitreasons_new(it->begin_format, &w->names);
 	if (ret)
 		return ret;

@@ -73,11 +73,11 @@ static const struct argp_option options[] = {
 static void check_copy_filters(struct argp_state *state, const struct convert_opts *o)
 {
 	const struct vmt_filter *f = &o->fo.filter;
+	bool picky = f->vcpus.n || o->fo.reasons || o->fo.vms || f->has_from || f->has_to;
 
-	if (o->format == CONVERT_LEGACY &&
-	    (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to || f->cpus.n > 1))
+	if (o->format == CONVERT_LEGACY && (picky || f->cpus.n > 1))
 		argp_error(state, "--legacy copies whole pages: only --cpu (one CPU) applies");
-	if (o->format == CONVERT_VMT && (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to))
+	if (o->format == CONVERT_VMT && picky)
 		argp_error(state, "--to-vmt copies whole chunks: only --cpu applies");
 }
 

@@ -19,12 +19,14 @@
 
 #include "chunkq.h"
 #include "collector.h"
+#include "command.h"
 #include "container.h"
 #include "context.h"
 #include "log.h"
 #include "outfile.h"
 #include "readback.h"
 #include "recopt.h"
+#include "recvm.h"
 #include "session.h"
 #include "sysinfo.h"
 
@@ -37,6 +39,8 @@ struct recorder {
 	struct record_opts o;
 	struct rec_session ses;
 	struct rec_context ctx;		/* the context events recorded besides the pair */
+	struct rec_command cmd;		/* -- COMMAND: what the recording runs around */
+	struct rec_vm vm;		/* --vm: the VMs whose vCPU threads are recorded */
 	struct vmt_cpulist online;
 	sigset_t stop_sigs;
 	struct vmt_outfile *out;	/* until published or discarded */
@@ -84,10 +88,13 @@ static int probe(struct recorder *rec)
 	char cpus[512];
 	int ret;
 
+	rec_command_init(&rec->cmd, o->command);	/* its CPUs: before we pin ourselves */
 	if (rec_session_find(&rec->ses))
 		return -1;
 	if (o->cleanup_only)
 		return 0;
+	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
+		return -1;
 	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
 	if (ret) {
 		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
@@ -126,6 +133,7 @@ static int open_output(struct recorder *rec)
 
 	ret = rec_sysinfo_meta(&rec->meta, &rec->o, &rec->ctx, rec->ses.root, rec->ses.clock,
 			       rec->ses.page_size);
+	rec_vm_meta(&rec->vm, &rec->meta);
 	if (ret) {
 		vmt_err("%s/events: cannot read the event formats of %s, %s: %s", rec->ses.root,
 			rec->o.begin, rec->o.end, strerror(-ret));
@@ -210,7 +218,7 @@ static int start(struct recorder *rec)
 		 rec->o.begin, rec->o.end, rec->ctx.n,
 		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
 		 rec->o.output, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
-	return 0;
+	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
 /* Until the duration ends, a stop signal comes or a thread fails (stop_reason NULL). */
@@ -221,6 +229,7 @@ static void run_until_stop(struct recorder *rec)
 	for (;;) {
 		struct timespec to = { 0, 100000000L };
 		uint64_t now = rec_sysinfo_now_ns();
+		siginfo_t si;
 		int sig;
 
 		if (deadline && now >= deadline) {
@@ -229,13 +238,14 @@ static void run_until_stop(struct recorder *rec)
 		}
 		if (deadline && deadline - now < 100000000ULL)
 			to.tv_nsec = (long)(deadline - now);
-		sig = sigtimedwait(&rec->stop_sigs, NULL, &to);
-		if (sig > 0) {
+		sig = sigtimedwait(&rec->stop_sigs, &si, &to);
+		if (sig > 0 && !rec_command_on_signal(&rec->cmd, &si)) {
 			rec->stop_reason = signame(sig);
 			vmt_info("%s: stopping", rec->stop_reason);
 			return;
 		}
-		if (rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
+		if (rec_command_exited(&rec->cmd, &rec->stop_reason) ||
+		    rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
 			return;
 	}
 }
@@ -357,6 +367,7 @@ static void free_tool(struct recorder *rec)
 	vmt_kv_free(&rec->end);
 	vmt_cpulist_free(&rec->online);
 	rec_context_free(&rec->ctx);
+	rec_vm_free(&rec->vm);
 	rec_opts_free(&rec->o);
 }
 
@@ -371,8 +382,8 @@ int main(int argc, char **argv)
 		rec.exit_code = rec_session_cleanup(&rec.ses) ? 1 : 0;
 		goto out;
 	}
-	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) || open_output(&rec) ||
-	    setup_collection(&rec))
+	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) ||
+	    rec_vm_apply(&rec.vm, &rec.ses, &rec.o) || open_output(&rec) || setup_collection(&rec))
 		goto out_teardown;
 	if (start(&rec) == 0)
 		run_until_stop(&rec);
@@ -382,6 +393,7 @@ int main(int argc, char **argv)
 	report(&rec);
 out_teardown:
 	teardown(&rec);
+	rec_command_finish(&rec.cmd, &rec.stop_sigs, &rec.exit_code);	/* waits for it */
 out:
 	free_tool(&rec);
 	return rec.exit_code;
