@@ -3,9 +3,9 @@
  * vmtrace-report: read a recording in one streaming pass and print the exit-entry latency
  * report: summary, percentiles, per-reason, per-pCPU and per-vCPU tables, where the time
  * went, the longest exits, exits over a threshold, events around a time, histograms; as
- * text or JSON, or the original vm-trace's four lines. Thin: options (reportopt.c), then
- * the pass with its consumers (common/iterate.h, lists.c), then the renderers
- * (common/reportfmt.h, common/reportjson.h).
+ * text, JSON or OpenMetrics, or the original vm-trace's four lines. Thin: options
+ * (reportopt.c), then the pass with its consumers (common/iterate.h, lists.c), then the
+ * renderers (common/reportfmt.h, common/reportjson.h, common/openmetrics.h).
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
+#include "openmetrics.h"
 #include "outbuf.h"
 #include "outfile.h"
 #include "reportfmt.h"
@@ -205,6 +206,20 @@ static int write_html(struct report *rep)
 	return ret;
 }
 
+/* --openmetrics: host is the recording's (its metadata), not this machine's. */
+static int print_openmetrics(struct report *rep)
+{
+	char *host = vmt_reader_meta(rep->r, "hostname");
+	struct vmt_openmetrics_labels l = { .host = host };
+	int ret;
+
+	fflush(stdout);
+	ret = vmt_openmetrics_write_fd(STDOUT_FILENO, &rep->s, vmt_reader_clock(rep->r), &l,
+				       VMT_OPENMETRICS_TEXT);
+	free(host);
+	return ret;
+}
+
 static int print_views(struct report *rep)
 {
 	int ret = 0;
@@ -215,7 +230,9 @@ static int print_views(struct report *rep)
 		if (strcmp(rep->o->html, "-") == 0)
 			return 0;	/* the page is the output */
 	}
-	if (rep->o->json)
+	if (rep->o->openmetrics)
+		ret = print_openmetrics(rep);
+	else if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)
 		vmt_report_legacy(stdout, rep->r, &rep->s);

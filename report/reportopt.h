@@ -16,7 +16,7 @@
 struct report_opts {
 	const char *file;
 	struct vmt_input_opts in;
-	int json, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
+	int json, openmetrics, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
 	bool top_given;
