@@ -206,18 +206,33 @@ static int write_html(struct report *rep)
 	return ret;
 }
 
-/* --openmetrics: host is the recording's (its metadata), not this machine's. */
+/*
+ * --openmetrics: host is the recording's (its metadata), not this machine's. =FILE is for
+ * node_exporter's textfile collector, which reads Prometheus's text format, not OpenMetrics.
+ */
 static int print_openmetrics(struct report *rep)
 {
 	char *host = vmt_reader_meta(rep->r, "hostname");
 	struct vmt_openmetrics_labels l = { .host = host };
+	const char *path = rep->o->metrics_file;
+	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
 	int ret;
 
-	fflush(stdout);
-	ret = vmt_openmetrics_write_fd(STDOUT_FILENO, &rep->s, vmt_reader_clock(rep->r), &l,
-				       VMT_OPENMETRICS_TEXT);
+	if (path) {
+		vmt_outfile_unlink_on_signal();
+		ret = vmt_openmetrics_publish(path, &rep->s, clk, &l, VMT_OPENMETRICS_PROMETHEUS);
+	} else {
+		fflush(stdout);
+		ret = vmt_openmetrics_write_fd(STDOUT_FILENO, &rep->s, clk, &l,
+					       VMT_OPENMETRICS_TEXT);
+	}
+	if (ret == -EINVAL)
+		vmt_err("%s: its host name holds a control character", rep->o->file);
+	else if (ret)
+		vmt_err("%s: cannot write the metrics: %s", path ? path : "standard output",
+			strerror(-ret));
 	free(host);
-	return ret;
+	return ret ? 1 : 0;
 }
 
 static int print_views(struct report *rep)
@@ -231,8 +246,8 @@ static int print_views(struct report *rep)
 			return 0;	/* the page is the output */
 	}
 	if (rep->o->openmetrics)
-		ret = print_openmetrics(rep);
-	else if (rep->o->json)
+		return print_openmetrics(rep);
+	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)
 		vmt_report_legacy(stdout, rep->r, &rep->s);

@@ -24,6 +24,7 @@ struct report_opts {
 	uint64_t around_ns, around_span_ns;
 	uint64_t interval_ns;		/* --interval: the time series, 0: none */
 	const char *html;		/* --html FILE, or NULL */
+	const char *metrics_file;	/* --openmetrics=FILE, or NULL (standard output) */
 	struct vmt_filter_opts fo;
 };
 

@@ -45,6 +45,29 @@ for other in --json "--html x.html" --legacy -v --histogram "--interval 1ms"; do
 done
 [ ! -e x.html ] || fail "--openmetrics --html wrote the page"
 
+# =FILE: published whole (Prometheus text for node_exporter: the same samples, counters
+# typed under their _total names, no EOF), or one line and exit 1 when it cannot be.
+run vmtrace-report --openmetrics=m.prom "$DATA/sample-kvm.vmt"
+expect_rc 0 "--openmetrics=FILE"
+[ ! -s out.txt ] || fail "--openmetrics=FILE printed on stdout"
+vmtrace-report --openmetrics "$DATA/sample-kvm.vmt" >om.txt
+grep -v '^#' m.prom >m.samples
+grep -v '^#' om.txt | diff -u - m.samples || fail "=FILE has other samples than stdout"
+grep -qx '# TYPE vmtrace_exits_total counter' m.prom || fail "=FILE: counter type line"
+grep -q '^# EOF' m.prom && fail "=FILE: # EOF in the textfile"
+$PY -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families
+n = sum(len(f.samples) for f in text_string_to_metric_families(open(sys.argv[1]).read()))
+print(n)' m.prom >n.txt || fail "=FILE does not parse as Prometheus text"
+[ "$(cat n.txt)" = "$(grep -vc '^#' om.txt)" ] || fail "=FILE: $(cat n.txt) samples"
+ls ./*.part 2>/dev/null && fail "temporary file left behind"
+run vmtrace-report --openmetrics=no/such/dir/m.prom "$DATA/sample-kvm.vmt"
+expect_rc 1 "--openmetrics=FILE in a missing directory"
+expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot write the metrics"
+[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for an unwritable file"
+run vmtrace-report --openmetrics= "$DATA/sample-kvm.vmt"
+expect_rc 64 "--openmetrics= (empty)"
+
 # A real recording: the syscall loop on CPU 1.
 if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
