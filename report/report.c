@@ -23,7 +23,6 @@
 #include "log.h"
 #include "metakeys.h"
 #include "nomatch.h"
-
 #include "openmetrics.h"
 #include "outbuf.h"
 #include "outfile.h"
