@@ -27,6 +27,8 @@ enum {
 	OPT_WIDE,
 	OPT_INTERVAL,
 	OPT_HTML,
+	OPT_COMPARE,
+	OPT_FAIL_IF,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -48,11 +50,14 @@ static const char doc[] =
 	"  vmtrace-report trace.dat                       # trace-cmd record -e kvm\n"
 	"  vmtrace-report --interval 100ms run1.vmt       # per interval and vCPU\n"
 	"  vmtrace-report --html run1.html run1.vmt       # one page with the pictures\n"
+	"  vmtrace-report --compare before.vmt after.vmt  # A/B, with a test per change\n"
+	"  vmtrace-report --compare --fail-if 'p99>+10%,max>2ms' before.vmt after.vmt\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
 	"and --around count from the start of the recording (its first page). FILE - reads "
 	"standard input (copied to a temporary file first). Exit status: 0, 1 on an error, 2 "
-	"when the report comes from an unfinished or damaged file, 64 for a bad command line.";
+	"when the report comes from an unfinished or damaged file, 64 for a bad command line; "
+	"with --fail-if, 1 also when a condition holds.";
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "
@@ -76,6 +81,15 @@ static const struct argp_option options[] = {
 	  "p99 and worst window per interval of TIME and vCPU (table, JSON \"series\")", 2 },
 	{ "html", OPT_HTML, "FILE", 0, "also write the report as one self-contained HTML page "
 	  "with charts (\"-\": standard output, instead of the report)", 2 },
+	{ NULL, 0, NULL, 0, "Comparison:", 4 },
+	{ "compare", OPT_COMPARE, NULL, 0, "compare two recordings, BEFORE AFTER: per exit "
+	  "reason and overall, counts, rates, p50/p99/p99.9/max and the worst window side by "
+	  "side with their change, and whether the distributions differ beyond noise "
+	  "(Kolmogorov-Smirnov test, p < 0.01); JSON \"compare\"", 4 },
+	{ "fail-if", OPT_FAIL_IF, "EXPR", 0, "with --compare: exit status 1 when a condition "
+	  "holds: [REASON:]FIGURE OP VALUE joined by ',', FIGURE one of count, rate, mean, p50, "
+	  "p90, p99, p99.9, p99.99, max, window, ks_p, ks_d; OP >, >=, <, <=; VALUE a change "
+	  "('+10%'), a time with its unit ('2ms') or a number (e.g. 'p99>+10%,hlt:max>2ms')", 4 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
 	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us); implies --histogram",
@@ -89,6 +103,27 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/* --compare takes two recordings and the options that apply to both; --fail-if needs it. */
+static void check_compare(struct argp_state *state, const struct report_opts *o)
+{
+	if (!o->compare) {
+		if (o->file2)
+			argp_error(state, "only one recording at a time (--compare takes two)");
+		if (o->fail_if)
+			argp_error(state, "--fail-if goes with --compare");
+		return;
+	}
+	if (!o->file2)
+		argp_error(state, "--compare takes two recordings: BEFORE AFTER");
+	if (!strcmp(o->file, "-") && !strcmp(o->file2, "-"))
+		argp_error(state, "only one of the two recordings can be standard input");
+	if (o->legacy || o->verbose || o->histogram || o->bucket_ns || o->buckets ||
+	    o->hist_log || o->hist_cyclictest || o->threshold_ns || o->around || o->why ||
+	    o->wide || o->top_given || o->interval_ns || o->html)
+		argp_error(state, "--compare takes --json, --window, --fail-if and the filters; "
+			   "no other view");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
@@ -98,9 +133,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'f':
 	case ARGP_KEY_ARG:
+		if (o->file2)
+			argp_error(state, "at most two recordings (--compare BEFORE AFTER)");
 		if (o->file)
-			argp_error(state, "only one recording at a time");
-		o->file = arg;
+			o->file2 = arg;
+		else
+			o->file = arg;
 		break;
 	case OPT_JSON:
 		o->json = 1;
@@ -169,6 +207,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->interval_ns)
 			argp_error(state, "the interval must be longer than 0");
 		break;
+	case OPT_COMPARE:
+		o->compare = 1;
+		break;
+	case OPT_FAIL_IF:
+		if (!*arg)
+			argp_error(state, "empty --fail-if");
+		o->fail_if = arg;
+		break;
 	case OPT_HTML:
 		if (!*arg)
 			argp_error(state, "empty --html file name");
@@ -181,6 +227,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!o->file)
 			argp_error(state, "no recording given");
+		check_compare(state, o);
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
 		if (o->why && !o->verbose && !o->around)

@@ -15,6 +15,9 @@
 
 struct report_opts {
 	const char *file;
+	const char *file2;		/* --compare: the after recording (file is before) */
+	int compare;
+	const char *fail_if;		/* --fail-if conditions, or NULL */
 	struct vmt_input_opts in;
 	int json, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;
