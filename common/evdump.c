@@ -18,7 +18,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 		d->from_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.from_ns);
 		d->to_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.to_ns);
 	}
-	return vmt_exitreasons_new(vmt_reader_begin_format(it->r), &d->names);
+	return vmt_exitreasons_new(it->begin_format, &d->names);
 }
 
 static bool in_window(const struct vmt_evdump *d, uint64_t ts)

@@ -15,8 +15,13 @@ struct itask {
 	void *slot[VMT_ITER_MAX_CONSUMERS];
 };
 
-struct walk {
+struct vmt_pass {
 	struct vmt_iter *it;
+	const struct vmt_evbind *evbind;
+	struct vmt_pairing *pairing;
+	bool want_event, want_gap, want_record, want_context;
+	uint32_t last_cpu, last_vcpu;	/* of the latest exit, vCPU: only changes are noted */
+	int ret;			/* the first error: the pass stops feeding */
 	/* attribution: the context decoder, the engine and the last pair's result */
 	struct vmt_ctxbind *bind;
 	struct vmt_attrib *attrib;
@@ -34,7 +39,7 @@ struct walk {
 
 static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 {
-	struct walk *w = arg;
+	struct vmt_pass *w = arg;
 	const struct vmt_pair *p = &w->pair;
 	struct itask *t;
 	unsigned int i;
@@ -77,7 +82,7 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 /* The consumers' per-task pointers, freed with the pairing that holds them. */
 static void free_itask(void *ctx, void *arg)
 {
-	struct walk *w = arg;
+	struct vmt_pass *w = arg;
 	struct itask *t = ctx;
 	unsigned int i;
 
@@ -106,12 +111,11 @@ static void report_progress(struct vmt_reader *r, const struct vmt_iter_opts *o,
 }
 
 /* The context events the recording describes (reader.h), bound for decoding. */
-static unsigned int bind_context(const struct vmt_reader *r, struct vmt_ctxbind *b)
+static unsigned int bind_context(const struct vmt_pass_input *in, struct vmt_ctxbind *b)
 {
-	const struct vmt_evformat *const *fmts;
-	unsigned int n, i, bound = 0;
+	const struct vmt_evformat *const *fmts = in->context;
+	unsigned int n = in->ncontext, i, bound = 0;
 
-	fmts = vmt_reader_context_formats(r, &n);
 	vmt_ctxbind_init(b);
 	for (i = 0; i < n; i++) {
 		if (vmt_ctxbind_add(b, fmts[i]) == 0)
@@ -121,7 +125,7 @@ static unsigned int bind_context(const struct vmt_reader *r, struct vmt_ctxbind 
 }
 
 /* The engine, when asked for and the recording has context events to feed it. */
-static int start_attribution(struct walk *w, struct vmt_reader *r)
+static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in)
 {
 	const struct vmt_clock *c = w->it->clock;
 	struct vmt_attrib_opts ao;
@@ -129,7 +133,7 @@ static int start_attribution(struct walk *w, struct vmt_reader *r)
 	w->bind = malloc(sizeof(*w->bind));
 	if (!w->bind)
 		return -ENOMEM;
-	w->it->context_formats = bind_context(r, w->bind);
+	w->it->context_formats = bind_context(in, w->bind);
 	if (!w->it->context_formats)
 		return 0;
 	vmt_attrib_opts_default(&ao);
@@ -218,7 +222,7 @@ char *vmt_iter_ids_format(const struct vmt_iter_ids *s, char *buf, size_t size)
 	} while (0)
 
 /* A record that is not of the pair: a context event for the engine, then the consumers. */
-static int feed_context(struct walk *w, const struct vmt_item *item, bool want)
+static int feed_context(struct vmt_pass *w, const struct vmt_item *item, bool want)
 {
 	struct vmt_ctxev cev;
 	int ret;
@@ -232,123 +236,180 @@ static int feed_context(struct walk *w, const struct vmt_item *item, bool want)
 	return ret;
 }
 
-int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
-		unsigned int nc, struct vmt_iter *it)
+/* Input from a reader: its clock, time 0, formats and context formats. */
+void vmt_pass_input_reader(struct vmt_pass_input *in, struct vmt_reader *r)
+{
+	memset(in, 0, sizeof(*in));
+	in->r = r;
+	in->clock = vmt_reader_clock(r);
+	in->start_ts = vmt_reader_start_ts(r);
+	in->bind = vmt_reader_bind(r);
+	in->begin_format = vmt_reader_begin_format(r);
+	in->context = vmt_reader_context_formats(r, &in->ncontext);
+}
+
+int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *o,
+		   struct vmt_consumer *c, unsigned int nc, struct vmt_iter *it,
+		   struct vmt_pass **out)
 {
 	static const struct vmt_iter_opts none;
-	const struct vmt_evbind *bind = vmt_reader_bind(r);
-	bool want_event = false, want_gap = false, want_record = false, want_context = false;
-	const struct vmt_item *item;
-	struct vmt_pairing *p;
-	struct vmt_event ev;
-	struct walk w;
-	uint64_t items = 0, last_ms = 0;
-	uint32_t last_cpu = UINT32_MAX, last_vcpu = UINT32_MAX;
+	struct vmt_pass *w;
 	unsigned int i;
 	int ret = 0;
 
+	*out = NULL;
 	if (!o)
 		o = &none;
 	if (nc > VMT_ITER_MAX_CONSUMERS)
 		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
 	memset(it, 0, sizeof(*it));
-	memset(&w, 0, sizeof(w));
-	it->r = r;
-	it->clock = vmt_reader_clock(r);
-	it->start_ts = vmt_reader_start_ts(r);
+	it->r = in->r;
+	it->clock = in->clock;
+	it->start_ts = in->start_ts;
+	it->bind = in->bind;
+	it->begin_format = in->begin_format;
 	it->first_ts = UINT64_MAX;
 	if (o->filter && !vmt_filter_is_empty(o->filter)) {
 		vmt_filter_bind(o->filter, it->clock, it->start_ts);
 		it->filter = o->filter;
 	}
-	w.it = it;
-	w.c = c;
-	w.nc = nc;
+	w->it = it;
+	w->evbind = in->bind;
+	w->c = c;
+	w->nc = nc;
+	w->last_cpu = w->last_vcpu = UINT32_MAX;
 	for (i = 0; i < nc; i++) {
 		if (c[i].ops->pair)
-			w.pair_idx[w.npair++] = i;
-		want_event |= c[i].ops->event != NULL;
-		want_gap |= c[i].ops->gap != NULL;
-		want_record |= c[i].ops->record != NULL;
-		want_context |= c[i].ops->context != NULL;
+			w->pair_idx[w->npair++] = i;
+		w->want_event |= c[i].ops->event != NULL;
+		w->want_gap |= c[i].ops->gap != NULL;
+		w->want_record |= c[i].ops->record != NULL;
+		w->want_context |= c[i].ops->context != NULL;
 	}
-	p = vmt_pairing_new(on_pair, &w);
-	if (!p)
+	w->pairing = vmt_pairing_new(on_pair, w);
+	if (!w->pairing) {
+		free(w);
 		return -ENOMEM;
-	if (o->attribute)
-		ret = start_attribution(&w, r);
-	if (!ret)
-		EACH(&w, start);
-	while (!ret && (item = vmt_reader_next_item(r))) {
-		int dec;
-
-		if (o->progress && (++items & 0xffff) == 0)
-			report_progress(r, o, &last_ms);
-		if (item->kind == VMT_ITEM_GAP) {
-			ret = vmt_pairing_gap(p, item->cpu);
-			if (!ret && w.attrib)
-				ret = vmt_attrib_gap(w.attrib, item->cpu);
-			if (want_gap)
-				EACH(&w, gap, item->cpu, item->ts, item->missed);
-			continue;
-		}
-		dec = vmt_evbind_decode(bind, &item->rec, item->cpu, &ev);
-		if (dec == 0) {
-			it->other_records++;
-			ret = feed_context(&w, item, want_context);
-			if (want_record)
-				EACH(&w, record, item);
-			continue;
-		}
-		if (dec < 0) {
-			it->bad_records++;
-			continue;
-		}
-		it->events++;
-		if (ev.kind == VMT_EV_BEGIN) {
-			/* events come in time order: the first and the latest exit */
-			if (!it->exits++)
-				it->first_exit_ts = ev.ts;
-			it->last_exit_ts = ev.ts;
-			/* most exits are on the CPU of the one before: note only changes */
-			if (ev.cpu != last_cpu)
-				ids_add(&it->exit_cpus, last_cpu = ev.cpu);
-		}
-		if (ev.vcpu != last_vcpu && (ev.has & VMT_EVF_VCPU))
-			ids_add(&it->vcpus, last_vcpu = ev.vcpu);
-		if (ev.ts < it->first_ts)
-			it->first_ts = ev.ts;
-		if (ev.ts > it->last_ts)
-			it->last_ts = ev.ts;
-		w.paired = false;
-		if (w.attrib && ev.kind == VMT_EV_BEGIN)
-			ret = vmt_attrib_begin(w.attrib, &ev);
-		if (!ret)
-			ret = vmt_pairing_event(p, &ev);
-		if (!ret)
-			ret = w.error;
-		if (w.attrib && ev.kind == VMT_EV_END && !w.paired)
-			vmt_attrib_drop(w.attrib, &ev);
-		if (want_event && !ret) {
-			struct vmt_iter_event e;
-
-			e.ev = &ev;
-			e.pair = w.paired ? &w.pair : NULL;
-			e.selected = w.paired ? w.pair_selected :
-				     !it->filter || vmt_filter_event(it->filter, &ev, NULL);
-			EACH(&w, event, &e);
-		}
 	}
-	vmt_pairing_finish(p);
-	it->pairing = *vmt_pairing_stats(p);
-	if (w.attrib)
-		it->why_stats = *vmt_attrib_stats(w.attrib);
+	if (o->attribute)
+		ret = start_attribution(w, in);
+	if (!ret)
+		EACH(w, start);
+	w->ret = ret;
+	*out = w;
+	return ret;
+}
+
+int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
+{
+	struct vmt_iter *it = w->it;
+	struct vmt_event ev;
+	int ret = w->ret;
+	int dec;
+
+	if (ret)
+		return ret;
+	if (item->kind == VMT_ITEM_GAP) {
+		ret = vmt_pairing_gap(w->pairing, item->cpu);
+		if (!ret && w->attrib)
+			ret = vmt_attrib_gap(w->attrib, item->cpu);
+		if (w->want_gap)
+			EACH(w, gap, item->cpu, item->ts, item->missed);
+		return w->ret = ret;
+	}
+	dec = vmt_evbind_decode(w->evbind, &item->rec, item->cpu, &ev);
+	if (dec == 0) {
+		it->other_records++;
+		ret = feed_context(w, item, w->want_context);
+		if (w->want_record)
+			EACH(w, record, item);
+		return w->ret = ret;
+	}
+	if (dec < 0) {
+		it->bad_records++;
+		return 0;
+	}
+	it->events++;
+	if (ev.kind == VMT_EV_BEGIN) {
+		/* events come in time order: the first and the latest exit */
+		if (!it->exits++)
+			it->first_exit_ts = ev.ts;
+		it->last_exit_ts = ev.ts;
+		/* most exits are on the CPU of the one before: note only changes */
+		if (ev.cpu != w->last_cpu)
+			ids_add(&it->exit_cpus, w->last_cpu = ev.cpu);
+	}
+	if (ev.vcpu != w->last_vcpu && (ev.has & VMT_EVF_VCPU))
+		ids_add(&it->vcpus, w->last_vcpu = ev.vcpu);
+	if (ev.ts < it->first_ts)
+		it->first_ts = ev.ts;
+	if (ev.ts > it->last_ts)
+		it->last_ts = ev.ts;
+	w->paired = false;
+	if (w->attrib && ev.kind == VMT_EV_BEGIN)
+		ret = vmt_attrib_begin(w->attrib, &ev);
+	if (!ret)
+		ret = vmt_pairing_event(w->pairing, &ev);
+	if (!ret)
+		ret = w->error;
+	if (w->attrib && ev.kind == VMT_EV_END && !w->paired)
+		vmt_attrib_drop(w->attrib, &ev);
+	if (w->want_event && !ret) {
+		struct vmt_iter_event e;
+
+		e.ev = &ev;
+		e.pair = w->paired ? &w->pair : NULL;
+		e.selected = w->paired ? w->pair_selected :
+			     !it->filter || vmt_filter_event(it->filter, &ev, NULL);
+		EACH(w, event, &e);
+	}
+	return w->ret = ret;
+}
+
+int vmt_pass_end(struct vmt_pass *w)
+{
+	struct vmt_iter *it;
+	int ret;
+
+	if (!w)
+		return 0;
+	it = w->it;
+	ret = w->ret;
+	vmt_pairing_finish(w->pairing);
+	it->pairing = *vmt_pairing_stats(w->pairing);
+	if (w->attrib)
+		it->why_stats = *vmt_attrib_stats(w->attrib);
 	if (it->first_ts == UINT64_MAX)
 		it->first_ts = 0;
 	if (!ret)
-		EACH(&w, finish);
-	vmt_pairing_free(p, free_itask, &w);
-	vmt_attrib_free(w.attrib);
-	free(w.bind);
+		EACH(w, finish);
+	vmt_pairing_free(w->pairing, free_itask, w);
+	vmt_attrib_free(w->attrib);
+	free(w->bind);
+	free(w);
 	return ret;
+}
+
+int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
+		unsigned int nc, struct vmt_iter *it)
+{
+	const struct vmt_item *item;
+	struct vmt_pass_input in;
+	struct vmt_pass *w;
+	uint64_t items = 0, last_ms = 0;
+	int ret;
+
+	vmt_pass_input_reader(&in, r);
+	ret = vmt_pass_begin(&in, o, c, nc, it, &w);
+	while (!ret && (item = vmt_reader_next_item(r))) {
+		if (o && o->progress && (++items & 0xffff) == 0)
+			report_progress(r, o, &last_ms);
+		ret = vmt_pass_item(w, item);
+	}
+	if (!w)
+		return ret;
+	return vmt_pass_end(w);
 }

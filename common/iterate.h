@@ -38,8 +38,10 @@ struct vmt_iter_ids {
 
 /* What every consumer may read during and after the pass. */
 struct vmt_iter {
-	struct vmt_reader *r;
+	struct vmt_reader *r;		/* the recording read, or NULL (vmt_pass_input) */
 	const struct vmt_clock *clock;
+	const struct vmt_evbind *bind;	/* the begin/end events' formats */
+	const struct vmt_evformat *begin_format;
 	uint64_t start_ts;		/* the recording's first page (time 0 of every view) */
 	const struct vmt_filter *filter;	/* bound to this recording, or NULL */
 	/* running totals */
@@ -126,6 +128,38 @@ unsigned int vmt_iter_ids_count(const struct vmt_iter_ids *s);
  * seen), "" when empty, into buf (truncated to size). Returns buf.
  */
 char *vmt_iter_ids_format(const struct vmt_iter_ids *s, char *buf, size_t size);
+
+/*
+ * What a pass reads its items with: a reader (vmt_pass_input_reader), or pages decoded
+ * elsewhere (the recorder's own, while it records) with their formats and clock. The
+ * pointers stay valid until vmt_pass_end().
+ */
+struct vmt_pass_input {
+	struct vmt_reader *r;		/* or NULL: consumers then have no reader statistics */
+	const struct vmt_clock *clock;
+	uint64_t start_ts;
+	const struct vmt_evbind *bind;
+	const struct vmt_evformat *begin_format;
+	const struct vmt_evformat *const *context;	/* context events' formats */
+	unsigned int ncontext;
+};
+
+void vmt_pass_input_reader(struct vmt_pass_input *in, struct vmt_reader *r);
+
+/*
+ * The pass in three steps, for items that arrive over time (vmt_iterate is begin, every
+ * item of a reader, end). Items must come in timestamp order across CPUs, as the reader
+ * merges them. vmt_pass_begin() calls the consumers' start and sets *pass even when it
+ * fails (then vmt_pass_end() frees it); vmt_pass_item() returns the pass's first error and
+ * feeds nothing after one; vmt_pass_end() calls finish (unless an error came first),
+ * frees the pass and returns 0 or that first error. *it is complete after the end.
+ */
+struct vmt_pass;
+int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *o,
+		   struct vmt_consumer *c, unsigned int nc, struct vmt_iter *it,
+		   struct vmt_pass **pass);
+int vmt_pass_item(struct vmt_pass *pass, const struct vmt_item *item);
+int vmt_pass_end(struct vmt_pass *pass);
 
 /*
  * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.

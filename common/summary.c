@@ -218,7 +218,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 		if (!s->hist_log && !s->hist_bucket)
 			s->hist_bucket = 1;
 	}
-	return vmt_exitreasons_new(vmt_reader_begin_format(it->r), &s->names);
+	return vmt_exitreasons_new(it->begin_format, &s->names);
 }
 
 static struct task *new_task(struct vmt_summary *s, int32_t pid)
@@ -457,8 +457,11 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	if (s->ntop)
 		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
 	sort_hist_rows(s);
-	s->rd = *vmt_reader_stats(it->r);
-	s->lost_stats = vmt_reader_stats_lost(it->r, &s->lost_stats_known);
+	/* a pass fed without a reader (the recorder's own pages) has no reader statistics */
+	if (it->r) {
+		s->rd = *vmt_reader_stats(it->r);
+		s->lost_stats = vmt_reader_stats_lost(it->r, &s->lost_stats_known);
+	}
 	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
 							      s->lost_stats;
 	return ret;

@@ -17,6 +17,7 @@ enum {
 	OPT_PERFETTO,
 	OPT_EVENTS,
 	OPT_SERIES,
+	OPT_WHY,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -29,6 +30,7 @@ static const char doc[] =
 	"Examples:\n"
 	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
 	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
+	"  vmtrace-convert --csv --why run1.vmt             # with where each exit's time went\n"
 	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
 	"  vmtrace-convert --series=100ms --csv run1.vmt  # per interval and vCPU\n"
 	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
@@ -57,6 +59,10 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
 	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
 	  "instead of per exit", 2 },
+	{ "why", OPT_WHY, NULL, 0, "per-exit rows gain where each exit's time went, from the "
+	  "file's context events: kvm_ns, userspace_ns, preempted_ns, blocked_ns, wakeup_ns, "
+	  "irq_ns, softirq_ns, nmi_ns (they sum to latency_ns), incomplete, culprit_kind, "
+	  "culprit, culprit_pid", 2 },
 	{ "series", OPT_SERIES, "TIME", OPTION_ARG_OPTIONAL, "one row per interval of TIME "
 	  "(default: 100 to 1000 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
 	  "max_window_ns (1 ms window), as vmtrace-report --interval", 2 },
@@ -100,6 +106,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "--perfetto");
 		o->format = formats[key - OPT_CSV];
 		break;
+	case OPT_WHY:
+		o->why = 1;
+		break;
 	case OPT_EVENTS:
 		o->events = 1;
 		break;
@@ -136,6 +145,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--events and --series go with --csv or --jsonl");
 		if (o->events && o->series)
 			argp_error(state, "--events and --series exclude each other");
+		if (o->why && (o->events || o->series || o->format == CONVERT_LEGACY ||
+			       o->format == CONVERT_VMT))
+			argp_error(state, "--why goes with per-exit rows: --csv or --jsonl, "
+				   "without --events or --series");
 		check_copy_filters(state, o);
 		break;
 	default:

@@ -288,8 +288,41 @@ best = [int(x.a["data-window-ns"]) for x in root.one("table", id="worst-interval
         if "data-window-ns" in x.a]
 if best != sorted(best, reverse=True) or (best and best[0] != r["max_window_sum_ns"]):
     fail(f"worst intervals {best[:3]}, worst window {r['max_window_sum_ns']}")
+
+# Causes: each reason's bar has the JSON's time per kind, the culprits are the JSON's.
+causes = root.one("section", id="causes")
+KINDS = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+nbars = 0
+if r["why_by_reason"] is None:
+    if list(causes.all("svg")) or "no context events" not in causes.alltext():
+        fail("causes: a recording without context events gets a note, no chart")
+elif r["pairs"] - r["filtered_out"]:
+    bars = list(causes.one("svg", id="why-bars").all("g", cls="row"))
+    want = [dict(w, label="%s(0x%x)" % (w["name"], w["code"]) if w["name"] else str(w["code"]))
+            for w in r["why_by_reason"]][:12]
+    total = {k + "_ns": sum(w[k + "_ns"] or 0 for w in r["why_by_reason"]) for k in KINDS}
+    want.append(dict(total, label="all exits"))
+    if len(bars) != len(want):
+        fail(f"causes: {len(bars)} bars, JSON {len(want)} reasons and all")
+    for g, w in zip(bars, want):
+        if g.a["data-reason"] != w["label"]:
+            fail(f"causes: bar {g.a['data-reason']!r}, JSON {w['label']!r}")
+        segs = {x.a["data-kind"]: int(x.a["data-ns"]) for x in g.all("rect")}
+        wk = {k: w[k + "_ns"] for k in KINDS if w[k + "_ns"]}
+        if segs != wk:
+            fail(f"causes: {w['label']}: page {segs}, JSON {wk}")
+        if sum(segs.values()) != int(g.a["data-total-ns"]):
+            fail(f"causes: {w['label']}: the parts do not add up to the bar's total")
+    nbars = len(bars)
+    got = [(x.a["data-kind"], int(x.a["data-pid"]), int(x.a["data-count"]),
+            int(x.a["data-total-ns"]), int(x.a["data-max-ns"]))
+           for x in causes.one("table", id="culprits").all("tr") if "data-kind" in x.a]
+    wc = [(c["kind"], -1 if c["pid"] is None else c["pid"], c["count"], c["total_ns"],
+           c["max_ns"]) for c in r["culprits"]][:15]
+    if got != wc:
+        fail(f"causes: culprits {got[:2]}, JSON {wc[:2]}")
 print(f"{len(groups)} histograms, {len(sets)} curves, {len(cells)} heatmap cells, "
-      f"{len(rows)} longest exits")
+      f"{len(rows)} longest exits, {nbars} cause bars")
 PY
 
 cat >png.py <<'PY'
@@ -357,6 +390,7 @@ page kvm 10ms "$DATA/sample-kvm.vmt"
 page syscalls 20ms "$DATA/sample-syscalls.vmt"
 page filtered 100ms --reason hlt,io "$DATA/sample-kvm.vmt"
 page tracedat - "$DATA/tracedat/kvm.v7zstd.dat"
+page why 100ms "$DATA/why/sample/kvm.vmt"
 
 # The hover script: pointer moves over a heatmap cell and over a chart over time, sent by a
 # script added to a copy of the page; the tip's text ends up in the DOM.
