@@ -146,7 +146,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->events && o->series)
 			argp_error(state, "--events and --series exclude each other");
 		if (o->why && (o->events || o->series || o->format == CONVERT_LEGACY ||
-			       o->format == CONVERT_VMT))
+			       o->format == CONVERT_VMT || o->format == CONVERT_PERFETTO))
 			argp_error(state, "--why goes with per-exit rows: --csv or --jsonl, "
 				   "without --events or --series");
 		check_copy_filters(state, o);

@@ -13,7 +13,6 @@
 #include "log.h"
 #include "metakeys.h"
 #include "nomatch.h"
-#include "perfetto.h"
 #include "rbpage.h"
 #include "rows.h"
 #include "seriesfmt.h"
@@ -111,37 +110,6 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	}
 	vmt_series_free(&se);
 	return ret;
-}
-
-/* --perfetto (common/perfetto.h): attributing, so that the context events reach it. */
-int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
-		     struct convert_found *found)
-{
-	struct vmt_iter_opts io = { (struct vmt_filter *)&o->fo.filter, .attribute = true };
-	struct vmt_perfetto *p;
-	struct vmt_consumer c;
-	struct vmt_iter it;
-	uint64_t slices;
-	int ret, werr;
-
-	ret = vmt_perfetto_consumer(fd, &p, &c);
-	if (ret) {
-		vmt_err("%s", strerror(-ret));
-		return ret;
-	}
-	ret = vmt_iterate(r, &io, &c, 1, &it);
-	found->rd = *vmt_reader_stats(r);
-	found->why = vmt_reader_last_error(r);
-	found->decoded = true;
-	slices = vmt_perfetto_counts(p)->exits;
-	werr = vmt_perfetto_finish(p);
-	if (werr)
-		vmt_err("%s: %s", convert_output_name(o), strerror(-werr));
-	else if (ret)
-		vmt_err("%s: %s", o->input, strerror(-ret));
-	else
-		say_rows(o, &it, slices, &(struct vmt_rows_stats){ 0 });
-	return werr ? werr : ret;
 }
 
 /* The CPUs that have chunks. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmtrace-report --compare BEFORE AFTER: one pass over each recording with the same filters
- * (common/compare.h), the test, the table or JSON "compare" (common/comparefmt.h), and
- * --fail-if's verdicts: exit status
+ * (common/compare.h), the test, the table or JSON "compare" (common/comparefmt.h), the
+ * page with both distributions (common/htmlcompare.h), and --fail-if's verdicts: exit status
  * 1 when a condition holds, so that CI pipelines can gate on latency.
  */
 #include "config.h"
@@ -15,9 +15,11 @@
 
 #include "compare.h"
 #include "comparefmt.h"
+#include "htmlcompare.h"
 #include "inputopt.h"
 #include "log.h"
 #include "outbuf.h"
+#include "outfile.h"
 #include "report_compare.h"
 
 #define MAX_CONDS 32
@@ -124,6 +126,17 @@ static int publish(const struct report_opts *o, const struct vmt_compare *c,
 {
 	int ret = 0;
 
+	if (o->html) {
+		vmt_outfile_unlink_on_signal();
+		ret = vmt_html_compare_file(o->html, c, v->file);
+		if (ret) {
+			vmt_err("%s: cannot write the HTML page: %s", o->html,
+				ret == -EINVAL ? "that is one of the recordings" : strerror(-ret));
+			return 1;
+		}
+		if (strcmp(o->html, "-") == 0)
+			return 0;	/* the page is the output */
+	}
 	if (o->json)
 		ret = print_json(c, v);
 	else

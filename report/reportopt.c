@@ -119,9 +119,9 @@ static void check_compare(struct argp_state *state, const struct report_opts *o)
 		argp_error(state, "only one of the two recordings can be standard input");
 	if (o->legacy || o->verbose || o->histogram || o->bucket_ns || o->buckets ||
 	    o->hist_log || o->hist_cyclictest || o->threshold_ns || o->around || o->why ||
-	    o->wide || o->top_given || o->interval_ns || o->html)
-		argp_error(state, "--compare takes --json, --window, --fail-if and the filters; "
-			   "no other view");
+	    o->wide || o->top_given || o->interval_ns)
+		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
+			   "filters; no other view");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

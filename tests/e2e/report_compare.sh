@@ -225,3 +225,94 @@ awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
 [ "$(grep -c '^  [^ ].* before ' out.txt)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["compare"]["groups"]))' syscalls.json)" ] ||
 	fail "a block per group"
 echo "text: $(wc -l <out.txt) lines"
+
+# --html: a well-formed page whose distributions are the CSV rows' counts per display bin
+# (four per doubling, recounted here), in Chromium without an error.
+vmtrace-report --compare --html page.html "$DATA/sample-kvm.vmt" \
+	"$DATA/tracedat/kvm.v7zstd.dat" >/dev/null || fail "--compare --html"
+python3 - page.html mixed.json mixed.a.csv mixed.b.csv <<'PY' || fail "the page's distributions"
+import csv, json, re, sys
+from html.parser import HTMLParser
+page, cmp_json, ca, cb = sys.argv[1:5]
+text = open(page, encoding="utf-8").read()
+
+class Check(HTMLParser):
+    VOID = {"meta", "br", "path"}
+    def __init__(self):
+        super().__init__()
+        self.stack, self.ids, self.paths, self.errors = [], set(), [], []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            if a["id"] in self.ids:
+                self.errors.append("id twice: " + a["id"])
+            self.ids.add(a["id"])
+        if tag == "svg":
+            self.svg = a
+        if tag == "path" and "data-bins" in a:
+            self.paths.append((self.svg["data-reason"], a))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        pass
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append("</%s> out of order" % tag)
+
+c = Check()
+c.feed(text)
+assert not c.errors and not c.stack, (c.errors, c.stack)
+for bad in ("http://", "https://", "<link", "src="):
+    assert bad not in text.replace('xmlns="http://www.w3.org/2000/svg"', ""), bad
+
+def dbin(v):
+    if v < 8:
+        return v
+    e = v.bit_length() - 1
+    return 4 * (e - 1) + ((v >> (e - 2)) & 3)
+
+def dbin_low(b):
+    return b if b < 8 else (4 + (b & 3)) << (b // 4 - 1)
+
+def bins(path, code):
+    out = {}
+    for r in csv.DictReader(open(path, newline="")):
+        if code is None or int(r["reason_code"]) == code:
+            lo = dbin_low(dbin(int(r["latency_ns"])))
+            out[lo] = out.get(lo, 0) + 1
+    return out
+
+groups = {g["reason"]: g for g in json.load(open(cmp_json))["compare"]["groups"]}
+assert len(c.paths) == sum(bool(g["before"]["count"]) + bool(g["after"]["count"])
+                           for g in list(groups.values())[:9]), len(c.paths)
+for reason, a in c.paths:
+    g = groups[reason]
+    side = a["data-side"]
+    got = {int(k): int(v) for k, v in (x.split(":") for x in a["data-bins"].split(";"))}
+    want = bins(ca if side == "before" else cb, g["reason_code"])
+    assert got == want, (reason, side, got, want)
+    assert int(a["data-count"]) == g[side]["count"] == sum(got.values()), (reason, side)
+print(f"{len(c.paths)} distributions drawn as recounted")
+PY
+if command -v chromium >/dev/null; then
+	profile=$(mktemp -d "$scratch/profile.XXXXXX")
+	net=""
+	unshare -n true 2>/dev/null && net="unshare -n"
+	$net timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$scratch/page.html" >page.dom 2>page.log ||
+		{ tail -5 page.log >&2; fail "chromium --dump-dom"; }
+	! grep -q 'data-error="' page.dom || fail "a script error in the page"
+	! grep ":CONSOLE" page.log || fail "console messages"
+	[ "$(grep -o '<path class="dist ' page.dom | wc -l)" -gt 4 ] || fail "chromium's DOM"
+	echo "chromium: the page loads without an error"
+else
+	skip_part "no chromium (Debian's chromium package)"
+fi
+run vmtrace-report --compare --html "$A" "$A" "$B"
+expect_rc 1 "--html over a recording"
+grep -q 'that is one of the recordings' err.txt || fail "--html over a recording: the message"
+finish
