@@ -62,11 +62,11 @@ void vmt_compare_free(struct vmt_compare *c)
 		vmt_latdist_free(&c->groups[i].side[1].d);
 	}
 	free(c->groups);
-	for (i = 0; i < 2; i++) {
-		if (c->pass[i])
-			vmt_exitreasons_free(c->pass[i]->names);
-		free(c->pass[i]);
+	for (i = 0; i < c->npasses; i++) {
+		vmt_exitreasons_free(c->passes[i]->names);
+		free(c->passes[i]);
 	}
+	free(c->passes);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -203,16 +203,20 @@ static const struct vmt_consumer_ops compare_ops = {
 
 int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *out)
 {
-	struct cmp_pass *p;
+	struct cmp_pass *p, **list;
 
 	if (side != VMT_CMP_BEFORE && side != VMT_CMP_AFTER)
 		return -EINVAL;
+	list = realloc(c->passes, (c->npasses + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	c->passes = list;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->c = c;
 	p->side = side;
-	c->pass[side] = p;
+	c->passes[c->npasses++] = p;
 	out->ops = &compare_ops;
 	out->state = p;
 	return 0;

@@ -45,15 +45,18 @@ struct vmt_compare {
 	uint64_t span_ns[2];		/* what the rates divide by: the span the filters select */
 	struct vmt_cmp_group *groups;	/* [0] all, then reasons by after's total time */
 	size_t ngroups, cap;
-	struct cmp_pass *pass[2];
+	struct cmp_pass **passes;	/* one per consumer made */
+	size_t npasses;
 };
 
 /* Prepare c (zeroed here) for sliding windows of window_ns. Returns 0 or -ENOMEM. */
 int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns);
 void vmt_compare_free(struct vmt_compare *c);
 /*
- * The consumer for one side's pass. Returns 0 or -ENOMEM. The caller sets span_ns[side]
- * (what its rates are per) when it knows it, after the pass at the latest.
+ * The consumer for one pass that adds to side (several passes may add to one side: their
+ * exits are then one population, each task's windows its own). Returns 0 or -ENOMEM. The
+ * caller sets span_ns[side] (what its rates are per) when it knows it, after the pass at
+ * the latest.
  */
 int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *out);
 /* After both passes: the tests, and the reasons in order. */

@@ -140,12 +140,12 @@ static void json_num(struct vmt_jsonw *w, const char *name, double x)
 	vmt_outbuf_printf(w->o, "%.6g", x);
 }
 
-static void json_side(struct vmt_jsonw *w, const struct vmt_compare *c,
-		      const struct vmt_cmp_group *g, int side)
+/* One side's figures as members of the object open. */
+static void json_fields(struct vmt_jsonw *w, const struct vmt_compare *c,
+			const struct vmt_cmp_group *g, int side)
 {
 	unsigned int k;
 
-	vmt_jsonw_object_open(w, side ? "after" : "before");
 	for (k = 0; k < NCOLS; k++) {
 		double x = vmt_compare_value(c, g, side, cols[k].m);
 
@@ -156,6 +156,13 @@ static void json_side(struct vmt_jsonw *w, const struct vmt_compare *c,
 		else
 			vmt_jsonw_u64(w, cols[k].key, (uint64_t)x);
 	}
+}
+
+static void json_side(struct vmt_jsonw *w, const struct vmt_compare *c,
+		      const struct vmt_cmp_group *g, int side)
+{
+	vmt_jsonw_object_open(w, side ? "after" : "before");
+	json_fields(w, c, g, side);
 	vmt_jsonw_object_close(w);
 }
 
@@ -208,6 +215,104 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 		vmt_jsonw_str(w, "condition", v->conds[k].text);
 		vmt_jsonw_bool(w, "holds", v->verdicts && v->verdicts[k] == 1);
 		vmt_jsonw_str(w, "detail", v->details ? v->details[k] : NULL);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_close(w);
+}
+
+/* ---- several recordings merged (side 0 of each comparison) ---- */
+
+static void merge_header(FILE *f, const char *first)
+{
+	unsigned int k;
+
+	fprintf(f, "  %-14s", first);
+	for (k = 0; k < NCOLS; k++) {
+		if (cols[k].m != VMT_CMP_MEAN)
+			fprintf(f, " %9s", cols[k].head);
+	}
+	fputc('\n', f);
+}
+
+static void merge_row(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_group *g,
+		      const char *label, struct vmt_unit lat, struct vmt_unit win)
+{
+	unsigned int k;
+
+	fprintf(f, "  %-14.14s", label);
+	for (k = 0; k < NCOLS; k++) {
+		if (cols[k].m != VMT_CMP_MEAN)
+			cell(f, c, g, 0, k, lat, win);
+	}
+	fputc('\n', f);
+}
+
+void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
+		    const char *const *files, unsigned int n)
+{
+	uint64_t max = 0, wmax = 0;
+	struct vmt_unit lat, win;
+	char label[32];
+	unsigned int i;
+	size_t g;
+
+	for (g = 0; g < merged->ngroups; g++) {
+		const struct vmt_cmp_side *s = &merged->groups[g].side[0];
+
+		if (s->d.st.count && s->d.st.max > max)
+			max = s->d.st.max;
+		if (s->max_window_ns > wmax)
+			wmax = s->max_window_ns;
+	}
+	lat = vmt_unit_for(&ns_clock, max);
+	win = vmt_unit_for_total(&ns_clock, wmax);
+	fprintf(f, "Recordings, merged into one population:\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
+	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
+		"recordings' summed spans:\n", lat.name, win.name);
+	merge_header(f, "reason");
+	for (g = 0; g < merged->ngroups; g++)
+		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);
+	fprintf(f, "\nEach recording, all exits; latencies in %s, windows in %s:\n", lat.name,
+		win.name);
+	merge_header(f, "recording");
+	for (i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "[%u]", i + 1);
+		merge_row(f, &per[i], &per[i].groups[0], label, lat, win);
+	}
+}
+
+void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
+		    const struct vmt_compare *per, const char *const *files, unsigned int n)
+{
+	unsigned int i;
+	size_t g;
+
+	vmt_jsonw_array_open(w, "files");
+	for (i = 0; i < n; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "file", files[i]);
+		vmt_jsonw_u64(w, "span_ns", per[i].span_ns[0]);
+		json_fields(w, &per[i], &per[i].groups[0], 0);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_open(w, "merged");
+	vmt_jsonw_u64(w, "span_ns", merged->span_ns[0]);
+	vmt_jsonw_u64(w, "window_ns", merged->window_ns);
+	vmt_jsonw_array_open(w, "groups");
+	for (g = 0; g < merged->ngroups; g++) {
+		const struct vmt_cmp_group *gr = &merged->groups[g];
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "reason", gr->name);
+		if (gr->all)
+			vmt_jsonw_null(w, "reason_code");
+		else
+			vmt_jsonw_u64(w, "reason_code", gr->key);
+		json_fields(w, merged, gr, 0);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);

@@ -24,11 +24,8 @@
 
 #define MAX_CONDS 32
 
-/*
- * The span the rates are per: the recording's duration (its events' span when the file does
- * not say, as a trace.dat), or the --from/--to part of it.
- */
-static uint64_t selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
+/* report_compare.h: the span a recording's rates are per. */
+uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
 			      const struct vmt_iter *it)
 {
 	uint64_t end = vmt_reader_duration_ns(r), start = 0;
@@ -75,7 +72,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		vmt_err("%s: %s", file, strerror(-ret));
 		goto out_close;
 	}
-	c->span_ns[side] = selected_span(&fo.filter, r, &it);
+	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
 	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_last_error(r), true, &notes);
 	for (i = 0; i < notes.n; i++)
 		vmt_warn("%s: %s", file, notes.note[i]);

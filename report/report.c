@@ -307,6 +307,8 @@ int main(int argc, char **argv)
 	report_parse_args(&o, argc, argv);
 	if (o.compare)
 		return report_compare(&o);
+	if (o.nfiles > 1)
+		return report_merge(&o);
 	rep.style.wide = o.wide != 0;
 	if (open_input(&rep) || set_up_views(&rep) || run_pass(&rep))
 		goto out;

@@ -51,6 +51,7 @@ static const char doc[] =
 	"  vmtrace-report --interval 100ms run1.vmt       # per interval and vCPU\n"
 	"  vmtrace-report --html run1.html run1.vmt       # one page with the pictures\n"
 	"  vmtrace-report --compare before.vmt after.vmt  # A/B, with a test per change\n"
+	"  vmtrace-report part1.vmt part2.vmt trace.dat   # merged, with a row per file\n"
 	"  vmtrace-report --compare --fail-if 'p99>+10%,max>2ms' before.vmt after.vmt\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
@@ -103,23 +104,35 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/* --compare takes two recordings and the options that apply to both; --fail-if needs it. */
-static void check_compare(struct argp_state *state, const struct report_opts *o)
+/*
+ * --compare takes two recordings, several without it are merged; both take only the
+ * options that apply to every recording. --fail-if needs --compare.
+ */
+static void check_several(struct argp_state *state, struct report_opts *o)
 {
-	if (!o->compare) {
-		if (o->file2)
-			argp_error(state, "only one recording at a time (--compare takes two)");
-		if (o->fail_if)
-			argp_error(state, "--fail-if goes with --compare");
-		return;
-	}
-	if (!o->file2)
+	unsigned int i, stdin_files = 0;
+
+	if (!o->compare && o->fail_if)
+		argp_error(state, "--fail-if goes with --compare");
+	if (o->compare && o->nfiles != 2)
 		argp_error(state, "--compare takes two recordings: BEFORE AFTER");
-	if (!strcmp(o->file, "-") && !strcmp(o->file2, "-"))
-		argp_error(state, "only one of the two recordings can be standard input");
-	if (o->legacy || o->verbose || o->histogram || o->bucket_ns || o->buckets ||
-	    o->hist_log || o->hist_cyclictest || o->threshold_ns || o->around || o->why ||
-	    o->wide || o->top_given || o->interval_ns)
+	if (o->nfiles < 2)
+		return;
+	for (i = 0; i < o->nfiles; i++)
+		stdin_files += !strcmp(o->files[i], "-");
+	if (stdin_files > 1)
+		argp_error(state, "only one of the recordings can be standard input");
+	o->file2 = o->files[1];
+	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
+			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
+			    o->around || o->why || o->wide || o->top_given || o->interval_ns ||
+			    o->html))
+		argp_error(state, "several recordings are merged into figures per exit reason "
+			   "and per file: they take --json, --window and the filters; no other "
+			   "view");
+	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
+			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
+			   o->around || o->why || o->wide || o->top_given || o->interval_ns))
 		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
 			   "filters; no other view");
 }
@@ -133,12 +146,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'f':
 	case ARGP_KEY_ARG:
-		if (o->file2)
-			argp_error(state, "at most two recordings (--compare BEFORE AFTER)");
-		if (o->file)
-			o->file2 = arg;
-		else
-			o->file = arg;
+		if (o->nfiles == REPORT_MAX_FILES)
+			argp_error(state, "at most %u recordings", REPORT_MAX_FILES);
+		o->files[o->nfiles++] = arg;
+		o->file = o->files[0];
 		break;
 	case OPT_JSON:
 		o->json = 1;
@@ -227,7 +238,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!o->file)
 			argp_error(state, "no recording given");
-		check_compare(state, o);
+		check_several(state, o);
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
 		if (o->why && !o->verbose && !o->around)
@@ -263,7 +274,7 @@ void report_parse_args(struct report_opts *o, int argc, char **argv)
 		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
-	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
+	struct argp argp = { options, parse_opt, "[FILE...]", doc, children, NULL, NULL };
 
 	memset(o, 0, sizeof(*o));
 	o->window_ns = VMT_DEFAULT_WINDOW_NS;

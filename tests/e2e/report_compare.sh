@@ -213,8 +213,8 @@ run vmtrace-report --compare "$A"
 expect_rc 64 "--compare with one recording"
 run vmtrace-report --compare --histogram "$A" "$B"
 expect_rc 64 "--compare with --histogram"
-run vmtrace-report "$A" "$B"
-expect_rc 64 "two recordings without --compare"
+run vmtrace-report --compare "$A" "$B" "$A"
+expect_rc 64 "--compare with three recordings"
 
 # The text: three lines per group, within 120 columns, the verdict printed.
 run vmtrace-report --compare --fail-if 'p99<-10%' "$A" "$B"
