@@ -85,6 +85,22 @@ assert names[(2, None)] == "vCPU tasks" and names[(2, 100)] == "vCPU 0 (task 100
 print("context slices as worked out:", len(ctx))
 PY
 
+# The bundled real KVM sample with context events (two VMs sharing a CPU): preemptions of
+# the vCPU tasks (whose exits have tracks) and interrupts on the pCPU tracks.
+conv kvmwhy "$DATA/why/sample/kvm.vmt"
+python3 - kvmwhy.trace.json <<'PY' || fail "the real sample's context slices"
+import json, sys
+from decimal import Decimal
+ev = json.load(open(sys.argv[1]), parse_float=Decimal)["traceEvents"]
+tasks = {e["tid"] for e in ev if e["ph"] == "X" and e["cat"] == "exit"}
+ctx = [e for e in ev if e["ph"] == "X" and e["cat"] == "context"]
+pre = [e for e in ctx if e["name"].startswith("preempted by ")]
+assert pre and all(e["args"]["vcpu_task"] in tasks and e["args"]["preempted"] for e in pre)
+assert any(e["name"].startswith(("irq ", "vector ", "softirq ")) for e in ctx)
+assert all(e["pid"] == 1 and e["ts"] >= 0 and e["dur"] >= 0 for e in ctx)
+print(len(pre), "preemptions,", len(ctx), "context slices")
+PY
+
 # Refused: --events with it; to standard output works.
 vmtrace-convert --perfetto --events "$DATA/small-syscalls.vmt" >/dev/null 2>&1 &&
 	fail "--perfetto --events accepted"
