@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "compare.h"
 #include "exitreason.h"
-#include "reader.h"
 #include "tclock.h"
 
 /* One task's sliding windows: over all its exits, and over each reason's. */
@@ -111,7 +110,7 @@ static int cmp_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
-	return vmt_exitreasons_new(vmt_reader_begin_format(it->r), &p->names);
+	return vmt_exitreasons_new(it->begin_format, &p->names);
 }
 
 static int window_add(struct cmp_pass *p, struct vmt_window *w, uint64_t *max_ns,

@@ -12,7 +12,6 @@
 #include "jsonw.h"
 #include "outbuf.h"
 #include "perfetto.h"
-#include "reader.h"
 
 /* An interrupt handler running on a CPU, from its entry to its exit. */
 struct open_irq {
@@ -185,7 +184,7 @@ static int pf_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->start_ts = it->start_ts;
-	ret = vmt_exitreasons_new(vmt_reader_begin_format(it->r), &p->names);
+	ret = vmt_exitreasons_new(it->begin_format, &p->names);
 	if (ret)
 		return ret;
 	meta(p, "process_name", VMT_PERFETTO_PID_PCPU, -1, "name", "pCPUs", 0);
