@@ -119,6 +119,8 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 		}
 		if (isnan(g->ks_p) || !g->side[0].d.st.count || !g->side[1].d.st.count)
 			fprintf(f, " %6s %8s %s\n", "-", "-", "-");
+		else if (g->ks_p < 1e-300)	/* below what a double holds: not 0 */
+			fprintf(f, " %6.4f %8s %s\n", g->ks_d, "<1e-300", "yes");
 		else
 			fprintf(f, " %6.4f %8.2g %s\n", g->ks_d, g->ks_p,
 				beyond_noise(g) ? "yes" : "no");

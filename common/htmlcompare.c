@@ -159,7 +159,10 @@ static void figures(struct vmt_outbuf *o, const struct vmt_compare *c)
 			}
 			snprintf(b, sizeof(b), "%.4f", g->ks_d);
 			td(o, NULL, b);
-			snprintf(b, sizeof(b), "%.2g", g->ks_p);
+			if (g->ks_p < 1e-300)	/* below what a double holds: not 0 */
+				snprintf(b, sizeof(b), "<1e-300");
+			else
+				snprintf(b, sizeof(b), "%.2g", g->ks_p);
 			td(o, NULL, b);
 			td(o, "l", g->ks_p < VMT_CMP_ALPHA ? "yes" : "no");
 			out(o, "</tr>");
