@@ -14,6 +14,7 @@ enum convert_format {
 	CONVERT_JSONL,
 	CONVERT_LEGACY,
 	CONVERT_VMT,
+	CONVERT_PERFETTO,
 };
 
 struct convert_opts {

@@ -28,6 +28,7 @@
 #include "outfile.h"
 #include "reportfmt.h"
 #include "reportjson.h"
+#include "report_compare.h"
 #include "reportopt.h"
 #include "seriesfmt.h"
 #include "summary.h"
@@ -336,6 +337,10 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	report_parse_args(&o, argc, argv);
+	if (o.compare)
+		return report_compare(&o);
+	if (o.nfiles > 1)
+		return report_merge(&o);
 	rep.style.wide = o.wide != 0;
 	if (open_input(&rep) || set_up_views(&rep) || run_pass(&rep))
 		goto out;
