@@ -13,6 +13,15 @@ struct task {
 	struct vmt_window win;
 	struct vmt_whywin whywin;	/* the same windows, broken down (attribution on) */
 	bool has_whywin;
+	/*
+	 * Most tasks keep to one pCPU: their pairs go to the pCPU's distribution only
+	 * when the pass ends (one merge instead of an update per exit), until the task's
+	 * first exit on another pCPU. Then the pairs so far are merged there and the task's
+	 * later exits update their pCPU's distribution directly. Merging is exact
+	 * (latstat.h), so the figures are the same either way.
+	 */
+	uint32_t home_cpu;		/* the pCPU of the task's first exit */
+	bool migrated;
 };
 
 struct summary_work {
@@ -281,6 +290,24 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		if (!t)
 			return -ENOMEM;
 		*slot = t;
+		t->home_cpu = ex->cpu;
+		/* the pCPU's group exists from its first exit on, as before */
+		if (!cpu_group(s, ex->cpu))
+			return -ENOMEM;
+	}
+	if (t->migrated) {
+		g = cpu_group(s, ex->cpu);
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
+			ret = -ENOMEM;
+	} else if (ex->cpu != t->home_cpu) {
+		/* the first exit elsewhere: the home pCPU takes the task's pairs so far */
+		t->migrated = true;
+		g = cpu_group(s, t->home_cpu);
+		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
+			ret = -ENOMEM;
+		g = cpu_group(s, ex->cpu);
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
+			ret = -ENOMEM;
 	}
 	if (vmt_latdist_add_val(&t->g.d, &lv))
 		ret = -ENOMEM;
@@ -313,9 +340,6 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		else if (p->why)
 			vmt_whysum_add(&g->why, p->why);
 	}
-	g = cpu_group(s, ex->cpu);
-	if (!g || vmt_latdist_add_val(&g->d, &lv))
-		ret = -ENOMEM;
 	top_add(s, p);
 	if (s->hist_buckets && hist_add(s, ex->cpu, p->lat))
 		ret = -ENOMEM;
@@ -384,6 +408,23 @@ static void sort_hist_rows(struct vmt_summary *s)
 	}
 }
 
+/* The pairs of the tasks that kept to one pCPU, into that pCPU's distribution. */
+static int merge_home_cpus(struct vmt_summary *s)
+{
+	struct task *t;
+
+	for (t = s->work->tasks; t; t = t->next) {
+		struct vmt_group *g;
+
+		if (t->migrated)
+			continue;
+		g = cpu_group(s, t->home_cpu);
+		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
 static int collect_tasks(struct vmt_summary *s)
 {
@@ -444,7 +485,9 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->last_ts = it->last_ts;
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
-	ret = collect_tasks(s);
+	ret = merge_home_cpus(s);
+	if (!ret)
+		ret = collect_tasks(s);
 	/* every pair counted went to exactly one pCPU: their sum is the whole */
 	for (i = 0; !ret && i < s->ncpus; i++) {
 		if (vmt_latdist_merge(&s->all, &s->cpus[i].d))
