@@ -30,6 +30,11 @@ struct summary_work {
 	size_t ntasks;
 	size_t *reason_slot;		/* open addressing over s->reasons */
 	size_t reason_cap;		/* slots, a power of two */
+	/*
+	 * Index + 1 in s->reasons of the small codes of the usual ISAs, 0 when not seen:
+	 * one load instead of a probe whose branches the mix of reasons keeps mispredicting.
+	 */
+	uint32_t *reason_direct;
 	size_t reasons_alloc;
 	size_t cpus_alloc;
 };
@@ -48,7 +53,10 @@ static size_t hash64(uint64_t k)
 	return (size_t)k;
 }
 
-static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+#define REASON_DIRECT_ISAS 4	/* VMT_ISA_ANY, VMX, SVM and one more */
+#define REASON_DIRECT_CODES 2048	/* VMX basic reasons and SVM codes up to NPF and past */
+
+static struct vmt_group *reason_group_hashed(struct vmt_summary *s, uint32_t isa, uint64_t key)
 {
 	struct summary_work *w = s->work;
 	uint64_t hk = key ^ (uint64_t)isa << 60;
@@ -95,6 +103,29 @@ static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint6
 	s->reasons[s->nreasons].isa = isa;
 	s->reasons[s->nreasons].key = key;
 	return &s->reasons[s->nreasons++];
+}
+
+static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+{
+	struct summary_work *w = s->work;
+	struct vmt_group *g;
+	uint32_t *d;
+
+	if (isa >= REASON_DIRECT_ISAS || key >= REASON_DIRECT_CODES)
+		return reason_group_hashed(s, isa, key);
+	if (!w->reason_direct) {
+		w->reason_direct = calloc(REASON_DIRECT_ISAS * REASON_DIRECT_CODES,
+					  sizeof(*w->reason_direct));
+		if (!w->reason_direct)
+			return NULL;
+	}
+	d = &w->reason_direct[isa * REASON_DIRECT_CODES + key];
+	if (*d)
+		return &s->reasons[*d - 1];
+	g = reason_group_hashed(s, isa, key);
+	if (g && s->nreasons < UINT32_MAX)
+		*d = (uint32_t)(g - s->reasons) + 1;
+	return g;
 }
 
 static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
@@ -554,8 +585,10 @@ void vmt_summary_free(struct vmt_summary *s)
 	free(s->hist_cpu);
 	vmt_exitreasons_free(s->names);
 	vmt_culprits_free(s->culprits);
-	if (s->work)
+	if (s->work) {
 		free(s->work->reason_slot);
+		free(s->work->reason_direct);
+	}
 	free(s->work);
 	memset(s, 0, sizeof(*s));
 }
