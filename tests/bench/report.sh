@@ -105,16 +105,20 @@ row "vmtrace-report --json, trace.bin, uncached" "$work/lc"
 [ $have_orig = no ] || row "original vm-trace -f, trace.bin, cached" "$work/o"
 [ $have_orig = no ] || row "original vm-trace -f, trace.bin, uncached" "$work/oc"
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
-echo "full analysis / zstd floor: wall $(ratio "$(col "$work/a" 1)" "$(col "$work/z" 1)"), CPU $(ratio "$(col "$work/a" 3)" "$(col "$work/z" 3)")"
+echo "full analysis / zstd floor: wall $(ratio "$(col "$work/a" 1)" "$(col "$work/z" 1)")," \
+	"CPU $(ratio "$(col "$work/a" 3)" "$(col "$work/z" 3)")"
 # zstd's command line also checks XXH64, which the .vmt reader skips: the floor's CPU is
 # above what decompression costs inside the report. The analysis alone, without any
 # decompression, is the trace.bin row's CPU per event.
 echo "analysis CPU without decompression (trace.bin, cached): $(echo "$(col "$work/l" 3) $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }') ns per event"
 echo "attribution: CPU with context events / without: $(ratio "$(col "$work/x" 3)" "$(col "$work/a" 3)")"
 if [ $have_orig = yes ]; then
-	echo "trace.bin cached, ours / original: wall $(ratio "$(col "$work/l" 1)" "$(col "$work/o" 1)"), CPU $(ratio "$(col "$work/l" 3)" "$(col "$work/o" 3)")"
-	echo ".vmt cached / original's trace.bin cached: wall $(ratio "$(col "$work/a" 1)" "$(col "$work/o" 1)"), CPU $(ratio "$(col "$work/a" 3)" "$(col "$work/o" 3)")"
-	[ ! -s "$work/lc" ] || echo "trace.bin uncached, ours / original: wall $(ratio "$(col "$work/lc" 1)" "$(col "$work/oc" 1)"), CPU $(ratio "$(col "$work/lc" 3)" "$(col "$work/oc" 3)")"
+	vs() {	# vs LABEL OURS THEIRS: wall and CPU ratios of two cases
+		echo "$1: wall $(ratio "$(col "$2" 1)" "$(col "$3" 1)"), CPU $(ratio "$(col "$2" 3)" "$(col "$3" 3)")"
+	}
+	vs "trace.bin cached, ours / original" "$work/l" "$work/o"
+	vs ".vmt cached / original's trace.bin cached" "$work/a" "$work/o"
+	[ ! -s "$work/lc" ] || vs "trace.bin uncached, ours / original" "$work/lc" "$work/oc"
 fi
 [ "$UNCACHED" = yes ] || echo "(uncached runs skipped: BENCH_UNCACHED=no or not root)"
 printf '%-50s %7s %7s %10s %9s %8s\n' "" "wall s" "CPU s" "M rows/s" "CPU ns/row" "peak RSS"
