@@ -291,7 +291,7 @@ static struct task *new_task(struct vmt_summary *s, int32_t pid)
 /* Where the pair's time went, into the task's figures, its window and the culprits. */
 static int add_why(struct vmt_summary *s, struct task *t, const struct vmt_pair *p)
 {
-	vmt_whysum_add(&s->why_all, p->why);
+	/* every pair goes to its task's sums: the whole is their sum, made at the end */
 	vmt_whysum_add(&t->g.why, p->why);
 	if (vmt_whywin_add(&t->whywin, p->begin->ts, p->end->ts, p->why, p->why_segs,
 			   p->why_nsegs))
@@ -468,6 +468,7 @@ static int collect_tasks(struct vmt_summary *s)
 	if (!s->tasks)
 		return -ENOMEM;
 	for (t = s->work->tasks; t; t = t->next) {
+		vmt_whysum_merge(&s->why_all, &t->g.why);
 		s->tasks[i] = t->g;
 		s->tasks[i].max_window_sum = t->win.max_sum;
 		s->tasks[i].max_window_at = t->win.max_at;
