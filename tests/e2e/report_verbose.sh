@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every line of -v (report/evdump.c builds them without printf) against lines built here
+# Every line of -v (common/evdump.c builds them without printf) against lines built here
 # from vmtrace-convert --json --events (a separate path: rows.c and jsonw.c): time, CPU
 # and pid columns, reason names and unknown codes, hex fields (rip always, the others when
 # not 0, all with --wide), latencies in ns, us, ms and s, and entries without an exit.
