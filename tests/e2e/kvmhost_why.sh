@@ -50,6 +50,17 @@ vmtrace-convert --csv -o exits.csv "$d/kvm.vmt" || fail "convert"
 python3 "$K/whycheck.py" counts exits.csv "$d/kvmload-a.txt" "$d/kvmload-b.txt" ||
 	fail "exit counts differ from the workloads' own"
 
+# The causes need a workload that ran: on a host loaded enough to starve QEMU (make -j4
+# check on 2 CPUs) a VM made 12 rounds in 3 s, where 60 to 100 are usual, and its long
+# exits were then mostly QEMU's stalls. The counts above hold anyway; the causes are left
+# out (SKIP) below 30 rounds.
+for f in "$d/kvmload-a.txt" "$d/kvmload-b.txt"; do
+	rounds=$(sed -n 's/^rounds \([0-9]*\) .*/\1/p' "$f")
+	[ "${rounds:-0}" -ge 30 ] ||
+		skip "the emulated host ran $(basename "$f" .txt) for ${rounds:-0} rounds only" \
+			"(a loaded machine): too few to check causes"
+done
+
 hz=$(sed -n 's/^CONFIG_HZ=\([0-9][0-9]*\)$/\1/p' "$d/kernel-config")
 [ -n "$hz" ] || fail "no CONFIG_HZ in the guest kernel's config"
 tick_ns=$((1000000000 / hz))
