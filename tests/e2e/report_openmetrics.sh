@@ -18,7 +18,10 @@ check_file() {
 	run vmtrace-report --openmetrics "$@" "$f"
 	expect_rc 0 "--openmetrics $f"
 	mv out.txt om.txt
-	[ ! -s err.txt ] || { cat err.txt >&2; fail "$f: messages on stderr"; }
+	# a real recording on a loaded machine may have lost events: said, and still compared
+	# with the JSON of the same file below; nothing else may be said
+	! grep -v "events were lost while recording" err.txt >&2 ||
+		fail "$f: messages on stderr"
 	tail -n 1 om.txt | grep -qx '# EOF' || fail "$f: no # EOF at the end"
 	vmtrace-report --json "$@" "$f" >r.json || fail "$f: --json"
 	vmtrace-convert --csv "$@" "$f" >pairs.csv || fail "$f: --csv"
