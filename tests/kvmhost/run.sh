@@ -347,9 +347,9 @@ INIT
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
 # A good run takes about 15 s, 80 s on a machine busy with other work (a starved QEMU: the
-# watchdog above waits 100 s more than the workload). Under TCG the emulated guest has been seen to hang (an RCU
-# stall with shadow paging, 1 run in 5): such a boot is timed out and retried once, loudly;
-# any other failure, or a second timeout, fails.
+# watchdog above waits 100 s more than the workload). Under TCG the emulated guest has been
+# seen to hang (an RCU stall with shadow paging, 1 run in 5): such a boot is timed out and
+# retried once, loudly; any other failure, or a second timeout, fails.
 disk_mb=64
 [ "${VMTRACE_KVMHOST_EVIDENCE:-0}" = 1 ] && disk_mb=512
 boot() {
