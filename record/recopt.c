@@ -13,6 +13,7 @@
 #include "context.h"
 #include "log.h"
 #include "recopt.h"
+#include "tclock.h"
 #include "tracefs.h"
 
 #define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
@@ -21,6 +22,8 @@ enum {
 	OPT_CLEANUP = 256,
 	OPT_POLL,
 	OPT_CONTEXT,
+	OPT_LIVE,
+	OPT_NO_OUTPUT,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -37,6 +40,7 @@ static const char doc[] =
 	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
 	"  vmtrace-record -p 2 --context none   # the pair only\n"
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
+	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -64,6 +68,10 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file (default " REC_DEFAULT_OUTPUT ")", 3 },
 	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 1)", 3 },
 	{ "quiet", 'q', NULL, 0, "no progress and no summary", 3 },
+	{ "live", OPT_LIVE, "TIME", OPTION_ARG_OPTIONAL, "every TIME (default 1s) print exits/s, "
+	  "out-of-guest %, p99 and max per vCPU and per exit reason of the last interval, "
+	  "while recording (a table redrawn on a terminal, else one line per interval)", 3 },
+	{ "no-output", OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "only remove ftrace instances left by recorders that died, then exit", 4 },
@@ -88,6 +96,41 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 	    strcmp(o->begin, o->end) == 0)
 		argp_error(state, "invalid event pair '%s' (expected two different "
 			   "system:event names)", arg);
+}
+
+/* --live[=TIME], --no-output, and what they need from the other options at the end. */
+static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
+			   const char *arg)
+{
+	uint64_t v = REC_DEFAULT_LIVE_NS;
+
+	switch (key) {
+	case OPT_LIVE:
+		if (arg && (vmt_cli_parse_duration_ns(arg, &v) || v < 10000000ULL ||
+			    v > 3600000000000ULL))
+			argp_error(state, "invalid --live interval '%s' (10ms to 1h)", arg);
+		o->live_ns = v;
+		break;
+	case OPT_NO_OUTPUT:
+		o->no_output = 1;
+		break;
+	case ARGP_KEY_END:
+		if (o->no_output && !o->live_ns)
+			argp_error(state, "--no-output needs --live (there would be nothing to see)");
+		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
+			argp_error(state, "--no-output and -o together");
+		/* The live figures are in ns while recording: a counter clock's rate is known
+		 * only at the end. */
+		if (o->live_ns && o->clock && !vmt_clock_is_ns(o->clock))
+			argp_error(state, "--live needs a nanosecond trace clock (local, global, "
+				   "mono, ...), not '%s'", o->clock);
+		if (o->no_output) {
+			/* the pages still flow through the writer, stored, to nowhere */
+			o->output = "/dev/null";
+			o->level = 0;
+		}
+		break;
+	}
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -157,9 +200,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
+	case OPT_LIVE:
+	case OPT_NO_OUTPUT:
+		parse_live_opt(state, o, key, arg);
+		break;
 	case ARGP_KEY_END:
 		if (!o->cleanup_only && !o->cpus.n)
 			argp_error(state, "no CPU to trace: give -p LIST");
+		parse_live_opt(state, o, key, arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -16,6 +16,7 @@
 #define REC_DEFAULT_OUTPUT	"trace.vmt"
 #define REC_DEFAULT_BUFFER_KB	8192
 #define REC_DEFAULT_POLL_NS	10000000ULL	/* 10 ms */
+#define REC_DEFAULT_LIVE_NS	1000000000ULL	/* 1 s */
 
 struct record_opts {
 	struct vmt_cpulist cpus;
@@ -30,6 +31,8 @@ struct record_opts {
 	int quiet;
 	int cleanup_only;
 	uint64_t poll_ns;
+	uint64_t live_ns;		/* --live interval; 0: no live view */
+	int no_output;
 	char cmdline[1024];		/* the command line as given, for the metadata */
 };
 
