@@ -3,9 +3,9 @@
  * vmtrace-report: read a recording in one streaming pass and print the exit-entry latency
  * report: summary, percentiles, per-reason, per-pCPU and per-vCPU tables, where the time
  * went, the longest exits, exits over a threshold, events around a time, histograms; as
- * text or JSON, or the original vm-trace's four lines. Thin: options (reportopt.c), then
- * the pass with its consumers (common/iterate.h, lists.c), then the renderers
- * (common/reportfmt.h, common/reportjson.h).
+ * text, JSON or OpenMetrics, or the original vm-trace's four lines. Thin: options
+ * (reportopt.c), then the pass with its consumers (common/iterate.h, lists.c), then the
+ * renderers (common/reportfmt.h, common/reportjson.h, common/openmetrics.h).
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
+#include "openmetrics.h"
 #include "outbuf.h"
 #include "outfile.h"
 #include "reportfmt.h"
@@ -205,6 +206,35 @@ static int write_html(struct report *rep)
 	return ret;
 }
 
+/*
+ * --openmetrics: host is the recording's (its metadata), not this machine's. =FILE is for
+ * node_exporter's textfile collector, which reads Prometheus's text format, not OpenMetrics.
+ */
+static int print_openmetrics(struct report *rep)
+{
+	char *host = vmt_reader_meta(rep->r, "hostname");
+	struct vmt_openmetrics_labels l = { .host = host };
+	const char *path = rep->o->metrics_file;
+	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
+	int ret;
+
+	if (path) {
+		vmt_outfile_unlink_on_signal();
+		ret = vmt_openmetrics_publish(path, &rep->s, clk, &l, VMT_OPENMETRICS_PROMETHEUS);
+	} else {
+		fflush(stdout);
+		ret = vmt_openmetrics_write_fd(STDOUT_FILENO, &rep->s, clk, &l,
+					       VMT_OPENMETRICS_TEXT);
+	}
+	if (ret == -EINVAL)
+		vmt_err("%s: its host name holds a control character", rep->o->file);
+	else if (ret)
+		vmt_err("%s: cannot write the metrics: %s", path ? path : "standard output",
+			strerror(-ret));
+	free(host);
+	return ret ? 1 : 0;
+}
+
 static int print_views(struct report *rep)
 {
 	int ret = 0;
@@ -215,6 +245,8 @@ static int print_views(struct report *rep)
 		if (strcmp(rep->o->html, "-") == 0)
 			return 0;	/* the page is the output */
 	}
+	if (rep->o->openmetrics)
+		return print_openmetrics(rep);
 	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)

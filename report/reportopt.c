@@ -27,6 +27,7 @@ enum {
 	OPT_WIDE,
 	OPT_INTERVAL,
 	OPT_HTML,
+	OPT_OPENMETRICS,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -48,6 +49,9 @@ static const char doc[] =
 	"  vmtrace-report trace.dat                       # trace-cmd record -e kvm\n"
 	"  vmtrace-report --interval 100ms run1.vmt       # per interval and vCPU\n"
 	"  vmtrace-report --html run1.html run1.vmt       # one page with the pictures\n"
+	"  vmtrace-report --openmetrics run1.vmt          # for Prometheus\n"
+	"  vmtrace-report --openmetrics=/var/lib/prometheus/node-exporter/vmtrace.prom "
+	"run1.vmt\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
 	"and --around count from the start of the recording (its first page). FILE - reads "
@@ -74,6 +78,10 @@ static const struct argp_option options[] = {
 	  "(default 1ms)", 2 },
 	{ "interval", OPT_INTERVAL, "TIME", 0, "a time series: exits, out-of-guest time, max, "
 	  "p99 and worst window per interval of TIME and vCPU (table, JSON \"series\")", 2 },
+	{ "openmetrics", OPT_OPENMETRICS, "FILE", OPTION_ARG_OPTIONAL, "print the summary as "
+	  "OpenMetrics text (exits, out-of-guest seconds, latency histograms, worst window, "
+	  "lost events) for Prometheus; =FILE replaces FILE atomically instead, in the text "
+	  "format of node_exporter's textfile collector", 2 },
 	{ "html", OPT_HTML, "FILE", 0, "also write the report as one self-contained HTML page "
 	  "with charts (\"-\": standard output, instead of the report)", 2 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
@@ -169,6 +177,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->interval_ns)
 			argp_error(state, "the interval must be longer than 0");
 		break;
+	case OPT_OPENMETRICS:
+		o->openmetrics = 1;
+		if (arg && !*arg)
+			argp_error(state, "empty --openmetrics file name");
+		o->metrics_file = arg;
+		break;
 	case OPT_HTML:
 		if (!*arg)
 			argp_error(state, "empty --html file name");
@@ -181,6 +195,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!o->file)
 			argp_error(state, "no recording given");
+		if (o->openmetrics && (o->json || o->html || o->legacy || o->verbose ||
+					o->around || o->threshold_ns || o->interval_ns ||
+					o->histogram || o->wide || o->top_given))
+			argp_error(state, "--openmetrics prints the metrics only: it takes no "
+				   "other view (--json, --html, --legacy, -v, lists, histogram)");
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
 		if (o->why && !o->verbose && !o->around)

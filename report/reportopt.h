@@ -16,7 +16,7 @@
 struct report_opts {
 	const char *file;
 	struct vmt_input_opts in;
-	int json, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
+	int json, openmetrics, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
 	bool top_given;
@@ -24,6 +24,7 @@ struct report_opts {
 	uint64_t around_ns, around_span_ns;
 	uint64_t interval_ns;		/* --interval: the time series, 0: none */
 	const char *html;		/* --html FILE, or NULL */
+	const char *metrics_file;	/* --openmetrics=FILE, or NULL (standard output) */
 	struct vmt_filter_opts fo;
 };
 

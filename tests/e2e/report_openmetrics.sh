@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-report --openmetrics on the bundled samples and on a real syscall recording: the
+# text parsed by python3-prometheus-client's OpenMetrics parser (independent of ours) and
+# every counter, gauge, sum and count compared with vmtrace-report --json on the same file;
+# every histogram bucket compared with a recount of vmtrace-convert --csv's latencies
+# (tests/helpers/openmetrics_check.py). --openmetrics refuses other views with one line.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+$PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
+	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
+CHECK="$top_srcdir/tests/helpers/openmetrics_check.py"
+
+check_file() {
+	local f=$1 host=$2
+	run vmtrace-report --openmetrics "$f"
+	expect_rc 0 "--openmetrics $f"
+	mv out.txt om.txt
+	[ ! -s err.txt ] || { cat err.txt >&2; fail "$f: messages on stderr"; }
+	tail -n 1 om.txt | grep -qx '# EOF' || fail "$f: no # EOF at the end"
+	vmtrace-report --json "$f" >r.json || fail "$f: --json"
+	vmtrace-convert --csv "$f" >pairs.csv || fail "$f: --csv"
+	echo "$f:"
+	$PY "$CHECK" om.txt r.json pairs.csv "$host" || fail "$f: metrics differ (above)"
+}
+
+check_file "$DATA/sample-kvm.vmt" "(none)"
+check_file "$DATA/sample-syscalls.vmt" vm
+check_file "$DATA/small-syscalls.vmt" vm
+
+# The filters apply: --reason keeps one reason's family members only.
+run vmtrace-report --openmetrics --reason hlt "$DATA/sample-kvm.vmt"
+expect_rc 0 "--openmetrics --reason"
+[ "$(grep -c '^vmtrace_exits_total' out.txt)" = 1 ] || fail "--reason hlt: not one reason"
+grep -q '^vmtrace_exits_total{host="(none)",reason="hlt"} 238$' out.txt ||
+	fail "--reason hlt: its count"
+
+# Other views are refused: one line, exit 64.
+for other in --json "--html x.html" --legacy -v --histogram "--interval 1ms"; do
+	# shellcheck disable=SC2086
+	run vmtrace-report --openmetrics $other "$DATA/sample-kvm.vmt"
+	expect_rc 64 "--openmetrics $other"
+	expect_one_line_error vmtrace-report "openmetrics"
+	[ ! -s out.txt ] || fail "--openmetrics $other printed on stdout"
+done
+[ ! -e x.html ] || fail "--openmetrics --html wrote the page"
+
+# =FILE: published whole (Prometheus text for node_exporter: the same samples, counters
+# typed under their _total names, no EOF), or one line and exit 1 when it cannot be.
+run vmtrace-report --openmetrics=m.prom "$DATA/sample-kvm.vmt"
+expect_rc 0 "--openmetrics=FILE"
+[ ! -s out.txt ] || fail "--openmetrics=FILE printed on stdout"
+vmtrace-report --openmetrics "$DATA/sample-kvm.vmt" >om.txt
+grep -v '^#' m.prom >m.samples
+grep -v '^#' om.txt | diff -u - m.samples || fail "=FILE has other samples than stdout"
+grep -qx '# TYPE vmtrace_exits_total counter' m.prom || fail "=FILE: counter type line"
+grep -q '^# EOF' m.prom && fail "=FILE: # EOF in the textfile"
+$PY -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families
+n = sum(len(f.samples) for f in text_string_to_metric_families(open(sys.argv[1]).read()))
+print(n)' m.prom >n.txt || fail "=FILE does not parse as Prometheus text"
+[ "$(cat n.txt)" = "$(grep -vc '^#' om.txt)" ] || fail "=FILE: $(cat n.txt) samples"
+ls ./*.part 2>/dev/null && fail "temporary file left behind"
+run vmtrace-report --openmetrics=no/such/dir/m.prom "$DATA/sample-kvm.vmt"
+expect_rc 1 "--openmetrics=FILE in a missing directory"
+expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot write the metrics"
+[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for an unwritable file"
+run vmtrace-report --openmetrics= "$DATA/sample-kvm.vmt"
+expect_rc 64 "--openmetrics= (empty)"
+
+# A real recording: the syscall loop on CPU 1.
+if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+	need_tracefs
+	start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o run.vmt
+	"$HELPERS/syscall_loop" 1 100000 >loop.txt || fail "syscall_loop"
+	kill -INT "$rec_pid"
+	wait "$rec_pid" || { cat rec.err >&2; fail "vmtrace-record failed"; }
+	check_file run.vmt "$(uname -n)"
+else
+	skip_part "the real recording (needs root and tracefs)"
+fi
+finish

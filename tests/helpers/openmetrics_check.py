@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Check vmtrace-report --openmetrics against the same recording's JSON report and CSV.
+
+Usage: openmetrics_check.py METRICS REPORT.json PAIRS.csv [HOST]
+
+METRICS is parsed by python3-prometheus-client's OpenMetrics parser (an implementation
+independent of ours, strict about the format). Every counter and gauge must equal the JSON
+report's figure; every histogram bucket must equal a recount of the exits' latencies from
+vmtrace-convert --csv; the bucket that holds each reason's p99 (per the JSON) is the one
+where the cumulative count first reaches the p99's rank. Prints one line per check group
+and exits 1 on the first mismatch.
+"""
+import csv
+import json
+import math
+import sys
+
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def reason_label(r):
+    return r["name"] if r["name"] is not None else "0x%x" % r["code"]
+
+
+def vcpu_label(v, tasks):
+    if v["vcpu"] is None:
+        return "pid %d" % v["pid"]
+    if sum(1 for t in tasks if t["vcpu"] == v["vcpu"]) > 1:
+        return "%d (pid %d)" % (v["vcpu"], v["pid"])
+    return "%d" % v["vcpu"]
+
+
+def ns(seconds):
+    return round(seconds * 1e9)
+
+
+def main():
+    text = open(sys.argv[1]).read()
+    rep = json.load(open(sys.argv[2]))
+    host = sys.argv[4] if len(sys.argv) > 4 else None
+    fams = {f.name: f for f in text_string_to_metric_families(text)}
+    want = {"vmtrace_exits": "counter", "vmtrace_exit_latency_seconds": "histogram",
+            "vmtrace_vcpu_exits": "counter", "vmtrace_out_of_guest_seconds": "counter",
+            "vmtrace_worst_window_seconds": "gauge", "vmtrace_window_seconds": "gauge",
+            "vmtrace_lost_events": "counter", "vmtrace_orphans": "counter"}
+    for name, typ in want.items():
+        if name not in fams or fams[name].type != typ:
+            fail("family %s (%s) missing or of another type" % (name, typ))
+    if set(fams) != set(want):
+        fail("unexpected families %s" % sorted(set(fams) - set(want)))
+    for f in fams.values():
+        for s in f.samples:
+            if host is not None and s.labels.get("host") != host:
+                fail("%s: host label %r, expected %r" % (s.name, s.labels.get("host"), host))
+
+    def samples(fam, suffix=""):
+        return [s for s in fams[fam].samples if s.name == fam + suffix]
+
+    # exits per reason and the histogram's count and sum
+    exits = {s.labels["reason"]: s.value for s in samples("vmtrace_exits", "_total")}
+    if len(exits) != len(rep["reasons"]):
+        fail("%d reasons in the metrics, %d in the JSON" % (len(exits), len(rep["reasons"])))
+    counts = {s.labels["reason"]: s.value
+              for s in samples("vmtrace_exit_latency_seconds", "_count")}
+    sums = {s.labels["reason"]: s.value for s in samples("vmtrace_exit_latency_seconds", "_sum")}
+    for r in rep["reasons"]:
+        lab = reason_label(r)
+        if exits.get(lab) != r["count"] or counts.get(lab) != r["count"]:
+            fail("reason %s: exits %s, count %s, JSON %d" % (lab, exits.get(lab), counts.get(lab),
+                                                             r["count"]))
+        if ns(sums[lab]) != r["total_ns"]:
+            fail("reason %s: sum %r s, JSON %d ns" % (lab, sums[lab], r["total_ns"]))
+    if sum(exits.values()) != rep["pairs"]:
+        fail("exits add up to %d, JSON pairs %d" % (sum(exits.values()), rep["pairs"]))
+    print("exits per reason: %d reasons, %d pairs, counts and sums equal the JSON"
+          % (len(exits), rep["pairs"]))
+
+    # buckets: against a recount of the CSV's latencies
+    lats = {}
+    with open(sys.argv[3]) as f:
+        for row in csv.DictReader(f):
+            lab = row["reason"] if row["reason"] else "0x%x" % int(row["reason_code"])
+            lats.setdefault(lab, []).append(int(row["latency_ns"]))
+    buckets = {}
+    for s in samples("vmtrace_exit_latency_seconds", "_bucket"):
+        buckets.setdefault(s.labels["reason"], []).append((float(s.labels["le"]), s.value))
+    nb = 0
+    for r in rep["reasons"]:
+        lab = reason_label(r)
+        bs = sorted(buckets[lab])
+        if not math.isinf(bs[-1][0]) or bs[-1][1] != r["count"]:
+            fail("reason %s: +Inf bucket %r" % (lab, bs[-1]))
+        vals = lats.get(lab, [])
+        if len(vals) != r["count"]:
+            fail("reason %s: %d exits in the CSV, %d in the JSON" % (lab, len(vals), r["count"]))
+        for le, c in bs[:-1]:
+            bound = ns(le)
+            if bound != 2 ** round(math.log2(bound + 1)) - 1:
+                fail("bound %r is not 2^k-1 ns" % le)
+            n = sum(1 for v in vals if v <= bound)
+            if c != n:
+                fail("reason %s: bucket le=%r holds %d, the CSV %d" % (lab, le, c, n))
+            nb += 1
+        # the bucket of the p99: where the cumulative count first reaches its rank
+        if r["count"]:
+            p99 = r["p99_ns"]
+            rank = math.ceil(0.99 * r["count"])
+            first = next(i for i, (le, c) in enumerate(bs) if c >= rank)
+            mine = next(i for i, (le, c) in enumerate(bs) if p99 <= ns(le) or math.isinf(le))
+            if first != mine:
+                fail("reason %s: p99 %d ns in bucket %d, the ranks say %d" % (lab, p99, mine,
+                                                                              first))
+    print("buckets: %d bounds equal a recount of the CSV; each p99 in its bucket" % nb)
+
+    # per vCPU task
+    tasks = rep["vcpus"]
+    vex = {s.labels["vcpu"]: s.value for s in samples("vmtrace_vcpu_exits", "_total")}
+    oog = {s.labels["vcpu"]: s.value for s in samples("vmtrace_out_of_guest_seconds", "_total")}
+    win = {s.labels["vcpu"]: s.value for s in samples("vmtrace_worst_window_seconds")}
+    if len(vex) != len(tasks) or len(oog) != len(tasks) or len(win) != len(tasks):
+        fail("%d vCPU tasks in the metrics, %d in the JSON" % (len(vex), len(tasks)))
+    for t in tasks:
+        lab = vcpu_label(t, tasks)
+        if vex.get(lab) != t["pairs"]:
+            fail("vcpu %s: exits %s, JSON %d" % (lab, vex.get(lab), t["pairs"]))
+        if ns(oog[lab]) != t["total_ns"]:
+            fail("vcpu %s: out of guest %r s, JSON %d ns" % (lab, oog[lab], t["total_ns"]))
+        if ns(win[lab]) != t["max_window_sum_ns"]:
+            fail("vcpu %s: worst window %r s, JSON %d ns" % (lab, win[lab],
+                                                           t["max_window_sum_ns"]))
+    print("vCPU tasks: %d, exits, out-of-guest time and worst window equal the JSON"
+          % len(tasks))
+
+    one = {n: samples(n, sfx)[0].value for n, sfx in
+           (("vmtrace_window_seconds", ""), ("vmtrace_lost_events", "_total"),
+            ("vmtrace_orphans", "_total"))}
+    if ns(one["vmtrace_window_seconds"]) != rep["window_ns"]:
+        fail("window %r, JSON %d ns" % (one["vmtrace_window_seconds"], rep["window_ns"]))
+    if one["vmtrace_lost_events"] != rep["lost_events"]:
+        fail("lost events %r, JSON %d" % (one["vmtrace_lost_events"], rep["lost_events"]))
+    if one["vmtrace_orphans"] != rep["orphans"]:
+        fail("orphans %r, JSON %d" % (one["vmtrace_orphans"], rep["orphans"]))
+    print("window, lost events, orphans equal the JSON")
+
+
+main()

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * openmetrics: a summary built by hand from known latencies, rendered, and every sample read
+ * back from the text: bucket counts against a recount of the raw values (below and above
+ * the distribution's exact limit, values right at the bounds, a cycle clock), sums as
+ * exact decimals, labels (collisions, unknown codes, escaping), both formats' framing, and
+ * publishing into a path.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "openmetrics.h"
+#include "outfile.h"
+
+static const struct vmt_clock ns_clock = { 1.0, 0, 0 };
+
+#define NREASONS 3
+#define NTASKS 4
+#define MAXVALS 6000
+
+struct fixture {
+	struct vmt_summary s;
+	struct vmt_exitreasons *names;
+	struct vmt_group reasons[NREASONS];
+	struct vmt_group tasks[NTASKS];
+	uint64_t *vals[NREASONS];	/* the raw values, for the recount */
+	size_t nvals[NREASONS];
+};
+
+static void add(struct fixture *fx, unsigned int r, uint64_t v)
+{
+	assert_int_equal(vmt_latdist_add(&fx->reasons[r].d, v), 0);
+	fx->vals[r][fx->nvals[r]++] = v;
+}
+
+static int setup(void **state)
+{
+	struct vmt_evformat kvm_exit = { .name = (char *)"kvm_exit" };
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	uint64_t x = 88172645463325252ULL;
+	unsigned int r, i;
+
+	assert_non_null(fx);
+	assert_int_equal(vmt_exitreasons_new(&kvm_exit, &fx->names), 0);
+	for (r = 0; r < NREASONS; r++) {
+		vmt_latdist_init(&fx->reasons[r].d);
+		fx->vals[r] = calloc(MAXVALS, sizeof(uint64_t));
+		assert_non_null(fx->vals[r]);
+	}
+	/* VMX HLT: past the exact limit (the log-linear histogram), values at every bound */
+	fx->reasons[0].isa = VMT_ISA_VMX;
+	fx->reasons[0].key = 12;
+	for (i = 0; i < VMT_OPENMETRICS_BOUNDS; i++) {
+		uint64_t b = vmt_openmetrics_bound_ns(i);
+
+		add(fx, 0, b);
+		add(fx, 0, b + 1);
+		add(fx, 0, b - 1);
+	}
+	for (i = 0; i < 5000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		add(fx, 0, (x % 4000000) >> (x % 12));
+	}
+	add(fx, 0, 0);
+	add(fx, 0, 500000000000ULL);	/* 500 s: only in +Inf */
+	/* SVM hlt: a few values, exact */
+	fx->reasons[1].isa = VMT_ISA_SVM;
+	fx->reasons[1].key = 0x78;
+	add(fx, 1, 1023);
+	add(fx, 1, 1024);
+	add(fx, 1, 70);
+	/* a code no table knows; empty */
+	fx->reasons[2].isa = VMT_ISA_VMX;
+	fx->reasons[2].key = 0x4242;
+	/* tasks: two with vCPU 0, one without an index, one with 3 */
+	for (i = 0; i < NTASKS; i++) {
+		vmt_latdist_init(&fx->tasks[i].d);
+		fx->tasks[i].pid = 100 + (int32_t)i;
+		fx->tasks[i].has_vcpu = i != 2;
+		fx->tasks[i].vcpu = i == 3 ? 3 : 0;
+		assert_int_equal(vmt_latdist_add(&fx->tasks[i].d, 1000000001ULL * (i + 1)), 0);
+		fx->tasks[i].max_window_sum = 250000 + i;
+	}
+	fx->s.names = fx->names;
+	fx->s.reasons = fx->reasons;
+	fx->s.nreasons = NREASONS;
+	fx->s.tasks = fx->tasks;
+	fx->s.ntasks = NTASKS;
+	fx->s.window_ns = 1000000;
+	fx->s.lost_events = 17;
+	fx->s.pairing.orphan_begins = 2;
+	fx->s.pairing.orphan_ends = 3;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned int i;
+
+	for (i = 0; i < NREASONS; i++) {
+		vmt_latdist_free(&fx->reasons[i].d);
+		free(fx->vals[i]);
+	}
+	for (i = 0; i < NTASKS; i++)
+		vmt_latdist_free(&fx->tasks[i].d);
+	vmt_exitreasons_free(fx->names);
+	free(fx);
+	return 0;
+}
+
+static char *render(const struct vmt_summary *s, const struct vmt_clock *clk,
+		    const struct vmt_openmetrics_labels *l, enum vmt_openmetrics_format fmt)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	assert_non_null(f);
+	assert_int_equal(vmt_openmetrics_write(f, s, clk, l, fmt), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The value of the sample whose line starts with prefix (exactly one such line). */
+static double value_of(const char *text, const char *prefix)
+{
+	const char *p = text, *hit = NULL;
+	size_t n = strlen(prefix);
+
+	while (p && *p) {
+		if (strncmp(p, prefix, n) == 0 && p[n] == ' ') {
+			assert_null(hit);
+			hit = p + n + 1;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!hit)
+		fail_msg("no sample %s", prefix);
+	return strtod(hit, NULL);
+}
+
+static uint64_t recount(const uint64_t *v, size_t n, const struct vmt_clock *clk, uint64_t ns)
+{
+	uint64_t c = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		c += vmt_clock_ns(clk, v[i]) <= ns;
+	return c;
+}
+
+static void check_buckets(const char *text, const char *reason, const uint64_t *v, size_t n,
+			  const struct vmt_clock *clk)
+{
+	char prefix[256];
+	unsigned int b;
+
+	for (b = 0; b < VMT_OPENMETRICS_BOUNDS; b++) {
+		uint64_t ns = vmt_openmetrics_bound_ns(b);
+
+		snprintf(prefix, sizeof(prefix),
+			 "vmtrace_exit_latency_seconds_bucket{host=\"h1\",vm=\"web1\","
+			 "reason=\"%s\",le=\"%" PRIu64 ".%09" PRIu64 "\"}", reason,
+			 ns / 1000000000u, ns % 1000000000u);
+		assert_int_equal((uint64_t)value_of(text, prefix), recount(v, n, clk, ns));
+	}
+	snprintf(prefix, sizeof(prefix), "vmtrace_exit_latency_seconds_bucket{host=\"h1\","
+		 "vm=\"web1\",reason=\"%s\",le=\"+Inf\"}", reason);
+	assert_int_equal((uint64_t)value_of(text, prefix), n);
+	snprintf(prefix, sizeof(prefix), "vmtrace_exit_latency_seconds_count{host=\"h1\","
+		 "vm=\"web1\",reason=\"%s\"}", reason);
+	assert_int_equal((uint64_t)value_of(text, prefix), n);
+}
+
+static void test_values(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	char *text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	uint64_t sum = 0;
+	char want[256];
+	size_t i;
+
+	assert_non_null(fx->reasons[0].d.hist);	/* the histogram, not the exact values */
+	assert_null(fx->reasons[1].d.hist);
+	check_buckets(text, "HLT", fx->vals[0], fx->nvals[0], &ns_clock);
+	check_buckets(text, "hlt", fx->vals[1], fx->nvals[1], &ns_clock);
+	check_buckets(text, "0x4242", fx->vals[2], fx->nvals[2], &ns_clock);
+	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
+				  "reason=\"HLT\"}"), fx->nvals[0]);
+	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
+				  "reason=\"0x4242\"}"), 0);
+	/* the sum as an exact decimal: 1024 + 1023 + 70 ns */
+	assert_non_null(strstr(text, "vmtrace_exit_latency_seconds_sum{host=\"h1\",vm=\"web1\","
+			       "reason=\"hlt\"} 0.000002117\n"));
+	for (i = 0; i < fx->nvals[0]; i++)
+		sum += fx->vals[0][i];
+	snprintf(want, sizeof(want), "vmtrace_exit_latency_seconds_sum{host=\"h1\",vm=\"web1\","
+		 "reason=\"HLT\"} %" PRIu64 ".%09" PRIu64, sum / 1000000000u, sum % 1000000000u);
+	while (want[strlen(want) - 1] == '0')
+		want[strlen(want) - 1] = '\0';
+	assert_non_null(strstr(text, want));
+	/* tasks: colliding indexes carry their pid, a task without an index is its pid */
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"web1\","
+				  "vcpu=\"0 (pid 100)\"}"), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"web1\","
+				  "vcpu=\"0 (pid 101)\"}"), 1);
+	assert_non_null(strstr(text, "vmtrace_out_of_guest_seconds_total{host=\"h1\",vm=\"web1\","
+			       "vcpu=\"pid 102\"} 3.000000003\n"));
+	assert_non_null(strstr(text, "vmtrace_worst_window_seconds{host=\"h1\",vm=\"web1\","
+			       "vcpu=\"3\"} 0.000250003\n"));
+	assert_non_null(strstr(text, "\nvmtrace_window_seconds{host=\"h1\",vm=\"web1\"} 0.001\n"));
+	assert_int_equal(value_of(text, "vmtrace_lost_events_total{host=\"h1\",vm=\"web1\"}"), 17);
+	assert_int_equal(value_of(text, "vmtrace_orphans_total{host=\"h1\",vm=\"web1\"}"), 5);
+	/* OpenMetrics framing */
+	assert_non_null(strstr(text, "# TYPE vmtrace_exits counter\n"));
+	assert_non_null(strstr(text, "# UNIT vmtrace_exit_latency_seconds seconds\n"));
+	assert_string_equal(text + strlen(text) - 6, "# EOF\n");
+	free(text);
+}
+
+/* A cycle clock (4 ticks per ns): counts still follow the bounds in ns (exact values). */
+static void test_cycle_clock(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_clock tsc = { 0.25, 0, 0 };
+	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	char *text = render(&fx->s, &tsc, &l, VMT_OPENMETRICS_TEXT);
+
+	check_buckets(text, "hlt", fx->vals[1], fx->nvals[1], &tsc);
+	assert_non_null(strstr(text, "vmtrace_exit_latency_seconds_sum{host=\"h1\",vm=\"web1\","
+			       "reason=\"hlt\"} 0.000000529\n"));
+	free(text);
+}
+
+static void test_prometheus_format(void **state)
+{
+	struct fixture *fx = *state;
+	char *text = render(&fx->s, &ns_clock, NULL, VMT_OPENMETRICS_PROMETHEUS);
+
+	assert_non_null(strstr(text, "# TYPE vmtrace_exits_total counter\n"));
+	assert_non_null(strstr(text, "# TYPE vmtrace_exit_latency_seconds histogram\n"));
+	assert_null(strstr(text, "# UNIT"));
+	assert_null(strstr(text, "# EOF"));
+	/* no labels at all: no braces */
+	assert_non_null(strstr(text, "\nvmtrace_lost_events_total 17\n"));
+	assert_non_null(strstr(text, "\nvmtrace_exits_total{reason=\"HLT\"} "));
+	free(text);
+}
+
+static void test_labels(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_openmetrics_labels l = { "a\"b\\c\nd", NULL };
+	struct vmt_openmetrics_labels bad = { "tab\there", NULL };
+	char *text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	FILE *f = fopen("/dev/null", "w");
+
+	assert_non_null(strstr(text, "\nvmtrace_lost_events_total{host=\"a\\\"b\\\\c\\nd\"} 17\n"));
+	free(text);
+	l.host = "";
+	l.vm = "v";
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_non_null(strstr(text, "\nvmtrace_lost_events_total{vm=\"v\"} 17\n"));
+	free(text);
+	assert_non_null(f);
+	assert_int_equal(vmt_openmetrics_write(f, &fx->s, &ns_clock, &bad, VMT_OPENMETRICS_TEXT),
+			 -EINVAL);
+	fclose(f);
+}
+
+static void test_publish(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	char dir[] = "/tmp/test_openmetrics.XXXXXX", path[128], tmp[160], *want, *got;
+	size_t len;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/vmtrace.prom", dir);
+	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
+						 VMT_OPENMETRICS_PROMETHEUS), 0);
+	/* again, over the first: replaced whole, nothing left behind */
+	fx->s.lost_events = 18;
+	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
+						 VMT_OPENMETRICS_PROMETHEUS), 0);
+	fx->s.lost_events = 17;
+	want = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	got = calloc(1, strlen(want) + 16);
+	assert_non_null(got);
+	len = fread(got, 1, strlen(want) + 8, f);
+	fclose(f);
+	assert_int_equal(len, strlen(want));
+	assert_non_null(strstr(got, "vmtrace_lost_events_total{host=\"h1\",vm=\"web1\"} 18\n"));
+	got[len] = '\0';
+	assert_int_equal(value_of(got, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
+				  "reason=\"HLT\"}"), fx->nvals[0]);
+	assert_int_equal(vmt_outfile_tmp_name(path, tmp, sizeof(tmp)), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	/* a directory that does not exist */
+	snprintf(path, sizeof(path), "%s/vmtrace.prom", dir);
+	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
+						 VMT_OPENMETRICS_PROMETHEUS), -ENOENT);
+	free(want);
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cycle_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prometheus_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
