@@ -5,23 +5,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "exitreason.h"
 #include "iterate.h"
 #include "latstat.h"
-#include "log.h"
 #include "live.h"
 #include "livefmt.h"
-#include "tap.h"
-
-/* Copies of pages the tap may hold for the merge before it merges early. */
-#define MAX_HELD_BYTES	(64u << 20)
 
 struct rec_live {
 	struct rec_live_config cfg;
-	struct rec_tap *tap;
-	struct vmt_consumer c;		/* the pass keeps a pointer to it */
 	struct vmt_exitreasons *names;
 	bool started;			/* t0 known */
 	uint64_t t0, cur_start, cur_end;	/* trace clock (ns) */
@@ -108,12 +100,6 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	unsigned int active = 0;
 	size_t i;
 
-	if (l->tap) {
-		struct rec_tap_stats st;
-
-		rec_tap_stats(l->tap, &st);
-		l->tot.late = st.late;
-	}
 	for (i = 0; i < l->ntasks; i++)
 		active += l->tasks[i]->s.count > 0;
 	fr.index = l->index;
@@ -228,11 +214,10 @@ static const struct vmt_consumer_ops live_ops = {
 	.task_free = live_task_free,
 };
 
-/* The tap's hook: every record up to ts is in; UINT64_MAX: the last came. */
-static void live_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
+void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts,
+		      uint64_t late)
 {
-	struct rec_live *l = arg;
-
+	l->tot.late = late;
 	if (ts != UINT64_MAX) {
 		move_to(l, ts);
 		return;
@@ -244,13 +229,7 @@ static void live_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 
 int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 {
-	struct rec_tap_config tc = {
-		.next = cfg->next, .hp = cfg->hp, .meta = cfg->meta, .meta_len = cfg->meta_len,
-		.clock = cfg->clock, .lookbehind_ns = cfg->lookbehind_ns,
-		.max_held_bytes = cfg->max_held_bytes, .nc = 1, .advance = live_advance,
-	};
 	struct rec_live *l;
-	int ret;
 
 	*out = NULL;
 	if (!cfg->interval_ns || !cfg->out)
@@ -260,34 +239,20 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 		return -ENOMEM;
 	l->cfg = *cfg;
 	iv_init(&l->all);
-	l->c.ops = &live_ops;
-	l->c.state = l;
-	tc.c = &l->c;
-	tc.advance_arg = l;
-	ret = rec_tap_new(&tc, &l->tap);
-	if (ret) {
-		rec_live_free(l);
-		return ret;
-	}
 	*out = l;
 	return 0;
 }
 
-struct rec_sink rec_live_sink(struct rec_live *l)
+struct vmt_consumer rec_live_consumer(struct rec_live *l)
 {
-	return rec_tap_sink(l->tap);
+	struct vmt_consumer c = { &live_ops, l };
+
+	return c;
 }
 
 void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t)
 {
-	struct rec_tap_stats st;
-
 	*t = l->tot;
-	if (l->tap) {
-		rec_tap_stats(l->tap, &st);
-		t->late = st.late;
-		t->error = rec_tap_error(l->tap);
-	}
 }
 
 void rec_live_free(struct rec_live *l)
@@ -296,7 +261,6 @@ void rec_live_free(struct rec_live *l)
 
 	if (!l)
 		return;
-	rec_tap_free(l->tap);
 	vmt_exitreasons_free(l->names);
 	vmt_latdist_free(&l->all.d);
 	for (i = 0; i < l->ntasks; i++) {
@@ -308,39 +272,4 @@ void rec_live_free(struct rec_live *l)
 		vmt_latdist_free(&l->reasons[i].s.d);
 	free(l->reasons);
 	free(l);
-}
-
-int rec_live_attach(struct rec_live **out, uint64_t interval_ns, uint64_t chunk_max_age_ns,
-		    const struct vmt_header_page *hp, const struct vmt_kvbuf *meta,
-		    const char *clock, struct rec_sink *sink)
-{
-	/* A CPU's chunk reaches the tap up to chunk_max_age_ns after its first page. */
-	struct rec_live_config lc = {
-		.interval_ns = interval_ns, .lookbehind_ns = 2 * chunk_max_age_ns,
-		.max_held_bytes = MAX_HELD_BYTES, .out = stdout,
-		.terminal = isatty(STDOUT_FILENO), .next = *sink, .hp = *hp,
-		.meta = meta->buf, .meta_len = meta->len, .clock = clock,
-	};
-	int ret = rec_live_new(&lc, out);
-
-	if (ret) {
-		vmt_err("cannot set up the live view: %s", strerror(-ret));
-		return ret;
-	}
-	*sink = rec_live_sink(*out);
-	return 0;
-}
-
-void rec_live_report(const struct rec_live *l)
-{
-	struct rec_live_totals t;
-
-	if (!l)
-		return;
-	rec_live_totals(l, &t);
-	if (t.error)
-		vmt_warn("the live view stopped: %s (the recording went on)", strerror(-t.error));
-	if (t.late)
-		vmt_warn("%" PRIu64 " records came too late for the live view (the file has "
-			 "them)", t.late);
 }

@@ -24,6 +24,8 @@ enum {
 	OPT_CONTEXT,
 	OPT_LIVE,
 	OPT_NO_OUTPUT,
+	OPT_METRICS,
+	OPT_INTERVAL,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -41,6 +43,7 @@ static const char doc[] =
 	"  vmtrace-record -p 2 --context none   # the pair only\n"
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
 	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
+	"  vmtrace-record -p 2-5 --metrics /var/lib/node_exporter/vmtrace.prom --interval 15s\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -72,6 +75,11 @@ static const struct argp_option options[] = {
 	  "out-of-guest %, p99 and max per vCPU and per exit reason of the last interval, "
 	  "while recording (a table redrawn on a terminal, else one line per interval)", 3 },
 	{ "no-output", OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
+	{ "metrics", OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
+	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
+	  "collector)", 3 },
+	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)",
+	  3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "only remove ftrace instances left by recorders that died, then exit", 4 },
@@ -98,7 +106,10 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 			   "system:event names)", arg);
 }
 
-/* --live[=TIME], --no-output, and what they need from the other options at the end. */
+/*
+ * --live[=TIME], --no-output, --metrics, --interval, and what they need from the other
+ * options at the end.
+ */
 static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
 			   const char *arg)
 {
@@ -114,16 +125,32 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 	case OPT_NO_OUTPUT:
 		o->no_output = 1;
 		break;
+	case OPT_METRICS:
+		if (!*arg)
+			argp_error(state, "empty --metrics file name");
+		o->metrics = arg;
+		break;
+	case OPT_INTERVAL:
+		if (vmt_cli_parse_duration_ns(arg, &v) || v < 1000000000ULL || v > 3600000000000ULL)
+			argp_error(state, "invalid --interval '%s' (1s to 1h)", arg);
+		o->metrics_interval_ns = v;
+		break;
 	case ARGP_KEY_END:
-		if (o->no_output && !o->live_ns)
-			argp_error(state, "--no-output needs --live (there would be nothing to see)");
+		if (o->metrics_interval_ns && !o->metrics)
+			argp_error(state, "--interval needs --metrics FILE");
+		if (!o->metrics_interval_ns)
+			o->metrics_interval_ns = REC_DEFAULT_METRICS_NS;
+		if (o->no_output && !o->live_ns && !o->metrics)
+			argp_error(state, "--no-output needs --live or --metrics (there would be "
+				   "nothing to see)");
 		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
 			argp_error(state, "--no-output and -o together");
 		/* The live figures are in ns while recording: a counter clock's rate is known
 		 * only at the end. */
-		if (o->live_ns && o->clock && !vmt_clock_is_ns(o->clock))
-			argp_error(state, "--live needs a nanosecond trace clock (local, global, "
-				   "mono, ...), not '%s'", o->clock);
+		if ((o->live_ns || o->metrics) && o->clock && !vmt_clock_is_ns(o->clock))
+			argp_error(state, "--%s needs a nanosecond trace clock (local, global, "
+				   "mono, ...), not '%s'", o->live_ns ? "live" : "metrics",
+				   o->clock);
 		if (o->no_output) {
 			/* the pages still flow through the writer, stored, to nowhere */
 			o->output = "/dev/null";
@@ -202,6 +229,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LIVE:
 	case OPT_NO_OUTPUT:
+	case OPT_METRICS:
+	case OPT_INTERVAL:
 		parse_live_opt(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:

@@ -17,6 +17,7 @@
 #define REC_DEFAULT_BUFFER_KB	8192
 #define REC_DEFAULT_POLL_NS	10000000ULL	/* 10 ms */
 #define REC_DEFAULT_LIVE_NS	1000000000ULL	/* 1 s */
+#define REC_DEFAULT_METRICS_NS	10000000000ULL	/* 10 s */
 
 struct record_opts {
 	struct vmt_cpulist cpus;
@@ -33,6 +34,8 @@ struct record_opts {
 	uint64_t poll_ns;
 	uint64_t live_ns;		/* --live interval; 0: no live view */
 	int no_output;
+	const char *metrics;		/* --metrics FILE, or NULL */
+	uint64_t metrics_interval_ns;	/* --interval */
 	char cmdline[1024];		/* the command line as given, for the metadata */
 };
 

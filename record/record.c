@@ -21,13 +21,13 @@
 #include "collector.h"
 #include "container.h"
 #include "context.h"
-#include "live.h"
 #include "log.h"
 #include "outfile.h"
 #include "readback.h"
 #include "recopt.h"
 #include "session.h"
 #include "sysinfo.h"
+#include "watch.h"
 
 #define CHUNK_BYTES		(1u << 20)	/* pages per chunk: 1 MiB worth */
 #define CHUNK_MAX_AGE_NS	500000000ULL	/* a chunk reaches the file within ~1 s */
@@ -45,7 +45,7 @@ struct recorder {
 	struct vmt_writer *writer;
 	struct rec_chunkq *q;
 	struct rec_collector *col;
-	struct rec_live *live;		/* --live: the tap in front of q, or NULL */
+	struct rec_watch *watch;	/* --live, --metrics: the tap in front of q, or NULL */
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t mono0, mono1;
@@ -171,9 +171,8 @@ static int setup_collection(struct recorder *rec)
 	ret = rec_chunkq_new(&qc, &rec->q);
 	if (!ret) {
 		cc.sink = rec_chunkq_sink(rec->q);
-		if (rec->o.live_ns && rec_live_attach(&rec->live, rec->o.live_ns, CHUNK_MAX_AGE_NS,
-						      &rec->ses.hp, &rec->meta, rec->ses.clock,
-						      &cc.sink))
+		if (rec_watch_attach(&rec->watch, &rec->o, CHUNK_MAX_AGE_NS, &rec->ses.hp,
+				     &rec->meta, rec->ses.clock, &cc.sink))
 			return -1;
 		ret = rec_collector_new(&cc, &rec->col);
 	}
@@ -330,7 +329,7 @@ static void report(struct recorder *rec)
 	else if (rec->write_err)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
 			"%s, not finished", rec->tmp, strerror(-rec->write_err), chunks, where);
-	rec_live_report(rec->live);
+	rec_watch_report(rec->watch);
 	rec_collector_totals(rec->col, &pages, &lost);
 	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
 		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024,
@@ -351,7 +350,7 @@ static void teardown(struct recorder *rec)
 {
 	/* The trace_pipe_raw fds go first: the instance cannot be removed while open. */
 	rec_collector_free(rec->col);
-	rec_live_free(rec->live);
+	rec_watch_free(rec->watch);
 	rec_chunkq_free(rec->q);
 	vmt_writer_free(rec->writer);
 	vmt_outfile_discard(rec->out);	/* still open: set-up failed, nothing recorded */

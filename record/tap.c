@@ -114,6 +114,7 @@ static bool stream_advance(struct rec_tap *t, struct stream *s)
 				s->item.kind = VMT_ITEM_GAP;
 				s->item.ts = s->pg.page_ts;
 				s->item.missed = s->pg.missed_count;
+				t->st.missed += s->pg.missed_count;
 				return s->has_item = true;
 			}
 			continue;

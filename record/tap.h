@@ -38,6 +38,7 @@ struct rec_tap_config {
 struct rec_tap_stats {
 	uint64_t chunks, pages, records;
 	uint64_t late;			/* records older than what the pass already had */
+	uint64_t missed;		/* events the pages flagged lost (their stored counts) */
 	uint64_t forced;		/* merges before the look-behind ran out: memory bound */
 	size_t held_bytes, max_held_bytes_seen;
 };

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "log.h"
+#include "metrics.h"
+#include "tap.h"
+#include "watch.h"
+
+/* Copies of pages the tap may hold for the merge before it merges early. */
+#define MAX_HELD_BYTES	(64u << 20)
+
+struct rec_watch {
+	struct rec_tap *tap;
+	struct rec_live *live;
+	struct rec_metrics *metrics;
+	const char *metrics_path;
+	struct vmt_consumer c[2];	/* the pass keeps a pointer to them */
+	unsigned int nc;
+};
+
+/* The tap's hook, between two items of the pass. */
+static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
+{
+	struct rec_watch *w = arg;
+	struct rec_tap_stats st;
+
+	if (!w->tap)
+		return;
+	rec_tap_stats(w->tap, &st);
+	if (w->live)
+		rec_live_advance(w->live, it, ts, st.late);
+	if (w->metrics)
+		rec_metrics_advance(w->metrics, it, ts, st.missed);
+}
+
+static int add_watchers(struct rec_watch *w, const struct record_opts *o,
+			const struct vmt_kvbuf *meta)
+{
+	struct rec_live_config lc = {
+		.interval_ns = o->live_ns, .out = stdout, .terminal = isatty(STDOUT_FILENO),
+	};
+	char *host;
+	int ret = 0;
+
+	if (o->live_ns) {
+		ret = rec_live_new(&lc, &w->live);
+		if (ret)
+			return ret;
+		w->c[w->nc++] = rec_live_consumer(w->live);
+	}
+	if (o->metrics) {
+		/* the host label is the recording's, as vmtrace-report --openmetrics gives it */
+		host = vmt_kv_get_str(meta->buf, meta->len, "hostname");
+		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, host, &w->metrics);
+		free(host);
+		if (ret)
+			return ret;
+		w->c[w->nc++] = rec_metrics_consumer(w->metrics);
+	}
+	return 0;
+}
+
+int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
+		     uint64_t chunk_max_age_ns, const struct vmt_header_page *hp,
+		     const struct vmt_kvbuf *meta, const char *clock, struct rec_sink *sink)
+{
+	/* A CPU's chunk reaches the tap up to chunk_max_age_ns after its first page. */
+	struct rec_tap_config tc = {
+		.next = *sink, .hp = *hp, .meta = meta->buf, .meta_len = meta->len,
+		.clock = clock, .lookbehind_ns = 2 * chunk_max_age_ns,
+		.max_held_bytes = MAX_HELD_BYTES, .advance = on_advance,
+	};
+	struct rec_watch *w;
+	int ret;
+
+	*out = NULL;
+	if (!o->live_ns && !o->metrics)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		vmt_err("cannot set up the live view: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	*out = w;
+	w->metrics_path = o->metrics;
+	ret = add_watchers(w, o, meta);
+	if (!ret) {
+		tc.c = w->c;
+		tc.nc = w->nc;
+		tc.advance_arg = w;
+		ret = rec_tap_new(&tc, &w->tap);
+	}
+	if (ret) {
+		vmt_err("cannot set up the %s: %s", o->live_ns ? "live view" : "metrics",
+			strerror(-ret));
+		return ret;
+	}
+	if (w->metrics) {
+		ret = rec_metrics_advance(w->metrics, rec_tap_iter(w->tap), 0, 0);
+		if (ret) {
+			vmt_err("%s: cannot write the metrics: %s", o->metrics, strerror(-ret));
+			return ret;
+		}
+	}
+	*sink = rec_tap_sink(w->tap);
+	return 0;
+}
+
+void rec_watch_report(const struct rec_watch *w)
+{
+	struct rec_tap_stats st;
+	int err;
+
+	if (!w || !w->tap)
+		return;
+	rec_tap_stats(w->tap, &st);
+	err = rec_tap_error(w->tap);
+	if (err)
+		vmt_warn("the live figures stopped: %s (the recording went on)", strerror(-err));
+	if (st.late)
+		vmt_warn("%" PRIu64 " records came too late for the live figures (the file has "
+			 "them)", st.late);
+	err = w->metrics ? rec_metrics_error(w->metrics) : 0;
+	if (err)
+		vmt_warn("%s: writing the metrics failed at least once: %s", w->metrics_path,
+			 strerror(-err));
+}
+
+void rec_watch_free(struct rec_watch *w)
+{
+	if (!w)
+		return;
+	rec_tap_free(w->tap);
+	rec_live_free(w->live);
+	rec_metrics_free(w->metrics);
+	free(w);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * watch: what vmtrace-record shows while it records (--live, --metrics): the tap (tap.h)
+ * in front of the writer queue's sink with the live view (live.h) and the metrics
+ * publisher (metrics.h) as the consumers of its pass. Set up by main before the collector
+ * starts, used on the collector thread, read and freed by main after the collector ended.
+ */
+#ifndef REC_WATCH_H
+#define REC_WATCH_H
+
+#include <stdint.h>
+
+#include "evformat.h"
+#include "kv.h"
+#include "recopt.h"
+#include "sink.h"
+
+struct rec_watch;
+
+/*
+ * For o->live_ns and o->metrics: the tap in front of *sink (replaced by the tap's), with
+ * a look-behind of twice the collector's chunk_max_age_ns, the formats and host name from
+ * meta, the live view on standard output (a table when it is a terminal), and a first
+ * publication of the metrics (nothing yet) so that a file that cannot be written is said
+ * at once. Says what failed (one line) and returns -errno; *out NULL when nothing is
+ * asked for.
+ */
+int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
+		     uint64_t chunk_max_age_ns, const struct vmt_header_page *hp,
+		     const struct vmt_kvbuf *meta, const char *clock, struct rec_sink *sink);
+/* After the collector ended: a warning when the watchers stopped or records came late. */
+void rec_watch_report(const struct rec_watch *w);
+/* After the collector is freed (its last chunks go through the tap). NULL is fine. */
+void rec_watch_free(struct rec_watch *w);
+
+#endif
