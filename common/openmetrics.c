@@ -271,7 +271,7 @@ static int per_reason(struct om *om)
 		return ret;
 	family(om, "vmtrace_exit_latency_seconds", FAM_HISTOGRAM, true,
 	       "Time from an exit to the next entry of the same task, per exit reason; bounds "
-	       "2^k-1 ns, k=6..27.");
+	       "2^k-1 ns, k=6..32.");
 	for (i = 0; !ret && i < s->nreasons; i++)
 		ret = histogram(om, "reason", reason_label(s, i, buf, sizeof(buf)),
 				&s->reasons[i].d);

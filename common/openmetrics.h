@@ -17,15 +17,15 @@
 
 /*
  * The latency histogram's upper bounds (le), the same for every recording, reason and host
- * so that buckets add up across vCPUs, hosts and time: 2^k - 1 ns for k = 6 ... 27, i.e.
- * 63 ns, 127 ns, ..., 134.217727 ms, then +Inf. At these bounds the summary's log-linear
- * distribution (latstat.h: its buckets start at powers of two) counts exactly for ns trace
- * clocks; for a cycle clock (x86-tsc) a bound falls inside one of its buckets once a
- * reason has more than VMT_LATDIST_EXACT exits, so a count may be off by the values of
- * that bucket (under 0.8 % of the bound).
+ * so that buckets add up across vCPUs, hosts and time: 2^k - 1 ns for k = 6 ... 32, i.e.
+ * 63 ns, 127 ns, ..., 4.294967295 s (an idle vCPU halts for seconds), then +Inf. At these
+ * bounds the summary's log-linear distribution (latstat.h: its buckets start at powers of
+ * two) counts exactly for ns trace clocks; for a cycle clock (x86-tsc) a bound falls inside
+ * one of its buckets once a reason has more than VMT_LATDIST_EXACT exits, so a count may be
+ * off by the values of that bucket (under 0.8 % of the bound).
  */
 #define VMT_OPENMETRICS_BOUND_MIN_SHIFT 6
-#define VMT_OPENMETRICS_BOUNDS 22
+#define VMT_OPENMETRICS_BOUNDS 27
 uint64_t vmt_openmetrics_bound_ns(unsigned int i);
 
 enum vmt_openmetrics_format {

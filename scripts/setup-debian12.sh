@@ -6,7 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 pkgs="build-essential autoconf automake pkg-config libzstd-dev zlib1g-dev libcmocka-dev
       libtraceevent-dev python3 zstd util-linux valgrind sqlite3 clang libclang-rt-14-dev
-      qemu-system-x86 busybox-static cpio file trace-cmd libreoffice-calc-nogui chromium"
+      qemu-system-x86 busybox-static cpio file trace-cmd libreoffice-calc-nogui chromium
+      prometheus prometheus-node-exporter python3-prometheus-client"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

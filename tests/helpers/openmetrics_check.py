@@ -112,7 +112,7 @@ def main():
             p99 = r["p99_ns"]
             rank = math.ceil(0.99 * r["count"])
             first = next(i for i, (le, c) in enumerate(bs) if c >= rank)
-            mine = next(i for i, (le, c) in enumerate(bs) if p99 <= ns(le) or math.isinf(le))
+            mine = next(i for i, (le, c) in enumerate(bs) if math.isinf(le) or p99 <= ns(le))
             if first != mine:
                 fail("reason %s: p99 %d ns in bucket %d, the ranks say %d" % (lab, p99, mine,
                                                                               first))

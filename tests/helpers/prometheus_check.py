@@ -36,7 +36,7 @@ def ns(seconds):
     return round(seconds * 1e9)
 
 
-BOUNDS = [2 ** k - 1 for k in range(6, 28)]
+BOUNDS = [2 ** k - 1 for k in range(6, 33)]
 
 
 def bucket_of(v_ns):
