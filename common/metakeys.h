@@ -31,5 +31,17 @@
 #define VMT_META_CONTEXT_MISSING "context.missing"
 #define VMT_META_FORMAT_CTX	"format.ctx."	/* + "system:event": its format file */
 #define VMT_META_FILTER_CTX	"filter.ctx."	/* + "system:event": its tracefs filter */
+/*
+ * The flight recorder (vmtrace-record --on-threshold): in META the threshold and how much
+ * was kept before and after; in END the exit that triggered (trace clock time and latency
+ * in trace clock units, its pCPU and task). No trigger.ts in END: nothing triggered.
+ */
+#define VMT_META_TRIGGER_THRESHOLD "trigger.threshold_ns"
+#define VMT_META_TRIGGER_KEEP	"trigger.keep_ns"
+#define VMT_META_TRIGGER_AFTER	"trigger.after_ns"
+#define VMT_META_TRIGGER_TS	"trigger.ts"		/* in END */
+#define VMT_META_TRIGGER_LAT	"trigger.lat"		/* in END */
+#define VMT_META_TRIGGER_CPU	"trigger.cpu"		/* in END */
+#define VMT_META_TRIGGER_PID	"trigger.pid"		/* in END */
 
 #endif

@@ -26,6 +26,9 @@ enum {
 	OPT_NO_OUTPUT,
 	OPT_METRICS,
 	OPT_INTERVAL,
+	OPT_THRESHOLD,
+	OPT_KEEP,
+	OPT_AFTER,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -44,6 +47,7 @@ static const char doc[] =
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
 	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
 	"  vmtrace-record -p 2-5 --metrics /var/lib/node_exporter/vmtrace.prom --interval 15s\n"
+	"  vmtrace-record -p 2-5 --on-threshold 5ms --keep 10s   # the 10 s before a 5 ms exit\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -80,6 +84,13 @@ static const struct argp_option options[] = {
 	  "collector)", 3 },
 	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)",
 	  3 },
+	{ "on-threshold", OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
+	  "in memory; when an exit lasts TIME or more, write that and --after past it, then "
+	  "stop", 3 },
+	{ "keep", OPT_KEEP, "TIME", 0, "with --on-threshold: what to keep before the exit "
+	  "(default 10s)", 3 },
+	{ "after", OPT_AFTER, "TIME", 0, "with --on-threshold: what to write after the exit "
+	  "(default 1s)", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "only remove ftrace instances left by recorders that died, then exit", 4 },
@@ -107,8 +118,8 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 }
 
 /*
- * --live[=TIME], --no-output, --metrics, --interval, and what they need from the other
- * options at the end.
+ * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after, and
+ * what they need from the other options at the end.
  */
 static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
 			   const char *arg)
@@ -135,7 +146,22 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 			argp_error(state, "invalid --interval '%s' (1s to 1h)", arg);
 		o->metrics_interval_ns = v;
 		break;
+	case OPT_THRESHOLD:
+	case OPT_KEEP:
+	case OPT_AFTER:
+		if (vmt_cli_parse_duration_ns(arg, &v) || v > 3600000000000ULL || v == 0)
+			argp_error(state, "invalid --%s '%s' (1ns to 1h)", key == OPT_THRESHOLD ?
+				   "on-threshold" : key == OPT_KEEP ? "keep" : "after", arg);
+		*(key == OPT_THRESHOLD ? &o->threshold_ns : key == OPT_KEEP ? &o->keep_ns :
+		  &o->after_ns) = v;
+		break;
 	case ARGP_KEY_END:
+		if ((o->keep_ns || o->after_ns) && !o->threshold_ns)
+			argp_error(state, "--keep and --after need --on-threshold TIME");
+		if (!o->keep_ns)
+			o->keep_ns = REC_DEFAULT_KEEP_NS;
+		if (!o->after_ns)
+			o->after_ns = REC_DEFAULT_AFTER_NS;
 		if (o->metrics_interval_ns && !o->metrics)
 			argp_error(state, "--interval needs --metrics FILE");
 		if (!o->metrics_interval_ns)
@@ -147,10 +173,11 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 			argp_error(state, "--no-output and -o together");
 		/* The live figures are in ns while recording: a counter clock's rate is known
 		 * only at the end. */
-		if ((o->live_ns || o->metrics) && o->clock && !vmt_clock_is_ns(o->clock))
+		if ((o->live_ns || o->metrics || o->threshold_ns) && o->clock &&
+		    !vmt_clock_is_ns(o->clock))
 			argp_error(state, "--%s needs a nanosecond trace clock (local, global, "
-				   "mono, ...), not '%s'", o->live_ns ? "live" : "metrics",
-				   o->clock);
+				   "mono, ...), not '%s'", o->live_ns ? "live" : o->metrics ?
+				   "metrics" : "on-threshold", o->clock);
 		if (o->no_output) {
 			/* the pages still flow through the writer, stored, to nowhere */
 			o->output = "/dev/null";
@@ -231,6 +258,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_OUTPUT:
 	case OPT_METRICS:
 	case OPT_INTERVAL:
+	case OPT_THRESHOLD:
+	case OPT_KEEP:
+	case OPT_AFTER:
 		parse_live_opt(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:

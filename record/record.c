@@ -172,7 +172,7 @@ static int setup_collection(struct recorder *rec)
 	if (!ret) {
 		cc.sink = rec_chunkq_sink(rec->q);
 		if (rec_watch_attach(&rec->watch, &rec->o, CHUNK_MAX_AGE_NS, &rec->ses.hp,
-				     &rec->meta, rec->ses.clock, &cc.sink))
+				     &rec->meta, rec->ses.clock, rec->q, &cc.sink))
 			return -1;
 		ret = rec_collector_new(&cc, &rec->col);
 	}
@@ -242,6 +242,10 @@ static void run_until_stop(struct recorder *rec)
 		}
 		if (rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
 			return;
+		if (rec_watch_done(rec->watch)) {
+			rec->stop_reason = "threshold";
+			return;
+		}
 	}
 }
 
@@ -268,6 +272,7 @@ static void stop_and_drain(struct recorder *rec)
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
 	rec_session_add_stats(&rec->ses, &rec->o.cpus, "end", &rec->end, &rec->st1);
+	rec_watch_end(rec->watch, &rec->end);
 	rec->mono1 = rec_sysinfo_now_ns();
 }
 

@@ -261,7 +261,11 @@ int rec_tap_tick(struct rec_tap *t, uint64_t now_ns)
 
 static void tap_tick(void *arg, uint64_t now_ns)
 {
-	rec_tap_tick(arg, now_ns);
+	struct rec_tap *t = arg;
+
+	rec_tap_tick(t, now_ns);
+	if (t->cfg.next.ops->tick)
+		t->cfg.next.ops->tick(t->cfg.next.arg, now_ns);
 }
 
 /* Everything held goes to the pass, which ends. */

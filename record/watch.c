@@ -7,22 +7,55 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chunkq.h"
 #include "live.h"
 #include "log.h"
+#include "metakeys.h"
 #include "metrics.h"
+#include "ring.h"
 #include "tap.h"
 #include "watch.h"
 
 /* Copies of pages the tap may hold for the merge before it merges early. */
 #define MAX_HELD_BYTES	(64u << 20)
+/* The flight recorder's chunks held at most (the oldest go first beyond it). */
+#define RING_MAX_BYTES	(512u << 20)
 
 struct rec_watch {
 	struct rec_tap *tap;
 	struct rec_live *live;
 	struct rec_metrics *metrics;
 	const char *metrics_path;
-	struct vmt_consumer c[2];	/* the pass keeps a pointer to them */
+	struct vmt_consumer c[3];	/* the pass keeps a pointer to them */
 	unsigned int nc;
+	/* --on-threshold */
+	struct rec_ring *ring;
+	uint64_t threshold_ns;
+	bool fired;
+	struct vmt_event trigger;	/* the exit that was over the threshold */
+	uint64_t trigger_lat;
+};
+
+/* The flight recorder's consumer: the first exit over the threshold triggers the ring. */
+static int trigger_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
+			void **task)
+{
+	struct rec_watch *w = state;
+
+	(void)it;
+	(void)task;
+	if (w->fired || p->lat < w->threshold_ns)
+		return 0;
+	w->fired = true;
+	w->trigger = *p->begin;
+	w->trigger_lat = p->lat;
+	rec_ring_trigger(w->ring, p->begin->ts);
+	return 0;
+}
+
+static const struct vmt_consumer_ops trigger_ops = {
+	.name = "trigger",
+	.pair = trigger_pair,
 };
 
 /* The tap's hook, between two items of the pass. */
@@ -38,6 +71,32 @@ static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 		rec_live_advance(w->live, it, ts, st.late);
 	if (w->metrics)
 		rec_metrics_advance(w->metrics, it, ts, st.missed);
+}
+
+static void recycle(void *q, struct rec_chunk *c)
+{
+	rec_chunkq_recycle(q, c);
+}
+
+/* The ring in front of the writer queue's sink. */
+static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t extra_ns,
+		    const struct vmt_header_page *hp, struct rec_chunkq *q, struct rec_sink *sink)
+{
+	struct rec_ring_config rc = {
+		.next = *sink, .hp = *hp, .keep_ns = o->keep_ns, .after_ns = o->after_ns,
+		.hold_extra_ns = extra_ns, .max_bytes = RING_MAX_BYTES,
+		.recycle = recycle,
+		.recycle_arg = q,
+	};
+	int ret = rec_ring_new(&rc, &w->ring);
+
+	if (ret)
+		return ret;
+	w->threshold_ns = o->threshold_ns;
+	w->c[w->nc].ops = &trigger_ops;
+	w->c[w->nc++].state = w;
+	*sink = rec_ring_sink(w->ring);
+	return 0;
 }
 
 static int add_watchers(struct rec_watch *w, const struct record_opts *o,
@@ -69,7 +128,8 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 
 int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 		     uint64_t chunk_max_age_ns, const struct vmt_header_page *hp,
-		     const struct vmt_kvbuf *meta, const char *clock, struct rec_sink *sink)
+		     const struct vmt_kvbuf *meta, const char *clock, struct rec_chunkq *q,
+		     struct rec_sink *sink)
 {
 	/* A CPU's chunk reaches the tap up to chunk_max_age_ns after its first page. */
 	struct rec_tap_config tc = {
@@ -81,7 +141,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	int ret;
 
 	*out = NULL;
-	if (!o->live_ns && !o->metrics)
+	if (!o->live_ns && !o->metrics && !o->threshold_ns)
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -90,16 +150,25 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	}
 	*out = w;
 	w->metrics_path = o->metrics;
-	ret = add_watchers(w, o, meta);
+	/*
+	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
+	 * the ring holds that much more than --keep, and twice the threshold for the exit
+	 * itself (--keep is before its start).
+	 */
+	ret = o->threshold_ns ? add_ring(w, o, 4 * chunk_max_age_ns + 2 * o->threshold_ns, hp,
+					 q, sink) : 0;
+	if (!ret)
+		ret = add_watchers(w, o, meta);
 	if (!ret) {
+		tc.next = *sink;
 		tc.c = w->c;
 		tc.nc = w->nc;
 		tc.advance_arg = w;
 		ret = rec_tap_new(&tc, &w->tap);
 	}
 	if (ret) {
-		vmt_err("cannot set up the %s: %s", o->live_ns ? "live view" : "metrics",
-			strerror(-ret));
+		vmt_err("cannot set up the %s: %s", o->live_ns ? "live view" : o->metrics ?
+			"metrics" : "flight recorder", strerror(-ret));
 		return ret;
 	}
 	if (w->metrics) {
@@ -133,11 +202,35 @@ void rec_watch_report(const struct rec_watch *w)
 			 strerror(-err));
 }
 
+bool rec_watch_done(const struct rec_watch *w)
+{
+	return w && w->ring && rec_ring_done(w->ring);
+}
+
+void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
+{
+	struct rec_ring_stats st;
+
+	if (!w || !w->ring)
+		return;
+	rec_ring_stats(w->ring, &st);
+	if (!w->fired)
+		return;
+	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, w->trigger.ts);
+	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, w->trigger_lat);
+	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, w->trigger.cpu);
+	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, w->trigger.pid);
+	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
+		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", w->trigger_lat,
+		 w->trigger.pid, w->trigger.cpu, st.written_chunks, st.dropped_chunks);
+}
+
 void rec_watch_free(struct rec_watch *w)
 {
 	if (!w)
 		return;
 	rec_tap_free(w->tap);
+	rec_ring_free(w->ring);
 	rec_live_free(w->live);
 	rec_metrics_free(w->metrics);
 	free(w);
