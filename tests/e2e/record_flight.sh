@@ -8,7 +8,8 @@
 # exit that triggered, with the latency the recorder named (>= the threshold), and
 # nothing from more than --keep before that exit (a page's worth of margin), and, when
 # older chunks were dropped, the whole --keep. Any task's system call on CPU 1 counts, so another
-# task's long call may come first: then the read part is skipped, said so. Memory stays
+# task's long call may come first: then the read part is skipped, said so. vmtrace-report
+# names the exit (a line, a JSON object) and --around trigger lists it. Memory stays
 # bounded with the loop flat out and no trigger; bad command lines get exit 64.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -66,6 +67,18 @@ print("trigger %d ns after the file's first event; %d chunks dropped" % (exit_ts
 PY
 	fail "the file does not hold what it should"
 [ "$dropped" -gt 0 ] || skip_part "--keep's cut (the trigger came before --keep had passed)"
+# vmtrace-report points at it: a line, a JSON object, and --around trigger.
+run vmtrace-report fr.vmt
+expect_rc 0 "report on the flight recording"
+grep -q "^Triggered by the exit at .* (task $pid, pCPU 1): " out.txt || fail "no Triggered line"
+run vmtrace-report --json --around trigger,1us fr.vmt
+expect_rc 0 "report --around trigger"
+mv out.txt t.json
+[ "$(json t.json 'd["trigger"]["latency_ns"]')" = "$lat" ] || fail "JSON trigger latency"
+[ "$(json t.json 'd["trigger"]["pid"]')" = "$pid" ] || fail "JSON trigger pid"
+[ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
+	e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$pid]" ] ||
+	fail "--around trigger does not list the exit that triggered"
 if [ "$pid" = "$reader" ]; then
 	# the read itself: system call 0 on x86-64
 	grep -q "^[0-9]*,[0-9]*,1,$reader,exit,,0," events.csv ||
@@ -98,6 +111,9 @@ else
 	[ "$(json out.txt 'd["pairs"]')" = 0 ] || fail "an untriggered recording holds pairs"
 fi
 
+run vmtrace-report --around trigger "$DATA/sample-kvm.vmt"
+expect_rc 1 "--around trigger on a recording that is no flight recording"
+expect_one_line_error vmtrace-report "no exit triggered"
 run vmtrace-record -p 1 --keep 5s -e "$SYSCALL_EVENTS"
 expect_rc 64 "--keep without --on-threshold"
 expect_one_line_error vmtrace-record "need --on-threshold"
