@@ -521,7 +521,8 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 		return -ENOMEM;
 	out->lat = out->all.st;
 	out->pairing.pairs = out->lat.count;	/* the orphans are known at the end only */
-	memcpy(out->top, s->top, s->ntop * sizeof(*out->top));
+	if (s->ntop)
+		memcpy(out->top, s->top, s->ntop * sizeof(*out->top));
 	out->ntop = s->ntop;
 	qsort(out->tasks, out->ntasks, sizeof(*out->tasks), by_pairs);
 	if (out->nreasons)
