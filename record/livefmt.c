@@ -59,7 +59,8 @@ static int by_count(const void *a, const void *b)
 
 static int by_time(const void *a, const void *b)
 {
-	const struct rec_live_task *x = *(struct rec_live_task *const *)a, *y = *(struct rec_live_task *const *)b;
+	const struct rec_live_task *x = *(struct rec_live_task *const *)a;
+	const struct rec_live_task *y = *(struct rec_live_task *const *)b;
 
 	return x->s.sum < y->s.sum ? 1 : x->s.sum > y->s.sum ? -1 : 0;
 }

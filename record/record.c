@@ -45,7 +45,7 @@ struct recorder {
 	struct vmt_writer *writer;
 	struct rec_chunkq *q;
 	struct rec_collector *col;
-	struct rec_watch *watch;	/* --live, --metrics: the tap in front of q, or NULL */
+	struct rec_watch *watch;	/* --live, --metrics, --on-threshold, or NULL */
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t mono0, mono1;

@@ -21,7 +21,7 @@ struct rec_ring_config {
 	struct rec_sink next;		/* the writer queue */
 	struct vmt_header_page hp;
 	uint64_t keep_ns, after_ns;	/* trace clock (ns) */
-	uint64_t hold_extra_ns;		/* held beyond keep_ns: how late the trigger may come */
+	uint64_t hold_extra_ns;		/* held beyond keep_ns: how late a trigger comes */
 	size_t max_bytes;		/* held at most; the oldest chunks go first */
 	/* a chunk that will not be written goes back here (the queue's pool) */
 	void (*recycle)(void *arg, struct rec_chunk *c);

@@ -23,7 +23,7 @@ struct rec_tap_config {
 	const uint8_t *meta;		/* the recording's META key/values: the formats */
 	size_t meta_len;
 	const char *clock;		/* trace clock name; the tap needs a nanosecond clock */
-	uint64_t lookbehind_ns;		/* how late a CPU's records may come and still count */
+	uint64_t lookbehind_ns;		/* how late a CPU's records may come and count */
 	size_t max_held_bytes;		/* copies held beyond this are merged at once */
 	struct vmt_consumer *c;		/* the pass's consumers (VMT_ITER_MAX_CONSUMERS) */
 	unsigned int nc;
