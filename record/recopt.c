@@ -171,6 +171,8 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 				   "nothing to see)");
 		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
 			argp_error(state, "--no-output and -o together");
+		if (o->live_ns && strcmp(o->output, "-") == 0)
+			argp_error(state, "--live prints on standard output: not with -o -");
 		/* The live figures are in ns while recording: a counter clock's rate is known
 		 * only at the end. */
 		if ((o->live_ns || o->metrics || o->threshold_ns) && o->clock &&
