@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "filter.h"
 
 bool vmt_filter_is_empty(const struct vmt_filter *f)
 {
-	return !f || (!f->cpus.n && !f->vcpus.n && !f->nreasons && !f->has_from && !f->has_to);
+	return !f || (!f->cpus.n && !f->vcpus.n && !f->tids && !f->nreasons && !f->has_from &&
+		      !f->has_to);
 }
 
 void vmt_filter_bind(struct vmt_filter *f, const struct vmt_clock *clock, uint64_t start_ts)
@@ -31,6 +34,13 @@ static bool reason_matches(const struct vmt_filter *f, const struct vmt_event *e
 	return false;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 bool vmt_filter_exit_slow(const struct vmt_filter *f, const struct vmt_event *ex,
 			  const struct vmt_event *entry)
 {
@@ -42,6 +52,8 @@ bool vmt_filter_exit_slow(const struct vmt_filter *f, const struct vmt_event *ex
 		if (!(e->has & VMT_EVF_VCPU) || !vmt_cpulist_has(&f->vcpus, e->vcpu))
 			return false;
 	}
+	if (f->tids && !bsearch(&ex->pid, f->tids, f->ntids, sizeof(*f->tids), cmp_tid))
+		return false;
 	if (f->nreasons && !reason_matches(f, ex))
 		return false;
 	if (f->has_from && ex->ts < f->from_ts)
@@ -65,4 +77,7 @@ void vmt_filter_free(struct vmt_filter *f)
 {
 	vmt_cpulist_free(&f->cpus);
 	vmt_cpulist_free(&f->vcpus);
+	free(f->tids);
+	f->tids = NULL;
+	f->ntids = 0;
 }

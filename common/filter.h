@@ -22,6 +22,8 @@
 struct vmt_filter {
 	struct vmt_cpulist cpus;	/* pCPU of the exit; empty: all */
 	struct vmt_cpulist vcpus;	/* empty: all */
+	int32_t *tids;			/* tasks (--vm's vCPU threads), sorted; NULL: all */
+	unsigned int ntids;
 	unsigned int nreasons;		/* 0: all */
 	uint32_t reason_isa[VMT_MAX_FILTER_REASONS];	/* VMT_ISA_ANY matches either */
 	uint64_t reason_key[VMT_MAX_FILTER_REASONS];

@@ -14,6 +14,7 @@
 #include "kvmevent.h"
 #include "rbpage.h"
 #include "source.h"
+#include "vmfind.h"
 
 enum {
 	OPT_CPU = 0x1000,
@@ -21,12 +22,15 @@ enum {
 	OPT_REASON,
 	OPT_FROM,
 	OPT_TO,
+	OPT_VM,
 };
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Filters (every view honours them):", 50 },
 	{ "cpu", OPT_CPU, "LIST", 0, "exits on these pCPUs only", 50 },
 	{ "vcpu", OPT_VCPU, "LIST", 0, "exits of these vCPUs only", 50 },
+	{ "vm", OPT_VM, "VM[,VM...]", 0, "exits of these VMs' vCPU threads only (a recording "
+	  "made with vmtrace-record --vm; its VM names or VMM pids)", 50 },
 	{ "reason", OPT_REASON, "NAME|CODE,...", 0, "exits of these reasons only: names of the "
 	  "recording's ISA in any case (hlt, CPUID), or numbers", 50 },
 	{ "from", OPT_FROM, "TIME", 0, "exits from TIME on (since the recording's start)", 50 },
@@ -63,6 +67,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "empty --reason");
 		fo->reasons = arg;
+		break;
+	case OPT_VM:
+		if (!*arg)
+			argp_error(state, "empty --vm");
+		fo->vms = arg;
 		break;
 	case OPT_FROM:
 		f->from_ns = vmt_argp_time(state, "--from time", arg);
@@ -143,6 +152,58 @@ static uint32_t recording_isa(const struct vmt_reader *r)
 	return isa;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The VMs the map has, "web1 (pid 1234), web2 (pid 1240)", for the error message. */
+static void list_vms(const struct vmt_vmmap *m, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < vmt_vmmap_count(m) && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s (pid %d)", i ? ", " : "",
+					vmt_vmmap_name(m, i), (int)vmt_vmmap_pid(m, i));
+}
+
+static int resolve_vms(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
+		       size_t size)
+{
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	struct vmt_filter *f = &fo->filter;
+	char *list, *tok, *save = NULL, have[512];
+	int ret = 0, vm;
+
+	if (!m) {
+		snprintf(msg, size, "--vm %s: this recording has no VM map (it was not made with "
+			 "vmtrace-record --vm)", fo->vms);
+		return -EINVAL;
+	}
+	list = strdup(fo->vms);
+	if (!list)
+		return -ENOMEM;
+	for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		vm = vmt_vmmap_find(m, tok);
+		if (vm < 0) {
+			list_vms(m, have, sizeof(have));
+			snprintf(msg, size, "--vm: no VM '%s' in this recording; it has %s", tok,
+				 have);
+			ret = -EINVAL;
+			break;
+		}
+		ret = vmt_vmmap_vm_tids(m, (unsigned int)vm, &f->tids, &f->ntids);
+	}
+	free(list);
+	if (!ret && f->tids)
+		qsort(f->tids, f->ntids, sizeof(*f->tids), cmp_tid);
+	return ret;
+}
+
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size)
 {
@@ -153,6 +214,11 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	bool isa_known = false;
 	int ret = 0;
 
+	if (fo->vms) {
+		ret = resolve_vms(fo, r, msg, size);
+		if (ret)
+			return ret;
+	}
 	if (!fo->reasons)
 		return 0;
 	if (vmt_exitreasons_new(vmt_reader_begin_format(r), &t))

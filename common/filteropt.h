@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * filteropt: the filter options every view shares (--cpu, --vcpu, --reason, --from, --to),
+ * filteropt: the filter options every view shares (--cpu, --vcpu, --vm, --reason, --from,
+ * --to),
  * as an argp child for vmtrace-report and vmtrace-convert, and their resolution against a
  * recording's own exit-reason names. The caller owns struct vmt_filter_opts.
  */
@@ -15,6 +16,7 @@
 struct vmt_filter_opts {
 	struct vmt_filter filter;
 	const char *reasons;	/* as given; resolved by vmt_filter_resolve() */
+	const char *vms;	/* --vm NAME|PID,... as given; resolved likewise */
 };
 
 /* The argp child: set child.input to a struct vmt_filter_opts. */
@@ -25,6 +27,8 @@ extern const struct argp vmt_filter_argp;
  * for its ISA (found from its first exits' isa field, else its CPU model), ignoring case.
  * Returns 0, or -EINVAL with msg (size bytes) saying which name is wrong and why (another
  * ISA's name, an unknown one with the names there are, names for a pair that has none).
+ * --vm names (or VMM pids) become the tids of those VMs' vCPU threads from the recording's
+ * map (vmtrace-record --vm); -EINVAL with msg for a VM it lacks, listing those it has.
  */
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size);

@@ -17,6 +17,7 @@
 #include "evrender.h"
 #include "htmlreport.h"
 #include "whyfmt.h"
+#include "htmlwhy.h"
 #include "outfile.h"
 #include "svg.h"
 #include "timefmt.h"
@@ -252,6 +253,7 @@ static void head(struct page *p)
 	out(p, "</title><script>window.onerror=function(m){document.documentElement."
 	    "setAttribute('data-error',String(m));};</script><style>");
 	out(p, css);
+	out(p, vmt_html_why_css);
 	out(p, "</style></head>\n<body>\n");
 }
 
@@ -428,14 +430,9 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 	snprintf(title, sizeof(title), "%s: %" PRIu64 " exit%s", name, d->st.count,
 		 d->st.count == 1 ? "" : "s");
 	text(p, "title", 60, 14, NULL, title);
-	memset(&a, 0, sizeof(a));
-	a.scale = &ax->x;
-	a.side = VMT_AXIS_BOTTOM;
-	a.at = ax->y.r0;
-	a.grid0 = ax->y.r1;
-	a.grid1 = ax->y.r0;
-	a.fmt = vmt_svg_fmt_ns;
-	a.label = "latency (log)";
+	a = (struct vmt_axis){ .scale = &ax->x, .side = VMT_AXIS_BOTTOM, .at = ax->y.r0,
+			.grid0 = ax->y.r1, .grid1 = ax->y.r0, .fmt = vmt_svg_fmt_ns,
+			.label = "latency (log)" };
 	vmt_svg_axis(p->o, &a);
 	a.scale = &ax->y;
 	a.side = VMT_AXIS_LEFT;
@@ -645,25 +642,12 @@ static void percentiles(struct page *p)
 	    "tail gets room. Each reason has its own marker and dash pattern.</p>");
 	svg_open(p, "pct", "pct wide", 960, 310);
 	out(p, ">");
-	memset(&a, 0, sizeof(a));
-	a.scale = &x;
-	a.side = VMT_AXIS_BOTTOM;
-	a.at = 270;
-	a.grid0 = 16;
-	a.grid1 = 270;
-	a.ticks = ticks;
-	a.tick_labels = curve_names;
-	a.ntick_given = NCURVE;
-	a.label = "percentile";
+	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 270, .grid0 = 16,
+			.grid1 = 270, .ticks = ticks, .tick_labels = curve_names,
+			.ntick_given = NCURVE, .label = "percentile" };
 	vmt_svg_axis(p->o, &a);
-	memset(&a, 0, sizeof(a));
-	a.scale = &y;
-	a.side = VMT_AXIS_LEFT;
-	a.at = 72;
-	a.grid0 = 72;
-	a.grid1 = 700;
-	a.fmt = vmt_svg_fmt_ns;
-	a.label = "latency (log)";
+	a = (struct vmt_axis){ .scale = &y, .side = VMT_AXIS_LEFT, .at = 72, .grid0 = 72,
+			.grid1 = 700, .fmt = vmt_svg_fmt_ns, .label = "latency (log)" };
 	vmt_svg_axis(p->o, &a);
 	curve(p, &x, &y, 0, NULL, "all exits");
 	for (i = 0; i < n; i++)
@@ -766,25 +750,12 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	attr_num(p, "data-x1", vmt_scale_map(&x, (double)(m * k * se->interval_ns)));
 	out(p, ">");
 	text(p, "title", 72, 13, NULL, cap);
-	memset(&a, 0, sizeof(a));
-	a.scale = &x;
-	a.side = VMT_AXIS_BOTTOM;
-	a.at = 240;
-	a.grid0 = 22;
-	a.grid1 = 240;
-	a.nticks = 10;
-	a.fmt = vmt_svg_fmt_s;
-	a.label = "seconds since the start";
+	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 240, .grid0 = 22,
+			.grid1 = 240, .nticks = 10, .fmt = vmt_svg_fmt_s,
+			.label = "seconds since the start" };
 	vmt_svg_axis(p->o, &a);
-	memset(&a, 0, sizeof(a));
-	a.scale = &yo;
-	a.side = VMT_AXIS_LEFT;
-	a.at = 72;
-	a.grid0 = 72;
-	a.grid1 = 940;
-	a.nticks = 4;
-	a.fmt = vmt_svg_fmt_plain;
-	a.label = "out %";
+	a = (struct vmt_axis){ .scale = &yo, .side = VMT_AXIS_LEFT, .at = 72, .grid0 = 72,
+			.grid1 = 940, .nticks = 4, .fmt = vmt_svg_fmt_plain, .label = "out %" };
 	vmt_svg_axis(p->o, &a);
 	a.scale = &yl;
 	a.fmt = vmt_svg_fmt_ns;
@@ -847,8 +818,9 @@ static void over_time(struct page *p)
 		return;
 	}
 	vmt_outbuf_printf(p->o, "<p class=\"note\">Per vCPU task (most exits first), intervals "
-			  "of %s from the recording's start (--interval); an exit counts in the "
-			  "interval it starts in. Hover for values.</p>",
+			  "of %s from the recording's start (--interval): the time out of the "
+			  "guest inside each interval (a long exit's split at the edges); the "
+			  "longest exit and p99 of those that start in it. Hover for values.</p>",
 			  fmt_ns(se->interval_ns, b, sizeof(b)));
 	for (i = 0; i < n; i++) {
 		long col = series_column(se, s->tasks[i].pid);
@@ -941,24 +913,12 @@ static void heatmap(struct page *p)
 	attr_u64(p, "data-cols", ncol);
 	attr_u64(p, "data-peak", peak);
 	out(p, ">");
-	memset(&a, 0, sizeof(a));
-	a.scale = &x;
-	a.side = VMT_AXIS_BOTTOM;
-	a.at = 270;
-	a.grid0 = 16;
-	a.grid1 = 270;
-	a.nticks = 10;
-	a.fmt = vmt_svg_fmt_s;
-	a.label = "seconds since the start";
+	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 270, .grid0 = 16,
+			.grid1 = 270, .nticks = 10, .fmt = vmt_svg_fmt_s,
+			.label = "seconds since the start" };
 	vmt_svg_axis(p->o, &a);
-	memset(&a, 0, sizeof(a));
-	a.scale = &y;
-	a.side = VMT_AXIS_LEFT;
-	a.at = 72;
-	a.grid0 = 72;
-	a.grid1 = 840;
-	a.fmt = vmt_svg_fmt_ns;
-	a.label = "latency (log)";
+	a = (struct vmt_axis){ .scale = &y, .side = VMT_AXIS_LEFT, .at = 72, .grid0 = 72,
+			.grid1 = 840, .fmt = vmt_svg_fmt_ns, .label = "latency (log)" };
 	vmt_svg_axis(p->o, &a);
 	for (c = 0; c < ncol; c++) {
 		double x0 = vmt_scale_map(&x, (double)(c * col_ns));
@@ -1200,6 +1160,7 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 	over_time(&p);
 	heatmap(&p);
 	longest(&p);
+	vmt_html_why(o, p.clk, s);
 	windows(&p);
 	out(&p, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION
 	    " (vmtrace-report --html). Times count from the recording's start.</p></footer>"

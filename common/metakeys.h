@@ -32,6 +32,11 @@
 #define VMT_META_FORMAT_CTX	"format.ctx."	/* + "system:event": its format file */
 #define VMT_META_FILTER_CTX	"filter.ctx."	/* + "system:event": its tracefs filter */
 /*
+ * vmtrace-record --vm: the tracefs filter put on both events of the pair (the vCPU threads'
+ * pids), and the map of VMs and vCPU threads (vm.count, vm.<i>.*: common/vmfind.h).
+ */
+#define VMT_META_FILTER_PAIR	"filter.pair"
+/*
  * The flight recorder (vmtrace-record --on-threshold): in META the threshold and how much
  * was kept before and after; in END the exit that triggered (trace clock time and latency
  * in trace clock units, its pCPU and task). No trigger.ts in END: nothing triggered.

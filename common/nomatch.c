@@ -61,6 +61,20 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	}
 }
 
+int vmt_nomatch_no_exits(const struct vmt_iter *it, const char *event, const char *cpus,
+			 char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	if (it->exits)
+		return 0;
+	snprintf(buf, size, "not one %s event in the recording (CPUs traced: %s): no guest ran "
+		 "on those CPUs while it recorded, or the event does not fire on this kernel; "
+		 "the vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM", event,
+		 cpus && *cpus ? cpus : "not stored");
+	return 1;
+}
+
 int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 {
 	char head[320], cpus[256], vcpus[256], a[48], b[48];

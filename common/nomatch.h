@@ -20,4 +20,11 @@
  */
 int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
 
+/*
+ * After a pass over a recording without one begin event (event: its name, cpus: the CPUs
+ * traced as stored, or NULL): the likely causes into buf. Returns 1 then, else 0.
+ */
+int vmt_nomatch_no_exits(const struct vmt_iter *it, const char *event, const char *cpus,
+			 char *buf, size_t size);
+
 #endif

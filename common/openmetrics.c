@@ -150,26 +150,40 @@ static int sample_sec(struct om *om, const char *name, const char *label, const 
 		      seconds(vmt_clock_ns(om->clk, ticks), buf, sizeof(buf)));
 }
 
-/* The reason label: its name when only one reason has it (see openmetrics.h). */
-static const char *reason_label(const struct vmt_summary *s, size_t i, char *buf, size_t size)
+/* The reason label but for clashes of two ISAs: name, else "0xCODE". */
+static const char *reason_base(const struct vmt_summary *s, size_t i, char *buf, size_t size)
 {
 	const struct vmt_group *g = &s->reasons[i];
 	const char *name = vmt_exitreason_name(s->names, g->isa, g->key);
+
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else
+		vmt_summary_reason(s, g->isa, g->key, buf, size);
+	return buf;
+}
+
+/*
+ * The reason label (see openmetrics.h): unique, as Prometheus rejects a whole exposition
+ * that repeats a series. A name two ISAs share gets its code; a code no table knows that
+ * two ISAs share gets the ISA's number.
+ */
+static const char *reason_label(const struct vmt_summary *s, size_t i, char *buf, size_t size)
+{
+	const struct vmt_group *g = &s->reasons[i];
+	char other[160];
 	size_t j;
 
-	if (!name)
-		return vmt_summary_reason(s, g->isa, g->key, buf, size);
+	reason_base(s, i, buf, size);
 	for (j = 0; j < s->nreasons; j++) {
-		const struct vmt_group *o = &s->reasons[j];
-		const char *other;
-
-		if (j == i)
+		if (j == i || strcmp(reason_base(s, j, other, sizeof(other)), buf) != 0)
 			continue;
-		other = vmt_exitreason_name(s->names, o->isa, o->key);
-		if (other && strcmp(other, name) == 0)
+		if (vmt_exitreason_name(s->names, g->isa, g->key))
 			return vmt_summary_reason(s, g->isa, g->key, buf, size);
+		snprintf(other, sizeof(other), "%s (isa %" PRIu32 ")", buf, g->isa);
+		snprintf(buf, size, "%s", other);
+		return buf;
 	}
-	snprintf(buf, size, "%s", name);
 	return buf;
 }
 

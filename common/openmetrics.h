@@ -56,9 +56,9 @@ struct vmt_openmetrics_labels {
  *   vmtrace_lost_events_total                    counter  events the kernel dropped
  *   vmtrace_orphans_total                        counter  exits or entries without pair
  * reason: the exit reason's name ("hlt"), "NAME(0xCODE)" when two ISAs share a name, or
- * "0xCODE" when no table knows it (a syscall pair: the syscall number). vcpu: the vCPU
- * index ("1"), "1 (pid 1234)" when two tasks have the same index, "pid 1234" when the
- * events carry none. Values: integers, seconds as exact decimals of the ns figures.
+ * "0xCODE" when no table knows it (a syscall pair: the syscall number; "0xCODE (isa N)"
+ * when two ISAs have it). vcpu: the vCPU index ("1"), "1 (pid 1234)" when two tasks have
+ * the same index, "pid 1234" when the events carry none. Values: integers, seconds as exact decimals of the ns figures.
  */
 
 /*

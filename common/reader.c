@@ -11,6 +11,7 @@
 #include "readahead.h"
 #include "reader.h"
 #include "tracefs.h"
+#include "vmfind.h"
 
 struct stream {
 	uint32_t cpu;
@@ -39,6 +40,7 @@ struct vmt_reader {
 	struct vmt_evformat **ctxfmt;	/* the context events' formats */
 	unsigned int nctx, ctx_skipped;
 	char *ctx_names, *ctx_missing;	/* context.events, context.missing (or NULL) */
+	struct vmt_vmmap *vmmap;	/* vmtrace-record --vm's map, or NULL */
 	struct vmt_reader_stats st;
 	const char *last_error;		/* the latest damage seen, for the warning */
 	/* merged walk */
@@ -218,6 +220,26 @@ static int load_context_event(struct vmt_reader *r, const char *name)
 }
 
 /*
+ * vmtrace-record --vm's map of VMs and vCPU threads. A damaged one is left out (NULL):
+ * labels and --vm are a convenience, the recording stands without them.
+ */
+static void read_vmmap(struct vmt_reader *r)
+{
+	const uint8_t *meta;
+	char err[128];
+	size_t len;
+
+	meta = vmt_source_meta(r->src, &len);
+	if (!meta || vmt_vmmap_from_meta(meta, len, &r->vmmap, err, sizeof(err)))
+		r->vmmap = NULL;
+}
+
+const struct vmt_vmmap *vmt_reader_vmmap(const struct vmt_reader *r)
+{
+	return r->vmmap;
+}
+
+/*
  * The context events (metakeys.h): a damaged entry is skipped and counted, never fatal:
  * the pairs do not need it.
  */
@@ -230,6 +252,7 @@ static int load_context(struct vmt_reader *r)
 
 	r->ctx_names = vmt_reader_meta(r, VMT_META_CONTEXT_EVENTS);
 	r->ctx_missing = vmt_reader_meta(r, VMT_META_CONTEXT_MISSING);
+	read_vmmap(r);
 	if (!r->ctx_names)
 		return 0;
 	for (p = r->ctx_names; *p; p++)
@@ -426,6 +449,7 @@ void vmt_reader_close(struct vmt_reader *r)
 	free(r->ctxfmt);
 	free(r->ctx_names);
 	free(r->ctx_missing);
+	vmt_vmmap_free(r->vmmap);
 	free(r->begin_name);
 	free(r->end_name);
 	free(r->clock_name);

@@ -81,6 +81,9 @@ const char *vmt_reader_context_names(const struct vmt_reader *r);
 /* context.missing: asked for but not on the recording kernel; NULL when none or unknown. */
 const char *vmt_reader_context_missing(const struct vmt_reader *r);
 unsigned int vmt_reader_context_skipped(const struct vmt_reader *r);
+/* vmtrace-record --vm's VMs and vCPU threads (vmfind.h), or NULL when it has none. */
+struct vmt_vmmap;
+const struct vmt_vmmap *vmt_reader_vmmap(const struct vmt_reader *r);
 /* Metadata value as a malloc'd string, from META or else END; NULL when missing. */
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key);
 /* The recording's start in trace clock units: its earliest page (0 when empty). */

@@ -13,6 +13,7 @@
 #include "reportfmt.h"
 #include "reportwhy.h"
 #include "timefmt.h"
+#include "vmfind.h"
 
 /* Percentiles of the tables: the default columns, and those --wide adds. */
 struct pct {
@@ -151,6 +152,7 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 {
 	const struct words *wd = words_of(r);
 	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_vmmap *vm = vmt_reader_vmmap(r);	/* labels from --vm */
 	size_t i, n = s->ntasks < 10 ? s->ntasks : 10;
 	char a[32], b[32], c[32];
 
@@ -158,17 +160,20 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 	if (!n || !s->lat.count)
 		return;
 	fprintf(f, "Tasks (most pairs first%s):\n", s->ntasks > n ? ", top 10" : "");
-	fprintf(f, "  %8s %6s %12s %12s %12s %12s\n", "pid", wd == &kvm_words ? "vcpu" : "",
-		"pairs", "avg", "max", "max/window");
+	fprintf(f, "  %8s %6s %12s %12s %12s %12s%s\n", "pid", wd == &kvm_words ? "vcpu" : "",
+		"pairs", "avg", "max", "max/window", vm ? "  vm" : "");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char v[16];
+		char v[16], label[320];
 
 		snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
-		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s\n", t->pid, v,
+		if (!vm || !vmt_vmmap_label(vm, t->pid, label + 2, sizeof(label) - 2))
+			label[2] = '\0';
+		label[0] = label[1] = ' ';
+		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s%s\n", t->pid, v,
 			t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
-			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)));
+			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), label[2] ? label : "");
 	}
 }
 
@@ -233,8 +238,14 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	fprintf(f, " %9s\n", vmt_fmt_in(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
-static char *task_label(const struct vmt_group *t, char *buf, size_t size)
+/* "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)". */
+static char *task_label(const struct vmt_reader *r, const struct vmt_group *t, char *buf,
+			size_t size)
 {
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+
+	if (m && vmt_vmmap_label(m, t->pid, buf, size))
+		return buf;
 	if (t->has_vcpu)
 		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
 	else
@@ -292,8 +303,8 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd)
 			snprintf(a, sizeof(a), "%.3f%%", vmt_summary_in_guest(g));
 		else
 			a[0] = '\0';
-		fprintf(f, "  %-24s %9s %16s %14s s\n", task_label(g, label, sizeof(label)), a, w,
-			vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)));
+		fprintf(f, "  %-24s %9s %16s %14s s\n", task_label(t->r, g, label, sizeof(label)), a,
+			w, vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)));
 	}
 }
 
@@ -327,7 +338,7 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	if (s->ntasks) {
 		table_header(f, &t, wd->tasks, wd->task);
 		for (i = 0; i < s->ntasks; i++)
-			table_row(f, &t, task_label(&s->tasks[i], label, sizeof(label)),
+			table_row(f, &t, task_label(r, &s->tasks[i], label, sizeof(label)),
 				  &s->tasks[i]);
 		window_table(f, &t, wd);
 	}

@@ -8,6 +8,7 @@
 #include "reportjson.h"
 #include "reportwhy.h"
 #include "timefmt.h"
+#include "vmfind.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
@@ -125,6 +126,24 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
 	vmt_jsonw_u64(w, "other_records", s->other_records);
 }
 
+/*
+ * A task's vcpu: the events' own vCPU id, else the --vm map's index of its thread; and vm,
+ * the VM's name in that map (null when it is none of the recording's vCPU threads).
+ */
+static void json_task_vm(struct vmt_jsonw *w, const struct vmt_reader *r,
+			 const struct vmt_group *t)
+{
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	unsigned int vm = 0, vcpu = 0;
+	bool known = m && vmt_vmmap_lookup(m, t->pid, &vm, &vcpu) == 0;
+
+	if (t->has_vcpu)
+		vmt_jsonw_u64(w, "vcpu", t->vcpu);
+	else
+		vmt_jsonw_opt_u64(w, "vcpu", known, vcpu);
+	vmt_jsonw_str(w, "vm", known ? vmt_vmmap_name(m, vm) : NULL);
+}
+
 static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 			const struct vmt_summary *s)
 {
@@ -157,7 +176,7 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_i64(w, "pid", t->pid);
-		vmt_jsonw_opt_u64(w, "vcpu", t->has_vcpu, t->vcpu);
+		json_task_vm(w, r, t);
 		vmt_jsonw_u64(w, "pairs", t->d.st.count);
 		json_dist(w, clk, &t->d);
 		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));

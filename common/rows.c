@@ -14,6 +14,9 @@
  * oldest open exit is written straight from the pass (one task: always, nothing held);
  * only rows that must wait for an earlier exit are copied. The ring is bounded: when it is
  * full the oldest open exit gives up its place and its row is written late, counted.
+ *
+ * With why columns (rows.h) a held row keeps its exit's breakdown in a second ring of
+ * the same places: the kinds' times and the culprit (struct rowwhy), not the parts.
  */
 #include "config.h"
 
@@ -26,6 +29,7 @@
 #include "numfmt.h"
 #include "outbuf.h"
 #include "rows.h"
+#include "vmfind.h"
 
 /* What a pair row takes: its exit, and a little of its entry (struct prow). */
 #define PAIR_COLUMNS(X)								\
@@ -35,6 +39,7 @@
 	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
 	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
 	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
@@ -43,7 +48,32 @@
 	X("info2", HEX, 1, ex->has & VMT_EVF_INFO2, ex->info2)			\
 	X("intr_info", HEX, w->intr, ex->has & VMT_EVF_INTR_INFO, ex->intr_info) \
 	X("error_code", HEX, w->intr, ex->has & VMT_EVF_ERROR_CODE, ex->error_code) \
-	X("near_gap", U64, 1, 1, pr->near_gap)
+	X("near_gap", U64, 1, 1, pr->near_gap)					\
+	WHY_COLUMNS(X)
+
+/* An exit's breakdown (iterate.h: attribution): kinds the recording cannot tell are empty. */
+#define WHY_KIND(X, name, k)							\
+	X(name, U64, w->o.why, wy && (w->recorded >> (k) & 1), wy ? row_ns(w, wy->ticks[k]) : 0)
+#define WHY_COLUMNS(X)								\
+	WHY_KIND(X, "kvm_ns", VMT_WHY_KVM)					\
+	WHY_KIND(X, "userspace_ns", VMT_WHY_USERSPACE)				\
+	WHY_KIND(X, "preempted_ns", VMT_WHY_PREEMPTED)				\
+	WHY_KIND(X, "blocked_ns", VMT_WHY_BLOCKED)				\
+	WHY_KIND(X, "wakeup_ns", VMT_WHY_WAKEUP)				\
+	WHY_KIND(X, "irq_ns", VMT_WHY_IRQ)					\
+	WHY_KIND(X, "softirq_ns", VMT_WHY_SOFTIRQ)				\
+	WHY_KIND(X, "nmi_ns", VMT_WHY_NMI)					\
+	X("incomplete", BOOL, w->o.why, wy != NULL, wy && wy->incomplete)	\
+	X("culprit_kind", TEXT, w->o.why, cu != NULL, cu ? vmt_why_kind_names[cu->kind] : "") \
+	X("culprit", NAME, w->o.why, cu != NULL, cu ? cu->name : "")		\
+	X("culprit_pid", I64, w->o.why, cu && cu->pid >= 0, cu ? cu->pid : 0)
+
+/* What a row shows of an exit's why: the times per kind and the culprit. */
+struct rowwhy {
+	uint64_t ticks[VMT_WHY_NKINDS];
+	struct vmt_whypart culprit;
+	bool incomplete, has_culprit;
+};
 
 /* A pair row's values: pointing into the pass, or into a held place. */
 struct prow {
@@ -51,12 +81,16 @@ struct prow {
 	uint64_t lat;
 	uint32_t en_cpu, vcpu;
 	bool has_vcpu, near_gap;
+	const struct rowwhy *why;	/* NULL: not attributed */
 };
 
 #define PAIR_LOCALS(pr)								\
 	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
-	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason)
+	const char *vmname = vm_name(w, ex->pid);				\
+	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);			\
+	const struct rowwhy *wy = (pr)->why;					\
+	const struct vmt_whypart *cu = wy && wy->has_culprit ? &wy->culprit : NULL
 
 /* What an event row takes. */
 #define EVENT_COLUMNS(X)							\
@@ -64,6 +98,7 @@ struct prow {
 	X("ts_ns", TABS, 1, 1, ev->ts)						\
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
+	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
 	X("vcpu", U64, 1, ev->has & VMT_EVF_VCPU, ev->vcpu)			\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -80,10 +115,15 @@ struct prow {
 	const struct vmt_event *ev = (e)->ev;					\
 	bool is_exit = ev->kind == VMT_EV_BEGIN;				\
 	bool has_reason = is_exit && (ev->has & VMT_EVF_REASON);		\
+	const char *vmname = vm_name(w, ev->pid);				\
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
-/* The longest CSV row: 15 fields of at most 20 digits and a 128-byte reason name. */
-#define CSV_ROW_MAX 512
+/*
+ * The longest CSV row: 16 fields of at most 20 digits, a 128-byte reason name and a VM name
+ * of at most 128 bytes, each quoted (quotes doubled: 258 bytes), and the why columns (9
+ * numbers, a kind, a culprit's quoted name).
+ */
+#define CSV_ROW_MAX 1024
 #define NAME_MAX_PLAIN 128
 
 /* A reason's name, as CSV wants it, cached per (isa, key). */
@@ -105,6 +145,7 @@ struct held {
 	uint32_t en_cpu, vcpu;
 	bool has_vcpu, near_gap;
 	uint8_t state;
+	bool has_why;		/* whys[] holds its breakdown */
 };
 /* rows.h and man/vmtrace-convert.1 promise 48 MiB for the 2^19 places */
 _Static_assert(sizeof(struct held) <= 96, "a held place grew past 96 bytes");
@@ -123,6 +164,7 @@ struct vmt_rows {
 	struct vmt_exitreasons *names;
 	uint64_t start;
 	bool intr;		/* the layout has intr_info and error_code */
+	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (the vm column), or NULL */
 	uint64_t nrows;
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	uint8_t *gap;		/* per CPU: events lost since that CPU's last row */
@@ -130,7 +172,9 @@ struct vmt_rows {
 	int error;
 	/* exit-time order: places head..tail-1 of the ring, the tasks' open exits */
 	struct held *ring;
+	struct rowwhy *whys;	/* with why columns: the held rows' breakdowns */
 	uint64_t cap, head, tail, hold_max;
+	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	struct open_task *tasks, *last;
 	size_t ntasks, tcap;
 	uint64_t written_ts;	/* the latest exit time written (for the late count) */
@@ -138,6 +182,16 @@ struct vmt_rows {
 	bool ns_clock;		/* ticks are ns: no conversion */
 	struct reason_slot cache[256];
 };
+
+/* The VM of a vCPU thread in the recording's --vm map, or NULL. */
+static inline const char *vm_name(const struct vmt_rows *w, int32_t tid)
+{
+	unsigned int vm, vcpu;
+
+	if (!w->vmmap || vmt_vmmap_lookup(w->vmmap, tid, &vm, &vcpu))
+		return NULL;
+	return vmt_vmmap_name(w->vmmap, vm);
+}
 
 /* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
 static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
@@ -230,13 +284,21 @@ static CELL char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
 
 static CELL char *csv_TEXT(struct vmt_rows *w, char *p, bool has, const char *s)
 {
-	size_t n = strlen(s);	/* constant, plain words ("exit", "entry") */
+	size_t n = has ? strlen(s) : 0;	/* constant, plain words ("exit", "preempted") */
 
 	(void)w;
-	(void)has;
 	memcpy(p, s, n);
 	p[n] = ',';
 	return p + n + 1;
+}
+
+static CELL char *csv_BOOL(struct vmt_rows *w, char *p, bool has, bool v)
+{
+	(void)w;
+	if (has)
+		*p++ = v ? '1' : '0';
+	*p = ',';
+	return p + 1;
 }
 
 /* The quoted form of a name that needs it (RFC 4180: quotes doubled). */
@@ -252,6 +314,27 @@ static char *csv_quoted(char *p, const char *s)
 	}
 	*p++ = '"';
 	return p;
+}
+
+/*
+ * A name from the recording (a VM's, a task's comm, an IRQ handler's): quoted when it
+ * needs it (RFC 4180).
+ */
+static CELL char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
+{
+	(void)w;
+	if (has) {
+		size_t n = strcspn(s, ",\"\r\n");
+
+		if (!s[n] && n <= NAME_MAX_PLAIN) {
+			memcpy(p, s, n);
+			p += n;
+		} else {
+			p = csv_quoted(p, s);
+		}
+	}
+	*p = ',';
+	return p + 1;
 }
 
 /* REASON cells take the isa from the row's event: ISA is a local of every row kind. */
@@ -312,6 +395,19 @@ static inline void json_TABS(struct vmt_rows *w, const char *name, bool has, uin
 }
 
 static inline void json_TEXT(struct vmt_rows *w, const char *name, bool has, const char *s)
+{
+	vmt_jsonw_str(&w->jw, name, has ? s : NULL);
+}
+
+static inline void json_BOOL(struct vmt_rows *w, const char *name, bool has, bool v)
+{
+	if (has)
+		vmt_jsonw_bool(&w->jw, name, v);
+	else
+		vmt_jsonw_null(&w->jw, name);
+}
+
+static inline void json_NAME(struct vmt_rows *w, const char *name, bool has, const char *s)
 {
 	vmt_jsonw_str(&w->jw, name, has ? s : NULL);
 }
@@ -413,21 +509,45 @@ static CELL void put_row(struct vmt_rows *w, const struct prow *pr, bool csv)
 		pair_json(w, pr);
 }
 
+/* What the row keeps of a pair's why. */
+static void rowwhy_of(struct rowwhy *rw, const struct vmt_why *why)
+{
+	const struct vmt_whypart *c = vmt_why_culprit(why);
+
+	memcpy(rw->ticks, why->ticks, sizeof(rw->ticks));
+	rw->incomplete = why->incomplete;
+	rw->has_culprit = c != NULL;
+	if (c)
+		rw->culprit = *c;
+}
+
 /* A pair as the pass hands it over (e->pair, ended by e->ev), as a row's values. */
-#define PROW_OF(w, e)								\
+#define PROW_OF(w, e, whyp)							\
 	{									\
 		(e)->pair->begin, (e)->pair->lat, (e)->ev->cpu,			\
 		((e)->pair->begin->has & VMT_EVF_VCPU) ? (e)->pair->begin->vcpu :	\
 							 (e)->ev->vcpu,		\
 		(((e)->pair->begin->has | (e)->ev->has) & VMT_EVF_VCPU) != 0,	\
 		gap_take(w, (e)->pair->begin->cpu) | gap_take(w, (e)->ev->cpu),	\
+		whyp,								\
 	}
+
+/* The why columns' values of a pair written now (NULL without them). */
+static inline const struct rowwhy *why_now(const struct vmt_rows *w,
+					   const struct vmt_iter_event *e, struct rowwhy *rw)
+{
+	if (!w->o.why || !e->pair->why)
+		return NULL;
+	rowwhy_of(rw, e->pair->why);
+	return rw;
+}
 
 /* Write a pair's row now, straight from the pass: no copy. */
 static __attribute__((noinline)) void put_pair_csv(struct vmt_rows *w,
 						   const struct vmt_iter_event *e)
 {
-	struct prow pr = PROW_OF(w, e);
+	struct rowwhy rw;
+	struct prow pr = PROW_OF(w, e, why_now(w, e, &rw));
 
 	put_row(w, &pr, true);
 }
@@ -435,7 +555,8 @@ static __attribute__((noinline)) void put_pair_csv(struct vmt_rows *w,
 static __attribute__((noinline)) void put_pair_json(struct vmt_rows *w,
 						    const struct vmt_iter_event *e)
 {
-	struct prow pr = PROW_OF(w, e);
+	struct rowwhy rw;
+	struct prow pr = PROW_OF(w, e, why_now(w, e, &rw));
 
 	put_row(w, &pr, false);
 }
@@ -458,7 +579,8 @@ static void flush_head(struct vmt_rows *w, bool csv)
 			break;
 		if (h->state == HELD_ROW) {
 			struct prow pr = { &h->ex, h->lat, h->en_cpu, h->vcpu, h->has_vcpu,
-					   h->near_gap };
+					   h->near_gap,
+					   h->has_why ? &w->whys[w->head & (w->cap - 1)] : NULL };
 
 			put_row(w, &pr, csv);
 		}
@@ -517,13 +639,27 @@ static int ring_grow(struct vmt_rows *w)
 {
 	uint64_t cap = w->cap ? w->cap * 2 : (w->hold_max < 64 ? w->hold_max : 64), s;
 	struct held *ring = malloc(cap * sizeof(*ring));
+	struct rowwhy *whys = NULL;
 
 	if (!ring)
 		return -ENOMEM;
-	for (s = w->head; s < w->tail; s++)
+	if (w->o.why) {
+		whys = malloc(cap * sizeof(*whys));
+		if (!whys) {
+			free(ring);
+			return -ENOMEM;
+		}
+	}
+	for (s = w->head; s < w->tail; s++) {
 		ring[s & (cap - 1)] = w->ring[s & (w->cap - 1)];
+		/* has_why is set for rows only: an open place has none yet */
+		if (whys && ring[s & (cap - 1)].state == HELD_ROW && ring[s & (cap - 1)].has_why)
+			whys[s & (cap - 1)] = w->whys[s & (w->cap - 1)];
+	}
 	free(w->ring);
+	free(w->whys);
 	w->ring = ring;
+	w->whys = whys;
 	w->cap = cap;
 	return 0;
 }
@@ -602,8 +738,11 @@ static CELL int pairs_event(struct vmt_rows *w, const struct vmt_iter_event *e, 
 			flush_head(w, csv);
 	} else {
 		struct held *h = &w->ring[seq & (w->cap - 1)];
-		struct prow pr = PROW_OF(w, e);
+		struct prow pr = PROW_OF(w, e, NULL);
 
+		h->has_why = w->o.why && e->pair->why;
+		if (h->has_why)
+			rowwhy_of(&w->whys[seq & (w->cap - 1)], e->pair->why);
 		h->ex = *pr.ex;
 		h->lat = pr.lat;
 		h->en_cpu = pr.en_cpu;
@@ -758,6 +897,8 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->start = it->start_ts;
 	w->intr = b->intr_info.size && b->error_code.size;
+	w->recorded = it->why ? it->why_recorded : 0;
+	w->vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
 	ret = vmt_exitreasons_new(it->begin_format, &w->names);
 	if (ret)
 		return ret;
@@ -790,7 +931,9 @@ int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **out_w,
 	if (!w)
 		return -ENOMEM;
 	w->o = *o;
-	w->hold_max = VMT_ROWS_HOLD_MAX;
+	w->o.why = o->why && !o->events;
+	/* a held row with its why takes 112 bytes more: a quarter of the places */
+	w->hold_max = w->o.why ? VMT_ROWS_HOLD_MAX / 4 : VMT_ROWS_HOLD_MAX;
 	if (vmt_outbuf_init(&w->out, o->fd)) {
 		free(w);
 		return -ENOMEM;
@@ -829,6 +972,7 @@ int vmt_rows_finish(struct vmt_rows *w)
 	vmt_exitreasons_free(w->names);
 	free(w->gap);
 	free(w->ring);
+	free(w->whys);
 	free(w->tasks);
 	free(w);
 	return ret;

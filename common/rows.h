@@ -31,6 +31,12 @@ struct vmt_rows_opts {
 	enum vmt_rows_format format;
 	bool events;		/* one row per event instead of one per exit */
 	int fd;
+	/*
+	 * Per-exit rows: the why columns (kvm_ns ... nmi_ns, incomplete, culprit_kind,
+	 * culprit, culprit_pid), filled when the pass attributes (iterate.h); then at most
+	 * VMT_ROWS_HOLD_MAX / 4 exits are held (216 bytes each, 27 MiB).
+	 */
+	bool why;
 };
 
 struct vmt_rows_stats {

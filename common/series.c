@@ -19,7 +19,9 @@ struct stask {
 	uint64_t cur;			/* the interval being filled */
 	uint64_t cur_ns;		/* where it starts, ns since the recording's start */
 	uint64_t next_row;		/* intervals before this one have their rows */
-	uint64_t exits, out, max;	/* trace clock units */
+	uint64_t exits, max;		/* trace clock units */
+	uint64_t out_ns;		/* out-of-guest time inside this interval */
+	uint64_t carry_ns;		/* of exits begun, the time after this interval's end */
 	struct vmt_latdist d;		/* this interval's latencies only */
 	struct vmt_window win;		/* runs across intervals; max_sum is per interval */
 };
@@ -90,7 +92,19 @@ static uint64_t p99(const struct vmt_latdist *d)
 	return top[m - 1];
 }
 
-/* Rows for t's intervals before upto: empty ones, then the filled one, if any. */
+/* The part of the carried time that falls into the next interval. */
+static uint64_t take_carry(struct stask *t, uint64_t interval_ns)
+{
+	uint64_t part = t->carry_ns < interval_ns ? t->carry_ns : interval_ns;
+
+	t->carry_ns -= part;
+	return part;
+}
+
+/*
+ * Rows for t's intervals before upto: the one being filled, and those without an exit of
+ * their own, which still hold the part of a long exit that ran on into them.
+ */
 static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
 {
 	const struct series_work *w = s->work;
@@ -105,10 +119,12 @@ static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
 		row.start_ns = t->next_row * w->o.interval_ns;
 		if (t->next_row == t->cur && t->exits) {
 			row.exits = t->exits;
-			row.out_ns = vmt_clock_ns(w->clock, t->out);
+			row.out_ns = t->out_ns;
 			row.max_ns = vmt_clock_ns(w->clock, t->max);
 			row.p99_ns = vmt_clock_ns(w->clock, p99(&t->d));
 			row.max_window_ns = vmt_clock_ns(w->clock, t->win.max_sum);
+		} else if (t->next_row > t->cur) {
+			row.out_ns = take_carry(t, w->o.interval_ns);
 		}
 		ret = push_row(s, &row);
 		if (ret)
@@ -122,13 +138,14 @@ static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
 /* The interval t was filling is over: its row, then a fresh start in interval idx. */
 static int next_interval(struct vmt_series *s, struct stask *t, uint64_t idx)
 {
-	int ret = close_upto(s, t, t->cur + 1);
+	int ret = close_upto(s, t, idx);
 
 	if (ret)
 		return ret;
 	t->cur = idx;
 	t->cur_ns = idx * s->work->o.interval_ns;
-	t->exits = t->out = t->max = 0;
+	t->exits = t->max = 0;
+	t->out_ns = take_carry(t, s->work->o.interval_ns);
 	vmt_latdist_free(&t->d);
 	vmt_latdist_init(&t->d);
 	t->win.max_sum = 0;
@@ -232,7 +249,17 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	if (t->cur > w->last)
 		w->last = t->cur;
 	t->exits++;
-	t->out += p->lat;
+	/* the exit's time inside this interval; the rest runs on into the next ones */
+	{
+		uint64_t lat_ns = vmt_clock_ns(w->clock, p->lat), end_ns = ns + lat_ns;
+		uint64_t iv_end = t->cur_ns + w->o.interval_ns;
+		uint64_t from = ns > t->cur_ns ? ns : t->cur_ns;
+
+		if (from < iv_end)
+			t->out_ns += (end_ns < iv_end ? end_ns : iv_end) - (from < end_ns ? from : end_ns);
+		if (end_ns > iv_end)
+			t->carry_ns += end_ns - (ns > iv_end ? ns : iv_end);
+	}
 	if (p->lat > t->max)
 		t->max = p->lat;
 	if (vmt_latdist_add(&t->d, p->lat) || vmt_window_add(&t->win, ex->ts, p->end->ts))
@@ -269,6 +296,13 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	int ret;
 
 	(void)it;
+	/* the intervals that the last exits ran on into */
+	for (t = w->tasks; t; t = t->next) {
+		uint64_t end = t->cur + (t->carry_ns + w->o.interval_ns - 1) / w->o.interval_ns;
+
+		if (end > w->last)
+			w->last = end;
+	}
 	for (t = w->tasks; t; t = t->next) {
 		s->ntasks++;
 		ret = close_upto(s, t, w->last + 1);

@@ -2,8 +2,9 @@
 /*
  * series: the time-series consumer of the pass (iterate.h). Time is cut into intervals of
  * a fixed length from the recording's start; an exit belongs to the interval its start
- * falls in. Per interval and per vCPU task it keeps exits, out-of-guest time, the longest
- * exit, p99 and the worst sliding window, with one latency distribution per task reset at
+ * falls in, but its time out of the guest is split at the intervals' edges (an interval's
+ * share never passes 100 %). Per interval and per vCPU task it keeps exits, out-of-guest
+ * time, the longest exit, p99 and the worst sliding window, with one latency distribution per task reset at
  * each interval (constant memory per interval), and optionally a heatmap of every exit by
  * time and latency. The rows and the heatmap belong to the caller's struct vmt_series; one
  * pass, one thread.
@@ -28,7 +29,8 @@
 struct vmt_series_row {
 	uint64_t start_ns;		/* since the recording's start; the end is + interval */
 	uint64_t exits;
-	uint64_t out_ns;		/* the latencies of its exits, summed */
+	/* out-of-guest time inside the interval: the parts of exits begun in it or before */
+	uint64_t out_ns;
 	uint64_t max_ns;
 	uint64_t p99_ns;		/* nearest rank: exact to 1024 exits, else within 0.8 % */
 	/* the largest out-of-guest total in a window ending at one of its exits' ends */

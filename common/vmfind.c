@@ -1513,3 +1513,23 @@ char *vmt_vmmap_label(const struct vmt_vmmap *m, int32_t tid, char *buf, size_t 
 	snprintf(buf, size, "%s/vcpu%u (pid %" PRId32 ")", m->vm[vm].name, vcpu, tid);
 	return buf;
 }
+
+int vmt_vmmap_vm_tids(const struct vmt_vmmap *m, unsigned int vm, int32_t **tids,
+		      unsigned int *n)
+{
+	unsigned int i, more = 0;
+	int32_t *bigger;
+
+	if (vm >= m->n_vm)
+		return -ENOENT;
+	for (i = 0; i < m->n; i++)
+		more += m->ent[i].vm == vm;
+	bigger = realloc(*tids, ((size_t)*n + more + 1) * sizeof(*bigger));
+	if (!bigger)
+		return -ENOMEM;
+	*tids = bigger;
+	for (i = 0; i < m->n; i++)
+		if (m->ent[i].vm == vm)
+			bigger[(*n)++] = m->ent[i].tid;
+	return 0;
+}

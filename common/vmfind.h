@@ -166,6 +166,12 @@ int32_t vmt_vmmap_pid(const struct vmt_vmmap *m, unsigned int vm);
 int vmt_vmmap_lookup(const struct vmt_vmmap *m, int32_t tid, unsigned int *vm, unsigned int *vcpu);
 /* The index of the VM with this name, or whose VMM has this pid (digits); or -ENOENT. */
 int vmt_vmmap_find(const struct vmt_vmmap *m, const char *name_or_pid);
+/*
+ * Append the tids of VM vm's vCPU threads to *tids (malloc'd, *n of them; unsorted).
+ * Returns 0, -ENOENT for no such VM or -ENOMEM.
+ */
+int vmt_vmmap_vm_tids(const struct vmt_vmmap *m, unsigned int vm, int32_t **tids,
+		      unsigned int *n);
 /* "web1/vcpu1 (pid 1234)" for the thread 1234, or NULL when tid is not a known vCPU. */
 char *vmt_vmmap_label(const struct vmt_vmmap *m, int32_t tid, char *buf, size_t size);
 

@@ -93,6 +93,8 @@ static int write_output(const struct convert_opts *o, struct vmt_reader *r, int 
 		return convert_legacy(o, r, fd, found);
 	case CONVERT_VMT:
 		return convert_vmt(o, r, fd, found);
+	case CONVERT_PERFETTO:
+		return convert_perfetto(o, r, fd, found);
 	}
 	return -EINVAL;
 }

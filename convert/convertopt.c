@@ -14,8 +14,10 @@ enum {
 	OPT_JSONL,
 	OPT_LEGACY,
 	OPT_TO_VMT,
+	OPT_PERFETTO,
 	OPT_EVENTS,
 	OPT_SERIES,
+	OPT_WHY,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -23,16 +25,18 @@ const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 static const char doc[] =
 	"Convert a vmtrace recording (.vmt, the original vm-trace trace.bin, or a trace-cmd "
 	"trace.dat) to CSV or JSON lines for spreadsheets and scripts, to the original "
-	"trace.bin, or to .vmt."
+	"trace.bin, to .vmt, or to a Perfetto / Chrome trace-event timeline."
 	"\v"
 	"Examples:\n"
 	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
 	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
+	"  vmtrace-convert --csv --why run1.vmt             # with where each exit's time went\n"
 	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
 	"  vmtrace-convert --series=100ms --csv run1.vmt  # per interval and vCPU\n"
 	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"
 	"  vmtrace-convert --to-vmt --format-dir events/ -o old.vmt trace.bin\n"
 	"  vmtrace-convert --to-vmt -o run2.vmt trace.dat    # from trace-cmd record\n"
+	"  vmtrace-convert --perfetto -o run1.json run1.vmt # open in ui.perfetto.dev\n"
 	"\n"
 	"Files are written under a temporary name and renamed when complete; an interrupted "
 	"conversion leaves nothing under the final name. Writing over the input is refused. "
@@ -49,9 +53,16 @@ static const struct argp_option options[] = {
 	  "pages; needs -o)", 1 },
 	{ "to-vmt", OPT_TO_VMT, NULL, 0, "a .vmt container (from a trace.bin or a trace.dat, "
 	  "or a .vmt's --cpu CPUs; needs -o)", 1 },
+	{ "perfetto", OPT_PERFETTO, NULL, 0, "a timeline in the Chrome trace-event JSON format "
+	  "(ui.perfetto.dev, chrome://tracing): each exit a slice on its vCPU task's track, "
+	  "interrupts and preemptions on the pCPUs' tracks", 1 },
 	{ NULL, 0, NULL, 0, "Rows and files:", 2 },
 	{ "events", OPT_EVENTS, NULL, 0, "one row per recorded event (exits and entries) "
 	  "instead of per exit", 2 },
+	{ "why", OPT_WHY, NULL, 0, "per-exit rows gain where each exit's time went, from the "
+	  "file's context events: kvm_ns, userspace_ns, preempted_ns, blocked_ns, wakeup_ns, "
+	  "irq_ns, softirq_ns, nmi_ns (they sum to latency_ns), incomplete, culprit_kind, "
+	  "culprit, culprit_pid", 2 },
 	{ "series", OPT_SERIES, "TIME", OPTION_ARG_OPTIONAL, "one row per interval of TIME "
 	  "(default: 100 to 1000 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
 	  "max_window_ns (1 ms window), as vmtrace-report --interval", 2 },
@@ -67,11 +78,11 @@ static const struct argp_option options[] = {
 static void check_copy_filters(struct argp_state *state, const struct convert_opts *o)
 {
 	const struct vmt_filter *f = &o->fo.filter;
+	bool picky = f->vcpus.n || o->fo.reasons || o->fo.vms || f->has_from || f->has_to;
 
-	if (o->format == CONVERT_LEGACY &&
-	    (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to || f->cpus.n > 1))
+	if (o->format == CONVERT_LEGACY && (picky || f->cpus.n > 1))
 		argp_error(state, "--legacy copies whole pages: only --cpu (one CPU) applies");
-	if (o->format == CONVERT_VMT && (f->vcpus.n || o->fo.reasons || f->has_from || f->has_to))
+	if (o->format == CONVERT_VMT && picky)
 		argp_error(state, "--to-vmt copies whole chunks: only --cpu applies");
 }
 
@@ -80,6 +91,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	static const enum convert_format formats[] = {
 		[OPT_CSV - OPT_CSV] = CONVERT_CSV, [OPT_JSONL - OPT_CSV] = CONVERT_JSONL,
 		[OPT_LEGACY - OPT_CSV] = CONVERT_LEGACY, [OPT_TO_VMT - OPT_CSV] = CONVERT_VMT,
+		[OPT_PERFETTO - OPT_CSV] = CONVERT_PERFETTO,
 	};
 	struct convert_opts *o = state->input;
 
@@ -88,9 +100,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JSONL:
 	case OPT_LEGACY:
 	case OPT_TO_VMT:
+	case OPT_PERFETTO:
 		if (o->format && o->format != formats[key - OPT_CSV])
-			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt, "
+				   "--perfetto");
 		o->format = formats[key - OPT_CSV];
+		break;
+	case OPT_WHY:
+		o->why = 1;
 		break;
 	case OPT_EVENTS:
 		o->events = 1;
@@ -119,14 +136,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->input)
 			argp_error(state, "no input file given");
 		if (!o->format)
-			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt");
+			argp_error(state, "choose one of --csv, --jsonl, --legacy, --to-vmt, "
+				   "--perfetto");
 		if ((o->format == CONVERT_LEGACY || o->format == CONVERT_VMT) && !o->output)
 			argp_error(state, "--legacy and --to-vmt write binary files: give -o FILE");
-		if ((o->events || o->series) &&
-		    (o->format == CONVERT_LEGACY || o->format == CONVERT_VMT))
+		if ((o->events || o->series) && (o->format == CONVERT_LEGACY ||
+		    o->format == CONVERT_VMT || o->format == CONVERT_PERFETTO))
 			argp_error(state, "--events and --series go with --csv or --jsonl");
 		if (o->events && o->series)
 			argp_error(state, "--events and --series exclude each other");
+		if (o->why && (o->events || o->series || o->format == CONVERT_LEGACY ||
+			       o->format == CONVERT_VMT || o->format == CONVERT_PERFETTO))
+			argp_error(state, "--why goes with per-exit rows: --csv or --jsonl, "
+				   "without --events or --series");
 		check_copy_filters(state, o);
 		break;
 	default:

@@ -14,6 +14,7 @@ enum convert_format {
 	CONVERT_JSONL,
 	CONVERT_LEGACY,
 	CONVERT_VMT,
+	CONVERT_PERFETTO,
 };
 
 struct convert_opts {
@@ -22,6 +23,7 @@ struct convert_opts {
 	struct vmt_input_opts in;
 	enum convert_format format;
 	int events;
+	int why;			/* --why: per-exit rows with their breakdown */
 	int series;			/* --series: per interval and vCPU instead */
 	uint64_t series_ns;		/* its interval, 0: chosen from the span */
 	struct vmt_filter_opts fo;

@@ -26,6 +26,15 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 
 	if (!rows && vmt_nomatch_explain(it, msg, sizeof(msg)))
 		vmt_info("%s: %s", o->input, msg);
+	if (o->why && !it->why)
+		vmt_warn("%s: no context events in this recording: the why columns are empty "
+			 "(causes unknown, not zero); vmtrace-record records them unless given "
+			 "--context none", o->input);
+	else if (o->why && it->why_stats.incomplete)
+		vmt_info("%s: %llu exit%s with incomplete causes (events lost inside them): "
+			 "their unknown time is in kvm_ns, incomplete = 1", o->input,
+			 (unsigned long long)it->why_stats.incomplete,
+			 it->why_stats.incomplete == 1 ? "" : "s");
 	if (st->unordered)
 		vmt_warn("%s: %llu row%s written out of exit-time order: %s exit stayed open while "
 			 "%u later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,
@@ -36,9 +45,11 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		 struct convert_found *found)
 {
-	struct vmt_rows_opts ro = { o->format == CONVERT_CSV ? VMT_ROWS_CSV : VMT_ROWS_JSONL,
-				    o->events != 0, fd };
-	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
+	struct vmt_rows_opts ro = { .format = o->format == CONVERT_CSV ? VMT_ROWS_CSV :
+								 VMT_ROWS_JSONL,
+				    .events = o->events != 0, .fd = fd, .why = o->why != 0 };
+	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter,
+				    .attribute = o->why != 0 };
 	struct vmt_rows_stats st;
 	struct vmt_consumer c;
 	struct vmt_rows *w;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * writers: vmtrace-convert's output formats, each from an open reader onto an fd: rows
- * (CSV, JSON lines), the original tool's trace.bin, and .vmt. Each prints its own
+ * (CSV, JSON lines), the original tool's trace.bin, .vmt, and the Perfetto timeline. Each prints its own
  * messages, naming the input or the output file as the problem lies (and a note when the
  * filters selected nothing), fills in what it met in the input, and returns 0 or -errno.
  */
@@ -32,5 +32,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		   struct convert_found *found);
 int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		struct convert_found *found);
+int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		     struct convert_found *found);
 
 #endif

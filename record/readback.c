@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iterate.h"
 #include "log.h"
+#include "metakeys.h"
+#include "nomatch.h"
 #include "readback.h"
 #include "reader.h"
 #include "reportfmt.h"
@@ -25,8 +28,15 @@ void rec_readback_summary(const char *path)
 		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
 		return;
 	}
-	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0)
+	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0) {
+		char *cpus = vmt_reader_meta(r, VMT_META_CPUS);
+		char msg[512];
+
 		vmt_report_summary_text(stdout, r, &s);
+		if (vmt_nomatch_no_exits(&it, vmt_reader_begin_name(r), cpus, msg, sizeof(msg)))
+			vmt_warn("%s: %s", path, msg);
+		free(cpus);
+	}
 	vmt_summary_free(&s);
 	vmt_reader_close(r);
 }

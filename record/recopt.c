@@ -29,9 +29,12 @@ enum {
 	OPT_THRESHOLD,
 	OPT_KEEP,
 	OPT_AFTER,
+	OPT_VM,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
 static const char doc[] =
 	"Record KVM exit/entry tracepoints (or any begin/end tracepoint pair) on the given "
@@ -48,6 +51,8 @@ static const char doc[] =
 	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
 	"  vmtrace-record -p 2-5 --metrics /var/lib/node_exporter/vmtrace.prom --interval 15s\n"
 	"  vmtrace-record -p 2-5 --on-threshold 5ms --keep 10s   # the 10 s before a 5 ms exit\n"
+	"  vmtrace-record -p 2 -o boot.vmt -- virsh start web1   # while a command runs\n"
+	"  vmtrace-record --vm web1 -s 10    # VM web1's vCPU threads on their CPUs\n"
 	"\n"
 	"Context events (what explains a long exit: scheduler switches and wake-ups, hard and "
 	"soft interrupts, x86 vector handlers, NMIs, KVM's user-space exits, KVM_RUN) are "
@@ -55,11 +60,19 @@ static const char doc[] =
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds); SIZE takes K, M "
 	"or G (a bare number is KiB). Needs root. An existing output file is kept as FILE.old. "
-	"Exit status: 0 when the file is finished, 1 on an error, 64 for a bad command line.";
+	"Exit status: 0 when the file is finished, 1 on an error, 64 for a bad command line.\n"
+	"\n"
+	"With -- COMMAND [ARGS], the recording starts, then COMMAND runs (on the recorder's "
+	"terminal and CPUs) and the recording stops when it exits; the exit status is then the "
+	"command's (128+N when signal N killed it, 127 when it cannot be found), or 1 when the "
+	"recording failed. A stop signal sent to the recorder is passed on to the command and "
+	"the recording goes on until the command exits; a second one stops it at once.";
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to record:", 1 },
-	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required)", 1 },
+	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required without --vm)", 1 },
+	{ "vm", OPT_VM, "VM[,VM...]", 0, "only these VMs' vCPU threads: a libvirt name, a QEMU "
+	  "-name or a VMM pid; their CPUs are traced unless -p is given", 1 },
 	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
 	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
 	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair: none, or items "
@@ -189,6 +202,19 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 	}
 }
 
+static void check_command(struct argp_state *state, const struct record_opts *o)
+{
+	if (!o->command)
+		return;
+	if (!o->command[0])
+		argp_error(state, "no command after --");
+	if (o->duration_ns)
+		argp_error(state, "-s and a command exclude each other: the command's end stops "
+			   "the recording");
+	if (o->cleanup_only)
+		argp_error(state, "--cleanup runs no command");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -248,13 +274,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->context = arg;
 		break;
 	}
+	case OPT_VM:
+		if (!*arg)
+			argp_error(state, "empty --vm");
+		o->vm = arg;
+		break;
 	case OPT_POLL:
 		if (vmt_cli_parse_duration_ns(arg, &v) || v < 100000 || v > 1000000000ULL)
 			argp_error(state, "invalid poll interval '%s' (100us to 1s)", arg);
 		o->poll_ns = v;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		argp_error(state, "unexpected argument '%s' (a command to run goes after --)",
+			   arg);
 		break;
 	case OPT_LIVE:
 	case OPT_NO_OUTPUT:
@@ -266,8 +298,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_live_opt(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:
-		if (!o->cleanup_only && !o->cpus.n)
-			argp_error(state, "no CPU to trace: give -p LIST");
+		if (!o->cleanup_only && !o->cpus.n && !o->vm)
+			argp_error(state, "no CPU to trace: give -p LIST or --vm VM");
+		if (o->cleanup_only && o->vm)
+			argp_error(state, "--cleanup records no VM");
+		check_command(state, o);
 		parse_live_opt(state, o, key, arg);
 		break;
 	default:
@@ -276,13 +311,31 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * The command is what follows the first "--": cut there before argp sees it, since argp
+ * would permute it and take its options (sh -c ...) for ours. An option's value cannot be
+ * "--" then (-o -- fails as a missing value).
+ */
+static int split_command(int argc, char **argv, struct record_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			o->command = argv + i + 1;
+			return i;
+		}
+	}
+	return argc;
+}
+
 int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 {
 	struct argp_child children[] = {
 		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
-	struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+	struct argp argp = { options, parse_opt, args_doc, doc, children, NULL, NULL };
 	int i, len = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -294,6 +347,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 	for (i = 0; i < argc && len < (int)sizeof(o->cmdline) - 1; i++)
 		len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
 				i ? " " : "", argv[i]);
+	argc = split_command(argc, argv, o);
 	vmt_cmdline_parse(&argp, argc, argv, o);
 	vmt_log_set_quiet(o->quiet);
 	if (!o->begin) {

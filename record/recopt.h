@@ -29,6 +29,7 @@ struct record_opts {
 	uint64_t buffer_bytes;
 	char *begin, *end;
 	const char *context;		/* --context LIST; NULL: the default list */
+	const char *vm;			/* --vm NAME|PID[,...]; NULL: none */
 	const char *clock;
 	int level;
 	int quiet;
@@ -41,11 +42,13 @@ struct record_opts {
 	uint64_t threshold_ns;		/* --on-threshold; 0: record everything */
 	uint64_t keep_ns, after_ns;	/* --keep, --after */
 	char cmdline[1024];		/* the command line as given, for the metadata */
+	char **command;			/* after "--": the command to record around; or NULL */
 };
 
 /*
- * Fill o with the defaults, parse argv and set the log's quiet level. A bad command line
- * exits with status 64 (argp, with a message); returns 0 or -ENOMEM.
+ * Fill o with the defaults, parse argv and set the log's quiet level. What follows the
+ * first "--" is the command (o->command points into argv). A bad command line exits with
+ * status 64 (argp, with a message); returns 0 or -ENOMEM.
  */
 int rec_opts_parse(int argc, char **argv, struct record_opts *o);
 void rec_opts_free(struct record_opts *o);

@@ -19,12 +19,14 @@
 
 #include "chunkq.h"
 #include "collector.h"
+#include "command.h"
 #include "container.h"
 #include "context.h"
 #include "log.h"
 #include "outfile.h"
 #include "readback.h"
 #include "recopt.h"
+#include "recvm.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "watch.h"
@@ -38,6 +40,8 @@ struct recorder {
 	struct record_opts o;
 	struct rec_session ses;
 	struct rec_context ctx;		/* the context events recorded besides the pair */
+	struct rec_command cmd;		/* -- COMMAND: what the recording runs around */
+	struct rec_vm vm;		/* --vm: the VMs whose vCPU threads are recorded */
 	struct vmt_cpulist online;
 	sigset_t stop_sigs;
 	struct vmt_outfile *out;	/* until published or discarded */
@@ -56,12 +60,6 @@ struct recorder {
 	bool published;			/* renamed to o.output */
 	int exit_code;
 };
-
-static const char *signame(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
-	       "signal";
-}
 
 static void init_tool(struct recorder *rec, const char *argv0)
 {
@@ -86,10 +84,13 @@ static int probe(struct recorder *rec)
 	char cpus[512];
 	int ret;
 
+	rec_command_init(&rec->cmd, o->command);	/* its CPUs: before we pin ourselves */
 	if (rec_session_find(&rec->ses))
 		return -1;
 	if (o->cleanup_only)
 		return 0;
+	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
+		return -1;
 	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
 	if (ret) {
 		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
@@ -128,6 +129,7 @@ static int open_output(struct recorder *rec)
 
 	ret = rec_sysinfo_meta(&rec->meta, &rec->o, &rec->ctx, rec->ses.root, rec->ses.clock,
 			       rec->ses.page_size);
+	rec_vm_meta(&rec->vm, &rec->meta);
 	if (ret) {
 		vmt_err("%s/events: cannot read the event formats of %s, %s: %s", rec->ses.root,
 			rec->o.begin, rec->o.end, strerror(-ret));
@@ -171,8 +173,7 @@ static int setup_collection(struct recorder *rec)
 	ret = rec_chunkq_new(&qc, &rec->q);
 	if (!ret) {
 		cc.sink = rec_chunkq_sink(rec->q);
-		if (rec_watch_attach(&rec->watch, &rec->o, CHUNK_MAX_AGE_NS, &rec->ses.hp,
-				     &rec->meta, rec->ses.clock, rec->q, &cc.sink))
+		if (rec_watch_attach(&rec->watch, &rec->o, &rec->ses, &rec->meta, rec->q, &cc))
 			return -1;
 		ret = rec_collector_new(&cc, &rec->col);
 	}
@@ -215,7 +216,7 @@ static int start(struct recorder *rec)
 		 rec->o.begin, rec->o.end, rec->ctx.n,
 		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
 		 rec->o.output, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
-	return 0;
+	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
 /* Until the duration ends, a stop signal comes or a thread fails (stop_reason NULL). */
@@ -226,6 +227,7 @@ static void run_until_stop(struct recorder *rec)
 	for (;;) {
 		struct timespec to = { 0, 100000000L };
 		uint64_t now = rec_sysinfo_now_ns();
+		siginfo_t si;
 		int sig;
 
 		if (deadline && now >= deadline) {
@@ -234,18 +236,15 @@ static void run_until_stop(struct recorder *rec)
 		}
 		if (deadline && deadline - now < 100000000ULL)
 			to.tv_nsec = (long)(deadline - now);
-		sig = sigtimedwait(&rec->stop_sigs, NULL, &to);
-		if (sig > 0) {
-			rec->stop_reason = signame(sig);
+		sig = sigtimedwait(&rec->stop_sigs, &si, &to);
+		if (sig > 0 && !rec_command_on_signal(&rec->cmd, &si)) {
+			rec->stop_reason = rec_command_signame(sig);
 			vmt_info("%s: stopping", rec->stop_reason);
 			return;
 		}
-		if (rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
+		if (rec_command_exited(&rec->cmd, &rec->stop_reason) || rec_chunkq_error(rec->q) ||
+		    rec_watch_done(rec->watch, &rec->stop_reason) || rec_collector_error(rec->col))
 			return;
-		if (rec_watch_done(rec->watch)) {
-			rec->stop_reason = "threshold";
-			return;
-		}
 	}
 }
 
@@ -262,7 +261,7 @@ static void stop_and_drain(struct recorder *rec)
 
 		if (sig > 0 && !aborted) {
 			vmt_warn("%s during the final drain: finishing with what is read",
-				 signame(sig));
+				 rec_command_signame(sig));
 			rec_collector_abort_drain(rec->col);
 			rec_chunkq_unblock(rec->q);
 			aborted = true;
@@ -334,7 +333,6 @@ static void report(struct recorder *rec)
 	else if (rec->write_err)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
 			"%s, not finished", rec->tmp, strerror(-rec->write_err), chunks, where);
-	rec_watch_report(rec->watch);
 	rec_collector_totals(rec->col, &pages, &lost);
 	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
 		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024,
@@ -369,6 +367,7 @@ static void free_tool(struct recorder *rec)
 	vmt_kv_free(&rec->end);
 	vmt_cpulist_free(&rec->online);
 	rec_context_free(&rec->ctx);
+	rec_vm_free(&rec->vm);
 	rec_opts_free(&rec->o);
 }
 
@@ -383,8 +382,8 @@ int main(int argc, char **argv)
 		rec.exit_code = rec_session_cleanup(&rec.ses) ? 1 : 0;
 		goto out;
 	}
-	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) || open_output(&rec) ||
-	    setup_collection(&rec))
+	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) ||
+	    rec_vm_apply(&rec.vm, &rec.ses, &rec.o) || open_output(&rec) || setup_collection(&rec))
 		goto out_teardown;
 	if (start(&rec) == 0)
 		run_until_stop(&rec);
@@ -394,6 +393,7 @@ int main(int argc, char **argv)
 	report(&rec);
 out_teardown:
 	teardown(&rec);
+	rec_command_finish(&rec.cmd, &rec.stop_sigs, &rec.exit_code);	/* waits for it */
 out:
 	free_tool(&rec);
 	return rec.exit_code;

@@ -127,16 +127,18 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 }
 
 int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
-		     uint64_t chunk_max_age_ns, const struct vmt_header_page *hp,
-		     const struct vmt_kvbuf *meta, const char *clock, struct rec_chunkq *q,
-		     struct rec_sink *sink)
+		     const struct rec_session *ses, const struct vmt_kvbuf *meta,
+		     struct rec_chunkq *q, struct rec_collector_config *cc)
 {
 	/* A CPU's chunk reaches the tap up to chunk_max_age_ns after its first page. */
 	struct rec_tap_config tc = {
-		.next = *sink, .hp = *hp, .meta = meta->buf, .meta_len = meta->len,
-		.clock = clock, .lookbehind_ns = 2 * chunk_max_age_ns,
+		.next = cc->sink, .hp = ses->hp, .meta = meta->buf, .meta_len = meta->len,
+		.clock = ses->clock, .lookbehind_ns = 2 * cc->chunk_max_age_ns,
 		.max_held_bytes = MAX_HELD_BYTES, .advance = on_advance,
 	};
+	uint64_t chunk_max_age_ns = cc->chunk_max_age_ns;
+	const struct vmt_header_page *hp = &ses->hp;
+	struct rec_sink *sink = &cc->sink;
 	struct rec_watch *w;
 	int ret;
 
@@ -182,12 +184,13 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	return 0;
 }
 
-void rec_watch_report(const struct rec_watch *w)
+/* A warning when the watchers stopped or records came late. */
+static void report(const struct rec_watch *w)
 {
 	struct rec_tap_stats st;
 	int err;
 
-	if (!w || !w->tap)
+	if (!w->tap)
 		return;
 	rec_tap_stats(w->tap, &st);
 	err = rec_tap_error(w->tap);
@@ -202,20 +205,24 @@ void rec_watch_report(const struct rec_watch *w)
 			 strerror(-err));
 }
 
-bool rec_watch_done(const struct rec_watch *w)
+bool rec_watch_done(const struct rec_watch *w, const char **reason)
 {
-	return w && w->ring && rec_ring_done(w->ring);
+	if (!w || !w->ring || !rec_ring_done(w->ring))
+		return false;
+	*reason = "threshold";
+	return true;
 }
 
 void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
 
-	if (!w || !w->ring)
+	if (!w)
+		return;
+	report(w);
+	if (!w->ring || !w->fired)
 		return;
 	rec_ring_stats(w->ring, &st);
-	if (!w->fired)
-		return;
 	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, w->trigger.ts);
 	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, w->trigger_lat);
 	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, w->trigger.cpu);

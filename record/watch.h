@@ -14,32 +14,36 @@
 
 #include "evformat.h"
 #include "kv.h"
+#include "collector.h"
 #include "recopt.h"
+#include "session.h"
 #include "sink.h"
 
 struct rec_watch;
 
 /*
  * For o->live_ns, o->metrics and o->threshold_ns (then the ring in front of q's sink
- * *sink, whose chunks go back to q's pool when dropped): the tap in front of *sink
- * (replaced by the tap's), with
- * a look-behind of twice the collector's chunk_max_age_ns, the formats and host name from
- * meta, the live view on standard output (a table when it is a terminal), and a first
+ * cc->sink, whose chunks go back to q's pool when dropped): the tap in front of cc->sink
+ * (replaced by the tap's), with a look-behind of twice cc->chunk_max_age_ns, the page
+ * layout and clock of ses, the formats and host name from meta, the live view on standard output (a table when it is a terminal), and a first
  * publication of the metrics (nothing yet) so that a file that cannot be written is said
  * at once. Says what failed (one line) and returns -errno; *out NULL when nothing is
  * asked for.
  */
 struct rec_chunkq;
 int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
-		     uint64_t chunk_max_age_ns, const struct vmt_header_page *hp,
-		     const struct vmt_kvbuf *meta, const char *clock, struct rec_chunkq *q,
-		     struct rec_sink *sink);
-/* --on-threshold: the exit came and what follows it is written: time to stop (any thread). */
-bool rec_watch_done(const struct rec_watch *w);
-/* After the collector ended: the triggering exit's keys (metakeys.h) into END. */
+		     const struct rec_session *ses, const struct vmt_kvbuf *meta,
+		     struct rec_chunkq *q, struct rec_collector_config *cc);
+/*
+ * --on-threshold: the exit came and what follows it is written: time to stop (any
+ * thread). Then *reason is set to "threshold" and true returned.
+ */
+bool rec_watch_done(const struct rec_watch *w, const char **reason);
+/*
+ * After the collector ended: the triggering exit's keys (metakeys.h) into END, a line
+ * naming it, and a warning when the watchers stopped or records came late.
+ */
 void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end);
-/* After the collector ended: a warning when the watchers stopped or records came late. */
-void rec_watch_report(const struct rec_watch *w);
 /* After the collector is freed (its last chunks go through the tap). NULL is fine. */
 void rec_watch_free(struct rec_watch *w);
 

@@ -21,11 +21,14 @@
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
+#include "metakeys.h"
+#include "nomatch.h"
 #include "openmetrics.h"
 #include "outbuf.h"
 #include "outfile.h"
 #include "reportfmt.h"
 #include "reportjson.h"
+#include "report_compare.h"
 #include "reportopt.h"
 #include "seriesfmt.h"
 #include "summary.h"
@@ -304,6 +307,28 @@ static int input_state(const struct report *rep)
 	return code;
 }
 
+/*
+ * Empty results say why: a recording without one exit (which event never came, on which
+ * CPUs), or filters that matched nothing (which one, and what there was).
+ */
+static void say_why_empty(const struct report *rep)
+{
+	const struct vmt_iter *it = &rep->it;
+	const char *file = rep->o->file;
+	char msg[1024];
+
+	if (!it->exits) {
+		char *cpus = vmt_reader_meta(rep->r, VMT_META_CPUS);
+
+		if (vmt_nomatch_no_exits(it, vmt_reader_begin_name(rep->r), cpus, msg,
+					 sizeof(msg)))
+			vmt_info("%s: %s", file, msg);
+		free(cpus);
+	} else if (!rep->s.lat.count && vmt_nomatch_explain(it, msg, sizeof(msg))) {
+		vmt_info("%s: %s", file, msg);
+	}
+}
+
 static void clean_up(struct report *rep)
 {
 	list_free(&rep->thr);
@@ -323,10 +348,15 @@ int main(int argc, char **argv)
 
 	vmt_log_init(argv[0]);
 	report_parse_args(&o, argc, argv);
+	if (o.compare)
+		return report_compare(&o);
+	if (o.nfiles > 1)
+		return report_merge(&o);
 	rep.style.wide = o.wide != 0;
 	if (open_input(&rep) || set_up_views(&rep) || run_pass(&rep))
 		goto out;
 	code = print_views(&rep);
+	say_why_empty(&rep);
 	state = input_state(&rep);
 	if (!code)
 		code = state;

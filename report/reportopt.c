@@ -28,6 +28,8 @@ enum {
 	OPT_INTERVAL,
 	OPT_HTML,
 	OPT_OPENMETRICS,
+	OPT_COMPARE,
+	OPT_FAIL_IF,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -52,11 +54,15 @@ static const char doc[] =
 	"  vmtrace-report --openmetrics run1.vmt          # for Prometheus\n"
 	"  vmtrace-report --openmetrics=/var/lib/prometheus/node-exporter/vmtrace.prom "
 	"run1.vmt\n"
+	"  vmtrace-report --compare before.vmt after.vmt  # A/B, with a test per change\n"
+	"  vmtrace-report part1.vmt part2.vmt trace.dat   # merged, with a row per file\n"
+	"  vmtrace-report --compare --fail-if 'p99>+10%,max>2ms' before.vmt after.vmt\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
 	"and --around count from the start of the recording (its first page). FILE - reads "
 	"standard input (copied to a temporary file first). Exit status: 0, 1 on an error, 2 "
-	"when the report comes from an unfinished or damaged file, 64 for a bad command line.";
+	"when the report comes from an unfinished or damaged file, 64 for a bad command line; "
+	"with --fail-if, 1 also when a condition holds.";
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "
@@ -84,6 +90,15 @@ static const struct argp_option options[] = {
 	  "format of node_exporter's textfile collector", 2 },
 	{ "html", OPT_HTML, "FILE", 0, "also write the report as one self-contained HTML page "
 	  "with charts (\"-\": standard output, instead of the report)", 2 },
+	{ NULL, 0, NULL, 0, "Comparison:", 4 },
+	{ "compare", OPT_COMPARE, NULL, 0, "compare two recordings, BEFORE AFTER: per exit "
+	  "reason and overall, counts, rates, p50/p99/p99.9/max and the worst window side by "
+	  "side with their change, and whether the distributions differ beyond noise "
+	  "(Kolmogorov-Smirnov test, p < 0.01); JSON \"compare\"", 4 },
+	{ "fail-if", OPT_FAIL_IF, "EXPR", 0, "with --compare: exit status 1 when a condition "
+	  "holds: [REASON:]FIGURE OP VALUE joined by ',', FIGURE one of count, rate, mean, p50, "
+	  "p90, p99, p99.9, p99.99, max, window, ks_p, ks_d; OP >, >=, <, <=; VALUE a change "
+	  "('+10%'), a time with its unit ('2ms') or a number (e.g. 'p99>+10%,hlt:max>2ms')", 4 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
 	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us); implies --histogram",
@@ -97,6 +112,40 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/*
+ * --compare takes two recordings, several without it are merged; both take only the
+ * options that apply to every recording. --fail-if needs --compare.
+ */
+static void check_several(struct argp_state *state, struct report_opts *o)
+{
+	unsigned int i, stdin_files = 0;
+
+	if (!o->compare && o->fail_if)
+		argp_error(state, "--fail-if goes with --compare");
+	if (o->compare && o->nfiles != 2)
+		argp_error(state, "--compare takes two recordings: BEFORE AFTER");
+	if (o->nfiles < 2)
+		return;
+	for (i = 0; i < o->nfiles; i++)
+		stdin_files += !strcmp(o->files[i], "-");
+	if (stdin_files > 1)
+		argp_error(state, "only one of the recordings can be standard input");
+	o->file2 = o->files[1];
+	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
+			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
+			    o->around || o->why || o->wide || o->top_given || o->interval_ns ||
+			    o->html || o->openmetrics))
+		argp_error(state, "several recordings are merged into figures per exit reason "
+			   "and per file: they take --json, --window and the filters; no other "
+			   "view");
+	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
+			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
+			   o->around || o->why || o->wide || o->top_given || o->interval_ns ||
+			   o->openmetrics))
+		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
+			   "filters; no other view");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
@@ -106,9 +155,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'f':
 	case ARGP_KEY_ARG:
-		if (o->file)
-			argp_error(state, "only one recording at a time");
-		o->file = arg;
+		if (o->nfiles == REPORT_MAX_FILES)
+			argp_error(state, "at most %u recordings", REPORT_MAX_FILES);
+		o->files[o->nfiles++] = arg;
+		o->file = o->files[0];
 		break;
 	case OPT_JSON:
 		o->json = 1;
@@ -184,6 +234,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "empty --openmetrics file name");
 		o->metrics_file = arg;
 		break;
+	case OPT_COMPARE:
+		o->compare = 1;
+		break;
+	case OPT_FAIL_IF:
+		if (!*arg)
+			argp_error(state, "empty --fail-if");
+		o->fail_if = arg;
+		break;
 	case OPT_HTML:
 		if (!*arg)
 			argp_error(state, "empty --html file name");
@@ -201,6 +259,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					o->histogram || o->wide || o->top_given))
 			argp_error(state, "--openmetrics prints the metrics only: it takes no "
 				   "other view (--json, --html, --legacy, -v, lists, histogram)");
+		check_several(state, o);
 		if (o->json + o->legacy + o->verbose > 1)
 			argp_error(state, "--json, --legacy and --verbose exclude each other");
 		if (o->why && !o->verbose && !o->around)
@@ -236,7 +295,7 @@ void report_parse_args(struct report_opts *o, int argc, char **argv)
 		{ &vmt_cmdline_argp, 0, NULL, 0 },
 		{ 0 }
 	};
-	struct argp argp = { options, parse_opt, "[FILE]", doc, children, NULL, NULL };
+	struct argp argp = { options, parse_opt, "[FILE...]", doc, children, NULL, NULL };
 
 	memset(o, 0, sizeof(*o));
 	o->window_ns = VMT_DEFAULT_WINDOW_NS;

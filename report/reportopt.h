@@ -13,8 +13,15 @@
 #include "filteropt.h"
 #include "source.h"
 
+#define REPORT_MAX_FILES 64
+
 struct report_opts {
-	const char *file;
+	const char *file;		/* the first recording */
+	const char *file2;		/* --compare: the after recording (file is before) */
+	const char *files[REPORT_MAX_FILES];	/* every recording given */
+	unsigned int nfiles;		/* more than one without --compare: merged */
+	int compare;
+	const char *fail_if;		/* --fail-if conditions, or NULL */
 	struct vmt_input_opts in;
 	int json, openmetrics, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;

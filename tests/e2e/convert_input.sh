@@ -142,6 +142,24 @@ empty two.vmt "no exit on CPU 5000" --cpu 5000
 empty one.vmt "no exit of vCPU 3" --vcpu 3
 empty two.vmt "--from 10.000000000 s is after the last exit" --from 10s
 empty two.vmt "no exit meets all the filters at once" --cpu 0 --vcpu 1
+# vmtrace-report says the same, in every view, and its figures say nothing was selected
+report_empty() {	# report_empty FILE WHY OPTIONS...
+	f=$1 why=$2
+	shift 2
+	for view in "" --json -v --legacy; do
+		# shellcheck disable=SC2086 # the view's word
+		run vmtrace-report $view "$@" "$f"
+		expect_rc 0 "report $view $* $f"
+		want="vmtrace-report: $f: nothing selected: $why; $(has "$f")"
+		[ "$(cat err.txt)" = "$want" ] || fail "report $view $* $f: '$(cat err.txt)', not '$want'"
+	done
+	run vmtrace-report --json "$@" "$f"
+	[ "$(json out.txt 'd["pairs"] == d["filtered_out"] and d["top"] == []')" = True ] ||
+		fail "report --json $* $f: pairs selected"
+}
+report_empty two.vmt "no exit on CPU 5000" --cpu 5000
+report_empty one.vmt "no exit of vCPU 3" --vcpu 3
+report_empty two.vmt "--from 10.000000000 s is after the last exit" --from 10s
 run vmtrace-convert --jsonl --events --vcpu 3 one.vmt
 [ "$rc" = 0 ] && [ ! -s out.txt ] && grep -q "nothing selected: no exit of vCPU 3" err.txt ||
 	fail "--jsonl --events --vcpu 3: $(cat err.txt)"

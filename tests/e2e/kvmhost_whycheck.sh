@@ -68,7 +68,7 @@ grep -q "a: 6 exits longer than a tick (4000000 ns): 5 never slept, of which 4 m
 make kworker 'l = row("101", "cpuid", 1); l[15] = "kworker/1:0"; l[16] = "22"
 l[17] = l[17].replace("preempted/201/", "preempted/22/")'
 check kworker
-expect kworker 1 "preempted most by kworker/1:0 (pid 22), not the other VM's vCPU thread 201"
+expect kworker 1 "FAIL: a: 1 of 5 exits longer than a tick preempted most by another task than the other VM.s vCPU thread 201"
 
 # Once the other VM's run is over, its main thread tears the VM down (the process's pid):
 # that may preempt (the stall becomes such an exit).

@@ -11,15 +11,17 @@ $PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
 	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
 CHECK="$top_srcdir/tests/helpers/openmetrics_check.py"
 
+# check_file FILE HOST [OPTIONS]: HOST - when the file names none (no host label).
 check_file() {
 	local f=$1 host=$2
-	run vmtrace-report --openmetrics "$f"
+	shift 2
+	run vmtrace-report --openmetrics "$@" "$f"
 	expect_rc 0 "--openmetrics $f"
 	mv out.txt om.txt
 	[ ! -s err.txt ] || { cat err.txt >&2; fail "$f: messages on stderr"; }
 	tail -n 1 om.txt | grep -qx '# EOF' || fail "$f: no # EOF at the end"
-	vmtrace-report --json "$f" >r.json || fail "$f: --json"
-	vmtrace-convert --csv "$f" >pairs.csv || fail "$f: --csv"
+	vmtrace-report --json "$@" "$f" >r.json || fail "$f: --json"
+	vmtrace-convert --csv "$@" "$f" >pairs.csv || fail "$f: --csv"
 	echo "$f:"
 	$PY "$CHECK" om.txt r.json pairs.csv "$host" || fail "$f: metrics differ (above)"
 }
@@ -27,6 +29,9 @@ check_file() {
 check_file "$DATA/sample-kvm.vmt" "(none)"
 check_file "$DATA/sample-syscalls.vmt" vm
 check_file "$DATA/small-syscalls.vmt" vm
+# the original tool's trace.bin: no host name in it; the KVM sample converted
+vmtrace-convert --legacy -o kvm.bin "$DATA/sample-kvm.vmt" || fail "--legacy"
+check_file kvm.bin - --format-dir "$DATA/formats/linux-6.1-kvmhost"
 
 # The filters apply: --reason keeps one reason's family members only.
 run vmtrace-report --openmetrics --reason hlt "$DATA/sample-kvm.vmt"

@@ -56,6 +56,47 @@ assert v["kvm_ns"] == 1200 and v["preempted_ns"] == 2000 and v["blocked_ns"] == 
 assert sum(v[k + "_ns"] for k in kinds) == d["vcpus"][0]["max_window_sum_ns"] == 5900
 PY
 
+# convert --why: the per-exit rows carry the same hand-worked causes, CSV and JSON lines
+vmtrace-convert --csv --why w.vmt >w.csv || fail "convert --csv --why"
+vmtrace-convert --jsonl --why w.vmt >w.jsonl || fail "convert --jsonl --why"
+python3 - w.csv w.jsonl <<'PY' || fail "convert --why rows differ from the hand-worked truth"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+kinds = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+truth = {  # exit at -> per-kind ns, culprit (kind, name, pid)
+    0:    ({"kvm": 500}, None),
+    1000: ({"kvm": 200, "userspace": 500}, ("userspace", "IO", None)),
+    2000: ({"kvm": 200, "blocked": 1900, "wakeup": 200}, ("blocked", "worker", 200)),
+    5000: ({"kvm": 300, "preempted": 2000, "irq": 100}, ("preempted", "hog", 300)),
+}
+assert len(rows) == len(lines) == 4, (len(rows), len(lines))
+for r, j in zip(rows, lines):
+    ns, cul = truth[int(r["start_ns"])]
+    for k in kinds:
+        assert int(r[k + "_ns"]) == ns.get(k, 0) == j[k + "_ns"], (r, k)
+    assert sum(int(r[k + "_ns"]) for k in kinds) == int(r["latency_ns"])
+    assert r["incomplete"] == "0" and j["incomplete"] is False
+    got = (r["culprit_kind"], r["culprit"], int(r["culprit_pid"]) if r["culprit_pid"] else None)
+    assert (got if r["culprit_kind"] else None) == cul, (got, cul)
+    assert (j["culprit_kind"], j["culprit"], j["culprit_pid"]) == (cul or (None, None, None))
+PY
+# without context events: empty cells and a warning that says why, not zeros
+vmtrace-convert --csv --why "$DATA/sample-kvm.vmt" >k.csv 2>k.err || fail "convert --why, no context"
+grep -q "no context events in this recording: the why columns are empty" k.err ||
+	fail "no warning for empty why columns"
+python3 - k.csv <<'PY' || fail "why cells filled without context events"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and all(r["kvm_ns"] == "" and r["culprit"] == "" and r["incomplete"] == ""
+                    for r in rows)
+PY
+for bad in "--why --events" "--why --series" "--why --legacy -o x.bin"; do
+	# shellcheck disable=SC2086 # the options' words
+	run vmtrace-convert --csv $bad w.vmt
+	[ "$rc" = 64 ] || fail "convert $bad: exit $rc, expected 64"
+done
+
 # text: the why line under each longest exit, the per-reason table, the culprits
 run vmtrace-report w.vmt
 expect_rc 0 "text report"

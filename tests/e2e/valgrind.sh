@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# valgrind (memcheck) finds no error and no leak in the report on the bundled sample and
-# on a damaged file, nor in a short real recording (that part needs root and tracefs).
+# valgrind (memcheck) finds no error and no leak in the report on the bundled samples (also
+# the causes, and convert --why) and on a damaged file, nor in a short real recording (that
+# part needs root and tracefs).
 . "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || skip "valgrind not installed"
 # valgrind and AddressSanitizer exclude each other; the plain build runs this test.
@@ -15,6 +16,14 @@ vg() {
 vg vmtrace-report --json "$DATA/sample-syscalls.vmt" >out.txt 2>vg.txt
 rc=$?
 [ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: report on the sample, exit $rc"; }
+
+# the causes: a real KVM recording with context events, the report and convert --why
+vg vmtrace-report --json --threshold 4ms "$DATA/why/sample/kvm.vmt" >out.txt 2>vg.txt
+rc=$?
+[ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: report on the sample with causes, exit $rc"; }
+vg vmtrace-convert --csv --why "$DATA/why/sample/kvm.vmt" >out.txt 2>vg.txt
+rc=$?
+[ "$rc" = 0 ] || { cat vg.txt; fail "valgrind: convert --why, exit $rc"; }
 
 # trace-cmd files: v7 zlib chunks, and a v6 instance buffer through convert
 vg vmtrace-report --json "$DATA/tracedat/kvm.v7zlib.dat" >out.txt 2>vg.txt

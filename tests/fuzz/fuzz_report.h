@@ -48,7 +48,7 @@ static inline void fuzz_report(const uint8_t *data, size_t size, const struct vm
 	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null && nullfd >= 0 && vmt_reader_open(path, in, &r, why, sizeof(why)) == 0) {
 		struct vmt_evdump_opts dopts = { .out = null, .why = true };
-		struct vmt_rows_opts ropts = { VMT_ROWS_CSV, false, nullfd };
+		struct vmt_rows_opts ropts = { .format = VMT_ROWS_CSV, .fd = nullfd, .why = true };
 		/* attribution too: context formats and records come from the file */
 		struct vmt_iter_opts io = { .attribute = true };
 

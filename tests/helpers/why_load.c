@@ -82,21 +82,26 @@ static int block(int cpu, long rounds, long spin_us)
 static int zero(int cpu, double seconds, long kib)
 {
 	char *buf = malloc((size_t)kib * 1024);
-	int fd = open("/dev/zero", O_RDONLY);
+	int fd = open("/dev/zero", O_RDONLY), ret = 1;
 	double until;
 	long n = 0;
 
 	if (!buf || fd < 0)
-		return 1;
+		goto out;
 	pin(cpu);
 	until = now() + seconds;
 	while (now() < until) {
 		if (read(fd, buf, (size_t)kib * 1024) < 0)
-			return 1;
+			goto out;
 		n++;
 	}
 	printf("reader %ld reads %ld\n", (long)getpid(), n);
-	return 0;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);	/* the suite also runs under LeakSanitizer */
+	return ret;
 }
 
 static int hog(int cpu, double seconds)

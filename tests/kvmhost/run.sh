@@ -148,6 +148,8 @@ T=/sys/kernel/tracing
 cd /out
 echo "$scenario" >scenario.txt
 uname -a >uname.txt
+# KVM polls this long for an interrupt before a halted vCPU sleeps (whycheck.py)
+cat /sys/module/kvm/parameters/halt_poll_ns >halt_poll_ns.txt 2>/dev/null
 cat /proc/cpuinfo >cpuinfo.txt
 cp $T/events/header_page header_page
 mkdir -p kvm/kvm_exit kvm/kvm_entry

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -100,6 +101,35 @@ static void test_exit_predicate(void **state)
 	assert_false(vmt_filter_exit(&f, &hlt2, NULL));
 }
 
+/* --vm: the tasks of the VMs' vCPU threads, a sorted tid list; entries follow their exit. */
+static void test_tids(void **state)
+{
+	int32_t tids[] = { 40, 117, 4242 };
+	struct vmt_event a = ev(VMT_EV_BEGIN, 1, 100, -1, VMT_ISA_SVM, 0x78);
+	struct vmt_event b = a, c = a, end = ev(VMT_EV_END, 1, 200, -1, -1, 0);
+	struct vmt_filter f;
+
+	(void)state;
+	a.pid = 117;
+	b.pid = 118;
+	c.pid = 4242;
+	end.pid = 118;
+	memset(&f, 0, sizeof(f));
+	f.tids = malloc(sizeof(tids));
+	assert_non_null(f.tids);
+	memcpy(f.tids, tids, sizeof(tids));
+	f.ntids = 3;
+	assert_false(vmt_filter_is_empty(&f));
+	assert_true(vmt_filter_exit(&f, &a, NULL));
+	assert_false(vmt_filter_exit(&f, &b, NULL));
+	assert_true(vmt_filter_exit(&f, &c, NULL));
+	assert_true(vmt_filter_event(&f, &end, &a));	/* judged by its exit */
+	assert_false(vmt_filter_event(&f, &end, NULL));	/* its own task is none of them */
+	vmt_filter_free(&f);
+	assert_null(f.tids);
+	assert_true(vmt_filter_is_empty(&f));
+}
+
 static void test_clock_binding(void **state)
 {
 	/* 2.5 ns per tick: 1 us is 400 ticks after the start */
@@ -150,6 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_predicate),
+		cmocka_unit_test(test_tids),
 		cmocka_unit_test(test_clock_binding),
 		cmocka_unit_test(test_events),
 	};

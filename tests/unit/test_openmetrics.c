@@ -26,7 +26,7 @@
 
 static const struct vmt_clock ns_clock = { 1.0, 0, 0 };
 
-#define NREASONS 3
+#define NREASONS 4
 #define NTASKS 4
 #define MAXVALS 6000
 
@@ -86,6 +86,10 @@ static int setup(void **state)
 	/* a code no table knows; empty */
 	fx->reasons[2].isa = VMT_ISA_VMX;
 	fx->reasons[2].key = 0x4242;
+	/* the same unknown code of the other ISA: the labels must still differ */
+	fx->reasons[3].isa = VMT_ISA_SVM;
+	fx->reasons[3].key = 0x4242;
+	add(fx, 3, 5);
 	/* tasks: two with vCPU 0, one without an index, one with 3 */
 	for (i = 0; i < NTASKS; i++) {
 		vmt_latdist_init(&fx->tasks[i].d);
@@ -203,11 +207,14 @@ static void test_values(void **state)
 	assert_null(fx->reasons[1].d.hist);
 	check_buckets(text, "HLT", fx->vals[0], fx->nvals[0], &ns_clock);
 	check_buckets(text, "hlt", fx->vals[1], fx->nvals[1], &ns_clock);
-	check_buckets(text, "0x4242", fx->vals[2], fx->nvals[2], &ns_clock);
+	check_buckets(text, "0x4242 (isa 1)", fx->vals[2], fx->nvals[2], &ns_clock);
+	check_buckets(text, "0x4242 (isa 2)", fx->vals[3], fx->nvals[3], &ns_clock);
 	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
 				  "reason=\"HLT\"}"), fx->nvals[0]);
 	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
-				  "reason=\"0x4242\"}"), 0);
+				  "reason=\"0x4242 (isa 1)\"}"), 0);
+	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
+				  "reason=\"0x4242 (isa 2)\"}"), 1);
 	/* the sum as an exact decimal: 1024 + 1023 + 70 ns */
 	assert_non_null(strstr(text, "vmtrace_exit_latency_seconds_sum{host=\"h1\",vm=\"web1\","
 			       "reason=\"hlt\"} 0.000002117\n"));

@@ -355,6 +355,13 @@ static int signal_child(struct fx *fx, unsigned int flags, int ignore, int sig, 
 		struct vmt_outfile *of;
 
 		close(p[0]);
+		/*
+		 * The stop signals as in a terminal: a test run in the background (nohup, or
+		 * `cmd &` from a script) inherits SIGINT and SIGHUP ignored.
+		 */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		if (ignore)
 			signal(ignore, SIG_IGN);
 		vmt_outfile_unlink_on_signal();

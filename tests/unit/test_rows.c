@@ -172,7 +172,7 @@ static size_t convert(struct fixture *fx, enum vmt_rows_format fmt, uint32_t hol
 		      struct vmt_filter *filter, struct trow *got, size_t max,
 		      struct vmt_rows_stats *st)
 {
-	struct vmt_rows_opts ro = { fmt, false, -1 };
+	struct vmt_rows_opts ro = { .format = fmt, .fd = -1 };
 	struct vmt_iter_opts io = { .filter = filter };
 	struct vmt_consumer c;
 	struct vmt_reader *r;

@@ -107,12 +107,14 @@ static void test_rows(void **state)
 	assert_int_equal(r[2].start_ns, 100);
 	assert_int_equal(r[2].pid, 101);
 	assert_int_equal(r[2].exits, 1);
-	assert_int_equal(r[2].out_ns, 40);	/* all of it: it started here */
+	assert_int_equal(r[2].out_ns, 10);	/* 190 to 200: the rest is the next's */
 	assert_int_equal(r[3].pid, 100);
 	assert_int_equal(r[3].exits, 0);
 	assert_int_equal(r[3].out_ns, 0);
 	assert_int_equal(r[4].start_ns, 200);
 	assert_int_equal(r[4].exits, 0);	/* task 101 is padded to the end */
+	assert_int_equal(r[4].out_ns, 30);	/* its exit ran on until 230 */
+	assert_int_equal(r[4].max_ns, 0);	/* but no exit began here */
 	assert_int_equal(r[5].exits, 1);
 	assert_int_equal(r[5].out_ns, 7);
 	/* the window reaches back: 35 + 7 inside 1 ms, though its interval holds 7 */
@@ -182,10 +184,13 @@ static void test_recount(void **state)
 		for (k = 0; k < n[t]; k++) {
 			uint64_t cover = 0, wlo;
 
+			/* the time out of the guest inside the interval, of any exit */
+			if (st[t][k] < hi && st[t][k] + lt[t][k] > lo)
+				sum += (st[t][k] + lt[t][k] < hi ? st[t][k] + lt[t][k] : hi) -
+				       (st[t][k] > lo ? st[t][k] : lo);
 			if (st[t][k] < lo || st[t][k] >= hi)
 				continue;
 			tmp[m++] = lt[t][k];
-			sum += lt[t][k];
 			max = lt[t][k] > max ? lt[t][k] : max;
 			/* the window ending where this exit ends */
 			wlo = st[t][k] + lt[t][k] > win ? st[t][k] + lt[t][k] - win : 0;

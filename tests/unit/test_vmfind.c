@@ -676,6 +676,23 @@ static void test_meta_roundtrip(void **state)
 	assert_int_equal(vmt_vmmap_find(m, "1000"), 0);
 	assert_int_equal(vmt_vmmap_find(m, "1001"), -ENOENT);	/* a tid is not a VM */
 	assert_int_equal(vmt_vmmap_find(m, "web3"), -ENOENT);
+	/* --vm in reports: each VM's threads appended, in the map's (tid) order */
+	{
+		int32_t *tids = NULL;
+		unsigned int n = 0;
+
+		assert_int_equal(vmt_vmmap_vm_tids(m, 1, &tids, &n), 0);
+		assert_int_equal(n, 2);
+		assert_int_equal(tids[0], 2001);
+		assert_int_equal(tids[1], 2002);
+		assert_int_equal(vmt_vmmap_vm_tids(m, 0, &tids, &n), 0);
+		assert_int_equal(n, 4);
+		assert_int_equal(tids[2], 1001);
+		assert_int_equal(tids[3], 1002);
+		assert_int_equal(vmt_vmmap_vm_tids(m, 2, &tids, &n), -ENOENT);
+		assert_int_equal(n, 4);
+		free(tids);
+	}
 	vmt_vmmap_free(m);
 	vmt_kv_free(&kb);
 	vmt_vmfind_free(&f);

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "exitreason.h"
+#include "tclock.h"
+
+/* One task's sliding windows: over all its exits, and over each reason's. */
+struct cmp_task_reason {
+	size_t group;
+	struct vmt_window w;
+};
+
+struct cmp_task {
+	struct vmt_window all;
+	struct cmp_task_reason *r;
+	size_t nr;
+};
+
+/* One side's pass. */
+struct cmp_pass {
+	struct vmt_compare *c;
+	int side;
+	const struct vmt_clock *clock;
+	uint64_t window;		/* trace clock units */
+	struct vmt_exitreasons *names;
+	size_t last;			/* the group of the previous pair: most follow their like */
+};
+
+int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns)
+{
+	memset(c, 0, sizeof(*c));
+	c->window_ns = window_ns;
+	c->cap = 16;
+	c->groups = calloc(c->cap, sizeof(*c->groups));
+	if (!c->groups)
+		return -ENOMEM;
+	c->ngroups = 1;
+	c->groups[0].all = true;
+	snprintf(c->groups[0].name, sizeof(c->groups[0].name), "all");
+	vmt_latdist_init(&c->groups[0].side[0].d);
+	vmt_latdist_init(&c->groups[0].side[1].d);
+	return 0;
+}
+
+void vmt_compare_free(struct vmt_compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ngroups; i++) {
+		vmt_latdist_free(&c->groups[i].side[0].d);
+		vmt_latdist_free(&c->groups[i].side[1].d);
+	}
+	free(c->groups);
+	for (i = 0; i < c->npasses; i++) {
+		vmt_exitreasons_free(c->passes[i]->names);
+		free(c->passes[i]);
+	}
+	free(c->passes);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The group of (isa, key), added when new; SIZE_MAX on -ENOMEM. */
+static size_t group_of(struct cmp_pass *p, uint32_t isa, uint64_t key)
+{
+	struct vmt_compare *c = p->c;
+	struct vmt_cmp_group *g;
+	const char *name;
+	size_t i;
+
+	if (p->last && c->groups[p->last].isa == isa && c->groups[p->last].key == key)
+		return p->last;
+	for (i = 1; i < c->ngroups; i++) {
+		if (c->groups[i].isa == isa && c->groups[i].key == key)
+			return p->last = i;
+	}
+	if (c->ngroups == c->cap) {
+		g = realloc(c->groups, c->cap * 2 * sizeof(*g));
+		if (!g)
+			return SIZE_MAX;
+		c->groups = g;
+		c->cap *= 2;
+	}
+	g = &c->groups[c->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->isa = isa;
+	g->key = key;
+	name = vmt_exitreason_name(p->names, isa, key);
+	if (name)
+		snprintf(g->name, sizeof(g->name), "%s", name);
+	else
+		snprintf(g->name, sizeof(g->name), "0x%llx", (unsigned long long)key);
+	vmt_latdist_init(&g->side[0].d);
+	vmt_latdist_init(&g->side[1].d);
+	return p->last = c->ngroups++;
+}
+
+static int cmp_start(void *state, const struct vmt_iter *it)
+{
+	struct cmp_pass *p = state;
+
+	p->clock = it->clock;
+	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
+	return vmt_exitreasons_new(it->begin_format, &p->names);
+}
+
+static int window_add(struct cmp_pass *p, struct vmt_window *w, uint64_t *max_ns,
+		      const struct vmt_pair *pr)
+{
+	uint64_t ns;
+
+	if (vmt_window_add(w, pr->begin->ts, pr->end->ts))
+		return -ENOMEM;
+	ns = vmt_clock_ns(p->clock, w->max_sum);
+	if (ns > *max_ns)
+		*max_ns = ns;
+	return 0;
+}
+
+static struct cmp_task_reason *task_reason(struct cmp_pass *p, struct cmp_task *t, size_t group)
+{
+	struct cmp_task_reason *r;
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->r[i].group == group)
+			return &t->r[i];
+	}
+	r = realloc(t->r, (t->nr + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	t->r = r;
+	r = &t->r[t->nr++];
+	r->group = group;
+	vmt_window_init(&r->w, p->window);
+	return r;
+}
+
+static int cmp_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
+		    void **task)
+{
+	struct cmp_pass *p = state;
+	struct vmt_compare *c = p->c;
+	const struct vmt_event *ex = pr->begin;
+	struct cmp_task *t = *task;
+	struct cmp_task_reason *tr;
+	struct vmt_latval lv;
+	size_t g;
+
+	(void)it;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		vmt_window_init(&t->all, p->window);
+		*task = t;
+	}
+	g = group_of(p, ex->isa, (ex->has & VMT_EVF_REASON) ?
+		     vmt_exitreason_key(ex->isa, ex->reason) : 0);
+	if (g == SIZE_MAX)
+		return -ENOMEM;
+	vmt_latval_init(&lv, vmt_clock_ns(p->clock, pr->lat));
+	if (vmt_latdist_add_val(&c->groups[0].side[p->side].d, &lv) ||
+	    vmt_latdist_add_val(&c->groups[g].side[p->side].d, &lv))
+		return -ENOMEM;
+	if (window_add(p, &t->all, &c->groups[0].side[p->side].max_window_ns, pr))
+		return -ENOMEM;
+	tr = task_reason(p, t, g);
+	if (!tr)
+		return -ENOMEM;
+	return window_add(p, &tr->w, &c->groups[g].side[p->side].max_window_ns, pr);
+}
+
+static void cmp_task_free(void *state, void *task)
+{
+	struct cmp_task *t = task;
+	size_t i;
+
+	(void)state;
+	vmt_window_free(&t->all);
+	for (i = 0; i < t->nr; i++)
+		vmt_window_free(&t->r[i].w);
+	free(t->r);
+	free(t);
+}
+
+static const struct vmt_consumer_ops compare_ops = {
+	.name = "compare",
+	.start = cmp_start,
+	.pair = cmp_pair,
+	.task_free = cmp_task_free,
+};
+
+int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *out)
+{
+	struct cmp_pass *p, **list;
+
+	if (side != VMT_CMP_BEFORE && side != VMT_CMP_AFTER)
+		return -EINVAL;
+	list = realloc(c->passes, (c->npasses + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	c->passes = list;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->c = c;
+	p->side = side;
+	c->passes[c->npasses++] = p;
+	out->ops = &compare_ops;
+	out->state = p;
+	return 0;
+}
+
+double vmt_compare_ks_q(double lambda)
+{
+	double sum = 0, term, fac = 2.0, prev = 0;
+	int j;
+
+	/* Numerical Recipes' probks: the alternating series, 1 when it does not settle */
+	for (j = 1; j <= 100; j++) {
+		term = fac * exp(-2.0 * j * j * lambda * lambda);
+		sum += term;
+		if (fabs(term) <= 0.001 * prev || fabs(term) <= 1e-8 * sum)
+			return sum < 0 ? 0 : sum > 1 ? 1 : sum;
+		fac = -fac;
+		prev = fabs(term);
+	}
+	return 1.0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* D over the values themselves, both distributions still exact. */
+static int ks_exact(const struct vmt_latdist *a, const struct vmt_latdist *b, double *d)
+{
+	uint64_t *x = malloc((a->nexact + b->nexact + 1) * sizeof(*x)), *y;
+	uint32_t i = 0, j = 0;
+	double best = 0;
+
+	if (!x)
+		return -ENOMEM;
+	y = x + a->nexact;
+	memcpy(x, a->exact, a->nexact * sizeof(*x));
+	memcpy(y, b->exact, b->nexact * sizeof(*y));
+	qsort(x, a->nexact, sizeof(*x), cmp_u64);
+	qsort(y, b->nexact, sizeof(*y), cmp_u64);
+	while (i < a->nexact || j < b->nexact) {
+		uint64_t v = j == b->nexact || (i < a->nexact && x[i] <= y[j]) ? x[i] : y[j];
+		double diff;
+
+		while (i < a->nexact && x[i] == v)
+			i++;
+		while (j < b->nexact && y[j] == v)
+			j++;
+		diff = fabs((double)i / a->nexact - (double)j / b->nexact);
+		if (diff > best)
+			best = diff;
+	}
+	free(x);
+	*d = best;
+	return 0;
+}
+
+/* One bucket's count, whether d holds a histogram or its values (counted in cnt). */
+static uint64_t bucket_count(const struct vmt_latdist *d, const uint32_t *cnt, unsigned int b)
+{
+	return d->hist ? vmt_latdist_count(d, b) : cnt[b];
+}
+
+static uint32_t *exact_counts(const struct vmt_latdist *d)
+{
+	uint32_t *cnt, i;
+
+	if (d->hist)
+		return NULL;
+	cnt = calloc(VMT_LATDIST_BUCKETS, sizeof(*cnt));
+	for (i = 0; cnt && i < d->nexact; i++)
+		cnt[vmt_latdist_bucket(d->exact[i])]++;
+	return cnt;
+}
+
+int vmt_compare_ks(const struct vmt_latdist *a, const struct vmt_latdist *b, double *d,
+		   double *p)
+{
+	uint64_t na = a->st.count, nb = b->st.count, ca = 0, cb = 0;
+	uint32_t *xa = NULL, *xb = NULL;
+	double ne, best = 0;
+	unsigned int i;
+	int ret = 0;
+
+	*d = 0;
+	*p = 1;
+	if (!na || !nb)
+		return 0;
+	if (!a->hist && !b->hist) {
+		ret = ks_exact(a, b, &best);
+	} else {
+		/* the histograms share their buckets: D at each bucket's upper edge */
+		xa = exact_counts(a);
+		xb = exact_counts(b);
+		if ((!a->hist && !xa) || (!b->hist && !xb)) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		for (i = 0; i < VMT_LATDIST_BUCKETS; i++) {
+			double diff;
+
+			ca += bucket_count(a, xa, i);
+			cb += bucket_count(b, xb, i);
+			diff = fabs((double)ca / (double)na - (double)cb / (double)nb);
+			if (diff > best)
+				best = diff;
+		}
+	}
+	if (ret)
+		goto out_free;
+	ne = (double)na * (double)nb / ((double)na + (double)nb);
+	*d = best;
+	*p = vmt_compare_ks_q((sqrt(ne) + 0.12 + 0.11 / sqrt(ne)) * best);
+out_free:
+	free(xa);
+	free(xb);
+	return ret;
+}
+
+static uint64_t total_ns(const struct vmt_cmp_group *g)
+{
+	return g->side[VMT_CMP_AFTER].d.st.sum + g->side[VMT_CMP_BEFORE].d.st.sum;
+}
+
+static int by_total(const void *x, const void *y)
+{
+	uint64_t a = total_ns(x), b = total_ns(y);
+
+	return (a < b) - (a > b);
+}
+
+void vmt_compare_test(struct vmt_compare *c)
+{
+	size_t i;
+
+	if (c->ngroups > 2)
+		qsort(c->groups + 1, c->ngroups - 1, sizeof(*c->groups), by_total);
+	for (i = 0; i < c->ngroups; i++) {
+		struct vmt_cmp_group *g = &c->groups[i];
+
+		if (vmt_compare_ks(&g->side[0].d, &g->side[1].d, &g->ks_d, &g->ks_p)) {
+			g->ks_d = NAN;	/* out of memory: no verdict rather than a wrong one */
+			g->ks_p = NAN;
+		}
+	}
+}
+
+static const struct {
+	const char *name;
+	double pct;		/* percentiles: which; others 0 */
+	bool time;
+} metrics[VMT_CMP_NMETRICS] = {
+	[VMT_CMP_COUNT] = { "count", 0, false },
+	[VMT_CMP_RATE] = { "rate", 0, false },
+	[VMT_CMP_MEAN] = { "mean", 0, true },
+	[VMT_CMP_P50] = { "p50", 50, true },
+	[VMT_CMP_P90] = { "p90", 90, true },
+	[VMT_CMP_P99] = { "p99", 99, true },
+	[VMT_CMP_P999] = { "p99.9", 99.9, true },
+	[VMT_CMP_P9999] = { "p99.99", 99.99, true },
+	[VMT_CMP_MAX] = { "max", 0, true },
+	[VMT_CMP_WINDOW] = { "window", 0, true },
+	[VMT_CMP_KS_P] = { "ks_p", 0, false },
+	[VMT_CMP_KS_D] = { "ks_d", 0, false },
+};
+
+const char *vmt_compare_metric_name(enum vmt_cmp_metric m)
+{
+	return m < VMT_CMP_NMETRICS ? metrics[m].name : "?";
+}
+
+bool vmt_compare_metric_is_time(enum vmt_cmp_metric m)
+{
+	return m < VMT_CMP_NMETRICS && metrics[m].time;
+}
+
+double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
+			 enum vmt_cmp_metric m)
+{
+	const struct vmt_cmp_side *s = &g->side[side];
+	uint64_t n = s->d.st.count;
+
+	switch (m) {
+	case VMT_CMP_COUNT:
+		return (double)n;
+	case VMT_CMP_RATE:
+		return c->span_ns[side] ? (double)n * 1e9 / (double)c->span_ns[side] : NAN;
+	case VMT_CMP_MEAN:
+		return n ? (double)s->d.st.sum / (double)n : NAN;
+	case VMT_CMP_MAX:
+		return n ? (double)s->d.st.max : NAN;
+	case VMT_CMP_WINDOW:
+		return n ? (double)s->max_window_ns : NAN;
+	case VMT_CMP_KS_P:
+		return g->ks_p;
+	case VMT_CMP_KS_D:
+		return g->ks_d;
+	default:
+		if (m >= VMT_CMP_NMETRICS || !metrics[m].pct)
+			return NAN;
+		return n ? (double)vmt_latdist_percentile(&s->d, metrics[m].pct) : NAN;
+	}
+}
+
+const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const char *reason)
+{
+	uint64_t code;
+	size_t i;
+
+	if (!*reason || !strcasecmp(reason, "all"))
+		return &c->groups[0];
+	for (i = 1; i < c->ngroups; i++) {
+		if (!strcasecmp(c->groups[i].name, reason))
+			return &c->groups[i];
+	}
+	if (vmt_cli_parse_u64(reason, &code) == 0) {
+		for (i = 1; i < c->ngroups; i++) {
+			if (c->groups[i].key == code)
+				return &c->groups[i];
+		}
+	}
+	return NULL;
+}
+
+/* One condition: [REASON:]METRIC OP VALUE. */
+static int parse_cond(char *s, struct vmt_cmp_cond *cd, char *msg, size_t size)
+{
+	char *colon = strchr(s, ':'), *op, *val, *end;
+	size_t len;
+	unsigned int m;
+	uint64_t ns;
+
+	memset(cd, 0, sizeof(*cd));
+	snprintf(cd->text, sizeof(cd->text), "%s", s);
+	if (colon) {
+		*colon = '\0';
+		if (strlen(s) >= sizeof(cd->reason) || !*s) {
+			snprintf(msg, size, "'%s': a bad exit reason before ':'", cd->text);
+			return -EINVAL;
+		}
+		snprintf(cd->reason, sizeof(cd->reason), "%s", s);
+		s = colon + 1;
+	}
+	op = strpbrk(s, "<>");
+	if (!op) {
+		snprintf(msg, size, "'%s': no comparison (>, >=, <, <=)", cd->text);
+		return -EINVAL;
+	}
+	len = (size_t)(op - s);
+	for (m = 0; m < VMT_CMP_NMETRICS; m++) {
+		if (strlen(metrics[m].name) == len && !strncasecmp(s, metrics[m].name, len))
+			break;
+	}
+	if (m == VMT_CMP_NMETRICS) {
+		snprintf(msg, size, "'%s': unknown figure '%.*s' (count, rate, mean, p50, p90, p99, "
+			 "p99.9, p99.99, max, window, ks_p, ks_d)", cd->text, (int)len, s);
+		return -EINVAL;
+	}
+	cd->metric = m;
+	val = op + 1;
+	if (*val == '=') {
+		cd->op = *op == '>' ? VMT_CMP_GE : VMT_CMP_LE;
+		val++;
+	} else {
+		cd->op = *op == '>' ? VMT_CMP_GT : VMT_CMP_LT;
+	}
+	len = strlen(val);
+	if (len && val[len - 1] == '%') {
+		if (m == VMT_CMP_KS_P || m == VMT_CMP_KS_D) {
+			snprintf(msg, size, "'%s': the test's figures take a plain number", cd->text);
+			return -EINVAL;
+		}
+		cd->relative = true;
+		val[len - 1] = '\0';
+		cd->value = strtod(val, &end);
+		if (!*val || *end || !isfinite(cd->value)) {
+			snprintf(msg, size, "'%s': a bad percentage", cd->text);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (metrics[m].time) {
+		if (vmt_cli_parse_duration_ns(val, &ns)) {
+			snprintf(msg, size, "'%s': a bad time (500us, 2ms) or change (+10%%)",
+				 cd->text);
+			return -EINVAL;
+		}
+		/* a bare number is seconds for TIME options; here it would mislead */
+		if (!isalpha((unsigned char)val[len ? len - 1 : 0])) {
+			snprintf(msg, size, "'%s': a time needs its unit (ns, us, ms, s)", cd->text);
+			return -EINVAL;
+		}
+		cd->value = (double)ns;
+		return 0;
+	}
+	cd->value = strtod(val, &end);
+	if (!*val || *end || !isfinite(cd->value)) {
+		snprintf(msg, size, "'%s': a bad number", cd->text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned int max,
+			    char *msg, size_t size)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *p = tok, *q;
+
+		/* spaces are allowed around the parts: 'p99 > +10%' */
+		for (q = tok; *q; q++) {
+			if (!isspace((unsigned char)*q))
+				*p++ = *q;
+		}
+		*p = '\0';
+		if (n == max) {
+			snprintf(msg, size, "more than %u conditions", max);
+			ret = -EINVAL;
+		} else {
+			ret = parse_cond(tok, &conds[n++], msg, size);
+		}
+	}
+	if (!ret && !n) {
+		snprintf(msg, size, "no condition in '%s'", s);
+		ret = -EINVAL;
+	}
+	free(copy);
+	return ret ? ret : (int)n;
+}
+
+static bool holds(enum vmt_cmp_op op, double x, double y)
+{
+	switch (op) {
+	case VMT_CMP_GT:
+		return x > y;
+	case VMT_CMP_GE:
+		return x >= y;
+	case VMT_CMP_LT:
+		return x < y;
+	case VMT_CMP_LE:
+		return x <= y;
+	}
+	return false;
+}
+
+static const char *const op_names[] = { ">", ">=", "<", "<=" };
+
+int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd, char *msg,
+		      size_t size)
+{
+	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
+	double before, after, x;
+
+	if (!g) {
+		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
+			 cd->reason);
+		return -ENOENT;
+	}
+	before = vmt_compare_value(c, g, VMT_CMP_BEFORE, cd->metric);
+	after = vmt_compare_value(c, g, VMT_CMP_AFTER, cd->metric);
+	if (!cd->relative) {
+		x = after;
+		snprintf(msg, size, "%s: %s %s %.6g%s %s %.6g%s", cd->text, g->name,
+			 metrics[cd->metric].name, x, metrics[cd->metric].time ? " ns" : "",
+			 op_names[cd->op], cd->value, metrics[cd->metric].time ? " ns" : "");
+	} else {
+		/* from nothing to something is an infinite rise; from nothing to nothing none */
+		if (isnan(before) || isnan(after))
+			x = NAN;
+		else if (before == 0)
+			x = after == 0 ? 0 : INFINITY;
+		else
+			x = (after - before) / before * 100.0;
+		snprintf(msg, size, "%s: %s %s %.6g -> %.6g (%+.2f %%) %s %+g %%", cd->text,
+			 g->name, metrics[cd->metric].name, before, after, x, op_names[cd->op],
+			 cd->value);
+	}
+	return !isnan(x) && holds(cd->op, x, cd->value);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * compare: two recordings side by side (before, after). A consumer of the pass (iterate.h),
+ * run once over each, fills per exit reason and overall a latency distribution in ns (so two
+ * clocks compare) and the worst sliding window; then the two-sample Kolmogorov-Smirnov test
+ * on each pair of distributions, and --fail-if conditions (parsed, checked). Memory grows with
+ * reasons and tasks, never with events. A struct vmt_compare belongs to one thread.
+ */
+#ifndef VMT_COMPARE_H
+#define VMT_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iterate.h"
+#include "latstat.h"
+
+#define VMT_CMP_BEFORE 0
+#define VMT_CMP_AFTER 1
+#define VMT_CMP_NAME_LEN 64
+/* A change is beyond noise when the test's p-value is below this. */
+#define VMT_CMP_ALPHA 0.01
+
+/* One group's figures in one recording. */
+struct vmt_cmp_side {
+	struct vmt_latdist d;		/* ns */
+	uint64_t max_window_ns;		/* the largest out-of-guest time in any window */
+};
+
+/* One group (overall, or one exit reason) in both recordings. */
+struct vmt_cmp_group {
+	bool all;			/* every exit the filters keep */
+	uint32_t isa;
+	uint64_t key;
+	char name[VMT_CMP_NAME_LEN];	/* "all", "hlt", "0x7b" */
+	struct vmt_cmp_side side[2];
+	double ks_d, ks_p;		/* filled by vmt_compare_test(); p 1 when a side is empty */
+};
+
+struct cmp_pass;
+
+struct vmt_compare {
+	uint64_t window_ns;
+	uint64_t span_ns[2];		/* what the rates divide by: the span the filters select */
+	struct vmt_cmp_group *groups;	/* [0] all, then reasons by after's total time */
+	size_t ngroups, cap;
+	struct cmp_pass **passes;	/* one per consumer made */
+	size_t npasses;
+};
+
+/* Prepare c (zeroed here) for sliding windows of window_ns. Returns 0 or -ENOMEM. */
+int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns);
+void vmt_compare_free(struct vmt_compare *c);
+/*
+ * The consumer for one pass that adds to side (several passes may add to one side: their
+ * exits are then one population, each task's windows its own). Returns 0 or -ENOMEM. The
+ * caller sets span_ns[side] (what its rates are per) when it knows it, after the pass at
+ * the latest.
+ */
+int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *out);
+/* After both passes: the tests, and the reasons in order. */
+void vmt_compare_test(struct vmt_compare *c);
+
+/*
+ * The two-sample Kolmogorov-Smirnov test of two distributions: D, the largest distance of
+ * their cumulative distributions, exact over the histograms' buckets (over the values while
+ * both hold their values), and its asymptotic p-value (Kolmogorov's distribution with
+ * Stephens' small-sample correction). p is 1 when either is empty. Returns 0 or -ENOMEM.
+ */
+int vmt_compare_ks(const struct vmt_latdist *a, const struct vmt_latdist *b, double *d,
+		   double *p);
+/* Q_KS(lambda) = 2 sum_{j>=1} (-1)^(j-1) exp(-2 j^2 lambda^2), in [0, 1]. */
+double vmt_compare_ks_q(double lambda);
+
+/* --fail-if: the figures a condition may name. */
+enum vmt_cmp_metric {
+	VMT_CMP_COUNT, VMT_CMP_RATE, VMT_CMP_MEAN, VMT_CMP_P50, VMT_CMP_P90, VMT_CMP_P99,
+	VMT_CMP_P999, VMT_CMP_P9999, VMT_CMP_MAX, VMT_CMP_WINDOW, VMT_CMP_KS_P, VMT_CMP_KS_D,
+	VMT_CMP_NMETRICS
+};
+
+enum vmt_cmp_op { VMT_CMP_GT, VMT_CMP_GE, VMT_CMP_LT, VMT_CMP_LE };
+
+/* "[REASON:]METRIC OP VALUE" */
+struct vmt_cmp_cond {
+	char reason[VMT_CMP_NAME_LEN];	/* "" for all */
+	enum vmt_cmp_metric metric;
+	enum vmt_cmp_op op;
+	bool relative;			/* value is a change in % of before's figure */
+	double value;			/* %, ns, a count, a rate or a p-value */
+	char text[96];			/* as written */
+};
+
+/* Metric names as conditions spell them ("p99.9"), and whether the figure is a time. */
+const char *vmt_compare_metric_name(enum vmt_cmp_metric m);
+bool vmt_compare_metric_is_time(enum vmt_cmp_metric m);
+
+/*
+ * Parse "p99>+10%,max>2ms,hlt:count>+50%" into at most max conditions. Returns how many,
+ * or -EINVAL with msg saying what is wrong.
+ */
+int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned int max,
+			    char *msg, size_t size);
+/* A group's figure in one side (NAN when it has none: p99 of no exits). */
+double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
+			 enum vmt_cmp_metric m);
+/*
+ * Whether the condition holds; msg says what was compared either way ("p99>+10%: all p99
+ * 51200 -> 60100 (+17.38 %) > +10 %"). Returns 1 (holds), 0 (does not), or -ENOENT when
+ * neither recording has exits of the reason it names (msg says so): a misspelt name must
+ * not pass a gate silently.
+ */
+int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cond, char *msg,
+		      size_t size);
+/* The group of a reason name or code ("hlt", "HLT", "0x78", "120"), or NULL. */
+const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const char *reason);
+
+#endif

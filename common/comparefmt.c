@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "comparefmt.h"
+#include "timefmt.h"
+
+/* The comparison's figures are in ns whatever the recordings' clocks. */
+static const struct vmt_clock ns_clock = { 1.0, 0, 0 };
+
+/* The columns of a block, in order: the figure, its JSON key, whether text shows it. */
+static const struct {
+	enum vmt_cmp_metric m;
+	const char *head, *key;
+	bool text;
+} cols[] = {
+	{ VMT_CMP_COUNT, "count", "count", true },
+	{ VMT_CMP_RATE, "rate/s", "rate_per_s", true },
+	{ VMT_CMP_MEAN, "mean", "mean_ns", false },	/* 120 columns */
+	{ VMT_CMP_P50, "p50", "p50_ns", true },
+	{ VMT_CMP_P90, "p90", "p90_ns", false },
+	{ VMT_CMP_P99, "p99", "p99_ns", true },
+	{ VMT_CMP_P999, "p99.9", "p99_9_ns", true },
+	{ VMT_CMP_P9999, "p99.99", "p99_99_ns", false },
+	{ VMT_CMP_MAX, "max", "max_ns", true },
+	{ VMT_CMP_WINDOW, "window", "max_window_ns", true },
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+/* The change in % from before to after: NAN without a before, INFINITY from 0. */
+static double change_pct(double before, double after)
+{
+	if (isnan(before) || isnan(after))
+		return NAN;
+	if (before == 0)
+		return after == 0 ? 0 : INFINITY;
+	return (after - before) / before * 100.0;
+}
+
+static void cell(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
+		 unsigned int k, struct vmt_unit lat, struct vmt_unit win)
+{
+	double v = vmt_compare_value(c, g, side, cols[k].m);
+	char b[32];
+
+	if (isnan(v))
+		fprintf(f, " %9s", "-");
+	else if (cols[k].m == VMT_CMP_COUNT)
+		fprintf(f, " %9.0f", v);
+	else if (cols[k].m == VMT_CMP_RATE)
+		fprintf(f, " %9.1f", v);
+	else
+		fprintf(f, " %9s", vmt_fmt_in(&ns_clock, (uint64_t)v,
+					      cols[k].m == VMT_CMP_WINDOW ? win : lat, b, sizeof(b)));
+}
+
+static bool beyond_noise(const struct vmt_cmp_group *g)
+{
+	return !isnan(g->ks_p) && g->ks_p < VMT_CMP_ALPHA;
+}
+
+void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_compare_view *v)
+{
+	uint64_t max = 0, wmax = 0;
+	struct vmt_unit lat, win;
+	unsigned int k, i;
+	size_t n;
+
+	for (n = 0; n < c->ngroups; n++) {
+		for (i = 0; i < 2; i++) {
+			const struct vmt_cmp_side *s = &c->groups[n].side[i];
+
+			if (s->d.st.count && s->d.st.max > max)
+				max = s->d.st.max;
+			if (s->max_window_ns > wmax)
+				wmax = s->max_window_ns;
+		}
+	}
+	lat = vmt_unit_for(&ns_clock, max);
+	win = vmt_unit_for_total(&ns_clock, wmax);
+	fprintf(f, "Before: %s\nAfter:  %s\n", v->file[0], v->file[1]);
+	fprintf(f, "\nComparison; latencies in %s, worst %s windows in %s; a change is beyond "
+		"noise when the\nKolmogorov-Smirnov test on the two distributions gives p < %g:\n",
+		lat.name, "sliding", win.name, VMT_CMP_ALPHA);
+	fprintf(f, "  %-14s %-6s", "reason", "");
+	for (k = 0; k < NCOLS; k++) {
+		if (cols[k].text)
+			fprintf(f, " %9s", cols[k].head);
+	}
+	fprintf(f, " %6s %8s %s\n", "KS D", "p", "beyond");
+	for (n = 0; n < c->ngroups; n++) {
+		const struct vmt_cmp_group *g = &c->groups[n];
+
+		for (i = 0; i < 2; i++) {
+			fprintf(f, "  %-14.14s %-6s", i ? "" : g->name, i ? "after" : "before");
+			for (k = 0; k < NCOLS; k++) {
+				if (cols[k].text)
+					cell(f, c, g, i, k, lat, win);
+			}
+			fputc('\n', f);
+		}
+		fprintf(f, "  %-14s %-6s", "", "change");
+		for (k = 0; k < NCOLS; k++) {
+			double x;
+
+			if (!cols[k].text)
+				continue;
+			x = change_pct(vmt_compare_value(c, g, 0, cols[k].m),
+					      vmt_compare_value(c, g, 1, cols[k].m));
+
+			if (isnan(x))
+				fprintf(f, " %9s", "-");
+			else if (isinf(x))
+				fprintf(f, " %9s", "new");
+			else
+				fprintf(f, " %+8.1f%%", x);
+		}
+		if (isnan(g->ks_p) || !g->side[0].d.st.count || !g->side[1].d.st.count)
+			fprintf(f, " %6s %8s %s\n", "-", "-", "-");
+		else if (g->ks_p < 1e-300)	/* below what a double holds: not 0 */
+			fprintf(f, " %6.4f %8s %s\n", g->ks_d, "<1e-300", "yes");
+		else
+			fprintf(f, " %6.4f %8.2g %s\n", g->ks_d, g->ks_p,
+				beyond_noise(g) ? "yes" : "no");
+	}
+	for (k = 0; k < v->nconds; k++)
+		fprintf(f, "%s--fail-if: %s: %s\n", k ? "" : "\n",
+			v->verdicts && v->verdicts[k] == 1 ? "holds" : "does not hold",
+			v->details ? v->details[k] : v->conds[k].text);
+}
+
+/* A double as JSON: exponent form where needed, null for NAN and infinities. */
+static void json_num(struct vmt_jsonw *w, const char *name, double x)
+{
+	if (!isfinite(x)) {
+		vmt_jsonw_null(w, name);
+		return;
+	}
+	vmt_jsonw_member(w, name);
+	vmt_outbuf_printf(w->o, "%.6g", x);
+}
+
+/* One side's figures as members of the object open. */
+static void json_fields(struct vmt_jsonw *w, const struct vmt_compare *c,
+			const struct vmt_cmp_group *g, int side)
+{
+	unsigned int k;
+
+	for (k = 0; k < NCOLS; k++) {
+		double x = vmt_compare_value(c, g, side, cols[k].m);
+
+		if (cols[k].m == VMT_CMP_RATE)
+			json_num(w, cols[k].key, x);
+		else if (isnan(x))
+			vmt_jsonw_null(w, cols[k].key);
+		else
+			vmt_jsonw_u64(w, cols[k].key, (uint64_t)x);
+	}
+}
+
+static void json_side(struct vmt_jsonw *w, const struct vmt_compare *c,
+		      const struct vmt_cmp_group *g, int side)
+{
+	vmt_jsonw_object_open(w, side ? "after" : "before");
+	json_fields(w, c, g, side);
+	vmt_jsonw_object_close(w);
+}
+
+void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
+		      const struct vmt_compare_view *v)
+{
+	unsigned int k, i;
+	size_t n;
+
+	vmt_jsonw_object_open(w, "compare");
+	vmt_jsonw_str(w, "test", "kolmogorov-smirnov");
+	json_num(w, "alpha", VMT_CMP_ALPHA);
+	vmt_jsonw_u64(w, "window_ns", c->window_ns);
+	for (i = 0; i < 2; i++) {
+		vmt_jsonw_object_open(w, i ? "after" : "before");
+		vmt_jsonw_str(w, "file", v->file[i]);
+		vmt_jsonw_u64(w, "span_ns", c->span_ns[i]);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_open(w, "groups");
+	for (n = 0; n < c->ngroups; n++) {
+		const struct vmt_cmp_group *g = &c->groups[n];
+		bool tested = g->side[0].d.st.count && g->side[1].d.st.count;
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "reason", g->name);
+		if (g->all)
+			vmt_jsonw_null(w, "reason_code");
+		else
+			vmt_jsonw_u64(w, "reason_code", g->key);
+		json_side(w, c, g, 0);
+		json_side(w, c, g, 1);
+		vmt_jsonw_object_open(w, "change_pct");
+		for (k = 0; k < NCOLS; k++)
+			json_num(w, cols[k].key, change_pct(vmt_compare_value(c, g, 0, cols[k].m),
+							   vmt_compare_value(c, g, 1, cols[k].m)));
+		vmt_jsonw_object_close(w);
+		json_num(w, "ks_d", tested ? g->ks_d : NAN);
+		json_num(w, "ks_p", tested ? g->ks_p : NAN);
+		if (tested && !isnan(g->ks_p))
+			vmt_jsonw_bool(w, "beyond_noise", beyond_noise(g));
+		else
+			vmt_jsonw_null(w, "beyond_noise");
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_array_open(w, "fail_if");
+	for (k = 0; k < v->nconds; k++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "condition", v->conds[k].text);
+		vmt_jsonw_bool(w, "holds", v->verdicts && v->verdicts[k] == 1);
+		vmt_jsonw_str(w, "detail", v->details ? v->details[k] : NULL);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_close(w);
+}
+
+/* ---- several recordings merged (side 0 of each comparison) ---- */
+
+static void merge_header(FILE *f, const char *first)
+{
+	unsigned int k;
+
+	fprintf(f, "  %-14s", first);
+	for (k = 0; k < NCOLS; k++) {
+		if (cols[k].m != VMT_CMP_MEAN)
+			fprintf(f, " %9s", cols[k].head);
+	}
+	fputc('\n', f);
+}
+
+static void merge_row(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_group *g,
+		      const char *label, struct vmt_unit lat, struct vmt_unit win)
+{
+	unsigned int k;
+
+	fprintf(f, "  %-14.14s", label);
+	for (k = 0; k < NCOLS; k++) {
+		if (cols[k].m != VMT_CMP_MEAN)
+			cell(f, c, g, 0, k, lat, win);
+	}
+	fputc('\n', f);
+}
+
+void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
+		    const char *const *files, unsigned int n)
+{
+	uint64_t max = 0, wmax = 0;
+	struct vmt_unit lat, win;
+	char label[32];
+	unsigned int i;
+	size_t g;
+
+	for (g = 0; g < merged->ngroups; g++) {
+		const struct vmt_cmp_side *s = &merged->groups[g].side[0];
+
+		if (s->d.st.count && s->d.st.max > max)
+			max = s->d.st.max;
+		if (s->max_window_ns > wmax)
+			wmax = s->max_window_ns;
+	}
+	lat = vmt_unit_for(&ns_clock, max);
+	win = vmt_unit_for_total(&ns_clock, wmax);
+	fprintf(f, "Recordings, merged into one population:\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
+	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
+		"recordings' summed spans:\n", lat.name, win.name);
+	merge_header(f, "reason");
+	for (g = 0; g < merged->ngroups; g++)
+		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);
+	fprintf(f, "\nEach recording, all exits; latencies in %s, windows in %s:\n", lat.name,
+		win.name);
+	merge_header(f, "recording");
+	for (i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "[%u]", i + 1);
+		merge_row(f, &per[i], &per[i].groups[0], label, lat, win);
+	}
+}
+
+void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
+		    const struct vmt_compare *per, const char *const *files, unsigned int n)
+{
+	unsigned int i;
+	size_t g;
+
+	vmt_jsonw_array_open(w, "files");
+	for (i = 0; i < n; i++) {
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "file", files[i]);
+		vmt_jsonw_u64(w, "span_ns", per[i].span_ns[0]);
+		json_fields(w, &per[i], &per[i].groups[0], 0);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_open(w, "merged");
+	vmt_jsonw_u64(w, "span_ns", merged->span_ns[0]);
+	vmt_jsonw_u64(w, "window_ns", merged->window_ns);
+	vmt_jsonw_array_open(w, "groups");
+	for (g = 0; g < merged->ngroups; g++) {
+		const struct vmt_cmp_group *gr = &merged->groups[g];
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "reason", gr->name);
+		if (gr->all)
+			vmt_jsonw_null(w, "reason_code");
+		else
+			vmt_jsonw_u64(w, "reason_code", gr->key);
+		json_fields(w, merged, gr, 0);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+	vmt_jsonw_object_close(w);
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmtrace-convert --perfetto: the timeline consumer (common/perfetto.h) over one pass, which
+ * attributes so that the context events reach it; messages as the other writers (writers.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "log.h"
+#include "nomatch.h"
+#include "perfetto.h"
+#include "writers.h"
+
+int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
+		     struct convert_found *found)
+{
+	struct vmt_iter_opts io = { (struct vmt_filter *)&o->fo.filter, .attribute = true };
+	struct vmt_perfetto *p;
+	struct vmt_consumer c;
+	struct vmt_iter it;
+	char msg[1024];
+	uint64_t slices;
+	int ret, werr;
+
+	ret = vmt_perfetto_consumer(fd, &p, &c);
+	if (ret) {
+		vmt_err("%s", strerror(-ret));
+		return ret;
+	}
+	ret = vmt_iterate(r, &io, &c, 1, &it);
+	found->rd = *vmt_reader_stats(r);
+	found->why = vmt_reader_last_error(r);
+	found->decoded = true;
+	slices = vmt_perfetto_counts(p)->exits;
+	werr = vmt_perfetto_finish(p);
+	if (werr)
+		vmt_err("%s: %s", convert_output_name(o), strerror(-werr));
+	else if (ret)
+		vmt_err("%s: %s", o->input, strerror(-ret));
+	else if (!slices && vmt_nomatch_explain(&it, msg, sizeof(msg)))
+		vmt_info("%s: %s", o->input, msg);
+	return werr ? werr : ret;
+}

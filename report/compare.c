@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmtrace-report --compare BEFORE AFTER: one pass over each recording with the same filters
+ * (common/compare.h), the test, the table or JSON "compare" (common/comparefmt.h), the
+ * page with both distributions (common/htmlcompare.h), and --fail-if's verdicts: exit status
+ * 1 when a condition holds, so that CI pipelines can gate on latency.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "comparefmt.h"
+#include "htmlcompare.h"
+#include "inputopt.h"
+#include "log.h"
+#include "outbuf.h"
+#include "outfile.h"
+#include "report_compare.h"
+
+#define MAX_CONDS 32
+
+/* report_compare.h: the span a recording's rates are per. */
+uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
+			      const struct vmt_iter *it)
+{
+	uint64_t end = vmt_reader_duration_ns(r), start = 0;
+
+	if (!end)
+		end = vmt_clock_ns(it->clock, it->last_ts - it->first_ts);
+
+	if (f->has_to && f->to_ns < end)
+		end = f->to_ns;
+	if (f->has_from)
+		start = f->from_ns;
+	return end > start ? end - start : 0;
+}
+
+/* Open one side, resolve the filters against it, run its pass. Returns an exit status. */
+static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int *damaged)
+{
+	const char *file = side ? o->file2 : o->file;
+	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
+	struct vmt_iter_opts io = { .filter = &fo.filter };
+	struct vmt_input_notes notes;
+	struct vmt_reader *r = NULL;
+	char msg[512], warn[256];
+	struct vmt_consumer cons;
+	struct vmt_iter it;
+	unsigned int i;
+	int ret;
+
+	fo.filter.nreasons = 0;
+	ret = vmt_input_open(file, &o->in, &r, msg, sizeof(msg), warn, sizeof(warn));
+	if (ret) {
+		vmt_err("%s: %s", file, msg);
+		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
+	}
+	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
+	if (ret) {
+		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
+		goto out_close;
+	}
+	ret = vmt_compare_consumer(c, side, &cons);
+	if (!ret)
+		ret = vmt_iterate(r, &io, &cons, 1, &it);
+	if (ret) {
+		vmt_err("%s: %s", file, strerror(-ret));
+		goto out_close;
+	}
+	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
+	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_last_error(r), true, &notes);
+	for (i = 0; i < notes.n; i++)
+		vmt_warn("%s: %s", file, notes.note[i]);
+	*damaged |= notes.damaged;
+out_close:
+	vmt_reader_close(r);
+	return ret ? 1 : 0;
+}
+
+static int print_json(const struct vmt_compare *c, const struct vmt_compare_view *v)
+{
+	struct vmt_outbuf out;
+	struct vmt_jsonw w;
+	int ret;
+
+	fflush(stdout);
+	ret = vmt_outbuf_init(&out, STDOUT_FILENO);
+	if (ret)
+		return ret;
+	vmt_jsonw_init(&w, &out);
+	vmt_jsonw_object_open(&w, NULL);
+	vmt_compare_json(&w, c, v);
+	vmt_jsonw_object_close(&w);
+	vmt_outbuf_ch(&out, '\n');
+	return vmt_outbuf_finish(&out);
+}
+
+/* Each condition checked; the number that hold, or -1 when one names no reason. */
+static int check_conds(const struct vmt_compare *c, const struct vmt_cmp_cond *conds,
+		       unsigned int n, int *verdicts, char (*details)[256])
+{
+	unsigned int i;
+	int held = 0;
+
+	for (i = 0; i < n; i++) {
+		verdicts[i] = vmt_compare_check(c, &conds[i], details[i], sizeof(details[i]));
+		if (verdicts[i] < 0) {
+			vmt_err("--fail-if %s", details[i]);
+			return -1;
+		}
+		held += verdicts[i];
+	}
+	return held;
+}
+
+static int publish(const struct report_opts *o, const struct vmt_compare *c,
+		   const struct vmt_compare_view *v)
+{
+	int ret = 0;
+
+	if (o->html) {
+		vmt_outfile_unlink_on_signal();
+		ret = vmt_html_compare_file(o->html, c, v->file);
+		if (ret) {
+			vmt_err("%s: cannot write the HTML page: %s", o->html,
+				ret == -EINVAL ? "that is one of the recordings" : strerror(-ret));
+			return 1;
+		}
+		if (strcmp(o->html, "-") == 0)
+			return 0;	/* the page is the output */
+	}
+	if (o->json)
+		ret = print_json(c, v);
+	else
+		vmt_compare_text(stdout, c, v);
+	if (fflush(stdout) != 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		vmt_err("standard output: %s", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+int report_compare(struct report_opts *o)
+{
+	struct vmt_compare_view v = { { o->file, o->file2 }, NULL, NULL, NULL, 0 };
+	static struct vmt_cmp_cond conds[MAX_CONDS];
+	static char details[MAX_CONDS][256];
+	const char *dp[MAX_CONDS];
+	int verdicts[MAX_CONDS];
+	struct vmt_compare c;
+	int code = 1, damaged = 0, held = 0, n = 0;
+	char msg[256];
+	unsigned int i;
+
+	if (vmt_compare_init(&c, o->window_ns)) {
+		vmt_err("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (o->fail_if) {
+		n = vmt_compare_parse_conds(o->fail_if, conds, MAX_CONDS, msg, sizeof(msg));
+		if (n < 0) {
+			vmt_err("--fail-if: %s", msg);
+			code = 64;
+			goto out;
+		}
+	}
+	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged);
+	if (!code)
+		code = run_side(o, VMT_CMP_AFTER, &c, &damaged);
+	if (code)
+		goto out;
+	vmt_compare_test(&c);
+	held = check_conds(&c, conds, (unsigned int)n, verdicts, details);
+	if (held < 0) {
+		code = 64;
+		goto out;
+	}
+	for (i = 0; i < (unsigned int)n; i++)
+		dp[i] = details[i];
+	v.conds = conds;
+	v.verdicts = verdicts;
+	v.details = dp;
+	v.nconds = (unsigned int)n;
+	code = publish(o, &c, &v);
+	for (i = 0; !code && i < (unsigned int)n; i++) {
+		if (verdicts[i] == 1)
+			vmt_warn("--fail-if holds: %s", details[i]);
+	}
+	if (!code)
+		code = held ? 1 : damaged ? 2 : 0;
+out:
+	vmt_compare_free(&c);
+	vmt_filter_opts_free(&o->fo);
+	return code;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmtrace-report A B ...: several recordings (any formats, mixed) as one population. One
+ * pass per recording with the same filters feeds two consumers (common/compare.h): the
+ * merged figures, whose distributions are one histogram over every file (exact, not an
+ * average of percentiles), and the recording's own; then the tables or JSON
+ * (common/comparefmt.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "comparefmt.h"
+#include "inputopt.h"
+#include "log.h"
+#include "outbuf.h"
+#include "report_compare.h"
+
+/* One recording into merged and its own; returns an exit status. */
+static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *merged,
+		    struct vmt_compare *own, int *damaged)
+{
+	const char *file = o->files[i];
+	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
+	struct vmt_iter_opts io = { .filter = &fo.filter };
+	struct vmt_input_notes notes;
+	struct vmt_reader *r = NULL;
+	char msg[512], warn[256];
+	struct vmt_consumer cons[2];
+	struct vmt_iter it;
+	unsigned int k;
+	int ret;
+
+	fo.filter.nreasons = 0;
+	ret = vmt_input_open(file, &o->in, &r, msg, sizeof(msg), warn, sizeof(warn));
+	if (ret) {
+		vmt_err("%s: %s", file, msg);
+		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
+	}
+	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
+	if (ret) {
+		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
+		goto out_close;
+	}
+	ret = vmt_compare_consumer(merged, 0, &cons[0]);
+	if (!ret)
+		ret = vmt_compare_consumer(own, 0, &cons[1]);
+	if (!ret)
+		ret = vmt_iterate(r, &io, cons, 2, &it);
+	if (ret) {
+		vmt_err("%s: %s", file, strerror(-ret));
+		goto out_close;
+	}
+	own->span_ns[0] = report_selected_span(&fo.filter, r, &it);
+	merged->span_ns[0] += own->span_ns[0];
+	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_last_error(r), true, &notes);
+	for (k = 0; k < notes.n; k++)
+		vmt_warn("%s: %s", file, notes.note[k]);
+	*damaged |= notes.damaged;
+out_close:
+	vmt_reader_close(r);
+	return ret ? 1 : 0;
+}
+
+static int print_json(const struct report_opts *o, const struct vmt_compare *merged,
+		      const struct vmt_compare *per)
+{
+	struct vmt_outbuf out;
+	struct vmt_jsonw w;
+	int ret;
+
+	fflush(stdout);
+	ret = vmt_outbuf_init(&out, STDOUT_FILENO);
+	if (ret)
+		return ret;
+	vmt_jsonw_init(&w, &out);
+	vmt_jsonw_object_open(&w, NULL);
+	vmt_merge_json(&w, merged, per, o->files, o->nfiles);
+	vmt_jsonw_object_close(&w);
+	vmt_outbuf_ch(&out, '\n');
+	return vmt_outbuf_finish(&out);
+}
+
+int report_merge(struct report_opts *o)
+{
+	struct vmt_compare merged, *per = calloc(o->nfiles, sizeof(*per));
+	int code = 1, damaged = 0, ret = 0;
+	unsigned int i, ready = 0;
+
+	if (!per || vmt_compare_init(&merged, o->window_ns)) {
+		vmt_err("%s", strerror(ENOMEM));
+		free(per);
+		return 1;
+	}
+	for (ready = 0; ready < o->nfiles; ready++) {
+		if (vmt_compare_init(&per[ready], o->window_ns)) {
+			vmt_err("%s", strerror(ENOMEM));
+			goto out;
+		}
+	}
+	for (i = 0; i < o->nfiles; i++) {
+		code = run_file(o, i, &merged, &per[i], &damaged);
+		if (code)
+			goto out;
+	}
+	vmt_compare_test(&merged);	/* the reasons in order of time */
+	if (o->json)
+		ret = print_json(o, &merged, per);
+	else
+		vmt_merge_text(stdout, &merged, per, o->files, o->nfiles);
+	if (fflush(stdout) != 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		vmt_err("standard output: %s", strerror(-ret));
+		code = 1;
+	} else {
+		code = damaged ? 2 : 0;
+	}
+out:
+	for (i = 0; i < ready; i++)
+		vmt_compare_free(&per[i]);
+	free(per);
+	vmt_compare_free(&merged);
+	vmt_filter_opts_free(&o->fo);
+	return code;
+}

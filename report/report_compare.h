@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report_compare: vmtrace-report's modes over more than one recording, each from the parsed
+ * options to the exit status: --compare BEFORE AFTER (compare.c), and several recordings
+ * merged (merge.c).
+ */
+#ifndef VMT_REPORT_COMPARE_H
+#define VMT_REPORT_COMPARE_H
+
+#include <stdint.h>
+
+#include "iterate.h"
+#include "reportopt.h"
+
+/* Run the comparison; returns the exit status (0, 1 error or a --fail-if holds, 2, 64). */
+int report_compare(struct report_opts *o);
+/* Several recordings merged; returns the exit status (0, 1, 2 damaged, 64). */
+int report_merge(struct report_opts *o);
+/*
+ * The span a recording's rates are per: its duration (its events' span when the file does
+ * not say, as a trace.dat), or the --from/--to part of it.
+ */
+uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
+			      const struct vmt_iter *it);
+
+#endif

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-record --vm on this machine: two real KVM VMMs (tests/helpers/fakevmm, busy vCPUs
+# named like QEMU's, both on CPU 1), one of them found through a libvirt-style pid file.
+# kvm_exit does not fire here, so the pair is raw_syscalls (a busy vCPU thread makes an
+# ioctl after every exit). fakevmm says for itself which tids its vCPU threads have; the
+# file must hold the pair's events of those threads only (a recording of CPU 1 without
+# --vm shows the other VM's thread and the VMM's other threads are there to be filtered
+# out), the map and the filter must be in it, the reports label the threads and take
+# --vm, and bad --vm input is one line and 64.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+[ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
+
+mkdir libvirt
+export VMTRACE_LIBVIRT_DIR="$scratch/libvirt"
+a=vma$$
+b=vmb$$
+
+# start_vmm OUT ARGS...: fakevmm in the background until it printed its JSON line.
+start_vmm() {
+	out=$1
+	shift
+	"$HELPERS/fakevmm" --seconds 120 "$@" >"$out" 2>"$out.err" &
+	vmm_pid=$!
+	cleanup_hooks="$cleanup_hooks; kill $vmm_pid 2>/dev/null"
+	for _ in $(seq 200); do
+		[ -s "$out" ] && [ "$(wc -l <"$out")" -ge 1 ] && return 0
+		if ! kill -0 "$vmm_pid" 2>/dev/null; then
+			wait "$vmm_pid"
+			[ "$?" = 77 ] && skip "KVM cannot run a guest here: $(cat "$out.err")"
+			cat "$out.err" >&2
+			fail "fakevmm did not start"
+		fi
+		sleep 0.05
+	done
+	fail "fakevmm did not start"
+}
+
+start_vmm a.json -name "guest=$a,debug-threads=on" --busy --vcpus 1 --pin 1 \
+	--pidfile "libvirt/$a.pid"
+a_pid=$vmm_pid
+start_vmm b.json -name "$b" --busy --vcpus 1 --pin 1
+b_pid=$vmm_pid
+a_tid=$(json a.json 'd["vcpus"][0]["tid"]')
+b_tid=$(json b.json 'd["vcpus"][0]["tid"]')
+
+rec() {
+	run vmtrace-record -c 0 -s 0.5 -e "$SYSCALL_EVENTS" "$@"
+}
+
+# The control: CPU 1 without --vm has both vCPU threads.
+rec -p 1 --context none -o all.vmt
+expect_rc 0 "-p 1"
+run vmtrace-report --json all.vmt
+mv out.txt all.json
+for t in "$a_tid" "$b_tid"; do
+	[ "$(json all.json "sum(v['pairs'] for v in d['vcpus'] if v['pid'] == $t)")" -gt 0 ] ||
+		fail "without --vm, vCPU thread $t is not in the recording: the test proves nothing"
+done
+
+# by libvirt name (pid file) and by pid: only A's vCPU thread, on the CPU it is pinned to
+for spec in "$a" "$a_pid"; do
+	rec --vm "$spec" -o a.vmt
+	expect_rc 0 "--vm $spec"
+	how=pidfile
+	[ "$spec" = "$a_pid" ] && how=pid
+	said="VM $a: pid $a_pid (by $how), 1 vCPU thread(s) (by thread-names) on CPU 1"
+	grep -qF "$said" err.txt ||
+		{ cat err.txt >&2; fail "--vm $spec: what was found is not said"; }
+	grep -q "on CPU 1 (collector CPU 0" err.txt || fail "--vm $spec: CPU 1 is not the one traced"
+	run vmtrace-report --json a.vmt
+	expect_rc 0 "report of --vm $spec"
+	mv out.txt a-report.json
+	python3 - a-report.json "$a_tid" "$a" <<'EOF' || fail "--vm $spec: the file holds other tasks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tid, name = int(sys.argv[2]), sys.argv[3]
+tasks = {v["pid"]: v for v in d["vcpus"]}
+assert set(tasks) == {tid}, "tasks %s, the vCPU thread is %d" % (sorted(tasks), tid)
+assert tasks[tid]["vm"] == name and tasks[tid]["vcpu"] == 0, tasks[tid]
+assert d["pairs"] > 0 and d["lost_events"] == 0
+EOF
+	# the map and the filter are in META (stored uncompressed)
+	grep -a -q "common_pid == $a_tid" a.vmt || fail "--vm $spec: no filter.pair in the file"
+	grep -a -q "$a_tid:0" a.vmt || fail "--vm $spec: no vm.0.vcpus in the file"
+	run vmtrace-report a.vmt
+	grep -q "$a/vcpu0 (pid $a_tid)" out.txt || fail "--vm $spec: the text report has no label"
+	run vmtrace-report --json --vm "$a" a.vmt
+	python3 - a-report.json out.txt <<'EOF' || fail "--vm $spec: report --vm $a differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(a != b)
+EOF
+done
+
+# two VMs in one file: --vm in report and convert selects each one's thread
+rec --vm "$a,$b" -o ab.vmt
+expect_rc 0 "--vm $a,$b"
+run vmtrace-report --json ab.vmt
+mv out.txt ab.json
+for vm in "$a:$a_tid" "$b_pid:$b_tid"; do
+	spec=${vm%:*}
+	tid=${vm#*:}
+	run vmtrace-report --json --vm "$spec" ab.vmt
+	expect_rc 0 "report --vm $spec"
+	want=$(json ab.json "sum(v['pairs'] for v in d['vcpus'] if v['pid'] == $tid)")
+	[ "$want" -gt 0 ] || fail "two VMs: thread $tid has no pairs"
+	[ "$(json out.txt "[(v['pid'], v['pairs']) for v in d['vcpus']] == [($tid, $want)]")" = True ] ||
+		fail "report --vm $spec: not thread $tid's pairs alone"
+	run vmtrace-convert --csv --vm "$spec" -o - ab.vmt
+	expect_rc 0 "convert --vm $spec"
+	python3 - out.txt "$tid" "$want" <<'EOF' || fail "convert --csv --vm $spec"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == int(sys.argv[3]), (len(rows), sys.argv[3])
+assert {r["task"] for r in rows} == {sys.argv[2]}
+assert len({r["vm"] for r in rows}) == 1 and rows[0]["vm"]
+EOF
+done
+run vmtrace-report --vm nosuch ab.vmt
+expect_one_line_error vmtrace-report \
+	"no VM 'nosuch' in this recording; it has $a (pid $a_pid), $b (pid $b_pid)"
+run vmtrace-report --vm "$a" all.vmt
+expect_one_line_error vmtrace-report "no VM map"
+
+# bad --vm: one line, 64, no file
+for spec in "nosuch$$" "$$"; do
+	rec --vm "$spec" -o bad.vmt
+	expect_rc 64 "--vm $spec"
+	what="unknown VM"
+	[ "$spec" = $$ ] && what="is not a VMM"
+	expect_one_line_error vmtrace-record "$what"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "--vm $spec: not one line"; }
+	[ ! -e bad.vmt ] || fail "--vm $spec: a file was written"
+done
+finish

@@ -1,0 +1,318 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-report --compare BEFORE AFTER against an independent recount: Python reads both
+# recordings' exit rows (vmtrace-convert --csv, same filters) and recomputes per reason and
+# overall the counts, the rates (over the duration vmtrace-report --json gives), the
+# percentiles (nearest rank: exact up to 1024 exits, else within the histogram's bucket), the
+# max, and the Kolmogorov-Smirnov D and p-value (its own implementation: scipy is not
+# installed): D over the values when both sides are small, else over the same log-linear
+# buckets. The worst windows equal the single report's (per reason with --reason). Then
+# --fail-if: its verdicts and exit status against conditions evaluated in Python, its
+# grammar errors, and a comparison of a recording with itself (no change, D 0, p 1).
+. "$(dirname "$0")/lib.sh"
+
+cat >recount.py <<'PY'
+import csv, json, math, sys
+cmp_json, csv_a, csv_b, rep_a, rep_b = sys.argv[1:6]
+c = json.load(open(cmp_json))["compare"]
+reps = [json.load(open(rep_a)), json.load(open(rep_b))]
+
+def rows(path):
+    out = {}
+    for r in csv.DictReader(open(path, newline="")):
+        code = int(r["reason_code"]) if r["reason_code"] else 0
+        out.setdefault(code, []).append(int(r["latency_ns"]))
+    return out
+
+sides = [rows(csv_a), rows(csv_b)]
+
+def bucket(v):                      # common/latstat.h, written again
+    if v < 128:
+        return v
+    e = v.bit_length() - 1
+    return ((e - 7 + 1) << 7) + ((v >> (e - 7)) & 127)
+
+def bucket_low(i):
+    if i < 128:
+        return i
+    e = (i >> 7) + 6
+    return (128 + (i & 127)) << (e - 7)
+
+def pct(vals, p):                   # nearest rank
+    s = sorted(vals)
+    rank = min(max(math.ceil(p / 100 * len(s)), 1), len(s))
+    return s[rank - 1]
+
+def close(got, exact, n, p):
+    if n <= 1024 or p in (0, 100):
+        return got == exact
+    # the middle of the exact value's bucket, or a neighbour's (rank on an edge)
+    lo = bucket_low(bucket(exact))
+    hi = bucket_low(bucket(exact) + 1)
+    return abs(got - exact) <= max(hi - lo, 1)
+
+def ks(a, b):
+    na, nb = len(a), len(b)
+    if len(a) <= 1024 and len(b) <= 1024:
+        pts = sorted(set(a) | set(b))
+        sa, sb = sorted(a), sorted(b)
+        import bisect
+        d = max(abs(bisect.bisect_right(sa, v) / na - bisect.bisect_right(sb, v) / nb)
+                for v in pts)
+    else:
+        ca, cb = {}, {}
+        for v in a:
+            ca[bucket(v)] = ca.get(bucket(v), 0) + 1
+        for v in b:
+            cb[bucket(v)] = cb.get(bucket(v), 0) + 1
+        d, xa, xb = 0.0, 0, 0
+        for k in sorted(set(ca) | set(cb)):
+            xa += ca.get(k, 0)
+            xb += cb.get(k, 0)
+            d = max(d, abs(xa / na - xb / nb))
+    ne = na * nb / (na + nb)
+    lam = (math.sqrt(ne) + 0.12 + 0.11 / math.sqrt(ne)) * d
+    # Q_KS by its series (Numerical Recipes' probks)
+    s, fac, prev = 0.0, 2.0, 0.0
+    for j in range(1, 101):
+        term = fac * math.exp(-2 * j * j * lam * lam)
+        s += term
+        if abs(term) <= 0.001 * prev or abs(term) <= 1e-8 * s:
+            return d, min(max(s, 0.0), 1.0)
+        fac, prev = -fac, abs(term)
+    return d, 1.0
+
+groups = {g["reason_code"]: g for g in c["groups"]}
+codes = set(sides[0]) | set(sides[1])
+assert set(groups) == codes | {None}, (sorted(groups, key=str), sorted(codes))
+checked = 0
+for code in [None] + sorted(codes):
+    g = groups[code]
+    vals = [sum(s.values(), []) if code is None else s.get(code, []) for s in sides]
+    for i, side in enumerate(("before", "after")):
+        f, v = g[side], vals[i]
+        assert f["count"] == len(v), (code, side, f["count"], len(v))
+        dur = reps[i]["duration_ns"] or reps[i]["span_ns"]   # a trace.dat has no duration
+        assert abs(f["rate_per_s"] - len(v) * 1e9 / dur) <= 1e-5 * max(f["rate_per_s"], 1), \
+            (code, side, f["rate_per_s"], len(v), dur)
+        if not v:
+            assert f["p50_ns"] is None and f["max_ns"] is None, f
+            continue
+        assert f["max_ns"] == max(v), (code, side)
+        for key, p in (("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99), ("p99_9_ns", 99.9),
+                       ("p99_99_ns", 99.99)):
+            assert close(f[key], pct(v, p), len(v), p), (code, side, key, f[key], pct(v, p))
+        assert f["mean_ns"] == sum(v) // len(v), (code, side)
+    if vals[0] and vals[1]:
+        d, p = ks(vals[0], vals[1])
+        assert abs(g["ks_d"] - d) <= 1e-5, (code, g["ks_d"], d)
+        assert abs(g["ks_p"] - p) <= 1e-5 * max(p, 1e-300) or abs(g["ks_p"] - p) < 1e-12, \
+            (code, g["ks_p"], p)
+        assert g["beyond_noise"] == (p < 0.01), (code, g)
+    else:
+        assert g["ks_p"] is None and g["beyond_noise"] is None, g
+    checked += 1
+# the worst window of all exits is the single report's
+for i, side in enumerate(("before", "after")):
+    assert groups[None][side]["max_window_ns"] == reps[i]["max_window_sum_ns"], side
+print(f"{checked} groups recounted")
+PY
+
+# compare NAME [FILTERS...] BEFORE AFTER: the comparison against the recount.
+compare() {
+	name=$1
+	shift
+	n=$#
+	eval "a=\${$((n - 1))} b=\${$n}"
+	set -- "$@"
+	filters=
+	i=0
+	for x in "$@"; do
+		i=$((i + 1))
+		[ $i -lt $((n - 1)) ] && filters="$filters $x"
+	done
+	vmtrace-report --compare --json $filters "$a" "$b" >"$name.json" ||
+		fail "$name: --compare"
+	vmtrace-convert --csv $filters "$a" >"$name.a.csv" || fail "$name: csv a"
+	vmtrace-convert --csv $filters "$b" >"$name.b.csv" || fail "$name: csv b"
+	vmtrace-report --json $filters "$a" >"$name.a.rep" || fail "$name: report a"
+	vmtrace-report --json $filters "$b" >"$name.b.rep" || fail "$name: report b"
+	python3 recount.py "$name.json" "$name.a.csv" "$name.b.csv" "$name.a.rep" "$name.b.rep" \
+		>r.out 2>&1 || fail "$name: $(cat r.out)"
+	echo "$name: $(cat r.out)"
+}
+
+compare syscalls "$DATA/sample-syscalls.vmt" "$DATA/small-syscalls.vmt"
+compare mixed "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat"
+compare filtered --reason hlt,io "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat"
+compare self "$DATA/sample-kvm.vmt" "$DATA/sample-kvm.vmt"
+python3 - self.json <<'PY' || fail "a recording against itself"
+import json, sys
+for g in json.load(open(sys.argv[1]))["compare"]["groups"]:
+    assert g["ks_d"] == 0 and g["ks_p"] == 1 and g["beyond_noise"] is False, g
+    assert all(v in (0, None) for v in g["change_pct"].values()), g
+PY
+
+# Per reason, the worst window is the single report's with --reason.
+for r in hlt io; do
+	vmtrace-report --json --reason $r "$DATA/sample-kvm.vmt" >w.json || fail "report $r"
+	python3 - w.json mixed.json $r <<'PY' || fail "worst window of $r"
+import json, sys
+w = json.load(open(sys.argv[1]))["max_window_sum_ns"]
+g = [g for g in json.load(open(sys.argv[2]))["compare"]["groups"] if g["reason"] == sys.argv[3]]
+assert g[0]["before"]["max_window_ns"] == w, (g[0]["before"], w)
+PY
+done
+
+# --fail-if: each condition's verdict as Python evaluates it from the JSON, and the status.
+A="$DATA/sample-syscalls.vmt" B="$DATA/small-syscalls.vmt"
+for cond in 'p99>+10%' 'p99<-10%' 'max>100us' 'max>=1s' 'count<1000' 'rate>2000' \
+	'p99.9>+1000%' 'ks_p<0.01' 'ks_d>0.95' '0x6e:max>+100%' '110:p50<=-10%' 'all:window<1ms' \
+	'p50 > +0%, max < 2ms'; do
+	run vmtrace-report --compare --json --fail-if "$cond" "$A" "$B"
+	python3 - out.txt "$cond" "$rc" <<'PY' || fail "--fail-if '$cond'"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["compare"]
+cond, rc = sys.argv[2], int(sys.argv[3])
+units = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+keys = {"count": "count", "rate": "rate_per_s", "p50": "p50_ns", "p99": "p99_ns",
+        "p99.9": "p99_9_ns", "max": "max_ns", "window": "max_window_ns"}
+ops = {">": float.__gt__, ">=": float.__ge__, "<": float.__lt__, "<=": float.__le__}
+want = []
+for part in cond.replace(" ", "").split(","):
+    m = re.fullmatch(r"(?:([\w]+):)?([a-z0-9._]+)(>=|<=|>|<)(.*)", part)
+    reason, fig, op, val = m.groups()
+    g = [g for g in c["groups"] if reason in (None, "all") and g["reason_code"] is None or
+         reason and (g["reason"] == reason or str(g["reason_code"]) == reason or
+                     hex(g["reason_code"] or 0) == reason)][0]
+    if fig in ("ks_p", "ks_d"):
+        x, y = float(g[fig]), float(val)
+    elif val.endswith("%"):
+        b, a = g["before"][keys[fig]], g["after"][keys[fig]]
+        x, y = (a - b) / b * 100, float(val[:-1])
+    else:
+        u = re.fullmatch(r"([\d.]+)([a-z]*)", val)
+        x, y = float(g["after"][keys[fig]]), float(u.group(1)) * units.get(u.group(2), 1)
+    want.append(ops[op](float(x), y))
+got = [f["holds"] for f in c["fail_if"]]
+assert got == want, (got, want)
+assert rc == (1 if any(want) else 0), (rc, want)
+print(cond, want)
+PY
+done
+
+# Grammar errors and a reason neither has: status 64, one line naming the problem.
+for bad in 'p99' 'p98>+10%' 'max>2' 'max>2furlongs' 'p99>+x%' 'ks_p<1%' 'hlt:p99>+10%' ''; do
+	run vmtrace-report --compare --fail-if "$bad" "$A" "$B"
+	expect_rc 64 "--fail-if '$bad'"
+	expect_one_line_error vmtrace-report "fail-if"
+done
+run vmtrace-report --fail-if 'p99>+10%' "$A"
+expect_rc 64 "--fail-if without --compare"
+run vmtrace-report --compare "$A"
+expect_rc 64 "--compare with one recording"
+run vmtrace-report --compare --histogram "$A" "$B"
+expect_rc 64 "--compare with --histogram"
+run vmtrace-report --compare "$A" "$B" "$A"
+expect_rc 64 "--compare with three recordings"
+
+# The text: three lines per group, within 120 columns, the verdict printed.
+run vmtrace-report --compare --fail-if 'p99<-10%' "$A" "$B"
+expect_rc 1 "text with a holding condition"
+grep -q '^--fail-if: holds: p99<-10%: all p99 271 -> 141' out.txt || fail "text verdict"
+grep -q 'fail-if holds' err.txt || fail "no warning on stderr"
+awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
+[ "$(grep -c '^  [^ ].* before ' out.txt)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["compare"]["groups"]))' syscalls.json)" ] ||
+	fail "a block per group"
+echo "text: $(wc -l <out.txt) lines"
+
+# --html: a well-formed page whose distributions are the CSV rows' counts per display bin
+# (four per doubling, recounted here), in Chromium without an error.
+vmtrace-report --compare --html page.html "$DATA/sample-kvm.vmt" \
+	"$DATA/tracedat/kvm.v7zstd.dat" >/dev/null || fail "--compare --html"
+python3 - page.html mixed.json mixed.a.csv mixed.b.csv <<'PY' || fail "the page's distributions"
+import csv, json, re, sys
+from html.parser import HTMLParser
+page, cmp_json, ca, cb = sys.argv[1:5]
+text = open(page, encoding="utf-8").read()
+
+class Check(HTMLParser):
+    VOID = {"meta", "br", "path"}
+    def __init__(self):
+        super().__init__()
+        self.stack, self.ids, self.paths, self.errors = [], set(), [], []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            if a["id"] in self.ids:
+                self.errors.append("id twice: " + a["id"])
+            self.ids.add(a["id"])
+        if tag == "svg":
+            self.svg = a
+        if tag == "path" and "data-bins" in a:
+            self.paths.append((self.svg["data-reason"], a))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        pass
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append("</%s> out of order" % tag)
+
+c = Check()
+c.feed(text)
+assert not c.errors and not c.stack, (c.errors, c.stack)
+for bad in ("http://", "https://", "<link", "src="):
+    assert bad not in text.replace('xmlns="http://www.w3.org/2000/svg"', ""), bad
+
+def dbin(v):
+    if v < 8:
+        return v
+    e = v.bit_length() - 1
+    return 4 * (e - 1) + ((v >> (e - 2)) & 3)
+
+def dbin_low(b):
+    return b if b < 8 else (4 + (b & 3)) << (b // 4 - 1)
+
+def bins(path, code):
+    out = {}
+    for r in csv.DictReader(open(path, newline="")):
+        if code is None or int(r["reason_code"]) == code:
+            lo = dbin_low(dbin(int(r["latency_ns"])))
+            out[lo] = out.get(lo, 0) + 1
+    return out
+
+groups = {g["reason"]: g for g in json.load(open(cmp_json))["compare"]["groups"]}
+assert len(c.paths) == sum(bool(g["before"]["count"]) + bool(g["after"]["count"])
+                           for g in list(groups.values())[:9]), len(c.paths)
+for reason, a in c.paths:
+    g = groups[reason]
+    side = a["data-side"]
+    got = {int(k): int(v) for k, v in (x.split(":") for x in a["data-bins"].split(";"))}
+    want = bins(ca if side == "before" else cb, g["reason_code"])
+    assert got == want, (reason, side, got, want)
+    assert int(a["data-count"]) == g[side]["count"] == sum(got.values()), (reason, side)
+print(f"{len(c.paths)} distributions drawn as recounted")
+PY
+if command -v chromium >/dev/null; then
+	profile=$(mktemp -d "$scratch/profile.XXXXXX")
+	net=""
+	unshare -n true 2>/dev/null && net="unshare -n"
+	$net timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$scratch/page.html" >page.dom 2>page.log ||
+		{ tail -5 page.log >&2; fail "chromium --dump-dom"; }
+	! grep -q 'data-error="' page.dom || fail "a script error in the page"
+	! grep ":CONSOLE" page.log || fail "console messages"
+	[ "$(grep -o '<path class="dist ' page.dom | wc -l)" -gt 4 ] || fail "chromium's DOM"
+	echo "chromium: the page loads without an error"
+else
+	skip_part "no chromium (Debian's chromium package)"
+fi
+run vmtrace-report --compare --html "$A" "$A" "$B"
+expect_rc 1 "--html over a recording"
+grep -q 'that is one of the recordings' err.txt || fail "--html over a recording: the message"
+finish

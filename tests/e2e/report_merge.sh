@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-report A B C (mixed formats): one population. Python concatenates the files' exit
+# rows (vmtrace-convert --csv, same filters) and recounts per reason and overall the counts,
+# the nearest-rank percentiles (exact up to 1024 exits, else within the histogram's bucket),
+# the max and mean, the rate over the summed spans; each file's row against its own rows
+# and single report (its worst window); the merged worst window is the largest of the
+# files'. Then the options merging refuses.
+. "$(dirname "$0")/lib.sh"
+
+cat >recount.py <<'PY'
+import csv, json, math, sys
+m = json.load(open(sys.argv[1]))
+n = (len(sys.argv) - 2) // 2
+csvs, reps = sys.argv[2:2 + n], [json.load(open(f)) for f in sys.argv[2 + n:]]
+
+def bucket(v):                      # common/latstat.h, written again
+    if v < 128:
+        return v
+    e = v.bit_length() - 1
+    return ((e - 6) << 7) + ((v >> (e - 7)) & 127)
+
+def bucket_low(i):
+    if i < 128:
+        return i
+    e = (i >> 7) + 6
+    return (128 + (i & 127)) << (e - 7)
+
+def pct(s, p):
+    rank = min(max(math.ceil(p / 100 * len(s)), 1), len(s))
+    return s[rank - 1]
+
+def check(f, vals, span, what):
+    s = sorted(vals)
+    assert f["count"] == len(s), (what, f["count"], len(s))
+    assert abs(f["rate_per_s"] - len(s) * 1e9 / span) <= 1e-5 * max(f["rate_per_s"], 1), what
+    if not s:
+        return
+    assert f["max_ns"] == s[-1] and f["mean_ns"] == sum(s) // len(s), what
+    for key, p in (("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99), ("p99_9_ns", 99.9),
+                   ("p99_99_ns", 99.99)):
+        want = pct(s, p)
+        if len(s) <= 1024 or p == 100:
+            ok = f[key] == want
+        else:
+            b = bucket(want)
+            ok = abs(f[key] - want) <= max(bucket_low(b + 1) - bucket_low(b), 1)
+        assert ok, (what, key, f[key], want)
+
+per_file, merged = [], {}
+for i, path in enumerate(csvs):
+    rows = list(csv.DictReader(open(path, newline="")))
+    per_file.append([int(r["latency_ns"]) for r in rows])
+    for r in rows:
+        merged.setdefault(int(r["reason_code"]), []).append(int(r["latency_ns"]))
+# the rates' span: the duration (a trace.dat's events' span), less what --from leaves out
+import os
+skip = int(os.environ.get("FROM_NS", "0"))
+spans = [max((r["duration_ns"] or r["span_ns"]) - skip, 0) for r in reps]
+assert [f["span_ns"] for f in m["files"]] == spans, (m["files"], spans)
+assert m["merged"]["span_ns"] == sum(spans)
+for i, f in enumerate(m["files"]):
+    check(f, per_file[i], spans[i], f["file"])
+    assert f["max_window_ns"] == reps[i]["max_window_sum_ns"], f["file"]
+groups = {g["reason_code"]: g for g in m["merged"]["groups"]}
+assert len(groups) == len(m["merged"]["groups"]) == len(merged) + 1
+check(groups[None], sum(per_file, []), sum(spans), "all")
+assert groups[None]["max_window_ns"] == max(r["max_window_sum_ns"] for r in reps)
+for code, vals in merged.items():
+    check(groups[code], vals, sum(spans), "reason %d" % code)
+print(f"{len(csvs)} files, {len(merged)} reasons, {len(sum(per_file, []))} exits recounted")
+PY
+
+# merge NAME [FILTERS...] -- FILES...
+merge() {
+	name=$1
+	shift
+	filters=
+	while [ "$1" != -- ]; do
+		filters="$filters $1"
+		shift
+	done
+	shift
+	vmtrace-report --json $filters "$@" >"$name.json" || fail "$name: merged report"
+	csvs= reps=
+	i=0
+	for f in "$@"; do
+		i=$((i + 1))
+		vmtrace-convert --csv $filters "$f" >"$name.$i.csv" || fail "$name: csv $f"
+		vmtrace-report --json $filters "$f" >"$name.$i.rep" || fail "$name: report $f"
+		csvs="$csvs $name.$i.csv"
+		reps="$reps $name.$i.rep"
+	done
+	FROM_NS=${FROM_NS:-0} python3 recount.py "$name.json" $csvs $reps >r.out 2>&1 || fail "$name: $(cat r.out)"
+	echo "$name: $(cat r.out)"
+}
+
+merge mixed -- "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" "$DATA/small-syscalls.vmt"
+merge same -- "$DATA/sample-kvm.vmt" "$DATA/sample-kvm.vmt"
+FROM_NS=10000000 merge filtered --reason hlt,io --from 10ms -- "$DATA/sample-kvm.vmt" \
+	"$DATA/tracedat/kvm.v7zstd.dat"
+FROM_NS=0
+merge big -- "$DATA/sample-syscalls.vmt" "$DATA/small-syscalls.vmt"
+
+# The text: the files listed, one table for all, one row per file.
+run vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/small-syscalls.vmt"
+expect_rc 0 "text"
+grep -q "^  \[2\] $DATA/small-syscalls.vmt$" out.txt || fail "the files' list"
+grep -q '^  all  *51659 ' out.txt || fail "the merged count of all exits"
+grep -q '^  \[1\]  *48653 ' out.txt && grep -q '^  \[2\]  *3006 ' out.txt || fail "a row per file"
+awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
+
+# Options the merged figures have no use for are refused; a missing file is an error.
+for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.html' \
+	'--top 3'; do
+	run vmtrace-report $opt "$DATA/sample-kvm.vmt" "$DATA/small-syscalls.vmt"
+	expect_rc 64 "$opt with two recordings"
+done
+run vmtrace-report "$DATA/sample-kvm.vmt" nosuch.vmt
+expect_rc 1 "a missing file"
+expect_one_line_error vmtrace-report "nosuch.vmt"
