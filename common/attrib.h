@@ -165,14 +165,27 @@ struct vmt_whysum {
 	uint64_t ticks[VMT_WHY_NKINDS];
 };
 
+typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
+_Static_assert(VMT_WHY_NKINDS % 2 == 0, "vmt_whysum_add adds the kinds two at a time");
+
+/*
+ * Three times per exit when the pass attributes (all, task, reason): two kinds per add
+ * (the plain loop stayed a scalar loop at -O2). memcpy: the arrays are only 8-byte aligned.
+ */
 static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 {
 	unsigned int k;
 
 	s->count++;
 	s->incomplete += w->incomplete;
-	for (k = 0; k < VMT_WHY_NKINDS; k++)
-		s->ticks[k] += w->ticks[k];
+	for (k = 0; k < VMT_WHY_NKINDS; k += 2) {
+		vmt_whysum_u64x2 a, b;
+
+		__builtin_memcpy(&a, &s->ticks[k], sizeof(a));
+		__builtin_memcpy(&b, &w->ticks[k], sizeof(b));
+		a += b;
+		__builtin_memcpy(&s->ticks[k], &a, sizeof(a));
+	}
 }
 
 static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_whysum *from)

@@ -68,7 +68,25 @@ static void bind_side(struct vmt_evside *s, const struct vmt_evformat *fmt)
 			if (f[i].loc.offset + f[i].loc.size > s->min_len)
 				s->min_len = (uint16_t)(f[i].loc.offset + f[i].loc.size);
 		}
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			s->off[i] = f[i].loc.size ? f[i].loc.offset : 0;
+			s->mask[i] = !f[i].loc.size ? 0 : f[i].size == 8 ? UINT64_MAX : UINT32_MAX;
+		}
 	}
+}
+
+/* common_flags for the fast path: a byte, or nothing; absent fields read offset 0. */
+static void bind_flags(struct vmt_evside *s, struct vmt_fieldloc flags)
+{
+	s->off[8] = flags.size == 1 ? flags.offset : 0;
+	s->mask[8] = flags.size == 1 ? 0xff : 0;
+	if (flags.size && flags.size != 1)
+		s->usual = false;
+	if (flags.size == 1 && flags.offset + 1 > s->min_len)
+		s->min_len = (uint16_t)(flags.offset + 1);
+	/* every field loads 8 bytes at most from offset 0 when absent */
+	if (s->min_len < 8)
+		s->min_len = 8;
 }
 
 int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
@@ -92,6 +110,8 @@ int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
 		return -EINVAL;
 	bind_side(&b->begin, begin);
 	bind_side(&b->end, end);
+	bind_flags(&b->begin, b->common_flags);
+	bind_flags(&b->end, b->common_flags);
 	return 0;
 }
 
@@ -126,23 +146,23 @@ int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec
 	ev->ts = rec->ts;
 	ev->cpu = cpu;
 	ev->pid = (int32_t)get_le32(rec->data + b->common_pid.offset);
-	ev->flags = get(rec, b->common_flags, &v) ? (uint8_t)v : 0;
 	if (s->usual && rec->len >= s->min_len) {
-		/* every field in bounds and of its usual size: plain loads */
+		/* every field in bounds and of its usual size: plain masked loads */
 		const uint8_t *d = rec->data;
-		uint16_t has = s->has;
 
-		ev->has = has;
-		ev->vcpu = has & VMT_EVF_VCPU ? get_le32(d + s->vcpu.offset) : 0;
-		ev->reason = has & VMT_EVF_REASON ? get_le32(d + s->reason.offset) : 0;
-		ev->isa = has & VMT_EVF_ISA ? get_le32(d + s->isa.offset) : 0;
-		ev->rip = has & VMT_EVF_RIP ? get_le64(d + s->rip.offset) : 0;
-		ev->info1 = has & VMT_EVF_INFO1 ? get_le64(d + s->info1.offset) : 0;
-		ev->info2 = has & VMT_EVF_INFO2 ? get_le64(d + s->info2.offset) : 0;
-		ev->intr_info = has & VMT_EVF_INTR_INFO ? get_le32(d + s->intr_info.offset) : 0;
-		ev->error_code = has & VMT_EVF_ERROR_CODE ? get_le32(d + s->error_code.offset) : 0;
+		ev->has = s->has;
+		ev->vcpu = get_le32(d + s->off[0]) & (uint32_t)s->mask[0];
+		ev->reason = get_le32(d + s->off[1]) & (uint32_t)s->mask[1];
+		ev->isa = get_le32(d + s->off[2]) & (uint32_t)s->mask[2];
+		ev->rip = get_le64(d + s->off[3]) & s->mask[3];
+		ev->info1 = get_le64(d + s->off[4]) & s->mask[4];
+		ev->info2 = get_le64(d + s->off[5]) & s->mask[5];
+		ev->intr_info = get_le32(d + s->off[6]) & (uint32_t)s->mask[6];
+		ev->error_code = get_le32(d + s->off[7]) & (uint32_t)s->mask[7];
+		ev->flags = d[s->off[8]] & (uint8_t)s->mask[8];
 		return 1;
 	}
+	ev->flags = get(rec, b->common_flags, &v) ? (uint8_t)v : 0;
 	ev->has = 0;
 	ev->vcpu = 0;
 	ev->isa = 0;

@@ -63,6 +63,14 @@ struct vmt_evside {
 	uint16_t has;		/* VMT_EVF_* of the fields the layout has */
 	uint16_t min_len;
 	bool usual;
+	/*
+	 * The fast path without a branch per field: every field loads from off[] and is
+	 * masked with mask[] (0 for a field the layout lacks, read at offset 0), in the
+	 * order vcpu, reason, isa, rip, info1, info2, intr_info, error_code, then
+	 * common_flags. min_len covers all of them.
+	 */
+	uint16_t off[9];
+	uint64_t mask[9];
 };
 
 struct vmt_evbind {

@@ -13,6 +13,15 @@ struct task {
 	struct vmt_window win;
 	struct vmt_whywin whywin;	/* the same windows, broken down (attribution on) */
 	bool has_whywin;
+	/*
+	 * Most tasks keep to one pCPU: their pairs go to the pCPU's distribution only
+	 * when the pass ends (one merge instead of an update per exit), until the task's
+	 * first exit on another pCPU. Then the pairs so far are merged there and the task's
+	 * later exits update their pCPU's distribution directly. Merging is exact
+	 * (latstat.h), so the figures are the same either way.
+	 */
+	uint32_t home_cpu;		/* the pCPU of the task's first exit */
+	bool migrated;
 };
 
 struct summary_work {
@@ -21,6 +30,11 @@ struct summary_work {
 	size_t ntasks;
 	size_t *reason_slot;		/* open addressing over s->reasons */
 	size_t reason_cap;		/* slots, a power of two */
+	/*
+	 * Index + 1 in s->reasons of the small codes of the usual ISAs, 0 when not seen:
+	 * one load instead of a probe whose branches the mix of reasons keeps mispredicting.
+	 */
+	uint32_t *reason_direct;
 	size_t reasons_alloc;
 	size_t cpus_alloc;
 };
@@ -39,7 +53,10 @@ static size_t hash64(uint64_t k)
 	return (size_t)k;
 }
 
-static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+#define REASON_DIRECT_ISAS 4	/* VMT_ISA_ANY, VMX, SVM and one more */
+#define REASON_DIRECT_CODES 2048	/* VMX basic reasons and SVM codes up to NPF and past */
+
+static struct vmt_group *reason_group_hashed(struct vmt_summary *s, uint32_t isa, uint64_t key)
 {
 	struct summary_work *w = s->work;
 	uint64_t hk = key ^ (uint64_t)isa << 60;
@@ -86,6 +103,29 @@ static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint6
 	s->reasons[s->nreasons].isa = isa;
 	s->reasons[s->nreasons].key = key;
 	return &s->reasons[s->nreasons++];
+}
+
+static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+{
+	struct summary_work *w = s->work;
+	struct vmt_group *g;
+	uint32_t *d;
+
+	if (isa >= REASON_DIRECT_ISAS || key >= REASON_DIRECT_CODES)
+		return reason_group_hashed(s, isa, key);
+	if (!w->reason_direct) {
+		w->reason_direct = calloc(REASON_DIRECT_ISAS * REASON_DIRECT_CODES,
+					  sizeof(*w->reason_direct));
+		if (!w->reason_direct)
+			return NULL;
+	}
+	d = &w->reason_direct[isa * REASON_DIRECT_CODES + key];
+	if (*d)
+		return &s->reasons[*d - 1];
+	g = reason_group_hashed(s, isa, key);
+	if (g && s->nreasons < UINT32_MAX)
+		*d = (uint32_t)(g - s->reasons) + 1;
+	return g;
 }
 
 static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
@@ -251,7 +291,7 @@ static struct task *new_task(struct vmt_summary *s, int32_t pid)
 /* Where the pair's time went, into the task's figures, its window and the culprits. */
 static int add_why(struct vmt_summary *s, struct task *t, const struct vmt_pair *p)
 {
-	vmt_whysum_add(&s->why_all, p->why);
+	/* every pair goes to its task's sums: the whole is their sum, made at the end */
 	vmt_whysum_add(&t->g.why, p->why);
 	if (vmt_whywin_add(&t->whywin, p->begin->ts, p->end->ts, p->why, p->why_segs,
 			   p->why_nsegs))
@@ -281,6 +321,24 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		if (!t)
 			return -ENOMEM;
 		*slot = t;
+		t->home_cpu = ex->cpu;
+		/* the pCPU's group exists from its first exit on, as before */
+		if (!cpu_group(s, ex->cpu))
+			return -ENOMEM;
+	}
+	if (t->migrated) {
+		g = cpu_group(s, ex->cpu);
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
+			ret = -ENOMEM;
+	} else if (ex->cpu != t->home_cpu) {
+		/* the first exit elsewhere: the home pCPU takes the task's pairs so far */
+		t->migrated = true;
+		g = cpu_group(s, t->home_cpu);
+		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
+			ret = -ENOMEM;
+		g = cpu_group(s, ex->cpu);
+		if (!g || vmt_latdist_add_val(&g->d, &lv))
+			ret = -ENOMEM;
 	}
 	if (vmt_latdist_add_val(&t->g.d, &lv))
 		ret = -ENOMEM;
@@ -313,9 +371,6 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		else if (p->why)
 			vmt_whysum_add(&g->why, p->why);
 	}
-	g = cpu_group(s, ex->cpu);
-	if (!g || vmt_latdist_add_val(&g->d, &lv))
-		ret = -ENOMEM;
 	top_add(s, p);
 	if (s->hist_buckets && hist_add(s, ex->cpu, p->lat))
 		ret = -ENOMEM;
@@ -384,6 +439,23 @@ static void sort_hist_rows(struct vmt_summary *s)
 	}
 }
 
+/* The pairs of the tasks that kept to one pCPU, into that pCPU's distribution. */
+static int merge_home_cpus(struct vmt_summary *s)
+{
+	struct task *t;
+
+	for (t = s->work->tasks; t; t = t->next) {
+		struct vmt_group *g;
+
+		if (t->migrated)
+			continue;
+		g = cpu_group(s, t->home_cpu);
+		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
 static int collect_tasks(struct vmt_summary *s)
 {
@@ -396,6 +468,7 @@ static int collect_tasks(struct vmt_summary *s)
 	if (!s->tasks)
 		return -ENOMEM;
 	for (t = s->work->tasks; t; t = t->next) {
+		vmt_whysum_merge(&s->why_all, &t->g.why);
 		s->tasks[i] = t->g;
 		s->tasks[i].max_window_sum = t->win.max_sum;
 		s->tasks[i].max_window_at = t->win.max_at;
@@ -444,7 +517,9 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->last_ts = it->last_ts;
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
-	ret = collect_tasks(s);
+	ret = merge_home_cpus(s);
+	if (!ret)
+		ret = collect_tasks(s);
 	/* every pair counted went to exactly one pCPU: their sum is the whole */
 	for (i = 0; !ret && i < s->ncpus; i++) {
 		if (vmt_latdist_merge(&s->all, &s->cpus[i].d))
@@ -576,8 +651,10 @@ void vmt_summary_free(struct vmt_summary *s)
 	free(s->hist_cpu);
 	vmt_exitreasons_free(s->names);
 	vmt_culprits_free(s->culprits);
-	if (s->work)
+	if (s->work) {
 		free(s->work->reason_slot);
+		free(s->work->reason_direct);
+	}
 	free(s->work);
 	memset(s, 0, sizeof(*s));
 }

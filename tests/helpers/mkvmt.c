@@ -23,6 +23,9 @@
  *                                  char arrays and __data_loc strings)
  *   unfinished                    (leave out the END block)
  * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
+ * With --context before --random, the file also declares context events and about one
+ * exit in 16 holds an interrupt (irq_handler_entry/exit), one in 64 a switch to another
+ * task and back (sched_switch), for measuring the attribution's cost.
  * With --legacy first, OUT is written as the original tool's trace.bin instead: the
  * 8-byte header (signature, kvm_entry id, kvm_exit id) and CPU 0's 4 KiB pages.
  */
@@ -321,7 +324,7 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
-static void random_events(uint64_t exits, unsigned int ncpus)
+static void random_events(uint64_t exits, unsigned int ncpus, bool with_ctx)
 {
 	/* SVM reasons with a realistic mix: mostly cheap exits, a long tail. */
 	static const uint64_t reasons[] = { 0x072, 0x07b, 0x400, 0x060, 0x078, 0x07c };
@@ -340,6 +343,21 @@ static void random_events(uint64_t exits, unsigned int ncpus)
 		gap = 200 + (r >> 40) % 3000;
 		ts[c] += gap;
 		add_event(c, ts[c], fbegin, 1000 + (int32_t)c, reasons[(r >> 12) % 6], c);
+		if (with_ctx && (r >> 52) % 16 == 0) {
+			char f[] = "irq=24 name=eth0", g[] = "irq=24 ret=1";
+
+			add_ctx(c, ts[c] + lat / 4, "irq:irq_handler_entry", 8, 1000 + (int32_t)c, f);
+			add_ctx(c, ts[c] + lat / 2, "irq:irq_handler_exit", 8, 1000 + (int32_t)c, g);
+		} else if (with_ctx && (r >> 52) % 64 == 1) {
+			char f[96], g[96];
+
+			snprintf(f, sizeof(f), "prev_comm=vcpu prev_pid=%d prev_state=1 "
+				 "next_comm=worker next_pid=77", 1000 + (int)c);
+			snprintf(g, sizeof(g), "prev_comm=worker prev_pid=77 prev_state=1 "
+				 "next_comm=vcpu next_pid=%d", 1000 + (int)c);
+			add_ctx(c, ts[c] + lat / 4, "sched:sched_switch", 0, 1000 + (int32_t)c, f);
+			add_ctx(c, ts[c] + lat / 2, "sched:sched_switch", 0, 77, g);
+		}
 		ts[c] += lat;
 		add_event(c, ts[c], fend, 1000 + (int32_t)c, 0, c);
 	}
@@ -364,6 +382,12 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	bool rand_ctx = argc > 1 && strcmp(argv[1], "--context") == 0;
+
+	if (rand_ctx) {
+		argv++;
+		argc--;
+	}
 	if (argc == 6 && strcmp(argv[1], "--random") == 0) {
 		rand_exits = strtoull(argv[2], NULL, 10);
 		rand_cpus = (unsigned int)strtoul(argv[3], NULL, 10);
@@ -374,7 +398,7 @@ int main(int argc, char **argv)
 		snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
 	}
 	if (argc != 3)
-		die("usage: mkvmt [--random EXITS CPUS] FORMAT_DIR OUT.vmt < script");
+		die("usage: mkvmt [--legacy] [--context] [--random EXITS CPUS] FORMAT_DIR OUT.vmt < script");
 	dir = argv[1];
 	out = argv[2];
 
@@ -415,6 +439,9 @@ int main(int argc, char **argv)
 	vmt_kv_add_str(&meta, "hostname", "mkvmt");
 	if (*cpulist)
 		vmt_kv_add_str(&meta, VMT_META_CPUS, cpulist);
+	if (rand_ctx)
+		snprintf(context, sizeof(context), "sched:sched_switch,irq:irq_handler_entry,"
+			 "irq:irq_handler_exit");
 	if (*context)
 		load_context(dir, context, &meta);
 
@@ -435,7 +462,7 @@ int main(int argc, char **argv)
 	}
 
 	if (rand_cpus)
-		random_events(rand_exits, rand_cpus);
+		random_events(rand_exits, rand_cpus, rand_ctx);
 	for (i = 0; i < nlines; i++) {
 		unsigned int cpu;
 		uint64_t ts, reason, a, b;

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every line of -v (common/evdump.c builds them without printf) against lines built here
+# from vmtrace-convert --json --events (a separate path: rows.c and jsonw.c): time, CPU
+# and pid columns, reason names and unknown codes, hex fields (rip always, the others when
+# not 0, all with --wide), latencies in ns, us, ms and s, and entries without an exit.
+. "$(dirname "$0")/lib.sh"
+
+cat >script.txt <<'S'
+cpus 0-2
+exit 0 1000 7 0x72 0
+entry 0 1999 7 0
+exit 1 3000 8 0x7b 1
+entry 1 4000 8 1
+exit 2 5000 0 0x9999 2
+entry 2 17345 0 2
+exit 0 20000 7 0x400 0
+entry 0 2520000 7 0
+exit 1 3000000 8 0x78 1
+entry 1 3000000 8 1
+exit 0 4000000 7 0x60 0
+entry 0 2004000000 7 0
+entry 2 2005000000 12345678 2
+S
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" v.vmt <script.txt || fail mkvmt
+cp "$DATA/sample-kvm.vmt" kvm.vmt
+
+check() {	# check FILE [--wide]
+	run vmtrace-report -v ${2:-} "$1"
+	expect_rc 0 "-v $1"
+	mv out.txt v.txt
+	run vmtrace-convert --json --events -o - "$1"
+	expect_rc 0 "convert $1"
+	python3 - v.txt out.txt "${2:-}" <<'PY' || fail "$1 ${2:-}: -v lines differ"
+import json, re, sys
+got = [l.rstrip("\n") for l in open(sys.argv[1]) if re.search(r" (EXIT |ENTRY) ?", l)]
+wide = sys.argv[3] == "--wide"
+def lat(ns):
+    if ns < 1000:
+        return "%d ns" % ns
+    scale, u = 1, 0
+    while ns // scale >= 1000 and u < 3:
+        scale *= 1000
+        u += 1
+    whole = ns // scale
+    dec = 1 if whole >= 100 else 2 if whole >= 10 else 3
+    div = scale // (10 ** dec) or 1
+    return "%d.%0*d %s" % (whole, dec, (ns % scale) // div, ["ns", "us", "ms", "s"][u])
+want = []
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e["kind"] not in ("exit", "entry"):
+        continue
+    t = "%d.%09d" % divmod(e["time_ns"], 10**9)
+    s = "%14s cpu %3u pid %7d %s" % (t, e["pcpu"], e["task"],
+                                      "EXIT " if e["kind"] == "exit" else "ENTRY")
+    if e["vcpu"] is not None:
+        s += " vcpu %d" % e["vcpu"]
+    if e["kind"] == "exit" and e["reason_code"] is not None:
+        r = e["reason"]
+        s += " reason " + ("%s(0x%x)" % (r, e["reason_code"]) if r else "0x%x" % e["reason_code"])
+    # kvm_entry has only rip of these (the JSON lines fill the others in with 0)
+    for f in ("rip", "info1", "info2", "intr_info", "error_code")[:5 if e["kind"] == "exit" else 1]:
+        v = e[f]
+        if v is not None and (wide or f == "rip" or int(v, 16)):
+            s += " %s %s" % (f, v)
+    if e["kind"] == "entry":
+        s += " latency " + lat(e["latency_ns"]) if e["latency_ns"] is not None else " (no exit)"
+    want.append(s)
+if got != want:
+    for g, w in zip(got, want):
+        if g != w:
+            print("got  " + g + "\nwant " + w)
+            break
+    print(len(got), "lines, expected", len(want))
+    sys.exit(1)
+PY
+}
+check v.vmt
+check v.vmt --wide
+check kvm.vmt
+check kvm.vmt --wide
+finish
