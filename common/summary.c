@@ -580,18 +580,26 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 		return -ENOMEM;
 	for (i = 0; i < s->nreasons && !ret; i++, out->nreasons++)
 		ret = group_copy(&out->reasons[i], &s->reasons[i]);
-	for (i = 0; i < s->ncpus && !ret; i++) {
-		if (!s->cpus[i].d.st.count)
-			continue;
-		ret = group_copy(&out->cpus[out->ncpus++], &s->cpus[i]);
-		if (!ret)
-			ret = vmt_latdist_merge(&out->all, &s->cpus[i].d);
-	}
+	/* by CPU number, as during the pass; the empty ones go below */
+	for (i = 0; i < s->ncpus && !ret; i++, out->ncpus++)
+		ret = group_copy(&out->cpus[i], &s->cpus[i]);
 	for (t = s->work->tasks; t && !ret; t = t->next, out->ntasks++) {
 		ret = group_copy(&out->tasks[n], &t->g);
 		out->tasks[n].max_window_sum = t->win.max_sum;
 		out->tasks[n++].max_window_at = t->win.max_at;
+		/* a task on one pCPU has its pairs there only at the end (struct task) */
+		if (!ret && !t->migrated && t->home_cpu < out->ncpus)
+			ret = vmt_latdist_merge(&out->cpus[t->home_cpu].d, &t->g.d);
 	}
+	for (i = n = 0; i < out->ncpus && !ret; i++) {
+		if (!out->cpus[i].d.st.count) {
+			vmt_latdist_free(&out->cpus[i].d);
+			continue;
+		}
+		ret = vmt_latdist_merge(&out->all, &out->cpus[i].d);
+		out->cpus[n++] = out->cpus[i];
+	}
+	out->ncpus = n;
 	if (ret)
 		return -ENOMEM;
 	out->lat = out->all.st;
