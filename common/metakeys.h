@@ -36,5 +36,17 @@
  * pids), and the map of VMs and vCPU threads (vm.count, vm.<i>.*: common/vmfind.h).
  */
 #define VMT_META_FILTER_PAIR	"filter.pair"
+/*
+ * The flight recorder (vmtrace-record --on-threshold): in META the threshold and how much
+ * was kept before and after; in END the exit that triggered (trace clock time and latency
+ * in trace clock units, its pCPU and task). No trigger.ts in END: nothing triggered.
+ */
+#define VMT_META_TRIGGER_THRESHOLD "trigger.threshold_ns"
+#define VMT_META_TRIGGER_KEEP	"trigger.keep_ns"
+#define VMT_META_TRIGGER_AFTER	"trigger.after_ns"
+#define VMT_META_TRIGGER_TS	"trigger.ts"		/* in END */
+#define VMT_META_TRIGGER_LAT	"trigger.lat"		/* in END */
+#define VMT_META_TRIGGER_CPU	"trigger.cpu"		/* in END */
+#define VMT_META_TRIGGER_PID	"trigger.pid"		/* in END */
 
 #endif

@@ -542,6 +542,79 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	return ret;
 }
 
+/* A deep copy of one group: the distribution's buffers its own. */
+static int group_copy(struct vmt_group *to, const struct vmt_group *from)
+{
+	*to = *from;
+	vmt_latdist_init(&to->d);
+	return vmt_latdist_merge(&to->d, &from->d);
+}
+
+int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
+			 struct vmt_summary *out)
+{
+	const struct task *t;
+	size_t i, n = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->events = it->events;
+	out->other_records = it->other_records;
+	out->bad_records = it->bad_records;
+	out->filtered_out = it->filtered_out;
+	out->start_ts = s->start_ts;
+	out->first_ts = it->first_ts == UINT64_MAX ? 0 : it->first_ts;
+	out->last_ts = it->last_ts;
+	out->window = s->window;
+	out->window_ns = s->window_ns;
+	out->max_window_sum = s->max_window_sum;
+	out->max_window_at = s->max_window_at;
+	out->max_window_pid = s->max_window_pid;
+	vmt_latdist_init(&out->all);
+	ret = vmt_exitreasons_new(it->begin_format, &out->names);
+	out->reasons = calloc(s->nreasons ? s->nreasons : 1, sizeof(*out->reasons));
+	out->cpus = calloc(s->ncpus ? s->ncpus : 1, sizeof(*out->cpus));
+	out->tasks = calloc(s->work->ntasks ? s->work->ntasks : 1, sizeof(*out->tasks));
+	out->top = calloc(s->ntop ? s->ntop : 1, sizeof(*out->top));
+	if (ret || !out->reasons || !out->cpus || !out->tasks || !out->top)
+		return -ENOMEM;
+	for (i = 0; i < s->nreasons && !ret; i++, out->nreasons++)
+		ret = group_copy(&out->reasons[i], &s->reasons[i]);
+	/* by CPU number, as during the pass; the empty ones go below */
+	for (i = 0; i < s->ncpus && !ret; i++, out->ncpus++)
+		ret = group_copy(&out->cpus[i], &s->cpus[i]);
+	for (t = s->work->tasks; t && !ret; t = t->next, out->ntasks++) {
+		ret = group_copy(&out->tasks[n], &t->g);
+		out->tasks[n].max_window_sum = t->win.max_sum;
+		out->tasks[n++].max_window_at = t->win.max_at;
+		/* a task on one pCPU has its pairs there only at the end (struct task) */
+		if (!ret && !t->migrated && t->home_cpu < out->ncpus)
+			ret = vmt_latdist_merge(&out->cpus[t->home_cpu].d, &t->g.d);
+	}
+	for (i = n = 0; i < out->ncpus && !ret; i++) {
+		if (!out->cpus[i].d.st.count) {
+			vmt_latdist_free(&out->cpus[i].d);
+			continue;
+		}
+		ret = vmt_latdist_merge(&out->all, &out->cpus[i].d);
+		out->cpus[n++] = out->cpus[i];
+	}
+	out->ncpus = n;
+	if (ret)
+		return -ENOMEM;
+	out->lat = out->all.st;
+	out->pairing.pairs = out->lat.count;	/* the orphans are known at the end only */
+	if (s->ntop)
+		memcpy(out->top, s->top, s->ntop * sizeof(*out->top));
+	out->ntop = s->ntop;
+	qsort(out->tasks, out->ntasks, sizeof(*out->tasks), by_pairs);
+	if (out->nreasons)
+		qsort(out->reasons, out->nreasons, sizeof(*out->reasons), by_total);
+	if (out->ntop)
+		qsort(out->top, out->ntop, sizeof(*out->top), by_lat_desc);
+	return 0;
+}
+
 static const struct vmt_consumer_ops summary_ops = {
 	.name = "summary",
 	.start = on_start,

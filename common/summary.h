@@ -103,6 +103,15 @@ struct vmt_summary {
 int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o,
 			 struct vmt_consumer *out);
 void vmt_summary_free(struct vmt_summary *s);
+/*
+ * The figures of s so far, during the pass it is fed by (between two items, on the thread
+ * of the pass), as a finished summary in out with copies of its own (vmt_summary_free()
+ * it, also on failure): counts, distributions per reason, pCPU and task, windows, longest
+ * exits; no histogram, no attribution, and orphans only at the end (pairing.pairs is the
+ * pairs so far). Returns 0 or -ENOMEM.
+ */
+int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
+			 struct vmt_summary *out);
 uint64_t vmt_summary_orphans(const struct vmt_summary *s);
 /*
  * A vCPU task's share of time in the guest, in %: 100 x (1 - its out-of-guest time / the

@@ -121,6 +121,13 @@ static int sink_put(void *arg, struct rec_chunk *c)
 	return ret;
 }
 
+void rec_chunkq_recycle(struct rec_chunkq *q, struct rec_chunk *c)
+{
+	pthread_mutex_lock(&q->lock);
+	recycle_locked(q, c);
+	pthread_mutex_unlock(&q->lock);
+}
+
 void rec_chunkq_close(struct rec_chunkq *q)
 {
 	pthread_mutex_lock(&q->lock);

@@ -29,6 +29,8 @@ struct rec_chunkq;
 int rec_chunkq_new(const struct rec_chunkq_config *cfg, struct rec_chunkq **out);
 /* The sink the collector writes to (put after close: -EPIPE, the chunk goes to the pool). */
 struct rec_sink rec_chunkq_sink(struct rec_chunkq *q);
+/* A chunk taken from the sink's get and never put: back to the pool (any thread). */
+void rec_chunkq_recycle(struct rec_chunkq *q, struct rec_chunk *c);
 /* Start the writer thread. 0 or -errno. */
 int rec_chunkq_start(struct rec_chunkq *q);
 /* No more chunks (the sink's close). The writer writes what is queued, then ends. */

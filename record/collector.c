@@ -294,6 +294,8 @@ static void *collector_thread(void *arg)
 		ret = poll_at(col, now);
 		if (ret)
 			break;
+		if (col->cfg.sink.ops->tick)
+			col->cfg.sink.ops->tick(col->cfg.sink.arg, now);
 		next.tv_nsec += (long)col->cfg.poll_ns;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;

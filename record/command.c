@@ -166,3 +166,9 @@ void rec_command_finish(struct rec_command *c, const sigset_t *stop_sigs, int *e
 	if (*exit_code == 0)
 		*exit_code = code;
 }
+
+const char *rec_command_signame(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
+	       "signal";
+}

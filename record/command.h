@@ -44,6 +44,8 @@ bool rec_command_exited(struct rec_command *c, const char **stop_reason);
  * (then the command, in the same foreground process group, has it already).
  */
 bool rec_command_on_signal(struct rec_command *c, const siginfo_t *si);
+/* A stop signal's name as the file's stop_reason says it ("SIGINT"; "signal" for others). */
+const char *rec_command_signame(int sig);
 /*
  * After the recording: wait for the command (stop signals passed on meanwhile), say how it
  * ended and turn *exit_code 0 (the file is finished) into its status: N, or 128+N for a

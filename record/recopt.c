@@ -13,6 +13,7 @@
 #include "context.h"
 #include "log.h"
 #include "recopt.h"
+#include "tclock.h"
 #include "tracefs.h"
 
 #define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
@@ -21,6 +22,13 @@ enum {
 	OPT_CLEANUP = 256,
 	OPT_POLL,
 	OPT_CONTEXT,
+	OPT_LIVE,
+	OPT_NO_OUTPUT,
+	OPT_METRICS,
+	OPT_INTERVAL,
+	OPT_THRESHOLD,
+	OPT_KEEP,
+	OPT_AFTER,
 	OPT_VM,
 };
 
@@ -40,6 +48,9 @@ static const char doc[] =
 	"      -e raw_syscalls:sys_enter,raw_syscalls:sys_exit   # no KVM needed\n"
 	"  vmtrace-record -p 2 --context none   # the pair only\n"
 	"  vmtrace-record -p 2 --context default,sched:sched_wakeup,-nmi:nmi_handler\n"
+	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
+	"  vmtrace-record -p 2-5 --metrics /var/lib/node_exporter/vmtrace.prom --interval 15s\n"
+	"  vmtrace-record -p 2-5 --on-threshold 5ms --keep 10s   # the 10 s before a 5 ms exit\n"
 	"  vmtrace-record -p 2 -o boot.vmt -- virsh start web1   # while a command runs\n"
 	"  vmtrace-record --vm web1 -s 10    # VM web1's vCPU threads on their CPUs\n"
 	"\n"
@@ -77,6 +88,22 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file (default " REC_DEFAULT_OUTPUT ")", 3 },
 	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 1)", 3 },
 	{ "quiet", 'q', NULL, 0, "no progress and no summary", 3 },
+	{ "live", OPT_LIVE, "TIME", OPTION_ARG_OPTIONAL, "every TIME (default 1s) print exits/s, "
+	  "out-of-guest %, p99 and max per vCPU and per exit reason of the last interval, "
+	  "while recording (a table redrawn on a terminal, else one line per interval)", 3 },
+	{ "no-output", OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
+	{ "metrics", OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
+	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
+	  "collector)", 3 },
+	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)",
+	  3 },
+	{ "on-threshold", OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
+	  "in memory; when an exit lasts TIME or more, write that and --after past it, then "
+	  "stop", 3 },
+	{ "keep", OPT_KEEP, "TIME", 0, "with --on-threshold: what to keep before the exit "
+	  "(default 10s)", 3 },
+	{ "after", OPT_AFTER, "TIME", 0, "with --on-threshold: what to write after the exit "
+	  "(default 1s)", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "only remove ftrace instances left by recorders that died, then exit", 4 },
@@ -101,6 +128,78 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 	    strcmp(o->begin, o->end) == 0)
 		argp_error(state, "invalid event pair '%s' (expected two different "
 			   "system:event names)", arg);
+}
+
+/*
+ * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after, and
+ * what they need from the other options at the end.
+ */
+static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
+			   const char *arg)
+{
+	uint64_t v = REC_DEFAULT_LIVE_NS;
+
+	switch (key) {
+	case OPT_LIVE:
+		if (arg && (vmt_cli_parse_duration_ns(arg, &v) || v < 10000000ULL ||
+			    v > 3600000000000ULL))
+			argp_error(state, "invalid --live interval '%s' (10ms to 1h)", arg);
+		o->live_ns = v;
+		break;
+	case OPT_NO_OUTPUT:
+		o->no_output = 1;
+		break;
+	case OPT_METRICS:
+		if (!*arg)
+			argp_error(state, "empty --metrics file name");
+		o->metrics = arg;
+		break;
+	case OPT_INTERVAL:
+		if (vmt_cli_parse_duration_ns(arg, &v) || v < 1000000000ULL || v > 3600000000000ULL)
+			argp_error(state, "invalid --interval '%s' (1s to 1h)", arg);
+		o->metrics_interval_ns = v;
+		break;
+	case OPT_THRESHOLD:
+	case OPT_KEEP:
+	case OPT_AFTER:
+		if (vmt_cli_parse_duration_ns(arg, &v) || v > 3600000000000ULL || v == 0)
+			argp_error(state, "invalid --%s '%s' (1ns to 1h)", key == OPT_THRESHOLD ?
+				   "on-threshold" : key == OPT_KEEP ? "keep" : "after", arg);
+		*(key == OPT_THRESHOLD ? &o->threshold_ns : key == OPT_KEEP ? &o->keep_ns :
+		  &o->after_ns) = v;
+		break;
+	case ARGP_KEY_END:
+		if ((o->keep_ns || o->after_ns) && !o->threshold_ns)
+			argp_error(state, "--keep and --after need --on-threshold TIME");
+		if (!o->keep_ns)
+			o->keep_ns = REC_DEFAULT_KEEP_NS;
+		if (!o->after_ns)
+			o->after_ns = REC_DEFAULT_AFTER_NS;
+		if (o->metrics_interval_ns && !o->metrics)
+			argp_error(state, "--interval needs --metrics FILE");
+		if (!o->metrics_interval_ns)
+			o->metrics_interval_ns = REC_DEFAULT_METRICS_NS;
+		if (o->no_output && !o->live_ns && !o->metrics)
+			argp_error(state, "--no-output needs --live or --metrics (there would be "
+				   "nothing to see)");
+		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
+			argp_error(state, "--no-output and -o together");
+		if (o->live_ns && strcmp(o->output, "-") == 0)
+			argp_error(state, "--live prints on standard output: not with -o -");
+		/* The live figures are in ns while recording: a counter clock's rate is known
+		 * only at the end. */
+		if ((o->live_ns || o->metrics || o->threshold_ns) && o->clock &&
+		    !vmt_clock_is_ns(o->clock))
+			argp_error(state, "--%s needs a nanosecond trace clock (local, global, "
+				   "mono, ...), not '%s'", o->live_ns ? "live" : o->metrics ?
+				   "metrics" : "on-threshold", o->clock);
+		if (o->no_output) {
+			/* the pages still flow through the writer, stored, to nowhere */
+			o->output = "/dev/null";
+			o->level = 0;
+		}
+		break;
+	}
 }
 
 static void check_command(struct argp_state *state, const struct record_opts *o)
@@ -189,12 +288,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s' (a command to run goes after --)",
 			   arg);
 		break;
+	case OPT_LIVE:
+	case OPT_NO_OUTPUT:
+	case OPT_METRICS:
+	case OPT_INTERVAL:
+	case OPT_THRESHOLD:
+	case OPT_KEEP:
+	case OPT_AFTER:
+		parse_live_opt(state, o, key, arg);
+		break;
 	case ARGP_KEY_END:
 		if (!o->cleanup_only && !o->cpus.n && !o->vm)
 			argp_error(state, "no CPU to trace: give -p LIST or --vm VM");
 		if (o->cleanup_only && o->vm)
 			argp_error(state, "--cleanup records no VM");
 		check_command(state, o);
+		parse_live_opt(state, o, key, arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

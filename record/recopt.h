@@ -16,6 +16,10 @@
 #define REC_DEFAULT_OUTPUT	"trace.vmt"
 #define REC_DEFAULT_BUFFER_KB	8192
 #define REC_DEFAULT_POLL_NS	10000000ULL	/* 10 ms */
+#define REC_DEFAULT_LIVE_NS	1000000000ULL	/* 1 s */
+#define REC_DEFAULT_METRICS_NS	10000000000ULL	/* 10 s */
+#define REC_DEFAULT_KEEP_NS	10000000000ULL	/* 10 s */
+#define REC_DEFAULT_AFTER_NS	1000000000ULL	/* 1 s */
 
 struct record_opts {
 	struct vmt_cpulist cpus;
@@ -31,6 +35,12 @@ struct record_opts {
 	int quiet;
 	int cleanup_only;
 	uint64_t poll_ns;
+	uint64_t live_ns;		/* --live interval; 0: no live view */
+	int no_output;
+	const char *metrics;		/* --metrics FILE, or NULL */
+	uint64_t metrics_interval_ns;	/* --interval */
+	uint64_t threshold_ns;		/* --on-threshold; 0: record everything */
+	uint64_t keep_ns, after_ns;	/* --keep, --after */
 	char cmdline[1024];		/* the command line as given, for the metadata */
 	char **command;			/* after "--": the command to record around; or NULL */
 };

@@ -29,6 +29,7 @@
 #include "recvm.h"
 #include "session.h"
 #include "sysinfo.h"
+#include "watch.h"
 
 #define CHUNK_BYTES		(1u << 20)	/* pages per chunk: 1 MiB worth */
 #define CHUNK_MAX_AGE_NS	500000000ULL	/* a chunk reaches the file within ~1 s */
@@ -48,6 +49,7 @@ struct recorder {
 	struct vmt_writer *writer;
 	struct rec_chunkq *q;
 	struct rec_collector *col;
+	struct rec_watch *watch;	/* --live, --metrics, --on-threshold, or NULL */
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t mono0, mono1;
@@ -58,12 +60,6 @@ struct recorder {
 	bool published;			/* renamed to o.output */
 	int exit_code;
 };
-
-static const char *signame(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
-	       "signal";
-}
 
 static void init_tool(struct recorder *rec, const char *argv0)
 {
@@ -177,6 +173,8 @@ static int setup_collection(struct recorder *rec)
 	ret = rec_chunkq_new(&qc, &rec->q);
 	if (!ret) {
 		cc.sink = rec_chunkq_sink(rec->q);
+		if (rec_watch_attach(&rec->watch, &rec->o, &rec->ses, &rec->meta, rec->q, &cc))
+			return -1;
 		ret = rec_collector_new(&cc, &rec->col);
 	}
 	if (ret) {
@@ -240,12 +238,12 @@ static void run_until_stop(struct recorder *rec)
 			to.tv_nsec = (long)(deadline - now);
 		sig = sigtimedwait(&rec->stop_sigs, &si, &to);
 		if (sig > 0 && !rec_command_on_signal(&rec->cmd, &si)) {
-			rec->stop_reason = signame(sig);
+			rec->stop_reason = rec_command_signame(sig);
 			vmt_info("%s: stopping", rec->stop_reason);
 			return;
 		}
-		if (rec_command_exited(&rec->cmd, &rec->stop_reason) ||
-		    rec_collector_error(rec->col) || rec_chunkq_error(rec->q))
+		if (rec_command_exited(&rec->cmd, &rec->stop_reason) || rec_chunkq_error(rec->q) ||
+		    rec_watch_done(rec->watch, &rec->stop_reason) || rec_collector_error(rec->col))
 			return;
 	}
 }
@@ -263,7 +261,7 @@ static void stop_and_drain(struct recorder *rec)
 
 		if (sig > 0 && !aborted) {
 			vmt_warn("%s during the final drain: finishing with what is read",
-				 signame(sig));
+				 rec_command_signame(sig));
 			rec_collector_abort_drain(rec->col);
 			rec_chunkq_unblock(rec->q);
 			aborted = true;
@@ -273,6 +271,7 @@ static void stop_and_drain(struct recorder *rec)
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
 	rec_session_add_stats(&rec->ses, &rec->o.cpus, "end", &rec->end, &rec->st1);
+	rec_watch_end(rec->watch, &rec->end);
 	rec->mono1 = rec_sysinfo_now_ns();
 }
 
@@ -354,6 +353,7 @@ static void teardown(struct recorder *rec)
 {
 	/* The trace_pipe_raw fds go first: the instance cannot be removed while open. */
 	rec_collector_free(rec->col);
+	rec_watch_free(rec->watch);
 	rec_chunkq_free(rec->q);
 	vmt_writer_free(rec->writer);
 	vmt_outfile_discard(rec->out);	/* still open: set-up failed, nothing recorded */

@@ -31,6 +31,11 @@ struct rec_sink_ops {
 	int (*put)(void *arg, struct rec_chunk *c);
 	/* No more chunks come. */
 	void (*close)(void *arg);
+	/*
+	 * Optional: the collector's tick ended at now_ns (CLOCK_MONOTONIC), so that a sink
+	 * that decodes can move on while no chunk comes. Must not block.
+	 */
+	void (*tick)(void *arg, uint64_t now_ns);
 };
 
 struct rec_sink {

@@ -203,6 +203,11 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
 	vmt_kv_add_str(kb, "options", o->cmdline);
 	vmt_kv_addf(kb, "poll_interval_ns", "%" PRIu64, o->poll_ns);
 	vmt_kv_addf(kb, "zstd_level", "%d", o->level);
+	if (o->threshold_ns) {
+		vmt_kv_addf(kb, VMT_META_TRIGGER_THRESHOLD, "%" PRIu64, o->threshold_ns);
+		vmt_kv_addf(kb, VMT_META_TRIGGER_KEEP, "%" PRIu64, o->keep_ns);
+		vmt_kv_addf(kb, VMT_META_TRIGGER_AFTER, "%" PRIu64, o->after_ns);
+	}
 	rec_sysinfo_add_time(kb, "time.start");
 	return kb->error;
 }

@@ -33,6 +33,7 @@
 #include "seriesfmt.h"
 #include "summary.h"
 #include "timefmt.h"
+#include "trigger.h"
 
 struct report {
 	struct report_opts *o;
@@ -45,6 +46,8 @@ struct report {
 	struct vmt_consumer c[6];
 	unsigned int nc;
 	struct vmt_iter it;
+	struct report_trigger trig;	/* a flight recording's exit */
+	uint64_t around_ns;		/* --around's centre */
 };
 
 /* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
@@ -100,6 +103,12 @@ static int set_up_views(struct report *rep)
 	so.hist_bucket_ns = o->bucket_ns ? o->bucket_ns : 1000;
 	so.hist_buckets = o->buckets ? o->buckets : (o->hist_log ? 40 : 100);
 	so.hist_log = o->hist_log;
+	report_trigger_read(rep->r, &rep->trig);
+	rep->around_ns = o->around_trigger ? rep->trig.at_ns : o->around_ns;
+	if (o->around_trigger && !rep->trig.has) {
+		vmt_err("%s: --around trigger: no exit triggered this recording", o->file);
+		return -ENOENT;
+	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
 	if (!ret && o->threshold_ns)
 		ret = list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r, &rep->s,
@@ -110,9 +119,9 @@ static int set_up_views(struct report *rep)
 
 		ret = vmt_evdump_consumer(&rep->dump, &d, &rep->c[rep->nc++]);
 	} else if (!ret && o->around) {
-		ret = list_around(&rep->near, o->json, o->around_ns > o->around_span_ns ?
-				  o->around_ns - o->around_span_ns : 0,
-				  o->around_ns + o->around_span_ns, o->why != 0,
+		ret = list_around(&rep->near, o->json, rep->around_ns > o->around_span_ns ?
+				  rep->around_ns - o->around_span_ns : 0,
+				  rep->around_ns + o->around_span_ns, o->why != 0,
 				  &rep->c[rep->nc++]);
 	}
 	if (!ret)
@@ -155,6 +164,7 @@ static int print_json(struct report *rep)
 	if (ret)
 		return ret;
 	vmt_report_json_begin(&w, &out, rep->r, &rep->s);
+	report_trigger_json(&w, &rep->trig);
 	list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count");
 	list_print_json(&rep->near, &w, "around", NULL);
 	if (rep->o->interval_ns)
@@ -171,6 +181,7 @@ static void print_text(struct report *rep)
 	if (o->verbose)
 		fputc('\n', stdout);
 	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
+	report_trigger_text(stdout, &rep->trig);
 	if (rep->thr.tmp) {
 		fprintf(stdout, "\nExits longer than %s: %llu\n", vmt_format_ns(o->threshold_ns, a,
 			sizeof(a)), (unsigned long long)rep->thr.count);
@@ -181,7 +192,7 @@ static void print_text(struct report *rep)
 	if (rep->near.tmp) {
 		fprintf(stdout, "\nEvents within %s of %s:\n",
 			vmt_format_ns(o->around_span_ns, a, sizeof(a)),
-			vmt_format_ns(o->around_ns, b, sizeof(b)));
+			vmt_format_ns(rep->around_ns, b, sizeof(b)));
 		list_print_text(&rep->near, stdout);
 	}
 	if (o->histogram) {

@@ -79,7 +79,7 @@ static const struct argp_option options[] = {
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
 	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
-	  "of time TS", 2 },
+	  "of time TS; TS 'trigger': the exit that triggered a flight recording", 2 },
 	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
 	  "(default 1ms)", 2 },
 	{ "interval", OPT_INTERVAL, "TIME", 0, "a time series: exits, out-of-guest time, max, "
@@ -196,7 +196,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (comma)
 			*comma = '\0';
 		o->around = true;
-		o->around_ns = vmt_argp_time(state, "time", arg);
+		o->around_trigger = strcmp(arg, "trigger") == 0;
+		o->around_ns = o->around_trigger ? 0 : vmt_argp_time(state, "time", arg);
 		o->around_span_ns = comma ? vmt_argp_time(state, "span", comma + 1) : 100000;
 		break;
 	case OPT_HISTOGRAM:

@@ -28,6 +28,7 @@ struct report_opts {
 	unsigned int top, buckets;
 	bool top_given;
 	bool around;
+	bool around_trigger;		/* --around trigger: the flight recording's exit */
 	uint64_t around_ns, around_span_ns;
 	uint64_t interval_ns;		/* --interval: the time series, 0: none */
 	const char *html;		/* --html FILE, or NULL */

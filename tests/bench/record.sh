@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make bench: vmtrace-record on the syscall source at full rate (a loop pinned to CPU 1,
 # collector on CPU 0): the default (zstd level 1, context events), the pair only
-# (--context none) and level 3 with context, side by side in one run, three runs each,
-# medians printed.
+# (--context none), level 3 with context, and the default with --live=1s (the live view's
+# tap decoding every page on the collector thread, its lines to /dev/null), side by side in
+# one run, three runs each, medians printed.
 # Figures: pair events/s recorded, context records/s, lost events, collector CPU time per
 # second, bytes written per pair and versus the raw pages, and IWI (irq_work) interrupts
 # on the traced CPU.
@@ -26,10 +27,11 @@ hz=$(getconf CLK_TCK)
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-run_vmtrace() {	# run_vmtrace LEVEL CONTEXT
+run_vmtrace() {	# run_vmtrace LEVEL CONTEXT [OPTION]
 	rm -f "$work/b.vmt"
-	vmtrace-record -q -l "$1" --context "$2" -p 1 -c 0 -s "$SECS" \
-		-e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/b.vmt" 2>"$work/err" &
+	vmtrace-record -q -l "$1" --context "$2" ${3:-} -p 1 -c 0 -s "$SECS" \
+		-e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/b.vmt" \
+		>/dev/null 2>"$work/err" &
 	pid=$!
 	sleep 0.3
 	iwi0=$(iwi_cpu1)
@@ -52,20 +54,21 @@ PY
 }
 
 echo "vmtrace-record, syscall loop on CPU 1, collector CPU 0, ${SECS}s, $RUNS runs (medians)"
-: >"$work/c1"; : >"$work/n1"; : >"$work/c3"
+: >"$work/c1"; : >"$work/n1"; : >"$work/c3"; : >"$work/lv"
 i=0
 while [ $i -lt "$RUNS" ]; do
 	run_vmtrace 1 default >>"$work/c1"
 	run_vmtrace 1 none >>"$work/n1"
 	run_vmtrace 3 default >>"$work/c3"
+	run_vmtrace 1 default --live=1s >>"$work/lv"
 	i=$((i + 1))
 done
 col() { awk -v c="$2" '{ print $c }' "$1" | median; }
 row() {	# row LABEL COLUMN
-	printf '%-30s %14s %14s %14s\n' "$1" "$(col "$work/c1" "$2")" "$(col "$work/n1" "$2")" \
-		"$(col "$work/c3" "$2")"
+	printf '%-30s %14s %14s %14s %14s\n' "$1" "$(col "$work/c1" "$2")" "$(col "$work/n1" "$2")" \
+		"$(col "$work/c3" "$2")" "$(col "$work/lv" "$2")"
 }
-printf '%-30s %14s %14s %14s\n' "" "l1, context" "l1, none" "l3, context"
+printf '%-30s %14s %14s %14s %14s\n' "" "l1, context" "l1, none" "l3, context" "l1, --live"
 row "pair events/s recorded" 1
 row "context records/s" 2
 row "lost events" 3

@@ -86,7 +86,7 @@ static void tsink_close(void *arg)
 	((struct tsink *)arg)->closed++;
 }
 
-static const struct rec_sink_ops tsink_ops = { tsink_get, tsink_put, tsink_close };
+static const struct rec_sink_ops tsink_ops = { tsink_get, tsink_put, tsink_close, NULL };
 
 static void tsink_free(struct tsink *t)
 {

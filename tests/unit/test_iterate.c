@@ -171,12 +171,85 @@ static void test_first_error_stops(void **state)
 	vmt_reader_close(r);
 }
 
+/* The first k items of name through a pass; *pass left open. */
+static struct vmt_reader *feed_first(const char *name, uint64_t k, struct vmt_summary *s,
+				     struct vmt_consumer *c, struct vmt_iter *it,
+				     struct vmt_pass **pass)
+{
+	struct vmt_reader *r = open_sample(name);
+	const struct vmt_item *item;
+	struct vmt_pass_input in;
+	uint64_t i;
+
+	vmt_pass_input_reader(&in, r);
+	in.r = NULL;
+	assert_int_equal(vmt_summary_consumer(s, &sopts, c), 0);
+	assert_int_equal(vmt_pass_begin(&in, NULL, c, 1, it, pass), 0);
+	for (i = 0; i < k && (item = vmt_reader_next_item(r)); i++)
+		assert_int_equal(vmt_pass_item(*pass, item), 0);
+	return r;
+}
+
+/*
+ * vmt_summary_snapshot() in the middle of a pass: the figures of a pass over the same
+ * items that ended there (pairs, latencies, windows, reasons, tasks, longest exits).
+ */
+static void test_snapshot(void **state)
+{
+	struct vmt_summary a, b, snap;
+	struct vmt_pass *pa, *pb;
+	struct vmt_reader *ra, *rb;
+	struct vmt_consumer ca, cb;	/* the pass keeps a pointer */
+	struct vmt_iter ia, ib;
+	const uint64_t k = 40000;
+	unsigned int i;
+
+	(void)state;
+	ra = feed_first("sample-kvm.vmt", k, &a, &ca, &ia, &pa);
+	assert_int_equal(vmt_summary_snapshot(&a, &ia, &snap), 0);
+	rb = feed_first("sample-kvm.vmt", k, &b, &cb, &ib, &pb);
+	assert_int_equal(vmt_pass_end(pb), 0);
+	assert_true(b.lat.count > 0);
+	assert_true(b.lat.count < 48653);	/* the sample's pairs: k is in the middle */
+	assert_int_equal(snap.lat.count, b.lat.count);
+	assert_int_equal(snap.pairing.pairs, b.pairing.pairs);
+	assert_int_equal(snap.lat.sum, b.lat.sum);
+	assert_int_equal(snap.lat.max, b.lat.max);
+	assert_int_equal(vmt_latdist_percentile(&snap.all, 99),
+			 vmt_latdist_percentile(&b.all, 99));
+	assert_int_equal(snap.max_window_sum, b.max_window_sum);
+	assert_int_equal(snap.events, b.events);
+	assert_int_equal(snap.nreasons, b.nreasons);
+	for (i = 0; i < b.nreasons; i++) {
+		assert_int_equal(snap.reasons[i].key, b.reasons[i].key);
+		assert_int_equal(snap.reasons[i].d.st.sum, b.reasons[i].d.st.sum);
+	}
+	assert_int_equal(snap.ntasks, b.ntasks);
+	for (i = 0; i < b.ntasks; i++) {
+		assert_int_equal(snap.tasks[i].pid, b.tasks[i].pid);
+		assert_int_equal(snap.tasks[i].d.st.count, b.tasks[i].d.st.count);
+		assert_int_equal(snap.tasks[i].max_window_sum, b.tasks[i].max_window_sum);
+	}
+	assert_int_equal(snap.ntop, b.ntop);
+	for (i = 0; i < b.ntop; i++)
+		assert_int_equal(snap.top[i].lat, b.top[i].lat);
+	/* the pass goes on unharmed */
+	assert_int_equal(vmt_pass_end(pa), 0);
+	assert_int_equal(a.lat.count, b.lat.count);
+	vmt_summary_free(&snap);
+	vmt_summary_free(&a);
+	vmt_summary_free(&b);
+	vmt_reader_close(ra);
+	vmt_reader_close(rb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kvm_sample),
 		cmocka_unit_test(test_syscall_sample),
 		cmocka_unit_test(test_first_error_stops),
+		cmocka_unit_test(test_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -326,7 +326,7 @@ static void no_close(void *arg)
 	(void)arg;
 }
 
-static const struct rec_sink_ops no_sink = { no_get, no_put, no_close };
+static const struct rec_sink_ops no_sink = { no_get, no_put, no_close, NULL };
 
 static void test_end(void **state)
 {

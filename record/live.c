@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exitreason.h"
+#include "iterate.h"
+#include "latstat.h"
+#include "live.h"
+#include "livefmt.h"
+
+struct rec_live {
+	struct rec_live_config cfg;
+	struct vmt_exitreasons *names;
+	bool started;			/* t0 known */
+	uint64_t t0, cur_start, cur_end;	/* trace clock (ns) */
+	uint64_t index;			/* of the current interval */
+	uint64_t lost;			/* in the current interval */
+	struct rec_live_stat all;
+	struct rec_live_task **tasks;
+	size_t ntasks;
+	struct rec_live_reason *reasons;
+	size_t nreasons, last_reason;
+	struct rec_live_totals tot;
+};
+
+static void iv_init(struct rec_live_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+	vmt_latdist_init(&s->d);
+}
+
+static void iv_reset(struct rec_live_stat *s)
+{
+	vmt_latdist_free(&s->d);
+	iv_init(s);
+}
+
+static int iv_add(struct rec_live_stat *s, const struct vmt_latval *lv, uint64_t inside)
+{
+	s->count++;
+	s->sum += inside;
+	if (lv->v > s->max)
+		s->max = lv->v;
+	return vmt_latdist_add_val(&s->d, lv);
+}
+
+static struct rec_live_reason *reason_of(struct rec_live *l, uint32_t isa, uint64_t key)
+{
+	struct rec_live_reason *grown;
+	size_t i;
+
+	if (l->last_reason < l->nreasons && l->reasons[l->last_reason].key == key &&
+	    l->reasons[l->last_reason].isa == isa)
+		return &l->reasons[l->last_reason];
+	for (i = 0; i < l->nreasons; i++)
+		if (l->reasons[i].key == key && l->reasons[i].isa == isa)
+			return &l->reasons[l->last_reason = i];
+	grown = realloc(l->reasons, (l->nreasons + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	l->reasons = grown;
+	grown += l->nreasons;
+	grown->isa = isa;
+	grown->key = key;
+	iv_init(&grown->s);
+	return &l->reasons[l->last_reason = l->nreasons++];
+}
+
+static struct rec_live_task *task_of(struct rec_live *l, const struct vmt_pair *p, void **slot)
+{
+	struct rec_live_task **grown, *t = *slot;
+
+	if (t)
+		return t;
+	grown = realloc(l->tasks, (l->ntasks + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	l->tasks = grown;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = p->end->pid;
+	iv_init(&t->s);
+	l->tasks[l->ntasks++] = t;
+	*slot = t;
+	return t;
+}
+
+/* Print the interval [cur_start, cur_start + len) and start the next one. */
+static void close_interval(struct rec_live *l, uint64_t len)
+{
+	struct rec_live_frame fr = {
+		.out = l->cfg.out, .all = &l->all, .tasks = l->tasks, .ntasks = l->ntasks,
+		.reasons = l->reasons, .nreasons = l->nreasons, .names = l->names,
+	};
+	unsigned int active = 0;
+	size_t i;
+
+	for (i = 0; i < l->ntasks; i++)
+		active += l->tasks[i]->s.count > 0;
+	fr.index = l->index;
+	fr.start_ns = l->cur_start - l->t0;
+	fr.len_ns = len;
+	fr.lost = l->lost;
+	fr.late = l->tot.late;
+	fr.active = active;
+	if (l->cfg.terminal)
+		rec_livefmt_table(&fr);
+	else
+		rec_livefmt_line(&fr);
+	fflush(l->cfg.out);
+	l->last_reason = SIZE_MAX;	/* the table sorted them */
+	l->tot.intervals++;
+	l->tot.pairs += l->all.count;
+	iv_reset(&l->all);
+	for (i = 0; i < l->ntasks; i++)
+		iv_reset(&l->tasks[i]->s);
+	for (i = 0; i < l->nreasons; i++)
+		iv_reset(&l->reasons[i].s);
+	l->lost = 0;
+	l->index++;
+	l->cur_start = l->cur_end;
+	l->cur_end += l->cfg.interval_ns;
+}
+
+static void begin_at(struct rec_live *l, uint64_t ts)
+{
+	l->started = true;
+	l->t0 = l->cur_start = ts;
+	l->cur_end = ts + l->cfg.interval_ns;
+}
+
+/* Close every interval that ends at or before ts. */
+static void move_to(struct rec_live *l, uint64_t ts)
+{
+	while (l->started && ts >= l->cur_end)
+		close_interval(l, l->cfg.interval_ns);
+}
+
+static int live_start(void *state, const struct vmt_iter *it)
+{
+	struct rec_live *l = state;
+
+	return vmt_exitreasons_new(it->begin_format, &l->names);
+}
+
+static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
+		     void **slot)
+{
+	struct rec_live *l = state;
+	const struct vmt_event *ex = p->begin;
+	struct vmt_latval lv;
+	struct rec_live_task *t;
+	uint64_t inside;
+	int ret = 0;
+
+	if (!l->started)
+		begin_at(l, it->first_ts);
+	move_to(l, p->end->ts);
+	vmt_latval_init(&lv, p->lat);
+	t = task_of(l, p, slot);
+	if (!t)
+		return -ENOMEM;
+	if (p->end->has & VMT_EVF_VCPU || ex->has & VMT_EVF_VCPU) {
+		t->vcpu = p->end->has & VMT_EVF_VCPU ? p->end->vcpu : ex->vcpu;
+		t->has_vcpu = true;
+	}
+	/*
+	 * An exit counts in the interval it ends in; of its time only the part inside that
+	 * interval, as the intervals before it are shown already: no task exceeds 100 %.
+	 */
+	inside = p->end->ts > l->cur_start ? p->end->ts - l->cur_start : 0;
+	if (inside > p->lat)
+		inside = p->lat;
+	if (iv_add(&l->all, &lv, inside) || iv_add(&t->s, &lv, inside))
+		ret = -ENOMEM;
+	if (ex->has & VMT_EVF_REASON) {
+		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
+		struct rec_live_reason *r = reason_of(l, isa, vmt_exitreason_key(isa, ex->reason));
+
+		if (!r || iv_add(&r->s, &lv, inside))
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+static int live_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
+		    uint64_t missed)
+{
+	struct rec_live *l = state;
+
+	(void)it;
+	(void)cpu;
+	move_to(l, ts);
+	l->lost += missed;
+	return 0;
+}
+
+static void live_task_free(void *state, void *task)
+{
+	(void)state;
+	(void)task;	/* the tasks belong to the view: they outlive the pass */
+}
+
+static const struct vmt_consumer_ops live_ops = {
+	.name = "live",
+	.start = live_start,
+	.pair = live_pair,
+	.gap = live_gap,
+	.task_free = live_task_free,
+};
+
+void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts,
+		      uint64_t late)
+{
+	l->tot.late = late;
+	if (ts != UINT64_MAX) {
+		move_to(l, ts);
+		return;
+	}
+	/* The last interval ends with the last event. */
+	if (l->started && it->last_ts >= l->cur_start && (l->all.count || l->lost))
+		close_interval(l, it->last_ts - l->cur_start);
+}
+
+int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
+{
+	struct rec_live *l;
+
+	*out = NULL;
+	if (!cfg->interval_ns || !cfg->out)
+		return -EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->cfg = *cfg;
+	iv_init(&l->all);
+	*out = l;
+	return 0;
+}
+
+struct vmt_consumer rec_live_consumer(struct rec_live *l)
+{
+	struct vmt_consumer c = { &live_ops, l };
+
+	return c;
+}
+
+void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t)
+{
+	*t = l->tot;
+}
+
+void rec_live_free(struct rec_live *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	vmt_exitreasons_free(l->names);
+	vmt_latdist_free(&l->all.d);
+	for (i = 0; i < l->ntasks; i++) {
+		vmt_latdist_free(&l->tasks[i]->s.d);
+		free(l->tasks[i]);
+	}
+	free(l->tasks);
+	for (i = 0; i < l->nreasons; i++)
+		vmt_latdist_free(&l->reasons[i].s.d);
+	free(l->reasons);
+	free(l);
+}

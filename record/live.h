@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * live: vmtrace-record --live. A consumer of the pass the tap (tap.h) feeds while the
+ * recorder records: per interval of trace time (DUR, from the first event), exits/s,
+ * out-of-guest %, p99 and max overall, per vCPU task and per exit reason. On a terminal
+ * the table is redrawn in place; otherwise one key=value line per interval. Created by
+ * main before the collector starts, then used on the collector thread only; freed by main.
+ */
+#ifndef REC_LIVE_H
+#define REC_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iterate.h"
+
+struct rec_live_config {
+	uint64_t interval_ns;
+	FILE *out;
+	bool terminal;			/* redraw the table in place */
+};
+
+/* What the live view printed. */
+struct rec_live_totals {
+	uint64_t intervals;
+	uint64_t pairs;			/* in the printed intervals */
+	uint64_t late;			/* records that came too late for the merge */
+};
+
+struct rec_live;
+
+/* Returns 0, -EINVAL (no interval or stream) or -ENOMEM. */
+int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out);
+/* The consumer to give the pass. */
+struct vmt_consumer rec_live_consumer(struct rec_live *l);
+/*
+ * The pass has every record up to ts (trace clock): print the intervals that ended;
+ * UINT64_MAX: the pass ended, print the last one. late: the tap's count so far.
+ */
+void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts,
+		      uint64_t late);
+void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t);
+void rec_live_free(struct rec_live *l);
+
+#endif

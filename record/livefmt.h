@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * livefmt: how --live shows one interval (live.h): a table redrawn in place on a terminal,
+ * or one line of key=value pairs. Stateless; called on the collector thread. The row
+ * structs are live.c's, shared with this file only.
+ */
+#ifndef REC_LIVEFMT_H
+#define REC_LIVEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "exitreason.h"
+#include "latstat.h"
+
+/* One row's figures over the current interval. */
+struct rec_live_stat {
+	uint64_t count, max;		/* exits that ended in the interval, longest */
+	uint64_t sum;			/* their time out of the guest inside the interval */
+	struct vmt_latdist d;		/* for the p99 */
+};
+
+struct rec_live_task {
+	int32_t pid;
+	uint32_t vcpu;
+	bool has_vcpu;
+	struct rec_live_stat s;
+};
+
+struct rec_live_reason {
+	uint32_t isa;
+	uint64_t key;
+	struct rec_live_stat s;
+};
+
+
+/* One interval to show. */
+struct rec_live_frame {
+	FILE *out;
+	uint64_t index;			/* of the interval */
+	uint64_t start_ns, len_ns;	/* its start after the first event, its length */
+	uint64_t lost, late;
+	unsigned int active;		/* vCPU tasks with exits in it */
+	const struct rec_live_stat *all;
+	struct rec_live_task **tasks;	/* sorted here, most time first */
+	size_t ntasks;
+	struct rec_live_reason *reasons;	/* sorted here, most exits first */
+	size_t nreasons;
+	const struct vmt_exitreasons *names;
+};
+
+void rec_livefmt_table(const struct rec_live_frame *f);
+void rec_livefmt_line(const struct rec_live_frame *f);
+
+#endif

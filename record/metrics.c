@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "openmetrics.h"
+#include "summary.h"
+#include "sysinfo.h"
+
+struct rec_metrics {
+	char *path, *host;
+	uint64_t interval_ns;
+	uint64_t next_ns;		/* CLOCK_MONOTONIC: the next publication is due */
+	struct vmt_summary s;
+	struct vmt_consumer c;
+	uint64_t published;
+	int error;
+};
+
+int rec_metrics_new(const char *path, uint64_t interval_ns, const char *host,
+		    struct rec_metrics **out)
+{
+	/* the report's defaults, so that the figures are vmtrace-report's */
+	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	struct rec_metrics *m;
+	int ret;
+
+	*out = NULL;
+	if (!path || !interval_ns)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->interval_ns = interval_ns;
+	m->path = strdup(path);
+	m->host = host ? strdup(host) : NULL;
+	ret = vmt_summary_consumer(&m->s, &so, &m->c);
+	if (!ret && (!m->path || (host && !m->host)))
+		ret = -ENOMEM;
+	if (ret) {
+		rec_metrics_free(m);
+		return ret;
+	}
+	*out = m;
+	return 0;
+}
+
+struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m)
+{
+	return m->c;
+}
+
+static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vmt_iter *it,
+		   uint64_t lost)
+{
+	struct vmt_openmetrics_labels l = { .host = m->host };
+	int ret;
+
+	s->lost_events = lost;
+	ret = vmt_openmetrics_publish(m->path, s, it->clock, &l, VMT_OPENMETRICS_PROMETHEUS);
+	if (ret && !m->error)
+		m->error = ret;
+	m->published += !ret;
+	return ret;
+}
+
+int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64_t ts,
+			uint64_t lost)
+{
+	uint64_t now = rec_sysinfo_now_ns();
+	struct vmt_summary snap;
+	int ret;
+
+	if (ts == UINT64_MAX)
+		return publish(m, &m->s, it, lost);	/* the summary is finished */
+	if (now < m->next_ns)
+		return 0;
+	m->next_ns = now + m->interval_ns;
+	ret = vmt_summary_snapshot(&m->s, it, &snap);
+	if (ret) {
+		if (!m->error)
+			m->error = ret;
+	} else {
+		ret = publish(m, &snap, it, lost);
+	}
+	vmt_summary_free(&snap);
+	return ret;
+}
+
+uint64_t rec_metrics_published(const struct rec_metrics *m)
+{
+	return m->published;
+}
+
+int rec_metrics_error(const struct rec_metrics *m)
+{
+	return m->error;
+}
+
+void rec_metrics_free(struct rec_metrics *m)
+{
+	if (!m)
+		return;
+	vmt_summary_free(&m->s);
+	free(m->path);
+	free(m->host);
+	free(m);
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbpage.h"
+#include "ring.h"
+#include "sysinfo.h"
+
+/* With no chunk coming after the trigger (idle CPUs), done this long after the flush. */
+#define IDLE_GRACE_NS	2000000000ULL
+
+enum state {
+	WAITING,		/* holding the last keep_ns */
+	TRIGGERED,		/* an exit was over the threshold: flush at the next occasion */
+	AFTER,			/* handing on chunks until after_ns past the trigger */
+	DONE,
+};
+
+struct rec_ring {
+	struct rec_ring_config cfg;
+	uint32_t page_size;
+	struct rec_chunk *head, *tail;	/* held, in arrival order */
+	uint64_t newest_ts;
+	enum state state;
+	atomic_bool done;
+	uint64_t flush_mono;
+	int error;
+	struct rec_ring_stats st;
+};
+
+static void drop(struct rec_ring *r, struct rec_chunk *c)
+{
+	if (r->state == DONE || r->state == AFTER)
+		r->st.dropped_after++;
+	else
+		r->st.dropped_chunks++;
+	r->cfg.recycle(r->cfg.recycle_arg, c);
+}
+
+static int forward(struct rec_ring *r, struct rec_chunk *c)
+{
+	int ret = r->cfg.next.ops->put(r->cfg.next.arg, c);
+
+	r->st.written_chunks++;
+	if (ret && !r->error)
+		r->error = ret;
+	return ret;
+}
+
+/* Take c out of the held list (prev: the one before it, or NULL). */
+static void unlink_held(struct rec_ring *r, struct rec_chunk *prev, struct rec_chunk *c)
+{
+	if (prev)
+		prev->next = c->next;
+	else
+		r->head = c->next;
+	if (r->tail == c)
+		r->tail = prev;
+	c->next = NULL;
+	r->st.held_bytes -= (size_t)c->cap_pages * r->page_size;
+}
+
+/* Chunks older than keep_ns (plus the margin) before the newest, then the oldest over max. */
+static void evict(struct rec_ring *r)
+{
+	uint64_t span = r->cfg.keep_ns + r->cfg.hold_extra_ns;
+	struct rec_chunk *prev = NULL, *c = r->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (c->info.last_ts + span < r->newest_ts) {
+			unlink_held(r, prev, c);
+			drop(r, c);
+		} else {
+			prev = c;
+		}
+	}
+	while (r->head && r->st.held_bytes > r->cfg.max_bytes) {
+		c = r->head;
+		unlink_held(r, NULL, c);
+		drop(r, c);
+	}
+}
+
+/*
+ * Drop c's leading pages whose records all come before cutoff (a page ends where the next
+ * begins). False when nothing of c is left.
+ */
+static bool trim(struct rec_ring *r, struct rec_chunk *c, uint64_t cutoff)
+{
+	struct vmt_rbpage pg;
+	uint32_t k = 0, i;
+
+	if (c->info.last_ts < cutoff)
+		return false;
+	while (k + 1 < c->npages &&
+	       vmt_rbpage_init(&pg, &r->cfg.hp, c->buf + (size_t)(k + 1) * r->page_size,
+			       r->page_size) == 0 && pg.page_ts < cutoff)
+		k++;
+	if (!k)
+		return true;
+	memmove(c->buf, c->buf + (size_t)k * r->page_size, (size_t)(c->npages - k) * r->page_size);
+	c->npages -= k;
+	c->info.missed_pages = 0;
+	c->info.missed_count = 0;
+	for (i = 0; i < c->npages; i++) {
+		if (vmt_rbpage_init(&pg, &r->cfg.hp, c->buf + (size_t)i * r->page_size,
+				    r->page_size))
+			continue;
+		if (i == 0)
+			c->info.first_ts = pg.page_ts;
+		c->info.missed_pages += pg.missed;
+		c->info.missed_count += pg.missed_count;
+	}
+	return true;
+}
+
+static void finish(struct rec_ring *r)
+{
+	r->state = DONE;
+	atomic_store(&r->done, true);
+}
+
+/* The trigger came: what is held from keep_ns before it goes on, in arrival order. */
+static void flush(struct rec_ring *r)
+{
+	uint64_t cutoff = r->st.trigger_ts > r->cfg.keep_ns ? r->st.trigger_ts - r->cfg.keep_ns : 0;
+	struct rec_chunk *c;
+
+	r->flush_mono = rec_sysinfo_now_ns();
+	while ((c = r->head)) {
+		unlink_held(r, NULL, c);
+		if (trim(r, c, cutoff))
+			forward(r, c);
+		else
+			drop(r, c);
+	}
+	r->state = AFTER;
+}
+
+/* A chunk that starts after the window ends the recording. */
+static void after(struct rec_ring *r, struct rec_chunk *c)
+{
+	if (c->info.first_ts > r->st.trigger_ts + r->cfg.after_ns) {
+		drop(r, c);
+		finish(r);
+		return;
+	}
+	forward(r, c);
+}
+
+static struct rec_chunk *ring_get(void *arg)
+{
+	struct rec_ring *r = arg;
+
+	return r->cfg.next.ops->get(r->cfg.next.arg);
+}
+
+static int ring_put(void *arg, struct rec_chunk *c)
+{
+	struct rec_ring *r = arg;
+
+	c->next = NULL;
+	if (r->state == DONE) {
+		drop(r, c);
+		return r->error;
+	}
+	if (r->state == AFTER) {
+		after(r, c);
+		return r->error;
+	}
+	if (r->tail)
+		r->tail->next = c;
+	else
+		r->head = c;
+	r->tail = c;
+	r->st.held_bytes += (size_t)c->cap_pages * r->page_size;
+	if (r->st.held_bytes > r->st.max_held_bytes)
+		r->st.max_held_bytes = r->st.held_bytes;
+	if (c->info.last_ts > r->newest_ts)
+		r->newest_ts = c->info.last_ts;
+	if (r->state == TRIGGERED)
+		flush(r);
+	else
+		evict(r);
+	return r->error;
+}
+
+static void ring_tick(void *arg, uint64_t now_ns)
+{
+	struct rec_ring *r = arg;
+
+	if (r->state == TRIGGERED)
+		flush(r);
+	if (r->state == AFTER && now_ns > r->flush_mono + r->cfg.after_ns + IDLE_GRACE_NS)
+		finish(r);
+}
+
+static void ring_close(void *arg)
+{
+	struct rec_ring *r = arg;
+	struct rec_chunk *c;
+
+	if (r->state == TRIGGERED)
+		flush(r);
+	while ((c = r->head)) {	/* never triggered: nothing is written */
+		unlink_held(r, NULL, c);
+		drop(r, c);
+	}
+	r->cfg.next.ops->close(r->cfg.next.arg);
+}
+
+static const struct rec_sink_ops ring_ops = {
+	.get = ring_get,
+	.put = ring_put,
+	.close = ring_close,
+	.tick = ring_tick,
+};
+
+int rec_ring_new(const struct rec_ring_config *cfg, struct rec_ring **out)
+{
+	struct rec_ring *r;
+
+	*out = NULL;
+	if (!cfg->next.ops || !cfg->recycle || !vmt_header_page_subbuf_size(&cfg->hp))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->cfg = *cfg;
+	r->page_size = vmt_header_page_subbuf_size(&cfg->hp);
+	*out = r;
+	return 0;
+}
+
+struct rec_sink rec_ring_sink(struct rec_ring *r)
+{
+	struct rec_sink s = { &ring_ops, r };
+
+	return s;
+}
+
+void rec_ring_trigger(struct rec_ring *r, uint64_t ts)
+{
+	if (r->state != WAITING)
+		return;
+	r->state = TRIGGERED;
+	r->st.triggered = true;
+	r->st.trigger_ts = ts;
+}
+
+bool rec_ring_done(const struct rec_ring *r)
+{
+	return atomic_load(&r->done);
+}
+
+void rec_ring_stats(const struct rec_ring *r, struct rec_ring_stats *st)
+{
+	*st = r->st;
+}
+
+void rec_ring_free(struct rec_ring *r)
+{
+	struct rec_chunk *c;
+
+	if (!r)
+		return;
+	while ((c = r->head)) {
+		unlink_held(r, NULL, c);
+		r->cfg.recycle(r->cfg.recycle_arg, c);
+	}
+	free(r);
+}

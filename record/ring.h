@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ring: the flight recorder's memory (vmtrace-record --on-threshold). A sink in front of
+ * the writer queue that holds the chunks of the last keep_ns (and at most max_bytes)
+ * instead of writing them; when triggered at an exit's time it hands on the pages from
+ * keep_ns before that exit, then every chunk until after_ns past it, then says it is done.
+ * Created by main; its sink ops and the trigger run on the collector thread; done may be
+ * read by main at any time, the figures once the collector ended.
+ */
+#ifndef REC_RING_H
+#define REC_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evformat.h"
+#include "sink.h"
+
+struct rec_ring_config {
+	struct rec_sink next;		/* the writer queue */
+	struct vmt_header_page hp;
+	uint64_t keep_ns, after_ns;	/* trace clock (ns) */
+	uint64_t hold_extra_ns;		/* held beyond keep_ns: how late a trigger comes */
+	size_t max_bytes;		/* held at most; the oldest chunks go first */
+	/* a chunk that will not be written goes back here (the queue's pool) */
+	void (*recycle)(void *arg, struct rec_chunk *c);
+	void *recycle_arg;
+};
+
+struct rec_ring_stats {
+	uint64_t dropped_chunks;	/* never written: older than what was kept */
+	uint64_t dropped_after;		/* never written: after the window */
+	uint64_t written_chunks;
+	size_t held_bytes, max_held_bytes;
+	bool triggered;
+	uint64_t trigger_ts;
+};
+
+struct rec_ring;
+
+int rec_ring_new(const struct rec_ring_config *cfg, struct rec_ring **out);
+struct rec_sink rec_ring_sink(struct rec_ring *r);
+/* An exit at ts (trace clock) was over the threshold: keep from ts - keep_ns. Once. */
+void rec_ring_trigger(struct rec_ring *r, uint64_t ts);
+/* The chunks up to after_ns past the trigger were handed on (any thread). */
+bool rec_ring_done(const struct rec_ring *r);
+void rec_ring_stats(const struct rec_ring *r, struct rec_ring_stats *st);
+/* Chunks still held go back to the pool. NULL is fine. */
+void rec_ring_free(struct rec_ring *r);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tap: a sink (sink.h) in front of another one that decodes the chunks on their way and
+ * feeds their records to a pass (iterate.h) while the recorder records. Each chunk's pages
+ * are copied and the chunk goes on at once; records are merged by timestamp across CPUs up
+ * to a watermark a bounded look-behind below the newest time seen, so a record arriving
+ * later than that is counted late and left out of the pass (the file still has it).
+ * Created by main before the collector starts; its ops then run on the collector thread.
+ */
+#ifndef REC_TAP_H
+#define REC_TAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evformat.h"
+#include "iterate.h"
+#include "sink.h"
+
+struct rec_tap_config {
+	struct rec_sink next;		/* where every chunk goes on (the writer queue) */
+	struct vmt_header_page hp;	/* page layout */
+	const uint8_t *meta;		/* the recording's META key/values: the formats */
+	size_t meta_len;
+	const char *clock;		/* trace clock name; the tap needs a nanosecond clock */
+	uint64_t lookbehind_ns;		/* how late a CPU's records may come and count */
+	size_t max_held_bytes;		/* copies held beyond this are merged at once */
+	struct vmt_consumer *c;		/* the pass's consumers (VMT_ITER_MAX_CONSUMERS) */
+	unsigned int nc;
+	/*
+	 * Called on the collector thread after the pass was fed every record up to ts (trace
+	 * clock), with ts growing; and once with UINT64_MAX after the last one. May be NULL.
+	 */
+	void (*advance)(void *arg, const struct vmt_iter *it, uint64_t ts);
+	void *advance_arg;
+};
+
+struct rec_tap_stats {
+	uint64_t chunks, pages, records;
+	uint64_t late;			/* records older than what the pass already had */
+	uint64_t missed;		/* events the pages flagged lost (their stored counts) */
+	uint64_t forced;		/* merges before the look-behind ran out: memory bound */
+	size_t held_bytes, max_held_bytes_seen;
+};
+
+struct rec_tap;
+
+/*
+ * Parse the formats of cfg->meta and begin the pass. Returns 0, -EINVAL (no nanosecond
+ * clock, formats missing or unusable), -ENOMEM or a consumer's start error.
+ */
+int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out);
+/* The sink the collector writes to (its close ends the pass and closes the next sink). */
+struct rec_sink rec_tap_sink(struct rec_tap *t);
+/* Merge what the look-behind allows, as if now_ns (CLOCK_MONOTONIC) had come. */
+int rec_tap_tick(struct rec_tap *t, uint64_t now_ns);
+/* The pass's totals so far (complete after the sink's close). */
+const struct vmt_iter *rec_tap_iter(const struct rec_tap *t);
+void rec_tap_stats(const struct rec_tap *t, struct rec_tap_stats *st);
+/* The first error of the pass (a consumer's, or -ENOMEM), or 0. */
+int rec_tap_error(const struct rec_tap *t);
+/* Free everything (ends the pass when the sink was never closed). NULL is fine. */
+void rec_tap_free(struct rec_tap *t);
+
+#endif

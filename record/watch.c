@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chunkq.h"
+#include "live.h"
+#include "log.h"
+#include "metakeys.h"
+#include "metrics.h"
+#include "ring.h"
+#include "tap.h"
+#include "watch.h"
+
+/* Copies of pages the tap may hold for the merge before it merges early. */
+#define MAX_HELD_BYTES	(64u << 20)
+/* The flight recorder's chunks held at most (the oldest go first beyond it). */
+#define RING_MAX_BYTES	(512u << 20)
+
+struct rec_watch {
+	struct rec_tap *tap;
+	struct rec_live *live;
+	struct rec_metrics *metrics;
+	const char *metrics_path;
+	struct vmt_consumer c[3];	/* the pass keeps a pointer to them */
+	unsigned int nc;
+	/* --on-threshold */
+	struct rec_ring *ring;
+	uint64_t threshold_ns;
+	bool fired;
+	struct vmt_event trigger;	/* the exit that was over the threshold */
+	uint64_t trigger_lat;
+};
+
+/* The flight recorder's consumer: the first exit over the threshold triggers the ring. */
+static int trigger_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
+			void **task)
+{
+	struct rec_watch *w = state;
+
+	(void)it;
+	(void)task;
+	if (w->fired || p->lat < w->threshold_ns)
+		return 0;
+	w->fired = true;
+	w->trigger = *p->begin;
+	w->trigger_lat = p->lat;
+	rec_ring_trigger(w->ring, p->begin->ts);
+	return 0;
+}
+
+static const struct vmt_consumer_ops trigger_ops = {
+	.name = "trigger",
+	.pair = trigger_pair,
+};
+
+/* The tap's hook, between two items of the pass. */
+static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
+{
+	struct rec_watch *w = arg;
+	struct rec_tap_stats st;
+
+	if (!w->tap)
+		return;
+	rec_tap_stats(w->tap, &st);
+	if (w->live)
+		rec_live_advance(w->live, it, ts, st.late);
+	if (w->metrics)
+		rec_metrics_advance(w->metrics, it, ts, st.missed);
+}
+
+static void recycle(void *q, struct rec_chunk *c)
+{
+	rec_chunkq_recycle(q, c);
+}
+
+/* The ring in front of the writer queue's sink. */
+static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t extra_ns,
+		    const struct vmt_header_page *hp, struct rec_chunkq *q, struct rec_sink *sink)
+{
+	struct rec_ring_config rc = {
+		.next = *sink, .hp = *hp, .keep_ns = o->keep_ns, .after_ns = o->after_ns,
+		.hold_extra_ns = extra_ns, .max_bytes = RING_MAX_BYTES,
+		.recycle = recycle,
+		.recycle_arg = q,
+	};
+	int ret = rec_ring_new(&rc, &w->ring);
+
+	if (ret)
+		return ret;
+	w->threshold_ns = o->threshold_ns;
+	w->c[w->nc].ops = &trigger_ops;
+	w->c[w->nc++].state = w;
+	*sink = rec_ring_sink(w->ring);
+	return 0;
+}
+
+static int add_watchers(struct rec_watch *w, const struct record_opts *o,
+			const struct vmt_kvbuf *meta)
+{
+	struct rec_live_config lc = {
+		.interval_ns = o->live_ns, .out = stdout, .terminal = isatty(STDOUT_FILENO),
+	};
+	char *host;
+	int ret = 0;
+
+	if (o->live_ns) {
+		ret = rec_live_new(&lc, &w->live);
+		if (ret)
+			return ret;
+		w->c[w->nc++] = rec_live_consumer(w->live);
+	}
+	if (o->metrics) {
+		/* the host label is the recording's, as vmtrace-report --openmetrics gives it */
+		host = vmt_kv_get_str(meta->buf, meta->len, "hostname");
+		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, host, &w->metrics);
+		free(host);
+		if (ret)
+			return ret;
+		w->c[w->nc++] = rec_metrics_consumer(w->metrics);
+	}
+	return 0;
+}
+
+int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
+		     const struct rec_session *ses, const struct vmt_kvbuf *meta,
+		     struct rec_chunkq *q, struct rec_collector_config *cc)
+{
+	/* A CPU's chunk reaches the tap up to chunk_max_age_ns after its first page. */
+	struct rec_tap_config tc = {
+		.next = cc->sink, .hp = ses->hp, .meta = meta->buf, .meta_len = meta->len,
+		.clock = ses->clock, .lookbehind_ns = 2 * cc->chunk_max_age_ns,
+		.max_held_bytes = MAX_HELD_BYTES, .advance = on_advance,
+	};
+	uint64_t chunk_max_age_ns = cc->chunk_max_age_ns;
+	const struct vmt_header_page *hp = &ses->hp;
+	struct rec_sink *sink = &cc->sink;
+	struct rec_watch *w;
+	int ret;
+
+	*out = NULL;
+	if (!o->live_ns && !o->metrics && !o->threshold_ns)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		vmt_err("cannot set up the live view: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	*out = w;
+	w->metrics_path = o->metrics;
+	/*
+	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
+	 * the ring holds that much more than --keep, and twice the threshold for the exit
+	 * itself (--keep is before its start).
+	 */
+	ret = o->threshold_ns ? add_ring(w, o, 4 * chunk_max_age_ns + 2 * o->threshold_ns, hp,
+					 q, sink) : 0;
+	if (!ret)
+		ret = add_watchers(w, o, meta);
+	if (!ret) {
+		tc.next = *sink;
+		tc.c = w->c;
+		tc.nc = w->nc;
+		tc.advance_arg = w;
+		ret = rec_tap_new(&tc, &w->tap);
+	}
+	if (ret) {
+		vmt_err("cannot set up the %s: %s", o->live_ns ? "live view" : o->metrics ?
+			"metrics" : "flight recorder", strerror(-ret));
+		return ret;
+	}
+	if (w->metrics) {
+		ret = rec_metrics_advance(w->metrics, rec_tap_iter(w->tap), 0, 0);
+		if (ret) {
+			vmt_err("%s: cannot write the metrics: %s", o->metrics, strerror(-ret));
+			return ret;
+		}
+	}
+	*sink = rec_tap_sink(w->tap);
+	return 0;
+}
+
+/* A warning when the watchers stopped or records came late. */
+static void report(const struct rec_watch *w)
+{
+	struct rec_tap_stats st;
+	int err;
+
+	if (!w->tap)
+		return;
+	rec_tap_stats(w->tap, &st);
+	err = rec_tap_error(w->tap);
+	if (err)
+		vmt_warn("the live figures stopped: %s (the recording went on)", strerror(-err));
+	if (st.late)
+		vmt_warn("%" PRIu64 " records came too late for the live figures (the file has "
+			 "them)", st.late);
+	err = w->metrics ? rec_metrics_error(w->metrics) : 0;
+	if (err)
+		vmt_warn("%s: writing the metrics failed at least once: %s", w->metrics_path,
+			 strerror(-err));
+}
+
+bool rec_watch_done(const struct rec_watch *w, const char **reason)
+{
+	if (!w || !w->ring || !rec_ring_done(w->ring))
+		return false;
+	*reason = "threshold";
+	return true;
+}
+
+void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
+{
+	struct rec_ring_stats st;
+
+	if (!w)
+		return;
+	report(w);
+	if (!w->ring || !w->fired)
+		return;
+	rec_ring_stats(w->ring, &st);
+	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, w->trigger.ts);
+	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, w->trigger_lat);
+	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, w->trigger.cpu);
+	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, w->trigger.pid);
+	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
+		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", w->trigger_lat,
+		 w->trigger.pid, w->trigger.cpu, st.written_chunks, st.dropped_chunks);
+}
+
+void rec_watch_free(struct rec_watch *w)
+{
+	if (!w)
+		return;
+	rec_tap_free(w->tap);
+	rec_ring_free(w->ring);
+	rec_live_free(w->live);
+	rec_metrics_free(w->metrics);
+	free(w);
+}

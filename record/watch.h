@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * watch: what vmtrace-record does with the pages while it records (--live, --metrics,
+ * --on-threshold): the tap (tap.h) in front of the writer queue's sink, or of the flight
+ * recorder's ring (ring.h), with the live view (live.h), the metrics publisher
+ * (metrics.h) and the trigger as the consumers of its pass. Set up by main before the collector
+ * starts, used on the collector thread, read and freed by main after the collector ended.
+ */
+#ifndef REC_WATCH_H
+#define REC_WATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evformat.h"
+#include "kv.h"
+#include "collector.h"
+#include "recopt.h"
+#include "session.h"
+#include "sink.h"
+
+struct rec_watch;
+
+/*
+ * For o->live_ns, o->metrics and o->threshold_ns (then the ring in front of q's sink
+ * cc->sink, whose chunks go back to q's pool when dropped): the tap in front of cc->sink
+ * (replaced by the tap's), with a look-behind of twice cc->chunk_max_age_ns, the page
+ * layout and clock of ses, the formats and host name from meta, the live view on standard output (a table when it is a terminal), and a first
+ * publication of the metrics (nothing yet) so that a file that cannot be written is said
+ * at once. Says what failed (one line) and returns -errno; *out NULL when nothing is
+ * asked for.
+ */
+struct rec_chunkq;
+int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
+		     const struct rec_session *ses, const struct vmt_kvbuf *meta,
+		     struct rec_chunkq *q, struct rec_collector_config *cc);
+/*
+ * --on-threshold: the exit came and what follows it is written: time to stop (any
+ * thread). Then *reason is set to "threshold" and true returned.
+ */
+bool rec_watch_done(const struct rec_watch *w, const char **reason);
+/*
+ * After the collector ended: the triggering exit's keys (metakeys.h) into END, a line
+ * naming it, and a warning when the watchers stopped or records came late.
+ */
+void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end);
+/* After the collector is freed (its last chunks go through the tap). NULL is fine. */
+void rec_watch_free(struct rec_watch *w);
+
+#endif

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "metakeys.h"
+#include "tclock.h"
+#include "trigger.h"
+
+/* A decimal key of the metadata; false when missing or not a number. */
+static bool meta_u64(struct vmt_reader *r, const char *key, uint64_t *v)
+{
+	char *s = vmt_reader_meta(r, key);
+	bool ok = s && vmt_cli_parse_u64(s, v) == 0;
+
+	free(s);
+	return ok;
+}
+
+static bool meta_i64(struct vmt_reader *r, const char *key, int64_t *v)
+{
+	char *s = vmt_reader_meta(r, key), *end;
+	bool ok = false;
+
+	if (s && *s) {
+		*v = strtoll(s, &end, 10);
+		ok = *end == '\0';
+	}
+	free(s);
+	return ok;
+}
+
+void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
+{
+	const struct vmt_clock *c = vmt_reader_clock(r);
+	uint64_t ts, lat, cpu, start = vmt_reader_start_ts(r);
+	int64_t pid;
+
+	memset(t, 0, sizeof(*t));
+	t->flight = meta_u64(r, VMT_META_TRIGGER_THRESHOLD, &t->threshold_ns);
+	meta_u64(r, VMT_META_TRIGGER_KEEP, &t->keep_ns);
+	if (!t->flight || !meta_u64(r, VMT_META_TRIGGER_TS, &ts) ||
+	    !meta_u64(r, VMT_META_TRIGGER_LAT, &lat) || !meta_u64(r, VMT_META_TRIGGER_CPU, &cpu) ||
+	    !meta_i64(r, VMT_META_TRIGGER_PID, &pid) || cpu > UINT32_MAX || pid < INT32_MIN ||
+	    pid > INT32_MAX)
+		return;
+	t->has = true;
+	t->at_ns = ts > start ? vmt_clock_ns(c, ts - start) : 0;
+	t->lat_ns = vmt_clock_ns(c, lat);
+	t->cpu = (uint32_t)cpu;
+	t->pid = (int32_t)pid;
+}
+
+void report_trigger_text(FILE *f, const struct report_trigger *t)
+{
+	char at[32], lat[32], thr[32];
+
+	if (!t->flight)
+		return;
+	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
+	if (!t->has) {
+		fprintf(f, "\nFlight recording (threshold %s): nothing triggered\n", thr);
+		return;
+	}
+	fprintf(f, "\nTriggered by the exit at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
+		"threshold %s; see --around trigger\n", vmt_format_ns(t->at_ns, at, sizeof(at)),
+		t->pid, t->cpu, vmt_format_ns(t->lat_ns, lat, sizeof(lat)), thr);
+}
+
+void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
+{
+	if (!t->flight)
+		return;
+	if (!t->has) {
+		vmt_jsonw_null(w, "trigger");
+		return;
+	}
+	vmt_jsonw_object_open(w, "trigger");
+	vmt_jsonw_u64(w, "at_ns", t->at_ns);
+	vmt_jsonw_u64(w, "latency_ns", t->lat_ns);
+	vmt_jsonw_i64(w, "pid", t->pid);
+	vmt_jsonw_u64(w, "cpu", t->cpu);
+	vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
+	vmt_jsonw_object_close(w);
+}

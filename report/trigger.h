@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trigger: the exit that triggered a flight recording (vmtrace-record --on-threshold), as
+ * END names it (metakeys.h trigger.*): read from an open recording, shown as a line of
+ * the text report and a "trigger" object of the JSON one, and the default centre of
+ * --around trigger. Plain values; main thread.
+ */
+#ifndef REPORT_TRIGGER_H
+#define REPORT_TRIGGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jsonw.h"
+#include "reader.h"
+
+struct report_trigger {
+	bool has;			/* a flight recording that triggered */
+	bool flight;			/* a flight recording (threshold known) */
+	uint64_t threshold_ns, keep_ns;
+	uint64_t at_ns;			/* the exit, from the recording's start */
+	uint64_t lat_ns;
+	uint32_t cpu;
+	int32_t pid;
+};
+
+/* From r's metadata; damaged or missing keys leave has false. */
+void report_trigger_read(struct vmt_reader *r, struct report_trigger *t);
+void report_trigger_text(FILE *f, const struct report_trigger *t);
+/* A "trigger" member (null for a flight recording that did not trigger; none otherwise). */
+void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-record --live on this machine's tracefs with the syscall pair: a loop pinned to
+# CPU 1 makes N system calls while the recorder traces CPU 1 with --live=300ms, its
+# standard output a file (one line per interval). Checked against the recorded file,
+# recounted independently from vmtrace-convert --events (every entry that completed a pair,
+# by its time): each interval's count and longest exit are those of the file's pairs that
+# ended in that interval, the counts add up to vmtrace-report's pairs, nothing was late or
+# lost. On a pseudo-terminal (script) the table is redrawn in place; --no-output writes no
+# file; bad command lines get one line and exit 64.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+record_prio=20
+command -v script >/dev/null || skip "no script(1) for the terminal part"
+
+N=200000
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --live=300ms -o run.vmt
+"$HELPERS/syscall_loop" -r 1 $N >loop.txt || fail "syscall_loop"
+sleep 0.5	# an interval or two of the idle CPU after the loop
+kill -INT "$rec_pid"
+wait "$rec_pid"
+rc=$?
+[ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record --live exited $rc"; }
+grep '^live ' rec.out >live.txt || { cat rec.out rec.err; fail "no live lines"; }
+[ "$(wc -l <live.txt)" -ge 3 ] || { cat live.txt; fail "fewer than 3 intervals"; }
+! grep -q 'came too late' rec.err || { cat rec.err; fail "records came late"; }
+
+run vmtrace-report --json run.vmt
+expect_rc 0 "report on the recording"
+mv out.txt r.json
+pairs=$(json r.json 'd["pairs"]')
+[ "$pairs" -ge $N ] || fail "only $pairs pairs in the file"
+run vmtrace-convert --events --csv run.vmt
+expect_rc 0 "convert --events"
+mv out.txt events.csv
+
+python3 - live.txt events.csv "$pairs" 300000000 <<'PY' || fail "live lines differ from the file"
+import csv, sys
+lines = [dict(kv.split("=", 1) for kv in l.split()[1:]) for l in open(sys.argv[1])]
+pairs, iv = int(sys.argv[3]), int(sys.argv[4])
+rows = list(csv.DictReader(open(sys.argv[2])))
+t0 = int(rows[0]["ts_ns"])
+count, longest = {}, {}
+for r in rows:
+    if r["kind"] == "entry" and r["latency_ns"] != "":
+        k = (int(r["ts_ns"]) - t0) // iv
+        lat = int(r["latency_ns"])
+        count[k] = count.get(k, 0) + 1
+        longest[k] = max(longest.get(k, 0), lat)
+bad = 0
+total = 0
+for l in lines:
+    k = int(l["interval"])
+    total += int(l["exits"])
+    if int(l["exits"]) != count.get(k, 0) or int(l["max_ns"]) != longest.get(k, 0):
+        print("interval %d: live %s exits, max %s ns; file %d, %d ns" %
+              (k, l["exits"], l["max_ns"], count.get(k, 0), longest.get(k, 0)))
+        bad += 1
+    if l["late"] != "0" or l["lost"] != "0":
+        print("interval %d: late %s, lost %s" % (k, l["late"], l["lost"]))
+        bad += 1
+    if not 0 <= float(l["out_pct"]) <= 100:
+        print("interval %d: out_pct %s" % (k, l["out_pct"]))
+        bad += 1
+missing = sorted(set(count) - set(int(l["interval"]) for l in lines))
+if missing:
+    print("intervals with pairs but no line:", missing)
+    bad += 1
+if total != pairs:
+    print("live lines count %d pairs, the report %d" % (total, pairs))
+    bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+# A terminal: the table, redrawn in place (cursor home and clear before each).
+script -qefc "vmtrace-record -p 1 -c 0 -s 1500ms -e $SYSCALL_EVENTS --context none \
+	--live=200ms --no-output" tty.txt >/dev/null 2>&1 </dev/null || fail "--live on a terminal"
+redraws=$(grep -c "$(printf '\033\\[H\033\\[2J')" tty.txt)
+[ "$redraws" -ge 3 ] || fail "the table was drawn $redraws times, not redrawn in place"
+grep -q 'exits/s' tty.txt && grep -q '^vCPU task' tty.txt && grep -q '^exit reason' tty.txt ||
+	fail "no table on the terminal"
+grep -q '^live interval=' tty.txt && fail "key=value lines on a terminal"
+[ ! -e trace.vmt ] || fail "--no-output wrote trace.vmt"
+
+# Bad command lines: one line, exit 64.
+run vmtrace-record -p 1 --live=1ms -e "$SYSCALL_EVENTS"
+expect_rc 64 "--live=1ms"
+expect_one_line_error vmtrace-record "invalid --live interval"
+run vmtrace-record -p 1 --live -C x86-tsc -e "$SYSCALL_EVENTS"
+expect_rc 64 "--live -C x86-tsc"
+expect_one_line_error vmtrace-record "needs a nanosecond trace clock"
+run vmtrace-record -p 1 --live -o - -e "$SYSCALL_EVENTS"
+expect_rc 64 "--live -o -"
+expect_one_line_error vmtrace-record "not with -o -"
+run vmtrace-record -p 1 --no-output -e "$SYSCALL_EVENTS"
+expect_rc 64 "--no-output alone"
+expect_one_line_error vmtrace-record "no-output needs --live"
+finish

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-record --metrics FILE --interval 1s on this machine's tracefs with the syscall
+# pair: a loop pinned to CPU 1 makes system calls in three bursts while the recorder
+# traces CPU 1. FILE is read after each burst: it is always whole (every line a comment or
+# a sample), it is rewritten while recording, and its exit counter grows. At the end its
+# counters equal vmtrace-report --json on the recorded file (pairs per reason and per
+# vCPU task, out-of-guest seconds, lost events), and the file is byte for byte what
+# vmtrace-report --openmetrics=FILE writes from the recording. Bad input: one line, exit
+# 64 (command line) or 1 (a FILE that cannot be written, before recording starts).
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+record_prio=20
+
+start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --metrics m.prom --interval 1s \
+	-o run.vmt
+[ -s m.prom ] || fail "no metrics file at the start"
+exits() {	# the sum of vmtrace_exits_total in FILE
+	awk '/^vmtrace_exits_total\{/ { n += $NF } END { print n + 0 }' "$1"
+}
+whole() {	# every line a comment or a sample
+	grep -v -E '^(# (HELP|TYPE) .*|vmtrace_[a-z_]+(\{[^}]*\})? [0-9.e+-]+|)$' "$1" &&
+		fail "a line of $1 is neither a comment nor a sample"
+	return 0
+}
+last=-1
+changes=0
+for burst in 1 2 3; do
+	"$HELPERS/syscall_loop" -r 1 50000 >loop.txt || fail "syscall_loop"
+	sleep 2.5	# the look-behind (1 s) and an interval (1 s) at least
+	cp m.prom "m$burst.prom"
+	whole "m$burst.prom"
+	n=$(exits "m$burst.prom")
+	[ "$n" -ge "$last" ] || fail "the exit counter went down: $last -> $n"
+	[ "$n" -gt "$last" ] && changes=$((changes + 1))
+	last=$n
+done
+[ "$changes" -ge 3 ] || fail "the metrics file changed $changes times over 3 bursts"
+[ "$last" -ge 100000 ] || fail "only $last exits in the metrics after 3 x 50000 calls"
+kill -INT "$rec_pid"
+wait "$rec_pid"
+rc=$?
+[ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record --metrics exited $rc"; }
+whole m.prom
+ls m.prom.* 2>/dev/null && fail "a temporary metrics file was left"
+
+run vmtrace-report --json run.vmt
+expect_rc 0 "report on the recording"
+mv out.txt r.json
+python3 - m.prom r.json <<'PY' || fail "the metrics differ from the report"
+import json, re, sys
+d = json.load(open(sys.argv[2]))
+m = {}
+for line in open(sys.argv[1]):
+    if line.startswith("#") or not line.strip():
+        continue
+    name, value = line.rsplit(" ", 1)
+    m[name] = float(value)
+def total(family):
+    return sum(v for k, v in m.items() if k.startswith(family + "{"))
+bad = []
+if total("vmtrace_exits_total") != d["pairs"]:
+    bad.append("exits %d, report pairs %d" % (total("vmtrace_exits_total"), d["pairs"]))
+if total("vmtrace_vcpu_exits_total") != d["pairs"]:
+    bad.append("vcpu exits %d" % total("vmtrace_vcpu_exits_total"))
+for t in d["vcpus"]:
+    k = [v for k, v in m.items() if k.startswith("vmtrace_vcpu_exits_total{") and
+         re.search(r'vcpu="[^"]*pid %d"' % t["pid"], k)]
+    if k != [t["pairs"]]:
+        bad.append("task %d: %s, report %d" % (t["pid"], k, t["pairs"]))
+lost = [v for k, v in m.items() if k.startswith("vmtrace_lost_events_total")]
+if lost != [d["lost_events"]]:
+    bad.append("lost %s, report %d" % (lost, d["lost_events"]))
+count = total("vmtrace_exit_latency_seconds_count")
+if count != d["pairs"]:
+    bad.append("histogram count %d" % count)
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+run vmtrace-report --openmetrics=r.prom run.vmt
+expect_rc 0 "report --openmetrics=FILE"
+cmp r.prom m.prom || { diff r.prom m.prom | head; fail "the recorder's last metrics differ"; }
+
+# Bad input.
+run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context none --metrics /nonexistent/m.prom \
+	-o x.vmt
+expect_rc 1 "an unwritable metrics file"
+expect_one_line_error vmtrace-record "/nonexistent/m.prom: cannot write the metrics"
+[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "not one line"; }
+[ ! -e x.vmt ] || fail "a recording was made although the metrics cannot be written"
+run vmtrace-record -p 1 --interval 5s -e "$SYSCALL_EVENTS"
+expect_rc 64 "--interval without --metrics"
+expect_one_line_error vmtrace-record "interval needs --metrics"
+run vmtrace-record -p 1 --metrics m.prom --interval 10ms -e "$SYSCALL_EVENTS"
+expect_rc 64 "--interval 10ms"
+expect_one_line_error vmtrace-record "invalid --interval"
+run vmtrace-record -p 1 --metrics m.prom -C x86-tsc -e "$SYSCALL_EVENTS"
+expect_rc 64 "--metrics -C x86-tsc"
+expect_one_line_error vmtrace-record "needs a nanosecond trace clock"
+finish
