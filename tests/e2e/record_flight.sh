@@ -104,7 +104,14 @@ echo "RSS after 8 s: $rss1 KiB, after 11 s: $rss2 KiB"
 if grep -q "stopped by threshold" rec.err; then
 	fail "an exit of an hour triggered"
 else
-	[ "$rss2" -lt 750000 ] || fail "RSS $rss2 KiB over the bound (512 MiB ring, 64 MiB tap)"
+	# AddressSanitizer's shadow and quarantine add to every allocation: the fixed bound
+	# is for the plain build; that RSS stands still holds in both
+	if ldd "$(command -v vmtrace-record)" | grep -q libasan; then
+		skip_part "the RSS bound (built with AddressSanitizer)"
+	else
+		[ "$rss2" -lt 750000 ] ||
+			fail "RSS $rss2 KiB over the bound (512 MiB ring, 64 MiB tap)"
+	fi
 	[ "$rss2" -le $((rss1 + 65536)) ] || fail "RSS grew from $rss1 to $rss2 KiB"
 	run vmtrace-report --json none.vmt
 	expect_rc 0 "report on an untriggered recording"
