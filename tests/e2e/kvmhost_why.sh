@@ -7,18 +7,18 @@
 # id and its counts. tests/kvmhost/whycheck.py compares:
 # - always: each vCPU thread's exits per reason with its workload's own counts (exact);
 # - with attribution (`vmtrace-convert --csv --why`, `vmtrace-report --json --threshold`):
-#   the parts of every exit add up to its latency; every io exit has a userspace part,
-#   at least the workload's spin outside kvm, and their number is the workload's own; a
-#   HLT that slept shows blocked with a wake-up by an interrupt, one that did not was
-#   preempted or ended within KVM's halt polling (halt_poll_ns, read in the guest), but
-#   for at most 1 in 20 (the stalls below); exits longer than a scheduler tick (CONFIG_HZ of the guest kernel's
-#   /boot/config-*) that never slept are preempted most by the other VM's vCPU thread
-#   (its tid checked), mostly so in four of five at least (QEMU's emulated CPU stalls now
-#   and then, and that time shows as whatever part was current; another task, a kworker,
-#   may win at most 1 in 20); a HLT longer than a tick is mostly its sleep and the wait
-#   after its wake-up (but for 1 in 20) (attribution calls that wait
-#   "wakeup": the other VM ran on); the JSON and the CSV agree exit by exit; the culprits,
-#   the reasons and the worst windows add up.
+#   the parts of every exit add up to its latency; every io exit has a userspace part, at
+#   least the workload's spin outside kvm, and their number is the workload's own; a HLT
+#   that slept shows blocked with a wake-up by an interrupt, one that did not was preempted
+#   or ended within KVM's halt polling (halt_poll_ns, read in the guest), but for at most 1
+#   in 20, or one (the stalls below); exits longer than a scheduler tick (CONFIG_HZ of the
+#   guest kernel's /boot/config-*) that never slept are preempted most by the other VM's
+#   vCPU thread (its tid checked), mostly so in four of five at least (QEMU's emulated CPU
+#   stalls now and then, and that time shows as whatever part was current; another task, a
+#   kworker, may win at most 1 in 20); a HLT longer than a tick is mostly its sleep and the
+#   wait after its wake-up (but for 1 in 20, or one) (attribution calls that wait "wakeup":
+#   the other VM ran on); the JSON and the CSV agree exit by exit; the culprits, the
+#   reasons and the worst windows add up.
 # Skips (77) without QEMU & co; a file without context events fails (the recorder takes
 # them by default).
 # VMTRACE_RECORD_ARGS passes more arguments to vmtrace-record in the guest.

@@ -360,17 +360,42 @@ boot() {
 		-append "console=ttyS0 panic=-1 tsc=reliable" -nographic -no-reboot \
 		-drive file="$work/results.img",format=raw,if=virtio >"$work/console.txt" 2>&1
 }
-rc=0
-boot || rc=$?
-if [ "$rc" != 0 ]; then
-	tail -30 "$work/console.txt" >&2
-	[ "$rc" = 124 ] || { echo "kvmhost: QEMU failed (exit $rc)" >&2; exit 1; }
-	echo "kvmhost: WARNING: the guest hung (QEMU timed out); retrying once" >&2
-	boot || { tail -30 "$work/console.txt" >&2; echo "kvmhost: QEMU failed twice" >&2; exit 1; }
-fi
+# boot_once: one boot, its results extracted into $work/results (emptied first)
+boot_once() {
+	rc=0
+	boot || rc=$?
+	if [ "$rc" != 0 ]; then
+		tail -30 "$work/console.txt" >&2
+		[ "$rc" = 124 ] || { echo "kvmhost: QEMU failed (exit $rc)" >&2; exit 1; }
+		return 124
+	fi
+	rm -rf "$work/results" && mkdir "$work/results"
+	tar -xf "$work/results.img" -C "$work/results" 2>/dev/null ||
+		{ tail -30 "$work/console.txt" >&2; echo "kvmhost: no results from the guest" >&2; exit 1; }
+}
+# A kvmload guest whose HLT never woke (kvmload says "still running" and where it stands)
+# is the same emulator hang inside the nested guest: its APIC timer interrupt never came.
+# It too is retried once, loudly, with what kvmload said.
+hung_load() {
+	grep -l "still running" "$work"/results/kvmload*.err 2>/dev/null | head -1
+}
+tries=1
+while :; do
+	rc=0
+	boot_once || rc=$?
+	why=""
+	if [ "$rc" = 124 ]; then
+		why="the guest hung (QEMU timed out)"
+	elif f=$(hung_load) && [ -n "$f" ]; then
+		why="a kvmload guest never woke from HLT: $(basename "$f"): $(grep "still running" "$f")"
+	fi
+	[ -z "$why" ] && break
+	[ $tries = 2 ] && { echo "kvmhost: $why, twice" >&2; exit 1; }
+	echo "kvmhost: WARNING: $why; retrying once" >&2
+	tries=2
+done
 mkdir -p "$out"
-tar -xf "$work/results.img" -C "$out" 2>/dev/null ||
-	{ tail -30 "$work/console.txt" >&2; echo "kvmhost: no results from the guest" >&2; exit 1; }
+cp -a "$work/results/." "$out/"
 cp "$work/console.txt" "$out/console.txt"
 cp "$kconfig" "$out/kernel-config"
 if [ -e "$out/watchdog.txt" ]; then
