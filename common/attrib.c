@@ -1069,24 +1069,7 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 	uint32_t i;
 
 	a->st.exits++;
-	/*
-	 * The O(1) path: the task runs where it entered, nothing touched its exit, nothing is
-	 * open on the CPU. Found through the CPU, without a lookup.
-	 */
-	if (c && c->running != NONE) {
-		t = &a->tasks[c->running];
-		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE &&
-		    t->seg.kind == VMT_WHY_KVM && !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
-		    t->seg_start <= t1) {
-			why_plain(out, t1 - t0, false);
-			t->st = ST_NONE;
-			t->in_user = false;
-			c->running = NONE;
-			c->curr = end->pid;
-			return a->o.segments ? segs_plain(a, t0, t1) : 0;
-		}
-		t = NULL;
-	}
+	/* vmt_attrib_end() took the O(1) path when it could */
 	if (end->pid != 0) {
 		i = task_get(a, end->pid, false);
 		if (i != NONE && a->tasks[i].st != ST_NONE && a->tasks[i].t0 == t0)

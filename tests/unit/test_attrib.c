@@ -1540,10 +1540,12 @@ static void whywin_order_run(uint64_t seed, unsigned int pool, uint64_t window)
 			for (m = 0; !iv[j].noseg && m < iv[j].n; m++) {
 				const struct oseg *s = &sg[iv[j].first + m];
 				uint64_t from = s->start > lo ? s->start : lo;
+				unsigned int r;
 
-				if (s->end > from)
-					ref[opart_find(ref, &nref, s->kind, s->pid, s->name)].ticks +=
-						s->end - from;
+				if (s->end <= from)
+					continue;
+				r = opart_find(ref, &nref, s->kind, s->pid, s->name);
+				ref[r].ticks += s->end - from;
 			}
 		}
 		{
