@@ -197,8 +197,9 @@ typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
 _Static_assert(VMT_WHY_NKINDS % 2 == 0, "vmt_whysum_add adds the kinds two at a time");
 
 /*
- * Three times per exit when the pass attributes (all, task, reason): two kinds per add
- * (the plain loop stayed a scalar loop at -O2). memcpy: the arrays are only 8-byte aligned.
+ * Per exit that is not plain when the pass attributes (task, reason; summary.c adds the
+ * plain ones at the end): two kinds per add (the plain loop stayed a scalar loop at -O2).
+ * memcpy: the arrays are only 8-byte aligned. A plain why adds its kvm time only.
  */
 static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 {
