@@ -65,6 +65,8 @@ const char *const vmt_why_kind_names[VMT_WHY_NKINDS] = {
 #define ACC_CAP (ACC_NAMED + NK)
 #define COMM_SLOTS 4096
 
+_Static_assert(VMT_WHY_NKINDS == 8, "acc_fold reads struct acc's other[] as one word");
+
 void vmt_attrib_opts_default(struct vmt_attrib_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -84,7 +86,7 @@ struct key {
 struct acc {
 	uint64_t ticks[NK];
 	uint32_t n;
-	int8_t other[NK];
+	int8_t other[NK];	/* -1: none (acc_fold reads the NK as one word) */
 	struct vmt_whypart p[ACC_CAP];
 };
 
@@ -179,6 +181,23 @@ static void acc_fold(const struct acc *c, struct vmt_why *w, uint8_t *map)
 	memcpy(w->ticks, c->ticks, sizeof(w->ticks));
 	w->plain = false;
 	w->nparts = 0;
+	if (c->n <= VMT_WHY_MAXPARTS) {
+		uint64_t other;
+
+		memcpy(&other, c->other, sizeof(other));
+		if (other == UINT64_MAX) {
+			/* all kept and no "other" part (most exits): what the loops below do */
+			for (i = 0; i < c->n; i++) {
+				if (!c->p[i].ticks)
+					continue;
+				if (map)
+					map[i] = w->nparts;
+				w->parts[w->nparts++] = c->p[i];
+			}
+			why_culprit(w);
+			return;
+		}
+	}
 	memset(kept, 0, sizeof(kept));
 	if (c->n <= VMT_WHY_MAXPARTS) {
 		for (i = 0; i < c->n; i++)
