@@ -65,6 +65,8 @@ const char *const vmt_why_kind_names[VMT_WHY_NKINDS] = {
 #define ACC_CAP (ACC_NAMED + NK)
 #define COMM_SLOTS 4096
 
+_Static_assert(VMT_WHY_NKINDS == 8, "acc_fold reads struct acc's other[] as one word");
+
 void vmt_attrib_opts_default(struct vmt_attrib_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -84,7 +86,7 @@ struct key {
 struct acc {
 	uint64_t ticks[NK];
 	uint32_t n;
-	int8_t other[NK];
+	int8_t other[NK];	/* -1: none (acc_fold reads the NK as one word) */
 	struct vmt_whypart p[ACC_CAP];
 };
 
@@ -177,7 +179,25 @@ static void acc_fold(const struct acc *c, struct vmt_why *w, uint8_t *map)
 	int otheridx[NK];
 
 	memcpy(w->ticks, c->ticks, sizeof(w->ticks));
+	w->plain = false;
 	w->nparts = 0;
+	if (c->n <= VMT_WHY_MAXPARTS) {
+		uint64_t other;
+
+		memcpy(&other, c->other, sizeof(other));
+		if (other == UINT64_MAX) {
+			/* all kept and no "other" part (most exits): what the loops below do */
+			for (i = 0; i < c->n; i++) {
+				if (!c->p[i].ticks)
+					continue;
+				if (map)
+					map[i] = w->nparts;
+				w->parts[w->nparts++] = c->p[i];
+			}
+			why_culprit(w);
+			return;
+		}
+	}
 	memset(kept, 0, sizeof(kept));
 	if (c->n <= VMT_WHY_MAXPARTS) {
 		for (i = 0; i < c->n; i++)
@@ -335,7 +355,9 @@ struct vmt_attrib *vmt_attrib_new(const struct vmt_attrib_opts *opts)
 	a->capindex = 64;
 	a->index = calloc(a->capindex, sizeof(*a->index));
 	a->comms = calloc(COMM_SLOTS, sizeof(*a->comms));
-	if (!a->index || !a->comms) {
+	a->capseg = 16;
+	a->segbuf = malloc(a->capseg * sizeof(*a->segbuf));
+	if (!a->index || !a->comms || !a->segbuf) {
 		vmt_attrib_free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -979,7 +1001,7 @@ static void task_close(struct vmt_attrib *a, struct task *t)
 	t->in_user = false;
 }
 
-int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
+static __attribute__((noinline)) int begin_slow(struct vmt_attrib *a, const struct vmt_event *ev)
 {
 	struct cpu *c;
 	struct task *t;
@@ -1022,11 +1044,17 @@ static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
 {
 	unsigned int k;
 
-	/* plain stores: a memset of 64 bytes is a slow "rep stos" here, once per exit */
-	out->ticks[VMT_WHY_KVM] = lat;
-	for (k = 1; k < NK; k++)
-		out->ticks[k] = 0;
+	/*
+	 * Two kinds per store: a memset of 64 bytes is a slow "rep stos" here, once per exit,
+	 * and the plain loop stayed eight stores.
+	 */
+	for (k = 0; k < NK; k += 2) {
+		vmt_whysum_u64x2 z = { k == VMT_WHY_KVM ? lat : 0, 0 };
+
+		__builtin_memcpy(&out->ticks[k], &z, sizeof(z));
+	}
 	out->incomplete = incomplete;
+	out->plain = true;
 	out->culprit = -1;
 	out->nparts = lat ? 1 : 0;
 	out->parts[0].ticks = lat;
@@ -1040,12 +1068,7 @@ static int segs_plain(struct vmt_attrib *a, uint64_t t0, uint64_t t1)
 	a->nseg = 0;
 	if (!a->o.segments || t1 == t0)
 		return 0;
-	if (!a->capseg) {
-		a->segbuf = malloc(16 * sizeof(*a->segbuf));
-		if (!a->segbuf)
-			return -ENOMEM;
-		a->capseg = 16;
-	}
+	/* vmt_attrib_new made room for one segment at least */
 	a->segbuf[0].start = t0;
 	a->segbuf[0].end = t1;
 	a->segbuf[0].kind = VMT_WHY_KVM;
@@ -1054,8 +1077,8 @@ static int segs_plain(struct vmt_attrib *a, uint64_t t0, uint64_t t1)
 	return 0;
 }
 
-int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
-		   const struct vmt_event *end, struct vmt_why *out)
+static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct vmt_event *begin,
+					       const struct vmt_event *end, struct vmt_why *out)
 {
 	uint64_t t0 = begin->ts, t1 = end->ts >= begin->ts ? end->ts : begin->ts;
 	struct cpu *c = cpu_get(a, end->cpu);
@@ -1065,24 +1088,7 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	uint32_t i;
 
 	a->st.exits++;
-	/*
-	 * The O(1) path: the task runs where it entered, nothing touched its exit, nothing is
-	 * open on the CPU. Found through the CPU, without a lookup.
-	 */
-	if (c && c->running != NONE) {
-		t = &a->tasks[c->running];
-		if (t->pid == end->pid && t->t0 == t0 && t->x == NONE &&
-		    t->seg.kind == VMT_WHY_KVM && !t->incomplete && !t->uncertain && !c->depth && !c->overflow &&
-		    t->seg_start <= t1) {
-			why_plain(out, t1 - t0, false);
-			t->st = ST_NONE;
-			t->in_user = false;
-			c->running = NONE;
-			c->curr = end->pid;
-			return a->o.segments ? segs_plain(a, t0, t1) : 0;
-		}
-		t = NULL;
-	}
+	/* vmt_attrib_end() took the O(1) path when it could */
 	if (end->pid != 0) {
 		i = task_get(a, end->pid, false);
 		if (i != NONE && a->tasks[i].st != ST_NONE && a->tasks[i].t0 == t0)
@@ -1145,6 +1151,63 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	return 0;
 }
 
+/*
+ * The begin and the end of most exits: what begin_slow() and end_slow() do when the task
+ * is the CPU's last one and nothing is open there, in a function small enough to need no
+ * saved registers (the slow ones need many, at every exit when they took it all).
+ */
+int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
+{
+	struct cpu *c;
+	struct task *t;
+	uint32_t i;
+
+	if (ev->cpu >= a->ncpus || ev->pid == 0)
+		return begin_slow(a, ev);
+	c = &a->cpus[ev->cpu];
+	i = c->last_task;
+	if (i == NONE || c->depth || c->overflow || (c->running != NONE && c->running != i))
+		return begin_slow(a, ev);
+	t = &a->tasks[i];
+	if (t->pid != ev->pid || t->st != ST_NONE)
+		return begin_slow(a, ev);
+	t->t0 = t->seg_start = ev->ts;
+	t->incomplete = t->uncertain = false;
+	t->in_user = false;
+	t->user_reason = NULL;
+	t->cpu = ev->cpu;
+	t->st = ST_RUN;
+	key_kvm(&t->seg);
+	c->running = i;
+	c->curr = ev->pid;
+	return 0;
+}
+
+int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
+		   const struct vmt_event *end, struct vmt_why *out)
+{
+	uint64_t t0 = begin->ts, t1 = end->ts >= begin->ts ? end->ts : begin->ts;
+	struct cpu *c;
+	struct task *t;
+
+	if (end->cpu >= a->ncpus)
+		return end_slow(a, begin, end, out);
+	c = &a->cpus[end->cpu];
+	if (c->running == NONE || c->depth || c->overflow)
+		return end_slow(a, begin, end, out);
+	t = &a->tasks[c->running];
+	if (t->pid != end->pid || t->t0 != t0 || t->x != NONE || t->seg.kind != VMT_WHY_KVM ||
+	    t->incomplete || t->uncertain || t->seg_start > t1)
+		return end_slow(a, begin, end, out);
+	a->st.exits++;
+	why_plain(out, t1 - t0, false);
+	t->st = ST_NONE;
+	t->in_user = false;
+	c->running = NONE;
+	c->curr = end->pid;
+	return a->o.segments ? segs_plain(a, t0, t1) : 0;
+}
+
 void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end)
 {
 	struct task *t = end->pid ? open_task(a, end->pid) : NULL;
@@ -1182,8 +1245,14 @@ const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_
 
 /* ---- the worst window ---- */
 
+/*
+ * The ring holds the intervals that are not plain kvm, in time order: with segments (nseg),
+ * or without (plain: all kvm, but not through a kvm segment - such time goes first in the
+ * breakdown, as it always did), or incomplete. Every interval is also in the plain window,
+ * whose ring the breakdown walks to place the time of the plain kvm intervals.
+ */
 struct vmt_whywin_iv {
-	uint64_t start, end;
+	uint64_t start, end;	/* clipped as in the plain window */
 	uint32_t nseg;		/* 0: all kvm */
 	bool incomplete;
 };
@@ -1198,12 +1267,14 @@ int vmt_whywin_init(struct vmt_whywin *w, uint64_t window)
 	memset(w, 0, sizeof(*w));
 	w->window = window ? window : 1;
 	w->max_why.culprit = -1;
+	vmt_window_init(&w->win, w->window);
 	w->acc = malloc(sizeof(struct acc));
 	return w->acc ? 0 : -ENOMEM;
 }
 
 void vmt_whywin_free(struct vmt_whywin *w)
 {
+	vmt_window_free(&w->win);
 	free(w->iv);
 	free(w->sg);
 	free(w->acc);
@@ -1256,42 +1327,114 @@ static bool segs_valid(uint64_t start, uint64_t end, const struct vmt_why *why,
 	return at == end;
 }
 
-static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo)
+/* Drop the ring's intervals that ended before the window [lo, ...). */
+static void whywin_evict(struct vmt_whywin *w, uint64_t lo)
 {
-	struct acc *c = w->acc;
-	const struct vmt_whywin_iv *head = &w->iv[w->ihead];
-	uint64_t plain = w->plain_sum;
-	uint32_t i;
+	while (w->ilen && w->iv[w->ihead].end <= lo) {
+		const struct vmt_whywin_iv *h = &w->iv[w->ihead];
 
-	acc_reset(c);
-	if (!head->nseg && head->start < lo)
-		plain -= lo - head->start;
-	if (plain) {
-		struct key k;
-
-		key_kvm(&k);
-		acc_add(c, acc_find(c, &k), plain);
+		w->shead = (w->shead + h->nseg) & (w->scap ? w->scap - 1 : 0);
+		w->slen -= h->nseg;
+		w->ihead = (w->ihead + 1) & (w->icap - 1);
+		w->ilen--;
 	}
-	for (i = 0; i < w->slen; i++) {
-		const struct vmt_whywin_seg *s = &w->sg[(w->shead + i) & (w->scap - 1)];
-		uint64_t from = s->start > lo ? s->start : lo;
-
-		if (s->end > from)
-			acc_add(c, acc_find(c, &s->key), s->end - from);
-	}
-	acc_fold(c, &w->max_why, NULL);
-	w->max_why.incomplete = w->nincomplete != 0;
 }
 
-int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const struct vmt_why *why,
-		   const struct vmt_whyseg *segs, uint32_t nsegs)
+/*
+ * Where the first plain kvm interval of the window (one the ring does not hold) starts,
+ * clipped to lo: the ring's intervals are a subsequence of the plain window's, in the same
+ * order. false: there is none of positive length.
+ */
+static bool first_plain(const struct vmt_whywin *w, uint64_t lo, uint64_t *at)
 {
-	uint64_t lo, covered;
+	const struct vmt_window *v = &w->win;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < v->len; i++) {
+		uint32_t j = (v->head + i) & (v->cap - 1);
+		uint64_t s = v->start[j], e = v->end[j];
+		const struct vmt_whywin_iv *r = NULL;
+
+		if (e <= s || e <= lo)
+			continue;
+		while (k < w->ilen) {
+			r = &w->iv[(w->ihead + k) & (w->icap - 1)];
+			if (r->end >= e && r->end > r->start)
+				break;
+			k++;
+			r = NULL;
+		}
+		if (r && r->start == s && r->end == e) {
+			k++;
+			continue;
+		}
+		*at = s > lo ? s : lo;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The window [lo, lo + window) that holds the new maximum, broken down. The parts come in
+ * the order their time first appears: the ring's plain intervals' kvm first, then the
+ * segments in time order, kvm taking its place at its first segment or plain interval.
+ */
+static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo, uint64_t covered)
+{
+	struct acc *c = w->acc;
+	uint64_t plain = 0, total, c_at = 0;
+	bool incomplete = false, kvm_in = false, has_c;
+	uint32_t i, j, sk = 0;
+	struct key kvm;
+
+	key_kvm(&kvm);
+	whywin_evict(w, lo);
+	acc_reset(c);
+	for (i = 0; i < w->ilen; i++) {
+		const struct vmt_whywin_iv *r = &w->iv[(w->ihead + i) & (w->icap - 1)];
+
+		incomplete |= r->incomplete;
+		if (!r->nseg && r->end > r->start)
+			plain += r->end - (r->start > lo ? r->start : lo);
+	}
+	if (plain) {
+		acc_add(c, acc_find(c, &kvm), plain);
+		kvm_in = true;
+	}
+	total = plain;
+	has_c = !kvm_in && first_plain(w, lo, &c_at);
+	for (i = 0; i < w->ilen; i++) {
+		const struct vmt_whywin_iv *r = &w->iv[(w->ihead + i) & (w->icap - 1)];
+
+		for (j = 0; j < r->nseg; j++, sk++) {
+			const struct vmt_whywin_seg *s = &w->sg[(w->shead + sk) & (w->scap - 1)];
+			uint64_t from = s->start > lo ? s->start : lo;
+
+			if (s->end <= from)
+				continue;
+			if (has_c && !kvm_in && c_at < from) {
+				acc_find(c, &kvm);
+				kvm_in = true;
+			}
+			acc_add(c, acc_find(c, &s->key), s->end - from);
+			total += s->end - from;
+		}
+	}
+	/* the plain kvm intervals: the rest of the window's time */
+	if (covered > total)
+		acc_add(c, acc_find(c, &kvm), covered - total);
+	acc_fold(c, &w->max_why, NULL);
+	w->max_why.incomplete = incomplete;
+}
+
+/* Not plain kvm: validated, clipped as the plain window will, kept in the ring. */
+static int whywin_keep(struct vmt_whywin *w, uint64_t start, uint64_t end,
+		       const struct vmt_why *why, const struct vmt_whyseg *segs, uint32_t nsegs)
+{
 	struct vmt_whywin_iv *iv;
 	uint32_t i, kept = 0;
+	bool incomplete = why && why->incomplete;
 
-	if (!w->acc)
-		return -ENOMEM;
 	if (why && nsegs && !segs_valid(start, end, why, segs, nsegs)) {
 		w->bad_segs++;
 		nsegs = 0;
@@ -1299,11 +1442,13 @@ int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const str
 	if (!why)
 		nsegs = 0;
 	/* the same clipping as vmt_window_add */
-	if (start < w->last_end)
-		start = w->last_end;
+	if (start < w->win.last_end)
+		start = w->win.last_end;
 	if (end < start)
 		end = start;
-	w->last_end = end;
+	if (end == start && !incomplete)
+		return 0;	/* nothing to break down */
+	whywin_evict(w, end > w->window ? end - w->window : 0);
 	if ((w->ilen == w->icap &&
 	     grow_ring((void **)&w->iv, &w->ihead, w->ilen, &w->icap, sizeof(*w->iv), 1)) ||
 	    (nsegs && w->slen + nsegs > w->scap &&
@@ -1324,7 +1469,11 @@ int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const str
 		g = &w->sg[(w->shead + w->slen) & (w->scap - 1)];
 		g->start = s;
 		g->end = e;
-		key_set(&g->key, p->kind, p->pid, p->name);
+		g->key.kind = p->kind;
+		g->key.pid = p->pid;
+		/* the name whole, cut as set_name() would: fewer steps than byte by byte */
+		memcpy(g->key.name, p->name, NAMELEN);
+		g->key.name[NAMELEN - 1] = '\0';
 		w->slen++;
 		kept++;
 	}
@@ -1332,35 +1481,33 @@ int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const str
 	iv->start = start;
 	iv->end = end;
 	iv->nseg = kept;
-	iv->incomplete = why && why->incomplete;
+	iv->incomplete = incomplete;
 	w->ilen++;
-	w->sum += end - start;
-	if (!kept)
-		w->plain_sum += end - start;
-	w->nincomplete += iv->incomplete;
-
-	lo = end > w->window ? end - w->window : 0;
-	while (w->ilen && w->iv[w->ihead].end <= lo) {
-		const struct vmt_whywin_iv *h = &w->iv[w->ihead];
-
-		w->sum -= h->end - h->start;
-		if (!h->nseg)
-			w->plain_sum -= h->end - h->start;
-		w->nincomplete -= h->incomplete;
-		w->shead = (w->shead + h->nseg) & (w->scap ? w->scap - 1 : 0);
-		w->slen -= h->nseg;
-		w->ihead = (w->ihead + 1) & (w->icap - 1);
-		w->ilen--;
-	}
-	covered = w->sum;
-	if (w->ilen && w->iv[w->ihead].start < lo)
-		covered -= lo - w->iv[w->ihead].start;
-	if (covered > w->max_sum) {
-		w->max_sum = covered;
-		w->max_at = lo;
-		whywin_breakdown(w, lo);
-	}
 	return 0;
+}
+
+/*
+ * Not plain kvm (vmt_whywin_add took the other case): kept in the ring when there is
+ * something to break down, then in the plain window.
+ */
+int vmt_whywin_add_kept(struct vmt_whywin *w, uint64_t start, uint64_t end,
+			const struct vmt_why *why, const struct vmt_whyseg *segs, uint32_t nsegs)
+{
+	uint64_t max = w->win.max_sum;
+
+	if (!w->acc || whywin_keep(w, start, end, why, segs, nsegs) ||
+	    vmt_window_add(&w->win, start, end))
+		return -ENOMEM;
+	if (w->win.max_sum > max)
+		vmt_whywin_grew(w);
+	return 0;
+}
+
+void vmt_whywin_grew(struct vmt_whywin *w)
+{
+	w->max_sum = w->win.max_sum;
+	w->max_at = w->win.max_at;
+	whywin_breakdown(w, w->max_at, w->max_sum);
 }
 
 /* ---- the culprit table ---- */

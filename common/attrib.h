@@ -10,12 +10,14 @@
 #ifndef VMT_ATTRIB_H
 #define VMT_ATTRIB_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ctxevent.h"
 #include "kvmevent.h"
+#include "latstat.h"
 
 enum vmt_why_kind {
 	VMT_WHY_KVM,		/* the task in the host kernel handling the exit (the rest) */
@@ -54,6 +56,11 @@ struct vmt_whypart {
 struct vmt_why {
 	uint64_t ticks[VMT_WHY_NKINDS];	/* trace-clock ticks per kind; sum = end - begin */
 	bool incomplete;	/* events lost or an impossible order: unknown time went to kvm */
+	/*
+	 * All kvm: at most one part, kvm's (pid -1, no name), the other kinds 0 - what most
+	 * exits are. false says nothing (a why made elsewhere may be all kvm too).
+	 */
+	bool plain;
 	uint8_t nparts;
 	/* index of the largest part but kvm and "other" parts (the first on ties), or -1 */
 	int8_t culprit;
@@ -129,22 +136,22 @@ const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_
 const struct vmt_attrib_stats *vmt_attrib_stats(const struct vmt_attrib *a);
 
 /*
- * The worst window of one task, broken down: mirrors struct vmt_window (latstat.h) fed the
- * same intervals and reaches the same max_sum and max_at; whenever the maximum grows, the
- * window [max_at, max_at + window) is broken down into max_why (segments clipped to it).
- * Memory: the intervals and segments inside one window. Owned by the caller.
+ * The worst window of one task, broken down: holds the struct vmt_window (latstat.h) of the
+ * same intervals (win: read the plain maximum there) and reaches the same max_sum and
+ * max_at; whenever the maximum grows, the window [max_at, max_at + window) is broken down
+ * into max_why (segments clipped to it). An interval that is all kvm and complete costs
+ * only the plain window's update; the ring keeps the others (segments of another kind,
+ * incomplete, or without segments), and the breakdown walks it with the plain window's
+ * ring. Memory: the intervals and segments inside one window. Owned by the caller.
  */
 struct vmt_whywin {
 	uint64_t window;
-	struct vmt_whywin_iv *iv;	/* ring of intervals */
+	struct vmt_window win;		/* every interval: the plain maximum */
+	struct vmt_whywin_iv *iv;	/* ring of the intervals that are not plain kvm */
 	uint32_t ihead, ilen, icap;
 	struct vmt_whywin_seg *sg;	/* ring of the segments of intervals that have them */
 	uint32_t shead, slen, scap;
-	uint64_t sum;		/* total length of the intervals in the ring */
-	uint64_t plain_sum;	/* of which intervals without segments (all kvm) */
-	uint64_t nincomplete;	/* intervals in the ring whose why was incomplete */
-	uint64_t last_end;
-	uint64_t max_sum, max_at;
+	uint64_t max_sum, max_at;	/* = win's, kept with max_why */
 	struct vmt_why max_why;
 	void *acc;		/* scratch */
 	uint64_t bad_segs;	/* intervals whose segments did not tile them: counted as kvm */
@@ -152,12 +159,33 @@ struct vmt_whywin {
 
 int vmt_whywin_init(struct vmt_whywin *w, uint64_t window);
 void vmt_whywin_free(struct vmt_whywin *w);
+/* vmt_whywin_add's other paths, out of line: the interval is not plain kvm; the max grew. */
+int vmt_whywin_add_kept(struct vmt_whywin *w, uint64_t start, uint64_t end,
+			const struct vmt_why *why, const struct vmt_whyseg *segs, uint32_t nsegs);
+void vmt_whywin_grew(struct vmt_whywin *w);
+
 /*
  * One interval [start, end] with its why and segments (from vmt_attrib_end and
- * vmt_attrib_segments); why NULL or nsegs 0: all kvm. Returns 0 or -ENOMEM.
+ * vmt_attrib_segments); why NULL or nsegs 0: all kvm. Also adds it to w->win (do not add
+ * it there again). Returns 0 or -ENOMEM. Inline: once per exit, and most exits are plain
+ * kvm (one kvm segment over the whole), which cost only the plain window's update.
  */
-int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end, const struct vmt_why *why,
-		   const struct vmt_whyseg *segs, uint32_t nsegs);
+static inline int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t end,
+				 const struct vmt_why *why, const struct vmt_whyseg *segs,
+				 uint32_t nsegs)
+{
+	uint64_t max = w->win.max_sum;
+
+	if (!why || !why->plain || why->incomplete || nsegs != 1 || end <= start ||
+	    segs[0].start != start || segs[0].end != end || segs[0].part != 0 ||
+	    segs[0].kind != VMT_WHY_KVM)
+		return vmt_whywin_add_kept(w, start, end, why, segs, nsegs);
+	if (!w->acc || vmt_window_add(&w->win, start, end))
+		return -ENOMEM;
+	if (w->win.max_sum > max)
+		vmt_whywin_grew(w);
+	return 0;
+}
 
 /* Totals per kind, e.g. per exit reason. */
 struct vmt_whysum {
@@ -169,8 +197,9 @@ typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
 _Static_assert(VMT_WHY_NKINDS % 2 == 0, "vmt_whysum_add adds the kinds two at a time");
 
 /*
- * Three times per exit when the pass attributes (all, task, reason): two kinds per add
- * (the plain loop stayed a scalar loop at -O2). memcpy: the arrays are only 8-byte aligned.
+ * Per exit that is not plain when the pass attributes (task, reason; summary.c adds the
+ * plain ones at the end): two kinds per add (the plain loop stayed a scalar loop at -O2).
+ * memcpy: the arrays are only 8-byte aligned. A plain why adds its kvm time only.
  */
 static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 {
@@ -178,6 +207,10 @@ static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 
 	s->count++;
 	s->incomplete += w->incomplete;
+	if (w->plain) {
+		s->ticks[VMT_WHY_KVM] += w->ticks[VMT_WHY_KVM];
+		return;
+	}
 	for (k = 0; k < VMT_WHY_NKINDS; k += 2) {
 		vmt_whysum_u64x2 a, b;
 

@@ -10,8 +10,9 @@
 struct task {
 	struct task *next;		/* every task, for the summary at the end */
 	struct vmt_group g;
-	struct vmt_window win;
-	struct vmt_whywin whywin;	/* the same windows, broken down (attribution on) */
+	struct vmt_window win;		/* without attribution */
+	/* with it: the windows broken down, their plain window in whywin.win */
+	struct vmt_whywin whywin;
 	bool has_whywin;
 	/*
 	 * Most tasks keep to one pCPU: their pairs go to the pCPU's distribution only
@@ -288,16 +289,44 @@ static struct task *new_task(struct vmt_summary *s, int32_t pid)
 	return t;
 }
 
-/* Where the pair's time went, into the task's figures, its window and the culprits. */
+/* The task's sliding window: the plain one, or the one broken down when attributing. */
+static inline const struct vmt_window *task_window(const struct task *t)
+{
+	return t->has_whywin ? &t->whywin.win : &t->win;
+}
+
+/*
+ * A plain complete exit (all kvm) is left out of its task's and reason's sums during the
+ * pass: the groups' distributions count it with its latency, so why_fill() adds the count
+ * and the kvm time of all of them at the end, exactly.
+ */
+static inline bool why_deferred(const struct vmt_why *w)
+{
+	return w->plain && !w->incomplete;
+}
+
+/* g's plain complete exits into its sums: g->d has every exit g->why has, and those. */
+static void why_fill(struct vmt_group *g)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		sum += g->why.ticks[k];
+	g->why.ticks[VMT_WHY_KVM] += g->d.st.sum - sum;
+	g->why.count = g->d.st.count;
+}
+
+/* Where the pair's time went, into the task's figures and the culprits. */
 static int add_why(struct vmt_summary *s, struct task *t, const struct vmt_pair *p)
 {
-	/* every pair goes to its task's sums: the whole is their sum, made at the end */
+	if (why_deferred(p->why))
+		return 0;
+	/* every other pair goes to its task's sums: the whole is their sum, made at the end */
 	vmt_whysum_add(&t->g.why, p->why);
-	if (vmt_whywin_add(&t->whywin, p->begin->ts, p->end->ts, p->why, p->why_segs,
-			   p->why_nsegs))
-		return -ENOMEM;
 	/* only parts other than kvm make culprits: a plain exit costs nothing here */
-	if (p->why->nparts > 1 || (p->why->nparts == 1 && p->why->parts[0].kind != VMT_WHY_KVM))
+	if (!p->why->plain &&
+	    (p->why->nparts > 1 || (p->why->nparts == 1 && p->why->parts[0].kind != VMT_WHY_KVM)))
 		return vmt_culprits_add(s->culprits, p->why);
 	return 0;
 }
@@ -307,6 +336,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	struct vmt_summary *s = state;
 	const struct vmt_event *ex = p->begin;
 	struct task *t = *slot;
+	const struct vmt_window *win;
 	struct vmt_group *g;
 	struct vmt_latval lv;
 	int ret = 0;
@@ -353,11 +383,18 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		t->g.vcpu = ex->vcpu;
 		t->g.has_vcpu = true;
 	}
-	if (vmt_window_add(&t->win, ex->ts, p->end->ts))
+	if (t->has_whywin) {
+		/* its window as well: the windows are broken down only when the maximum grows */
+		if (vmt_whywin_add(&t->whywin, ex->ts, p->end->ts, p->why, p->why_segs,
+				   p->why_nsegs))
+			return -ENOMEM;
+	} else if (vmt_window_add(&t->win, ex->ts, p->end->ts)) {
 		return -ENOMEM;
-	if (t->win.max_sum > s->max_window_sum) {
-		s->max_window_sum = t->win.max_sum;
-		s->max_window_at = t->win.max_at;
+	}
+	win = task_window(t);
+	if (win->max_sum > s->max_window_sum) {
+		s->max_window_sum = win->max_sum;
+		s->max_window_at = win->max_at;
 		s->max_window_pid = p->end->pid;
 	}
 	if (p->why && add_why(s, t, p))
@@ -368,7 +405,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		g = reason_group(s, isa, vmt_exitreason_key(isa, ex->reason));
 		if (!g || vmt_latdist_add_val(&g->d, &lv))
 			ret = -ENOMEM;
-		else if (p->why)
+		else if (p->why && !why_deferred(p->why))
 			vmt_whysum_add(&g->why, p->why);
 	}
 	top_add(s, p);
@@ -468,12 +505,14 @@ static int collect_tasks(struct vmt_summary *s)
 	if (!s->tasks)
 		return -ENOMEM;
 	for (t = s->work->tasks; t; t = t->next) {
+		if (s->why)
+			why_fill(&t->g);
 		vmt_whysum_merge(&s->why_all, &t->g.why);
 		s->tasks[i] = t->g;
-		s->tasks[i].max_window_sum = t->win.max_sum;
-		s->tasks[i].max_window_at = t->win.max_at;
-		if (t->has_whywin && t->whywin.max_sum == t->win.max_sum &&
-		    t->whywin.max_at == t->win.max_at) {
+		s->tasks[i].max_window_sum = task_window(t)->max_sum;
+		s->tasks[i].max_window_at = task_window(t)->max_at;
+		if (t->has_whywin && t->whywin.max_sum == t->whywin.win.max_sum &&
+		    t->whywin.max_at == t->whywin.win.max_at) {
 			s->tasks[i].has_window_why = true;
 			s->tasks[i].window_why = t->whywin.max_why;
 		}
@@ -518,6 +557,8 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
 	ret = merge_home_cpus(s);
+	for (i = 0; s->why && i < s->nreasons; i++)
+		why_fill(&s->reasons[i]);
 	if (!ret)
 		ret = collect_tasks(s);
 	/* every pair counted went to exactly one pCPU: their sum is the whole */
@@ -578,15 +619,20 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 	out->top = calloc(s->ntop ? s->ntop : 1, sizeof(*out->top));
 	if (ret || !out->reasons || !out->cpus || !out->tasks || !out->top)
 		return -ENOMEM;
-	for (i = 0; i < s->nreasons && !ret; i++, out->nreasons++)
+	for (i = 0; i < s->nreasons && !ret; i++, out->nreasons++) {
 		ret = group_copy(&out->reasons[i], &s->reasons[i]);
+		if (s->why)
+			why_fill(&out->reasons[i]);
+	}
 	/* by CPU number, as during the pass; the empty ones go below */
 	for (i = 0; i < s->ncpus && !ret; i++, out->ncpus++)
 		ret = group_copy(&out->cpus[i], &s->cpus[i]);
 	for (t = s->work->tasks; t && !ret; t = t->next, out->ntasks++) {
 		ret = group_copy(&out->tasks[n], &t->g);
-		out->tasks[n].max_window_sum = t->win.max_sum;
-		out->tasks[n++].max_window_at = t->win.max_at;
+		if (s->why)
+			why_fill(&out->tasks[n]);
+		out->tasks[n].max_window_sum = task_window(t)->max_sum;
+		out->tasks[n++].max_window_at = task_window(t)->max_at;
 		/* a task on one pCPU has its pairs there only at the end (struct task) */
 		if (!ret && !t->migrated && t->home_cpu < out->ncpus)
 			ret = vmt_latdist_merge(&out->cpus[t->home_cpu].d, &t->g.d);

@@ -6,7 +6,8 @@
  * simulated machine (CPUs, run queues, interrupt stacks, vCPU threads) whose own ground
  * truth of where each vCPU's time went is compared with the engine's answer, exit by exit;
  * the same machine with events dropped, checked for the invariants; the worst-window
- * breakdown against struct vmt_window and a brute-force sum; the culprit table.
+ * breakdown against struct vmt_window and a brute-force sum, and its parts in order against
+ * a brute force over every interval; the culprit table.
  */
 #include "config.h"
 
@@ -1352,6 +1353,237 @@ static void test_whywin_plain(void **state)
 	vmt_window_free(&vw);
 }
 
+/*
+ * The worst window's parts in order, against a brute force over every interval kept whole:
+ * vmt_whywin keeps only what is not plain kvm and places the plain kvm time from the plain
+ * window's ring, so the order of the parts (the order their time first appears in the
+ * window, the kvm of intervals given without segments first) is checked here part by part.
+ * Intervals: plain kvm as the engine returns them, segments of a pool of keys (kvm among
+ * them), no segments, incomplete, zero-length, overlapping (clipped).
+ */
+struct oseg {
+	uint64_t start, end;
+	uint8_t kind;
+	int32_t pid;
+	char name[VMT_WHY_NAME_LEN];
+};
+
+struct oiv {
+	uint64_t start, end;	/* clipped as the window clips */
+	bool noseg, incomplete;
+	uint32_t first, n;	/* its segments in the brute force's list */
+};
+
+struct opart {
+	uint8_t kind;
+	int32_t pid;
+	char name[VMT_WHY_NAME_LEN];
+	uint64_t ticks;
+};
+
+static uint64_t ornd_state;
+
+static uint64_t ornd(uint64_t n)
+{
+	ornd_state ^= ornd_state << 13;
+	ornd_state ^= ornd_state >> 7;
+	ornd_state ^= ornd_state << 17;
+	return ornd_state % n;
+}
+
+static unsigned int opart_find(struct opart *p, unsigned int *n, uint8_t kind, int32_t pid,
+			       const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++) {
+		if (p[i].kind == kind && p[i].pid == pid && (pid >= 0 || !strcmp(p[i].name, name)))
+			return i;
+	}
+	p[*n].kind = kind;
+	p[*n].pid = pid;
+	strcpy(p[*n].name, name);
+	p[*n].ticks = 0;
+	return (*n)++;
+}
+
+static void whywin_order_run(uint64_t seed, unsigned int pool, uint64_t window)
+{
+	static const uint8_t kinds[] = { VMT_WHY_PREEMPTED, VMT_WHY_IRQ, VMT_WHY_SOFTIRQ,
+					 VMT_WHY_USERSPACE, VMT_WHY_BLOCKED };
+	struct oseg *sg = calloc(200000, sizeof(*sg));
+	struct oiv *iv = calloc(20000, sizeof(*iv));
+	struct opart ref[64];
+	struct vmt_whywin ww;
+	struct vmt_window vw;
+	uint64_t t = 1000, last_end = 0, max = 0;
+	unsigned int i, j, nsg = 0, niv = 0, grew = 0, compared = 0;
+
+	assert_non_null(sg);
+	assert_non_null(iv);
+	ornd_state = seed;
+	assert_int_equal(vmt_whywin_init(&ww, window), 0);
+	assert_int_equal(vmt_window_init(&vw, window), 0);
+	for (i = 0; i < 12000; i++) {
+		uint64_t start = t + ornd(40), len = ornd(5) ? 1 + ornd(30) : 0, end, lo, cov = 0;
+		struct vmt_why why;
+		struct vmt_whyseg segs[8];
+		unsigned int kind = (unsigned int)ornd(10), nseg = 0, nref = 0, k;
+		/* rare, so that a window often holds one only: which interval it was matters */
+		bool incomplete = ornd(kind == 8 ? 30 : 300) == 0, noseg = false, have_why = true;
+
+		if (ornd(40) == 0)
+			start = t > 15 ? t - 15 : 0;	/* overlaps the one before: clipped */
+		end = start + len;
+		memset(&why, 0, sizeof(why));
+		why.incomplete = incomplete;
+		why.culprit = -1;
+		if (kind < 6 && len) {
+			/* as vmt_attrib_end returns a plain exit */
+			why.plain = true;
+			why.nparts = 1;
+			why.parts[0] = (struct vmt_whypart){ .ticks = len, .pid = -1,
+							     .kind = VMT_WHY_KVM };
+			why.ticks[VMT_WHY_KVM] = len;
+			segs[0] = (struct vmt_whyseg){ start, end, VMT_WHY_KVM, 0 };
+			nseg = 1;
+		} else if (kind < 8 && len >= 4) {
+			/* up to four segments, each of a key of the pool or kvm */
+			uint64_t at = start;
+
+			while (at < end && nseg < 4) {
+				uint64_t e = nseg == 3 ? end : at + 1 + ornd(end - at);
+				unsigned int key = (unsigned int)ornd(pool + 2), p;
+				struct vmt_whypart part = { .ticks = e - at, .pid = -1 };
+
+				if (key >= pool) {
+					part.kind = VMT_WHY_KVM;
+				} else {
+					part.kind = kinds[key % 5];
+					if (part.kind == VMT_WHY_PREEMPTED)
+						part.pid = 300 + (int32_t)key;
+					snprintf(part.name, sizeof(part.name), "k%u", key);
+				}
+				for (p = 0; p < why.nparts; p++) {
+					if (why.parts[p].kind == part.kind &&
+					    why.parts[p].pid == part.pid &&
+					    !strcmp(why.parts[p].name, part.name))
+						break;
+				}
+				if (p == why.nparts)
+					why.parts[why.nparts++] = part;
+				else
+					why.parts[p].ticks += part.ticks;
+				why.ticks[part.kind] += e - at;
+				segs[nseg++] = (struct vmt_whyseg){ at, e, part.kind, (uint8_t)p };
+				at = e;
+			}
+		} else if (kind == 9) {
+			have_why = false;	/* no why: all kvm, placed first */
+		} else {
+			why.nparts = len ? 1 : 0;
+			why.parts[0] = (struct vmt_whypart){ .ticks = len, .pid = -1,
+							     .kind = VMT_WHY_KVM };
+			why.ticks[VMT_WHY_KVM] = len;
+			noseg = true;	/* a why without segments: the same */
+		}
+		noseg |= !have_why;
+		assert_int_equal(vmt_whywin_add(&ww, start, end, have_why ? &why : NULL, segs,
+						noseg ? 0 : nseg), 0);
+		assert_int_equal(vmt_window_add(&vw, start, end), 0);
+		assert_int_equal(ww.max_sum, vw.max_sum);
+		assert_int_equal(ww.max_at, vw.max_at);
+		assert_int_equal(ww.win.max_sum, vw.max_sum);
+		t = end;
+
+		/* the brute force: every interval, clipped as the window clips */
+		if (start < last_end)
+			start = last_end;
+		if (end < start)
+			end = start;
+		last_end = end;
+		iv[niv] = (struct oiv){ start, end, noseg, have_why && incomplete, nsg, 0 };
+		for (j = 0; !noseg && j < nseg; j++) {
+			uint64_t s = segs[j].start > start ? segs[j].start : start;
+			uint64_t e = segs[j].end < end ? segs[j].end : end;
+			const struct vmt_whypart *p = &why.parts[segs[j].part];
+
+			if (e <= s)
+				continue;
+			sg[nsg] = (struct oseg){ s, e, p->kind, p->pid, "" };
+			strcpy(sg[nsg].name, p->name);
+			nsg++;
+			iv[niv].n++;
+		}
+		niv++;
+		lo = end > window ? end - window : 0;
+		for (j = 0; j < niv; j++) {
+			if (iv[j].end > lo)
+				cov += iv[j].end - (iv[j].start > lo ? iv[j].start : lo);
+		}
+		if (cov <= max)
+			continue;
+		max = cov;
+		grew++;
+		assert_int_equal(ww.max_sum, cov);
+		/* parts in order: kvm of intervals without segments, then time order */
+		for (j = 0; j < niv; j++) {
+			uint64_t from = iv[j].start > lo ? iv[j].start : lo;
+
+			if (iv[j].noseg && iv[j].end > from)
+				ref[opart_find(ref, &nref, VMT_WHY_KVM, -1, "")].ticks +=
+					iv[j].end - from;
+		}
+		for (j = 0; j < niv; j++) {
+			unsigned int m;
+
+			for (m = 0; !iv[j].noseg && m < iv[j].n; m++) {
+				const struct oseg *s = &sg[iv[j].first + m];
+				uint64_t from = s->start > lo ? s->start : lo;
+				unsigned int r;
+
+				if (s->end <= from)
+					continue;
+				r = opart_find(ref, &nref, s->kind, s->pid, s->name);
+				ref[r].ticks += s->end - from;
+			}
+		}
+		{
+			bool inc = false;
+
+			for (j = 0; j < niv; j++)
+				inc |= iv[j].end > lo && iv[j].incomplete;
+			assert_int_equal(ww.max_why.incomplete, inc);
+		}
+		check_why(&ww.max_why, 0, cov, NULL, 0, false);
+		if (nref > VMT_WHY_MAXPARTS)
+			continue;	/* folded by size: the kinds are checked above */
+		compared++;
+		assert_int_equal(ww.max_why.nparts, nref);
+		for (k = 0; k < nref; k++) {
+			assert_int_equal(ww.max_why.parts[k].kind, ref[k].kind);
+			assert_int_equal(ww.max_why.parts[k].pid, ref[k].pid);
+			assert_string_equal(ww.max_why.parts[k].name, ref[k].name);
+			assert_int_equal(ww.max_why.parts[k].ticks, ref[k].ticks);
+		}
+	}
+	/* the maximum grew often enough for the comparison to mean something */
+	assert_true(grew >= 10);
+	assert_true(compared >= 5);
+	vmt_whywin_free(&ww);
+	vmt_window_free(&vw);
+	free(sg);
+	free(iv);
+}
+
+static void test_whywin_order(void **state)
+{
+	(void)state;
+	whywin_order_run(0x9e3779b97f4a7c15ULL, 4, 300);
+	whywin_order_run(0x2545f4914f6cdd1dULL, 12, 200);
+	whywin_order_run(0x5851f42d4c957f2dULL, 40, 2000);
+}
+
 static void test_culprits(void **state)
 {
 	struct vmt_culprits *t = vmt_culprits_new(4), *u = vmt_culprits_new(100);
@@ -1427,6 +1659,7 @@ int main(void)
 		cmocka_unit_test(test_sim_truth),
 		cmocka_unit_test(test_sim_lossy),
 		cmocka_unit_test(test_whywin_plain),
+		cmocka_unit_test(test_whywin_order),
 		cmocka_unit_test(test_culprits),
 	};
 
