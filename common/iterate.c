@@ -355,7 +355,7 @@ int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
 		return ret;
 	if (item->kind == VMT_ITEM_GAP)
 		return pass_gap(w, item);
-	dec = vmt_evbind_decode(w->evbind, &item->rec, item->cpu, &ev);
+	dec = vmt_evbind_decode_inline(w->evbind, &item->rec, item->cpu, &ev);
 	if (dec == 0)
 		return pass_other(w, item);
 	if (dec < 0) {
