@@ -261,6 +261,24 @@ static char *put_reason(struct vmt_evdump *d, char *p, uint32_t isa, uint64_t ke
 	return p;
 }
 
+/* " cpu %3u pid %7d", kept as text while the events stay with one task on one CPU */
+static char *put_task(struct vmt_evdump *d, char *p, uint32_t cpu, int32_t pid)
+{
+	if (cpu != d->task_cpu || pid != d->task_pid || !d->task_len) {
+		char *q = d->task_text;
+
+		q = PUT_LIT(q, " cpu ");
+		q = put_u64(q, cpu, 3);
+		q = PUT_LIT(q, " pid ");
+		q = put_i32(q, pid, 7);
+		d->task_len = (unsigned int)(q - d->task_text);
+		d->task_cpu = cpu;
+		d->task_pid = pid;
+	}
+	memcpy(p, d->task_text, sizeof(d->task_text));	/* fixed size: the room is there */
+	return p + d->task_len;
+}
+
 /* " rip ", " info1 ", ...: vmt_hexfields' names with their spaces, for fixed-size copies */
 static const struct {
 	char text[16];
@@ -273,13 +291,19 @@ static const struct {
 	[VMT_HF_ERROR_CODE] = { " error_code ", 12 },
 };
 
+/* " name 0xvalue" of one field */
+static inline char *put_hexfield(char *p, enum vmt_hexfield i, uint64_t v)
+{
+	memcpy(p, hexfield_words[i].text, sizeof(hexfield_words[i].text));	/* fixed size */
+	return vmt_put_hex(p + hexfield_words[i].len, v);
+}
+
 static int on_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_evdump *d = state;
 	const struct vmt_event *ev = e->ev;
 	FILE *f = d->o.out;
 	char *p;
-	unsigned int i;
 
 	if (!e->selected || !in_window(d, ev->ts))
 		return 0;
@@ -290,10 +314,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	}
 	p = d->text + d->len;
 	p = put_time(d, p, it, ev->ts);
-	p = PUT_LIT(p, " cpu ");
-	p = put_u64(p, ev->cpu, 3);
-	p = PUT_LIT(p, " pid ");
-	p = put_i32(p, ev->pid, 7);
+	p = put_task(d, p, ev->cpu, ev->pid);
 	if (ev->kind == VMT_EV_BEGIN)
 		p = PUT_LIT(p, " EXIT ");
 	else
@@ -304,15 +325,21 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	}
 	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON))
 		p = put_reason(d, p, ev->isa, vmt_exitreason_key(ev->isa, ev->reason));
-	/* vmt_hexfields_text (evrender.h), into the line */
-	for (i = 0; i < VMT_HF_COUNT; i++) {
-		uint64_t v = vmt_hexfield_value(ev, (enum vmt_hexfield)i);
-
-		if (vmt_hexfield_has(ev, (enum vmt_hexfield)i) &&
-		    (d->o.wide || v || i == VMT_HF_RIP)) {
-			memcpy(p, hexfield_words[i].text, sizeof(hexfield_words[i].text));
-			p = vmt_put_hex(p + hexfield_words[i].len, v);
-		}
+	/*
+	 * vmt_hexfields_text (evrender.h), into the line, unrolled: the RIP whenever the event
+	 * has it, an exit's other fields when they are not zero (all with wide)
+	 */
+	if (ev->has & VMT_EVF_RIP)
+		p = put_hexfield(p, VMT_HF_RIP, ev->rip);
+	if (ev->kind == VMT_EV_BEGIN) {
+		if ((ev->has & VMT_EVF_INFO1) && (d->o.wide || ev->info1))
+			p = put_hexfield(p, VMT_HF_INFO1, ev->info1);
+		if ((ev->has & VMT_EVF_INFO2) && (d->o.wide || ev->info2))
+			p = put_hexfield(p, VMT_HF_INFO2, ev->info2);
+		if ((ev->has & VMT_EVF_INTR_INFO) && (d->o.wide || ev->intr_info))
+			p = put_hexfield(p, VMT_HF_INTR_INFO, ev->intr_info);
+		if ((ev->has & VMT_EVF_ERROR_CODE) && (d->o.wide || ev->error_code))
+			p = put_hexfield(p, VMT_HF_ERROR_CODE, ev->error_code);
 	}
 	if (ev->kind == VMT_EV_END) {
 		if (e->pair) {

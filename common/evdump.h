@@ -30,7 +30,7 @@ struct vmt_evdump_opts {
 
 /* " reason NAME(0xCODE)" kept for codes below VMT_EVDUMP_KEYS of ISAs below VMT_EVDUMP_ISAS */
 #define VMT_EVDUMP_ISAS 3
-#define VMT_EVDUMP_KEYS 1024
+#define VMT_EVDUMP_KEYS 2048	/* SVM's npf is 0x400 */
 
 struct vmt_evdump_label {
 	uint8_t len;			/* 0: not made yet (or too long to keep) */
@@ -48,6 +48,10 @@ struct vmt_evdump {
 	uint64_t sec;			/* the seconds of the last line's time ... */
 	unsigned int sec_len;		/* ... as text, padded, with the point (0: none) */
 	char sec_text[32];
+	uint32_t task_cpu;		/* " cpu %3u pid %7d" of the last line ... */
+	int32_t task_pid;
+	unsigned int task_len;		/* ... as text (0: none) */
+	char task_text[40];
 };
 
 /* Prepare d and its consumer. Returns 0; vmt_evdump_free() afterwards. */
