@@ -13,8 +13,13 @@
 #include "timefmt.h"
 #include "whyfmt.h"
 
-/* The text lines' buffer: flushed at this much, with room for one more line past it. */
+/*
+ * The text lines' buffer: flushed at this much, with room for one more line past it (the
+ * fixed parts take under 400 bytes; a reason's name longer than NAME_IN_LINE_MAX is
+ * written around the buffer).
+ */
 #define LINE_MAX_LEN 1024
+#define NAME_IN_LINE_MAX 256
 #define TEXT_FLUSH_AT (64u * 1024)
 
 static int on_start(void *state, const struct vmt_iter *it)
@@ -247,7 +252,15 @@ static char *put_reason(struct vmt_evdump *d, char *p, uint32_t isa, uint64_t ke
 	}
 	name = d->names ? vmt_exitreason_name(d->names, isa, key) : NULL;
 	p = PUT_LIT(p, " reason ");
-	if (name) {
+	if (name && strlen(name) > NAME_IN_LINE_MAX) {
+		/* a name from a hostile format may be longer than a line's room: not copied */
+		d->len = (size_t)(p - d->text);
+		text_flush(d);
+		fputs(name, d->o.out);
+		p = start = d->text;
+		l = NULL;
+		*p++ = '(';
+	} else if (name) {
 		p = put_str(p, name);
 		*p++ = '(';
 	}
