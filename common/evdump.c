@@ -1,14 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctxevent.h"
 #include "evdump.h"
 #include "evrender.h"
+#include "numfmt.h"
 #include "timefmt.h"
 #include "whyfmt.h"
+
+/*
+ * The text lines' buffer: flushed at this much, with room for one more line past it (the
+ * fixed parts take under 400 bytes; a reason's name longer than NAME_IN_LINE_MAX is
+ * written around the buffer).
+ */
+#define LINE_MAX_LEN 1024
+#define NAME_IN_LINE_MAX 256
+#define TEXT_FLUSH_AT (64u * 1024)
 
 static int on_start(void *state, const struct vmt_iter *it)
 {
@@ -17,6 +29,12 @@ static int on_start(void *state, const struct vmt_iter *it)
 	if (d->o.window) {
 		d->from_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.from_ns);
 		d->to_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.to_ns);
+	}
+	if (!d->o.json) {
+		d->text = malloc(TEXT_FLUSH_AT + LINE_MAX_LEN);
+		d->labels = calloc(VMT_EVDUMP_ISAS * VMT_EVDUMP_KEYS, sizeof(*d->labels));
+		if (!d->text || !d->labels)
+			return -ENOMEM;
 	}
 	return vmt_exitreasons_new(it->begin_format, &d->names);
 }
@@ -83,11 +101,24 @@ static void json_event(struct vmt_evdump *d, const struct vmt_iter *it,
 }
 
 /*
- * An event's line is built in place and written once: with one fprintf per field, -v spent
- * two thirds of its time in stdio. The helpers give what "%s", "%*s", "%u", "%*d" and
- * "%llx" give; line[] holds the longest line (the widest fields all present).
+ * An event's line is built in place in a buffer of many lines, written with one fwrite when
+ * it fills (with one fprintf per field, -v spent two thirds of its time in stdio; with one
+ * fwrite per line, a tenth). The helpers give what "%s", "%*s", "%u", "%*d" and "%llx"
+ * give. LINE_MAX_LEN holds the longest line (the widest fields all present) and the
+ * fixed-size copies past its end that the number writers of numfmt.h make.
  */
-#define LINE_MAX_LEN 1024
+
+/* Text the FILE has not had yet goes first: the lines keep their order. */
+static void text_flush(struct vmt_evdump *d)
+{
+	if (d->len) {
+		fwrite(d->text, 1, d->len, d->o.out);
+		d->len = 0;
+	}
+}
+
+/* A string literal, its length known when compiling. */
+#define PUT_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
 static char *put_str(char *p, const char *s)
 {
@@ -107,19 +138,14 @@ static char *put_pad(char *p, const char *s, unsigned int width)
 	return p + n;
 }
 
-static char *put_u64(char *p, uint64_t v, unsigned int width)
+/* "%*u": spaces up to width, then the digits. */
+static inline char *put_u64(char *p, uint64_t v, unsigned int width)
 {
-	char b[24];
-	unsigned int n = 0;
+	unsigned int n = vmt_u64_digits(v);
 
-	do {
-		b[sizeof(b) - 1 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	for (; n < width; width--)
 		*p++ = ' ';
-	memcpy(p, b + sizeof(b) - n, n);
-	return p + n;
+	return vmt_put_u64(p, v);
 }
 
 static char *put_i32(char *p, int32_t v, unsigned int width)
@@ -134,67 +160,155 @@ static char *put_i32(char *p, int32_t v, unsigned int width)
 	return put_pad(p, b, width);
 }
 
-static char *put_hex(char *p, uint64_t v)
+/* Exactly digits (at most three) decimal digits of v < 10^digits, leading zeros kept. */
+static inline char *put_frac3(char *p, uint32_t v, unsigned int digits)
 {
-	static const char digits[] = "0123456789abcdef";
-	char b[16];
-	unsigned int n = 0;
+	char b[3];
 
-	do {
-		b[sizeof(b) - 1 - n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	memcpy(p, b + sizeof(b) - n, n);
-	return p + n;
-}
-
-static char *put_frac(char *p, uint64_t v, unsigned int digits)
-{
-	unsigned int i;
-
-	for (i = digits; i-- > 0; v /= 10)
-		p[i] = (char)('0' + v % 10);
+	b[2] = (char)('0' + v % 10);
+	b[1] = (char)('0' + v / 10 % 10);
+	b[0] = (char)('0' + v / 100);
+	memcpy(p, b + 3 - digits, digits);
 	return p + digits;
 }
 
-/* vmt_fmt_time (timefmt.h): seconds since the start, nine decimals */
-static char *put_time(char *p, const struct vmt_iter *it, uint64_t ts)
+/*
+ * vmt_fmt_time (timefmt.h) as "%14s": seconds since the start, nine decimals. The seconds
+ * change once in many lines, so their text (with its padding and the point) is kept.
+ */
+static char *put_time(struct vmt_evdump *d, char *p, const struct vmt_iter *it, uint64_t ts)
 {
-	char b[32], *e;
 	uint64_t ns = vmt_clock_ns(it->clock, ts > it->start_ts ? ts - it->start_ts : 0);
+	uint64_t sec = ns / UINT64_C(1000000000);
+	uint32_t frac = (uint32_t)(ns - sec * UINT64_C(1000000000));
 
-	e = put_u64(b, ns / UINT64_C(1000000000), 0);
-	*e++ = '.';
-	e = put_frac(e, ns % UINT64_C(1000000000), 9);
-	*e = '\0';
-	return put_pad(p, b, 14);
+	if (sec != d->sec || !d->sec_len) {
+		unsigned int n = vmt_u64_digits(sec), pad = n + 10 < 14 ? 14 - (n + 10) : 0;
+		char *q = d->sec_text;
+
+		memset(q, ' ', pad);
+		q = vmt_put_u64(q + pad, sec);
+		*q++ = '.';
+		d->sec_len = (unsigned int)(q - d->sec_text);
+		d->sec = sec;
+	}
+	memcpy(p, d->sec_text, sizeof(d->sec_text));	/* fixed size: the room is there */
+	p += d->sec_len;
+	*p++ = (char)('0' + frac / 100000000);
+	return vmt_put_u32_8(p, frac % 100000000);
+}
+
+/* A latency of scale ns and up (scale a constant once inlined): whole units and decimals. */
+static inline __attribute__((always_inline)) char *put_scaled(char *p, uint64_t ns,
+							      uint64_t scale)
+{
+	uint64_t whole = ns / scale, rest = ns % scale;
+
+	p = vmt_put_u64(p, whole);
+	*p++ = '.';
+	/* vmt_format_ns (cli.h): four significant digits, cut */
+	if (whole >= 100)
+		return put_frac3(p, (uint32_t)(rest / (scale / 10)), 1);
+	if (whole >= 10)
+		return put_frac3(p, (uint32_t)(rest / (scale / 100)), 2);
+	return put_frac3(p, (uint32_t)(rest / (scale / 1000)), 3);
 }
 
 /* vmt_fmt_lat (timefmt.h), without snprintf for the ns clocks */
 static char *put_lat(char *p, const struct vmt_iter *it, uint64_t ticks)
 {
-	static const char *const unit[] = { " ns", " us", " ms", " s" };
-	uint64_t ns, scale = 1, whole, div;
-	unsigned int u = 0, decimals;
+	uint64_t ns;
 	char l[32];
 
 	if (!vmt_clock_in_ns(it->clock))
 		return put_str(p, vmt_fmt_lat(it->clock, ticks, l, sizeof(l)));
 	ns = vmt_clock_ns(it->clock, ticks);
 	if (ns < 1000)
-		return put_str(put_u64(p, ns, 0), " ns");
-	/* vmt_format_ns (cli.h): four significant digits, cut */
-	while (ns / scale >= 1000 && u < 3) {
-		scale *= 1000;
-		u++;
+		return PUT_LIT(vmt_put_u32_small(p, (uint32_t)ns), " ns");
+	if (ns < 1000000)
+		return PUT_LIT(put_scaled(p, ns, 1000), " us");
+	if (ns < 1000000000)
+		return PUT_LIT(put_scaled(p, ns, 1000000), " ms");
+	return PUT_LIT(put_scaled(p, ns, 1000000000), " s");
+}
+
+/*
+ * " reason NAME(0xCODE)" or " reason 0xCODE" (vmt_exitreason_label, exitreason.h), kept
+ * per ISA for small codes: the name lookup walks the recording's table, which cost as
+ * much as the rest of the line.
+ */
+static char *put_reason(struct vmt_evdump *d, char *p, uint32_t isa, uint64_t key)
+{
+	struct vmt_evdump_label *l = NULL;
+	const char *name;
+	char *start = p;
+
+	if (d->labels && isa < VMT_EVDUMP_ISAS && key < VMT_EVDUMP_KEYS) {
+		l = &d->labels[isa * VMT_EVDUMP_KEYS + key];
+		if (l->len) {
+			memcpy(p, l->text, sizeof(l->text));	/* fixed size */
+			return p + l->len;
+		}
 	}
-	whole = ns / scale;
-	decimals = whole >= 100 ? 1 : whole >= 10 ? 2 : 3;
-	div = scale / (decimals == 1 ? 10 : decimals == 2 ? 100 : 1000);
-	p = put_u64(p, whole, 0);
-	*p++ = '.';
-	p = put_frac(p, (ns % scale) / (div ? div : 1), decimals);
-	return put_str(p, unit[u]);
+	name = d->names ? vmt_exitreason_name(d->names, isa, key) : NULL;
+	p = PUT_LIT(p, " reason ");
+	if (name && strlen(name) > NAME_IN_LINE_MAX) {
+		/* a name from a hostile format may be longer than a line's room: not copied */
+		d->len = (size_t)(p - d->text);
+		text_flush(d);
+		fputs(name, d->o.out);
+		p = start = d->text;
+		l = NULL;
+		*p++ = '(';
+	} else if (name) {
+		p = put_str(p, name);
+		*p++ = '(';
+	}
+	p = vmt_put_hex(p, key);
+	if (name)
+		*p++ = ')';
+	if (l && (size_t)(p - start) <= sizeof(l->text)) {
+		memcpy(l->text, start, (size_t)(p - start));
+		l->len = (uint8_t)(p - start);
+	}
+	return p;
+}
+
+/* " cpu %3u pid %7d", kept as text while the events stay with one task on one CPU */
+static char *put_task(struct vmt_evdump *d, char *p, uint32_t cpu, int32_t pid)
+{
+	if (cpu != d->task_cpu || pid != d->task_pid || !d->task_len) {
+		char *q = d->task_text;
+
+		q = PUT_LIT(q, " cpu ");
+		q = put_u64(q, cpu, 3);
+		q = PUT_LIT(q, " pid ");
+		q = put_i32(q, pid, 7);
+		d->task_len = (unsigned int)(q - d->task_text);
+		d->task_cpu = cpu;
+		d->task_pid = pid;
+	}
+	memcpy(p, d->task_text, sizeof(d->task_text));	/* fixed size: the room is there */
+	return p + d->task_len;
+}
+
+/* " rip ", " info1 ", ...: vmt_hexfields' names with their spaces, for fixed-size copies */
+static const struct {
+	char text[16];
+	uint8_t len;
+} hexfield_words[VMT_HF_COUNT] = {
+	[VMT_HF_RIP] = { " rip ", 5 },
+	[VMT_HF_INFO1] = { " info1 ", 7 },
+	[VMT_HF_INFO2] = { " info2 ", 7 },
+	[VMT_HF_INTR_INFO] = { " intr_info ", 11 },
+	[VMT_HF_ERROR_CODE] = { " error_code ", 12 },
+};
+
+/* " name 0xvalue" of one field */
+static inline char *put_hexfield(char *p, enum vmt_hexfield i, uint64_t v)
+{
+	memcpy(p, hexfield_words[i].text, sizeof(hexfield_words[i].text));	/* fixed size */
+	return vmt_put_hex(p + hexfield_words[i].len, v);
 }
 
 static int on_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
@@ -202,8 +316,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	struct vmt_evdump *d = state;
 	const struct vmt_event *ev = e->ev;
 	FILE *f = d->o.out;
-	char line[LINE_MAX_LEN], *p = line;
-	unsigned int i;
+	char *p;
 
 	if (!e->selected || !in_window(d, ev->ts))
 		return 0;
@@ -212,55 +325,52 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 		json_event(d, it, e);
 		return 0;
 	}
-	p = put_time(p, it, ev->ts);
-	p = put_str(p, " cpu ");
-	p = put_u64(p, ev->cpu, 3);
-	p = put_str(p, " pid ");
-	p = put_i32(p, ev->pid, 7);
-	p = put_str(p, ev->kind == VMT_EV_BEGIN ? " EXIT " : " ENTRY");
+	p = d->text + d->len;
+	p = put_time(d, p, it, ev->ts);
+	p = put_task(d, p, ev->cpu, ev->pid);
+	if (ev->kind == VMT_EV_BEGIN)
+		p = PUT_LIT(p, " EXIT ");
+	else
+		p = PUT_LIT(p, " ENTRY");
 	if (ev->has & VMT_EVF_VCPU) {
-		p = put_str(p, " vcpu ");
-		p = put_u64(p, ev->vcpu, 0);
+		p = PUT_LIT(p, " vcpu ");
+		p = vmt_put_u64(p, ev->vcpu);
 	}
-	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON)) {
-		/* vmt_exitreason_label (exitreason.h): "name(0xcode)" or "0xcode" */
-		uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
-		const char *name = d->names ? vmt_exitreason_name(d->names, ev->isa, key) : NULL;
-
-		p = put_str(p, " reason ");
-		if (name)
-			p = put_str(p, name);
-		p = put_str(p, name ? "(0x" : "0x");
-		p = put_hex(p, key);
-		if (name)
-			*p++ = ')';
-	}
-	/* vmt_hexfields_text (evrender.h), into the line */
-	for (i = 0; i < VMT_HF_COUNT; i++) {
-		uint64_t v = vmt_hexfield_value(ev, (enum vmt_hexfield)i);
-
-		if (vmt_hexfield_has(ev, (enum vmt_hexfield)i) &&
-		    (d->o.wide || v || i == VMT_HF_RIP)) {
-			*p++ = ' ';
-			p = put_str(p, vmt_hexfields[i].name);
-			p = put_str(p, " 0x");
-			p = put_hex(p, v);
-		}
+	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON))
+		p = put_reason(d, p, ev->isa, vmt_exitreason_key(ev->isa, ev->reason));
+	/*
+	 * vmt_hexfields_text (evrender.h), into the line, unrolled: the RIP whenever the event
+	 * has it, an exit's other fields when they are not zero (all with wide)
+	 */
+	if (ev->has & VMT_EVF_RIP)
+		p = put_hexfield(p, VMT_HF_RIP, ev->rip);
+	if (ev->kind == VMT_EV_BEGIN) {
+		if ((ev->has & VMT_EVF_INFO1) && (d->o.wide || ev->info1))
+			p = put_hexfield(p, VMT_HF_INFO1, ev->info1);
+		if ((ev->has & VMT_EVF_INFO2) && (d->o.wide || ev->info2))
+			p = put_hexfield(p, VMT_HF_INFO2, ev->info2);
+		if ((ev->has & VMT_EVF_INTR_INFO) && (d->o.wide || ev->intr_info))
+			p = put_hexfield(p, VMT_HF_INTR_INFO, ev->intr_info);
+		if ((ev->has & VMT_EVF_ERROR_CODE) && (d->o.wide || ev->error_code))
+			p = put_hexfield(p, VMT_HF_ERROR_CODE, ev->error_code);
 	}
 	if (ev->kind == VMT_EV_END) {
 		if (e->pair) {
-			p = put_str(p, " latency ");
+			p = PUT_LIT(p, " latency ");
 			p = put_lat(p, it, e->pair->lat);
 		} else {
-			p = put_str(p, " (no exit)");
+			p = PUT_LIT(p, " (no exit)");
 		}
 	}
 	*p++ = '\n';
-	fwrite(line, 1, (size_t)(p - line), f);
+	d->len = (size_t)(p - d->text);
 	if (d->o.why && e->pair && e->pair->why) {
+		text_flush(d);
 		fputs("               why: ", f);
 		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, 0);
 		fputc('\n', f);
+	} else if (d->len >= TEXT_FLUSH_AT) {
+		text_flush(d);
 	}
 	return 0;
 }
@@ -280,6 +390,7 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 		vmt_jsonw_object_close(d->o.json);
 		return 0;
 	}
+	text_flush(d);
 	fprintf(d->o.out, "%14s cpu %3u LOST %" PRIu64 " events before this point%s\n",
 		vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)), cpu, missed,
 		missed ? "" : " (count not stored)");
@@ -364,10 +475,18 @@ static int on_context(void *state, const struct vmt_iter *it, const struct vmt_c
 		vmt_jsonw_object_close(d->o.json);
 		return 0;
 	}
+	text_flush(d);
 	fprintf(d->o.out, "%14s cpu %3u pid %7" PRId32 " CTX   ",
 		vmt_fmt_time(it->clock, it->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
 	context_text(d->o.out, ev);
 	fputc('\n', d->o.out);
+	return 0;
+}
+
+static int on_finish(void *state, const struct vmt_iter *it)
+{
+	(void)it;
+	vmt_evdump_flush(state);
 	return 0;
 }
 
@@ -377,7 +496,14 @@ static const struct vmt_consumer_ops evdump_ops = {
 	.event = on_event,
 	.gap = on_gap,
 	.context = on_context,
+	.finish = on_finish,
 };
+
+void vmt_evdump_flush(struct vmt_evdump *d)
+{
+	if (d->text)
+		text_flush(d);
+}
 
 int vmt_evdump_consumer(struct vmt_evdump *d, const struct vmt_evdump_opts *o,
 			struct vmt_consumer *out)
@@ -393,4 +519,8 @@ void vmt_evdump_free(struct vmt_evdump *d)
 {
 	vmt_exitreasons_free(d->names);
 	d->names = NULL;
+	free(d->text);
+	d->text = NULL;
+	free(d->labels);
+	d->labels = NULL;
 }

@@ -33,12 +33,6 @@ static const struct entry builtin[] = {
 	VMT_SVM_EXIT_REASONS(SVM_ENTRY)
 };
 
-uint64_t vmt_exitreason_key(uint32_t isa, uint64_t reason)
-{
-	/* VMX: bits 16+ are flags (FAILED_VMENTRY, ...), the basic reason is below */
-	return isa == VMT_ISA_VMX ? reason & 0xffff : reason;
-}
-
 static int add(struct vmt_exitreasons *t, uint32_t isa, uint64_t code, const char *name)
 {
 	if (t->n == t->cap) {

@@ -27,8 +27,14 @@ int vmt_exitreasons_new(const struct vmt_evformat *begin, struct vmt_exitreasons
 void vmt_exitreasons_free(struct vmt_exitreasons *t);
 /* Whether the names came from the recording itself (else the built-in tables). */
 bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t);
-/* The reason as counted: VMX keeps the basic reason (low 16 bits), others the whole code. */
-uint64_t vmt_exitreason_key(uint32_t isa, uint64_t reason);
+/*
+ * The reason as counted: VMX keeps the basic reason (low 16 bits), others the whole code.
+ * VMX: bits 16+ are flags (FAILED_VMENTRY, ...), the basic reason is below.
+ */
+static inline uint64_t vmt_exitreason_key(uint32_t isa, uint64_t reason)
+{
+	return isa == VMT_ISA_VMX ? reason & 0xffff : reason;
+}
 /* The name, or NULL when the table does not know the code. */
 const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key);
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it (t may be NULL); into buf. */

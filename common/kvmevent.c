@@ -108,6 +108,8 @@ int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
 	if (b->common_type.size != 2 || b->common_pid.size != 4 ||
 	    t2.offset != b->common_type.offset || t2.size != b->common_type.size)
 		return -EINVAL;
+	b->common_len = b->common_pid.offset + 4 > b->common_type.offset + 2 ?
+			b->common_pid.offset + 4 : b->common_type.offset + 2;
 	bind_side(&b->begin, begin);
 	bind_side(&b->end, end);
 	bind_flags(&b->begin, b->common_flags);

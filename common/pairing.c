@@ -27,6 +27,7 @@ struct vmt_pairing {
 	uint32_t ncpus;
 	struct vmt_pairing_stats st;
 	struct task *last;	/* most events follow one of the same task: look it up once */
+	struct vmt_pair pair;	/* the last pair, valid until the next event (pairing.h) */
 };
 
 struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg)
@@ -85,7 +86,8 @@ static int grow(struct vmt_pairing *p)
 	return 0;
 }
 
-static struct task *lookup(struct vmt_pairing *p, uint64_t key)
+/* Out of line: most events are of the task before (p->last). */
+static __attribute__((noinline)) struct task *lookup(struct vmt_pairing *p, uint64_t key)
 {
 	size_t i;
 
@@ -109,10 +111,79 @@ static uint64_t gap_epoch(const struct vmt_pairing *p, uint32_t cpu)
 	return cpu < p->ncpus ? p->cpu_gap_epoch[cpu] : 0;
 }
 
+/*
+ * The begin kept field by field, each load as wide as the decoder's store: ev was written
+ * just before, and the wider loads of a struct copy (merged fields, 16-byte moves) cannot be
+ * forwarded from narrower stores; the stall took a third of the pairing's time. The empty
+ * asm statements keep the compiler from merging the fields again.
+ */
+#define NO_MERGE() __asm__("" ::: "memory")
+
+static inline void copy_event(struct vmt_event *to, const struct vmt_event *ev)
+{
+	to->ts = ev->ts;
+	NO_MERGE();
+	to->cpu = ev->cpu;
+	NO_MERGE();
+	to->pid = ev->pid;
+	NO_MERGE();
+	to->kind = ev->kind;
+	NO_MERGE();
+	to->flags = ev->flags;
+	NO_MERGE();
+	to->has = ev->has;
+	NO_MERGE();
+	to->vcpu = ev->vcpu;
+	NO_MERGE();
+	to->isa = ev->isa;
+	NO_MERGE();
+	to->reason = ev->reason;
+	NO_MERGE();
+	to->rip = ev->rip;
+	NO_MERGE();
+	to->info1 = ev->info1;
+	NO_MERGE();
+	to->info2 = ev->info2;
+	NO_MERGE();
+	to->intr_info = ev->intr_info;
+	NO_MERGE();
+	to->error_code = ev->error_code;
+}
+
+/*
+ * An end that finds its begin open, out of line (called as a tail call): the path of every
+ * other event then saves no registers, and most events are begins or ends that pair.
+ */
+static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task *t,
+					      const struct vmt_event *ev)
+{
+	struct vmt_pair *pair = &p->pair;
+
+	t->open = false;
+	if (gap_epoch(p, t->begin.cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
+		p->st.gap_dropped++;
+		return 0;
+	}
+	if (ev->ts < t->begin.ts) {
+		p->st.backwards++;
+		return 0;
+	}
+	p->st.pairs++;
+	pair->begin = &t->begin;
+	pair->end = ev;
+	pair->lat = ev->ts - t->begin.ts;
+	pair->task_ctx = &t->ctx;
+	pair->why = NULL;
+	pair->why_segs = NULL;
+	pair->why_nsegs = 0;
+	if (p->fn)
+		p->fn(pair, p->arg);
+	return 0;
+}
+
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 {
 	uint64_t key = task_key(ev);
-	struct vmt_pair pair;
 	struct task *t;
 
 	t = p->last && p->last->key == key ? p->last : lookup(p, key);
@@ -124,33 +195,14 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 			p->st.orphan_begins++;
 		t->open = true;
 		t->epoch = p->epoch;
-		t->begin = *ev;
+		copy_event(&t->begin, ev);
 		return 0;
 	}
 	if (!t->open) {
 		p->st.orphan_ends++;
 		return 0;
 	}
-	t->open = false;
-	if (gap_epoch(p, t->begin.cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
-		p->st.gap_dropped++;
-		return 0;
-	}
-	if (ev->ts < t->begin.ts) {
-		p->st.backwards++;
-		return 0;
-	}
-	p->st.pairs++;
-	pair.begin = &t->begin;
-	pair.end = ev;
-	pair.lat = ev->ts - t->begin.ts;
-	pair.task_ctx = &t->ctx;
-	pair.why = NULL;
-	pair.why_segs = NULL;
-	pair.why_nsegs = 0;
-	if (p->fn)
-		p->fn(&pair, p->arg);
-	return 0;
+	return pair_end(p, t, ev);
 }
 
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu)

@@ -29,6 +29,7 @@ struct vmt_pair {
 	uint32_t why_nsegs;
 };
 
+/* pair (and what it points to) stays valid until the next event or gap is fed. */
 typedef void (*vmt_pair_fn)(const struct vmt_pair *pair, void *arg);
 
 struct vmt_pairing_stats {

@@ -151,7 +151,16 @@ static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
 	return &s->cpus[cpu];
 }
 
-static void top_add(struct vmt_summary *s, const struct vmt_pair *p)
+/* Whether an exit of lat would enter the top list: most do not, once it is full. */
+static inline bool top_wants(const struct vmt_summary *s, uint64_t lat)
+{
+	unsigned int n = s->work->o.top_n;
+
+	return n && (s->ntop < n || lat > s->top[0].lat);
+}
+
+/* Out of line: on_pair's own test keeps most exits from it (see top_wants). */
+static __attribute__((noinline)) void top_add(struct vmt_summary *s, const struct vmt_pair *p)
 {
 	unsigned int n = s->work->o.top_n, i;
 	struct vmt_top t;
@@ -408,7 +417,8 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		else if (p->why && !why_deferred(p->why))
 			vmt_whysum_add(&g->why, p->why);
 	}
-	top_add(s, p);
+	if (top_wants(s, p->lat))
+		top_add(s, p);
 	if (s->hist_buckets && hist_add(s, ex->cpu, p->lat))
 		ret = -ENOMEM;
 	(void)it;

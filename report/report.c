@@ -143,6 +143,8 @@ static int run_pass(struct report *rep)
 		io.progress_arg = (void *)rep->o->file;
 	}
 	ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
+	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
+	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
 	if (ret == -E2BIG)

@@ -80,4 +80,21 @@ check v.vmt
 check v.vmt --wide
 check kvm.vmt
 check kvm.vmt --wide
+
+# Reason names as long as a recording's format may make them: 256 bytes still go into the
+# line's buffer, 3000 go around it (evdump.c), in order with the lines before and after.
+cp -r "$DATA/formats/linux-6.18-x86_64" fmt
+python3 - fmt/kvm/kvm_exit/format <<'PY' || fail "long names: format"
+import sys
+f = sys.argv[1]
+t = open(f).read()
+assert '{ 0x072, "cpuid" }' in t and '{ 0x078, "hlt" }' in t
+t = t.replace('"cpuid"', '"' + "c" * 3000 + '"').replace('"hlt"', '"' + "h" * 256 + '"')
+open(f, "w").write(t)
+PY
+{ cat script.txt; printf 'exit 0 2004500000 7 0x72 0\nentry 0 2004600000 7 0\n'; } >long.txt
+"$HELPERS/mkvmt" fmt long.vmt <long.txt || fail "mkvmt long names"
+check long.vmt
+grep -q "reason $(printf 'c%.0s' $(seq 3000))(0x72) rip" v.txt || fail "the 3000-byte name"
+[ "$(grep -c "reason c" v.txt)" = 2 ] || fail "both exits with the long name"
 finish

@@ -49,6 +49,8 @@ static const struct wcase wcases[] = {
 	{ 1000, { { 0, 300 }, { 900, 1000 }, { 1600, 1700 } }, 3, 300 + 100 },
 	{ 1000, { { 100, 400 }, { 1050, 1350 } }, 2, 300 + 50 },
 	{ 1000, { { 10, 10 }, { 20, 20 } }, 2, 0 },
+	/* intervals at time 0 drop out of the window as soon as they are added */
+	{ 1000, { { 0, 0 }, { 0, 0 }, { 0, 5 }, { 5, 5 }, { 900, 1200 } }, 5, 300 },
 };
 
 static uint64_t brute(const uint64_t (*iv)[2], unsigned int n, uint64_t w)

@@ -488,6 +488,93 @@ static void test_real_kvm_pages(void **state)
 	free(stats);
 }
 
+static struct vmt_evformat *layout_format(const char *dir, const char *ev)
+{
+	struct vmt_evformat *f = NULL;
+	char path[512], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/data/formats/%s/kvm/%s/format", TOP_SRCDIR, dir,
+		 ev);
+	assert_int_equal(vmt_io_read_file(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(vmt_evformat_parse(text, len, "kvm", &f, NULL), 0);
+	free(text);
+	return f;
+}
+
+static void assert_same_event(const struct vmt_event *a, const struct vmt_event *b)
+{
+	assert_int_equal(a->ts, b->ts);
+	assert_int_equal(a->cpu, b->cpu);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->has, b->has);
+	assert_int_equal(a->vcpu, b->vcpu);
+	assert_int_equal(a->isa, b->isa);
+	assert_int_equal(a->reason, b->reason);
+	assert_int_equal(a->rip, b->rip);
+	assert_int_equal(a->info1, b->info1);
+	assert_int_equal(a->info2, b->info2);
+	assert_int_equal(a->intr_info, b->intr_info);
+	assert_int_equal(a->error_code, b->error_code);
+}
+
+/*
+ * The pass's inline decoder against vmt_evbind_decode(), whose every field is bounds-checked:
+ * the same result and fields for records of every length (shorter than the common header,
+ * shorter than the fast path needs, longer) and of the begin, the end and other ids, random
+ * bytes, in each layout the suite carries.
+ */
+static void test_decode_inline(void **state)
+{
+	static const char *const dirs[] = { "linux-6.18-x86_64", "linux-6.1-x86_64",
+					    "linux-6.1-kvmhost", "rt-2015-x86_64", "arm64" };
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+	unsigned int i, n, fast = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct vmt_evformat *fx = layout_format(dirs[i], "kvm_exit");
+		struct vmt_evformat *fe = layout_format(dirs[i], "kvm_entry");
+		struct vmt_evbind b;
+
+		assert_int_equal(vmt_evbind_init(&b, fx, fe), 0);
+		for (n = 0; n < 20000; n++) {
+			uint8_t data[128];
+			struct vmt_rbrecord r = { 0 };
+			struct vmt_event want, got;
+			unsigned int k;
+			int a, c;
+
+			for (k = 0; k < sizeof(data); k++) {
+				rnd ^= rnd << 13;
+				rnd ^= rnd >> 7;
+				rnd ^= rnd << 17;
+				data[k] = (uint8_t)rnd;
+			}
+			k = (unsigned int)(rnd >> 40) % 3;
+			put_le16(data + b.common_type.offset,
+				 (uint16_t)(k == 0 ? fx->id : k == 1 ? fe->id : fx->id + 1000));
+			r.ts = rnd >> 3;
+			r.data = data;
+			r.len = (uint32_t)(rnd >> 48) % (sizeof(data) + 1);
+			memset(&want, 0xa5, sizeof(want));
+			memset(&got, 0x5a, sizeof(got));
+			a = vmt_evbind_decode(&b, &r, n % 7, &want);
+			c = vmt_evbind_decode_inline(&b, &r, n % 7, &got);
+			assert_int_equal(a, c);
+			if (a == 1) {
+				assert_same_event(&want, &got);
+				fast++;
+			}
+		}
+		vmt_evformat_free(fx);
+		vmt_evformat_free(fe);
+	}
+	assert_true(fast > 10000);	/* the decoded records were not all rare ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_random_pages),
 		cmocka_unit_test(test_real_pages),
 		cmocka_unit_test(test_real_kvm_pages),
+		cmocka_unit_test(test_decode_inline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
