@@ -19,7 +19,7 @@
 typedef size_t (*vmt_fmtpool_fn)(void *wctx, const void *recs, size_t n, char *out);
 
 /* Records per batch. */
-#define VMT_FMTPOOL_BATCH 2048u
+#define VMT_FMTPOOL_BATCH 1024u
 /* Workers at most. */
 #define VMT_FMTPOOL_MAX_WORKERS 4u
 
