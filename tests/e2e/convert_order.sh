@@ -172,10 +172,12 @@ rss=$(tail -1 rss.txt)
 [ "$rss" -lt 160000 ] || fail "peak memory $rss KiB: the hold is not bounded"
 
 # With two CPUs or more, CSV rows are formatted on other cores (common/fmtpool.h): the
-# bytes must be the serial writer's (VMTRACE_NO_THREADS), late row included.
+# bytes must be the serial writer's (VMTRACE_NO_THREADS), late row and why columns
+# (interrupts and switches of mkvmt --context) included.
 if [ "$(nproc)" -ge 2 ]; then
-	for f in mig r4 long; do
-		for a in --csv "--csv --events"; do
+	"$HELPERS/mkvmt" --context --random 30000 3 "$F618" ctx.vmt || fail mkvmt
+	for f in mig r4 long ctx; do
+		for a in --csv "--csv --events" "--csv --why"; do
 			# shellcheck disable=SC2086
 			vmtrace-convert $a -o t.csv $f.vmt 2>/dev/null ||
 				fail "threaded $a of $f.vmt"
