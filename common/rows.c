@@ -171,7 +171,7 @@ struct rowfmt {
 	bool why;		/* the why columns */
 	bool ns_clock;		/* ticks are ns: no conversion */
 	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
-	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (the vm column), or NULL */
+	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
 	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	struct reason_slot cache[256];
@@ -540,8 +540,9 @@ static CELL struct rowrec *rec_next(struct vmt_rows *w)
 		void *next;
 		int ret = vmt_fmtpool_submit(w->pool, w->nrec, &next);
 
+		/* the same fd: the pass stops as on any write error */
 		if (ret && !w->out.err)
-			w->out.err = ret;	/* the same fd: the pass stops as on any write error */
+			w->out.err = ret;
 		w->recs = next;
 		w->nrec = 0;
 	}
@@ -958,8 +959,9 @@ static int on_event_csv(void *state, const struct vmt_iter *it, const struct vmt
 	r->lat = e->pair ? e->pair->lat : 0;
 	r->near_gap = gap_take(w, e->ev->cpu);
 	if (!w->pool) {
-		vmt_outbuf_commit(&w->out, event_csv_row(&w->f, vmt_outbuf_reserve(&w->out,
-										     CSV_ROW_MAX), r));
+		char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
+
+		vmt_outbuf_commit(&w->out, event_csv_row(&w->f, p, r));
 		w->nrows++;
 	}
 	return w->out.err;
