@@ -41,6 +41,7 @@ struct vmt_fmtpool {
 	int fd;
 	size_t rec_size, row_max;
 	vmt_fmtpool_fn fn;
+	void *own;		/* the producer's context: it formats rather than wait */
 	unsigned int nworkers, nbatches;
 	struct batch *b;
 	unsigned int wake;	/* batches that wake the other side: half the ring */
@@ -176,6 +177,7 @@ int vmt_fmtpool_new(int fd, size_t rec_size, size_t row_max, unsigned int nworke
 	p->rec_size = rec_size;
 	p->row_max = row_max;
 	p->fn = fn;
+	p->own = wctx[nworkers];
 	/*
 	 * Batches being filled and waiting, one being formatted per worker, and as many again
 	 * for the half-ring wake-ups.
@@ -241,6 +243,22 @@ int vmt_fmtpool_submit(struct vmt_fmtpool *p, size_t n, void **next)
 	hand_over(p, n);
 	/* the next place is free once the batch nbatches before it is written */
 	while (p->filled - p->next_write >= p->nbatches) {
+		/*
+		 * The workers are behind (descheduled, or fewer cores than threads): format
+		 * the oldest batch no worker has started here instead of sleeping, so no CPU
+		 * idles while there is work.
+		 */
+		if (p->next_fmt < p->filled) {
+			struct batch *b = &p->b[p->next_fmt++ % p->nbatches];
+
+			b->state = B_FORMATTING;
+			pthread_mutex_unlock(&p->lock);
+			b->len = p->fn(p->own, b->recs, b->n, b->text);
+			pthread_mutex_lock(&p->lock);
+			b->state = B_DONE;
+			write_ready(p);
+			continue;
+		}
 		/* every place taken: wake the sleepers whatever they have (never both asleep) */
 		if (p->idle)
 			pthread_cond_broadcast(&p->work);

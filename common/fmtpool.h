@@ -5,7 +5,7 @@
  * batches into text, and whichever finishes the oldest batch writes it (and the finished
  * ones after it) to the fd, so the bytes are those of formatting every record in turn on
  * one thread. A bounded ring of batches: memory does not grow with the output. The pool
- * belongs to the producer thread; each worker has its own context (the caller's).
+ * belongs to the producer thread; each worker, and the producer, has its own context.
  */
 #ifndef VMT_FMTPOOL_H
 #define VMT_FMTPOOL_H
@@ -33,8 +33,10 @@ struct vmt_fmtpool;
 unsigned int vmt_fmtpool_auto_workers(void);
 
 /*
- * Start nworkers (>= 1) threads, wctx[i] the context of worker i. Returns 0, -ENOMEM, or
- * the -errno of pthread_create.
+ * Start nworkers (>= 1) threads, wctx[i] the context of worker i; wctx[nworkers] is the
+ * producer's own, for the batches it formats itself when every place is taken and no
+ * worker has started the oldest (rather than sleep). Returns 0, -ENOMEM, or the -errno of
+ * pthread_create.
  */
 int vmt_fmtpool_new(int fd, size_t rec_size, size_t row_max, unsigned int nworkers,
 		    vmt_fmtpool_fn fn, void *const *wctx, struct vmt_fmtpool **out);

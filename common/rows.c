@@ -1012,7 +1012,7 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
  */
 static int start_workers(struct vmt_rows *w)
 {
-	void *ctx[VMT_FMTPOOL_MAX_WORKERS];
+	void *ctx[VMT_FMTPOOL_MAX_WORKERS + 1];
 	unsigned int n, i;
 	int ret;
 
@@ -1028,6 +1028,7 @@ static int start_workers(struct vmt_rows *w)
 		w->wf[i] = w->f;
 		ctx[i] = &w->wf[i];
 	}
+	ctx[n] = &w->f;		/* the pass's own, when it formats a batch itself */
 	ret = vmt_fmtpool_new(w->o.fd, w->f.rec_size, CSV_ROW_MAX, n,
 			      w->o.events ? format_events : format_pairs, ctx, &w->pool);
 	if (ret)

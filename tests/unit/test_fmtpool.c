@@ -75,7 +75,7 @@ static uint64_t rnd(void)
 static int run(int fd, unsigned int nworkers, size_t count, char **want,
 	       size_t *want_len, struct wctx *ctx)
 {
-	void *pctx[VMT_FMTPOOL_MAX_WORKERS];
+	void *pctx[VMT_FMTPOOL_MAX_WORKERS + 1];
 	struct vmt_fmtpool *p;
 	size_t i, n = 0, cap = count * 32 + 1, wl = 0;
 	char *exp = malloc(cap);
@@ -83,7 +83,7 @@ static int run(int fd, unsigned int nworkers, size_t count, char **want,
 	int ret, first = 0;
 
 	assert_non_null(exp);
-	for (i = 0; i < nworkers; i++) {
+	for (i = 0; i <= nworkers; i++) {	/* the workers', and the producer's */
 		ctx[i].id = (unsigned int)i;
 		ctx[i].batches = ctx[i].recs = 0;
 		pctx[i] = &ctx[i];
@@ -120,7 +120,7 @@ static int run(int fd, unsigned int nworkers, size_t count, char **want,
 static void check(unsigned int nworkers, size_t count)
 {
 	char path[64], *got, *want;
-	struct wctx ctx[VMT_FMTPOOL_MAX_WORKERS];
+	struct wctx ctx[VMT_FMTPOOL_MAX_WORKERS + 1];
 	size_t got_len, want_len, batches = 0, recs = 0;
 	unsigned int i;
 	int fd;
@@ -132,7 +132,7 @@ static void check(unsigned int nworkers, size_t count)
 	close(fd);
 	assert_int_equal(vmt_io_read_file(path, 1 << 30, &got, &got_len), 0);
 	unlink(path);
-	for (i = 0; i < nworkers; i++) {
+	for (i = 0; i <= nworkers; i++) {
 		batches += ctx[i].batches;
 		recs += ctx[i].recs;
 	}
@@ -170,7 +170,7 @@ static void test_order(void **state)
 static void test_write_error(void **state)
 {
 	char path[64], *want;
-	struct wctx ctx[VMT_FMTPOOL_MAX_WORKERS];
+	struct wctx ctx[VMT_FMTPOOL_MAX_WORKERS + 1];
 	size_t want_len;
 	int fd;
 
@@ -191,7 +191,7 @@ static void test_write_error(void **state)
 static void test_bad_args(void **state)
 {
 	struct vmt_fmtpool *p = NULL;
-	void *ctx[1] = { NULL };
+	void *ctx[2] = { NULL, NULL };
 
 	(void)state;
 	assert_int_equal(vmt_fmtpool_new(1, 8, 32, 0, format, ctx, &p), -EINVAL);
