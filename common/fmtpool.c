@@ -3,8 +3,9 @@
  * Batch k lives in place k % nbatches. Three counters under one lock say where each batch
  * is: the producer fills batch `filled`, workers take batches from `next_fmt` on, and the
  * writer writes from `next_write` on; a place is free again once its batch is written.
- * Writing is done by the worker that finds the oldest batch formatted, one writer at a
- * time, outside the lock; the producer waits only when every place is taken.
+ * Writing is done by whoever finds the oldest batch formatted, one writer at a time,
+ * outside the lock. When every place is taken the producer formats the oldest batch no
+ * worker has started, and waits only when there is none.
  *
  * Sleeping and waking are dear (a futex call each way, and in a virtual machine an IPI):
  * with a worker woken for every batch, 20 k wake-ups cost 10-15 % more CPU than formatting
