@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "exitreason.h"
+#include "fmtpool.h"
 #include "jsonw.h"
 #include "numfmt.h"
 #include "outbuf.h"
@@ -39,21 +40,21 @@
 	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
 	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
-	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
+	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
-	X("latency_ns", U64, 1, 1, row_ns(w, pr->lat))			\
+	X("latency_ns", U64, 1, 1, row_ns(f, pr->lat))			\
 	X("guest_rip", HEX, 1, ex->has & VMT_EVF_RIP, ex->rip)			\
 	X("info1", HEX, 1, ex->has & VMT_EVF_INFO1, ex->info1)			\
 	X("info2", HEX, 1, ex->has & VMT_EVF_INFO2, ex->info2)			\
-	X("intr_info", HEX, w->intr, ex->has & VMT_EVF_INTR_INFO, ex->intr_info) \
-	X("error_code", HEX, w->intr, ex->has & VMT_EVF_ERROR_CODE, ex->error_code) \
+	X("intr_info", HEX, f->intr, ex->has & VMT_EVF_INTR_INFO, ex->intr_info) \
+	X("error_code", HEX, f->intr, ex->has & VMT_EVF_ERROR_CODE, ex->error_code) \
 	X("near_gap", U64, 1, 1, pr->near_gap)					\
 	WHY_COLUMNS(X)
 
 /* An exit's breakdown (iterate.h: attribution): kinds the recording cannot tell are empty. */
 #define WHY_KIND(X, name, k)							\
-	X(name, U64, w->o.why, wy && (w->recorded >> (k) & 1), wy ? row_ns(w, wy->ticks[k]) : 0)
+	X(name, U64, f->why, wy && (f->recorded >> (k) & 1), wy ? row_ns(f, wy->ticks[k]) : 0)
 #define WHY_COLUMNS(X)								\
 	WHY_KIND(X, "kvm_ns", VMT_WHY_KVM)					\
 	WHY_KIND(X, "userspace_ns", VMT_WHY_USERSPACE)				\
@@ -63,10 +64,10 @@
 	WHY_KIND(X, "irq_ns", VMT_WHY_IRQ)					\
 	WHY_KIND(X, "softirq_ns", VMT_WHY_SOFTIRQ)				\
 	WHY_KIND(X, "nmi_ns", VMT_WHY_NMI)					\
-	X("incomplete", BOOL, w->o.why, wy != NULL, wy && wy->incomplete)	\
-	X("culprit_kind", TEXT, w->o.why, cu != NULL, cu ? vmt_why_kind_names[cu->kind] : "") \
-	X("culprit", NAME, w->o.why, cu != NULL, cu ? cu->name : "")		\
-	X("culprit_pid", I64, w->o.why, cu && cu->pid >= 0, cu ? cu->pid : 0)
+	X("incomplete", BOOL, f->why, wy != NULL, wy && wy->incomplete)	\
+	X("culprit_kind", TEXT, f->why, cu != NULL, cu ? vmt_why_kind_names[cu->kind] : "") \
+	X("culprit", NAME, f->why, cu != NULL, cu ? cu->name : "")		\
+	X("culprit_pid", I64, f->why, cu && cu->pid >= 0, cu ? cu->pid : 0)
 
 /* What a row shows of an exit's why: the times per kind and the culprit. */
 struct rowwhy {
@@ -87,7 +88,7 @@ struct prow {
 #define PAIR_LOCALS(pr)								\
 	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
-	const char *vmname = vm_name(w, ex->pid);				\
+	const char *vmname = vm_name(f, ex->pid);				\
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);			\
 	const struct rowwhy *wy = (pr)->why;					\
 	const struct vmt_whypart *cu = wy && wy->has_culprit ? &wy->culprit : NULL
@@ -98,7 +99,7 @@ struct prow {
 	X("ts_ns", TABS, 1, 1, ev->ts)						\
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
-	X("vm", NAME, w->vmmap != NULL, vmname != NULL, vmname)			\
+	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
 	X("vcpu", U64, 1, ev->has & VMT_EVF_VCPU, ev->vcpu)			\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -106,16 +107,18 @@ struct prow {
 	X("rip", HEX, 1, ev->has & VMT_EVF_RIP, ev->rip)			\
 	X("info1", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO1), ev->info1)	\
 	X("info2", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO2), ev->info2)	\
-	X("intr_info", HEX, w->intr, ev->has & VMT_EVF_INTR_INFO, ev->intr_info) \
-	X("error_code", HEX, w->intr, ev->has & VMT_EVF_ERROR_CODE, ev->error_code) \
-	X("latency_ns", U64, 1, e->pair != NULL, e->pair ? row_ns(w, e->pair->lat) : 0) \
+	X("intr_info", HEX, f->intr, ev->has & VMT_EVF_INTR_INFO, ev->intr_info) \
+	X("error_code", HEX, f->intr, ev->has & VMT_EVF_ERROR_CODE, ev->error_code) \
+	X("latency_ns", U64, 1, has_lat, row_ns(f, lat))				\
 	X("near_gap", U64, 1, 1, near_gap)
 
-#define EVENT_LOCALS(e)								\
-	const struct vmt_event *ev = (e)->ev;					\
+#define EVENT_LOCALS(evp, haslat, latv)						\
+	const struct vmt_event *ev = (evp);					\
+	bool has_lat = (haslat);						\
+	uint64_t lat = (latv);							\
 	bool is_exit = ev->kind == VMT_EV_BEGIN;				\
 	bool has_reason = is_exit && (ev->has & VMT_EVF_REASON);		\
-	const char *vmname = vm_name(w, ev->pid);				\
+	const char *vmname = vm_name(f, ev->pid);				\
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
 /*
@@ -156,17 +159,52 @@ struct open_task {
 	uint64_t seq1;
 };
 
+/*
+ * What formatting a row reads, and its caches: the writer's own, and a copy per formatting
+ * worker (the caches are written as rows are formatted).
+ */
+struct rowfmt {
+	const struct vmt_clock *clock;
+	const struct vmt_exitreasons *names;
+	uint64_t start;
+	bool intr;		/* the layout has intr_info and error_code */
+	bool why;		/* the why columns */
+	bool ns_clock;		/* ticks are ns: no conversion */
+	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
+	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
+	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
+	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
+	struct reason_slot cache[256];
+};
+
+/*
+ * A row as the pass hands it to the formatting workers (fmtpool.h): a pair row (ev the
+ * exit) or an event row, and with why columns the breakdown after it (struct rowrec_why).
+ */
+struct rowrec {
+	struct vmt_event ev;
+	uint64_t lat;
+	uint32_t en_cpu, vcpu;
+	bool has_vcpu, near_gap, has_lat, has_why;
+};
+
+struct rowrec_why {
+	struct rowrec r;
+	struct rowwhy why;
+};
+
 struct vmt_rows {
 	struct vmt_rows_opts o;
 	struct vmt_outbuf out;
 	struct vmt_jsonw jw;
-	const struct vmt_clock *clock;
+	struct rowfmt f;
 	struct vmt_exitreasons *names;
-	uint64_t start;
-	bool intr;		/* the layout has intr_info and error_code */
-	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (the vm column), or NULL */
 	uint64_t nrows;
-	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
+	/* CSV formatted by workers: the records of the batch being filled */
+	struct vmt_fmtpool *pool;
+	struct rowfmt *wf;	/* the workers' formatters */
+	char *recs;
+	size_t nrec;
 	uint8_t *gap;		/* per CPU: events lost since that CPU's last row */
 	uint32_t ngap;
 	int error;
@@ -174,32 +212,29 @@ struct vmt_rows {
 	struct held *ring;
 	struct rowwhy *whys;	/* with why columns: the held rows' breakdowns */
 	uint64_t cap, head, tail, hold_max;
-	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	struct open_task *tasks, *last;
 	size_t ntasks, tcap;
 	uint64_t written_ts;	/* the latest exit time written (for the late count) */
 	struct vmt_rows_stats st;
-	bool ns_clock;		/* ticks are ns: no conversion */
-	struct reason_slot cache[256];
 };
 
 /* The VM of a vCPU thread in the recording's --vm map, or NULL. */
-static inline const char *vm_name(const struct vmt_rows *w, int32_t tid)
+static inline const char *vm_name(const struct rowfmt *f, int32_t tid)
 {
 	unsigned int vm, vcpu;
 
-	if (!w->vmmap || vmt_vmmap_lookup(w->vmmap, tid, &vm, &vcpu))
+	if (!f->vmmap || vmt_vmmap_lookup(f->vmmap, tid, &vm, &vcpu))
 		return NULL;
-	return vmt_vmmap_name(w->vmmap, vm);
+	return vmt_vmmap_name(f->vmmap, vm);
 }
 
 /* Fill a cache slot for (isa, key): the name, and whether CSV needs it quoted. */
-static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa, uint64_t key)
+static void reason_fill(struct rowfmt *f, struct reason_slot *c, uint32_t isa, uint64_t key)
 {
 	c->used = true;
 	c->key = key;
 	c->isa = isa;
-	c->name = vmt_exitreason_name(w->names, isa, key);
+	c->name = vmt_exitreason_name(f->names, isa, key);
 	c->plain = true;
 	c->len = 0;
 	if (c->name) {
@@ -213,19 +248,19 @@ static void reason_fill(struct vmt_rows *w, struct reason_slot *c, uint32_t isa,
 }
 
 /* A reason's slot: the lookup inline, the filling (once per reason) out of line. */
-static inline const struct reason_slot *reason(struct vmt_rows *w, uint32_t isa, uint64_t key)
+static inline const struct reason_slot *reason(struct rowfmt *f, uint32_t isa, uint64_t key)
 {
-	struct reason_slot *c = &w->cache[(unsigned int)(key * 31 + isa) & 255];
+	struct reason_slot *c = &f->cache[(unsigned int)(key * 31 + isa) & 255];
 
 	if (__builtin_expect(!c->used || c->key != key || c->isa != isa, 0))
-		reason_fill(w, c, isa, key);
+		reason_fill(f, c, isa, key);
 	return c;
 }
 
 /* Ticks as ns; the ns clocks (nearly every recording) skip the conversion's tests. */
-static inline uint64_t row_ns(const struct vmt_rows *w, uint64_t ticks)
+static inline uint64_t row_ns(const struct rowfmt *f, uint64_t ticks)
 {
-	return w->ns_clock ? ticks : vmt_clock_ns(w->clock, ticks);
+	return f->ns_clock ? ticks : vmt_clock_ns(f->clock, ticks);
 }
 
 /*
@@ -233,18 +268,18 @@ static inline uint64_t row_ns(const struct vmt_rows *w, uint64_t ticks)
  * out of line, their calls cost a fifth of the conversion (perf, 10 M rows).
  */
 #define CELL inline __attribute__((always_inline))
-static CELL char *csv_U64(struct vmt_rows *w, char *p, bool has, uint64_t v)
+static CELL char *csv_U64(struct rowfmt *f, char *p, bool has, uint64_t v)
 {
-	(void)w;
+	(void)f;
 	if (has)
 		p = vmt_put_u64(p, v);
 	*p = ',';
 	return p + 1;
 }
 
-static CELL char *csv_I64(struct vmt_rows *w, char *p, bool has, int64_t v)
+static CELL char *csv_I64(struct rowfmt *f, char *p, bool has, int64_t v)
 {
-	(void)w;
+	(void)f;
 	if (has) {
 		if (v < 0) {
 			*p++ = '-';
@@ -257,44 +292,44 @@ static CELL char *csv_I64(struct vmt_rows *w, char *p, bool has, int64_t v)
 	return p + 1;
 }
 
-static CELL char *csv_HEX(struct vmt_rows *w, char *p, bool has, uint64_t v)
+static CELL char *csv_HEX(struct rowfmt *f, char *p, bool has, uint64_t v)
 {
-	(void)w;
+	(void)f;
 	if (has)
 		p = vmt_put_hex(p, v);
 	*p = ',';
 	return p + 1;
 }
 
-static CELL char *csv_TREL(struct vmt_rows *w, char *p, bool has, uint64_t ts)
+static CELL char *csv_TREL(struct rowfmt *f, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, row_ns(w, ts - w->start), &w->hi_rel);
+	p = vmt_put_u64_cached(p, row_ns(f, ts - f->start), &f->hi_rel);
 	*p = ',';
 	return p + 1;
 }
 
-static CELL char *csv_TABS(struct vmt_rows *w, char *p, bool has, uint64_t ts)
+static CELL char *csv_TABS(struct rowfmt *f, char *p, bool has, uint64_t ts)
 {
 	(void)has;
-	p = vmt_put_u64_cached(p, row_ns(w, ts), &w->hi_abs);
+	p = vmt_put_u64_cached(p, row_ns(f, ts), &f->hi_abs);
 	*p = ',';
 	return p + 1;
 }
 
-static CELL char *csv_TEXT(struct vmt_rows *w, char *p, bool has, const char *s)
+static CELL char *csv_TEXT(struct rowfmt *f, char *p, bool has, const char *s)
 {
 	size_t n = has ? strlen(s) : 0;	/* constant, plain words ("exit", "preempted") */
 
-	(void)w;
+	(void)f;
 	memcpy(p, s, n);
 	p[n] = ',';
 	return p + n + 1;
 }
 
-static CELL char *csv_BOOL(struct vmt_rows *w, char *p, bool has, bool v)
+static CELL char *csv_BOOL(struct rowfmt *f, char *p, bool has, bool v)
 {
-	(void)w;
+	(void)f;
 	if (has)
 		*p++ = v ? '1' : '0';
 	*p = ',';
@@ -320,9 +355,9 @@ static char *csv_quoted(char *p, const char *s)
  * A name from the recording (a VM's, a task's comm, an IRQ handler's): quoted when it
  * needs it (RFC 4180).
  */
-static CELL char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
+static CELL char *csv_NAME(struct rowfmt *f, char *p, bool has, const char *s)
 {
-	(void)w;
+	(void)f;
 	if (has) {
 		size_t n = strcspn(s, ",\"\r\n");
 
@@ -338,12 +373,12 @@ static CELL char *csv_NAME(struct vmt_rows *w, char *p, bool has, const char *s)
 }
 
 /* REASON cells take the isa from the row's event: ISA is a local of every row kind. */
-#define csv_REASON(w, p, has, key) csv_reason(w, p, has, ISA, key)
-static CELL char *csv_reason(struct vmt_rows *w, char *p, bool has, uint32_t isa,
+#define csv_REASON(f, p, has, key) csv_reason(f, p, has, ISA, key)
+static CELL char *csv_reason(struct rowfmt *f, char *p, bool has, uint32_t isa,
 			       uint64_t key)
 {
 	if (has) {
-		const struct reason_slot *c = reason(w, isa, key);
+		const struct reason_slot *c = reason(f, isa, key);
 
 		if (!c->name) {
 			/* a code no table knows: the reason_code cell says it all */
@@ -386,12 +421,12 @@ static inline void json_HEX(struct vmt_rows *w, const char *name, bool has, uint
 
 static inline void json_TREL(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts - w->start));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(&w->f, ts - w->f.start));
 }
 
 static inline void json_TABS(struct vmt_rows *w, const char *name, bool has, uint64_t ts)
 {
-	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(w, ts));
+	vmt_jsonw_opt_u64(&w->jw, name, has, row_ns(&w->f, ts));
 }
 
 static inline void json_TEXT(struct vmt_rows *w, const char *name, bool has, const char *s)
@@ -416,13 +451,13 @@ static inline void json_NAME(struct vmt_rows *w, const char *name, bool has, con
 static inline void json_reason(struct vmt_rows *w, const char *name, bool has, uint32_t isa,
 			       uint64_t key)
 {
-	vmt_jsonw_str(&w->jw, name, has ? reason(w, isa, key)->name : NULL);
+	vmt_jsonw_str(&w->jw, name, has ? reason(&w->f, isa, key)->name : NULL);
 }
 
 /* The expansions. */
 #define CSV_CELL(name, kind, shown, has, value)					\
 	if (shown)								\
-		p = csv_##kind(w, p, (has), (value));
+		p = csv_##kind(f, p, (has), (value));
 #define JSON_CELL(name, kind, shown, has, value)				\
 	if (shown)								\
 		json_##kind(w, name, (has), (value));
@@ -433,12 +468,11 @@ static inline void json_reason(struct vmt_rows *w, const char *name, bool has, u
 	}
 
 /* The row ends: the last cell's comma becomes the line end. */
-static inline void csv_end(struct vmt_rows *w, char *p)
+static inline char *csv_end(char *p)
 {
 	p[-1] = '\r';
 	*p++ = '\n';
-	vmt_outbuf_commit(&w->out, p);
-	w->nrows++;
+	return p;
 }
 
 static inline void json_begin(struct vmt_rows *w)
@@ -455,6 +489,8 @@ static inline void json_end(struct vmt_rows *w)
 
 static void write_header(struct vmt_rows *w)
 {
+	const struct rowfmt *f = &w->f;
+
 	/* HEADER_CELL reads the names and whether the column is shown, never a value */
 	if (w->o.events) {
 		EVENT_COLUMNS(HEADER_CELL)
@@ -474,19 +510,98 @@ static bool gap_take(struct vmt_rows *w, uint32_t cpu)
 	return seen;
 }
 
-static CELL void pair_csv(struct vmt_rows *w, const struct prow *pr)
+/* A pair's CSV row at p (CSV_ROW_MAX bytes of room); returns its end. */
+static CELL char *pair_csv_row(struct rowfmt *f, char *p, const struct prow *pr)
 {
 	PAIR_LOCALS(pr);
-	char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
 
 #define ISA ex->isa
 	PAIR_COLUMNS(CSV_CELL)
 #undef ISA
-	csv_end(w, p);
+	return csv_end(p);
+}
+
+/* An event's CSV row at p (CSV_ROW_MAX bytes of room); returns its end. */
+static CELL char *event_csv_row(struct rowfmt *f, char *p, const struct rowrec *e)
+{
+	EVENT_LOCALS(&e->ev, e->has_lat, e->lat);
+	bool near_gap = e->near_gap;
+
+#define ISA ev->isa
+	EVENT_COLUMNS(CSV_CELL)
+#undef ISA
+	return csv_end(p);
+}
+
+/* A record's place in the batch being filled, handing a full batch to the workers first. */
+static CELL struct rowrec *rec_next(struct vmt_rows *w)
+{
+	if (__builtin_expect(w->nrec == VMT_FMTPOOL_BATCH, 0)) {
+		void *next;
+		int ret = vmt_fmtpool_submit(w->pool, w->nrec, &next);
+
+		/* the same fd: the pass stops as on any write error */
+		if (ret && !w->out.err)
+			w->out.err = ret;
+		w->recs = next;
+		w->nrec = 0;
+	}
+	w->nrows++;
+	return (struct rowrec *)(w->recs + w->nrec++ * w->f.rec_size);
+}
+
+static CELL void pair_csv(struct vmt_rows *w, const struct prow *pr)
+{
+	if (w->pool) {
+		struct rowrec *r = rec_next(w);
+
+		r->ev = *pr->ex;
+		r->lat = pr->lat;
+		r->en_cpu = pr->en_cpu;
+		r->vcpu = pr->vcpu;
+		r->has_vcpu = pr->has_vcpu;
+		r->near_gap = pr->near_gap;
+		r->has_why = pr->why != NULL;
+		if (pr->why)
+			((struct rowrec_why *)r)->why = *pr->why;
+		return;
+	}
+	vmt_outbuf_commit(&w->out,
+			  pair_csv_row(&w->f, vmt_outbuf_reserve(&w->out, CSV_ROW_MAX), pr));
+	w->nrows++;
+}
+
+/* The workers' formatting of a batch (fmtpool.h). */
+static size_t format_pairs(void *ctx, const void *recs, size_t n, char *out)
+{
+	struct rowfmt *f = ctx;
+	char *p = out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct rowrec *r = (const void *)((const char *)recs + i * f->rec_size);
+		struct prow pr = { &r->ev, r->lat, r->en_cpu, r->vcpu, r->has_vcpu, r->near_gap,
+				   r->has_why ? &((const struct rowrec_why *)r)->why : NULL };
+
+		p = pair_csv_row(f, p, &pr);
+	}
+	return (size_t)(p - out);
+}
+
+static size_t format_events(void *ctx, const void *recs, size_t n, char *out)
+{
+	struct rowfmt *f = ctx;
+	char *p = out;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p = event_csv_row(f, p, (const struct rowrec *)recs + i);
+	return (size_t)(p - out);
 }
 
 static CELL void pair_json(struct vmt_rows *w, const struct prow *pr)
 {
+	struct rowfmt *f = &w->f;
 	PAIR_LOCALS(pr);
 
 	json_begin(w);
@@ -833,26 +948,30 @@ static int on_pairs_finish_json(void *state, const struct vmt_iter *it)
 static int on_event_csv(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_rows *w = state;
-	EVENT_LOCALS(e);
-	bool near_gap;
-	char *p;
+	struct rowrec rr, *r;
 
 	(void)it;
 	if (!e->selected)
 		return 0;
-	near_gap = gap_take(w, ev->cpu);
-	p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
-#define ISA ev->isa
-	EVENT_COLUMNS(CSV_CELL)
-#undef ISA
-	csv_end(w, p);
+	r = w->pool ? rec_next(w) : &rr;
+	r->ev = *e->ev;
+	r->has_lat = e->pair != NULL;
+	r->lat = e->pair ? e->pair->lat : 0;
+	r->near_gap = gap_take(w, e->ev->cpu);
+	if (!w->pool) {
+		char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
+
+		vmt_outbuf_commit(&w->out, event_csv_row(&w->f, p, r));
+		w->nrows++;
+	}
 	return w->out.err;
 }
 
 static int on_event_json(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_rows *w = state;
-	EVENT_LOCALS(e);
+	const struct rowfmt *f = &w->f;
+	EVENT_LOCALS(e->ev, e->pair != NULL, e->pair ? e->pair->lat : 0);
 	bool near_gap;
 
 	(void)it;
@@ -887,24 +1006,63 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	return 0;
 }
 
+/*
+ * Format CSV rows on other cores (fmtpool.h): the pass makes row records, the workers
+ * text. Too few CPUs (or VMTRACE_NO_THREADS): rows are formatted here, as they come.
+ */
+static int start_workers(struct vmt_rows *w)
+{
+	void *ctx[VMT_FMTPOOL_MAX_WORKERS + 1];
+	unsigned int n, i;
+	int ret;
+
+	n = w->o.threads < 0 ? vmt_fmtpool_auto_workers() : (unsigned int)w->o.threads;
+	if (n > VMT_FMTPOOL_MAX_WORKERS)
+		n = VMT_FMTPOOL_MAX_WORKERS;
+	if (!n)
+		return 0;
+	w->wf = calloc(n, sizeof(*w->wf));
+	if (!w->wf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		w->wf[i] = w->f;
+		ctx[i] = &w->wf[i];
+	}
+	ctx[n] = &w->f;		/* the pass's own, when it formats a batch itself */
+	ret = vmt_fmtpool_new(w->o.fd, w->f.rec_size, CSV_ROW_MAX, n,
+			      w->o.events ? format_events : format_pairs, ctx, &w->pool);
+	if (ret)
+		return ret;
+	w->recs = vmt_fmtpool_records(w->pool);
+	return 0;
+}
+
 static int on_start(void *state, const struct vmt_iter *it)
 {
 	struct vmt_rows *w = state;
 	const struct vmt_evside *b = &it->bind->begin;
 	int ret;
 
-	w->clock = it->clock;
-	w->ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
-	w->start = it->start_ts;
-	w->intr = b->intr_info.size && b->error_code.size;
-	w->recorded = it->why ? it->why_recorded : 0;
-	w->vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
+	w->f.clock = it->clock;
+	w->f.ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
+	w->f.start = it->start_ts;
+	w->f.intr = b->intr_info.size && b->error_code.size;
+	w->f.why = w->o.why;
+	w->f.recorded = it->why ? it->why_recorded : 0;
+	w->f.vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
+	w->f.rec_size = w->o.why ? sizeof(struct rowrec_why) : sizeof(struct rowrec);
 	ret = vmt_exitreasons_new(it->begin_format, &w->names);
 	if (ret)
 		return ret;
-	if (w->o.format == VMT_ROWS_CSV)
-		write_header(w);
-	return w->out.err;
+	w->f.names = w->names;
+	if (w->o.format != VMT_ROWS_CSV)
+		return w->out.err;
+	write_header(w);
+	/* the header goes out before the workers write any row */
+	ret = vmt_outbuf_flush(&w->out);
+	if (!ret && w->o.threads)
+		ret = start_workers(w);
+	return ret;
 }
 
 /* One ops table per row kind and format: each callback is one straight row writer. */
@@ -964,11 +1122,15 @@ const struct vmt_rows_stats *vmt_rows_stats(const struct vmt_rows *w)
 
 int vmt_rows_finish(struct vmt_rows *w)
 {
-	int ret;
+	int ret, werr;
 
 	if (!w)
 		return 0;
-	ret = vmt_outbuf_finish(&w->out);
+	ret = vmt_fmtpool_finish(w->pool, w->nrec);
+	werr = vmt_outbuf_finish(&w->out);
+	if (!ret)
+		ret = werr;
+	free(w->wf);
 	vmt_exitreasons_free(w->names);
 	free(w->gap);
 	free(w->ring);

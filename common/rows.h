@@ -5,8 +5,8 @@
  * JSON lines. The columns of each row kind are described once (rows.c) and that one
  * description drives the header and both formats; man/vmtrace-convert.1 documents them.
  * Per-exit rows come out in exit-time order, held in memory (at most hold_max exits) only
- * while an earlier exit is still open. Rows go through an outbuf on the caller's fd. One
- * writer per pass.
+ * while an earlier exit is still open. Rows go through an outbuf on the caller's fd, or CSV
+ * rows to formatting threads that write them there in order. One writer per pass.
  */
 #ifndef VMT_ROWS_H
 #define VMT_ROWS_H
@@ -37,6 +37,11 @@ struct vmt_rows_opts {
 	 * VMT_ROWS_HOLD_MAX / 4 exits are held (216 bytes each, 27 MiB).
 	 */
 	bool why;
+	/*
+	 * CSV only: threads formatting rows while the pass goes on (fmtpool.h), in the same
+	 * bytes; 0 none (rows formatted as they come), < 0 as many as are worth it.
+	 */
+	int threads;
 };
 
 struct vmt_rows_stats {

@@ -47,7 +47,8 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 {
 	struct vmt_rows_opts ro = { .format = o->format == CONVERT_CSV ? VMT_ROWS_CSV :
 								 VMT_ROWS_JSONL,
-				    .events = o->events != 0, .fd = fd, .why = o->why != 0 };
+				    .events = o->events != 0, .fd = fd, .why = o->why != 0,
+				    .threads = -1 };
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter,
 				    .attribute = o->why != 0 };
 	struct vmt_rows_stats st;

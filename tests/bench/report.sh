@@ -12,7 +12,8 @@
 #   - the original vm-trace -f on that trace.bin, cached and uncached, built from
 #     ../shared/seed outside the repository when the seed is there,
 #   - vmtrace-convert --csv to /dev/null, one row per exit and (--events) one per event,
-#     in rows per second,
+#     in rows per second, on every CPU (rows formatted on other cores) and on one
+#     (taskset -c 0: no threads),
 #   - vmtrace-report --json --html (the page as well: time series and heatmap), and the
 #     page's size, which must stay under 2 MB.
 # BENCH_UNCACHED=no skips the uncached runs (they drop the whole machine's page cache).
@@ -65,7 +66,7 @@ cold() {	# cold NAME CMD...: measure with the page cache dropped first
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-for f in a ac x z l lc o oc c e h; do : >"$work/$f"; done
+for f in a ac x z l lc o oc c c1 e e1 h; do : >"$work/$f"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
@@ -80,6 +81,12 @@ while [ $i -lt "$RUNS" ]; do
 	fi
 	measure csv vmtrace-convert --csv -o /dev/null "$work/b.vmt" >>"$work/c"
 	measure csv-events vmtrace-convert --csv --events -o /dev/null "$work/b.vmt" >>"$work/e"
+	if command -v taskset >/dev/null; then
+		measure csv-1cpu taskset -c 0 vmtrace-convert --csv -o /dev/null "$work/b.vmt" \
+			>>"$work/c1"
+		measure csv-events-1cpu taskset -c 0 vmtrace-convert --csv --events -o /dev/null \
+			"$work/b.vmt" >>"$work/e1"
+	fi
 	measure html vmtrace-report --json --html "$work/b.html" "$work/b.vmt" >>"$work/h"
 	i=$((i + 1))
 done
@@ -124,6 +131,8 @@ fi
 printf '%-50s %7s %7s %10s %9s %8s\n' "" "wall s" "CPU s" "M rows/s" "CPU ns/row" "peak RSS"
 row "vmtrace-convert --csv (a row per exit)" "$work/c" "$EXITS"
 row "vmtrace-convert --csv --events (per event)" "$work/e" "$events"
+row "vmtrace-convert --csv, one CPU (taskset -c 0)" "$work/c1" "$EXITS"
+row "vmtrace-convert --csv --events, one CPU" "$work/e1" "$events"
 row "vmtrace-report --json --html (the page too)" "$work/h"
 html_size=$(stat -c %s "$work/b.html")
 echo "HTML page: $html_size bytes"

@@ -8,7 +8,8 @@
 #  - mkvmt --random on 4 CPUs: rows in order, the same multiset as Python's pairing of the
 #    per-event rows, the report's pair count and total;
 #  - one exit open while more than the hold (2^19 exits) begin: one warning, that row late,
-#    every other row in order, memory bounded.
+#    every other row in order, memory bounded;
+#  - CSV formatted by threads is byte for byte the serial writer's, on the files above.
 . "$(dirname "$0")/lib.sh"
 
 F618="$DATA/formats/linux-6.18-x86_64"
@@ -169,4 +170,22 @@ assert starts == sorted(starts) and len(set(starts)) == 600000
 PY
 rss=$(tail -1 rss.txt)
 [ "$rss" -lt 160000 ] || fail "peak memory $rss KiB: the hold is not bounded"
+
+# With two CPUs or more, CSV rows are formatted on other cores (common/fmtpool.h): the
+# bytes must be the serial writer's (VMTRACE_NO_THREADS), late row and why columns
+# (interrupts and switches of mkvmt --context) included.
+if [ "$(nproc)" -ge 2 ]; then
+	"$HELPERS/mkvmt" --context --random 30000 3 "$F618" ctx.vmt || fail mkvmt
+	for f in mig r4 long ctx; do
+		for a in --csv "--csv --events" "--csv --why"; do
+			# shellcheck disable=SC2086
+			vmtrace-convert $a -o t.csv $f.vmt 2>/dev/null ||
+				fail "threaded $a of $f.vmt"
+			# shellcheck disable=SC2086
+			VMTRACE_NO_THREADS=1 vmtrace-convert $a -o s.csv $f.vmt 2>/dev/null ||
+				fail "serial $a of $f.vmt"
+			cmp -s t.csv s.csv || fail "$f.vmt $a: threaded rows differ from the serial ones"
+		done
+	done
+fi
 exit 0

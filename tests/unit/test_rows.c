@@ -5,7 +5,8 @@
  * exits on several CPUs, one task (nothing held), the hold's bound (one late row),
  * exits that never get a row (orphaned, unfinished, filtered out, dropped at a loss) not
  * holding the others back, and JSON lines in the same order. Each case states the rows it
- * expects, by exit time and task, from the events it wrote.
+ * expects, by exit time and task, from the events it wrote. CSV formatted by 1 to 4
+ * threads (fmtpool.h) is byte for byte the serial writer's, per exit and per event.
  */
 #include "config.h"
 
@@ -31,7 +32,7 @@
 #include "rows.h"
 
 #define NCPU 4
-#define MAX_PAGES 64
+#define MAX_PAGES 512
 
 /* One event of a test recording; GAP starts a new page on cpu flagged "events lost". */
 enum { EXIT, ENTRY, GAP };
@@ -405,6 +406,125 @@ static void test_filtered(void **state)
 	vmt_filter_free(&f);
 }
 
+/* Convert into out with threads formatting; the bytes written. */
+static char *convert_bytes(struct fixture *fx, bool events, int threads, uint32_t hold,
+			   size_t *len)
+{
+	struct vmt_rows_opts ro = { .format = VMT_ROWS_CSV, .events = events,
+				    .threads = threads };
+	struct vmt_iter_opts io = { 0 };
+	struct vmt_consumer c;
+	struct vmt_reader *r;
+	struct vmt_rows *w;
+	struct vmt_iter it;
+	char *text;
+
+	ro.fd = open(fx->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(ro.fd >= 0);
+	assert_int_equal(vmt_reader_open(fx->vmt, NULL, &r, NULL, 0), 0);
+	assert_int_equal(vmt_rows_consumer(&ro, &w, &c), 0);
+	if (hold)
+		vmt_rows_set_hold_max(w, hold);
+	assert_int_equal(vmt_iterate(r, &io, &c, 1, &it), 0);
+	assert_int_equal(vmt_rows_finish(w), 0);
+	vmt_reader_close(r);
+	close(ro.fd);
+	assert_int_equal(vmt_io_read_file(fx->out, 1 << 30, &text, len), 0);
+	return text;
+}
+
+static size_t count_lines(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+/*
+ * Many batches of rows (tens of thousands of exits of 6 tasks migrating over 4 CPUs, long
+ * exits overlapping short ones, losses): with 1 to 4 formatting threads the file is the
+ * serial writer's, byte for byte, per exit (with a small hold too: late rows) and per event;
+ * and it has a row per pair and per event.
+ */
+static void test_threads(void **state)
+{
+	enum { NTASK = 6, PER_TASK = 6000 };
+	struct fixture *fx = *state;
+	struct tev *ev = calloc(NTASK * PER_TASK * 2 + 16, sizeof(*ev)), *e;
+	uint64_t x = 0x9e3779b97f4a7c15ULL, ts[NTASK];
+	size_t n = 0, i, j, k, pairs = 0, len0, len;
+	unsigned int t, cpu[NTASK];
+
+	assert_non_null(ev);
+	for (t = 0; t < NTASK; t++) {
+		ts[t] = 1000 + t * 7;
+		cpu[t] = t % NCPU;
+	}
+	/* each task: exit, entry, exit, entry...; the events merged by time below */
+	for (t = 0; t < NTASK; t++) {
+		for (i = 0; i < PER_TASK; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			ts[t] += 100 + x % 900;
+			ev[n++] = (struct tev){ EXIT, cpu[t], ts[t] * 8 + t, 100 + (int32_t)t };
+			ts[t] += x % 97 == 0 ? 20000 + x % 50000 : 50 + (x >> 20) % 400;
+			if (x % 13 == 0)
+				cpu[t] = (unsigned int)(x >> 40) % NCPU;	/* migrates */
+			ev[n++] = (struct tev){ ENTRY, cpu[t], ts[t] * 8 + t, 100 + (int32_t)t };
+		}
+	}
+	/* insertion by merge: each task's events are already in time order */
+	{
+		struct tev *m = calloc(n + 16, sizeof(*m));
+		size_t pos[NTASK] = { 0 }, out = 0;
+
+		assert_non_null(m);
+		for (k = 0; k < n; k++) {
+			size_t best = NTASK;
+
+			for (t = 0; t < NTASK; t++) {
+				if (pos[t] < 2 * PER_TASK &&
+				    (best == NTASK || ev[t * 2 * PER_TASK + pos[t]].ts <
+							      ev[best * 2 * PER_TASK + pos[best]].ts))
+					best = t;
+			}
+			m[out++] = ev[best * 2 * PER_TASK + pos[best]++];
+			/* a loss on CPU 2 now and then: the pairs across it have no row */
+			if (k % 9973 == 5000)
+				m[out++] = (struct tev){ GAP, 2, 0, 0 };
+		}
+		free(ev);
+		ev = m;
+		n = out;
+	}
+	write_vmt(fx->vmt, ev, n);
+	for (e = ev, k = 0; k < n; k++, e++)
+		pairs += e->kind == ENTRY;
+	for (j = 0; j < 3; j++) {
+		bool events = j == 2;
+		uint32_t hold = j == 1 ? 64 : 0;
+		char *serial = convert_bytes(fx, events, 0, hold, &len0);
+		size_t rows = count_lines(serial, len0) - 1;
+
+		/* every event a row; every pair but those the losses drop (a few per loss) */
+		if (events)
+			assert_int_equal(rows, 2 * pairs);
+		else
+			assert_true(rows <= pairs && rows + 40 > pairs);
+		for (t = 1; t <= 4; t++) {
+			char *par = convert_bytes(fx, events, (int)t, hold, &len);
+
+			if (len != len0 || memcmp(par, serial, len) != 0)
+				fail_msg("%s, hold %u, %u threads: %zu bytes, serial %zu",
+					 events ? "events" : "exits", hold, t, len, len0);
+			free(par);
+		}
+		free(serial);
+	}
+	free(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +533,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filtered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
