@@ -6,7 +6,9 @@
  *   why_load block CPU ROUNDS SPIN_US
  *	a reader and a writer pinned to CPU, lock-stepped by two pipes: each round the
  *	reader's read() blocks while the writer spins SPIN_US of wall time, then writes
- *	the byte that wakes it. Prints "reader PID writer PID rounds N spin_us US".
+ *	the byte that wakes it. The writer starts its spin only once the reader sleeps,
+ *	so the whole spin lies inside the read's sleep however the two are scheduled.
+ *	Prints "reader PID writer PID rounds N spin_us US".
  *   why_load zero CPU SECONDS KIB
  *	read()s of KIB KiB from /dev/zero, pinned to CPU, for SECONDS: long system calls
  *	with reschedule points inside, where a competing task takes the CPU.
@@ -45,6 +47,34 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/*
+ * Until task pid sleeps (state S in /proc/PID/stat), give it the CPU: woken by the
+ * reader's byte, the writer may run before the reader has reached its next read(), and a
+ * spin begun then would partly precede the sleep it is meant to cause.
+ */
+static int wait_asleep(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (;;) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		buf[n] = 0;
+		p = strrchr(buf, ')');	/* the comm may hold spaces and parentheses */
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return 0;
+		sched_yield();
+	}
+}
+
 static int block(int cpu, long rounds, long spin_us)
 {
 	int to_reader[2], to_writer[2];
@@ -59,9 +89,14 @@ static int block(int cpu, long rounds, long spin_us)
 	if (writer < 0)
 		return 1;
 	if (writer == 0) {
-		for (i = 0; i < rounds; i++) {
-			double until = now() + (double)spin_us / 1e6;
+		pid_t reader = getppid();
 
+		for (i = 0; i < rounds; i++) {
+			double until;
+
+			if (wait_asleep(reader))
+				_exit(1);
+			until = now() + (double)spin_us / 1e6;
 			while (now() < until)
 				;
 			if (write(to_reader[1], &c, 1) != 1 || read(to_writer[0], &c, 1) != 1)
