@@ -160,7 +160,7 @@ static void test_trigger(void **state)
 	for (i = 0; i <= mid; i++)
 		put_chunk(&f, s, i);
 	assert_int_equal(n.puts, 0);	/* nothing before the trigger */
-	rec_ring_trigger(r, trig);
+	rec_ring_trigger(r, &(struct rec_ring_trigger){ .ts = trig, .lat_ns = 1 });
 	assert_false(rec_ring_done(r));
 	for (i = mid + 1; i < f.nchunks; i++)
 		put_chunk(&f, s, i);
