@@ -149,6 +149,7 @@ static int spikes(int cpu, long rounds, long block_us, long burst_ms, long pause
 	if (waker < 0)
 		return 1;
 	if (waker == 0) {
+		close(to_waker[1]);	/* the reader's close is then the end */
 		while (read(to_waker[0], &c, 1) == 1) {
 			sleep_us(block_us);
 			if (write(to_reader[1], &c, 1) != 1)
