@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmdline.h"
 #include "container.h"
@@ -146,6 +147,7 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 			   const char *arg)
 {
 	uint64_t v = REC_DEFAULT_LIVE_NS;
+	struct stat st;
 
 	switch (key) {
 	case OPT_LIVE:
@@ -191,9 +193,10 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 		    !o->threshold_ns)
 			argp_error(state, "--keep, --after, --continue and --ring-size need "
 				   "--on-threshold TIME");
-		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0))
-			argp_error(state, "--continue writes numbered files: not with -o - or "
-				   "--no-output");
+		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0 ||
+				      (!stat(o->output, &st) && !S_ISREG(st.st_mode))))
+			argp_error(state, "--continue writes numbered files: not with -o -, a "
+				   "device or --no-output");
 		if (!o->ring_bytes)
 			o->ring_bytes = REC_DEFAULT_RING_BYTES;
 		if (!o->keep_ns)
