@@ -25,6 +25,7 @@ struct rec_chunkq {
 	size_t queued_bytes;
 	bool closed;
 	bool unblocked;
+	bool writing;		/* the writer thread holds a chunk */
 	int error;
 	uint64_t written;
 };
@@ -159,6 +160,7 @@ static void *writer_thread(void *arg)
 
 	rec_sysinfo_pin_self(q->cfg.cpu);
 	for (;;) {
+		struct vmt_writer *w;
 		struct rec_chunk *c;
 		bool skip;
 		int ret = 0;
@@ -175,14 +177,15 @@ static void *writer_thread(void *arg)
 		if (!q->head)
 			q->tail = NULL;
 		skip = q->error != 0;
+		w = q->cfg.writer;	/* main may hand another one over while idle */
+		q->writing = true;
 		pthread_mutex_unlock(&q->lock);
 
 		if (!skip) {
-			ret = vmt_writer_chunk(q->cfg.writer, c->buf, c->npages, q->cfg.page_size,
-					       &c->info);
+			ret = vmt_writer_chunk(w, c->buf, c->npages, q->cfg.page_size, &c->info);
 			if (!ret && q->cfg.sync_ns &&
 			    rec_sysinfo_now_ns() - last_sync >= q->cfg.sync_ns) {
-				ret = vmt_writer_sync(q->cfg.writer);
+				ret = vmt_writer_sync(w);
 				last_sync = rec_sysinfo_now_ns();
 			}
 		}
@@ -192,6 +195,7 @@ static void *writer_thread(void *arg)
 			q->error = ret;
 		if (!ret && !skip)
 			q->written++;
+		q->writing = false;
 		recycle_locked(q, c);
 		pthread_cond_broadcast(&q->cond);
 		pthread_mutex_unlock(&q->lock);
@@ -224,6 +228,25 @@ int rec_chunkq_join(struct rec_chunkq *q)
 		q->started = false;
 	}
 	return rec_chunkq_error(q);
+}
+
+int rec_chunkq_wait_idle(struct rec_chunkq *q)
+{
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	while ((q->head || q->writing) && !q->error)
+		pthread_cond_wait(&q->cond, &q->lock);
+	ret = q->error;
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+void rec_chunkq_set_writer(struct rec_chunkq *q, struct vmt_writer *w)
+{
+	pthread_mutex_lock(&q->lock);
+	q->cfg.writer = w;
+	pthread_mutex_unlock(&q->lock);
 }
 
 int rec_chunkq_error(struct rec_chunkq *q)

@@ -39,6 +39,13 @@ void rec_chunkq_close(struct rec_chunkq *q);
 void rec_chunkq_unblock(struct rec_chunkq *q);
 /* Wait for the writer thread to end (after close). Returns its first write error, or 0. */
 int rec_chunkq_join(struct rec_chunkq *q);
+/*
+ * Wait until every chunk put so far is written (the writer thread holds none). Returns the
+ * first write error, or 0. With the threads started and nothing put meanwhile, the writer
+ * may then be replaced by rec_chunkq_set_writer() (the next file of --continue).
+ */
+int rec_chunkq_wait_idle(struct rec_chunkq *q);
+void rec_chunkq_set_writer(struct rec_chunkq *q, struct vmt_writer *w);
 /* The first write error so far, or 0 (any thread). */
 int rec_chunkq_error(struct rec_chunkq *q);
 /* Chunks written to the file without error. */

@@ -238,8 +238,9 @@ static int poll_at(struct rec_collector *col, uint64_t now)
 		struct cpu_state *cs = &col->cs[i];
 
 		ret = pull_splice(col, cs);
-		if (!ret && cs->c && cs->c->npages &&
-		    now - cs->chunk_started_ns >= col->cfg.chunk_max_age_ns)
+		/* a chunk begun by this splice began after now: age 0, not a wrapped one */
+		if (!ret && cs->c && cs->c->npages && (now > cs->chunk_started_ns ?
+		    now - cs->chunk_started_ns : 0) >= col->cfg.chunk_max_age_ns)
 			ret = flush_chunk(col, cs);
 	}
 	return ret;

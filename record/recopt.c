@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmdline.h"
 #include "container.h"
@@ -30,6 +31,8 @@ enum {
 	OPT_KEEP,
 	OPT_AFTER,
 	OPT_VM,
+	OPT_CONTINUE,
+	OPT_RING_SIZE,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -51,6 +54,8 @@ static const char doc[] =
 	"  vmtrace-record -p 2-5 --live --no-output   # watch only, every second\n"
 	"  vmtrace-record -p 2-5 --metrics /var/lib/node_exporter/vmtrace.prom --interval 15s\n"
 	"  vmtrace-record -p 2-5 --on-threshold 5ms --keep 10s   # the 10 s before a 5 ms exit\n"
+	"  vmtrace-record -p 2-5 --on-threshold 5ms --continue 10 -o spike.vmt\n"
+	"      # up to 10 spikes, into spike-001.vmt, spike-002.vmt, ...\n"
 	"  vmtrace-record -p 2 -o boot.vmt -- virsh start web1   # while a command runs\n"
 	"  vmtrace-record --vm web1 -s 10    # VM web1's vCPU threads on their CPUs\n"
 	"\n"
@@ -104,6 +109,10 @@ static const struct argp_option options[] = {
 	  "(default 10s)", 3 },
 	{ "after", OPT_AFTER, "TIME", 0, "with --on-threshold: what to write after the exit "
 	  "(default 1s)", 3 },
+	{ "continue", OPT_CONTINUE, "N", 0, "with --on-threshold: go on after a trigger, each "
+	  "into a new numbered file (FILE-001.vmt, ...), and stop after N", 3 },
+	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "with --on-threshold: hold at most SIZE of "
+	  "pages in memory, the oldest go first beyond it (default 512M)", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "only remove ftrace instances left by recorders that died, then exit", 4 },
@@ -131,13 +140,14 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 }
 
 /*
- * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after, and
- * what they need from the other options at the end.
+ * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after,
+ * --continue, --ring-size, and what they need from the other options at the end.
  */
 static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
 			   const char *arg)
 {
 	uint64_t v = REC_DEFAULT_LIVE_NS;
+	struct stat st;
 
 	switch (key) {
 	case OPT_LIVE:
@@ -168,9 +178,27 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 		*(key == OPT_THRESHOLD ? &o->threshold_ns : key == OPT_KEEP ? &o->keep_ns :
 		  &o->after_ns) = v;
 		break;
+	case OPT_CONTINUE:
+		if (vmt_cli_parse_u64(arg, &v) || v == 0 || v > 99999)
+			argp_error(state, "invalid --continue '%s' (1 to 99999 files)", arg);
+		o->continue_n = (unsigned int)v;
+		break;
+	case OPT_RING_SIZE:
+		if (vmt_cli_parse_size(arg, 1024, &v) || v < (1u << 20) || v > (64ULL << 30))
+			argp_error(state, "invalid --ring-size '%s' (1M to 64G)", arg);
+		o->ring_bytes = v;
+		break;
 	case ARGP_KEY_END:
-		if ((o->keep_ns || o->after_ns) && !o->threshold_ns)
-			argp_error(state, "--keep and --after need --on-threshold TIME");
+		if ((o->keep_ns || o->after_ns || o->continue_n || o->ring_bytes) &&
+		    !o->threshold_ns)
+			argp_error(state, "--keep, --after, --continue and --ring-size need "
+				   "--on-threshold TIME");
+		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0 ||
+				      (!stat(o->output, &st) && !S_ISREG(st.st_mode))))
+			argp_error(state, "--continue writes numbered files: not with -o -, a "
+				   "device or --no-output");
+		if (!o->ring_bytes)
+			o->ring_bytes = REC_DEFAULT_RING_BYTES;
 		if (!o->keep_ns)
 			o->keep_ns = REC_DEFAULT_KEEP_NS;
 		if (!o->after_ns)
@@ -295,6 +323,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_THRESHOLD:
 	case OPT_KEEP:
 	case OPT_AFTER:
+	case OPT_CONTINUE:
+	case OPT_RING_SIZE:
 		parse_live_opt(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:

@@ -20,6 +20,7 @@
 #define REC_DEFAULT_METRICS_NS	10000000000ULL	/* 10 s */
 #define REC_DEFAULT_KEEP_NS	10000000000ULL	/* 10 s */
 #define REC_DEFAULT_AFTER_NS	1000000000ULL	/* 1 s */
+#define REC_DEFAULT_RING_BYTES	(512ULL << 20)
 
 struct record_opts {
 	struct vmt_cpulist cpus;
@@ -41,6 +42,8 @@ struct record_opts {
 	uint64_t metrics_interval_ns;	/* --interval */
 	uint64_t threshold_ns;		/* --on-threshold; 0: record everything */
 	uint64_t keep_ns, after_ns;	/* --keep, --after */
+	unsigned int continue_n;	/* --continue: files at most; 0: one file, -o's name */
+	uint64_t ring_bytes;		/* --ring-size */
 	char cmdline[1024];		/* the command line as given, for the metadata */
 	char **command;			/* after "--": the command to record around; or NULL */
 };

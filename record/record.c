@@ -23,7 +23,7 @@
 #include "container.h"
 #include "context.h"
 #include "log.h"
-#include "outfile.h"
+#include "output.h"
 #include "readback.h"
 #include "recopt.h"
 #include "recvm.h"
@@ -44,20 +44,14 @@ struct recorder {
 	struct rec_vm vm;		/* --vm: the VMs whose vCPU threads are recorded */
 	struct vmt_cpulist online;
 	sigset_t stop_sigs;
-	struct vmt_outfile *out;	/* until published or discarded */
-	char tmp[PATH_MAX];		/* where the bytes go until published */
-	struct vmt_writer *writer;
+	struct rec_output op;		/* the file (or --continue's files) */
 	struct rec_chunkq *q;
 	struct rec_collector *col;
 	struct rec_watch *watch;	/* --live, --metrics, --on-threshold, or NULL */
-	struct vmt_kvbuf meta, end;
-	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
-	uint64_t mono0, mono1;
+	struct vmt_kvbuf meta;		/* what every file's META starts with */
 	bool recording;			/* tracing was on: the file is to be published */
 	const char *stop_reason;	/* "duration", "SIGINT", ...; NULL: stopped by an error */
 	int read_err, write_err;	/* the collector's, the writer's (END included) */
-	bool finished;			/* END written */
-	bool published;			/* renamed to o.output */
 	int exit_code;
 };
 
@@ -67,7 +61,6 @@ static void init_tool(struct recorder *rec, const char *argv0)
 	rec->exit_code = 1;
 	vmt_log_init(argv0);
 	vmt_kv_init(&rec->meta);
-	vmt_kv_init(&rec->end);
 	/* Block the stop signals first, so none can arrive between set-up and cleanup. */
 	sigemptyset(&rec->stop_sigs);
 	sigaddset(&rec->stop_sigs, SIGINT);
@@ -135,23 +128,13 @@ static int open_output(struct recorder *rec)
 			rec->o.begin, rec->o.end, strerror(-ret));
 		return ret;
 	}
-	ret = vmt_outfile_open(rec->o.output, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
-			       &rec->out);
-	if (ret) {
-		/* name what could not be created: FILE.PID.part, or FILE itself */
-		if (ret == -EISDIR || vmt_outfile_tmp_name(rec->o.output, rec->tmp, PATH_MAX))
-			snprintf(rec->tmp, sizeof(rec->tmp), "%s", rec->o.output);
-		vmt_err("%s: cannot create: %s", rec->tmp, strerror(-ret));
-		return ret;
-	}
-	snprintf(rec->tmp, sizeof(rec->tmp), "%s", vmt_outfile_tmp_path(rec->out));
-	rec_session_add_stats(&rec->ses, &rec->o.cpus, "start", &rec->meta, &rec->st0);
-	rec->mono0 = rec_sysinfo_now_ns();
-	vmt_kv_addf(&rec->meta, "monotonic.start_ns", "%" PRIu64, rec->mono0);
-	ret = vmt_writer_open(vmt_outfile_fd(rec->out), &rec->meta, rec->o.level, &rec->writer);
-	if (ret)
-		vmt_err("%s: cannot write: %s", rec->tmp, strerror(-ret));
-	return ret;
+	rec->op.path = rec->o.output;
+	rec->op.max_files = rec->o.continue_n;
+	rec->op.level = rec->o.level;
+	rec->op.ses = &rec->ses;
+	rec->op.cpus = &rec->o.cpus;
+	rec->op.base = &rec->meta;
+	return rec_output_open(&rec->op);
 }
 
 /* The writer queue, the collector and each traced CPU's trace_pipe_raw. */
@@ -159,7 +142,7 @@ static int setup_collection(struct recorder *rec)
 {
 	uint32_t chunk_pages = CHUNK_BYTES / rec->ses.page_size;
 	struct rec_chunkq_config qc = {
-		.writer = rec->writer, .page_size = rec->ses.page_size,
+		.writer = rec->op.writer, .page_size = rec->ses.page_size,
 		.chunk_pages = chunk_pages ? chunk_pages : 1, .max_queued_bytes = MAX_QUEUED_BYTES,
 		.sync_ns = SYNC_INTERVAL_NS, .cpu = rec->o.collector,
 	};
@@ -215,7 +198,7 @@ static int start(struct recorder *rec)
 	vmt_info("recording %s -> %s and %u context events on CPU %s (%s, clock %s) into %s%s",
 		 rec->o.begin, rec->o.end, rec->ctx.n,
 		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
-		 rec->o.output, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
+		 rec->op.name, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
 	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
@@ -243,7 +226,14 @@ static void run_until_stop(struct recorder *rec)
 			return;
 		}
 		if (rec_command_exited(&rec->cmd, &rec->stop_reason) || rec_chunkq_error(rec->q) ||
-		    rec_watch_done(rec->watch, &rec->stop_reason) || rec_collector_error(rec->col))
+		    rec_collector_error(rec->col))
+			return;
+		if (!rec_watch_done(rec->watch, &rec->stop_reason))
+			continue;
+		if (rec->op.files >= rec->o.continue_n)	/* the last file: stop */
+			return;
+		rec->stop_reason = NULL;	/* a rotation that fails stops as an error */
+		if (rec_output_rotate(&rec->op, rec->q, rec->watch, rec->ses.clock, rec->o.quiet))
 			return;
 	}
 }
@@ -270,9 +260,14 @@ static void stop_and_drain(struct recorder *rec)
 	rec->read_err = rec_collector_join(rec->col);
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
-	rec_session_add_stats(&rec->ses, &rec->o.cpus, "end", &rec->end, &rec->st1);
-	rec_watch_end(rec->watch, &rec->end);
-	rec->mono1 = rec_sysinfo_now_ns();
+	rec_output_stats_end(&rec->op);
+	rec_watch_end(rec->watch, &rec->op.end);
+}
+
+/* --continue: the file in progress has no trigger after others were written: it goes. */
+static bool untriggered_tail(const struct recorder *rec)
+{
+	return rec->o.continue_n && rec->op.published_files && !rec_watch_triggered(rec->watch);
 }
 
 /*
@@ -284,68 +279,56 @@ static void finish_file(struct recorder *rec)
 {
 	struct rec_end_info e = {
 		.stop_reason = rec->stop_reason, .clock = rec->ses.clock,
-		.mono_start_ns = rec->mono0, .mono_end_ns = rec->mono1,
-		.ts_start = rec->st0.now_ts, .ts_end = rec->st1.now_ts, .col = rec->col,
+		.mono_start_ns = rec->op.mono0, .mono_end_ns = rec->op.mono1,
+		.ts_start = rec->op.st0.now_ts, .ts_end = rec->op.st1.now_ts, .col = rec->col,
 	};
 
-	if (!rec->stop_reason || rec->read_err || rec->write_err)
+	if (!rec->stop_reason || rec->read_err || rec->write_err || !rec->op.out ||
+	    untriggered_tail(rec))
 		return;
-	rec_sysinfo_end(&rec->end, &e);
-	rec->write_err = vmt_writer_finish(rec->writer, &rec->end);
-	rec->finished = !rec->write_err;
+	rec->write_err = rec_output_finish(&rec->op, &e);
 }
 
 /* Rename into place (FILE.old kept); nothing recorded: no file left behind. */
 static void publish(struct recorder *rec)
 {
-	bool kept_old;
-	int ret;
-
-	if (!rec->recording) {
-		vmt_outfile_discard(rec->out);
-		rec->out = NULL;
-		return;
-	}
-	ret = vmt_outfile_commit(rec->out, &kept_old, NULL);
-	rec->out = NULL;
-	if (ret) {
-		vmt_err("%s: cannot rename to %s: %s; the recording stays in %s", rec->tmp,
-			rec->o.output, strerror(-ret), rec->tmp);
-		return;
-	}
-	rec->published = true;
-	if (kept_old)
-		vmt_info("the previous %s is kept as %s.old", rec->o.output, rec->o.output);
+	rec_output_publish(&rec->op, rec->recording && !untriggered_tail(rec));
 }
 
 /* The error in one line, what was written, the losses, the summary; the exit code. */
 static void report(struct recorder *rec)
 {
-	const char *where = rec->published ? rec->o.output : rec->tmp;
-	uint64_t chunks = rec_chunkq_written(rec->q), pages, lost;
+	const char *where = rec->op.published ? rec->op.name : rec->op.tmp;
+	uint64_t chunks = rec_chunkq_written(rec->q) - rec->op.chunks0, pages, lost;
+	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
 
 	if (!rec->recording)
 		return;
+	if (untriggered_tail(rec) && !rec->read_err && !rec->write_err && rec->stop_reason) {
+		vmt_info("stopped by %s: %u files written, no trigger since", rec->stop_reason,
+			 rec->op.published_files);
+		rec->exit_code = 0;
+		return;
+	}
 	if (rec->read_err)
 		vmt_err("%s: reading the ring buffer failed: %s; the %" PRIu64 " chunks read "
 			"before are kept in %s, not finished", rec->ses.inst.dir,
 			strerror(-rec->read_err), chunks, where);
 	else if (rec->write_err)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
-			"%s, not finished", rec->tmp, strerror(-rec->write_err), chunks, where);
+			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, where);
 	rec_collector_totals(rec->col, &pages, &lost);
 	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
-		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024,
-		 vmt_writer_bytes(rec->writer) / 1024,
+		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024, bytes / 1024,
 		 rec->write_err ? "write error" : rec->stop_reason ? rec->stop_reason : "error");
-	if (rec->st1.overrun + rec->st1.commit_overrun + rec->st1.dropped > 0 || lost)
+	if (rec->op.st1.overrun + rec->op.st1.commit_overrun + rec->op.st1.dropped > 0 || lost)
 		vmt_warn("events were lost: %" PRIu64 " (ring buffer stats), %" PRIu64
 			 " (page flags); try a larger --buffer-size or a shorter --poll-interval",
-			 vmt_cpustats_lost(&rec->st1) - vmt_cpustats_lost(&rec->st0), lost);
+			 vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0), lost);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */
-	if (!rec->o.quiet && rec->published && strcmp(rec->tmp, rec->o.output) != 0)
-		rec_readback_summary(rec->o.output);
-	if (rec->finished && rec->published)
+	if (!rec->o.quiet && rec->op.published && strcmp(rec->op.tmp, rec->op.name) != 0)
+		rec_readback_summary(rec->op.name);
+	if (rec->op.finished && rec->op.published)
 		rec->exit_code = 0;
 }
 
@@ -355,8 +338,7 @@ static void teardown(struct recorder *rec)
 	rec_collector_free(rec->col);
 	rec_watch_free(rec->watch);
 	rec_chunkq_free(rec->q);
-	vmt_writer_free(rec->writer);
-	vmt_outfile_discard(rec->out);	/* still open: set-up failed, nothing recorded */
+	rec_output_free(&rec->op);
 	if (rec_session_remove(&rec->ses))
 		rec->exit_code = 1;
 }
@@ -364,7 +346,6 @@ static void teardown(struct recorder *rec)
 static void free_tool(struct recorder *rec)
 {
 	vmt_kv_free(&rec->meta);
-	vmt_kv_free(&rec->end);
 	vmt_cpulist_free(&rec->online);
 	rec_context_free(&rec->ctx);
 	rec_vm_free(&rec->vm);

@@ -27,14 +27,25 @@ struct rec_ring {
 	uint64_t newest_ts;
 	enum state state;
 	atomic_bool done;
+	atomic_bool rearm;		/* main asks for the next trigger */
 	uint64_t flush_mono;
+	uint64_t fwd_end_ts;		/* the last record handed on so far */
+	struct rec_ring_trigger pending;	/* came while busy, for the re-arm */
+	bool has_pending;
 	int error;
 	struct rec_ring_stats st;
+	struct rec_ring_stats done_st;	/* st when the trigger was done, for main */
 };
+
+/* Another trigger may come after this one (--continue): hold what comes meanwhile. */
+static bool more(const struct rec_ring *r)
+{
+	return r->st.triggers < (r->cfg.max_triggers ? r->cfg.max_triggers : 1);
+}
 
 static void drop(struct rec_ring *r, struct rec_chunk *c)
 {
-	if (r->state == DONE || r->state == AFTER)
+	if (r->state == AFTER || (r->state == DONE && !more(r)))
 		r->st.dropped_after++;
 	else
 		r->st.dropped_chunks++;
@@ -43,9 +54,12 @@ static void drop(struct rec_ring *r, struct rec_chunk *c)
 
 static int forward(struct rec_ring *r, struct rec_chunk *c)
 {
+	uint64_t last_ts = c->info.last_ts;	/* c belongs to the next sink after put */
 	int ret = r->cfg.next.ops->put(r->cfg.next.arg, c);
 
 	r->st.written_chunks++;
+	if (last_ts > r->fwd_end_ts)
+		r->fwd_end_ts = last_ts;
 	if (ret && !r->error)
 		r->error = ret;
 	return ret;
@@ -122,13 +136,14 @@ static bool trim(struct rec_ring *r, struct rec_chunk *c, uint64_t cutoff)
 static void finish(struct rec_ring *r)
 {
 	r->state = DONE;
-	atomic_store(&r->done, true);
+	r->done_st = r->st;
+	atomic_store(&r->done, true);	/* after done_st: main reads it once done */
 }
 
 /* The trigger came: what is held from keep_ns before it goes on, in arrival order. */
 static void flush(struct rec_ring *r)
 {
-	uint64_t cutoff = r->st.trigger_ts > r->cfg.keep_ns ? r->st.trigger_ts - r->cfg.keep_ns : 0;
+	uint64_t ts = r->st.trigger.ts, cutoff = ts > r->cfg.keep_ns ? ts - r->cfg.keep_ns : 0;
 	struct rec_chunk *c;
 
 	r->flush_mono = rec_sysinfo_now_ns();
@@ -142,15 +157,28 @@ static void flush(struct rec_ring *r)
 	r->state = AFTER;
 }
 
-/* A chunk that starts after the window ends the recording. */
-static void after(struct rec_ring *r, struct rec_chunk *c)
+/*
+ * Main re-armed the ring: the next trigger may come, the one kept meanwhile first unless
+ * it began in pages already handed on (the next file would lack its start).
+ */
+static void take_rearm(struct rec_ring *r)
 {
-	if (c->info.first_ts > r->st.trigger_ts + r->cfg.after_ns) {
-		drop(r, c);
-		finish(r);
+	if (r->state != DONE || !atomic_load(&r->rearm))
 		return;
+	r->st.dropped_chunks = 0;
+	r->st.dropped_after = 0;
+	r->st.written_chunks = 0;
+	r->st.triggered = false;
+	r->state = WAITING;
+	if (r->has_pending && r->pending.ts > r->fwd_end_ts) {
+		r->state = TRIGGERED;
+		r->st.triggered = true;
+		r->st.trigger = r->pending;
+		r->st.triggers++;
 	}
-	forward(r, c);
+	r->has_pending = false;
+	atomic_store(&r->done, false);
+	atomic_store(&r->rearm, false);	/* after done: see rec_ring_done() */
 }
 
 static struct rec_chunk *ring_get(void *arg)
@@ -165,12 +193,16 @@ static int ring_put(void *arg, struct rec_chunk *c)
 	struct rec_ring *r = arg;
 
 	c->next = NULL;
-	if (r->state == DONE) {
-		drop(r, c);
-		return r->error;
-	}
+	take_rearm(r);
 	if (r->state == AFTER) {
-		after(r, c);
+		if (c->info.first_ts <= r->st.trigger.ts + r->cfg.after_ns) {
+			forward(r, c);
+			return r->error;
+		}
+		finish(r);	/* a chunk that starts after the window ends it */
+	}
+	if (r->state == DONE && !more(r)) {
+		drop(r, c);
 		return r->error;
 	}
 	if (r->tail)
@@ -194,6 +226,7 @@ static void ring_tick(void *arg, uint64_t now_ns)
 {
 	struct rec_ring *r = arg;
 
+	take_rearm(r);
 	if (r->state == TRIGGERED)
 		flush(r);
 	if (r->state == AFTER && now_ns > r->flush_mono + r->cfg.after_ns + IDLE_GRACE_NS)
@@ -244,23 +277,47 @@ struct rec_sink rec_ring_sink(struct rec_ring *r)
 	return s;
 }
 
-void rec_ring_trigger(struct rec_ring *r, uint64_t ts)
+void rec_ring_trigger(struct rec_ring *r, const struct rec_ring_trigger *t)
 {
-	if (r->state != WAITING)
+	if (!more(r))
 		return;
-	r->state = TRIGGERED;
-	r->st.triggered = true;
-	r->st.trigger_ts = ts;
+	if (r->state == WAITING) {
+		if (t->ts <= r->fwd_end_ts)
+			return;		/* its start went into the previous file */
+		r->state = TRIGGERED;
+		r->st.triggered = true;
+		r->st.trigger = *t;
+		r->st.triggers++;
+		return;
+	}
+	/* the first exit past this trigger's window, for when main re-arms */
+	if (!r->has_pending && t->ts > r->st.trigger.ts + r->cfg.after_ns) {
+		r->pending = *t;
+		r->has_pending = true;
+	}
 }
 
 bool rec_ring_done(const struct rec_ring *r)
 {
+	/* rearm first: take_rearm() clears done before rearm */
+	if (atomic_load(&r->rearm))
+		return false;
 	return atomic_load(&r->done);
+}
+
+void rec_ring_rearm(struct rec_ring *r)
+{
+	atomic_store(&r->rearm, true);
 }
 
 void rec_ring_stats(const struct rec_ring *r, struct rec_ring_stats *st)
 {
 	*st = r->st;
+}
+
+void rec_ring_done_stats(const struct rec_ring *r, struct rec_ring_stats *st)
+{
+	*st = r->done_st;
 }
 
 void rec_ring_free(struct rec_ring *r)

@@ -18,8 +18,6 @@
 
 /* Copies of pages the tap may hold for the merge before it merges early. */
 #define MAX_HELD_BYTES	(64u << 20)
-/* The flight recorder's chunks held at most (the oldest go first beyond it). */
-#define RING_MAX_BYTES	(512u << 20)
 
 struct rec_watch {
 	struct rec_tap *tap;
@@ -31,25 +29,24 @@ struct rec_watch {
 	/* --on-threshold */
 	struct rec_ring *ring;
 	uint64_t threshold_ns;
-	bool fired;
-	struct vmt_event trigger;	/* the exit that was over the threshold */
-	uint64_t trigger_lat;
 };
 
-/* The flight recorder's consumer: the first exit over the threshold triggers the ring. */
+/* The flight recorder's consumer: an exit over the threshold triggers the ring. */
 static int trigger_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
 			void **task)
 {
 	struct rec_watch *w = state;
+	struct rec_ring_trigger t;
 
 	(void)it;
 	(void)task;
-	if (w->fired || p->lat < w->threshold_ns)
+	if (p->lat < w->threshold_ns)
 		return 0;
-	w->fired = true;
-	w->trigger = *p->begin;
-	w->trigger_lat = p->lat;
-	rec_ring_trigger(w->ring, p->begin->ts);
+	t.ts = p->begin->ts;
+	t.lat_ns = p->lat;
+	t.cpu = p->begin->cpu;
+	t.pid = p->begin->pid;
+	rec_ring_trigger(w->ring, &t);	/* the ring knows whether it takes one */
 	return 0;
 }
 
@@ -84,7 +81,8 @@ static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t e
 {
 	struct rec_ring_config rc = {
 		.next = *sink, .hp = *hp, .keep_ns = o->keep_ns, .after_ns = o->after_ns,
-		.hold_extra_ns = extra_ns, .max_bytes = RING_MAX_BYTES,
+		.hold_extra_ns = extra_ns, .max_bytes = (size_t)o->ring_bytes,
+		.max_triggers = o->continue_n ? o->continue_n : 1,
 		.recycle = recycle,
 		.recycle_arg = q,
 	};
@@ -213,6 +211,22 @@ bool rec_watch_done(const struct rec_watch *w, const char **reason)
 	return true;
 }
 
+/* The triggering exit's keys into END and a line naming it. */
+static void end_trigger(const struct rec_ring_stats *st, struct vmt_kvbuf *end)
+{
+	const struct rec_ring_trigger *t = &st->trigger;
+
+	if (!st->triggered)
+		return;
+	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, t->ts);
+	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, t->lat_ns);
+	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, t->cpu);
+	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, t->pid);
+	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
+		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", t->lat_ns, t->pid,
+		 t->cpu, st->written_chunks, st->dropped_chunks);
+}
+
 void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
@@ -220,16 +234,33 @@ void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
 	if (!w)
 		return;
 	report(w);
-	if (!w->ring || !w->fired)
+	if (!w->ring)
 		return;
 	rec_ring_stats(w->ring, &st);
-	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, w->trigger.ts);
-	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, w->trigger_lat);
-	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, w->trigger.cpu);
-	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, w->trigger.pid);
-	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
-		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", w->trigger_lat,
-		 w->trigger.pid, w->trigger.cpu, st.written_chunks, st.dropped_chunks);
+	end_trigger(&st, end);
+}
+
+bool rec_watch_triggered(const struct rec_watch *w)
+{
+	struct rec_ring_stats st;
+
+	if (!w || !w->ring)
+		return false;
+	rec_ring_stats(w->ring, &st);
+	return st.triggered;
+}
+
+void rec_watch_end_done(const struct rec_watch *w, struct vmt_kvbuf *end)
+{
+	struct rec_ring_stats st;
+
+	rec_ring_done_stats(w->ring, &st);
+	end_trigger(&st, end);
+}
+
+void rec_watch_rearm(struct rec_watch *w)
+{
+	rec_ring_rearm(w->ring);
 }
 
 void rec_watch_free(struct rec_watch *w)

@@ -44,6 +44,15 @@ bool rec_watch_done(const struct rec_watch *w, const char **reason);
  * naming it, and a warning when the watchers stopped or records came late.
  */
 void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end);
+/* After the collector ended: a trigger came for the file in progress (--on-threshold). */
+bool rec_watch_triggered(const struct rec_watch *w);
+/*
+ * --continue, while rec_watch_done() is true: the keys and line of the trigger that is
+ * done into END of its file (the collector goes on meanwhile); then, once the next file is
+ * open, rec_watch_rearm() lets the next trigger come.
+ */
+void rec_watch_end_done(const struct rec_watch *w, struct vmt_kvbuf *end);
+void rec_watch_rearm(struct rec_watch *w);
 /* After the collector is freed (its last chunks go through the tap). NULL is fine. */
 void rec_watch_free(struct rec_watch *w);
 

@@ -15,11 +15,21 @@
  *	Prints "reader PID reads N".
  *   why_load hog CPU SECONDS
  *	a busy loop pinned to CPU, the competitor. Prints "hog PID".
+ *   why_load spikes CPU ROUNDS BLOCK_US BURST_MS PAUSE_US
+ *	known long system calls for the flight recorder, in a process that looks like a
+ *	VMM with one vCPU (its thread is named "CPU 0/KVM", as QEMU names them), so that
+ *	vmtrace-record --vm PID filters on it alone. Prints "pid PID ready", waits for a line
+ *	on stdin, then each round: BURST_MS of getppid() calls, 50 at a time with a PAUSE_US
+ *	sleep between (0: flat out), then a read() that a forked waker answers after
+ *	BLOCK_US (nanosleep); a last burst after the rounds (it fills the page that holds the
+ *	last read's end: a CPU's page reaches the reader when full). Then prints
+ *	"reader PID rounds N block_us US".
  */
 #include "config.h"
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +162,62 @@ static int hog(int cpu, double seconds)
 	return 0;
 }
 
+static void sleep_us(long us)
+{
+	struct timespec t = { us / 1000000, (us % 1000000) * 1000 };
+
+	while (nanosleep(&t, &t))
+		;
+}
+
+static int spikes(int cpu, long rounds, long block_us, long burst_ms, long pause_us)
+{
+	int to_reader[2], to_waker[2];
+	pid_t waker;
+	char c = 0;
+	long i, k;
+
+	if (pipe(to_reader) || pipe(to_waker))
+		return 1;
+	pin(cpu);
+	waker = fork();
+	if (waker < 0)
+		return 1;
+	if (waker == 0) {
+		close(to_waker[1]);	/* the reader's close is then the end */
+		while (read(to_waker[0], &c, 1) == 1) {
+			sleep_us(block_us);
+			if (write(to_reader[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(to_waker[0]);
+	if (prctl(PR_SET_NAME, "CPU 0/KVM", 0, 0, 0))
+		return 1;
+	printf("pid %ld ready\n", (long)getpid());
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n')
+		;
+	for (i = 0; i <= rounds; i++) {
+		double until = now() + (double)burst_ms / 1e3;
+
+		while (now() < until) {
+			for (k = 0; k < 50; k++)
+				getppid();
+			if (pause_us)
+				sleep_us(pause_us);
+		}
+		if (i < rounds &&
+		    (write(to_waker[1], &c, 1) != 1 || read(to_reader[0], &c, 1) != 1))
+			return 1;
+	}
+	close(to_waker[1]);	/* the waker ends */
+	waitpid(waker, NULL, 0);
+	printf("reader %ld rounds %ld block_us %ld\n", (long)getpid(), rounds, block_us);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "block") == 0)
@@ -160,7 +226,10 @@ int main(int argc, char **argv)
 		return zero(atoi(argv[2]), atof(argv[3]), atol(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "hog") == 0)
 		return hog(atoi(argv[2]), atof(argv[3]));
+	if (argc == 7 && strcmp(argv[1], "spikes") == 0)
+		return spikes(atoi(argv[2]), atol(argv[3]), atol(argv[4]), atol(argv[5]),
+			      atol(argv[6]));
 	fprintf(stderr, "usage: why_load block CPU ROUNDS SPIN_US | zero CPU SECONDS KIB | "
-		"hog CPU SECONDS\n");
+		"hog CPU SECONDS | spikes CPU ROUNDS BLOCK_US BURST_MS PAUSE_US\n");
 	return 2;
 }

@@ -5,6 +5,8 @@
  * hold is given back; a trigger hands on exactly the pages from keep_ns before it (the
  * page holding the cutoff included, none wholly before it), then chunks up to after_ns
  * past it, then says done and gives back the rest; the byte bound gives back the oldest.
+ * With more triggers allowed (--continue) it holds again once done, takes the next trigger
+ * after the re-arm, never one that began in pages already handed on, and at most that many.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -118,13 +120,15 @@ static void put_chunk(struct feed *f, struct rec_sink s, size_t i)
 	assert_int_equal(s.ops->put(s.arg, c), 0);
 }
 
+static unsigned int max_triggers;	/* for the next ring_for(); 0 is 1 */
+
 static struct rec_ring *ring_for(struct next *n, uint64_t keep, uint64_t after,
 				 uint64_t extra, size_t max_bytes)
 {
 	struct rec_ring_config rc = {
 		.next = { &next_ops, n }, .keep_ns = keep, .after_ns = after,
 		.hold_extra_ns = extra, .max_bytes = max_bytes, .recycle = next_recycle,
-		.recycle_arg = n,
+		.recycle_arg = n, .max_triggers = max_triggers,
 	};
 	struct rec_ring *r;
 
@@ -160,7 +164,7 @@ static void test_trigger(void **state)
 	for (i = 0; i <= mid; i++)
 		put_chunk(&f, s, i);
 	assert_int_equal(n.puts, 0);	/* nothing before the trigger */
-	rec_ring_trigger(r, trig);
+	rec_ring_trigger(r, &(struct rec_ring_trigger){ .ts = trig, .lat_ns = 1 });
 	assert_false(rec_ring_done(r));
 	for (i = mid + 1; i < f.nchunks; i++)
 		put_chunk(&f, s, i);
@@ -223,11 +227,80 @@ static void test_no_trigger(void **state)
 	feed_close(&f);
 }
 
+static void trigger_at(struct rec_ring *r, uint64_t ts)
+{
+	rec_ring_trigger(r, &(struct rec_ring_trigger){ .ts = ts, .lat_ns = 1, .pid = 7 });
+}
+
+/* Two triggers allowed: two windows handed on, the chunks between held then given back. */
+static void test_continue(void **state)
+{
+	const struct vmt_chunk_info *ci;
+	struct rec_ring_stats st;
+	struct rec_ring *r;
+	struct rec_sink s;
+	struct next n;
+	struct feed f;
+	uint64_t t1, t2;
+
+	(void)state;
+	feed_open(&f);
+	max_triggers = 2;
+	r = ring_for(&n, 1, 1, UINT64_MAX / 4, SIZE_MAX);
+	max_triggers = 0;
+	s = rec_ring_sink(r);
+	put_chunk(&f, s, 0);
+	put_chunk(&f, s, 1);
+	t1 = vmt_source_chunk(f.src, 1)->first_ts + 1;
+	trigger_at(r, t1);
+	put_chunk(&f, s, 2);		/* the flush: chunk 1 (from the cutoff) and 2 */
+	assert_int_equal(n.puts, 2);
+	assert_false(rec_ring_done(r));
+	put_chunk(&f, s, 3);		/* past the window: done, and held, not given back */
+	assert_true(rec_ring_done(r));
+	assert_int_equal(n.puts, 2);
+	assert_int_equal(n.recycled, 1);
+	rec_ring_done_stats(r, &st);
+	assert_true(st.triggered);
+	assert_int_equal(st.trigger.ts, t1);
+	assert_int_equal(st.written_chunks, 2);
+	/* an exit that began in chunk 2, already handed on: kept meanwhile, refused then */
+	trigger_at(r, vmt_source_chunk(f.src, 2)->first_ts + 1);
+	rec_ring_rearm(r);
+	assert_false(rec_ring_done(r));	/* until the ring took the re-arm, and after */
+	put_chunk(&f, s, 4);
+	assert_false(rec_ring_done(r));
+	assert_int_equal(n.puts, 2);
+	ci = vmt_source_chunk(f.src, 5);
+	t2 = ci->first_ts + (ci->last_ts - ci->first_ts) / 2;
+	put_chunk(&f, s, 5);
+	trigger_at(r, t2);
+	put_chunk(&f, s, 6);		/* chunks 3 and 4 are before the cutoff */
+	assert_int_equal(n.puts, 4);
+	assert_int_equal(n.last_first_ts, vmt_source_chunk(f.src, 6)->first_ts);
+	put_chunk(&f, s, 7);		/* done; no third trigger: given back */
+	assert_true(rec_ring_done(r));
+	trigger_at(r, vmt_source_chunk(f.src, 7)->last_ts + 1000000000ULL);
+	rec_ring_done_stats(r, &st);
+	assert_int_equal(st.trigger.ts, t2);
+	assert_int_equal(st.triggers, 2);
+	assert_int_equal(st.written_chunks, 2);
+	assert_int_equal(st.dropped_chunks, 2);
+	s.ops->close(s.arg);
+	assert_int_equal(n.puts, 4);
+	assert_int_equal(n.recycled, 4);	/* 0, 3, 4, 7 */
+	rec_ring_stats(r, &st);
+	assert_int_equal(st.triggers, 2);
+	rec_ring_free(r);
+	feed_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trigger),
 		cmocka_unit_test(test_no_trigger),
+		cmocka_unit_test(test_continue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "outfile.h"
+#include "output.h"
+#include "readback.h"
+
+int rec_output_name(const char *path, unsigned int index, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	int n;
+
+	/* a leading dot names a hidden file, not an extension */
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	n = snprintf(buf, size, "%.*s-%03u%s", (int)(dot - path), path, index, dot);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The shared metadata, copied: each file adds its own start to it. */
+static void kv_copy(struct vmt_kvbuf *dst, const struct vmt_kvbuf *src)
+{
+	vmt_kv_init(dst);
+	dst->error = src->error;
+	if (!src->len)
+		return;
+	dst->buf = malloc(src->len);
+	if (!dst->buf) {
+		dst->error = -ENOMEM;
+		return;
+	}
+	memcpy(dst->buf, src->buf, src->len);
+	dst->len = dst->cap = src->len;
+}
+
+int rec_output_open(struct rec_output *op)
+{
+	int ret;
+
+	op->files++;
+	op->finished = op->published = false;
+	vmt_writer_free(op->writer);	/* the queue is idle: the previous file is finished */
+	op->writer = NULL;
+	if (!op->max_files)
+		ret = snprintf(op->name, sizeof(op->name), "%s", op->path) >= (int)sizeof(op->name) ?
+		      -ENAMETOOLONG : 0;
+	else
+		ret = rec_output_name(op->path, op->files, op->name, sizeof(op->name));
+	if (!ret)
+		ret = vmt_outfile_open(op->name, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
+				       &op->out);
+	if (ret) {
+		/* name what could not be created: FILE.PID.part, or FILE itself */
+		if (ret == -EISDIR || vmt_outfile_tmp_name(op->name, op->tmp, sizeof(op->tmp)))
+			snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
+		vmt_err("%s: cannot create: %s", op->tmp, strerror(-ret));
+		return ret;
+	}
+	snprintf(op->tmp, sizeof(op->tmp), "%s", vmt_outfile_tmp_path(op->out));
+	vmt_kv_free(&op->meta);
+	vmt_kv_free(&op->end);
+	kv_copy(&op->meta, op->base);
+	vmt_kv_init(&op->end);
+	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0);
+	op->mono0 = rec_sysinfo_now_ns();
+	vmt_kv_addf(&op->meta, "monotonic.start_ns", "%" PRIu64, op->mono0);
+	ret = vmt_writer_open(vmt_outfile_fd(op->out), &op->meta, op->level, &op->writer);
+	if (ret)
+		vmt_err("%s: cannot write: %s", op->tmp, strerror(-ret));
+	return ret;
+}
+
+void rec_output_stats_end(struct rec_output *op)
+{
+	rec_session_add_stats(op->ses, op->cpus, "end", &op->end, &op->st1);
+	op->mono1 = rec_sysinfo_now_ns();
+}
+
+int rec_output_finish(struct rec_output *op, const struct rec_end_info *e)
+{
+	int ret;
+
+	rec_sysinfo_end(&op->end, e);
+	ret = vmt_writer_finish(op->writer, &op->end);
+	op->finished = !ret;
+	return ret;
+}
+
+int rec_output_publish(struct rec_output *op, bool keep)
+{
+	bool kept_old;
+	int ret;
+
+	if (!op->out)
+		return 0;
+	if (!keep) {
+		vmt_outfile_discard(op->out);
+		op->out = NULL;
+		return 0;
+	}
+	ret = vmt_outfile_commit(op->out, &kept_old, NULL);
+	op->out = NULL;
+	if (ret) {
+		vmt_err("%s: cannot rename to %s: %s; the recording stays in %s", op->tmp,
+			op->name, strerror(-ret), op->tmp);
+		return ret;
+	}
+	op->published = true;
+	op->published_files++;
+	if (kept_old)
+		vmt_info("the previous %s is kept as %s.old", op->name, op->name);
+	return 0;
+}
+
+int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_watch *w,
+		      const char *clock, bool quiet)
+{
+	struct rec_end_info e = { .stop_reason = "threshold", .clock = clock };
+	int ret;
+
+	/* the ring holds what comes meanwhile: once the queue is empty, the file is whole */
+	ret = rec_chunkq_wait_idle(q);
+	if (ret)
+		return ret;	/* a write error: the caller's final report names it */
+	rec_output_stats_end(op);
+	rec_watch_end_done(w, &op->end);
+	e.mono_start_ns = op->mono0;
+	e.mono_end_ns = op->mono1;
+	e.ts_start = op->st0.now_ts;
+	e.ts_end = op->st1.now_ts;
+	/* no page counts: they are the collector's, which runs on */
+	ret = rec_output_finish(op, &e);
+	if (ret) {
+		vmt_err("%s: write failed: %s", op->tmp, strerror(-ret));
+		return ret;
+	}
+	ret = rec_output_publish(op, true);
+	if (ret)
+		return ret;
+	vmt_info("wrote %s: %" PRIu64 " chunks -> %" PRIu64 " KiB, file %u of at most %u",
+		 op->name, rec_chunkq_written(q) - op->chunks0, vmt_writer_bytes(op->writer) / 1024,
+		 op->files, op->max_files);
+	if (!quiet)
+		rec_readback_summary(op->name);
+	ret = rec_output_open(op);
+	if (ret)
+		return ret;
+	op->chunks0 = rec_chunkq_written(q);
+	rec_chunkq_set_writer(q, op->writer);
+	rec_watch_rearm(w);
+	return 0;
+}
+
+void rec_output_free(struct rec_output *op)
+{
+	vmt_writer_free(op->writer);
+	op->writer = NULL;
+	vmt_outfile_discard(op->out);	/* still open: set-up failed, nothing recorded */
+	op->out = NULL;
+	vmt_kv_free(&op->meta);
+	vmt_kv_free(&op->end);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output: the recording's file, or with --continue its numbered files (FILE-001.vmt, ...),
+ * one after the other: the name, FILE.PID.part until published, the header and META
+ * (the shared metadata plus the file's own start), END, the rename into place, and the
+ * rotation from one trigger's file to the next while the collector goes on. Main thread
+ * only; the writer it opens is written by the writer queue's thread meanwhile. Messages are
+ * printed here.
+ */
+#ifndef REC_OUTPUT_H
+#define REC_OUTPUT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "chunkq.h"
+#include "container.h"
+#include "kv.h"
+#include "session.h"
+#include "sysinfo.h"
+#include "tracefs.h"
+#include "watch.h"
+
+struct rec_output {
+	/* set by the caller before rec_output_open() */
+	const char *path;		/* -o as given */
+	unsigned int max_files;		/* --continue N; 0: one file named path */
+	int level;			/* zstd level */
+	struct rec_session *ses;	/* for the per-CPU stats at start and end */
+	const struct vmt_cpulist *cpus;
+	const struct vmt_kvbuf *base;	/* the metadata every file starts with */
+	/* the file in progress */
+	unsigned int files;		/* opened so far, this one included */
+	unsigned int published_files;
+	struct vmt_kvbuf meta, end;
+	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
+	uint64_t mono0, mono1;
+	uint64_t chunks0;		/* the writer queue's chunks before this file */
+	char name[PATH_MAX];		/* its final name */
+	char tmp[PATH_MAX];		/* where its bytes go until published */
+	struct vmt_outfile *out;	/* until published or discarded */
+	struct vmt_writer *writer;
+	bool finished;			/* END written */
+	bool published;			/* renamed to name */
+};
+
+/*
+ * File number index (from 1) of path with --continue: "-NNN" (at least 3 digits) before
+ * the extension of the last path component, or at the end when it has none
+ * (run.vmt -> run-001.vmt, out/trace -> out/trace-001). 0 or -ENAMETOOLONG.
+ */
+int rec_output_name(const char *path, unsigned int index, char *buf, size_t size);
+/*
+ * Open the next file (the first, or the next numbered one): its temporary name, the
+ * per-CPU stats at start, META, the file header. 0 or -errno (printed).
+ */
+int rec_output_open(struct rec_output *op);
+/* The per-CPU stats and the time at the end into op->end (before the trigger's keys). */
+void rec_output_stats_end(struct rec_output *op);
+/*
+ * END (e: how it stopped; e->col may be NULL while the collector runs) into the file.
+ * 0 or -errno (the caller says what failed: it knows how many chunks came before).
+ */
+int rec_output_finish(struct rec_output *op, const struct rec_end_info *e);
+/* Rename the file into place (FILE.old kept), or remove it when !keep. 0 or -errno. */
+int rec_output_publish(struct rec_output *op, bool keep);
+/*
+ * --continue, once the trigger of the file in progress is done (rec_watch_done()): wait
+ * until the writer queue wrote its chunks, finish the file with the trigger's keys
+ * (stopped by "threshold"), publish it, open the next one, hand the queue its writer and
+ * re-arm the trigger. 0 or -errno (printed).
+ */
+int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_watch *w,
+		      const char *clock, bool quiet);
+/* The file still open goes (set-up failed, nothing recorded); the buffers. */
+void rec_output_free(struct rec_output *op);
+
+#endif
