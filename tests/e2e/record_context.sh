@@ -163,7 +163,10 @@ vmtrace-convert --to-vmt -o copy.vmt ctx.vmt || fail "--to-vmt"
 bg=$!
 run vmtrace-record -q -p 1 -c 0 -s 500ms -e "$SYSCALL_EVENTS" --context none -o none.vmt
 expect_rc 0 "--context none"
-[ ! -s err.txt ] || { cat err.txt; fail "--context none: messages"; }
+# No message about context events; a flat-out loop on a loaded machine may lose events,
+# and that warning alone is allowed (the counts below do not depend on it).
+! grep -v "^vmtrace-record: warning: events were lost: " err.txt ||
+	fail "--context none: messages"
 "$CTX" none.vmt >none.txt || fail "ctxstat none.vmt"
 [ "$(field events none.txt)" = - ] && [ "$(field missing none.txt)" = - ] &&
 	[ "$(field other none.txt)" = 0 ] && [ "$(field pair none.txt)" -gt 0 ] ||
