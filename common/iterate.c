@@ -54,7 +54,18 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 	if (w->attrib) {
 		int ret;
 
-		w->pair = *pairing_pair;
+		/*
+		 * Field by field, each load as wide as pair_end()'s 8-byte stores a moment
+		 * before: a struct copy's 16-byte loads cannot be forwarded from them and
+		 * stalled at every exit (the empty asm keeps the compiler from merging them).
+		 */
+		w->pair.begin = pairing_pair->begin;
+		__asm__("" ::: "memory");
+		w->pair.end = pairing_pair->end;
+		__asm__("" ::: "memory");
+		w->pair.lat = pairing_pair->lat;
+		__asm__("" ::: "memory");
+		w->pair.task_ctx = pairing_pair->task_ctx;
 		ret = vmt_attrib_end(w->attrib, w->pair.begin, w->pair.end, &w->why);
 		if (ret && !w->error)
 			w->error = ret;
