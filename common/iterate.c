@@ -52,21 +52,27 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 	 * forwarding, a third of this function's time), but when the attribution adds to it.
 	 */
 	if (w->attrib) {
+		const struct vmt_event *b, *e;
+		uint64_t lat;
 		int ret;
 
 		/*
 		 * Field by field, each load as wide as pair_end()'s 8-byte stores a moment
 		 * before: a struct copy's 16-byte loads cannot be forwarded from them and
-		 * stalled at every exit (the empty asm keeps the compiler from merging them).
+		 * stalled at every exit (the empty asm statements keep the compiler from merging
+		 * them, without a memory clobber that would reload w's fields).
 		 */
-		w->pair.begin = pairing_pair->begin;
-		__asm__("" ::: "memory");
-		w->pair.end = pairing_pair->end;
-		__asm__("" ::: "memory");
-		w->pair.lat = pairing_pair->lat;
-		__asm__("" ::: "memory");
+		b = pairing_pair->begin;
+		__asm__("" : "+r"(b));
+		e = pairing_pair->end;
+		__asm__("" : "+r"(e));
+		lat = pairing_pair->lat;
+		__asm__("" : "+r"(lat));
 		w->pair.task_ctx = pairing_pair->task_ctx;
-		ret = vmt_attrib_end(w->attrib, w->pair.begin, w->pair.end, &w->why);
+		w->pair.begin = b;
+		w->pair.end = e;
+		w->pair.lat = lat;
+		ret = vmt_attrib_end(w->attrib, b, e, &w->why);
 		if (ret && !w->error)
 			w->error = ret;
 		w->pair.why = &w->why;
