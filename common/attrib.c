@@ -1256,6 +1256,13 @@ const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_
 	return a->segbuf;
 }
 
+void vmt_attrib_segments_at(const struct vmt_attrib *a, struct vmt_whyseg *const **buf,
+			    const uint32_t **n)
+{
+	*buf = &a->segbuf;
+	*n = &a->nseg;
+}
+
 /* ---- the worst window ---- */
 
 /*

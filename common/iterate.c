@@ -35,6 +35,9 @@ struct vmt_pass {
 	bool paired, pair_selected;
 	const struct vmt_pair *cur;
 	struct vmt_pair pair;		/* the pairing's with the attribution's why */
+	/* where the attribution keeps the last exit's segments (vmt_attrib_segments_at) */
+	struct vmt_whyseg *const *segbuf;
+	const uint32_t *nseg;
 	int error;
 };
 
@@ -76,7 +79,10 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 		if (ret && !w->error)
 			w->error = ret;
 		w->pair.why = &w->why;
-		w->pair.why_segs = vmt_attrib_segments(w->attrib, &w->pair.why_nsegs);
+		/* not merged with the store above: the consumers load each field alone */
+		__asm__("" ::: "memory");
+		w->pair.why_segs = *w->segbuf;
+		w->pair.why_nsegs = *w->nseg;
 		p = &w->pair;
 	}
 	w->cur = p;
@@ -180,6 +186,7 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 	w->attrib = vmt_attrib_new(&ao);
 	if (!w->attrib)
 		return -ENOMEM;
+	vmt_attrib_segments_at(w->attrib, &w->segbuf, &w->nseg);
 	w->it->why = true;
 	w->it->why_recorded = ao.recorded;
 	return 0;
