@@ -107,6 +107,19 @@ static void set_name(char *dst, const char *src)
 	dst[n] = '\0';
 }
 
+/*
+ * strcmp() == 0 for the short names of parts (an IRQ handler's, a vector's): a loop is
+ * cheaper than the library call, made once or twice per exit with an interrupt inside.
+ */
+static inline bool name_eq(const char *x, const char *y)
+{
+	while (*x && *x == *y) {
+		x++;
+		y++;
+	}
+	return *x == *y;
+}
+
 static uint32_t acc_find(struct acc *c, const struct key *k)
 {
 	uint32_t i;
@@ -122,7 +135,7 @@ static uint32_t acc_find(struct acc *c, const struct key *k)
 				set_name(p->name, k->name);
 			return i;
 		}
-		if (strcmp(p->name, k->name) == 0)
+		if (name_eq(p->name, k->name))
 			return i;
 	}
 	if (c->n < ACC_NAMED) {
@@ -1243,6 +1256,13 @@ const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_
 	return a->segbuf;
 }
 
+void vmt_attrib_segments_at(const struct vmt_attrib *a, struct vmt_whyseg *const **buf,
+			    const uint32_t **n)
+{
+	*buf = &a->segbuf;
+	*n = &a->nseg;
+}
+
 /* ---- the worst window ---- */
 
 /*
@@ -1573,7 +1593,7 @@ static struct crow *crow_find(struct vmt_culprits *t, uint8_t kind, int32_t pid,
 	     i = (i + 1) & (t->cap - 1)) {
 		struct vmt_culprit *r = &t->rows[i].r;
 
-		if (r->kind == kind && r->pid == pid && (pid >= 0 || strcmp(r->name, name) == 0))
+		if (r->kind == kind && r->pid == pid && (pid >= 0 || name_eq(r->name, name)))
 			return &t->rows[i];
 	}
 	if (t->n >= t->max_rows && !is_other)

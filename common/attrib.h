@@ -133,6 +133,12 @@ int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu);
  * next call on a. *n = 0 for a 0-tick exit.
  */
 const struct vmt_whyseg *vmt_attrib_segments(const struct vmt_attrib *a, uint32_t *n);
+/*
+ * Where vmt_attrib_segments() reads: *buf and *n hold what it would return, until a is
+ * freed. For the pass, which takes the segments at every exit, without a call.
+ */
+void vmt_attrib_segments_at(const struct vmt_attrib *a, struct vmt_whyseg *const **buf,
+			    const uint32_t **n);
 const struct vmt_attrib_stats *vmt_attrib_stats(const struct vmt_attrib *a);
 
 /*

@@ -366,22 +366,30 @@ static inline int get_opt(const struct vmt_rbrecord *rec, const struct vmt_ctxfi
 	return get_int(rec, f, out);
 }
 
+/*
+ * Up to n bytes of p, cut at the first NUL, and a NUL. A plain loop: the names are a few
+ * bytes, and memchr() plus memcpy() cost two library calls per context event.
+ */
+static inline void copy_str(char *out, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && p[i]; i++)
+		out[i] = (char)p[i];
+	out[i] = '\0';
+}
+
 /* A fixed char array (a comm): up to cap - 1 bytes, cut at the first NUL. */
 static int get_comm(const struct vmt_rbrecord *rec, const struct vmt_ctxfield *f, char *out,
 		    size_t cap)
 {
 	size_t n = f->size < cap - 1 ? f->size : cap - 1;
 	const uint8_t *p;
-	const void *nul;
 
 	if ((uint32_t)f->offset + f->size > rec->len)
 		return -EBADMSG;
 	p = rec->data + f->offset;
-	nul = memchr(p, '\0', n);
-	if (nul)
-		n = (size_t)((const uint8_t *)nul - p);
-	memcpy(out, p, n);
-	out[n] = '\0';
+	copy_str(out, p, n);
 	return 0;
 }
 
@@ -394,7 +402,6 @@ static int get_str(const struct vmt_rbrecord *rec, const struct vmt_ctxfield *f,
 {
 	uint32_t v, off, len;
 	size_t n;
-	const void *nul;
 
 	if ((uint32_t)f->offset + 4 > rec->len)
 		return -EBADMSG;
@@ -406,11 +413,7 @@ static int get_str(const struct vmt_rbrecord *rec, const struct vmt_ctxfield *f,
 	if (off > rec->len || len > rec->len - off)
 		return -EBADMSG;
 	n = len < cap - 1 ? len : cap - 1;
-	nul = memchr(rec->data + off, '\0', n);
-	if (nul)
-		n = (size_t)((const uint8_t *)nul - (rec->data + off));
-	memcpy(out, rec->data + off, n);
-	out[n] = '\0';
+	copy_str(out, rec->data + off, n);
 	return 0;
 }
 

@@ -35,6 +35,9 @@ struct vmt_pass {
 	bool paired, pair_selected;
 	const struct vmt_pair *cur;
 	struct vmt_pair pair;		/* the pairing's with the attribution's why */
+	/* where the attribution keeps the last exit's segments (vmt_attrib_segments_at) */
+	struct vmt_whyseg *const *segbuf;
+	const uint32_t *nseg;
 	int error;
 };
 
@@ -52,14 +55,34 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 	 * forwarding, a third of this function's time), but when the attribution adds to it.
 	 */
 	if (w->attrib) {
+		const struct vmt_event *b, *e;
+		uint64_t lat;
 		int ret;
 
-		w->pair = *pairing_pair;
-		ret = vmt_attrib_end(w->attrib, w->pair.begin, w->pair.end, &w->why);
+		/*
+		 * Field by field, each load as wide as pair_end()'s 8-byte stores a moment
+		 * before: a struct copy's 16-byte loads cannot be forwarded from them and
+		 * stalled at every exit (the empty asm statements keep the compiler from merging
+		 * them, without a memory clobber that would reload w's fields).
+		 */
+		b = pairing_pair->begin;
+		__asm__("" : "+r"(b));
+		e = pairing_pair->end;
+		__asm__("" : "+r"(e));
+		lat = pairing_pair->lat;
+		__asm__("" : "+r"(lat));
+		w->pair.task_ctx = pairing_pair->task_ctx;
+		w->pair.begin = b;
+		w->pair.end = e;
+		w->pair.lat = lat;
+		ret = vmt_attrib_end(w->attrib, b, e, &w->why);
 		if (ret && !w->error)
 			w->error = ret;
 		w->pair.why = &w->why;
-		w->pair.why_segs = vmt_attrib_segments(w->attrib, &w->pair.why_nsegs);
+		/* not merged with the store above: the consumers load each field alone */
+		__asm__("" ::: "memory");
+		w->pair.why_segs = *w->segbuf;
+		w->pair.why_nsegs = *w->nseg;
 		p = &w->pair;
 	}
 	w->cur = p;
@@ -163,6 +186,7 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 	w->attrib = vmt_attrib_new(&ao);
 	if (!w->attrib)
 		return -ENOMEM;
+	vmt_attrib_segments_at(w->attrib, &w->segbuf, &w->nseg);
 	w->it->why = true;
 	w->it->why_recorded = ao.recorded;
 	return 0;

@@ -97,7 +97,7 @@ int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec
 /*
  * The same, with the fast path (a begin or end event of the usual layout) inline, for the
  * pass's loop that decodes every record: a call and its register saves cost as much as the
- * loads. Anything else goes to vmt_evbind_decode().
+ * loads. Another event returns 0 here; anything else goes to vmt_evbind_decode().
  */
 static inline int vmt_evbind_decode_inline(const struct vmt_evbind *b,
 					   const struct vmt_rbrecord *rec, uint32_t cpu,
@@ -111,7 +111,10 @@ static inline int vmt_evbind_decode_inline(const struct vmt_evbind *b,
 		return vmt_evbind_decode(b, rec, cpu, ev);
 	id = get_le16(d + b->common_type.offset);
 	s = id == b->begin.id ? &b->begin : id == b->end.id ? &b->end : NULL;
-	if (!s || !s->usual || rec->len < s->min_len)
+	/* another event (a context event): what vmt_evbind_decode() says, without the call */
+	if (!s)
+		return 0;
+	if (!s->usual || rec->len < s->min_len)
 		return vmt_evbind_decode(b, rec, cpu, ev);
 	ev->kind = s == &b->begin ? VMT_EV_BEGIN : VMT_EV_END;
 	ev->ts = rec->ts;

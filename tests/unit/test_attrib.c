@@ -77,6 +77,9 @@ struct run {
 	struct vmt_attrib *a;
 	struct vmt_event begin[1024];	/* by pid */
 	struct vmt_why why;
+	/* vmt_attrib_segments_at(), taken once when a is made: checked at every end */
+	struct vmt_whyseg *const *seg_at;
+	const uint32_t *nseg_at;
 };
 
 static struct run *R;
@@ -90,6 +93,7 @@ static int setup(void **state)
 	R = calloc(1, sizeof(*R));
 	R->a = vmt_attrib_new(&o);
 	assert_non_null(R->a);
+	vmt_attrib_segments_at(R->a, &R->seg_at, &R->nseg_at);
 	*state = R;
 	return 0;
 }
@@ -107,6 +111,7 @@ static void reopen(const struct vmt_attrib_opts *o)
 	vmt_attrib_free(R->a);
 	R->a = vmt_attrib_new(o);
 	assert_non_null(R->a);
+	vmt_attrib_segments_at(R->a, &R->seg_at, &R->nseg_at);
 }
 
 static void ctx(struct vmt_ctxev *ev)
@@ -217,6 +222,9 @@ static const struct vmt_why *end(uint32_t cpu, uint64_t ts, int32_t pid)
 	e.pid = pid;
 	assert_int_equal(vmt_attrib_end(R->a, &R->begin[pid], &e, &R->why), 0);
 	segs = vmt_attrib_segments(R->a, &n);
+	/* what the pass reads without a call, through the pointers taken at the start */
+	assert_ptr_equal(*R->seg_at, segs);
+	assert_int_equal(*R->nseg_at, n);
 	check_why(&R->why, R->begin[pid].ts, ts, segs, n, true);
 	return &R->why;
 }
