@@ -105,8 +105,11 @@ static int set_up_views(struct report *rep)
 	so.hist_log = o->hist_log;
 	report_trigger_read(rep->r, &rep->trig);
 	rep->around_ns = o->around_trigger ? rep->trig.at_ns : o->around_ns;
-	if (o->around_trigger && !rep->trig.has) {
-		vmt_err("%s: --around trigger: no exit triggered this recording", o->file);
+	if (o->around_trigger && !rep->trig.in_file) {
+		vmt_err("%s: --around trigger: %s", o->file, rep->trig.unknown ?
+			"the recording was not finished, so its trigger is unknown" :
+			rep->trig.has ? "the triggering exit began before this file's pages" :
+			"no exit triggered this recording");
 		return -ENOENT;
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);

@@ -33,6 +33,25 @@ static bool meta_i64(struct vmt_reader *r, const char *key, int64_t *v)
 	return ok;
 }
 
+/*
+ * The earliest page time of CPU cpu's chunks (UINT64_MAX when it has none): an exit that
+ * began before it lost its start to the flight ring (a --ring-size too small for --keep).
+ */
+static uint64_t cpu_start_ts(struct vmt_reader *r, uint32_t cpu)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	size_t i, n = vmt_source_nchunks(src);
+	uint64_t start = UINT64_MAX;
+
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
+
+		if (ci->cpu == cpu && ci->first_ts < start)
+			start = ci->first_ts;
+	}
+	return start;
+}
+
 void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
@@ -42,12 +61,16 @@ void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 	memset(t, 0, sizeof(*t));
 	t->flight = meta_u64(r, VMT_META_TRIGGER_THRESHOLD, &t->threshold_ns);
 	meta_u64(r, VMT_META_TRIGGER_KEEP, &t->keep_ns);
+	/* the trigger's keys are in END: an unfinished file cannot say */
+	t->unknown = t->flight && !vmt_source_status(vmt_reader_source(r))->finished;
 	if (!t->flight || !meta_u64(r, VMT_META_TRIGGER_TS, &ts) ||
 	    !meta_u64(r, VMT_META_TRIGGER_LAT, &lat) || !meta_u64(r, VMT_META_TRIGGER_CPU, &cpu) ||
 	    !meta_i64(r, VMT_META_TRIGGER_PID, &pid) || cpu > UINT32_MAX || pid < INT32_MIN ||
 	    pid > INT32_MAX)
 		return;
 	t->has = true;
+	t->unknown = false;
+	t->in_file = ts >= cpu_start_ts(r, (uint32_t)cpu);
 	t->at_ns = ts > start ? vmt_clock_ns(c, ts - start) : 0;
 	t->lat_ns = vmt_clock_ns(c, lat);
 	t->cpu = (uint32_t)cpu;
@@ -61,25 +84,48 @@ void report_trigger_text(FILE *f, const struct report_trigger *t)
 	if (!t->flight)
 		return;
 	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
+	if (t->unknown) {
+		fprintf(f, "\nFlight recording (threshold %s): not finished, so which exit "
+			"triggered it (if any) is unknown\n", thr);
+		return;
+	}
 	if (!t->has) {
 		fprintf(f, "\nFlight recording (threshold %s): nothing triggered\n", thr);
 		return;
 	}
+	vmt_format_ns(t->lat_ns, lat, sizeof(lat));
+	if (!t->in_file) {
+		fprintf(f, "\nTriggered by an exit of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
+			"threshold %s, that began before this file's pages: the flight ring "
+			"dropped them (a larger --ring-size keeps --keep)\n", lat, t->pid, t->cpu,
+			thr);
+		return;
+	}
 	fprintf(f, "\nTriggered by the exit at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
 		"threshold %s; see --around trigger\n", vmt_format_ns(t->at_ns, at, sizeof(at)),
-		t->pid, t->cpu, vmt_format_ns(t->lat_ns, lat, sizeof(lat)), thr);
+		t->pid, t->cpu, lat, thr);
 }
 
 void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
 {
 	if (!t->flight)
 		return;
+	if (t->unknown) {
+		vmt_jsonw_object_open(w, "trigger");
+		vmt_jsonw_bool(w, "known", false);
+		vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
+		vmt_jsonw_object_close(w);
+		return;
+	}
 	if (!t->has) {
 		vmt_jsonw_null(w, "trigger");
 		return;
 	}
 	vmt_jsonw_object_open(w, "trigger");
-	vmt_jsonw_u64(w, "at_ns", t->at_ns);
+	vmt_jsonw_bool(w, "known", true);
+	vmt_jsonw_bool(w, "in_file", t->in_file);
+	if (t->in_file)	/* else it began before the file's start: no time in it */
+		vmt_jsonw_u64(w, "at_ns", t->at_ns);
 	vmt_jsonw_u64(w, "latency_ns", t->lat_ns);
 	vmt_jsonw_i64(w, "pid", t->pid);
 	vmt_jsonw_u64(w, "cpu", t->cpu);

@@ -18,6 +18,8 @@
 struct report_trigger {
 	bool has;			/* a flight recording that triggered */
 	bool flight;			/* a flight recording (threshold known) */
+	bool unknown;			/* flight, but not finished: END (the trigger) missing */
+	bool in_file;			/* has, and the exit's CPU has pages from its start on */
 	uint64_t threshold_ns, keep_ns;
 	uint64_t at_ns;			/* the exit, from the recording's start */
 	uint64_t lat_ns;
@@ -28,7 +30,11 @@ struct report_trigger {
 /* From r's metadata; damaged or missing keys leave has false. */
 void report_trigger_read(struct vmt_reader *r, struct report_trigger *t);
 void report_trigger_text(FILE *f, const struct report_trigger *t);
-/* A "trigger" member (null for a flight recording that did not trigger; none otherwise). */
+/*
+ * A "trigger" member: null for a flight recording that did not trigger, an object with
+ * "known": false for an unfinished one (no END: whether it triggered is unknown), none
+ * for other recordings.
+ */
 void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t);
 
 #endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What vmtrace-report says of a flight recording's trigger when the file cannot show it:
+# - the exit began before the file's pages (tests/data/flight/dropped.vmt: a real
+#   recording whose --ring-size was too small): the line says so instead of placing the
+#   exit at 0 ns, the JSON has "in_file": false and no at_ns, its latency, pid and CPU
+#   are the recorder's own (dropped-record.txt), no exit of the file is that one (a
+#   recount of vmtrace-convert --csv), and --around trigger is a one-line error;
+# - the file was not finished (the trigger's keys are in END): "unknown", in the text and
+#   as "known": false, never "nothing triggered"; --around trigger is a one-line error.
+. "$(dirname "$0")/lib.sh"
+F="$DATA/flight/dropped.vmt"
+
+re='.*an exit of \([0-9]*\) ns (pid \([0-9]*\), CPU \([0-9]*\)) triggered.*'
+set -- $(sed -n "s/$re/\1 \2 \3/p" "$DATA/flight/dropped-record.txt")
+[ $# = 3 ] || fail "the recorder's trigger line"
+lat=$1 pid=$2 cpu=$3
+
+run vmtrace-report "$F"
+expect_rc 0 "report of dropped.vmt"
+line="Triggered by an exit of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s, that began"
+grep -q "^$line before this file's pages" out.txt ||
+	{ cat out.txt; fail "the text does not say the trigger began before the file"; }
+! grep -q "exit at 0 ns\|see --around trigger" out.txt || fail "the text places the trigger"
+run vmtrace-report --json "$F"
+expect_rc 0 "report --json of dropped.vmt"
+want="[('cpu', $cpu), ('in_file', False), ('known', True), ('latency_ns', $lat), ('pid', $pid),"
+want="$want ('threshold_ns', 1100000000)]"
+[ "$(json out.txt 'sorted(d["trigger"].items())')" = "$want" ] ||
+	fail "trigger object: $(json out.txt 'd["trigger"]')"
+vmtrace-convert --csv -o exits.csv "$F" || fail "convert"
+python3 - exits.csv "$lat" "$pid" <<'PY' || fail "the trigger is in the file after all"
+import csv, sys
+lat, pid = int(sys.argv[2]), sys.argv[3]
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows, "no exits"
+assert all(int(r["latency_ns"]) < lat for r in rows), max(int(r["latency_ns"]) for r in rows)
+PY
+run vmtrace-report --around trigger "$F"
+expect_one_line_error vmtrace-report \
+	"dropped.vmt: --around trigger: the triggering exit began before this file's pages"
+[ "$(wc -l <err.txt)" = 1 ] || fail "--around trigger: more than one line"
+
+# Unfinished: the same file without its END block (the last bytes).
+size=$(wc -c <"$F")
+head -c $((size - 64)) "$F" >unf.vmt
+run vmtrace-report unf.vmt
+line="Flight recording (threshold 1.100 s): not finished, so which exit triggered it"
+grep -q "^$line (if any) is unknown" out.txt ||
+	{ cat out.txt err.txt; fail "unfinished: the trigger is not said unknown"; }
+! grep -q "nothing triggered" out.txt || fail "unfinished: 'nothing triggered'"
+run vmtrace-report --json unf.vmt
+want="[('known', False), ('threshold_ns', 1100000000)]"
+[ "$(json out.txt 'sorted(d["trigger"].items())')" = "$want" ] ||
+	fail "unfinished: trigger object $(json out.txt 'd["trigger"]')"
+run vmtrace-report --around trigger unf.vmt
+expect_one_line_error vmtrace-report \
+	"unf.vmt: --around trigger: the recording was not finished, so its trigger is unknown"
+exit 0
