@@ -20,10 +20,11 @@
 #include "log.h"
 #include "outbuf.h"
 #include "report_compare.h"
+#include "trigger.h"
 
 /* One recording into merged and its own; returns an exit status. */
 static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *merged,
-		    struct vmt_compare *own, int *damaged)
+		    struct vmt_compare *own, struct report_trigger *trig, int *damaged)
 {
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -42,6 +43,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		vmt_err("%s: %s", file, msg);
 		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
 	}
+	report_trigger_read(r, trig);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
@@ -68,7 +70,7 @@ out_close:
 }
 
 static int print_json(const struct report_opts *o, const struct vmt_compare *merged,
-		      const struct vmt_compare *per)
+		      const struct vmt_compare *per, const struct report_trigger *trig)
 {
 	struct vmt_outbuf out;
 	struct vmt_jsonw w;
@@ -81,6 +83,7 @@ static int print_json(const struct report_opts *o, const struct vmt_compare *mer
 	vmt_jsonw_init(&w, &out);
 	vmt_jsonw_object_open(&w, NULL);
 	vmt_merge_json(&w, merged, per, o->files, o->nfiles);
+	report_trigger_json_files(&w, trig, o->files, o->nfiles);
 	vmt_jsonw_object_close(&w);
 	vmt_outbuf_ch(&out, '\n');
 	return vmt_outbuf_finish(&out);
@@ -89,12 +92,14 @@ static int print_json(const struct report_opts *o, const struct vmt_compare *mer
 int report_merge(struct report_opts *o)
 {
 	struct vmt_compare merged, *per = calloc(o->nfiles, sizeof(*per));
+	struct report_trigger *trig = calloc(o->nfiles, sizeof(*trig));
 	int code = 1, damaged = 0, ret = 0;
 	unsigned int i, ready = 0;
 
-	if (!per || vmt_compare_init(&merged, o->window_ns)) {
+	if (!per || !trig || vmt_compare_init(&merged, o->window_ns)) {
 		vmt_err("%s", strerror(ENOMEM));
 		free(per);
+		free(trig);
 		return 1;
 	}
 	for (ready = 0; ready < o->nfiles; ready++) {
@@ -104,15 +109,17 @@ int report_merge(struct report_opts *o)
 		}
 	}
 	for (i = 0; i < o->nfiles; i++) {
-		code = run_file(o, i, &merged, &per[i], &damaged);
+		code = run_file(o, i, &merged, &per[i], &trig[i], &damaged);
 		if (code)
 			goto out;
 	}
 	vmt_compare_test(&merged);	/* the reasons in order of time */
 	if (o->json)
-		ret = print_json(o, &merged, per);
-	else
+		ret = print_json(o, &merged, per, trig);
+	else {
 		vmt_merge_text(stdout, &merged, per, o->files, o->nfiles);
+		report_trigger_text_files(stdout, trig, o->files, o->nfiles);
+	}
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;
 	if (ret) {
@@ -125,6 +132,7 @@ out:
 	for (i = 0; i < ready; i++)
 		vmt_compare_free(&per[i]);
 	free(per);
+	free(trig);
 	vmt_compare_free(&merged);
 	vmt_filter_opts_free(&o->fo);
 	return code;

@@ -77,33 +77,60 @@ void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 	t->pid = (int32_t)pid;
 }
 
-void report_trigger_text(FILE *f, const struct report_trigger *t)
+/* The trigger's line, without its leading blank line; nothing for other recordings. */
+static void trigger_line(FILE *f, const char *prefix, const struct report_trigger *t)
 {
 	char at[32], lat[32], thr[32];
 
-	if (!t->flight)
-		return;
 	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
 	if (t->unknown) {
-		fprintf(f, "\nFlight recording (threshold %s): not finished, so which exit "
-			"triggered it (if any) is unknown\n", thr);
+		fprintf(f, "%sFlight recording (threshold %s): not finished, so which exit "
+			"triggered it (if any) is unknown\n", prefix, thr);
 		return;
 	}
 	if (!t->has) {
-		fprintf(f, "\nFlight recording (threshold %s): nothing triggered\n", thr);
+		fprintf(f, "%sFlight recording (threshold %s): nothing triggered\n", prefix, thr);
 		return;
 	}
 	vmt_format_ns(t->lat_ns, lat, sizeof(lat));
 	if (!t->in_file) {
-		fprintf(f, "\nTriggered by an exit of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
-			"threshold %s, that began before this file's pages: the flight ring "
-			"dropped them (a larger --ring-size keeps --keep)\n", lat, t->pid, t->cpu,
-			thr);
+		fprintf(f, "%sTriggered by an exit of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
+			"threshold %s, that began before this file's pages:\n%s  the flight ring "
+			"dropped them (a larger --ring-size keeps --keep)\n", prefix, lat, t->pid,
+			t->cpu, thr, *prefix ? "  " : "");
 		return;
 	}
-	fprintf(f, "\nTriggered by the exit at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
-		"threshold %s; see --around trigger\n", vmt_format_ns(t->at_ns, at, sizeof(at)),
-		t->pid, t->cpu, lat, thr);
+	fprintf(f, "%sTriggered by the exit at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
+		"threshold %s; see --around trigger\n", prefix,
+		vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat, thr);
+}
+
+void report_trigger_text(FILE *f, const struct report_trigger *t)
+{
+	if (!t->flight)
+		return;
+	fputc('\n', f);
+	trigger_line(f, "", t);
+}
+
+void report_trigger_text_files(FILE *f, const struct report_trigger *t,
+			       const char *const *files, unsigned int n)
+{
+	unsigned int i, flights = 0;
+
+	for (i = 0; i < n; i++)
+		flights += t[i].flight;
+	if (!flights)
+		return;
+	fputs("\nFlight recordings:\n", f);
+	for (i = 0; i < n; i++) {
+		char prefix[4096];
+
+		if (!t[i].flight)
+			continue;
+		snprintf(prefix, sizeof(prefix), "%s: ", files[i]);
+		trigger_line(f, prefix, &t[i]);
+	}
 }
 
 void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
@@ -131,4 +158,25 @@ void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
 	vmt_jsonw_u64(w, "cpu", t->cpu);
 	vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
 	vmt_jsonw_object_close(w);
+}
+
+void report_trigger_json_files(struct vmt_jsonw *w, const struct report_trigger *t,
+			       const char *const *files, unsigned int n)
+{
+	unsigned int i, flights = 0;
+
+	for (i = 0; i < n; i++)
+		flights += t[i].flight;
+	if (!flights)
+		return;
+	vmt_jsonw_array_open(w, "triggers");
+	for (i = 0; i < n; i++) {
+		if (!t[i].flight)
+			continue;
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_str(w, "file", files[i]);
+		report_trigger_json(w, &t[i]);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
 }

@@ -7,7 +7,9 @@
 #   are the recorder's own (dropped-record.txt), no exit of the file is that one (a
 #   recount of vmtrace-convert --csv), and --around trigger is a one-line error;
 # - the file was not finished (the trigger's keys are in END): "unknown", in the text and
-#   as "known": false, never "nothing triggered"; --around trigger is a one-line error.
+#   as "known": false, never "nothing triggered"; --around trigger is a one-line error;
+# - several recordings as one (vmtrace-report A B C): a line per flight recording named by
+#   its file, and a "triggers" array of the same objects; none for other recordings.
 . "$(dirname "$0")/lib.sh"
 F="$DATA/flight/dropped.vmt"
 
@@ -56,4 +58,21 @@ want="[('known', False), ('threshold_ns', 1100000000)]"
 run vmtrace-report --around trigger unf.vmt
 expect_one_line_error vmtrace-report \
 	"unf.vmt: --around trigger: the recording was not finished, so its trigger is unknown"
+
+# Several recordings: each flight recording's trigger as when reported alone.
+cp "$F" dropped.vmt
+run vmtrace-report dropped.vmt "$DATA/sample-kvm.vmt" unf.vmt
+[ "$rc" = 0 ] || [ "$rc" = 2 ] || { cat err.txt; fail "merged report exited $rc"; }
+sed -n '/^Flight recordings:$/,$p' out.txt >lines.txt
+l2="dropped.vmt: Triggered by an exit of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
+l2="$l2 that began before this file's pages:"
+l4="unf.vmt: Flight recording (threshold 1.100 s): not finished, so which exit triggered it"
+l4="$l4 (if any) is unknown"
+[ "$(sed -n 2p lines.txt)" = "$l2" ] && [ "$(sed -n 4p lines.txt)" = "$l4" ] &&
+	[ "$(wc -l <lines.txt)" = 4 ] || { cat out.txt; fail "merged: the flight recordings' lines"; }
+run vmtrace-report --json dropped.vmt "$DATA/sample-kvm.vmt" unf.vmt
+want="[('dropped.vmt', True, False, $lat), ('unf.vmt', False, None, None)]"
+[ "$(json out.txt '[(t["file"], t["trigger"]["known"], t["trigger"].get("in_file"),
+	t["trigger"].get("latency_ns")) for t in d["triggers"]]')" = "$want" ] ||
+	fail "merged JSON triggers: $(json out.txt 'd["triggers"]')"
 exit 0
