@@ -264,10 +264,13 @@ static void stop_and_drain(struct recorder *rec)
 	rec_watch_end(rec->watch, &rec->op.end);
 }
 
-/* --continue: the file in progress has no trigger after others were written: it goes. */
+/*
+ * --continue: the file in progress has no trigger (the first, or one after others were
+ * written): it goes, so that no numbered file is ever empty.
+ */
 static bool untriggered_tail(const struct recorder *rec)
 {
-	return rec->o.continue_n && rec->op.published_files && !rec_watch_triggered(rec->watch);
+	return rec->o.continue_n && !rec_watch_triggered(rec->watch);
 }
 
 /*
@@ -305,8 +308,13 @@ static void report(struct recorder *rec)
 	if (!rec->recording)
 		return;
 	if (untriggered_tail(rec) && !rec->read_err && !rec->write_err && rec->stop_reason) {
-		vmt_info("stopped by %s: %u files written, no trigger since", rec->stop_reason,
-			 rec->op.published_files);
+		if (!rec->op.published_files)
+			vmt_info("stopped by %s: no exit reached --on-threshold, no file written",
+				 rec->stop_reason);
+		else
+			vmt_info("stopped by %s: %u file%s written, no trigger since",
+				 rec->stop_reason, rec->op.published_files,
+				 rec->op.published_files == 1 ? "" : "s");
 		rec->exit_code = 0;
 		return;
 	}

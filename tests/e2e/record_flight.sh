@@ -64,6 +64,7 @@ pid=$(echo "$line" | sed -n 's/.*an exit of \([0-9]*\) ns (pid \([0-9-]*\),.*/\2
 [ "$pid" = "$reader" ] || fail "pid $pid triggered, not the reader $reader (the filter)"
 dropped=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped before.*/\1/p')
 cat rec.err
+! grep -q "larger --ring-size" rec.err || fail "a --ring-size warning with the default ring"
 
 run vmtrace-convert --events --csv fr.vmt
 expect_rc 0 "convert --events"
@@ -206,9 +207,34 @@ for _ in $(seq 200); do
 done
 kill -INT "$rec_pid"
 wait "$rec_pid" || { cat rec.err; fail "SIGINT after a file: not exit 0"; }
-grep -q "1 files written, no trigger since" rec.err || { cat rec.err; fail "no 'no trigger since'"; }
+grep -q "stopped by SIGINT: 1 file written, no trigger since" rec.err ||
+	{ cat rec.err; fail "no 'no trigger since'"; }
 [ "$(ls fr-*.vmt fr-*.part 2>/dev/null | tr '\n' ' ')" = "fr-001.vmt " ] ||
 	fail "not fr-001.vmt alone: $(ls fr-* | tr '\n' ' ')"
+
+# --ring-size too small for --keep at this rate: the loop flat out fills 4 MiB in some 50 ms,
+# and the trigger is seen up to a second after the read ended, with the last burst running:
+# the pages of the read's start are gone. The recorder says so, naming --ring-size.
+start_load 1 1500 0
+flight -s 30 --on-threshold 1s --keep 500ms --after 300ms --ring-size 4M -o small.vmt
+go_load
+wait "$rec_pid"
+rc=$?
+wait "$load" || fail "why_load"
+cat rec.err
+[ "$rc" = 0 ] || fail "vmtrace-record --ring-size 4M exited $rc"
+grep -q "stopped by threshold" rec.err || fail "--ring-size 4M: not stopped by the trigger"
+[ "$(grep -c "try a larger --ring-size" rec.err)" = 1 ] ||
+	fail "--ring-size 4M: no warning (or more than one) that the kept pages fall short"
+
+# --continue and no trigger at all: no file (no empty numbered one), a line that says so.
+rm -f z*.vmt
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1h --continue 2 \
+	-s 1 -o z.vmt
+expect_rc 0 "--continue without a trigger"
+grep -q "stopped by duration: no exit reached --on-threshold, no file written" err.txt ||
+	{ cat err.txt; fail "--continue without a trigger: no line saying so"; }
+[ -z "$(ls z*.vmt* 2>/dev/null)" ] || fail "--continue without a trigger left $(ls z*.vmt*)"
 
 # Memory stays bounded: the loop flat out (some 80 MB/s of pages here) for 12 s, no exit
 # of an hour: the ring would hold two hours, so --ring-size 64M holds it (full within a
