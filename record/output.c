@@ -124,6 +124,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 		      const char *clock, bool quiet)
 {
 	struct rec_end_info e = { .stop_reason = "threshold", .clock = clock };
+	struct rec_file_start fs;
 	int ret;
 
 	/* the ring holds what comes meanwhile: once the queue is empty, the file is whole */
@@ -131,7 +132,9 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	if (ret)
 		return ret;	/* a write error: the caller's final report names it */
 	rec_output_stats_end(op);
-	rec_watch_end_done(w, &op->end);
+	fs.mono_ns = op->mono0;
+	fs.ts = op->st0.now_ts;
+	rec_watch_end_done(w, &fs, &op->end);
 	e.mono_start_ns = op->mono0;
 	e.mono_end_ns = op->mono1;
 	e.ts_start = op->st0.now_ts;
