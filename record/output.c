@@ -58,10 +58,9 @@ int rec_output_open(struct rec_output *op)
 		ret = vmt_outfile_open(op->name, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
 				       &op->out);
 	if (ret) {
-		/* name what could not be created: FILE.PID.part, or FILE itself */
-		if (ret == -EISDIR || vmt_outfile_tmp_name(op->name, op->tmp, sizeof(op->tmp)))
-			snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
-		vmt_err("%s: cannot create: %s", op->tmp, strerror(-ret));
+		/* the file the user asks for (FILE, or FILE-NNN), not its FILE.PID.part */
+		snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
+		vmt_err("%s: cannot create: %s", op->name, strerror(-ret));
 		return ret;
 	}
 	snprintf(op->tmp, sizeof(op->tmp), "%s", vmt_outfile_tmp_path(op->out));
@@ -157,6 +156,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	if (ret)
 		return ret;
 	op->chunks0 = rec_chunkq_written(q);
+	op->pages0 = rec_chunkq_written_pages(q);
 	rec_chunkq_set_writer(q, op->writer);
 	rec_watch_rearm(w);
 	return 0;

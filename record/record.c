@@ -327,6 +327,8 @@ static void report(struct recorder *rec)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
 			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, where);
 	rec_collector_totals(rec->col, &pages, &lost);
+	/* the file's own pages: with --on-threshold most of those read were never kept */
+	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
 		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024, bytes / 1024,
 		 rec->write_err ? "write error" : rec->stop_reason ? rec->stop_reason : "error");

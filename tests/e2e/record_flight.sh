@@ -101,6 +101,15 @@ run vmtrace-report --json --around trigger,1us fr.vmt
 expect_rc 0 "report --around trigger"
 mv out.txt t.json
 [ "$(json t.json 'd["trigger"]["latency_ns"]')" = "$lat" ] || fail "JSON trigger latency"
+# the summary counts the file's own chunks and pages, not all the collector read
+check_summary() { # FILE JSON RECERR
+	local psz want got
+	psz=$(getconf PAGESIZE)
+	want="$(json "$2" 'd["chunks"]') chunks, $(($(json "$2" 'd["pages"]') * psz / 1024)) KiB"
+	got=$(sed -n "s/.*wrote $1: \([0-9]* chunks, [0-9]* KiB\) of pages.*/\1/p" "$3")
+	[ "$got" = "$want" ] || fail "$1: the summary says '$got' of pages, the file holds '$want'"
+}
+check_summary fr.vmt t.json rec.err
 [ "$(json t.json 'd["trigger"]["pid"]')" = "$pid" ] || fail "JSON trigger pid"
 [ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
 	e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$pid]" ] ||
@@ -175,6 +184,7 @@ if spans[1][0] > exits[1] - keep + 200000000:
     sys.exit("fr-002.vmt starts only %.3f s before its trigger" % ((exits[1] - spans[1][0]) / 1e9))
 PY
 	fail "the --continue files do not hold what they should"
+check_summary fr-002.vmt t2.json rec.err
 # vmtrace-report takes the numbered files as any recordings
 run vmtrace-report fr-001.vmt fr-002.vmt
 expect_rc 0 "report on both files"
@@ -249,6 +259,16 @@ for f in c-*.vmt; do
 	[ "$dur" -gt 0 ] && [ "$dur" -ge "$span" ] ||
 		fail "$f: recorded $dur ns, less than its events' span $span ns"
 done
+
+# The messages name the file the user asked for, and a directory as one.
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1s \
+	--continue 2 -s 1 -o /nonexistent/x.vmt
+expect_rc 1 "--continue into a missing directory"
+expect_one_line_error vmtrace-record "/nonexistent/x-001.vmt: cannot create: No such file"
+mkdir -p outdir
+run vmtrace-record -p 1 -e "$SYSCALL_EVENTS" --on-threshold 1s --continue 2 -o outdir/
+expect_rc 64 "--continue into a directory"
+expect_one_line_error vmtrace-record "-o outdir/ is a directory"
 
 # --continue and no trigger at all: no file (no empty numbered one), a line that says so.
 rm -f z*.vmt
