@@ -20,6 +20,8 @@
 #define VMT_META_TSC2NSEC	"clock.tsc2nsec"	/* "MULT SHIFT" from a trace.dat */
 #define VMT_META_MONO_START	"monotonic.start_ns"
 #define VMT_META_MONO_END	"monotonic.end_ns"	/* in END */
+/* in END of a flight recording: the first kept page's time, where its pages begin */
+#define VMT_META_MONO_KEPT	"monotonic.kept_start_ns"
 #define VMT_META_STATS_START	"stats.start.cpu"	/* + CPU number */
 #define VMT_META_STATS_END	"stats.end.cpu"		/* + CPU number, in END */
 /*

@@ -664,13 +664,16 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 {
 	const uint8_t *meta, *end;
 	size_t mlen, elen;
-	uint64_t t0 = 0, t1 = 0;
+	uint64_t t0 = 0, t1 = 0, kept;
 
 	meta = vmt_source_meta(r->src, &mlen);
 	end = vmt_source_end(r->src, &elen);
 	if (vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0) || !end ||
 	    vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1) || t1 < t0)
 		return 0;
+	/* a flight recording holds its pages from there (before t0 in a --continue file) */
+	if (!vmt_kv_get_u64(end, elen, VMT_META_MONO_KEPT, &kept) && kept <= t1)
+		t0 = kept;
 	return t1 - t0;
 }
 

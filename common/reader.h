@@ -88,7 +88,10 @@ const struct vmt_vmmap *vmt_reader_vmmap(const struct vmt_reader *r);
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key);
 /* The recording's start in trace clock units: its earliest page (0 when empty). */
 uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
-/* How long the recording ran (monotonic start to end in the metadata), or 0 when unknown. */
+/*
+ * How long the recording ran (monotonic start, or a flight recording's first kept page, to
+ * end in the metadata), or 0 when unknown.
+ */
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);

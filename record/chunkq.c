@@ -27,7 +27,7 @@ struct rec_chunkq {
 	bool unblocked;
 	bool writing;		/* the writer thread holds a chunk */
 	int error;
-	uint64_t written;
+	uint64_t written, written_pages;
 };
 
 int rec_chunkq_new(const struct rec_chunkq_config *cfg, struct rec_chunkq **out)
@@ -193,8 +193,10 @@ static void *writer_thread(void *arg)
 		q->queued_bytes -= (size_t)c->npages * q->cfg.page_size;
 		if (ret && !q->error)
 			q->error = ret;
-		if (!ret && !skip)
+		if (!ret && !skip) {
 			q->written++;
+			q->written_pages += c->npages;
+		}
 		q->writing = false;
 		recycle_locked(q, c);
 		pthread_cond_broadcast(&q->cond);
@@ -265,6 +267,16 @@ uint64_t rec_chunkq_written(struct rec_chunkq *q)
 
 	pthread_mutex_lock(&q->lock);
 	n = q->written;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+uint64_t rec_chunkq_written_pages(struct rec_chunkq *q)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->written_pages;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

@@ -50,6 +50,8 @@ void rec_chunkq_set_writer(struct rec_chunkq *q, struct vmt_writer *w);
 int rec_chunkq_error(struct rec_chunkq *q);
 /* Chunks written to the file without error. */
 uint64_t rec_chunkq_written(struct rec_chunkq *q);
+/* The pages of those chunks. */
+uint64_t rec_chunkq_written_pages(struct rec_chunkq *q);
 /* Chunks held in the pool for reuse (tests). */
 unsigned int rec_chunkq_pooled(struct rec_chunkq *q);
 /* Free everything (after join, or when the thread never started). NULL is fine. */

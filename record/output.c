@@ -58,10 +58,9 @@ int rec_output_open(struct rec_output *op)
 		ret = vmt_outfile_open(op->name, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
 				       &op->out);
 	if (ret) {
-		/* name what could not be created: FILE.PID.part, or FILE itself */
-		if (ret == -EISDIR || vmt_outfile_tmp_name(op->name, op->tmp, sizeof(op->tmp)))
-			snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
-		vmt_err("%s: cannot create: %s", op->tmp, strerror(-ret));
+		/* the file the user asks for (FILE, or FILE-NNN), not its FILE.PID.part */
+		snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
+		vmt_err("%s: cannot create: %s", op->name, strerror(-ret));
 		return ret;
 	}
 	snprintf(op->tmp, sizeof(op->tmp), "%s", vmt_outfile_tmp_path(op->out));
@@ -124,6 +123,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 		      const char *clock, bool quiet)
 {
 	struct rec_end_info e = { .stop_reason = "threshold", .clock = clock };
+	struct rec_file_start fs;
 	int ret;
 
 	/* the ring holds what comes meanwhile: once the queue is empty, the file is whole */
@@ -131,7 +131,9 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	if (ret)
 		return ret;	/* a write error: the caller's final report names it */
 	rec_output_stats_end(op);
-	rec_watch_end_done(w, &op->end);
+	fs.mono_ns = op->mono0;
+	fs.ts = op->st0.now_ts;
+	rec_watch_end_done(w, &fs, &op->end);
 	e.mono_start_ns = op->mono0;
 	e.mono_end_ns = op->mono1;
 	e.ts_start = op->st0.now_ts;
@@ -154,6 +156,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	if (ret)
 		return ret;
 	op->chunks0 = rec_chunkq_written(q);
+	op->pages0 = rec_chunkq_written_pages(q);
 	rec_chunkq_set_writer(q, op->writer);
 	rec_watch_rearm(w);
 	return 0;

@@ -36,7 +36,7 @@ struct rec_output {
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t mono0, mono1;
-	uint64_t chunks0;		/* the writer queue's chunks before this file */
+	uint64_t chunks0, pages0;	/* the writer queue's chunks, pages before this file */
 	char name[PATH_MAX];		/* its final name */
 	char tmp[PATH_MAX];		/* where its bytes go until published */
 	struct vmt_outfile *out;	/* until published or discarded */

@@ -193,6 +193,8 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 		    !o->threshold_ns)
 			argp_error(state, "--keep, --after, --continue and --ring-size need "
 				   "--on-threshold TIME");
+		if (o->continue_n && !stat(o->output, &st) && S_ISDIR(st.st_mode))
+			argp_error(state, "--continue: -o %s is a directory", o->output);
 		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0 ||
 				      (!stat(o->output, &st) && !S_ISREG(st.st_mode))))
 			argp_error(state, "--continue writes numbered files: not with -o -, a "

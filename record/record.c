@@ -240,6 +240,7 @@ static void run_until_stop(struct recorder *rec)
 
 static void stop_and_drain(struct recorder *rec)
 {
+	struct rec_file_start fs = { rec->op.mono0, rec->op.st0.now_ts };
 	bool aborted = false;
 
 	/* Tracing off first: the drain then sees a fixed amount of data. */
@@ -261,13 +262,16 @@ static void stop_and_drain(struct recorder *rec)
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
 	rec_output_stats_end(&rec->op);
-	rec_watch_end(rec->watch, &rec->op.end);
+	rec_watch_end(rec->watch, &fs, &rec->op.end);
 }
 
-/* --continue: the file in progress has no trigger after others were written: it goes. */
+/*
+ * --continue: the file in progress has no trigger (the first, or one after others were
+ * written): it goes, so that no numbered file is ever empty.
+ */
 static bool untriggered_tail(const struct recorder *rec)
 {
-	return rec->o.continue_n && rec->op.published_files && !rec_watch_triggered(rec->watch);
+	return rec->o.continue_n && !rec_watch_triggered(rec->watch);
 }
 
 /*
@@ -305,8 +309,13 @@ static void report(struct recorder *rec)
 	if (!rec->recording)
 		return;
 	if (untriggered_tail(rec) && !rec->read_err && !rec->write_err && rec->stop_reason) {
-		vmt_info("stopped by %s: %u files written, no trigger since", rec->stop_reason,
-			 rec->op.published_files);
+		if (!rec->op.published_files)
+			vmt_info("stopped by %s: no exit reached --on-threshold, no file written",
+				 rec->stop_reason);
+		else
+			vmt_info("stopped by %s: %u file%s written, no trigger since",
+				 rec->stop_reason, rec->op.published_files,
+				 rec->op.published_files == 1 ? "" : "s");
 		rec->exit_code = 0;
 		return;
 	}
@@ -318,6 +327,8 @@ static void report(struct recorder *rec)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
 			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, where);
 	rec_collector_totals(rec->col, &pages, &lost);
+	/* the file's own pages: with --on-threshold most of those read were never kept */
+	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
 		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024, bytes / 1024,
 		 rec->write_err ? "write error" : rec->stop_reason ? rec->stop_reason : "error");

@@ -54,10 +54,13 @@ static void drop(struct rec_ring *r, struct rec_chunk *c)
 
 static int forward(struct rec_ring *r, struct rec_chunk *c)
 {
-	uint64_t last_ts = c->info.last_ts;	/* c belongs to the next sink after put */
+	/* c belongs to the next sink after put */
+	uint64_t first_ts = c->info.first_ts, last_ts = c->info.last_ts;
 	int ret = r->cfg.next.ops->put(r->cfg.next.arg, c);
 
 	r->st.written_chunks++;
+	if (!r->st.kept_from_ts || first_ts < r->st.kept_from_ts)
+		r->st.kept_from_ts = first_ts;	/* chunks of several CPUs: any order */
 	if (last_ts > r->fwd_end_ts)
 		r->fwd_end_ts = last_ts;
 	if (ret && !r->error)
@@ -96,6 +99,7 @@ static void evict(struct rec_ring *r)
 	while (r->head && r->st.held_bytes > r->cfg.max_bytes) {
 		c = r->head;
 		unlink_held(r, NULL, c);
+		r->st.dropped_full++;
 		drop(r, c);
 	}
 }
@@ -168,6 +172,8 @@ static void take_rearm(struct rec_ring *r)
 	r->st.dropped_chunks = 0;
 	r->st.dropped_after = 0;
 	r->st.written_chunks = 0;
+	r->st.dropped_full = 0;
+	r->st.kept_from_ts = 0;
 	r->st.triggered = false;
 	r->state = WAITING;
 	if (r->has_pending && r->pending.ts > r->fwd_end_ts) {

@@ -42,6 +42,8 @@ struct rec_ring_stats {
 	uint64_t dropped_chunks;	/* never written: older than what was kept */
 	uint64_t dropped_after;		/* never written: after the window */
 	uint64_t written_chunks;
+	uint64_t dropped_full;		/* of dropped_chunks: over max_bytes, not older */
+	uint64_t kept_from_ts;		/* the earliest page handed on (0: none yet) */
 	size_t held_bytes, max_held_bytes;
 	bool triggered;
 	struct rec_ring_trigger trigger;

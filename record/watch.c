@@ -28,7 +28,7 @@ struct rec_watch {
 	unsigned int nc;
 	/* --on-threshold */
 	struct rec_ring *ring;
-	uint64_t threshold_ns;
+	uint64_t threshold_ns, keep_ns;
 };
 
 /* The flight recorder's consumer: an exit over the threshold triggers the ring. */
@@ -91,6 +91,7 @@ static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t e
 	if (ret)
 		return ret;
 	w->threshold_ns = o->threshold_ns;
+	w->keep_ns = o->keep_ns;
 	w->c[w->nc].ops = &trigger_ops;
 	w->c[w->nc++].state = w;
 	*sink = rec_ring_sink(w->ring);
@@ -211,10 +212,16 @@ bool rec_watch_done(const struct rec_watch *w, const char **reason)
 	return true;
 }
 
-/* The triggering exit's keys into END and a line naming it. */
-static void end_trigger(const struct rec_ring_stats *st, struct vmt_kvbuf *end)
+/*
+ * The triggering exit's keys into END and a line naming it; a warning when the pages
+ * handed on do not reach back to its start, or (pages dropped for --ring-size) cover less
+ * than --keep before it: the file would lack what was asked, silently.
+ */
+static void end_trigger(const struct rec_ring_stats *st, uint64_t keep_ns,
+			const struct rec_file_start *fs, struct vmt_kvbuf *end)
 {
 	const struct rec_ring_trigger *t = &st->trigger;
+	uint64_t cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
 
 	if (!st->triggered)
 		return;
@@ -222,12 +229,36 @@ static void end_trigger(const struct rec_ring_stats *st, struct vmt_kvbuf *end)
 	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, t->lat_ns);
 	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, t->cpu);
 	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, t->pid);
+	/*
+	 * The pages begin at the first kept page, not at the file's start: long before it
+	 * (hunting for hours), or after the previous file's end with --continue, whose next
+	 * file holds what the ring kept before it was opened. The trace clock counts ns
+	 * (--on-threshold needs it): mapped to CLOCK_MONOTONIC through the file's start.
+	 */
+	if (st->kept_from_ts && fs->mono_ns) {
+		kept = st->kept_from_ts < fs->ts ?
+		       (fs->ts - st->kept_from_ts > fs->mono_ns ? 0 :
+			fs->mono_ns - (fs->ts - st->kept_from_ts)) :
+		       fs->mono_ns + (st->kept_from_ts - fs->ts);
+		vmt_kv_addf(end, VMT_META_MONO_KEPT, "%" PRIu64, kept);
+	}
 	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
 		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", t->lat_ns, t->pid,
 		 t->cpu, st->written_chunks, st->dropped_chunks);
+	if (st->kept_from_ts > t->ts)
+		vmt_warn("the file lacks the start of the exit that triggered: its pages begin "
+			 "%.3f s after it (%" PRIu64 " chunks over --ring-size dropped); try a "
+			 "larger --ring-size", (double)(st->kept_from_ts - t->ts) / 1e9,
+			 st->dropped_full);
+	else if (st->dropped_full && st->kept_from_ts > cutoff)
+		vmt_warn("the file keeps %.3f s before the exit that triggered, not --keep's "
+			 "%.3f s (%" PRIu64 " chunks over --ring-size dropped); try a larger "
+			 "--ring-size", (double)(t->ts - st->kept_from_ts) / 1e9,
+			 (double)keep_ns / 1e9, st->dropped_full);
 }
 
-void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
+void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
+		   struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
 
@@ -237,7 +268,7 @@ void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end)
 	if (!w->ring)
 		return;
 	rec_ring_stats(w->ring, &st);
-	end_trigger(&st, end);
+	end_trigger(&st, w->keep_ns, fs, end);
 }
 
 bool rec_watch_triggered(const struct rec_watch *w)
@@ -250,12 +281,13 @@ bool rec_watch_triggered(const struct rec_watch *w)
 	return st.triggered;
 }
 
-void rec_watch_end_done(const struct rec_watch *w, struct vmt_kvbuf *end)
+void rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
+			struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
 
 	rec_ring_done_stats(w->ring, &st);
-	end_trigger(&st, end);
+	end_trigger(&st, w->keep_ns, fs, end);
 }
 
 void rec_watch_rearm(struct rec_watch *w)

@@ -39,11 +39,17 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
  * thread). Then *reason is set to "threshold" and true returned.
  */
 bool rec_watch_done(const struct rec_watch *w, const char **reason);
+/* The file's start: CLOCK_MONOTONIC and the trace clock, read together (0: unknown). */
+struct rec_file_start {
+	uint64_t mono_ns, ts;
+};
+
 /*
  * After the collector ended: the triggering exit's keys (metakeys.h) into END, a line
  * naming it, and a warning when the watchers stopped or records came late.
  */
-void rec_watch_end(const struct rec_watch *w, struct vmt_kvbuf *end);
+void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
+		   struct vmt_kvbuf *end);
 /* After the collector ended: a trigger came for the file in progress (--on-threshold). */
 bool rec_watch_triggered(const struct rec_watch *w);
 /*
@@ -51,7 +57,8 @@ bool rec_watch_triggered(const struct rec_watch *w);
  * done into END of its file (the collector goes on meanwhile); then, once the next file is
  * open, rec_watch_rearm() lets the next trigger come.
  */
-void rec_watch_end_done(const struct rec_watch *w, struct vmt_kvbuf *end);
+void rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
+			struct vmt_kvbuf *end);
 void rec_watch_rearm(struct rec_watch *w);
 /* After the collector is freed (its last chunks go through the tap). NULL is fine. */
 void rec_watch_free(struct rec_watch *w);

@@ -64,6 +64,7 @@ pid=$(echo "$line" | sed -n 's/.*an exit of \([0-9]*\) ns (pid \([0-9-]*\),.*/\2
 [ "$pid" = "$reader" ] || fail "pid $pid triggered, not the reader $reader (the filter)"
 dropped=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped before.*/\1/p')
 cat rec.err
+! grep -q "larger --ring-size" rec.err || fail "a --ring-size warning with the default ring"
 
 run vmtrace-convert --events --csv fr.vmt
 expect_rc 0 "convert --events"
@@ -100,6 +101,15 @@ run vmtrace-report --json --around trigger,1us fr.vmt
 expect_rc 0 "report --around trigger"
 mv out.txt t.json
 [ "$(json t.json 'd["trigger"]["latency_ns"]')" = "$lat" ] || fail "JSON trigger latency"
+# the summary counts the file's own chunks and pages, not all the collector read
+check_summary() { # FILE JSON RECERR
+	local psz want got
+	psz=$(getconf PAGESIZE)
+	want="$(json "$2" 'd["chunks"]') chunks, $(($(json "$2" 'd["pages"]') * psz / 1024)) KiB"
+	got=$(sed -n "s/.*wrote $1: \([0-9]* chunks, [0-9]* KiB\) of pages.*/\1/p" "$3")
+	[ "$got" = "$want" ] || fail "$1: the summary says '$got' of pages, the file holds '$want'"
+}
+check_summary fr.vmt t.json rec.err
 [ "$(json t.json 'd["trigger"]["pid"]')" = "$pid" ] || fail "JSON trigger pid"
 [ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
 	e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$pid]" ] ||
@@ -174,6 +184,7 @@ if spans[1][0] > exits[1] - keep + 200000000:
     sys.exit("fr-002.vmt starts only %.3f s before its trigger" % ((exits[1] - spans[1][0]) / 1e9))
 PY
 	fail "the --continue files do not hold what they should"
+check_summary fr-002.vmt t2.json rec.err
 # vmtrace-report takes the numbered files as any recordings
 run vmtrace-report fr-001.vmt fr-002.vmt
 expect_rc 0 "report on both files"
@@ -206,9 +217,67 @@ for _ in $(seq 200); do
 done
 kill -INT "$rec_pid"
 wait "$rec_pid" || { cat rec.err; fail "SIGINT after a file: not exit 0"; }
-grep -q "1 files written, no trigger since" rec.err || { cat rec.err; fail "no 'no trigger since'"; }
+grep -q "stopped by SIGINT: 1 file written, no trigger since" rec.err ||
+	{ cat rec.err; fail "no 'no trigger since'"; }
 [ "$(ls fr-*.vmt fr-*.part 2>/dev/null | tr '\n' ' ')" = "fr-001.vmt " ] ||
 	fail "not fr-001.vmt alone: $(ls fr-* | tr '\n' ' ')"
+
+# --ring-size too small for --keep at this rate: the loop flat out fills 4 MiB in some 50 ms,
+# and the trigger is seen up to a second after the read ended, with the last burst running:
+# the pages of the read's start are gone. The recorder says so, naming --ring-size.
+start_load 1 1500 0
+flight -s 30 --on-threshold 1s --keep 500ms --after 300ms --ring-size 4M -o small.vmt
+go_load
+wait "$rec_pid"
+rc=$?
+wait "$load" || fail "why_load"
+cat rec.err
+[ "$rc" = 0 ] || fail "vmtrace-record --ring-size 4M exited $rc"
+grep -q "stopped by threshold" rec.err || fail "--ring-size 4M: not stopped by the trigger"
+[ "$(grep -c "try a larger --ring-size" rec.err)" = 1 ] ||
+	fail "--ring-size 4M: no warning (or more than one) that the kept pages fall short"
+
+# --continue's files after the first hold pages the ring kept before they were opened: each
+# file's recorded duration (vmtrace-report's duration_ns) covers its events (span_ns), so
+# that its rates are per the time its pages cover. Every exit triggers (1ns): many files.
+rm -f c*.vmt
+"$HELPERS/why_load" spikes 1 0 1 6000 1000 </dev/null >/dev/null 2>&1 &
+loop=$!
+cleanup_hooks="$cleanup_hooks; kill $loop 2>/dev/null"
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1ns \
+	--keep 1ns --after 1ns --continue 8 -s 4 -q -o c.vmt
+kill "$loop" 2>/dev/null
+wait "$loop"
+expect_rc 0 "--continue with every exit a trigger"
+[ "$(ls c-*.vmt | wc -l)" -ge 3 ] || { cat err.txt; fail "--continue 8 -s 4: under 3 files"; }
+for f in c-*.vmt; do
+	run vmtrace-report --json "$f"
+	expect_rc 0 "report on $f"
+	json out.txt 'd["duration_ns"], d["span_ns"]' | tr -d '(),' >dur.txt
+	read -r dur span <dur.txt
+	echo "$f: recorded $dur ns, events span $span ns"
+	[ "$dur" -gt 0 ] && [ "$dur" -ge "$span" ] ||
+		fail "$f: recorded $dur ns, less than its events' span $span ns"
+done
+
+# The messages name the file the user asked for, and a directory as one.
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1s \
+	--continue 2 -s 1 -o /nonexistent/x.vmt
+expect_rc 1 "--continue into a missing directory"
+expect_one_line_error vmtrace-record "/nonexistent/x-001.vmt: cannot create: No such file"
+mkdir -p outdir
+run vmtrace-record -p 1 -e "$SYSCALL_EVENTS" --on-threshold 1s --continue 2 -o outdir/
+expect_rc 64 "--continue into a directory"
+expect_one_line_error vmtrace-record "-o outdir/ is a directory"
+
+# --continue and no trigger at all: no file (no empty numbered one), a line that says so.
+rm -f z*.vmt
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1h --continue 2 \
+	-s 1 -o z.vmt
+expect_rc 0 "--continue without a trigger"
+grep -q "stopped by duration: no exit reached --on-threshold, no file written" err.txt ||
+	{ cat err.txt; fail "--continue without a trigger: no line saying so"; }
+[ -z "$(ls z*.vmt* 2>/dev/null)" ] || fail "--continue without a trigger left $(ls z*.vmt*)"
 
 # Memory stays bounded: the loop flat out (some 80 MB/s of pages here) for 12 s, no exit
 # of an hour: the ring would hold two hours, so --ring-size 64M holds it (full within a

@@ -143,6 +143,7 @@ static void test_order_kept(void **state)
 {
 	struct fx fx = { 0 };
 	struct vmt_kvbuf end;
+	uint64_t pages;
 	unsigned int i;
 
 	(void)state;
@@ -152,6 +153,9 @@ static void test_order_kept(void **state)
 	fx.sink.ops->close(fx.sink.arg);
 	assert_int_equal(rec_chunkq_join(fx.q), 0);
 	assert_int_equal(rec_chunkq_written(fx.q), 100);
+	for (i = 0, pages = 0; i < 100; i++)
+		pages += 1 + i % CAP;	/* make_chunk()'s */
+	assert_int_equal(rec_chunkq_written_pages(fx.q), pages);
 	vmt_kv_init(&end);
 	assert_int_equal(vmt_writer_finish(fx.w, &end), 0);
 	vmt_kv_free(&end);

@@ -3,7 +3,8 @@
  * reader: a recording of three CPUs with interleaved times, several chunks per CPU, a
  * lost-events page and a damaged chunk, walked merged (global time order, gap items in
  * place) and per CPU; the context events' formats of a .vmt (context.events and
- * format.ctx.*), damaged entries among them, and a record decoded through them.
+ * format.ctx.*), damaged entries among them, and a record decoded through them; the
+ * recorded duration from the monotonic keys.
  */
 #include "config.h"
 
@@ -50,7 +51,8 @@ static uint64_t ts_of(unsigned int c, unsigned int k)
 	return 1000 + (uint64_t)k * NCPU + c;
 }
 
-static int setup(void **state)
+/* The recording, with monotonic.start_ns, END's monotonic.end_ns and kept_start_ns if set. */
+static void write_recording(const char *mono_start, const char *mono_end, const char *kept)
 {
 	struct vmt_header_page hp;
 	struct vmt_kvbuf meta, end;
@@ -61,7 +63,6 @@ static int setup(void **state)
 	unsigned int c, ch, p, k;
 	int fd;
 
-	(void)state;
 	snprintf(path, sizeof(path), "/tmp/vmt-reader-%d.vmt", (int)getpid());
 	vmt_kv_init(&meta);
 	text = slurp("header_page", &len);
@@ -77,6 +78,8 @@ static int setup(void **state)
 	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
 	vmt_kv_add_str(&meta, VMT_META_EVENT_END, "kvm:kvm_entry");
 	vmt_kv_add_str(&meta, VMT_META_CPUS, "0-2");
+	if (mono_start)
+		vmt_kv_add_str(&meta, VMT_META_MONO_START, mono_start);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_int_equal(vmt_writer_open(fd, &meta, 1, &w), 0);
 	for (ch = 0; ch < CHUNKS; ch++) {
@@ -102,12 +105,22 @@ static int setup(void **state)
 		}
 	}
 	vmt_kv_init(&end);
+	if (mono_end)
+		vmt_kv_add_str(&end, VMT_META_MONO_END, mono_end);
+	if (kept)
+		vmt_kv_add_str(&end, VMT_META_MONO_KEPT, kept);
 	assert_int_equal(vmt_writer_finish(w, &end), 0);
 	vmt_writer_free(w);
 	close(fd);
 	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
 	free(pages);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	write_recording(NULL, NULL, NULL);
 	return 0;
 }
 
@@ -357,6 +370,35 @@ static void test_no_context(void **state)
 	vmt_reader_close(r);
 }
 
+static uint64_t duration_of(const char *mono_start, const char *mono_end, const char *kept)
+{
+	struct vmt_reader *r;
+	uint64_t d;
+
+	write_recording(mono_start, mono_end, kept);
+	assert_int_equal(vmt_reader_open(path, NULL, &r, NULL, 0), 0);
+	d = vmt_reader_duration_ns(r);
+	vmt_reader_close(r);
+	return d;
+}
+
+/*
+ * The recorded duration: monotonic start to end; a flight recording's first kept page,
+ * when END has it, is where its pages begin (before the start in a --continue file, after
+ * it when the trigger came late); a kept page after the end is not believed.
+ */
+static void test_duration(void **state)
+{
+	(void)state;
+	assert_int_equal(duration_of(NULL, NULL, NULL), 0);
+	assert_int_equal(duration_of("1000", NULL, NULL), 0);
+	assert_int_equal(duration_of("1000", "5000", NULL), 4000);
+	assert_int_equal(duration_of("5000", "1000", NULL), 0);
+	assert_int_equal(duration_of("1000", "5000", "400"), 4600);
+	assert_int_equal(duration_of("1000", "5000", "4200"), 800);
+	assert_int_equal(duration_of("1000", "5000", "6000"), 4000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_context, setup, teardown),
 		cmocka_unit_test(test_context),
+		cmocka_unit_test_teardown(test_duration, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
