@@ -327,6 +327,8 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		free(w);
 		return -ENOMEM;
 	}
+	if (o->edges)
+		vmt_pairing_log_edges(w->pairing, o->edges);
 	if (o->attribute)
 		ret = start_attribution(w, in);
 	if (!ret)
@@ -434,7 +436,8 @@ int vmt_pass_end(struct vmt_pass *w)
 		return 0;
 	it = w->it;
 	ret = w->ret;
-	vmt_pairing_finish(w->pairing);
+	if (vmt_pairing_finish(w->pairing) && !ret)
+		ret = -ENOMEM;
 	it->pairing = *vmt_pairing_stats(w->pairing);
 	if (w->attrib)
 		it->why_stats = *vmt_attrib_stats(w->attrib);

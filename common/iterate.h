@@ -112,6 +112,11 @@ struct vmt_iter_opts {
 	 * events, with each exit's segments (for the worst windows' breakdowns).
 	 */
 	bool attribute;
+	/*
+	 * A time slice's pass (slicepass.h): log the pairing's edges here (pairing.h), or
+	 * NULL.
+	 */
+	struct vmt_pairing_edges *edges;
 };
 
 /* Whether id is in the set. */

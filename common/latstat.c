@@ -245,3 +245,29 @@ double vmt_latdist_stddev(const struct vmt_latdist *d)
 	var = ((long double)d->sumsq - sum * sum / n) / (n - 1);
 	return var > 0 ? (double)sqrtl(var) : 0.0;
 }
+
+int vmt_window_adopt(struct vmt_window *w, const struct vmt_window *from)
+{
+	uint32_t i;
+
+	w->head = 0;
+	w->len = 0;
+	while (w->cap < from->len) {
+		if (vmt_window_grow(w))
+			return -ENOMEM;
+	}
+	for (i = 0; i < from->len; i++) {
+		uint32_t j = (from->head + i) & (from->cap - 1);
+
+		w->start[i] = from->start[j];
+		w->end[i] = from->end[j];
+	}
+	w->len = from->len;
+	w->sum = from->sum;
+	w->last_end = from->last_end;
+	if (from->max_sum > w->max_sum) {
+		w->max_sum = from->max_sum;
+		w->max_at = from->max_at;
+	}
+	return 0;
+}

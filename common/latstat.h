@@ -139,6 +139,12 @@ struct vmt_window {
 
 int vmt_window_init(struct vmt_window *w, uint64_t window);
 void vmt_window_free(struct vmt_window *w);
+/*
+ * w continued by from, a window fed the same task's later intervals from where none of w's
+ * could still count (time slices, slicepass.h): from's ring, and from's maximum when it is
+ * greater (on equal sums w's came first). Returns 0 or -ENOMEM.
+ */
+int vmt_window_adopt(struct vmt_window *w, const struct vmt_window *from);
 /* Double the ring (it is full). Returns 0 or -ENOMEM. */
 int vmt_window_grow(struct vmt_window *w);
 

@@ -27,6 +27,8 @@ struct vmt_pairing {
 	uint32_t ncpus;
 	struct vmt_pairing_stats st;
 	struct task *last;	/* most events follow one of the same task: look it up once */
+	struct vmt_pairing_edges *edges;	/* a slice's edges (pairing.h), or NULL */
+	int edge_error;
 	struct vmt_pair pair;	/* the last pair, valid until the next event (pairing.h) */
 };
 
@@ -48,11 +50,54 @@ struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg)
 }
 
 /* Task identity: the pid, except that every CPU's idle task is pid 0. */
-static uint64_t task_key(const struct vmt_event *ev)
+static inline uint64_t task_key(const struct vmt_event *ev)
 {
 	if (ev->pid == 0)
 		return 1ULL << 40 | ev->cpu;
 	return (uint32_t)ev->pid;
+}
+
+uint64_t vmt_pairing_task_key(const struct vmt_event *ev)
+{
+	return task_key(ev);
+}
+
+int vmt_pairing_log_edges(struct vmt_pairing *p, struct vmt_pairing_edges *e)
+{
+	p->edges = e;
+	return 0;
+}
+
+void vmt_pairing_edges_free(struct vmt_pairing_edges *e)
+{
+	free(e->log);
+	free(e->tails);
+	memset(e, 0, sizeof(*e));
+}
+
+static int log_edge(struct vmt_pairing *p, enum vmt_edge_kind kind, uint32_t cpu, uint64_t key,
+		    const struct vmt_event *ev)
+{
+	struct vmt_pairing_edges *e = p->edges;
+	struct vmt_edge *x;
+
+	if (e->nlog == e->cap) {
+		size_t n = e->cap ? e->cap * 2 : 64;
+		struct vmt_edge *bigger = realloc(e->log, n * sizeof(*bigger));
+
+		if (!bigger)
+			return p->edge_error = -ENOMEM;
+		e->log = bigger;
+		e->cap = n;
+	}
+	x = &e->log[e->nlog++];
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	x->cpu = cpu;
+	x->key = key;
+	if (ev)
+		x->ev = *ev;
+	return 0;
 }
 
 static size_t hash(uint64_t key)
@@ -181,12 +226,29 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	return 0;
 }
 
+/*
+ * The task of an event that is not the previous event's task; a slice logs each task's
+ * first event (pairing.h).
+ */
+static __attribute__((noinline)) struct task *find(struct vmt_pairing *p, uint64_t key,
+						   const struct vmt_event *ev)
+{
+	size_t before = p->ntasks;
+	struct task *t = lookup(p, key);
+
+	if (t && p->edges && p->ntasks != before &&
+	    log_edge(p, ev->kind == VMT_EV_BEGIN ? VMT_EDGE_HEAD_BEGIN : VMT_EDGE_HEAD_END, 0,
+		     key, ev->kind == VMT_EV_BEGIN ? NULL : ev))
+		return NULL;
+	return t;
+}
+
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 {
 	uint64_t key = task_key(ev);
 	struct task *t;
 
-	t = p->last && p->last->key == key ? p->last : lookup(p, key);
+	t = p->last && p->last->key == key ? p->last : find(p, key, ev);
 	if (!t)
 		return -ENOMEM;
 	p->last = t;
@@ -218,19 +280,39 @@ int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu)
 		p->ncpus = n;
 	}
 	p->cpu_gap_epoch[cpu] = ++p->epoch;
-	return 0;
+	return p->edges ? log_edge(p, VMT_EDGE_GAP, cpu, 0, NULL) : 0;
 }
 
-void vmt_pairing_finish(struct vmt_pairing *p)
+int vmt_pairing_finish(struct vmt_pairing *p)
 {
+	struct vmt_pairing_edges *e = p->edges;
 	size_t i;
 
+	if (e && p->ntasks) {
+		e->tails = calloc(p->ntasks, sizeof(*e->tails));
+		if (!e->tails)
+			return -ENOMEM;
+	}
 	for (i = 0; i < p->cap; i++) {
-		if (p->tasks[i].used && p->tasks[i].open) {
-			p->tasks[i].open = false;
+		struct task *t = &p->tasks[i];
+
+		if (!t->used)
+			continue;
+		if (e) {
+			struct vmt_edge_tail *x = &e->tails[e->ntails++];
+
+			x->key = t->key;
+			x->open = t->open;
+			x->epoch = t->epoch;
+			if (t->open)
+				x->begin = t->begin;
+		}
+		if (t->open) {
+			t->open = false;
 			p->st.unfinished++;
 		}
 	}
+	return p->edge_error;
 }
 
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p)

@@ -8,6 +8,7 @@
 #ifndef VMT_PAIRING_H
 #define VMT_PAIRING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kvmevent.h"
@@ -41,15 +42,58 @@ struct vmt_pairing_stats {
 	uint64_t backwards;	/* end stamped before its begin (unsynchronised clocks) */
 };
 
+/*
+ * What a pairing fed one time slice of a recording leaves at its edges (slicepass.h), in
+ * the order it happened: each lost-events gap, and each task's first event in the slice
+ * (a begin, or an end counted as an orphan that a begin of an earlier slice may match).
+ * At the end, every task the slice saw, with its begin still open if any (counted as
+ * unfinished). Owned by the caller (vmt_pairing_edges_free).
+ */
+enum vmt_edge_kind {
+	VMT_EDGE_GAP = 1,
+	VMT_EDGE_HEAD_BEGIN,
+	VMT_EDGE_HEAD_END,
+};
+
+struct vmt_edge {
+	enum vmt_edge_kind kind;
+	uint32_t cpu;		/* VMT_EDGE_GAP */
+	uint64_t key;		/* VMT_EDGE_HEAD_*: the task (vmt_pairing_task_key) */
+	struct vmt_event ev;	/* VMT_EDGE_HEAD_END: the end */
+};
+
+struct vmt_edge_tail {
+	uint64_t key;
+	bool open;		/* its begin waits for an end of a later slice */
+	uint64_t epoch;		/* gaps of the slice before that begin */
+	struct vmt_event begin;
+};
+
+struct vmt_pairing_edges {
+	struct vmt_edge *log;
+	size_t nlog, cap;
+	struct vmt_edge_tail *tails;
+	size_t ntails;
+};
+
+void vmt_pairing_edges_free(struct vmt_pairing_edges *e);
+/* A task's identity: its pid, but each CPU's idle task (pid 0) is its own. */
+uint64_t vmt_pairing_task_key(const struct vmt_event *ev);
+
 struct vmt_pairing;
 
 struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg);
+/*
+ * Log the slice's edges into e (empty, the caller's) from now on; vmt_pairing_finish()
+ * adds the tails. Returns 0.
+ */
+int vmt_pairing_log_edges(struct vmt_pairing *p, struct vmt_pairing_edges *e);
 /* Feed events in timestamp order. Returns 0 or -ENOMEM. */
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev);
 /* Events were lost on cpu just before the events fed next. */
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu);
-/* Count the begins still open as unfinished. */
-void vmt_pairing_finish(struct vmt_pairing *p);
+/* Count the begins still open as unfinished (and log the tails). Returns 0 or -ENOMEM. */
+int vmt_pairing_finish(struct vmt_pairing *p);
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p);
 /* Free; ctx_free (may be NULL) is called with arg on every non-NULL task slot. */
 void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *arg),

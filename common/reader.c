@@ -25,6 +25,9 @@ struct stream {
 	struct vmt_rbpage pg;
 	bool done;
 	struct vmt_item head;	/* the next item of this stream */
+	uint64_t prev_ts;	/* a slice: the stream's latest time, to see it go back */
+	uint64_t *chunk_hi;	/* a slice: the next chunk's first time, per chunk */
+	uint64_t cur_hi;	/* that of the chunk being read */
 };
 
 struct vmt_reader {
@@ -50,6 +53,10 @@ struct vmt_reader {
 	uint32_t nheap;
 	bool started;
 	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
+	/* a slice (vmt_reader_slice): the parent's recording, items in [from, to) only */
+	const struct vmt_reader *parent;
+	uint64_t from, to;
+	bool unordered;			/* a stream's time went back: the slice is not exact */
 };
 
 const char *vmt_reader_path(const struct vmt_reader *r)
@@ -439,9 +446,14 @@ void vmt_reader_close(struct vmt_reader *r)
 	for (i = 0; i < r->nstreams; i++) {
 		vmt_chunkbuf_free(&r->streams[i].cb);
 		free(r->streams[i].chunk);
+		free(r->streams[i].chunk_hi);
 	}
 	free(r->streams);
 	free(r->heap);
+	if (r->parent) {
+		free(r);	/* the rest is the parent's */
+		return;
+	}
 	vmt_evformat_free(r->fbegin);
 	vmt_evformat_free(r->fend);
 	while (r->nctx)
@@ -459,6 +471,31 @@ void vmt_reader_close(struct vmt_reader *r)
 	free(r);
 }
 
+/*
+ * Whether a slice keeps the stream's item: 1 yes, 0 no (before the slice), -1 no and
+ * nothing after it either. Out of line: a whole recording's walk never calls it.
+ */
+static __attribute__((noinline)) int slice_keeps(struct vmt_reader *r, struct stream *s)
+{
+	uint64_t ts = s->head.ts;
+
+	if (ts < s->prev_ts)
+		r->unordered = true;
+	s->prev_ts = ts;
+	if (ts < r->from)
+		return 0;
+	if (ts < r->to)
+		return 1;
+	/*
+	 * The stream stops here, so the rest of this chunk is seen (and its order checked)
+	 * only if the next slice reads this chunk too: when the next chunk's first time is
+	 * not before this slice's end.
+	 */
+	if (s->cur_hi < r->to)
+		r->unordered = true;
+	return -1;
+}
+
 /* Load the stream's next item into s->head; s->done when nothing is left. */
 static void stream_advance(struct vmt_reader *r, struct stream *s)
 {
@@ -467,9 +504,17 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			int ret = vmt_rbpage_next(&s->pg, &s->head.rec);
 
 			if (ret == 1) {
-				r->st.records++;
 				s->head.kind = VMT_ITEM_RECORD;
 				s->head.ts = s->head.rec.ts;
+				if (__builtin_expect(r->parent != NULL, 0)) {
+					int in = slice_keeps(r, s);
+
+					if (in < 0)
+						break;
+					if (!in)
+						continue;
+				}
+				r->st.records++;
 				return;
 			}
 			if (ret < 0) {
@@ -482,19 +527,30 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *page = s->pages + (size_t)s->next_page * s->page_size;
 
 			s->next_page++;
-			r->st.pages++;
 			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
+				r->st.pages++;
 				r->st.bad_pages++;
 				r->last_error = "page commit beyond the page size";
 				continue;
 			}
+			/* a slice counts the pages that begin inside it */
+			if (!r->parent || (s->pg.page_ts >= r->from && s->pg.page_ts < r->to))
+				r->st.pages++;
 			s->in_page = true;
 			if (s->pg.missed) {
-				r->st.missed_pages++;
-				r->st.missed_events += s->pg.missed_count;
 				s->head.kind = VMT_ITEM_GAP;
 				s->head.ts = s->pg.page_ts;
 				s->head.missed = s->pg.missed_count;
+				if (r->parent) {
+					int in = slice_keeps(r, s);
+
+					if (in < 0)
+						break;
+					if (!in)
+						continue;
+				}
+				r->st.missed_pages++;
+				r->st.missed_events += s->pg.missed_count;
 				return;
 			}
 			continue;
@@ -506,7 +562,8 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *raw;
 			int err;
 
-			r->st.chunks++;
+			if (!r->parent)
+				r->st.chunks++;	/* a slice counted its own when it was made */
 			if (r->ra) {
 				if (s->held != SIZE_MAX)
 					vmt_readahead_release(r->ra, s->held);
@@ -524,15 +581,17 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				continue;
 			}
 			ci = vmt_source_chunk(r->src, idx);
+			if (s->chunk_hi)
+				s->cur_hi = s->chunk_hi[s->next_chunk - 1];
 			s->pages = raw;
 			s->page_size = ci->page_size;
 			s->npages = ci->page_count;
 			s->next_page = 0;
 			continue;
 		}
-		s->done = true;
-		return;
+		break;
 	}
+	s->done = true;
 }
 
 static bool before(const struct stream *a, const struct stream *b)
@@ -572,7 +631,9 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 		uint32_t i;
 
 		r->started = true;
-		r->ra = vmt_readahead_new(r->src, r->nstreams);
+		/* a slice's thread decompresses its own chunks: the slices share the cores */
+		if (!r->parent)
+			r->ra = vmt_readahead_new(r->src, r->nstreams);
 		for (i = 0; i < r->nstreams; i++) {
 			stream_advance(r, &r->streams[i]);
 			if (!r->streams[i].done)
@@ -689,4 +750,137 @@ uint64_t vmt_reader_start_ts(const struct vmt_reader *r)
 			start = ci->first_ts;
 	}
 	return start == UINT64_MAX ? 0 : start;
+}
+
+/*
+ * Chunk i of a CPU's run (its k-th, of n) holds times from lo to hi, when the run's known
+ * first times never go back: lo is the latest first time known up to it (0 before any),
+ * hi the next chunk's known first time (UINT64_MAX after the last).
+ */
+static void chunk_span(const struct vmt_reader *r, const struct stream *s, size_t k,
+		       uint64_t *lo, uint64_t *hi)
+{
+	size_t j;
+
+	*lo = 0;
+	for (j = k + 1; j-- > 0;) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, s->chunk[j]);
+
+		if (ci->first_ts != UINT64_MAX) {
+			*lo = ci->first_ts;
+			break;
+		}
+	}
+	*hi = UINT64_MAX;
+	for (j = k + 1; j < s->nchunk; j++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, s->chunk[j]);
+
+		if (ci->first_ts != UINT64_MAX) {
+			*hi = ci->first_ts;
+			break;
+		}
+	}
+}
+
+bool vmt_reader_sliceable(const struct vmt_reader *r)
+{
+	uint32_t i;
+	size_t k;
+
+	if (r->parent || vmt_source_order(r->src) != VMT_ORDER_FIRST_TS)
+		return false;
+	for (i = 0; i < r->nstreams; i++) {
+		uint64_t prev = 0;
+
+		for (k = 0; k < r->streams[i].nchunk; k++) {
+			uint64_t ts = vmt_source_chunk(r->src, r->streams[i].chunk[k])->first_ts;
+
+			if (ts == UINT64_MAX)
+				continue;
+			if (ts < prev)
+				return false;
+			prev = ts;
+		}
+	}
+	return true;
+}
+
+int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
+		     struct vmt_reader **out)
+{
+	struct vmt_reader *sl;
+	uint32_t i;
+
+	*out = NULL;
+	sl = malloc(sizeof(*sl));
+	if (!sl)
+		return -ENOMEM;
+	*sl = *r;
+	sl->parent = r;
+	sl->from = from;
+	sl->to = to;
+	sl->unordered = false;
+	sl->started = false;
+	sl->ra = NULL;
+	sl->nheap = 0;
+	memset(&sl->st, 0, sizeof(sl->st));
+	sl->last_error = NULL;
+	sl->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->heap));
+	sl->streams = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->streams));
+	sl->nstreams = 0;
+	if (!sl->heap || !sl->streams)
+		goto fail;
+	for (i = 0; i < r->nstreams; i++) {
+		const struct stream *ps = &r->streams[i];
+		struct stream *s = &sl->streams[sl->nstreams];
+		size_t k;
+
+		memset(s, 0, sizeof(*s));
+		sl->nstreams++;
+		s->cpu = ps->cpu;
+		s->head.cpu = ps->cpu;
+		s->held = SIZE_MAX;
+		for (k = 0; k < ps->nchunk; k++) {
+			uint64_t lo, hi;
+
+			chunk_span(r, ps, k, &lo, &hi);
+			if (lo >= to || hi < from)
+				continue;
+			/* each chunk is counted by the slice its first time falls in */
+			if (lo >= from)
+				sl->st.chunks++;
+			if (!s->chunk) {
+				s->chunk = malloc((ps->nchunk - k) * sizeof(*s->chunk));
+				s->chunk_hi = malloc((ps->nchunk - k) * sizeof(*s->chunk_hi));
+				if (!s->chunk || !s->chunk_hi)
+					goto fail;
+			}
+			s->chunk_hi[s->nchunk] = hi;
+			s->chunk[s->nchunk++] = ps->chunk[k];
+		}
+	}
+	*out = sl;
+	return 0;
+fail:
+	vmt_reader_close(sl);
+	return -ENOMEM;
+}
+
+bool vmt_reader_slice_exact(const struct vmt_reader *r)
+{
+	return !r->unordered && !r->st.bad_chunks && !r->st.bad_pages;
+}
+
+void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
+			  const char *last_error)
+{
+	r->st.chunks += st->chunks;
+	r->st.bad_chunks += st->bad_chunks;
+	r->st.pages += st->pages;
+	r->st.bad_pages += st->bad_pages;
+	r->st.records += st->records;
+	r->st.missed_pages += st->missed_pages;
+	r->st.missed_events += st->missed_events;
+	if (last_error)
+		r->last_error = last_error;
 }

@@ -106,6 +106,25 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r);
 int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item);
 /* The same for one CPU only (does not mix with the merged walk on the same reader). */
 int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *item);
+/*
+ * Slices: the merged walk cut by time, for analysing a recording on several threads
+ * (slicepass.h). vmt_reader_sliceable() says whether every CPU's chunks are in time order
+ * by their first times (what cutting needs). vmt_reader_slice() makes a reader of r's items
+ * with times in [from, to) only, sharing r's recording (r must stay open and is not read
+ * through); its walk reads no chunk ahead, and its statistics count the records, pages
+ * and gaps that begin inside it and the chunks whose first time does, so that the slices'
+ * sums are the whole walk's. vmt_reader_slice_exact(), after its walk, says whether the
+ * concatenated slices are the whole walk: false when a CPU's times went back or pages were
+ * damaged (then walk the recording whole).
+ */
+bool vmt_reader_sliceable(const struct vmt_reader *r);
+int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
+		     struct vmt_reader **out);
+bool vmt_reader_slice_exact(const struct vmt_reader *r);
+/* Count a slice's statistics (and its latest damage, if any) as r's own walk's. */
+void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
+			  const char *last_error);
+
 /* Counters of the walk so far. */
 const struct vmt_reader_stats *vmt_reader_stats(const struct vmt_reader *r);
 /* The latest damage seen (a constant string), or NULL. */

@@ -6,39 +6,7 @@
 #include <string.h>
 
 #include "summary.h"
-
-struct task {
-	struct task *next;		/* every task, for the summary at the end */
-	struct vmt_group g;
-	struct vmt_window win;		/* without attribution */
-	/* with it: the windows broken down, their plain window in whywin.win */
-	struct vmt_whywin whywin;
-	bool has_whywin;
-	/*
-	 * Most tasks keep to one pCPU: their pairs go to the pCPU's distribution only
-	 * when the pass ends (one merge instead of an update per exit), until the task's
-	 * first exit on another pCPU. Then the pairs so far are merged there and the task's
-	 * later exits update their pCPU's distribution directly. Merging is exact
-	 * (latstat.h), so the figures are the same either way.
-	 */
-	uint32_t home_cpu;		/* the pCPU of the task's first exit */
-	bool migrated;
-};
-
-struct summary_work {
-	struct vmt_summary_opts o;
-	struct task *tasks;
-	size_t ntasks;
-	size_t *reason_slot;		/* open addressing over s->reasons */
-	size_t reason_cap;		/* slots, a power of two */
-	/*
-	 * Index + 1 in s->reasons of the small codes of the usual ISAs, 0 when not seen:
-	 * one load instead of a probe whose branches the mix of reasons keeps mispredicting.
-	 */
-	uint32_t *reason_direct;
-	size_t reasons_alloc;
-	size_t cpus_alloc;
-};
+#include "summary_impl.h"
 
 static void group_init(struct vmt_group *g)
 {
@@ -129,7 +97,7 @@ static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint6
 	return g;
 }
 
-static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
+struct vmt_group *vmt_summary_cpu_group(struct vmt_summary *s, uint32_t cpu)
 {
 	struct summary_work *w = s->work;
 
@@ -151,54 +119,82 @@ static struct vmt_group *cpu_group(struct vmt_summary *s, uint32_t cpu)
 	return &s->cpus[cpu];
 }
 
-/* Whether an exit of lat would enter the top list: most do not, once it is full. */
+/* Whether an exit of lat may enter the top list: most do not, once it is full. */
 static inline bool top_wants(const struct vmt_summary *s, uint64_t lat)
 {
 	unsigned int n = s->work->o.top_n;
 
-	return n && (s->ntop < n || lat > s->top[0].lat);
+	return n && (s->ntop < n || lat >= s->top[0].lat);
 }
 
-/* Out of line: on_pair's own test keeps most exits from it (see top_wants). */
-static __attribute__((noinline)) void top_add(struct vmt_summary *s, const struct vmt_pair *p)
+/*
+ * The order of the longest exits: longer first, then the earlier exit, then by pCPU, pid
+ * and entry pCPU. A total order, so that the list is the same whatever order the exits
+ * are added in (time slices merged, slicepass.h).
+ */
+static int top_cmp(const struct vmt_top *x, const struct vmt_top *y)
+{
+	if (x->lat != y->lat)
+		return x->lat < y->lat ? 1 : -1;
+	if (x->exit.ts != y->exit.ts)
+		return x->exit.ts < y->exit.ts ? -1 : 1;
+	if (x->exit.cpu != y->exit.cpu)
+		return x->exit.cpu < y->exit.cpu ? -1 : 1;
+	if (x->exit.pid != y->exit.pid)
+		return x->exit.pid < y->exit.pid ? -1 : 1;
+	return (x->entry_cpu > y->entry_cpu) - (x->entry_cpu < y->entry_cpu);
+}
+
+/* Add t to the list: a heap whose root is the last of the kept ones in top_cmp order. */
+static void top_insert(struct vmt_summary *s, const struct vmt_top *t)
 {
 	unsigned int n = s->work->o.top_n, i;
-	struct vmt_top t;
 
-	if (!n)
-		return;
-	if (s->ntop == n && p->lat <= s->top[0].lat)
-		return;
-	t.exit = *p->begin;
-	t.lat = p->lat;
-	t.entry_cpu = p->end->cpu;
-	t.has_why = p->why != NULL;
-	if (p->why)
-		t.why = *p->why;
-	/* a min-heap on latency: the root is the shortest of the kept ones */
 	if (s->ntop < n) {
 		i = s->ntop++;
-		while (i && s->top[(i - 1) / 2].lat > t.lat) {
+		while (i && top_cmp(&s->top[(i - 1) / 2], t) < 0) {
 			s->top[i] = s->top[(i - 1) / 2];
 			i = (i - 1) / 2;
 		}
-		s->top[i] = t;
+		s->top[i] = *t;
 		return;
 	}
+	if (top_cmp(t, &s->top[0]) >= 0)
+		return;
 	i = 0;
 	for (;;) {
 		unsigned int l = 2 * i + 1, m = l;
 
 		if (l >= n)
 			break;
-		if (l + 1 < n && s->top[l + 1].lat < s->top[l].lat)
+		if (l + 1 < n && top_cmp(&s->top[l + 1], &s->top[l]) > 0)
 			m = l + 1;
-		if (s->top[m].lat >= t.lat)
+		if (top_cmp(&s->top[m], t) <= 0)
 			break;
 		s->top[i] = s->top[m];
 		i = m;
 	}
-	s->top[i] = t;
+	s->top[i] = *t;
+}
+
+/* Out of line: on_pair's own test keeps most exits from it (see top_wants). */
+static __attribute__((noinline)) void top_add(struct vmt_summary *s, const struct vmt_pair *p)
+{
+	unsigned int n = s->work->o.top_n;
+	struct vmt_top t;
+
+	if (!n)
+		return;
+	if (s->ntop == n && p->lat < s->top[0].lat)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.exit = *p->begin;
+	t.lat = p->lat;
+	t.entry_cpu = p->end->cpu;
+	t.has_why = p->why != NULL;
+	if (p->why)
+		t.why = *p->why;
+	top_insert(s, &t);
 }
 
 static unsigned int hist_index(const struct vmt_summary *s, uint64_t lat)
@@ -212,7 +208,8 @@ static unsigned int hist_index(const struct vmt_summary *s, uint64_t lat)
 	return lat < s->hist_buckets ? (unsigned int)lat : s->hist_buckets;
 }
 
-static int hist_add(struct vmt_summary *s, uint32_t cpu, uint64_t lat)
+/* The histogram's row of cpu, made when it has none: its index, or -ENOMEM. */
+int vmt_summary_hist_row(struct vmt_summary *s, uint32_t cpu)
 {
 	unsigned int row;
 
@@ -236,7 +233,16 @@ static int hist_add(struct vmt_summary *s, uint32_t cpu, uint64_t lat)
 		hc[row] = cpu;
 		s->hist_ncpus++;
 	}
-	s->hist[row * ((size_t)s->hist_buckets + 1) + hist_index(s, lat)]++;
+	return (int)row;
+}
+
+int vmt_summary_hist_add(struct vmt_summary *s, uint32_t cpu, uint64_t lat)
+{
+	int row = vmt_summary_hist_row(s, cpu);
+
+	if (row < 0)
+		return row;
+	s->hist[(size_t)row * ((size_t)s->hist_buckets + 1) + hist_index(s, lat)]++;
 	return 0;
 }
 
@@ -271,7 +277,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	return vmt_exitreasons_new(it->begin_format, &s->names);
 }
 
-static struct task *new_task(struct vmt_summary *s, int32_t pid)
+struct task *vmt_summary_new_task(struct vmt_summary *s, int32_t pid)
 {
 	struct task *t = calloc(1, sizeof(*t));
 
@@ -340,12 +346,28 @@ static int add_why(struct vmt_summary *s, struct task *t, const struct vmt_pair 
 	return 0;
 }
 
+/* Out of line: only a slice's summary keeps its tasks' first intervals. */
+static __attribute__((noinline)) int add_head(struct task *t, uint64_t start, uint64_t end)
+{
+	if (t->nheads == t->heads_cap) {
+		uint32_t n = t->heads_cap ? t->heads_cap * 2 : 16;
+		struct vmt_interval *bigger = realloc(t->heads, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		t->heads = bigger;
+		t->heads_cap = n;
+	}
+	t->heads[t->nheads].start = start;
+	t->heads[t->nheads++].end = end;
+	return 0;
+}
+
 static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p, void **slot)
 {
 	struct vmt_summary *s = state;
 	const struct vmt_event *ex = p->begin;
 	struct task *t = *slot;
-	const struct vmt_window *win;
 	struct vmt_group *g;
 	struct vmt_latval lv;
 	int ret = 0;
@@ -356,26 +378,28 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	 */
 	vmt_latval_init(&lv, p->lat);
 	if (!t) {
-		t = new_task(s, p->end->pid);
+		t = vmt_summary_new_task(s, p->end->pid);
 		if (!t)
 			return -ENOMEM;
 		*slot = t;
 		t->home_cpu = ex->cpu;
+		t->key = t->g.key = vmt_pairing_task_key(p->end);
+		t->head_until = ex->ts + s->window;
 		/* the pCPU's group exists from its first exit on, as before */
-		if (!cpu_group(s, ex->cpu))
+		if (!vmt_summary_cpu_group(s, ex->cpu))
 			return -ENOMEM;
 	}
 	if (t->migrated) {
-		g = cpu_group(s, ex->cpu);
+		g = vmt_summary_cpu_group(s, ex->cpu);
 		if (!g || vmt_latdist_add_val(&g->d, &lv))
 			ret = -ENOMEM;
 	} else if (ex->cpu != t->home_cpu) {
 		/* the first exit elsewhere: the home pCPU takes the task's pairs so far */
 		t->migrated = true;
-		g = cpu_group(s, t->home_cpu);
+		g = vmt_summary_cpu_group(s, t->home_cpu);
 		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
 			ret = -ENOMEM;
-		g = cpu_group(s, ex->cpu);
+		g = vmt_summary_cpu_group(s, ex->cpu);
 		if (!g || vmt_latdist_add_val(&g->d, &lv))
 			ret = -ENOMEM;
 	}
@@ -400,12 +424,9 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	} else if (vmt_window_add(&t->win, ex->ts, p->end->ts)) {
 		return -ENOMEM;
 	}
-	win = task_window(t);
-	if (win->max_sum > s->max_window_sum) {
-		s->max_window_sum = win->max_sum;
-		s->max_window_at = win->max_at;
-		s->max_window_pid = p->end->pid;
-	}
+	if (__builtin_expect(s->work->slice, 0) && p->end->ts < t->head_until &&
+	    add_head(t, ex->ts, p->end->ts))
+		return -ENOMEM;
 	if (p->why && add_why(s, t, p))
 		ret = -ENOMEM;
 	if (ex->has & VMT_EVF_REASON) {
@@ -419,22 +440,29 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	}
 	if (top_wants(s, p->lat))
 		top_add(s, p);
-	if (s->hist_buckets && hist_add(s, ex->cpu, p->lat))
+	if (s->hist_buckets && vmt_summary_hist_add(s, ex->cpu, p->lat))
 		ret = -ENOMEM;
 	(void)it;
 	return ret;
 }
 
-static void task_free(void *state, void *task)
+void vmt_summary_task_free(struct task *t)
 {
-	struct task *t = task;
-
-	(void)state;
 	vmt_window_free(&t->win);
 	if (t->has_whywin)
 		vmt_whywin_free(&t->whywin);
 	vmt_latdist_free(&t->g.d);
+	free(t->heads);
 	free(t);
+}
+
+/* A slice's and a merged summary's tasks outlive the pass: vmt_summary_free() frees them. */
+static void task_free(void *state, void *task)
+{
+	struct vmt_summary *s = state;
+
+	if (!s->work->owns_tasks)
+		vmt_summary_task_free(task);
 }
 
 static int by_pairs(const void *a, const void *b)
@@ -443,7 +471,10 @@ static int by_pairs(const void *a, const void *b)
 
 	if (x->d.st.count != y->d.st.count)
 		return x->d.st.count < y->d.st.count ? 1 : -1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	/* each pCPU's idle task is pid 0: the task's key tells them apart */
+	return (x->key > y->key) - (x->key < y->key);
 }
 
 static int by_total(const void *a, const void *b)
@@ -457,11 +488,7 @@ static int by_total(const void *a, const void *b)
 
 static int by_lat_desc(const void *a, const void *b)
 {
-	const struct vmt_top *x = a, *y = b;
-
-	if (x->lat != y->lat)
-		return x->lat < y->lat ? 1 : -1;
-	return (x->exit.ts > y->exit.ts) - (x->exit.ts < y->exit.ts);
+	return top_cmp(a, b);
 }
 
 /* Histogram rows in CPU order (they were made in the order CPUs first had an exit). */
@@ -496,11 +523,35 @@ static int merge_home_cpus(struct vmt_summary *s)
 
 		if (t->migrated)
 			continue;
-		g = cpu_group(s, t->home_cpu);
+		g = vmt_summary_cpu_group(s, t->home_cpu);
 		if (!g || vmt_latdist_merge(&g->d, &t->g.d))
 			return -ENOMEM;
+		t->migrated = true;	/* counted there now */
 	}
 	return 0;
+}
+
+/*
+ * The worst window of all: the task whose window held the most, the earliest such window
+ * on equal sums, then the lowest pid (the same in whatever order the pairs came).
+ */
+static void pick_worst_window(struct vmt_summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++) {
+		const struct vmt_group *t = &s->tasks[i];
+
+		if (!t->max_window_sum || t->max_window_sum < s->max_window_sum)
+			continue;
+		if (t->max_window_sum == s->max_window_sum &&
+		    (t->max_window_at > s->max_window_at ||
+		     (t->max_window_at == s->max_window_at && t->pid >= s->max_window_pid)))
+			continue;
+		s->max_window_sum = t->max_window_sum;
+		s->max_window_at = t->max_window_at;
+		s->max_window_pid = t->pid;
+	}
 }
 
 /* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
@@ -532,6 +583,7 @@ static int collect_tasks(struct vmt_summary *s)
 	}
 	s->ntasks = i;
 	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), by_pairs);
+	pick_worst_window(s);
 	return 0;
 }
 
@@ -567,6 +619,8 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
 	ret = merge_home_cpus(s);
+	if (s->work->slice)
+		return ret;	/* the rest when merged (summarymerge.c) */
 	for (i = 0; s->why && i < s->nreasons; i++)
 		why_fill(&s->reasons[i]);
 	if (!ret)
@@ -618,9 +672,7 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 	out->last_ts = it->last_ts;
 	out->window = s->window;
 	out->window_ns = s->window_ns;
-	out->max_window_sum = s->max_window_sum;
-	out->max_window_at = s->max_window_at;
-	out->max_window_pid = s->max_window_pid;
+	out->max_window_pid = -1;
 	vmt_latdist_init(&out->all);
 	ret = vmt_exitreasons_new(it->begin_format, &out->names);
 	out->reasons = calloc(s->nreasons ? s->nreasons : 1, sizeof(*out->reasons));
@@ -664,6 +716,7 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 		memcpy(out->top, s->top, s->ntop * sizeof(*out->top));
 	out->ntop = s->ntop;
 	qsort(out->tasks, out->ntasks, sizeof(*out->tasks), by_pairs);
+	pick_worst_window(out);
 	if (out->nreasons)
 		qsort(out->reasons, out->nreasons, sizeof(*out->reasons), by_total);
 	if (out->ntop)
@@ -678,6 +731,11 @@ static const struct vmt_consumer_ops summary_ops = {
 	.finish = on_finish,
 	.task_free = task_free,
 };
+
+const struct vmt_consumer_ops *vmt_summary_ops(void)
+{
+	return &summary_ops;
+}
 
 int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o,
 			 struct vmt_consumer *out)
@@ -715,6 +773,15 @@ void vmt_summary_free(struct vmt_summary *s)
 	free(s->hist_cpu);
 	vmt_exitreasons_free(s->names);
 	vmt_culprits_free(s->culprits);
+	if (s->work && s->work->owns_tasks) {
+		struct task *t, *next;
+
+		for (t = s->work->tasks; t; t = next) {
+			next = t->next;
+			vmt_summary_task_free(t);
+		}
+		free(s->work->index);
+	}
 	if (s->work) {
 		free(s->work->reason_slot);
 		free(s->work->reason_direct);
@@ -741,4 +808,33 @@ const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64
 			       char *buf, size_t size)
 {
 	return vmt_exitreason_label(s->names, isa, key, buf, size);
+}
+
+struct vmt_group *vmt_summary_reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+{
+	return reason_group(s, isa, key);
+}
+
+void vmt_summary_top_add(struct vmt_summary *s, const struct vmt_pair *p)
+{
+	if (top_wants(s, p->lat))
+		top_add(s, p);
+}
+
+void vmt_summary_top_insert(struct vmt_summary *s, const struct vmt_top *t)
+{
+	if (s->work->o.top_n)
+		top_insert(s, t);
+}
+
+int vmt_summary_slice(struct vmt_summary *s)
+{
+	s->work->slice = true;
+	s->work->owns_tasks = true;
+	return 0;
+}
+
+const struct vmt_summary_opts *vmt_summary_options(const struct vmt_summary *s)
+{
+	return &s->work->o;
 }

@@ -34,7 +34,7 @@ struct vmt_summary_opts {
 /* One group of exits: all, one reason, one pCPU or one task. */
 struct vmt_group {
 	uint32_t isa;
-	uint64_t key;			/* reason key, or CPU number */
+	uint64_t key;			/* reason key, CPU number, or the task (vmt_pairing_task_key) */
 	int32_t pid;
 	uint32_t vcpu;
 	bool has_vcpu;
@@ -103,6 +103,25 @@ struct vmt_summary {
 int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o,
 			 struct vmt_consumer *out);
 void vmt_summary_free(struct vmt_summary *s);
+/*
+ * Time slices (slicepass.h). vmt_summary_slice(), after vmt_summary_consumer() and before
+ * the pass, makes s the summary of one slice: its pass leaves it unfinished, to be merged.
+ * vmt_summary_merger() makes s (zeroed here) the summary the slices merge into, in time
+ * order: first the pairs the slice completes with a begin of an earlier slice
+ * (vmt_summary_merge_pair), then the slice (vmt_summary_merge, which empties from); then
+ * vmt_summary_merge_end() finishes it as a pass would have, it holding the whole pass's
+ * totals. The figures are the same as one pass's over the whole recording. Without
+ * attribution only. All return 0 or -ENOMEM.
+ */
+int vmt_summary_slice(struct vmt_summary *s);
+/* The options s was made with. */
+const struct vmt_summary_opts *vmt_summary_options(const struct vmt_summary *s);
+int vmt_summary_merger(struct vmt_summary *s, const struct vmt_summary_opts *o,
+		       const struct vmt_iter *it);
+int vmt_summary_merge_pair(struct vmt_summary *into, const struct vmt_iter *it,
+			   const struct vmt_pair *p);
+int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from);
+int vmt_summary_merge_end(struct vmt_summary *s, const struct vmt_iter *it);
 /*
  * The figures of s so far, during the pass it is fed by (between two items, on the thread
  * of the pass), as a finished summary in out with copies of its own (vmt_summary_free()

@@ -31,6 +31,7 @@
 #include "report_compare.h"
 #include "reportopt.h"
 #include "seriesfmt.h"
+#include "slicepass.h"
 #include "summary.h"
 #include "timefmt.h"
 #include "trigger.h"
@@ -134,6 +135,27 @@ static int set_up_views(struct report *rep)
 	return ret;
 }
 
+/*
+ * The summary alone analysed in time slices on several threads (common/slicepass.h): 1
+ * when done, 0 when the views or the recording need the one pass. VMTRACE_TEST_SLICES=N
+ * asks for N slices and says on standard error how many there were (for the tests).
+ */
+static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
+{
+	struct vmt_slicepass_opts po = { rep->o->jobs ? rep->o->jobs : vmt_slicepass_cpus(), 0 };
+	const char *slices = getenv("VMTRACE_TEST_SLICES");
+	int ret;
+
+	if (rep->nc != 1)
+		return 0;
+	if (slices)
+		po.slices = (unsigned int)strtoul(slices, NULL, 10);
+	ret = vmt_slicepass_summary(rep->r, io, &po, &rep->s, &rep->it);
+	if (slices && ret >= 0)
+		fprintf(stderr, "vmtrace-report: %d time slices\n", ret);
+	return ret > 0 ? 1 : ret;
+}
+
 static int run_pass(struct report *rep)
 {
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter, .attribute = true };
@@ -145,7 +167,11 @@ static int run_pass(struct report *rep)
 		io.progress = show_progress;
 		io.progress_arg = (void *)rep->o->file;
 	}
-	ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
+	ret = run_slices(rep, &io);
+	if (ret == 0)
+		ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
+	else if (ret == 1)
+		ret = 0;
 	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)

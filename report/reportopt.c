@@ -30,6 +30,7 @@ enum {
 	OPT_OPENMETRICS,
 	OPT_COMPARE,
 	OPT_FAIL_IF,
+	OPT_JOBS,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -80,6 +81,8 @@ static const struct argp_option options[] = {
 	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
 	  "of time TS; TS 'trigger': the exit that triggered a flight recording", 2 },
+	{ "jobs", OPT_JOBS, "N", 0, "analyse the recording on N threads, cut into time slices "
+	  "(default: the online CPUs; 1: one pass)", 2 },
 	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
 	  "(default 1ms)", 2 },
 	{ "interval", OPT_INTERVAL, "TIME", 0, "a time series: exits, out-of-guest time, max, "
@@ -185,6 +188,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --top '%s' (0 to 10000)", arg);
 		o->top = (unsigned int)v;
 		o->top_given = true;
+		break;
+	case OPT_JOBS:
+		if (vmt_cli_parse_u64(arg, &v) || v < 1 || v > 1024)
+			argp_error(state, "invalid --jobs '%s' (1 to 1024)", arg);
+		o->jobs = (unsigned int)v;
 		break;
 	case OPT_THRESHOLD:
 		o->threshold_ns = vmt_argp_time(state, "threshold", arg);

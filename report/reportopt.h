@@ -26,6 +26,7 @@ struct report_opts {
 	int json, openmetrics, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
+	unsigned int jobs;		/* --jobs: threads for the time slices (0: online CPUs) */
 	bool top_given;
 	bool around;
 	bool around_trigger;		/* --around trigger: the flight recording's exit */

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slicepass.h"
+
+/* Slices of fewer chunks than this re-read too much at their edges to pay. */
+#define MIN_CHUNKS_PER_SLICE 4
+
+struct slice {
+	uint64_t from, to;
+	struct vmt_summary s;
+	struct vmt_iter it;
+	struct vmt_pairing_edges edges;
+	struct vmt_reader_stats st;
+	const char *last_error;
+	struct vmt_filter filter;	/* its own copy: a pass binds it */
+	int ret;
+	bool exact;
+	bool done;
+};
+
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct slice *sl;
+	unsigned int n, next, merged, ahead;
+	bool stop;
+	const struct vmt_reader *r;
+	const struct vmt_iter_opts *o;
+	const struct vmt_summary_opts *so;
+};
+
+/* An exit still open at the end of the slices merged so far. */
+struct open_begin {
+	uint64_t key;
+	bool used, open;
+	uint64_t epoch;			/* the merged gaps before it */
+	struct vmt_event begin;
+};
+
+/* The pairing across slices: pairing.c's rules, applied to the slices' edges. */
+struct edges {
+	struct open_begin *t;
+	size_t n, cap;
+	uint64_t epoch;
+	uint64_t *cpu_epoch;
+	uint32_t ncpus;
+};
+
+unsigned int vmt_slicepass_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Cut at the chunks' first times, so that each slice starts about as many chunks: the
+ * slices then hold about as many events when the CPUs are about as busy.
+ */
+static unsigned int plan(const struct vmt_reader *r, unsigned int want, uint64_t **cuts)
+{
+	const struct vmt_source *src = vmt_reader_source(r);
+	size_t n = vmt_source_nchunks(src), i, k = 0;
+	uint64_t *ts = malloc((n ? n : 1) * sizeof(*ts));
+	unsigned int j, nslices = 0;
+
+	*cuts = NULL;
+	if (!ts)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t t = vmt_source_chunk(src, i)->first_ts;
+
+		if (t != UINT64_MAX)
+			ts[k++] = t;
+	}
+	if (want > k / MIN_CHUNKS_PER_SLICE)
+		want = (unsigned int)(k / MIN_CHUNKS_PER_SLICE);
+	if (want < 2) {
+		free(ts);
+		return 0;
+	}
+	qsort(ts, k, sizeof(*ts), cmp_u64);
+	*cuts = malloc((want + 1) * sizeof(**cuts));
+	if (!*cuts) {
+		free(ts);
+		return 0;
+	}
+	(*cuts)[nslices++] = 0;
+	for (j = 1; j < want; j++) {
+		uint64_t t = ts[k * j / want];
+
+		if (t > (*cuts)[nslices - 1])
+			(*cuts)[nslices++] = t;
+	}
+	(*cuts)[nslices] = UINT64_MAX;
+	free(ts);
+	return nslices;
+}
+
+static int run_slice(const struct pool *p, struct slice *sl)
+{
+	struct vmt_iter_opts o = *p->o;
+	const struct vmt_item *item;
+	struct vmt_pass_input in;
+	struct vmt_consumer c;
+	struct vmt_reader *r;
+	struct vmt_pass *pass;
+	int ret;
+
+	ret = vmt_reader_slice(p->r, sl->from, sl->to, &r);
+	if (ret)
+		return ret;
+	o.progress = NULL;
+	o.attribute = false;
+	o.edges = &sl->edges;
+	if (o.filter) {
+		sl->filter = *o.filter;
+		o.filter = &sl->filter;
+	}
+	ret = vmt_summary_consumer(&sl->s, p->so, &c);
+	if (!ret)
+		ret = vmt_summary_slice(&sl->s);
+	if (!ret) {
+		vmt_pass_input_reader(&in, r);
+		ret = vmt_pass_begin(&in, &o, &c, 1, &sl->it, &pass);
+		while (!ret && (item = vmt_reader_next_item(r)))
+			ret = vmt_pass_item(pass, item);
+		if (pass) {
+			int end = vmt_pass_end(pass);
+
+			if (!ret)
+				ret = end;
+		}
+	}
+	sl->st = *vmt_reader_stats(r);
+	sl->last_error = vmt_reader_last_error(r);
+	sl->exact = vmt_reader_slice_exact(r);
+	sl->it.r = NULL;		/* closed below */
+	vmt_reader_close(r);
+	return ret;
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		unsigned int k;
+
+		while (!p->stop && p->next < p->n && p->next >= p->merged + p->ahead)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->stop || p->next >= p->n)
+			break;
+		k = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		p->sl[k].ret = run_slice(p, &p->sl[k]);
+		pthread_mutex_lock(&p->lock);
+		p->sl[k].done = true;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static struct open_begin *open_of(struct edges *e, uint64_t key)
+{
+	size_t i;
+
+	if ((e->n + 1) * 2 > e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64, j;
+		struct open_begin *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < e->cap; j++) {
+			if (!e->t[j].used)
+				continue;
+			for (i = hash64(e->t[j].key); t[i & (cap - 1)].used; i++)
+				;
+			t[i & (cap - 1)] = e->t[j];
+		}
+		free(e->t);
+		e->t = t;
+		e->cap = cap;
+	}
+	for (i = hash64(key);; i++) {
+		struct open_begin *b = &e->t[i & (e->cap - 1)];
+
+		if (!b->used) {
+			b->used = true;
+			b->key = key;
+			e->n++;
+			return b;
+		}
+		if (b->key == key)
+			return b;
+	}
+}
+
+static uint64_t gap_epoch(const struct edges *e, uint32_t cpu)
+{
+	return cpu < e->ncpus ? e->cpu_epoch[cpu] : 0;
+}
+
+static int add_gap(struct edges *e, uint32_t cpu)
+{
+	if (cpu >= e->ncpus) {
+		uint32_t n = cpu + 1 > e->ncpus * 2 ? cpu + 1 : e->ncpus * 2;
+		uint64_t *bigger = realloc(e->cpu_epoch, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		memset(bigger + e->ncpus, 0, (n - e->ncpus) * sizeof(*bigger));
+		e->cpu_epoch = bigger;
+		e->ncpus = n;
+	}
+	e->cpu_epoch[cpu] = ++e->epoch;
+	return 0;
+}
+
+/*
+ * An end that began a task's events in its slice, counted there as an orphan, and the
+ * begin an earlier slice left open: pairing.c's pair_end() on them.
+ */
+static int end_open(struct vmt_iter *it, struct vmt_summary *s, const struct edges *e,
+		    struct open_begin *b, const struct vmt_event *end)
+{
+	struct vmt_pair pair;
+
+	b->open = false;
+	it->pairing.unfinished--;
+	it->pairing.orphan_ends--;
+	if (gap_epoch(e, b->begin.cpu) > b->epoch || gap_epoch(e, end->cpu) > b->epoch) {
+		it->pairing.gap_dropped++;
+		return 0;
+	}
+	if (end->ts < b->begin.ts) {
+		it->pairing.backwards++;
+		return 0;
+	}
+	it->pairing.pairs++;
+	if (!vmt_filter_exit(it->filter, &b->begin, end)) {
+		it->filtered_out++;
+		return 0;
+	}
+	memset(&pair, 0, sizeof(pair));
+	pair.begin = &b->begin;
+	pair.end = end;
+	pair.lat = end->ts - b->begin.ts;
+	return vmt_summary_merge_pair(s, it, &pair);
+}
+
+/* Slice sl's edges against the open begins of the slices before it. */
+static int merge_edges(struct vmt_iter *it, struct vmt_summary *s, struct edges *e,
+		       const struct slice *sl)
+{
+	uint64_t base = e->epoch;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sl->edges.nlog && !ret; i++) {
+		const struct vmt_edge *x = &sl->edges.log[i];
+		struct open_begin *b;
+
+		if (x->kind == VMT_EDGE_GAP) {
+			ret = add_gap(e, x->cpu);
+			continue;
+		}
+		b = open_of(e, x->key);
+		if (!b)
+			return -ENOMEM;
+		if (!b->open)
+			continue;
+		if (x->kind == VMT_EDGE_HEAD_END) {
+			ret = end_open(it, s, e, b, &x->ev);
+		} else {
+			/* a begin after a begin: the first was an orphan, not unfinished */
+			b->open = false;
+			it->pairing.unfinished--;
+			it->pairing.orphan_begins++;
+		}
+	}
+	for (i = 0; i < sl->edges.ntails && !ret; i++) {
+		const struct vmt_edge_tail *x = &sl->edges.tails[i];
+		struct open_begin *b = open_of(e, x->key);
+
+		if (!b)
+			return -ENOMEM;
+		b->open = x->open;
+		b->epoch = base + x->epoch;
+		if (x->open)
+			b->begin = x->begin;
+	}
+	return ret;
+}
+
+static void ids_merge(struct vmt_iter_ids *into, const struct vmt_iter_ids *from)
+{
+	size_t i;
+
+	for (i = 0; i < VMT_ITER_IDS / 64; i++)
+		into->bits[i] |= from->bits[i];
+	into->beyond += from->beyond;
+}
+
+/* A slice's totals into the whole pass's (it->first_ts is UINT64_MAX until the end). */
+static void merge_totals(struct vmt_iter *it, const struct vmt_iter *x)
+{
+	struct vmt_pairing_stats *p = &it->pairing;
+
+	it->events += x->events;
+	it->other_records += x->other_records;
+	it->bad_records += x->bad_records;
+	it->filtered_out += x->filtered_out;
+	if (x->events && x->first_ts < it->first_ts)
+		it->first_ts = x->first_ts;
+	if (x->last_ts > it->last_ts)
+		it->last_ts = x->last_ts;
+	if (x->exits) {
+		if (!it->exits)
+			it->first_exit_ts = x->first_exit_ts;
+		it->last_exit_ts = x->last_exit_ts;
+	}
+	it->exits += x->exits;
+	ids_merge(&it->exit_cpus, &x->exit_cpus);
+	ids_merge(&it->vcpus, &x->vcpus);
+	p->pairs += x->pairing.pairs;
+	p->orphan_begins += x->pairing.orphan_begins;
+	p->orphan_ends += x->pairing.orphan_ends;
+	p->gap_dropped += x->pairing.gap_dropped;
+	p->unfinished += x->pairing.unfinished;
+	p->backwards += x->pairing.backwards;
+}
+
+static void add_stats(struct vmt_reader_stats *into, const struct vmt_reader_stats *x)
+{
+	into->chunks += x->chunks;
+	into->bad_chunks += x->bad_chunks;
+	into->pages += x->pages;
+	into->bad_pages += x->bad_pages;
+	into->records += x->records;
+	into->missed_pages += x->missed_pages;
+	into->missed_events += x->missed_events;
+}
+
+static void free_slice(struct slice *sl)
+{
+	vmt_summary_free(&sl->s);
+	vmt_pairing_edges_free(&sl->edges);
+}
+
+/*
+ * Merge the slices in order as the workers finish them. Returns 1 when all merged, 0 when
+ * one was not exact, or an error.
+ */
+static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
+		     struct vmt_summary *m, const struct vmt_iter_opts *o)
+{
+	struct vmt_reader_stats st = { 0 };
+	const char *last_error = NULL;
+	struct edges e = { 0 };
+	size_t chunks = vmt_source_nchunks(vmt_reader_source(r)), done = 0;
+	unsigned int k;
+	int ret = 1;
+
+	for (k = 0; k < p->n && ret == 1; k++) {
+		struct slice *sl = &p->sl[k];
+
+		pthread_mutex_lock(&p->lock);
+		while (!sl->done)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		if (sl->ret)
+			ret = sl->ret;
+		else if (!sl->exact)
+			ret = 0;
+		else if (merge_edges(it, m, &e, sl) || vmt_summary_merge(m, &sl->s))
+			ret = -ENOMEM;
+		if (ret == 1) {
+			merge_totals(it, &sl->it);
+			add_stats(&st, &sl->st);
+			if (sl->last_error)
+				last_error = sl->last_error;
+			done += sl->st.chunks;
+			if (o->progress)
+				o->progress(done, chunks, o->progress_arg);
+		}
+		free_slice(sl);
+		pthread_mutex_lock(&p->lock);
+		p->merged = k + 1;
+		if (ret != 1)
+			p->stop = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+	free(e.t);
+	free(e.cpu_epoch);
+	/* the reader's statistics only when the slices stand for its walk */
+	if (ret == 1)
+		vmt_reader_add_stats(r, &st, last_error);
+	return ret;
+}
+
+/* What a pass over r without slices would start with. */
+static void start_totals(struct vmt_iter *it, struct vmt_reader *r, const struct vmt_iter_opts *o)
+{
+	memset(it, 0, sizeof(*it));
+	it->r = r;
+	it->clock = vmt_reader_clock(r);
+	it->start_ts = vmt_reader_start_ts(r);
+	it->bind = vmt_reader_bind(r);
+	it->begin_format = vmt_reader_begin_format(r);
+	it->first_ts = UINT64_MAX;
+	if (o->filter && !vmt_filter_is_empty(o->filter)) {
+		vmt_filter_bind(o->filter, it->clock, it->start_ts);
+		it->filter = o->filter;
+	}
+}
+
+static unsigned int slice_count(const struct vmt_slicepass_opts *po)
+{
+	return po->slices ? po->slices : 2 * po->threads;
+}
+
+int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
+			  const struct vmt_slicepass_opts *po, struct vmt_summary *s,
+			  struct vmt_iter *it)
+{
+	static const struct vmt_iter_opts none;
+	struct vmt_summary_opts so = *vmt_summary_options(s);
+	struct pool p = { .r = r, .so = &so };
+	unsigned int nctx, i, nthreads;
+	struct vmt_summary m;
+	struct vmt_iter mit;
+	pthread_t *tid;
+	uint64_t *cuts;
+	int ret;
+
+	if (!o)
+		o = &none;
+	p.o = o;
+	vmt_reader_context_formats(r, &nctx);
+	if (po->threads < 2 || (o->attribute && nctx) || !vmt_reader_sliceable(r))
+		return 0;
+	p.n = plan(r, slice_count(po), &cuts);
+	if (!p.n)
+		return 0;
+	nthreads = po->threads < p.n ? po->threads : p.n;
+	p.ahead = 2 * nthreads;
+	p.sl = calloc(p.n, sizeof(*p.sl));
+	tid = calloc(nthreads, sizeof(*tid));
+	if (!p.sl || !tid) {
+		free(p.sl);
+		free(tid);
+		free(cuts);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p.n; i++) {
+		p.sl[i].from = cuts[i];
+		p.sl[i].to = cuts[i + 1];
+	}
+	free(cuts);
+	start_totals(&mit, r, o);
+	ret = vmt_summary_merger(&m, &so, &mit);
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	for (i = 0; i < nthreads && !ret; i++) {
+		if (pthread_create(&tid[i], NULL, worker, &p)) {
+			ret = -EAGAIN;
+			break;
+		}
+	}
+	nthreads = i;
+	if (!ret)
+		ret = merge_all(&p, r, &mit, &m, o);
+	pthread_mutex_lock(&p.lock);
+	p.stop = true;
+	pthread_cond_broadcast(&p.cond);
+	pthread_mutex_unlock(&p.lock);
+	for (i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	/* the slices a stop left unmerged */
+	for (i = p.merged; i < p.n; i++)
+		free_slice(&p.sl[i]);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	free(p.sl);
+	free(tid);
+	if (ret == 1) {
+		if (mit.first_ts == UINT64_MAX)
+			mit.first_ts = 0;
+		ret = vmt_summary_merge_end(&m, &mit);
+		if (!ret) {
+			vmt_summary_free(s);
+			*s = m;
+			*it = mit;
+			return (int)p.n;
+		}
+	}
+	vmt_summary_free(&m);
+	return ret;
+}

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The report analysed in time slices on several threads (--jobs, common/slicepass.h) must
+# print exactly what one pass prints: on generated four-CPU recordings whose slices have
+# hard edges (tasks migrating between exit and entry, exits spanning many chunks, 1 ms
+# windows across edges, equal latencies, lost-events gaps while exits are open, orphans,
+# idle tasks), cut into 2 to 40 slices, with every view the slices serve; on the bundled
+# samples and a trace.bin. Recordings the slices cannot stand for (a CPU's time going
+# back, a damaged chunk, a trace.dat) must be analysed in one pass instead, with the same
+# output. VMTRACE_TEST_SLICES makes the report say how many slices it used.
+. "$(dirname "$0")/lib.sh"
+
+F618="$DATA/formats/linux-6.18-x86_64"
+command -v python3 >/dev/null || skip "python3 missing"
+
+# same FILE SLICES OPTIONS...: --jobs 1 and --jobs 3 in SLICES slices print the same
+same() {
+	file=$1 slices=$2
+	shift 2
+	vmtrace-report --jobs 1 "$@" "$file" >one.txt 2>one.err
+	rc1=$?
+	VMTRACE_TEST_SLICES=$slices vmtrace-report --jobs 3 "$@" "$file" >many.txt 2>many.err
+	rc2=$?
+	[ "$rc1" = "$rc2" ] || fail "$file $*: exit $rc1 in one pass, $rc2 in slices"
+	cmp -s one.txt many.txt || {
+		diff one.txt many.txt | head -20 >&2
+		fail "$file in $slices slices $*: the output differs from one pass"
+	}
+	grep -v '^vmtrace-report: [0-9]* time slices$' many.err >many.rest
+	cmp -s one.err many.rest || fail "$file $*: standard error differs"
+	used=$(sed -n 's/^vmtrace-report: \([0-9]*\) time slices$/\1/p' many.err)
+}
+
+n=0
+for seed in 1 2 3; do
+	python3 "$top_srcdir/tests/helpers/mkslices.py" $seed 6 4 2500 >s$seed.txt ||
+		fail "mkslices $seed"
+	"$HELPERS/mkvmt" "$F618" s$seed.vmt <s$seed.txt || fail "mkvmt s$seed"
+	for slices in 2 5 13 40; do
+		for opts in "--json" "" "--histogram --top 40" "--log --buckets 30 --json" \
+			    "--window 20us --json" "--window 100ms" "--cpu 1,2 --json" \
+			    "--from 5ms --to 200ms --json" "--vcpu 0,3 --json" "--legacy" \
+			    "--openmetrics" "--top 0 --json"; do
+			# shellcheck disable=SC2086
+			same s$seed.vmt $slices $opts
+			[ "$used" = "$slices" ] ||
+				fail "s$seed.vmt: asked for $slices slices, the report used '$used'"
+			n=$((n + 1))
+		done
+	done
+done
+# and one pass's figures are the recording's: pairs, gaps and orphans recounted here
+vmtrace-report --jobs 1 --json s1.vmt >one.json 2>/dev/null
+python3 - s1.txt one.json <<'EOF' || fail "s1: the pairing differs from a recount"
+import json, sys
+opened, gap = {}, {}
+epoch = pairs = dropped = orphan_begins = orphan_ends = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "page" and len(f) > 2:
+        epoch += 1
+        gap[int(f[1])] = epoch
+    if f[0] not in ("exit", "entry"):
+        continue
+    cpu, ts, pid = int(f[1]), int(f[2]), int(f[3])
+    key = ("idle", cpu) if pid == 0 else pid
+    if f[0] == "exit":
+        orphan_begins += key in opened
+        opened[key] = (cpu, epoch)
+    elif key not in opened:
+        orphan_ends += 1
+    else:
+        bcpu, e = opened.pop(key)
+        if gap.get(bcpu, 0) > e or gap.get(cpu, 0) > e:
+            dropped += 1
+        else:
+            pairs += 1
+d = json.load(open(sys.argv[2]))
+got = (d["pairs"], d["gap_dropped"], d["orphan_entries"], d["open_at_stop"])
+want = (pairs, dropped, orphan_ends, len(opened))
+assert got == want, (got, want)
+assert d["orphan_exits"] in (orphan_begins, orphan_begins + len(opened)), d["orphan_exits"]
+EOF
+
+# the bundled samples and a trace.bin: as many slices as they have chunks for
+for f in "$DATA/sample-kvm.vmt" "$DATA/sample-syscalls.vmt"; do
+	same "$f" 8 --json
+	same "$f" 8
+	n=$((n + 2))
+done
+"$HELPERS/mkvmt" --legacy --random 300000 1 "$F618" r.bin || fail "mkvmt r.bin"
+"$HELPERS/mkvmt" --random 300000 4 "$F618" r4.vmt || fail "mkvmt r4.vmt"
+for f in r.bin r4.vmt; do
+	fmt=
+	[ $f = r.bin ] && fmt="--format-dir $F618"
+	# shellcheck disable=SC2086
+	same $f 6 --json $fmt
+	[ "$used" = 6 ] || fail "$f: not cut into 6 slices ('$used')"
+	# shellcheck disable=SC2086
+	same $f 6 --histogram $fmt
+	n=$((n + 2))
+done
+
+# a CPU whose time goes back inside a chunk: the slices would mix it up, so one pass
+cat >back.txt <<'S'
+cpus 0-1
+S
+i=0
+while [ $i -lt 400 ]; do
+	t=$((i * 10000))
+	echo "exit 0 $t 7 0x1e 0" >>back.txt
+	echo "entry 0 $((t + 3000)) 7 0" >>back.txt
+	echo "exit 1 $t 8 0x1e 1" >>back.txt
+	echo "entry 1 $((t + 2000)) 8 1" >>back.txt
+	[ $((i % 20)) = 19 ] && printf 'chunk 0\nchunk 1\n' >>back.txt
+	[ $i = 250 ] && echo "exit 1 1000 8 0x30 1" >>back.txt
+	i=$((i + 1))
+done
+"$HELPERS/mkvmt" "$F618" back.vmt <back.txt || fail "mkvmt back"
+same back.vmt 8 --json
+[ "$used" = 0 ] || fail "back.vmt: a CPU's time went back, yet $used slices were used"
+
+# a trace.dat has no chunk times: one pass
+for f in "$DATA"/tracedat/*.dat; do
+	[ -f "$f" ] || continue
+	same "$f" 4 --json
+	[ "$used" = 0 ] || fail "$f: cut into $used slices"
+	break
+done
+echo "$n outputs identical in slices and in one pass"
+finish
