@@ -884,3 +884,8 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 	if (last_error)
 		r->last_error = last_error;
 }
+
+unsigned int vmt_reader_streams(const struct vmt_reader *r)
+{
+	return r->nstreams ? r->nstreams : 1;
+}

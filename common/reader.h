@@ -121,6 +121,8 @@ bool vmt_reader_sliceable(const struct vmt_reader *r);
 int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 		     struct vmt_reader **out);
 bool vmt_reader_slice_exact(const struct vmt_reader *r);
+/* The CPUs whose chunks the walk merges (at least 1). */
+unsigned int vmt_reader_streams(const struct vmt_reader *r);
 /* Count a slice's statistics (and its latest damage, if any) as r's own walk's. */
 void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
 			  const char *last_error);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,11 @@
 
 /* Slices of fewer chunks than this re-read too much at their edges to pay. */
 #define MIN_CHUNKS_PER_SLICE 4
+/*
+ * A slice's reader holds a chunk (1 MiB of pages, and its compressed copy) per CPU it
+ * reads: threads x CPUs stays under this many, so that memory stays under 64 MB.
+ */
+#define MAX_CHUNK_BUFFERS 24
 
 struct slice {
 	uint64_t from, to;
@@ -55,8 +61,13 @@ struct edges {
 
 unsigned int vmt_slicepass_cpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	long n;
 
+	/* the CPUs this process may run on (taskset), else the online ones */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned int)n : 1;
 }
 
@@ -469,6 +480,12 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 	if (!p.n)
 		return 0;
 	nthreads = po->threads < p.n ? po->threads : p.n;
+	if (nthreads > MAX_CHUNK_BUFFERS / vmt_reader_streams(r))
+		nthreads = MAX_CHUNK_BUFFERS / vmt_reader_streams(r);
+	if (nthreads < 2) {
+		free(cuts);
+		return 0;
+	}
 	p.ahead = 2 * nthreads;
 	p.sl = calloc(p.n, sizeof(*p.sl));
 	tid = calloc(nthreads, sizeof(*tid));

@@ -82,7 +82,7 @@ static const struct argp_option options[] = {
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
 	  "of time TS; TS 'trigger': the exit that triggered a flight recording", 2 },
 	{ "jobs", OPT_JOBS, "N", 0, "analyse the recording on N threads, cut into time slices "
-	  "(default: the online CPUs; 1: one pass)", 2 },
+	  "(default: the CPUs it may run on; 1: one pass)", 2 },
 	{ "window", OPT_WINDOW, "TIME", 0, "sliding window for the cumulative latency "
 	  "(default 1ms)", 2 },
 	{ "interval", OPT_INTERVAL, "TIME", 0, "a time series: exits, out-of-guest time, max, "

@@ -4,11 +4,12 @@
 # field values), side by side in one run, BENCH_RUNS runs each, medians of wall seconds
 # and of CPU seconds (user + system, every thread), never one favourable figure:
 #   - vmtrace-report --json on the .vmt (the full analysis), with the file cached and,
-#     as root, uncached (the page cache dropped before each such run),
+#     as root, uncached (the page cache dropped before each such run); in time slices on
+#     every CPU (the default), on one CPU (taskset -c 0) and in one pass (--jobs 1),
 #   - the same on the same exits with context events (the attribution's cost),
 #   - zstd -d of the same chunks to /dev/null (the floor),
 #   - vmtrace-report --json on the same events as the original's 2015-layout trace.bin,
-#     cached and uncached,
+#     cached and uncached, in slices on every CPU, on one CPU and in one pass,
 #   - the original vm-trace -f on that trace.bin, cached and uncached, built from
 #     ../shared/seed outside the repository when the seed is there,
 #   - vmtrace-convert --csv to /dev/null, one row per exit and (--events) one per event,
@@ -66,13 +67,20 @@ cold() {	# cold NAME CMD...: measure with the page cache dropped first
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-for f in a ac x z l lc o oc c c1 e e1 h; do : >"$work/$f"; done
+for f in a ac a1 ap x z l lc l1 lp o oc c c1 e e1 h; do : >"$work/$f"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
 	measure context vmtrace-report --json "$work/ctx.vmt" >>"$work/x"
 	measure zstd zstd -d -c "$work/frames.zst" >>"$work/z"
 	measure legacy vmtrace-report --json "$work/trace.bin" >>"$work/l"
+	measure report-1pass vmtrace-report --jobs 1 --json "$work/b.vmt" >>"$work/ap"
+	measure legacy-1pass vmtrace-report --jobs 1 --json "$work/trace.bin" >>"$work/lp"
+	if command -v taskset >/dev/null; then
+		measure report-1cpu taskset -c 0 vmtrace-report --json "$work/b.vmt" >>"$work/a1"
+		measure legacy-1cpu taskset -c 0 vmtrace-report --json "$work/trace.bin" \
+			>>"$work/l1"
+	fi
 	[ $have_orig = no ] || measure original "$work/vm-trace" -f "$work/trace.bin" >>"$work/o"
 	if [ "$UNCACHED" = yes ]; then
 		cold report vmtrace-report --json "$work/b.vmt" >>"$work/ac"
@@ -103,11 +111,15 @@ row() {	# row LABEL FILE [COUNT]: wall, CPU, rate on the wall time, CPU per item
 		"$(echo "$n $s" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')" \
 		"$(echo "$n $cpu" | awk '{ printf "%.1f", $2 * 1e9 / $1 }')" "$(($(col "$2" 2) / 1024))"
 }
-row "vmtrace-report --json, .vmt, cached" "$work/a"
+row "vmtrace-report --json, .vmt, cached ($(nproc) CPUs)" "$work/a"
+row "  the same, one CPU (taskset -c 0)" "$work/a1"
+row "  the same, one pass (--jobs 1)" "$work/ap"
 row "vmtrace-report --json, .vmt, uncached" "$work/ac"
 row "vmtrace-report --json, .vmt + context events" "$work/x"
 row "zstd -d of the same chunks (floor), cached" "$work/z"
-row "vmtrace-report --json, trace.bin, cached" "$work/l"
+row "vmtrace-report --json, trace.bin, cached ($(nproc) CPUs)" "$work/l"
+row "  the same, one CPU (taskset -c 0)" "$work/l1"
+row "  the same, one pass (--jobs 1)" "$work/lp"
 row "vmtrace-report --json, trace.bin, uncached" "$work/lc"
 [ $have_orig = no ] || row "original vm-trace -f, trace.bin, cached" "$work/o"
 [ $have_orig = no ] || row "original vm-trace -f, trace.bin, uncached" "$work/oc"
@@ -117,13 +129,16 @@ echo "full analysis / zstd floor: wall $(ratio "$(col "$work/a" 1)" "$(col "$wor
 # zstd's command line also checks XXH64, which the .vmt reader skips: the floor's CPU is
 # above what decompression costs inside the report. The analysis alone, without any
 # decompression, is the trace.bin row's CPU per event.
-echo "analysis CPU without decompression (trace.bin, cached): $(echo "$(col "$work/l" 3) $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }') ns per event"
+echo "analysis CPU without decompression (trace.bin, cached, one pass): $(echo "$(col "$work/lp" 3) $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }') ns per event"
+echo "time slices on $(nproc) CPUs / one CPU: wall .vmt $(ratio "$(col "$work/a" 1)" "$(col "$work/a1" 1)"), trace.bin $(ratio "$(col "$work/l" 1)" "$(col "$work/l1" 1)"); CPU .vmt $(ratio "$(col "$work/a" 3)" "$(col "$work/a1" 3)"), trace.bin $(ratio "$(col "$work/l" 3)" "$(col "$work/l1" 3)")"
 echo "attribution: CPU with context events / without: $(ratio "$(col "$work/x" 3)" "$(col "$work/a" 3)")"
 if [ $have_orig = yes ]; then
 	vs() {	# vs LABEL OURS THEIRS: wall and CPU ratios of two cases
 		echo "$1: wall $(ratio "$(col "$2" 1)" "$(col "$3" 1)"), CPU $(ratio "$(col "$2" 3)" "$(col "$3" 3)")"
 	}
 	vs "trace.bin cached, ours / original" "$work/l" "$work/o"
+	vs "trace.bin cached, ours on one CPU / original" "$work/l1" "$work/o"
+	vs "trace.bin cached, ours in one pass / original" "$work/lp" "$work/o"
 	vs ".vmt cached / original's trace.bin cached" "$work/a" "$work/o"
 	[ ! -s "$work/lc" ] || vs "trace.bin uncached, ours / original" "$work/lc" "$work/oc"
 fi

@@ -120,6 +120,12 @@ done
 same back.vmt 8 --json
 [ "$used" = 0 ] || fail "back.vmt: a CPU's time went back, yet $used slices were used"
 
+# thirteen CPUs: two slice readers would hold 26 chunks at once, over the memory cap
+python3 "$top_srcdir/tests/helpers/mkslices.py" 4 26 13 300 >wide.txt || fail "mkslices wide"
+"$HELPERS/mkvmt" "$F618" wide.vmt <wide.txt || fail "mkvmt wide"
+same wide.vmt 8 --json
+[ "$used" = 0 ] || fail "wide.vmt: 13 CPUs, yet $used slices were used"
+
 # a trace.dat has no chunk times: one pass
 for f in "$DATA"/tracedat/*.dat; do
 	[ -f "$f" ] || continue
