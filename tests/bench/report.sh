@@ -131,7 +131,8 @@ echo "full analysis / zstd floor: wall $(ratio "$(col "$work/a" 1)" "$(col "$wor
 # decompression, is the trace.bin row's CPU per event.
 echo "analysis CPU without decompression (trace.bin, cached, one pass): $(echo "$(col "$work/lp" 3) $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }') ns per event"
 echo "time slices on $(nproc) CPUs / one CPU: wall .vmt $(ratio "$(col "$work/a" 1)" "$(col "$work/a1" 1)"), trace.bin $(ratio "$(col "$work/l" 1)" "$(col "$work/l1" 1)"); CPU .vmt $(ratio "$(col "$work/a" 3)" "$(col "$work/a1" 3)"), trace.bin $(ratio "$(col "$work/l" 3)" "$(col "$work/l1" 3)")"
-echo "attribution: CPU with context events / without: $(ratio "$(col "$work/x" 3)" "$(col "$work/a" 3)")"
+# a recording with context events is analysed in one pass: compare with one pass
+echo "attribution: CPU with context events / without, one pass each: $(ratio "$(col "$work/x" 3)" "$(col "$work/ap" 3)")"
 if [ $have_orig = yes ]; then
 	vs() {	# vs LABEL OURS THEIRS: wall and CPU ratios of two cases
 		echo "$1: wall $(ratio "$(col "$2" 1)" "$(col "$3" 1)"), CPU $(ratio "$(col "$2" 3)" "$(col "$3" 3)")"
