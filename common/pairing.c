@@ -335,3 +335,50 @@ void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *a
 	free(p->cpu_gap_epoch);
 	free(p);
 }
+
+int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
+		     struct vmt_pairing_stats *st)
+{
+	uint64_t base = p->epoch;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < e->nlog; i++) {
+		const struct vmt_edge *x = &e->log[i];
+		struct task *t;
+
+		if (x->kind == VMT_EDGE_GAP) {
+			ret = vmt_pairing_gap(p, x->cpu);
+			if (ret)
+				return ret;
+			continue;
+		}
+		t = lookup(p, x->key);
+		if (!t)
+			return -ENOMEM;
+		if (!t->open)
+			continue;
+		/* the begin an earlier slice left open was not unfinished after all */
+		st->unfinished--;
+		if (x->kind == VMT_EDGE_HEAD_BEGIN) {
+			t->open = false;
+			st->orphan_begins++;	/* a begin after a begin */
+			continue;
+		}
+		st->orphan_ends--;		/* the end has its begin */
+		pair_end(p, t, &x->ev);
+	}
+	for (i = 0; i < e->ntails; i++) {
+		const struct vmt_edge_tail *x = &e->tails[i];
+		struct task *t = lookup(p, x->key);
+
+		if (!t)
+			return -ENOMEM;
+		t->open = x->open;
+		t->epoch = base + x->epoch;
+		if (x->open)
+			t->begin = x->begin;
+	}
+	p->last = NULL;
+	return 0;
+}

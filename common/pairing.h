@@ -88,6 +88,16 @@ struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg);
  * adds the tails. Returns 0.
  */
 int vmt_pairing_log_edges(struct vmt_pairing *p, struct vmt_pairing_edges *e);
+/*
+ * Join slices: p, a pairing of its own fed no events, takes each slice's edges in time
+ * order and matches them with the begins the slices before left open, by the rules above:
+ * its callback gets the pairs that span slices, its statistics count them (pairs,
+ * gap_dropped, backwards), and *st, the sum of the slices' statistics, is corrected for
+ * the ends and begins they counted as orphans or unfinished that were not. Returns 0 or
+ * -ENOMEM.
+ */
+int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
+		     struct vmt_pairing_stats *st);
 /* Feed events in timestamp order. Returns 0 or -ENOMEM. */
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev);
 /* Events were lost on cpu just before the events fed next. */

@@ -42,21 +42,11 @@ struct pool {
 	const struct vmt_summary_opts *so;
 };
 
-/* An exit still open at the end of the slices merged so far. */
-struct open_begin {
-	uint64_t key;
-	bool used, open;
-	uint64_t epoch;			/* the merged gaps before it */
-	struct vmt_event begin;
-};
-
-/* The pairing across slices: pairing.c's rules, applied to the slices' edges. */
-struct edges {
-	struct open_begin *t;
-	size_t n, cap;
-	uint64_t epoch;
-	uint64_t *cpu_epoch;
-	uint32_t ncpus;
+/* The pairs that span slices, on their way to the merged summary. */
+struct spanning {
+	struct vmt_iter *it;
+	struct vmt_summary *s;
+	int error;
 };
 
 unsigned int vmt_slicepass_cpus(void)
@@ -188,144 +178,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static size_t hash64(uint64_t k)
+/* A pair whose begin and end lie in different slices (vmt_pairing_join). */
+static void on_spanning_pair(const struct vmt_pair *p, void *arg)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k;
-}
+	struct spanning *sp = arg;
 
-static struct open_begin *open_of(struct edges *e, uint64_t key)
-{
-	size_t i;
-
-	if ((e->n + 1) * 2 > e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 64, j;
-		struct open_begin *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (j = 0; j < e->cap; j++) {
-			if (!e->t[j].used)
-				continue;
-			for (i = hash64(e->t[j].key); t[i & (cap - 1)].used; i++)
-				;
-			t[i & (cap - 1)] = e->t[j];
-		}
-		free(e->t);
-		e->t = t;
-		e->cap = cap;
+	if (!vmt_filter_exit(sp->it->filter, p->begin, p->end)) {
+		sp->it->filtered_out++;
+		return;
 	}
-	for (i = hash64(key);; i++) {
-		struct open_begin *b = &e->t[i & (e->cap - 1)];
-
-		if (!b->used) {
-			b->used = true;
-			b->key = key;
-			e->n++;
-			return b;
-		}
-		if (b->key == key)
-			return b;
-	}
-}
-
-static uint64_t gap_epoch(const struct edges *e, uint32_t cpu)
-{
-	return cpu < e->ncpus ? e->cpu_epoch[cpu] : 0;
-}
-
-static int add_gap(struct edges *e, uint32_t cpu)
-{
-	if (cpu >= e->ncpus) {
-		uint32_t n = cpu + 1 > e->ncpus * 2 ? cpu + 1 : e->ncpus * 2;
-		uint64_t *bigger = realloc(e->cpu_epoch, n * sizeof(*bigger));
-
-		if (!bigger)
-			return -ENOMEM;
-		memset(bigger + e->ncpus, 0, (n - e->ncpus) * sizeof(*bigger));
-		e->cpu_epoch = bigger;
-		e->ncpus = n;
-	}
-	e->cpu_epoch[cpu] = ++e->epoch;
-	return 0;
-}
-
-/*
- * An end that began a task's events in its slice, counted there as an orphan, and the
- * begin an earlier slice left open: pairing.c's pair_end() on them.
- */
-static int end_open(struct vmt_iter *it, struct vmt_summary *s, const struct edges *e,
-		    struct open_begin *b, const struct vmt_event *end)
-{
-	struct vmt_pair pair;
-
-	b->open = false;
-	it->pairing.unfinished--;
-	it->pairing.orphan_ends--;
-	if (gap_epoch(e, b->begin.cpu) > b->epoch || gap_epoch(e, end->cpu) > b->epoch) {
-		it->pairing.gap_dropped++;
-		return 0;
-	}
-	if (end->ts < b->begin.ts) {
-		it->pairing.backwards++;
-		return 0;
-	}
-	it->pairing.pairs++;
-	if (!vmt_filter_exit(it->filter, &b->begin, end)) {
-		it->filtered_out++;
-		return 0;
-	}
-	memset(&pair, 0, sizeof(pair));
-	pair.begin = &b->begin;
-	pair.end = end;
-	pair.lat = end->ts - b->begin.ts;
-	return vmt_summary_merge_pair(s, it, &pair);
-}
-
-/* Slice sl's edges against the open begins of the slices before it. */
-static int merge_edges(struct vmt_iter *it, struct vmt_summary *s, struct edges *e,
-		       const struct slice *sl)
-{
-	uint64_t base = e->epoch;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < sl->edges.nlog && !ret; i++) {
-		const struct vmt_edge *x = &sl->edges.log[i];
-		struct open_begin *b;
-
-		if (x->kind == VMT_EDGE_GAP) {
-			ret = add_gap(e, x->cpu);
-			continue;
-		}
-		b = open_of(e, x->key);
-		if (!b)
-			return -ENOMEM;
-		if (!b->open)
-			continue;
-		if (x->kind == VMT_EDGE_HEAD_END) {
-			ret = end_open(it, s, e, b, &x->ev);
-		} else {
-			/* a begin after a begin: the first was an orphan, not unfinished */
-			b->open = false;
-			it->pairing.unfinished--;
-			it->pairing.orphan_begins++;
-		}
-	}
-	for (i = 0; i < sl->edges.ntails && !ret; i++) {
-		const struct vmt_edge_tail *x = &sl->edges.tails[i];
-		struct open_begin *b = open_of(e, x->key);
-
-		if (!b)
-			return -ENOMEM;
-		b->open = x->open;
-		b->epoch = base + x->epoch;
-		if (x->open)
-			b->begin = x->begin;
-	}
-	return ret;
+	if (!sp->error)
+		sp->error = vmt_summary_merge_pair(sp->s, sp->it, p);
 }
 
 static void ids_merge(struct vmt_iter_ids *into, const struct vmt_iter_ids *from)
@@ -383,6 +246,22 @@ static void free_slice(struct slice *sl)
 	vmt_pairing_edges_free(&sl->edges);
 }
 
+/* One slice into the whole: 1, 0 when it is not exact, or an error. */
+static int merge_slice(struct slice *sl, struct vmt_pairing *join, struct spanning *sp)
+{
+	if (sl->ret)
+		return sl->ret;
+	if (!sl->exact)
+		return 0;
+	/* the slice's counts, corrected by its edges, then the pairs that end in it */
+	merge_totals(sp->it, &sl->it);
+	if (vmt_pairing_join(join, &sl->edges, &sp->it->pairing))
+		return -ENOMEM;
+	if (sp->error)
+		return sp->error;
+	return vmt_summary_merge(sp->s, &sl->s) ? -ENOMEM : 1;
+}
+
 /*
  * Merge the slices in order as the workers finish them. Returns 1 when all merged, 0 when
  * one was not exact, or an error.
@@ -392,10 +271,11 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 {
 	struct vmt_reader_stats st = { 0 };
 	const char *last_error = NULL;
-	struct edges e = { 0 };
+	struct spanning sp = { it, m, 0 };
+	struct vmt_pairing *join = vmt_pairing_new(on_spanning_pair, &sp);
 	size_t chunks = vmt_source_nchunks(vmt_reader_source(r)), done = 0;
 	unsigned int k;
-	int ret = 1;
+	int ret = join ? 1 : -ENOMEM;
 
 	for (k = 0; k < p->n && ret == 1; k++) {
 		struct slice *sl = &p->sl[k];
@@ -404,14 +284,8 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		while (!sl->done)
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
-		if (sl->ret)
-			ret = sl->ret;
-		else if (!sl->exact)
-			ret = 0;
-		else if (merge_edges(it, m, &e, sl) || vmt_summary_merge(m, &sl->s))
-			ret = -ENOMEM;
+		ret = merge_slice(sl, join, &sp);
 		if (ret == 1) {
-			merge_totals(it, &sl->it);
 			add_stats(&st, &sl->st);
 			if (sl->last_error)
 				last_error = sl->last_error;
@@ -427,11 +301,16 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
-	free(e.t);
-	free(e.cpu_epoch);
 	/* the reader's statistics only when the slices stand for its walk */
-	if (ret == 1)
+	if (ret == 1) {
+		const struct vmt_pairing_stats *x = vmt_pairing_stats(join);
+
+		it->pairing.pairs += x->pairs;
+		it->pairing.gap_dropped += x->gap_dropped;
+		it->pairing.backwards += x->backwards;
 		vmt_reader_add_stats(r, &st, last_error);
+	}
+	vmt_pairing_free(join, NULL, NULL);
 	return ret;
 }
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* pairing: exit->entry per task across CPUs, orphans, gaps, idle tasks, clock skew. */
+/*
+ * pairing: exit->entry per task across CPUs, orphans, gaps, idle tasks, clock skew, and
+ * slices joined against one pairing.
+ */
 #include "config.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,11 +151,123 @@ static void test_many_tasks(void **state)
 	vmt_pairing_free(p, NULL, NULL);
 }
 
+/*
+ * Slices joined (vmt_pairing_join) against one pairing: random events of a few tasks on
+ * a few CPUs (migrations, orphans of both kinds, gaps, idle tasks, ends stamped before
+ * their begins), cut at random places into 1 to 12 slices. The pairs (as a sum of a hash
+ * of each, order aside) and every count must be the same.
+ */
+struct pairsum {
+	uint64_t n, hash;
+};
+
+static void on_pair_sum(const struct vmt_pair *p, void *arg)
+{
+	struct pairsum *ps = arg;
+	uint64_t h = p->begin->ts * 0x9e3779b97f4a7c15ULL ^ p->end->ts * 0xc2b2ae3d27d4eb4fULL ^
+		     (uint64_t)(uint32_t)p->end->pid << 7 ^ p->begin->cpu << 3 ^ p->end->cpu;
+
+	ps->n++;
+	ps->hash += h * 0xff51afd7ed558ccdULL + p->lat;
+}
+
+#define JOIN_EVENTS 4000
+
+static void test_join(void **state)
+{
+	static struct vmt_event evs[JOIN_EVENTS];
+	static bool gap[JOIN_EVENTS];
+	uint64_t seed = 88172645463325252ULL, ts = 0;
+	unsigned int round, i;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		struct pairsum one = { 0 }, joined = { 0 };
+		struct vmt_pairing *p = vmt_pairing_new(on_pair_sum, &one);
+		struct vmt_pairing *join = vmt_pairing_new(on_pair_sum, &joined);
+		struct vmt_pairing_stats sum = { 0 };
+		const struct vmt_pairing_stats *a, *b;
+		unsigned int nslices, cut[13], k;
+
+#define RND() (seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17, seed)
+		for (i = 0; i < JOIN_EVENTS; i++) {
+			struct vmt_event *ev = &evs[i];
+
+			memset(ev, 0, sizeof(*ev));
+			gap[i] = RND() % 97 == 0;
+			ts += RND() % 5;
+			ev->ts = RND() % 211 ? ts : ts - RND() % 3;	/* now and then backwards */
+			ev->cpu = (uint32_t)(RND() % 4);
+			ev->pid = RND() % 13 ? (int32_t)(100 + RND() % 6) : 0;
+			ev->kind = RND() % 2 ? VMT_EV_BEGIN : VMT_EV_END;
+		}
+		nslices = 1 + (unsigned int)(RND() % 12);
+		cut[0] = 0;
+		for (k = 1; k < nslices; k++)
+			cut[k] = (unsigned int)(RND() % JOIN_EVENTS);
+		cut[nslices] = JOIN_EVENTS;
+		for (k = 1; k < nslices; k++) {	/* in order (insertion sort) */
+			unsigned int j, c = cut[k];
+
+			for (j = k; j > 1 && cut[j - 1] > c; j--)
+				cut[j] = cut[j - 1];
+			cut[j] = c;
+		}
+		assert_non_null(p);
+		assert_non_null(join);
+		for (i = 0; i < JOIN_EVENTS; i++) {
+			if (gap[i])
+				assert_int_equal(vmt_pairing_gap(p, evs[i].cpu), 0);
+			assert_int_equal(vmt_pairing_event(p, &evs[i]), 0);
+		}
+		vmt_pairing_finish(p);
+		for (k = 0; k < nslices; k++) {
+			struct vmt_pairing_edges e = { 0 };
+			struct vmt_pairing *sl = vmt_pairing_new(on_pair_sum, &joined);
+
+			assert_non_null(sl);
+			vmt_pairing_log_edges(sl, &e);
+			for (i = cut[k]; i < cut[k + 1]; i++) {
+				if (gap[i])
+					assert_int_equal(vmt_pairing_gap(sl, evs[i].cpu), 0);
+				assert_int_equal(vmt_pairing_event(sl, &evs[i]), 0);
+			}
+			assert_int_equal(vmt_pairing_finish(sl), 0);
+			a = vmt_pairing_stats(sl);
+			sum.pairs += a->pairs;
+			sum.orphan_begins += a->orphan_begins;
+			sum.orphan_ends += a->orphan_ends;
+			sum.gap_dropped += a->gap_dropped;
+			sum.unfinished += a->unfinished;
+			sum.backwards += a->backwards;
+			assert_int_equal(vmt_pairing_join(join, &e, &sum), 0);
+			vmt_pairing_edges_free(&e);
+			vmt_pairing_free(sl, NULL, NULL);
+		}
+		b = vmt_pairing_stats(join);
+		sum.pairs += b->pairs;
+		sum.gap_dropped += b->gap_dropped;
+		sum.backwards += b->backwards;
+		a = vmt_pairing_stats(p);
+		assert_int_equal(joined.n, one.n);
+		assert_int_equal(joined.hash, one.hash);
+		assert_int_equal(sum.pairs, a->pairs);
+		assert_int_equal(sum.orphan_begins, a->orphan_begins);
+		assert_int_equal(sum.orphan_ends, a->orphan_ends);
+		assert_int_equal(sum.gap_dropped, a->gap_dropped);
+		assert_int_equal(sum.unfinished, a->unfinished);
+		assert_int_equal(sum.backwards, a->backwards);
+		vmt_pairing_free(p, NULL, NULL);
+		vmt_pairing_free(join, NULL, NULL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_many_tasks),
+		cmocka_unit_test(test_join),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
