@@ -34,7 +34,7 @@ struct vmt_summary_opts {
 /* One group of exits: all, one reason, one pCPU or one task. */
 struct vmt_group {
 	uint32_t isa;
-	uint64_t key;			/* reason key, CPU number, or the task (vmt_pairing_task_key) */
+	uint64_t key;			/* reason key, CPU number, or vmt_pairing_task_key() */
 	int32_t pid;
 	uint32_t vcpu;
 	bool has_vcpu;

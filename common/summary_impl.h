@@ -54,7 +54,7 @@ struct summary_work {
 	size_t reasons_alloc;
 	size_t cpus_alloc;
 	bool slice;			/* a time slice's summary, to merge (summarymerge.c) */
-	bool owns_tasks;		/* a slice's or a merged one: vmt_summary_free() frees them */
+	bool owns_tasks;		/* a slice's or a merged one: freed with the summary */
 	struct task **index;		/* a merged summary's tasks by key (open addressing) */
 	size_t index_cap;
 };
