@@ -527,15 +527,17 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *page = s->pages + (size_t)s->next_page * s->page_size;
 
 			s->next_page++;
-			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
+			/*
+			 * A slice counted its chunks' pages when it was made: an empty page's time
+			 * says nothing of where it lies (a zeroed page of a trace.bin has 0).
+			 */
+			if (!r->parent)
 				r->st.pages++;
+			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
 				r->st.bad_pages++;
 				r->last_error = "page commit beyond the page size";
 				continue;
 			}
-			/* a slice counts the pages that begin inside it */
-			if (!r->parent || (s->pg.page_ts >= r->from && s->pg.page_ts < r->to))
-				r->st.pages++;
 			s->in_page = true;
 			if (s->pg.missed) {
 				s->head.kind = VMT_ITEM_GAP;
@@ -846,9 +848,11 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 			chunk_span(r, ps, k, &lo, &hi);
 			if (lo >= to || hi < from)
 				continue;
-			/* each chunk is counted by the slice its first time falls in */
-			if (lo >= from)
+			/* each chunk and its pages are counted by the slice its first time falls in */
+			if (lo >= from) {
 				sl->st.chunks++;
+				sl->st.pages += vmt_source_chunk(r->src, ps->chunk[k])->page_count;
+			}
 			if (!s->chunk) {
 				s->chunk = malloc((ps->nchunk - k) * sizeof(*s->chunk));
 				s->chunk_hi = malloc((ps->nchunk - k) * sizeof(*s->chunk_hi));

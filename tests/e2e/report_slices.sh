@@ -101,6 +101,21 @@ for f in r.bin r4.vmt; do
 	n=$((n + 2))
 done
 
+# an empty page says nothing of its time (a zeroed one has 0): a trace.bin with one in its
+# 31st chunk of 34 counts it in its pages all the same
+python3 - r.bin rz.bin <<'EOF' || fail "rz.bin"
+import sys
+d = open(sys.argv[1], "rb").read()
+at = 8 + (30 * 256 + 100) * 4096
+open(sys.argv[2], "wb").write(d[:at] + bytes(4096) + d[at:])
+EOF
+for slices in 2 6; do
+	same rz.bin $slices --json --format-dir "$F618"
+	[ "$used" = $slices ] || fail "rz.bin: not cut into $slices slices ('$used')"
+	n=$((n + 1))
+done
+grep -q '"pages":8573,' one.txt || fail "rz.bin: the zeroed page is not counted"
+
 # a CPU whose time goes back inside a chunk: the slices would mix it up, so one pass
 cat >back.txt <<'S'
 cpus 0-1
