@@ -135,6 +135,31 @@ done
 same back.vmt 8 --json
 [ "$used" = 0 ] || fail "back.vmt: a CPU's time went back, yet $used slices were used"
 
+# a chunk header that says the chunk begins later than its records do (CPU 0's third
+# chunk: 2.5 ms, its records from 2 ms): the slices that end before 2.5 ms do not read
+# it, so one pass
+cat >late.txt <<'S'
+cpus 0-1
+S
+i=0
+while [ $i -lt 2000 ]; do
+	t=$((i * 10000))
+	echo "exit 0 $t 100 0x1e 0" >>late.txt
+	echo "entry 0 $((t + 3000)) 100 0" >>late.txt
+	echo "exit 1 $((t + 10)) 101 0x1e 1" >>late.txt
+	echo "entry 1 $((t + 3011)) 101 1" >>late.txt
+	[ $i = 250 ] && echo "firstts 0 2500000" >>late.txt
+	[ $((i % 100)) = 99 ] && printf 'chunk 0\nchunk 1\n' >>late.txt
+	i=$((i + 1))
+done
+"$HELPERS/mkvmt" "$F618" late.vmt <late.txt || fail "mkvmt late"
+for slices in 2 10 40; do
+	same late.vmt $slices --json
+	n=$((n + 1))
+done
+[ "$used" = 0 ] || fail "late.vmt: records before their chunk's first time, yet $used slices"
+grep -q '"pairs":4000,' one.txt || fail "late.vmt: one pass lost pairs"
+
 # a trace.dat has no chunk times: one pass
 for f in "$DATA"/tracedat/*.dat; do
 	[ -f "$f" ] || continue
