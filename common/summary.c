@@ -384,7 +384,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		*slot = t;
 		t->home_cpu = ex->cpu;
 		t->key = t->g.key = vmt_pairing_task_key(p->end);
-		t->head_until = ex->ts + s->window;
+		t->head_from = ex->ts;
 		/* the pCPU's group exists from its first exit on, as before */
 		if (!vmt_summary_cpu_group(s, ex->cpu))
 			return -ENOMEM;
@@ -424,7 +424,9 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	} else if (vmt_window_add(&t->win, ex->ts, p->end->ts)) {
 		return -ENOMEM;
 	}
-	if (__builtin_expect(s->work->slice, 0) && p->end->ts < t->head_until &&
+	/* a difference: that exit + window may not fit in 64 bits (hostile times) */
+	if (__builtin_expect(s->work->slice, 0) &&
+	    (p->end->ts < t->head_from || p->end->ts - t->head_from < s->window) &&
 	    add_head(t, ex->ts, p->end->ts))
 		return -ENOMEM;
 	if (p->why && add_why(s, t, p))

@@ -116,6 +116,26 @@ for slices in 2 6; do
 done
 grep -q '"pages":8573,' one.txt || fail "rz.bin: the zeroed page is not counted"
 
+# times within a window of 2^64 (hostile ones): a window after a slice's first exit does
+# not fit in 64 bits, and the windows reaching back before it must still be recomputed
+python3 - >hi.txt <<'EOF'
+base = 2**64 - 1552000
+print("cpus 0-1")
+for i in range(3000):
+    for c in (0, 1):
+        t = base + i * 500 + c * 7
+        print(f"exit {c} {t} {100 + c} 0x1e {c}")
+        print(f"entry {c} {t + 100 + (i % 7) * 30} {100 + c} {c}")
+    if i % 50 == 49:
+        print("chunk 0\nchunk 1")
+EOF
+"$HELPERS/mkvmt" "$F618" hi.vmt <hi.txt || fail "mkvmt hi"
+for slices in 2 13; do
+	same hi.vmt $slices --json
+	[ "$used" = $slices ] || fail "hi.vmt: not cut into $slices slices ('$used')"
+	n=$((n + 1))
+done
+
 # a CPU whose time goes back inside a chunk: the slices would mix it up, so one pass
 cat >back.txt <<'S'
 cpus 0-1
