@@ -494,7 +494,8 @@ static __attribute__((noinline)) int slice_keeps(struct vmt_reader *r, struct st
 			r->unordered = true;
 		return 0;
 	}
-	if (ts < r->to)
+	/* the last slice's end, UINT64_MAX, stands for no end: a record may have that time */
+	if (ts < r->to || r->to == UINT64_MAX)
 		return 1;
 	/*
 	 * The stream stops here, so the rest of this chunk is seen (and its order checked)

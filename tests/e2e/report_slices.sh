@@ -128,6 +128,7 @@ for i in range(3000):
         print(f"entry {c} {t + 100 + (i % 7) * 30} {100 + c} {c}")
     if i % 50 == 49:
         print("chunk 0\nchunk 1")
+print("exit 0 %d 100 0x1e 0\nentry 0 %d 100 0" % (2**64 - 600, 2**64 - 1))
 EOF
 "$HELPERS/mkvmt" "$F618" hi.vmt <hi.txt || fail "mkvmt hi"
 for slices in 2 13; do
@@ -135,6 +136,7 @@ for slices in 2 13; do
 	[ "$used" = $slices ] || fail "hi.vmt: not cut into $slices slices ('$used')"
 	n=$((n + 1))
 done
+grep -q '"pairs":6001,' one.txt || fail "hi.vmt: the exit that ends at 2^64 - 1 is not counted"
 
 # a CPU whose time goes back inside a chunk: the slices would mix it up, so one pass
 cat >back.txt <<'S'
