@@ -485,7 +485,13 @@ static int by_total(const void *a, const void *b)
 
 	if (x->d.st.sum != y->d.st.sum)
 		return x->d.st.sum < y->d.st.sum ? 1 : -1;
-	return (x->key > y->key) - (x->key < y->key);
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	/*
+	 * One code under both ISAs (a recording with both): a total order, the same whatever
+	 * order the groups were made in (time slices, slicepass.h).
+	 */
+	return (x->isa > y->isa) - (x->isa < y->isa);
 }
 
 static int by_lat_desc(const void *a, const void *b)

@@ -149,6 +149,39 @@ for slices in 2 13; do
 done
 grep -q '"pairs":6001,' one.txt || fail "hi.vmt: the exit that ends at 2^64 - 1 is not counted"
 
+# one exit code under both ISAs with equal totals (a hostile recording): the reasons are
+# listed in the same order whether the SVM one's first pair spans the cut or not
+python3 - >isa.txt <<'EOF'
+ev = []
+for i in range(2000):
+    for c in (0, 1):
+        t = i * 10000 + c * 10
+        ev.append((t, 2, f"exit {c} {t} {100 + c} 0x0c {c}"))
+        ev.append((t + 3000, 2, f"entry {c} {t + 3000} {100 + c} {c}"))
+ev += [(9990000, 2, "exit 0 9990000 300 0x1e 2"), (10005000, 2, "entry 0 10005000 300 2"),
+       (10000500, 1, "exit 1 10000500 301 0x1e 3"), (10001500, 1, "entry 1 10001500 301 3"),
+       (10100000, 1, "exit 1 10100000 301 0x1e 3"), (10114000, 1, "entry 1 10114000 301 3")]
+ev.sort()
+print("cpus 0-1")
+isa, n = None, [0, 0]
+for t, a, line in ev:
+    c = int(line.split()[1])
+    if line.startswith("exit") and a != isa:
+        print(f"isa {a}")
+        isa = a
+    print(line)
+    n[c] += 1
+    if n[c] % 200 == 0:
+        print(f"chunk {c}")
+EOF
+"$HELPERS/mkvmt" "$F618" isa.vmt <isa.txt || fail "mkvmt isa"
+for slices in 2 5; do
+	same isa.vmt $slices --json
+	[ "$used" = $slices ] || fail "isa.vmt: not cut into $slices slices ('$used')"
+	same isa.vmt $slices
+	n=$((n + 2))
+done
+
 # a CPU whose time goes back inside a chunk: the slices would mix it up, so one pass
 cat >back.txt <<'S'
 cpus 0-1

@@ -9,7 +9,9 @@
  * FORMAT_DIR holds header_page and <system>/<event>/format files. Script lines:
  *   events SYS:BEGIN SYS:END      (default kvm:kvm_exit kvm:kvm_entry)
  *   clock NAME                    (default local)
- *   isa N                         (the isa field of exits: 1 VMX, 2 SVM, the default)
+ *   isa N                         (the isa field of exits: 1 VMX, 2 SVM, the default; the
+ *                                  last one before the events, then each for the exits
+ *                                  after it)
  *   cpus LIST                     (traced CPUs written to the metadata)
  *   stats CPU START_LOST END_LOST (per-CPU overrun at start and end)
  *   page CPU [missed [COUNT]]     (start a new page; flag lost events before it)
@@ -504,6 +506,8 @@ int main(int argc, char **argv)
 				cpus[cpu].stored = n == 3;
 				cpus[cpu].missed_count = n == 3 ? a : 0;
 			}
+		} else if (sscanf(lines[i], "isa %u", &isa_value) == 1) {
+			/* mixed ISAs: the exits from here on (a hostile recording) */
 		} else if (sscanf(lines[i], "firstts %u %" SCNu64, &cpu, &ts) == 2) {
 			if (cpu >= MAX_CPUS)
 				die("bad cpu");
