@@ -523,5 +523,9 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 		}
 	}
 	vmt_summary_free(&m);
-	return ret;
+	/*
+	 * The slices hold more at once than one pass (a summary and a chunk per thread, the
+	 * slices ahead): out of memory here, the caller's one pass may still fit.
+	 */
+	return ret == -ENOMEM ? 0 : ret;
 }
