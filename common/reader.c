@@ -27,7 +27,8 @@ struct stream {
 	struct vmt_item head;	/* the next item of this stream */
 	uint64_t prev_ts;	/* a slice: the stream's latest time, to see it go back */
 	uint64_t *chunk_hi;	/* a slice: the next chunk's first time, per chunk */
-	uint64_t cur_hi;	/* that of the chunk being read */
+	uint64_t *chunk_lo;	/* a slice: the chunk's first time (chunk_span), per chunk */
+	uint64_t cur_hi, cur_lo;	/* those of the chunk being read */
 };
 
 struct vmt_reader {
@@ -447,6 +448,7 @@ void vmt_reader_close(struct vmt_reader *r)
 		vmt_chunkbuf_free(&r->streams[i].cb);
 		free(r->streams[i].chunk);
 		free(r->streams[i].chunk_hi);
+		free(r->streams[i].chunk_lo);
 	}
 	free(r->streams);
 	free(r->heap);
@@ -482,9 +484,18 @@ static __attribute__((noinline)) int slice_keeps(struct vmt_reader *r, struct st
 	if (ts < s->prev_ts)
 		r->unordered = true;
 	s->prev_ts = ts;
-	if (ts < r->from)
+	if (ts < r->from) {
+		/*
+		 * Before the slice in a chunk said to begin at or after its start (a chunk
+		 * header's first time later than its records): the slices before this one
+		 * did not read the chunk, so none keeps the item.
+		 */
+		if (r->from <= s->cur_lo)
+			r->unordered = true;
 		return 0;
-	if (ts < r->to)
+	}
+	/* the last slice's end, UINT64_MAX, stands for no end: a record may have that time */
+	if (ts < r->to || r->to == UINT64_MAX)
 		return 1;
 	/*
 	 * The stream stops here, so the rest of this chunk is seen (and its order checked)
@@ -527,15 +538,17 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *page = s->pages + (size_t)s->next_page * s->page_size;
 
 			s->next_page++;
-			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
+			/*
+			 * A slice counted its chunks' pages when it was made: an empty page's time
+			 * says nothing of where it lies (a zeroed page of a trace.bin has 0).
+			 */
+			if (!r->parent)
 				r->st.pages++;
+			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
 				r->st.bad_pages++;
 				r->last_error = "page commit beyond the page size";
 				continue;
 			}
-			/* a slice counts the pages that begin inside it */
-			if (!r->parent || (s->pg.page_ts >= r->from && s->pg.page_ts < r->to))
-				r->st.pages++;
 			s->in_page = true;
 			if (s->pg.missed) {
 				s->head.kind = VMT_ITEM_GAP;
@@ -581,8 +594,10 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				continue;
 			}
 			ci = vmt_source_chunk(r->src, idx);
-			if (s->chunk_hi)
+			if (s->chunk_hi) {
 				s->cur_hi = s->chunk_hi[s->next_chunk - 1];
+				s->cur_lo = s->chunk_lo[s->next_chunk - 1];
+			}
 			s->pages = raw;
 			s->page_size = ci->page_size;
 			s->npages = ci->page_count;
@@ -846,16 +861,20 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 			chunk_span(r, ps, k, &lo, &hi);
 			if (lo >= to || hi < from)
 				continue;
-			/* each chunk is counted by the slice its first time falls in */
-			if (lo >= from)
+			/* each chunk and its pages are counted by the slice its first time falls in */
+			if (lo >= from) {
 				sl->st.chunks++;
+				sl->st.pages += vmt_source_chunk(r->src, ps->chunk[k])->page_count;
+			}
 			if (!s->chunk) {
 				s->chunk = malloc((ps->nchunk - k) * sizeof(*s->chunk));
 				s->chunk_hi = malloc((ps->nchunk - k) * sizeof(*s->chunk_hi));
-				if (!s->chunk || !s->chunk_hi)
+				s->chunk_lo = malloc((ps->nchunk - k) * sizeof(*s->chunk_lo));
+				if (!s->chunk || !s->chunk_hi || !s->chunk_lo)
 					goto fail;
 			}
 			s->chunk_hi[s->nchunk] = hi;
+			s->chunk_lo[s->nchunk] = lo;
 			s->chunk[s->nchunk++] = ps->chunk[k];
 		}
 	}

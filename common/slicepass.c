@@ -384,13 +384,15 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	for (i = 0; i < nthreads && !ret; i++) {
-		if (pthread_create(&tid[i], NULL, worker, &p)) {
-			ret = -EAGAIN;
+		if (pthread_create(&tid[i], NULL, worker, &p))
 			break;
-		}
 	}
+	/*
+	 * Fewer threads than asked (a limit on threads or on memory for their stacks): those
+	 * made do the work; none, and the caller's one pass does.
+	 */
 	nthreads = i;
-	if (!ret)
+	if (!ret && nthreads)
 		ret = merge_all(&p, r, &mit, &m, o);
 	pthread_mutex_lock(&p.lock);
 	p.stop = true;
@@ -417,5 +419,9 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 		}
 	}
 	vmt_summary_free(&m);
-	return ret;
+	/*
+	 * The slices hold more at once than one pass (a summary and a chunk per thread, the
+	 * slices ahead): out of memory here, the caller's one pass may still fit.
+	 */
+	return ret == -ENOMEM ? 0 : ret;
 }

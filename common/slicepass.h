@@ -29,9 +29,9 @@ struct vmt_slicepass_opts {
 /*
  * Fill s (made by vmt_summary_consumer, not yet fed) and it from r's slices, as
  * vmt_iterate() with s's consumer alone would. Returns the slices (2 or more) when done, 0
- * when r or o need the
- * one pass (s and it untouched: r may have been read, not through its merged walk), or a
- * negative errno (s is then only to be freed).
+ * when r or o need the one pass or the slices ran out of memory (s and it untouched: r may
+ * have been read, not through its merged walk), or a negative errno (s is then only to be
+ * freed).
  */
 int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 			  const struct vmt_slicepass_opts *po, struct vmt_summary *s,

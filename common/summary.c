@@ -384,7 +384,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		*slot = t;
 		t->home_cpu = ex->cpu;
 		t->key = t->g.key = vmt_pairing_task_key(p->end);
-		t->head_until = ex->ts + s->window;
+		t->head_from = ex->ts;
 		/* the pCPU's group exists from its first exit on, as before */
 		if (!vmt_summary_cpu_group(s, ex->cpu))
 			return -ENOMEM;
@@ -424,7 +424,9 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	} else if (vmt_window_add(&t->win, ex->ts, p->end->ts)) {
 		return -ENOMEM;
 	}
-	if (__builtin_expect(s->work->slice, 0) && p->end->ts < t->head_until &&
+	/* a difference: that exit + window may not fit in 64 bits (hostile times) */
+	if (__builtin_expect(s->work->slice, 0) &&
+	    (p->end->ts < t->head_from || p->end->ts - t->head_from < s->window) &&
 	    add_head(t, ex->ts, p->end->ts))
 		return -ENOMEM;
 	if (p->why && add_why(s, t, p))
@@ -483,7 +485,13 @@ static int by_total(const void *a, const void *b)
 
 	if (x->d.st.sum != y->d.st.sum)
 		return x->d.st.sum < y->d.st.sum ? 1 : -1;
-	return (x->key > y->key) - (x->key < y->key);
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	/*
+	 * One code under both ISAs (a recording with both): a total order, the same whatever
+	 * order the groups were made in (time slices, slicepass.h).
+	 */
+	return (x->isa > y->isa) - (x->isa < y->isa);
 }
 
 static int by_lat_desc(const void *a, const void *b)

@@ -33,9 +33,10 @@ struct task {
 	/*
 	 * A slice's summary (vmt_summary_slice): the intervals whose window may reach back
 	 * before the task's first exit in the slice, where an earlier slice's intervals lie
-	 * (its window's figures there lack them): all that end before that exit + window.
+	 * (its window's figures there lack them): all that end less than a window after that
+	 * exit (head_from).
 	 */
-	uint64_t head_until;
+	uint64_t head_from;
 	struct vmt_interval *heads;
 	uint32_t nheads, heads_cap;
 };

@@ -82,6 +82,17 @@ assert got == want, (got, want)
 assert d["orphan_exits"] in (orphan_begins, orphan_begins + len(opened)), d["orphan_exits"]
 EOF
 
+# no thread can be made (its 2 GB stack does not fit in 1.5 GB of address space): one
+# pass, not an error; one thread (1 GB stacks): the slices on it. Not under the sanitizers,
+# whose shadow memory does not fit either.
+if ! ldd "$(command -v vmtrace-report)" | grep -q 'lib[at]san'; then
+	for stack in 2000000 1000000; do
+		(ulimit -s $stack && ulimit -v 1500000 && same s1.vmt 5 --json) ||
+			fail "s1.vmt with thread stacks of $stack KiB"
+		n=$((n + 1))
+	done
+fi
+
 # the bundled samples and a trace.bin: as many slices as they have chunks for
 for f in "$DATA/sample-kvm.vmt" "$DATA/sample-syscalls.vmt"; do
 	same "$f" 8 --json
@@ -98,6 +109,98 @@ for f in r.bin r4.vmt; do
 	[ "$used" = 6 ] || fail "$f: not cut into 6 slices ('$used')"
 	# shellcheck disable=SC2086
 	same $f 6 --histogram $fmt
+	n=$((n + 2))
+done
+
+# out of memory in the slices (they hold more at once than one pass): one pass instead.
+# v0, the least address space (in steps of 1 MB) one pass prints r4.vmt's report in; from
+# 2 MB above it (the slices' threads leave their arenas behind), the report in slices
+# must print it too
+if ! ldd "$(command -v vmtrace-report)" | grep -q 'lib[at]san'; then
+	v0=8000
+	while [ $v0 -lt 200000 ] &&
+	      ! (ulimit -s 256 && ulimit -v $v0 && vmtrace-report --jobs 1 --json r4.vmt) \
+		>/dev/null 2>&1; do
+		v0=$((v0 + 1000))
+	done
+	[ $v0 -lt 200000 ] || fail "r4.vmt: no address space limit fits one pass"
+	vmtrace-report --jobs 1 --json r4.vmt >one.txt 2>/dev/null
+	for v in $((v0 + 2000)) $((v0 + 4000)) $((v0 + 6000)); do
+		(ulimit -s 256 && ulimit -v $v &&
+		 VMTRACE_TEST_SLICES=9 vmtrace-report --jobs 3 --json r4.vmt >many.txt) ||
+			fail "r4.vmt in $v KiB: one pass fits in $v0 KiB, the slices fail"
+		cmp -s one.txt many.txt || fail "r4.vmt in $v KiB: the output differs"
+		n=$((n + 1))
+	done
+fi
+
+# an empty page says nothing of its time (a zeroed one has 0): a trace.bin with one in its
+# 31st chunk of 34 counts it in its pages all the same
+python3 - r.bin rz.bin <<'EOF' || fail "rz.bin"
+import sys
+d = open(sys.argv[1], "rb").read()
+at = 8 + (30 * 256 + 100) * 4096
+open(sys.argv[2], "wb").write(d[:at] + bytes(4096) + d[at:])
+EOF
+for slices in 2 6; do
+	same rz.bin $slices --json --format-dir "$F618"
+	[ "$used" = $slices ] || fail "rz.bin: not cut into $slices slices ('$used')"
+	n=$((n + 1))
+done
+grep -q '"pages":8573,' one.txt || fail "rz.bin: the zeroed page is not counted"
+
+# times within a window of 2^64 (hostile ones): a window after a slice's first exit does
+# not fit in 64 bits, and the windows reaching back before it must still be recomputed
+python3 - >hi.txt <<'EOF'
+base = 2**64 - 1552000
+print("cpus 0-1")
+for i in range(3000):
+    for c in (0, 1):
+        t = base + i * 500 + c * 7
+        print(f"exit {c} {t} {100 + c} 0x1e {c}")
+        print(f"entry {c} {t + 100 + (i % 7) * 30} {100 + c} {c}")
+    if i % 50 == 49:
+        print("chunk 0\nchunk 1")
+print("exit 0 %d 100 0x1e 0\nentry 0 %d 100 0" % (2**64 - 600, 2**64 - 1))
+EOF
+"$HELPERS/mkvmt" "$F618" hi.vmt <hi.txt || fail "mkvmt hi"
+for slices in 2 13; do
+	same hi.vmt $slices --json
+	[ "$used" = $slices ] || fail "hi.vmt: not cut into $slices slices ('$used')"
+	n=$((n + 1))
+done
+grep -q '"pairs":6001,' one.txt || fail "hi.vmt: the exit that ends at 2^64 - 1 is not counted"
+
+# one exit code under both ISAs with equal totals (a hostile recording): the reasons are
+# listed in the same order whether the SVM one's first pair spans the cut or not
+python3 - >isa.txt <<'EOF'
+ev = []
+for i in range(2000):
+    for c in (0, 1):
+        t = i * 10000 + c * 10
+        ev.append((t, 2, f"exit {c} {t} {100 + c} 0x0c {c}"))
+        ev.append((t + 3000, 2, f"entry {c} {t + 3000} {100 + c} {c}"))
+ev += [(9990000, 2, "exit 0 9990000 300 0x1e 2"), (10005000, 2, "entry 0 10005000 300 2"),
+       (10000500, 1, "exit 1 10000500 301 0x1e 3"), (10001500, 1, "entry 1 10001500 301 3"),
+       (10100000, 1, "exit 1 10100000 301 0x1e 3"), (10114000, 1, "entry 1 10114000 301 3")]
+ev.sort()
+print("cpus 0-1")
+isa, n = None, [0, 0]
+for t, a, line in ev:
+    c = int(line.split()[1])
+    if line.startswith("exit") and a != isa:
+        print(f"isa {a}")
+        isa = a
+    print(line)
+    n[c] += 1
+    if n[c] % 200 == 0:
+        print(f"chunk {c}")
+EOF
+"$HELPERS/mkvmt" "$F618" isa.vmt <isa.txt || fail "mkvmt isa"
+for slices in 2 5; do
+	same isa.vmt $slices --json
+	[ "$used" = $slices ] || fail "isa.vmt: not cut into $slices slices ('$used')"
+	same isa.vmt $slices
 	n=$((n + 2))
 done
 
@@ -125,6 +228,30 @@ python3 "$top_srcdir/tests/helpers/mkslices.py" 4 26 13 300 >wide.txt || fail "m
 "$HELPERS/mkvmt" "$F618" wide.vmt <wide.txt || fail "mkvmt wide"
 same wide.vmt 8 --json
 [ "$used" = 0 ] || fail "wide.vmt: 13 CPUs, yet $used slices were used"
+# a chunk header that says the chunk begins later than its records do (CPU 0's third
+# chunk: 2.5 ms, its records from 2 ms): the slices that end before 2.5 ms do not read
+# it, so one pass
+cat >late.txt <<'S'
+cpus 0-1
+S
+i=0
+while [ $i -lt 2000 ]; do
+	t=$((i * 10000))
+	echo "exit 0 $t 100 0x1e 0" >>late.txt
+	echo "entry 0 $((t + 3000)) 100 0" >>late.txt
+	echo "exit 1 $((t + 10)) 101 0x1e 1" >>late.txt
+	echo "entry 1 $((t + 3011)) 101 1" >>late.txt
+	[ $i = 250 ] && echo "firstts 0 2500000" >>late.txt
+	[ $((i % 100)) = 99 ] && printf 'chunk 0\nchunk 1\n' >>late.txt
+	i=$((i + 1))
+done
+"$HELPERS/mkvmt" "$F618" late.vmt <late.txt || fail "mkvmt late"
+for slices in 2 10 40; do
+	same late.vmt $slices --json
+	n=$((n + 1))
+done
+[ "$used" = 0 ] || fail "late.vmt: records before their chunk's first time, yet $used slices"
+grep -q '"pairs":4000,' one.txt || fail "late.vmt: one pass lost pairs"
 
 # a trace.dat has no chunk times: one pass
 for f in "$DATA"/tracedat/*.dat; do

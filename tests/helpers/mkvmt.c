@@ -9,11 +9,15 @@
  * FORMAT_DIR holds header_page and <system>/<event>/format files. Script lines:
  *   events SYS:BEGIN SYS:END      (default kvm:kvm_exit kvm:kvm_entry)
  *   clock NAME                    (default local)
- *   isa N                         (the isa field of exits: 1 VMX, 2 SVM, the default)
+ *   isa N                         (the isa field of exits: 1 VMX, 2 SVM, the default; the
+ *                                  last one before the events, then each for the exits
+ *                                  after it)
  *   cpus LIST                     (traced CPUs written to the metadata)
  *   stats CPU START_LOST END_LOST (per-CPU overrun at start and end)
  *   page CPU [missed [COUNT]]     (start a new page; flag lost events before it)
  *   chunk CPU                     (close the CPU's chunk: later pages go to a new one)
+ *   firstts CPU TS                (the CPU's current chunk's header says it begins at TS,
+ *                                  whatever its pages hold, as a damaged header would)
  *   exit CPU TS PID REASON [VCPU] (a begin event; TS in ns)
  *   entry CPU TS PID [VCPU]       (an end event)
  *   other CPU TS                  (a record of some other event)
@@ -59,6 +63,8 @@ struct cpu_out {
 	bool open;
 	bool missed, stored;
 	uint64_t missed_count;
+	bool first_ts_set;	/* firstts: the chunk header's first time given */
+	uint64_t first_ts;
 	struct vmt_chunk_info info;
 };
 
@@ -130,6 +136,9 @@ static void flush_chunk(unsigned int cpu)
 	if (!c->npages)
 		return;
 	c->info.cpu = cpu;
+	if (c->first_ts_set)
+		c->info.first_ts = c->first_ts;
+	c->first_ts_set = false;
 	if (legacy_fd >= 0) {
 		if (cpu == 0 && vmt_io_write_full(legacy_fd, c->pages, (size_t)c->npages * page_size))
 			die("write trace.bin");
@@ -497,6 +506,13 @@ int main(int argc, char **argv)
 				cpus[cpu].stored = n == 3;
 				cpus[cpu].missed_count = n == 3 ? a : 0;
 			}
+		} else if (sscanf(lines[i], "isa %u", &isa_value) == 1) {
+			/* mixed ISAs: the exits from here on (a hostile recording) */
+		} else if (sscanf(lines[i], "firstts %u %" SCNu64, &cpu, &ts) == 2) {
+			if (cpu >= MAX_CPUS)
+				die("bad cpu");
+			cpus[cpu].first_ts_set = true;
+			cpus[cpu].first_ts = ts;
 		} else if (sscanf(lines[i], "chunk %u", &cpu) == 1) {
 			if (cpu < MAX_CPUS)
 				flush_chunk(cpu);
