@@ -5,7 +5,8 @@
 # web1's pid. The file must hold web1's vCPU thread alone, with exactly the exits web1
 # counted for itself (web2's thread absent, though it ran on the same CPU meanwhile), the
 # report must label it web1/vcpu0 (pid TID), and "vmtrace-report --vm web1" must equal the
-# whole report. Skips (77) where the harness cannot run.
+# whole report. Skips (77) where the harness cannot run, and leaves the counts unchecked
+# (SKIP) when a starved emulator ran a VM for fewer than 10 rounds.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (apt-get download, mounts in the guest)"
 
@@ -24,8 +25,20 @@ variant() {	# variant DIR name|pid
 		"$dir/kvmload-web1.txt")
 	[ -n "$tid" ] || fail "$2: no tid in kvmload-web1.txt"
 	vmtrace-report --json "$dir/kvm.vmt" >"$dir.json" || fail "$2: report"
-	python3 - "$dir.json" "$dir/kvmload-web1.txt" "$dir/kvmload-web2.txt" <<'PY' ||
-import json, sys
+	# A starved emulator (a loaded machine) runs the VMs for a few rounds only: the file
+	# is still checked to hold web1's thread alone, its counts only from 10 rounds on.
+	counts=yes
+	for vm in web1 web2; do
+		r=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "rounds") print $(i + 1) }' \
+			"$dir/kvmload-$vm.txt")
+		[ "${r:-0}" -ge 10 ] && continue
+		counts=no
+		skip_part "--vm by $2: the emulated host ran $vm for ${r:-0} rounds only (10" \
+			"needed to check the counts)"
+	done
+	COUNTS=$counts python3 - "$dir.json" "$dir/kvmload-web1.txt" "$dir/kvmload-web2.txt" \
+		<<'PY' ||
+import json, os, sys
 d = json.load(open(sys.argv[1]))
 w1, w2 = (dict(zip(*[iter(open(f).read().split())] * 2)) for f in sys.argv[2:4])
 rounds = int(w1["rounds"])
@@ -37,13 +50,14 @@ assert set(tasks) == {int(w1["tid"])}, "tasks %s, web1's vCPU thread %s, web2's 
     sorted(tasks), w1["tid"], w2["tid"])
 t = tasks[int(w1["tid"])]
 assert t["vm"] == "web1" and t["vcpu"] == 0, t
-assert rounds >= 10 and int(w2["rounds"]) >= 10, (w1, w2)
+assert t["pairs"] == d["pairs"]
+if os.environ["COUNTS"] == "no":
+    sys.exit(0)
 # web1's own counts, exactly (kvmhost.sh explains each line)
 assert got["cpuid"] == int(w1["cpuid"]) == 200 * rounds
 assert got["io"] == int(w1["io"]) == rounds
 assert got["hlt"] == rounds - 1 and d["open_at_stop"] == 1
 assert int(w1["mmio"]) <= got["npf"] <= int(w1["mmio"]) + 4, got
-assert t["pairs"] == d["pairs"]
 PY
 	fail "--vm by $2: the file is not web1's exits alone"
 	vmtrace-report "$dir/kvm.vmt" >"$dir.txt" || fail "$2: text report"
@@ -61,3 +75,4 @@ PY
 
 variant "$scratch/name" name
 variant "$scratch/pid" pid
+finish

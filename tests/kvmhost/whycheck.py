@@ -59,9 +59,11 @@ class Checker:
 
 
 def stalls_allowed(n):
-    """How many of n exits may show a stall of QEMU's emulated CPU: 1 in 20, and at least
-    one (a 3 s run has 10 to 40 long HLTs, and one stall lands where it lands)."""
-    return max(1, n // 20)
+    """How many of n exits may show a stall of QEMU's emulated CPU: 1 in 10, and at least
+    one (a 3 s run has 10 to 60 long HLTs, and one stall lands where it lands). Under
+    `make -j4 check` the emulator is starved more: 3 of 54 long HLTs were seen stalled. A
+    wrong attribution gets most of them wrong, not one in ten."""
+    return max(1, n // 10)
 
 def workload(path):
     """kvmload's line of "key value" pairs; numbers as ints."""
@@ -219,7 +221,7 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
                 c.note("%s: a hlt exit longer than KVM's halt polling (%d ns) neither "
                        "blocked nor preempted: %s" % (name, halt_poll_ns, brief(r)))
         c.check(len(odd) <= stalls_allowed(len(hlt)), "%s: %d of %d hlt exits neither "
-                "blocked, nor preempted, nor within KVM's halt polling (at most 1 in 20, or "
+                "blocked, nor preempted, nor within KVM's halt polling (at most 1 in 10, or "
                 "one, may stall)" %
                 (name, len(odd), len(hlt)))
 
@@ -258,7 +260,7 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
                 "tick mostly preempted by the other VM's vCPU thread (tid %d)" %
                 (name, len(mostly), len(awake), o["tid"]))
         # a HLT that slept: its sleep and the wait after its wake-up (the other VM ran on);
-        # a stall of the emulated CPU lands in kvm now and then: at most 1 in 20, or one
+        # a stall of the emulated CPU lands in kvm now and then: at most 1 in 10, or one
         odd_sleep = [r for r in slept if (num(r, "blocked_ns") + num(r, "wakeup_ns") +
                                           num(r, "preempted_ns")) * 2 <= int(r["latency_ns"])]
         for r in odd_sleep:
