@@ -9,9 +9,10 @@
 # - with attribution (`vmtrace-convert --csv --why`, `vmtrace-report --json --threshold`):
 #   the parts of every exit add up to its latency; every io exit has a userspace part, at
 #   least the workload's spin outside kvm, and their number is the workload's own; a HLT
-#   that slept shows blocked with a wake-up by an interrupt, one that did not was preempted
+#   that slept shows blocked with a wake-up by an interrupt (or, at most 1 in 10, by a
+#   kworker: KVM's kvmclock update work kicks every vCPU), one that did not was preempted
 #   or ended within KVM's halt polling (halt_poll_ns, read in the guest), but for at most 1
-#   in 20, or one (the stalls below); exits longer than a scheduler tick (CONFIG_HZ of the
+#   in 10, or one (the stalls below); exits longer than a scheduler tick (CONFIG_HZ of the
 #   guest kernel's /boot/config-*) that never slept are preempted most by the other VM's
 #   vCPU thread (its tid checked), mostly so in four of five at least (QEMU's emulated CPU
 #   stalls now and then, and that time shows as whatever part was current; another task, a

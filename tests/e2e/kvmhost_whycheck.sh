@@ -4,7 +4,8 @@
 # tests/e2e/kvmhost_why.sh) on hand-made files, no QEMU: a breakdown that is right passes
 # (also with an exit preempted by the other VM's process tearing its VM down), and each
 # way of being wrong fails - preempted by the wrong task, an I/O exit without its
-# user-space part or missing, parts that do not add up, a HLT that slept without a wake-up,
+# user-space part or missing, parts that do not add up, a HLT that slept without a wake-up
+# or woken by a task (a kworker's, as KVM's kvmclock update work kicks, now and then),
 # too few long exits preempted by the other VM, two long HLTs of a VM that slept but went
 # mostly to kvm (one is a tolerated stall), the JSON disagreeing with the CSV, a worst
 # window or a culprit table that does not add up - and output without attribution skips.
@@ -108,6 +109,16 @@ expect nowake 1 "b: a hlt exit blocked without a wake-up"
 make taskwake 'l = row("101", "hlt"); l[16] = "55"'
 check taskwake
 expect taskwake 1 "a: a hlt exit woken by a task, not the timer interrupt"
+
+# KVM kicks every vCPU from a workqueue now and then: one HLT of two woken by a kworker
+# passes, both fail.
+make kwake 'l = row("101", "hlt"); l[15] = "kworker/1:2"; l[16] = "94"'
+check kwake
+expect kwake 0 "all checks pass"
+make kwake2 'for n in (0, 1):
+    l = row("101", "hlt", n); l[15] = "kworker/1:2"; l[16] = "94"'
+check kwake2
+expect kwake2 1 "a: 2 of 2 hlt exits woken by a kworker"
 
 # Two stalls of five: fewer than four in five long exits mostly preempted by the other VM.
 make stalls 'move(row("101", "npf"), "preempted", "kvm", 4900000)'

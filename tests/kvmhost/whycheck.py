@@ -203,14 +203,22 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
         c.check(len(slept) * 2 > len(hlt), "%s: only %d of %d hlt exits blocked" %
                 (name, len(slept), len(hlt)))
         odd = []
+        kicked = []
         for r in hlt:
             if num(r, "blocked_ns") > 0:
                 c.check(num(r, "wakeup_ns") > 0,
                         "%s: a hlt exit blocked without a wake-up: %s" % (name, brief(r)))
-                if r.get("culprit_kind") in ("blocked", "wakeup"):
-                    c.check(r.get("culprit_pid", "") in ("", "-1") and r.get("culprit"),
-                            "%s: a hlt exit woken by a task, not the timer interrupt: %s"
-                            % (name, brief(r)))
+                if r.get("culprit_kind") not in ("blocked", "wakeup") or \
+                        (r.get("culprit_pid", "") in ("", "-1") and r.get("culprit")):
+                    continue
+                # KVM also kicks every vCPU from a workqueue now and then (its kvmclock
+                # update work): a kworker's wake-up is real, but rare (seen once in 114)
+                if r.get("culprit", "").startswith("kworker/"):
+                    kicked.append(r)
+                    c.note("%s: a hlt exit woken by a kworker: %s" % (name, brief(r)))
+                    continue
+                c.check(False, "%s: a hlt exit woken by a task, not the timer interrupt: %s"
+                        % (name, brief(r)))
             elif num(r, "preempted_ns") == 0 and int(r["latency_ns"]) > halt_poll_ns:
                 # KVM polls up to halt_poll_ns for the interrupt before it puts the vCPU
                 # thread to sleep: a timer that fires meanwhile ends the HLT awake, its
@@ -220,6 +228,8 @@ def why_csv_checks(c, rows, loads, tick_ns, io_work_ns, halt_poll_ns):
                 odd.append(r)
                 c.note("%s: a hlt exit longer than KVM's halt polling (%d ns) neither "
                        "blocked nor preempted: %s" % (name, halt_poll_ns, brief(r)))
+        c.check(len(kicked) <= stalls_allowed(len(hlt)), "%s: %d of %d hlt exits woken by "
+                "a kworker (at most 1 in 10, or one)" % (name, len(kicked), len(hlt)))
         c.check(len(odd) <= stalls_allowed(len(hlt)), "%s: %d of %d hlt exits neither "
                 "blocked, nor preempted, nor within KVM's halt polling (at most 1 in 10, or "
                 "one, may stall)" %
