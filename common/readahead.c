@@ -16,11 +16,17 @@
 
 enum { SLOT_IDLE, SLOT_BUSY, SLOT_DONE, SLOT_TAKEN, SLOT_RELEASED };
 
+/* a decompressed chunk's pages */
+struct pages {
+	uint8_t *raw;
+	size_t cap;
+};
+
 struct slot {
 	int state;
 	int err;
 	const char *why;
-	struct vmt_chunkbuf cb;
+	struct pages pg;
 };
 
 struct vmt_readahead {
@@ -35,17 +41,22 @@ struct vmt_readahead {
 	struct slot *slot;
 	unsigned int inflight, max_inflight;
 	bool stop;
-	struct vmt_chunkbuf *pool;	/* spare buffers and zstd contexts, reused */
+	struct pages *pool;		/* spare page buffers, reused */
 	unsigned int npool;
+	/*
+	 * A zstd context and a compressed buffer per decompressing thread, not per chunk
+	 * held: on 64 CPUs, 64 fewer. The merge's own is take_scratch.
+	 */
+	struct vmt_chunkbuf take_scratch;
 };
 
-/* Called with the lock held: a recycled buffer (with its zstd context) for a slot. */
+/* Called with the lock held: a recycled page buffer for a slot. */
 static void slot_buf(struct vmt_readahead *pf, struct slot *s)
 {
 	if (pf->npool)
-		s->cb = pf->pool[--pf->npool];
+		s->pg = pf->pool[--pf->npool];
 	else
-		memset(&s->cb, 0, sizeof(s->cb));
+		memset(&s->pg, 0, sizeof(s->pg));
 }
 
 /*
@@ -89,8 +100,11 @@ static void evict_buffer(const uint8_t *p, size_t n)
 #endif
 }
 
-/* With the lock held and slot idx idle: decompress it without the lock, then mark it done. */
-static void decompress_slot(struct vmt_readahead *pf, size_t idx)
+/*
+ * With the lock held and slot idx idle: decompress it without the lock, with the calling
+ * thread's scratch (zstd context, compressed buffer), then mark it done.
+ */
+static void decompress_slot(struct vmt_readahead *pf, size_t idx, struct vmt_chunkbuf *scratch)
 {
 	struct slot *s = &pf->slot[idx];
 
@@ -98,9 +112,15 @@ static void decompress_slot(struct vmt_readahead *pf, size_t idx)
 	pf->inflight++;
 	slot_buf(pf, s);
 	pthread_mutex_unlock(&pf->lock);
-	if (s->cb.raw)
-		evict_buffer(s->cb.raw, s->cb.raw_cap);
-	s->err = vmt_source_read_chunk(pf->s, idx, &s->cb, &s->why);
+	if (s->pg.raw)
+		evict_buffer(s->pg.raw, s->pg.cap);
+	scratch->raw = s->pg.raw;
+	scratch->raw_cap = s->pg.cap;
+	s->err = vmt_source_read_chunk(pf->s, idx, scratch, &s->why);
+	s->pg.raw = scratch->raw;
+	s->pg.cap = scratch->raw_cap;
+	scratch->raw = NULL;
+	scratch->raw_cap = 0;
 	pthread_mutex_lock(&pf->lock);
 	s->state = SLOT_DONE;
 	pthread_cond_broadcast(&pf->cond);
@@ -109,6 +129,7 @@ static void decompress_slot(struct vmt_readahead *pf, size_t idx)
 static void *worker_main(void *arg)
 {
 	struct vmt_readahead *pf = arg;
+	struct vmt_chunkbuf scratch = { 0 };
 
 	pthread_mutex_lock(&pf->lock);
 	for (;;) {
@@ -122,9 +143,10 @@ static void *worker_main(void *arg)
 		if (pf->next + 1 < pf->nchunks)
 			vmt_source_advise(pf->s, pf->order[pf->next + 1]);
 		if (pf->slot[idx].state == SLOT_IDLE)	/* else the merge took it itself */
-			decompress_slot(pf, idx);
+			decompress_slot(pf, idx, &scratch);
 	}
 	pthread_mutex_unlock(&pf->lock);
+	vmt_chunkbuf_free(&scratch);
 	return NULL;
 }
 
@@ -142,10 +164,11 @@ void vmt_readahead_free(struct vmt_readahead *pf)
 	for (t = 0; t < pf->nthreads; t++)
 		pthread_join(pf->thread[t], NULL);
 	for (i = 0; i < pf->nchunks; i++)
-		vmt_chunkbuf_free(&pf->slot[i].cb);
+		free(pf->slot[i].pg.raw);
 	for (i = 0; i < pf->npool; i++)
-		vmt_chunkbuf_free(&pf->pool[i]);
+		free(pf->pool[i].raw);
 	free(pf->pool);
+	vmt_chunkbuf_free(&pf->take_scratch);
 	pthread_mutex_destroy(&pf->lock);
 	pthread_cond_destroy(&pf->cond);
 	free(pf->slot);
@@ -215,7 +238,7 @@ int vmt_readahead_take(struct vmt_readahead *pf, size_t idx, const uint8_t **raw
 
 	pthread_mutex_lock(&pf->lock);
 	if (s->state == SLOT_IDLE) {
-		decompress_slot(pf, idx);
+		decompress_slot(pf, idx, &pf->take_scratch);
 	} else {
 		while (s->state == SLOT_BUSY) {
 			/*
@@ -230,12 +253,12 @@ int vmt_readahead_take(struct vmt_readahead *pf, size_t idx, const uint8_t **raw
 			}
 			next = pf->order[pf->next++];
 			if (pf->slot[next].state == SLOT_IDLE)
-				decompress_slot(pf, next);
+				decompress_slot(pf, next, &pf->take_scratch);
 		}
 	}
 	s->state = SLOT_TAKEN;
 	pthread_mutex_unlock(&pf->lock);
-	*raw = s->cb.raw;
+	*raw = s->pg.raw;
 	*why = s->why;
 	return s->err;
 }
@@ -246,8 +269,8 @@ void vmt_readahead_release(struct vmt_readahead *pf, size_t idx)
 
 	pthread_mutex_lock(&pf->lock);
 	/* the pool never holds more than were in flight at once */
-	pf->pool[pf->npool++] = s->cb;
-	memset(&s->cb, 0, sizeof(s->cb));
+	pf->pool[pf->npool++] = s->pg;
+	memset(&s->pg, 0, sizeof(s->pg));
 	s->state = SLOT_RELEASED;
 	pf->inflight--;
 	pthread_cond_broadcast(&pf->cond);

@@ -18,7 +18,8 @@ struct stream {
 	size_t *chunk;		/* indexes of the source's chunks, in file order */
 	size_t nchunk, next_chunk;
 	size_t held;		/* the read-ahead chunk in use, or SIZE_MAX */
-	struct vmt_chunkbuf cb;
+	uint8_t *raw;		/* the chunk read without read-ahead: its pages */
+	size_t raw_cap;
 	const uint8_t *pages;
 	uint32_t page_size, npages, next_page;
 	bool in_page;
@@ -58,6 +59,12 @@ struct vmt_reader {
 	uint32_t nstreams;
 	struct heapent *heap;
 	uint32_t nheap;
+	/*
+	 * Without read-ahead, chunks are read one at a time: one zstd context and one
+	 * compressed buffer serve every stream, which keeps only its pages. On 64 CPUs that
+	 * is 64 contexts and compressed chunks fewer.
+	 */
+	struct vmt_chunkbuf scratch;
 	bool started;
 	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
 	/* a slice (vmt_reader_slice): the parent's recording, items in [from, to) only */
@@ -451,13 +458,14 @@ void vmt_reader_close(struct vmt_reader *r)
 		return;
 	vmt_readahead_free(r->ra);
 	for (i = 0; i < r->nstreams; i++) {
-		vmt_chunkbuf_free(&r->streams[i].cb);
+		free(r->streams[i].raw);
 		free(r->streams[i].chunk);
 		free(r->streams[i].chunk_hi);
 		free(r->streams[i].chunk_lo);
 	}
 	free(r->streams);
 	free(r->heap);
+	vmt_chunkbuf_free(&r->scratch);
 	if (r->parent) {
 		free(r);	/* the rest is the parent's */
 		return;
@@ -599,8 +607,13 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			} else {
 				if (s->next_chunk < s->nchunk)
 					vmt_source_advise(r->src, s->chunk[s->next_chunk]);
-				err = vmt_source_read_chunk(r->src, idx, &s->cb, &why);
-				raw = s->cb.raw;
+				r->scratch.raw = s->raw;	/* decompressed into the stream's own */
+				r->scratch.raw_cap = s->raw_cap;
+				err = vmt_source_read_chunk(r->src, idx, &r->scratch, &why);
+				raw = s->raw = r->scratch.raw;
+				s->raw_cap = r->scratch.raw_cap;
+				r->scratch.raw = NULL;
+				r->scratch.raw_cap = 0;
 			}
 			if (err) {
 				r->st.bad_chunks++;
@@ -857,6 +870,7 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 	sl->started = false;
 	sl->ra = NULL;
 	sl->nheap = 0;
+	memset(&sl->scratch, 0, sizeof(sl->scratch));
 	memset(&sl->st, 0, sizeof(sl->st));
 	sl->last_error = NULL;
 	sl->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->heap));
