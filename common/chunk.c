@@ -22,6 +22,19 @@ int vmt_chunkbuf_grow(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+uint32_t vmt_chunk_pages(unsigned int ncpus, uint32_t page_size)
+{
+	uint32_t bytes = VMT_CHUNK_BYTES;
+
+	if (ncpus > VMT_CHUNK_BYTES_ALL / VMT_CHUNK_BYTES)
+		bytes = VMT_CHUNK_BYTES_ALL / ncpus;
+	if (bytes < VMT_CHUNK_BYTES_MIN)
+		bytes = VMT_CHUNK_BYTES_MIN;
+	if (!page_size || bytes <= page_size)
+		return 1;
+	return bytes / page_size;
+}
+
 void vmt_chunkbuf_free(struct vmt_chunkbuf *cb)
 {
 	/* every source that decompresses zstd keeps a ZSTD_DCtx here (NULL is fine) */

@@ -43,6 +43,17 @@ struct vmt_chunkbuf {
 	size_t raw_cap;
 };
 
+/*
+ * Pages per chunk for a writer of ncpus CPUs' pages: 1 MiB worth, less when more than 32
+ * CPUs are traced, because a reader merges the CPUs in time order and so holds one
+ * decompressed chunk of each: at most 32 MiB in all (512 KiB each on 64 CPUs), and never
+ * under 64 KiB, where zstd still compresses well. At least one page.
+ */
+#define VMT_CHUNK_BYTES		(1u << 20)
+#define VMT_CHUNK_BYTES_MIN	(64u << 10)
+#define VMT_CHUNK_BYTES_ALL	(32u << 20)
+uint32_t vmt_chunk_pages(unsigned int ncpus, uint32_t page_size);
+
 /* Make room for need bytes in *buf. Returns 0 or -ENOMEM. */
 int vmt_chunkbuf_grow(uint8_t **buf, size_t *cap, size_t need);
 void vmt_chunkbuf_free(struct vmt_chunkbuf *cb);

@@ -5,7 +5,7 @@
  * metadata key/values (header_page, clock, CPUs, kernel, per-CPU stats, and the event
  * pair's formats, chosen by name from the options' pair, and the formats of the context
  * events the file holds) and per-CPU page runs as chunks (v7 compression chunks, zstd or
- * zlib; slices of up to 256 pages of uncompressed data), read in seq order. Nothing is
+ * zlib; slices of up to vmt_chunk_pages() of uncompressed data), read in seq order. Nothing is
  * read that the analysis does not need (kallsyms, printk formats and saved command lines
  * are skipped). Every size and offset in the file is
  * checked against the file before it is used. Only little-endian files are read (the page
@@ -55,7 +55,6 @@ enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3 };
 #define MAX_OPTION_SECTIONS 64
 #define MAX_FORMAT	(1u << 20)
 #define MAX_CPUS	4096u
-#define PAGES_PER_SLICE	256u
 
 struct td_cpu {
 	uint32_t cpu;
@@ -817,6 +816,8 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	uint64_t file_size = st->file_size;
 	struct vmt_chunk_info ci = { 0 };
 	uint32_t ps = b->page_size, seq = 0;
+	/* the merge holds a slice of each CPU at once: smaller on many CPUs */
+	uint32_t slice_pages = vmt_chunk_pages(b->ncpu, ps);
 	int ret;
 
 	ci.cpu = tc->cpu;
@@ -868,11 +869,10 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
 		uint64_t pages = avail / ps, p;
 
-		for (p = 0; p < pages; p += PAGES_PER_SLICE) {
+		for (p = 0; p < pages; p += slice_pages) {
 			uint8_t ts[8];
 
-			ci.page_count = pages - p < PAGES_PER_SLICE ? (uint32_t)(pages - p) :
-								     PAGES_PER_SLICE;
+			ci.page_count = pages - p < slice_pages ? (uint32_t)(pages - p) : slice_pages;
 			ci.offset = tc->off + p * ps;
 			ci.raw_size = ci.payload_size = (uint64_t)ci.page_count * ps;
 			/* a page starts with its timestamp: the prefetch order for free */

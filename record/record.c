@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "chunk.h"
 #include "chunkq.h"
 #include "collector.h"
 #include "command.h"
@@ -31,7 +32,7 @@
 #include "sysinfo.h"
 #include "watch.h"
 
-#define CHUNK_BYTES		(1u << 20)	/* pages per chunk: 1 MiB worth */
+#define PIPE_BYTES		(1u << 20)	/* each traced CPU's splice pipe */
 #define CHUNK_MAX_AGE_NS	500000000ULL	/* a chunk reaches the file within ~1 s */
 #define SYNC_INTERVAL_NS	1000000000ULL
 #define MAX_QUEUED_BYTES	(256u << 20)
@@ -140,15 +141,15 @@ static int open_output(struct recorder *rec)
 /* The writer queue, the collector and each traced CPU's trace_pipe_raw. */
 static int setup_collection(struct recorder *rec)
 {
-	uint32_t chunk_pages = CHUNK_BYTES / rec->ses.page_size;
 	struct rec_chunkq_config qc = {
 		.writer = rec->op.writer, .page_size = rec->ses.page_size,
-		.chunk_pages = chunk_pages ? chunk_pages : 1, .max_queued_bytes = MAX_QUEUED_BYTES,
+		.chunk_pages = vmt_chunk_pages(rec->o.cpus.n, rec->ses.page_size),
+		.max_queued_bytes = MAX_QUEUED_BYTES,
 		.sync_ns = SYNC_INTERVAL_NS, .cpu = rec->o.collector,
 	};
 	struct rec_collector_config cc = {
 		.hp = rec->ses.hp, .poll_ns = rec->o.poll_ns, .chunk_max_age_ns = CHUNK_MAX_AGE_NS,
-		.pipe_bytes = CHUNK_BYTES, .cpu = rec->o.collector,
+		.pipe_bytes = PIPE_BYTES, .cpu = rec->o.collector,
 	};
 	unsigned int i;
 	int ret;

@@ -32,6 +32,8 @@
  * task and back (sched_switch), for measuring the attribution's cost.
  * With --legacy first, OUT is written as the original tool's trace.bin instead: the
  * 8-byte header (signature, kvm_entry id, kvm_exit id) and CPU 0's 4 KiB pages.
+ * Chunks hold vmt_chunk_pages() of the CPUs (as vmtrace-record writes them); --chunk-pages N,
+ * before everything, sets their size (1 MiB chunks on many CPUs: earlier recorders').
  */
 #include "config.h"
 
@@ -54,10 +56,11 @@
 #include "rbpage.h"
 
 #define MAX_CPUS 64
-#define CHUNK_PAGES 256	/* 1 MiB of 4 KiB pages, as vmtrace-record writes them */
+/* pages per chunk: vmt_chunk_pages() of the CPUs, as vmtrace-record writes them */
+static uint32_t chunk_pages;
 
 struct cpu_out {
-	uint8_t *pages;		/* CHUNK_PAGES sub-buffers */
+	uint8_t *pages;		/* chunk_pages sub-buffers */
 	uint32_t npages;
 	struct pb pb;
 	bool open;
@@ -154,9 +157,9 @@ static void open_page(unsigned int cpu, uint64_t ts)
 	struct cpu_out *c = &cpus[cpu];
 
 	close_page(c);
-	if (c->npages == CHUNK_PAGES)
+	if (c->npages == chunk_pages)
 		flush_chunk(cpu);
-	if (!c->pages && !(c->pages = malloc((size_t)CHUNK_PAGES * page_size)))
+	if (!c->pages && !(c->pages = malloc((size_t)chunk_pages * page_size)))
 		die("out of memory");
 	if (c->npages == 0)
 		c->info.first_ts = ts;
@@ -385,6 +388,13 @@ int main(int argc, char **argv)
 	size_t len, nlines = 0, nalloc = 0;
 	int fd;
 
+	if (argc > 2 && strcmp(argv[1], "--chunk-pages") == 0) {
+		chunk_pages = (uint32_t)strtoul(argv[2], NULL, 10);
+		if (!chunk_pages)
+			die("bad page count");
+		argv += 2;
+		argc -= 2;
+	}
 	bool legacy = argc > 1 && strcmp(argv[1], "--legacy") == 0;
 
 	if (legacy) {
@@ -407,7 +417,8 @@ int main(int argc, char **argv)
 		snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
 	}
 	if (argc != 3)
-		die("usage: mkvmt [--legacy] [--context] [--random EXITS CPUS] FORMAT_DIR OUT.vmt < script");
+		die("usage: mkvmt [--chunk-pages N] [--legacy] [--context] [--random EXITS CPUS] "
+		    "FORMAT_DIR OUT.vmt < script");
 	dir = argv[1];
 	out = argv[2];
 
@@ -436,6 +447,8 @@ int main(int argc, char **argv)
 	if (vmt_header_page_parse(text, len, &hp))
 		die("bad header_page");
 	page_size = vmt_header_page_subbuf_size(&hp);
+	if (!chunk_pages)	/* a script's CPUs are known only as it runs: as for one CPU */
+		chunk_pages = vmt_chunk_pages(rand_cpus ? rand_cpus : 1, page_size);
 	vmt_kv_init(&meta);
 	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, text, len);
 	free(text);

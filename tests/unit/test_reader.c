@@ -4,7 +4,8 @@
  * lost-events page and a damaged chunk, walked merged (global time order, gap items in
  * place) and per CPU; the context events' formats of a .vmt (context.events and
  * format.ctx.*), damaged entries among them, and a record decoded through them; the
- * recorded duration from the monotonic keys.
+ * recorded duration from the monotonic keys; ties in time across 40 CPUs; writers' chunk
+ * sizes.
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "chunk.h"
 #include "container.h"
 #include "ctxevent.h"
 #include "io.h"
@@ -51,22 +53,19 @@ static uint64_t ts_of(unsigned int c, unsigned int k)
 	return 1000 + (uint64_t)k * NCPU + c;
 }
 
-/* The recording, with monotonic.start_ns, END's monotonic.end_ns and kept_start_ns if set. */
-static void write_recording(const char *mono_start, const char *mono_end, const char *kept)
+/* Start the file at path: the pair's formats, the CPUs, monotonic.start_ns if set. */
+static struct vmt_writer *open_recording(const char *cpus, const char *mono_start,
+					 struct vmt_header_page *hp, int *fd)
 {
-	struct vmt_header_page hp;
-	struct vmt_kvbuf meta, end;
+	struct vmt_kvbuf meta;
 	struct vmt_writer *w;
-	uint8_t *pages = malloc(PAGES_PER_CHUNK * 4096), rec[72] = { 0 };
 	char *text;
 	size_t len;
-	unsigned int c, ch, p, k;
-	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/vmt-reader-%d.vmt", (int)getpid());
 	vmt_kv_init(&meta);
 	text = slurp("header_page", &len);
-	assert_int_equal(vmt_header_page_parse(text, len, &hp), 0);
+	assert_int_equal(vmt_header_page_parse(text, len, hp), 0);
 	vmt_kv_add(&meta, VMT_META_HEADER_PAGE, text, len);
 	free(text);
 	text = slurp("kvm/kvm_exit/format", &len);
@@ -77,11 +76,26 @@ static void write_recording(const char *mono_start, const char *mono_end, const 
 	free(text);
 	vmt_kv_add_str(&meta, VMT_META_EVENT_BEGIN, "kvm:kvm_exit");
 	vmt_kv_add_str(&meta, VMT_META_EVENT_END, "kvm:kvm_entry");
-	vmt_kv_add_str(&meta, VMT_META_CPUS, "0-2");
+	vmt_kv_add_str(&meta, VMT_META_CPUS, cpus);
 	if (mono_start)
 		vmt_kv_add_str(&meta, VMT_META_MONO_START, mono_start);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_int_equal(vmt_writer_open(fd, &meta, 1, &w), 0);
+	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(vmt_writer_open(*fd, &meta, 1, &w), 0);
+	vmt_kv_free(&meta);
+	return w;
+}
+
+/* The recording, with monotonic.start_ns, END's monotonic.end_ns and kept_start_ns if set. */
+static void write_recording(const char *mono_start, const char *mono_end, const char *kept)
+{
+	struct vmt_header_page hp;
+	struct vmt_kvbuf end;
+	struct vmt_writer *w;
+	uint8_t *pages = malloc(PAGES_PER_CHUNK * 4096), rec[72] = { 0 };
+	unsigned int c, ch, p, k;
+	int fd;
+
+	w = open_recording("0-2", mono_start, &hp, &fd);
 	for (ch = 0; ch < CHUNKS; ch++) {
 		for (c = 0; c < NCPU; c++) {
 			struct vmt_chunk_info ci = { .cpu = c };
@@ -112,7 +126,6 @@ static void write_recording(const char *mono_start, const char *mono_end, const 
 	assert_int_equal(vmt_writer_finish(w, &end), 0);
 	vmt_writer_free(w);
 	close(fd);
-	vmt_kv_free(&meta);
 	vmt_kv_free(&end);
 	free(pages);
 }
@@ -182,6 +195,96 @@ static void test_merged(void **state)
 	assert_int_equal(st->records, n);
 	assert_int_equal(st->bad_chunks + st->bad_pages, 0);
 	vmt_reader_close(r);
+}
+
+/*
+ * Ties on 40 CPUs (a heap several levels deep): every CPU has records at the same times,
+ * and the odd CPUs lost events before their second page. At one time the merge hands out
+ * the gaps first (they happened before the page's records), then the records by CPU.
+ */
+#define TIE_CPUS 40
+#define TIE_PER_PAGE 10
+
+static void test_ties(void **state)
+{
+	struct vmt_header_page hp;
+	struct vmt_kvbuf end;
+	struct vmt_writer *w;
+	uint8_t *pages = calloc(2, 4096), rec[72] = { 0 };
+	struct vmt_reader *r;
+	struct vmt_item it;
+	unsigned int c, p, k, i, n = 0, gaps = 0;
+	char why[128];
+	int fd;
+
+	(void)state;
+	w = open_recording("0-39", NULL, &hp, &fd);
+	for (c = 0; c < TIE_CPUS; c++) {
+		struct vmt_chunk_info ci = { .cpu = c };
+
+		for (p = 0; p < 2; p++) {
+			struct pb pb;
+
+			pb_init(&pb, pages + p * 4096, &hp, 1000 + p * 100);
+			for (k = 0; k < TIE_PER_PAGE; k++) {
+				put_le16(rec, 103);	/* kvm_exit id */
+				put_le32(rec + 4, 100 + c);
+				put_le32(rec + 8, p * TIE_PER_PAGE + k);
+				assert_int_equal(pb_data(&pb, 1000 + p * 100 + k, rec, 72, false), 0);
+			}
+			pb_finish(&pb, p == 1 && c % 2, true, c);
+		}
+		assert_int_equal(vmt_writer_chunk(w, pages, 2, 4096, &ci), 0);
+	}
+	vmt_kv_init(&end);
+	assert_int_equal(vmt_writer_finish(w, &end), 0);
+	vmt_writer_free(w);
+	close(fd);
+	vmt_kv_free(&end);
+	free(pages);
+
+	assert_int_equal(vmt_reader_open(path, NULL, &r, why, sizeof(why)), 0);
+	/* the expected order: per time, the gaps by CPU (at 1100 only), then the records */
+	for (p = 0; p < 2; p++) {
+		for (k = 0; k < TIE_PER_PAGE; k++) {
+			for (i = 0; k == 0 && p == 1 && i < TIE_CPUS / 2; i++) {
+				assert_int_equal(vmt_reader_next(r, &it), 1);
+				assert_int_equal(it.kind, VMT_ITEM_GAP);
+				assert_int_equal(it.ts, 1100);
+				assert_int_equal(it.cpu, 2 * i + 1);
+				assert_int_equal(it.missed, 2 * i + 1);
+				gaps++;
+			}
+			for (c = 0; c < TIE_CPUS; c++) {
+				assert_int_equal(vmt_reader_next(r, &it), 1);
+				assert_int_equal(it.kind, VMT_ITEM_RECORD);
+				assert_int_equal(it.ts, 1000 + p * 100 + k);
+				assert_int_equal(it.cpu, c);
+				n++;
+			}
+		}
+	}
+	assert_int_equal(vmt_reader_next(r, &it), 0);
+	assert_int_equal(n, TIE_CPUS * 2 * TIE_PER_PAGE);
+	assert_int_equal(gaps, TIE_CPUS / 2);
+	vmt_reader_close(r);
+}
+
+/* Chunk sizes for writers: 1 MiB up to 32 CPUs, 32 MiB in all beyond, 64 KiB at least. */
+static void test_chunk_pages(void **state)
+{
+	(void)state;
+	assert_int_equal(vmt_chunk_pages(1, 4096), 256);
+	assert_int_equal(vmt_chunk_pages(32, 4096), 256);
+	assert_int_equal(vmt_chunk_pages(64, 4096), 128);
+	assert_int_equal(vmt_chunk_pages(100, 4096), 81);	/* 335544 bytes, whole pages */
+	assert_int_equal(vmt_chunk_pages(512, 4096), 16);
+	assert_int_equal(vmt_chunk_pages(4096, 4096), 16);
+	assert_int_equal(vmt_chunk_pages(0, 4096), 256);
+	assert_int_equal(vmt_chunk_pages(64, 65536), 8);
+	assert_int_equal(vmt_chunk_pages(4096, 65536), 1);
+	assert_int_equal(vmt_chunk_pages(1, 2u << 20), 1);
+	assert_int_equal(vmt_chunk_pages(1, 0), 1);
 }
 
 static void test_per_cpu(void **state)
@@ -404,6 +507,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_merged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_per_cpu, setup, teardown),
+		cmocka_unit_test_teardown(test_ties, teardown),
+		cmocka_unit_test(test_chunk_pages),
 		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_context, setup, teardown),
 		cmocka_unit_test(test_context),
