@@ -16,7 +16,11 @@
 #     in rows per second, on every CPU (rows formatted on other cores) and on one
 #     (taskset -c 0: no threads),
 #   - vmtrace-report --json --html (the page as well: time series and heatmap), and the
-#     page's size, which must stay under 2 MB.
+#     page's size, which must stay under 2 MB,
+#   - many CPUs: a fifth of the exits spread over 64 CPUs, in one pass without threads and
+#     with the defaults, in the chunks vmtrace-record writes for 64 CPUs (512 KiB) and in
+#     1 MiB chunks (earlier recorders'), against the same count on one CPU: the merge's
+#     cost per CPU and the memory it holds (a chunk per CPU).
 # BENCH_UNCACHED=no skips the uncached runs (they drop the whole machine's page cache).
 # Timings, never pass/fail.
 set -eu
@@ -33,6 +37,10 @@ trap 'rm -rf "$work"' EXIT
 "$top_builddir/tests/helpers/mkvmt" --random "$EXITS" 1 "$F" "$work/b.vmt"
 "$top_builddir/tests/helpers/mkvmt" --legacy --random "$EXITS" 1 "$F" "$work/trace.bin"
 "$top_builddir/tests/helpers/mkvmt" --context --random "$EXITS" 1 "$F" "$work/ctx.vmt"
+MANY=$((EXITS / 5))
+"$top_builddir/tests/helpers/mkvmt" --random "$MANY" 1 "$F" "$work/m1.vmt"
+"$top_builddir/tests/helpers/mkvmt" --random "$MANY" 64 "$F" "$work/m64.vmt"
+"$top_builddir/tests/helpers/mkvmt" --chunk-pages 256 --random "$MANY" 64 "$F" "$work/m64big.vmt"
 UNCACHED=${BENCH_UNCACHED:-yes}
 [ -w /proc/sys/vm/drop_caches ] || UNCACHED=no
 python3 - "$work/b.vmt" "$work/frames.zst" <<'PY'
@@ -67,7 +75,9 @@ cold() {	# cold NAME CMD...: measure with the page cache dropped first
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-for f in a ac a1 ap x z l lc l1 lp o oc c c1 e e1 h; do : >"$work/$f"; done
+for f in a ac a1 ap x z l lc l1 lp o oc c c1 e e1 h n1 n64 n64b d1 d64 d64b; do
+	: >"$work/$f"
+done
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
@@ -96,6 +106,13 @@ while [ $i -lt "$RUNS" ]; do
 			"$work/b.vmt" >>"$work/e1"
 	fi
 	measure html vmtrace-report --json --html "$work/b.html" "$work/b.vmt" >>"$work/h"
+	for m in 1 64 64b; do
+		f=$work/m$m.vmt
+		[ $m != 64b ] || f=$work/m64big.vmt
+		measure many-1pass env VMTRACE_NO_THREADS=1 vmtrace-report --jobs 1 --json "$f" \
+			>>"$work/n$m"
+		measure many vmtrace-report --json "$f" >>"$work/d$m"
+	done
 	i=$((i + 1))
 done
 events=$((EXITS * 2))
@@ -150,6 +167,13 @@ row "vmtrace-convert --csv --events (per event)" "$work/e" "$events"
 row "vmtrace-convert --csv, one CPU (taskset -c 0)" "$work/c1" "$EXITS"
 row "vmtrace-convert --csv --events, one CPU" "$work/e1" "$events"
 row "vmtrace-report --json --html (the page too)" "$work/h"
+printf '%-50s %7s %7s %10s %9s %8s\n' "" "wall s" "CPU s" "M ev/s" "CPU ns/ev" "peak RSS"
+row "$((MANY * 2)) events on 1 CPU, one pass, no threads" "$work/n1" $((MANY * 2))
+row "  on 64 CPUs, 512 KiB chunks (vmtrace-record)" "$work/n64" $((MANY * 2))
+row "  on 64 CPUs, 1 MiB chunks (earlier recorders)" "$work/n64b" $((MANY * 2))
+row "$((MANY * 2)) events on 1 CPU, defaults ($(nproc) CPUs)" "$work/d1" $((MANY * 2))
+row "  on 64 CPUs, 512 KiB chunks (vmtrace-record)" "$work/d64" $((MANY * 2))
+row "  on 64 CPUs, 1 MiB chunks (earlier recorders)" "$work/d64b" $((MANY * 2))
 html_size=$(stat -c %s "$work/b.html")
 echo "HTML page: $html_size bytes"
 [ "$html_size" -lt 2000000 ] || { echo "bench: the HTML page is over 2 MB" >&2; exit 1; }
