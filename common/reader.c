@@ -693,11 +693,14 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 		 */
 		s = r->heap[0].s;
 		stream_advance(r, s);
-		if (s->done)
+		if (s->done) {
 			r->heap[0] = r->heap[--r->nheap];
-		else
+		} else if (r->nheap > 1) {
+			/* alone, a stream's key is never compared: one CPU skips all of this */
 			r->heap[0].key = order_key(s);
-		if (r->nheap > 1)
+			sift_down(r, 0);
+		}
+		if (r->nheap > 1 && s->done)
 			sift_down(r, 0);
 	}
 	if (!r->nheap)
