@@ -46,8 +46,9 @@ struct vmt_chunkbuf {
 /*
  * Pages per chunk for a writer of ncpus CPUs' pages: 1 MiB worth, less when more than 32
  * CPUs are traced, because a reader merges the CPUs in time order and so holds one
- * decompressed chunk of each: at most 32 MiB in all (512 KiB each on 64 CPUs), and never
- * under 64 KiB, where zstd still compresses well. At least one page.
+ * decompressed chunk of each: about 32 MiB in all (512 KiB each on 64 CPUs) besides the
+ * chunks read ahead, and never under 64 KiB, where zstd still compresses well. At least
+ * one page.
  */
 #define VMT_CHUNK_BYTES		(1u << 20)
 #define VMT_CHUNK_BYTES_MIN	(64u << 10)

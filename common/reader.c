@@ -542,9 +542,10 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				r->st.records++;
 				/*
 				 * Among many CPUs' streams this one's next record is read only
-				 * after the others have had their turn, by when its line has left
-				 * the cache: ask for it now. One stream reads its page in order,
-				 * which the hardware prefetches without help.
+				 * after the others have had their turn, by when its lines have
+				 * left the cache: ask now for the line after the one this record
+				 * starts in (that one is still warm from decoding it). One stream
+				 * reads its page in order, which the hardware prefetches alone.
 				 */
 				if (r->nheap > 1)
 					__builtin_prefetch(s->pg.data + s->pg.off + 64);

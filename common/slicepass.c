@@ -13,8 +13,10 @@
 /* Slices of fewer chunks than this re-read too much at their edges to pay. */
 #define MIN_CHUNKS_PER_SLICE 4
 /*
- * A slice's reader holds a chunk (1 MiB of pages, and its compressed copy) per CPU it
- * reads: threads x CPUs stays under this many, so that memory stays under 64 MB.
+ * A slice's reader holds a chunk of pages (up to 1 MiB; its zstd context and compressed
+ * copy are one per thread) per CPU it reads: threads x CPUs stays under this many, so
+ * that memory stays under 64 MB with 1 MiB chunks. Counted in chunks, not bytes: the
+ * smaller chunks of recordings of many CPUs (vmt_chunk_pages) would allow more threads.
  */
 #define MAX_CHUNK_BUFFERS 24
 

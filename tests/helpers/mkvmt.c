@@ -389,9 +389,13 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc > 2 && strcmp(argv[1], "--chunk-pages") == 0) {
-		chunk_pages = (uint32_t)strtoul(argv[2], NULL, 10);
-		if (!chunk_pages)
-			die("bad page count");
+		char *rest;
+		unsigned long n = strtoul(argv[2], &rest, 10);
+
+		/* the reader refuses chunks over VMT_MAX_CHUNK_RAW: 64 KiB pages at most here */
+		if (!n || *rest || n > VMT_MAX_CHUNK_RAW / 65536)
+			die("--chunk-pages: a page count from 1 to 4096");
+		chunk_pages = (uint32_t)n;
 		argv += 2;
 		argc -= 2;
 	}
