@@ -13,6 +13,7 @@
 #include "container.h"
 #include "context.h"
 #include "log.h"
+#include "outfile.h"
 #include "recopt.h"
 #include "tclock.h"
 #include "tracefs.h"
@@ -214,6 +215,10 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 				   "nothing to see)");
 		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
 			argp_error(state, "--no-output and -o together");
+		/* rewritten every --interval, the metrics would stand where the recording goes */
+		if (o->metrics && !o->no_output && (strcmp(o->metrics, o->output) == 0 ||
+						    vmt_outfile_is_same_file(o->metrics, o->output) == 1))
+			argp_error(state, "--metrics %s is the recording's output (-o)", o->metrics);
 		if (o->live_ns && strcmp(o->output, "-") == 0)
 			argp_error(state, "--live prints on standard output: not with -o -");
 		/* The live figures are in ns while recording: a counter clock's rate is known

@@ -98,4 +98,13 @@ expect_one_line_error vmtrace-record "invalid --interval"
 run vmtrace-record -p 1 --metrics m.prom -C x86-tsc -e "$SYSCALL_EVENTS"
 expect_rc 64 "--metrics -C x86-tsc"
 expect_one_line_error vmtrace-record "needs a nanosecond trace clock"
+# the metrics never take the recording's place, by its name or through a link to it
+echo keep >old.vmt
+ln -s old.vmt old-link.vmt
+for m in old.vmt old-link.vmt; do
+	run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --metrics $m -o old.vmt
+	expect_rc 64 "--metrics $m -o old.vmt"
+	expect_one_line_error vmtrace-record "metrics $m is the recording's output"
+	[ "$(cat old.vmt)" = keep ] || fail "--metrics $m: old.vmt was touched"
+done
 finish
