@@ -353,7 +353,12 @@ static void say_why_empty(const struct report *rep)
 	const char *file = rep->o->file;
 	char msg[1024];
 
-	if (!it->exits) {
+	if (!it->exits && !vmt_source_nchunks(vmt_reader_source(rep->r)) &&
+	    !vmt_source_status(vmt_reader_source(rep->r))->finished) {
+		/* not the CPUs' fault: the warning below says where the file ends */
+		vmt_info("%s: nothing to report: the file ends before its first complete chunk",
+			 file);
+	} else if (!it->exits) {
 		char *cpus = vmt_reader_meta(rep->r, VMT_META_CPUS);
 
 		if (vmt_nomatch_no_exits(it, vmt_reader_begin_name(rep->r), cpus, msg,

@@ -10,6 +10,7 @@ src="$DATA/small-syscalls.vmt"
 size=$(stat -c %s "$src")
 full=$(vmtrace-report --json "$src" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 prev=0
+nochunk=0
 step=512
 off=0
 while [ "$off" -lt "$size" ]; do
@@ -22,12 +23,20 @@ while [ "$off" -lt "$size" ]; do
 		n=$(json out.txt 'd["events"]')
 		[ "$n" -ge "$prev" ] || fail "cut at $off: fewer events ($n) than a shorter cut ($prev)"
 		[ "$n" -le "$full" ] || fail "cut at $off: more events than the whole file"
+		# before the first complete chunk: the cut is the cause, not the traced CPUs
+		if [ "$(json out.txt 'd["chunks"]')" = 0 ]; then
+			grep -q "cut.vmt: nothing to report: the file ends before its first complete chunk" \
+				err.txt || fail "cut at $off: no chunk, but not said"
+			grep -q "no guest ran" err.txt && fail "cut at $off: blames the CPUs"
+			nochunk=$((nochunk + 1))
+		fi
 		prev=$n ;;
 	*)	cat err.txt; fail "cut at $off: exit $rc" ;;
 	esac
 	off=$((off + step))
 done
 [ "$prev" -gt 0 ] || fail "no cut read back any events"
+[ "$nochunk" -gt 0 ] || fail "no cut ended before the first complete chunk"
 
 
 # Every byte of the file header, the metadata and the first chunk, flipped in turn.

@@ -418,7 +418,10 @@ int main(int argc, char **argv)
 			die("bad CPU count");
 		argv += 3;
 		argc -= 3;
-		snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
+		if (rand_cpus == 1)	/* as vmt_cpulist_format() writes them */
+			snprintf(cpulist, sizeof(cpulist), "0");
+		else
+			snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
 	}
 	if (argc != 3)
 		die("usage: mkvmt [--chunk-pages N] [--legacy] [--context] [--random EXITS CPUS] "
