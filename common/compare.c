@@ -572,11 +572,24 @@ static bool holds(enum vmt_cmp_op op, double x, double y)
 
 static const char *const op_names[] = { ">", ">=", "<", "<=" };
 
+/* A metric's value for people: times as 3.351 ms, whole counts in full, the rest %.6g. */
+static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t size)
+{
+	if (metrics[m].time && v >= 0 && v < 1.8e19)
+		return vmt_format_ns((uint64_t)llround(v), buf, size);
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.6g", v);
+	return buf;
+}
+
 int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd, char *msg,
 		      size_t size)
 {
 	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
 	double before, after, x;
+	char a[48], b[48];
 
 	if (!g) {
 		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
@@ -587,9 +600,9 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 	after = vmt_compare_value(c, g, VMT_CMP_AFTER, cd->metric);
 	if (!cd->relative) {
 		x = after;
-		snprintf(msg, size, "%s: %s %s %.6g%s %s %.6g%s", cd->text, g->name,
-			 metrics[cd->metric].name, x, metrics[cd->metric].time ? " ns" : "",
-			 op_names[cd->op], cd->value, metrics[cd->metric].time ? " ns" : "");
+		snprintf(msg, size, "%s: %s %s %s %s %s", cd->text, g->name,
+			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)),
+			 op_names[cd->op], value_text(cd->metric, cd->value, b, sizeof(b)));
 	} else {
 		/* from nothing to something is an infinite rise; from nothing to nothing none */
 		if (isnan(before) || isnan(after))
@@ -598,8 +611,10 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 			x = after == 0 ? 0 : INFINITY;
 		else
 			x = (after - before) / before * 100.0;
-		snprintf(msg, size, "%s: %s %s %.6g -> %.6g (%+.2f %%) %s %+g %%", cd->text,
-			 g->name, metrics[cd->metric].name, before, after, x, op_names[cd->op],
+		snprintf(msg, size, "%s: %s %s %s -> %s (%+.2f %%) %s %+g %%", cd->text,
+			 g->name, metrics[cd->metric].name,
+			 value_text(cd->metric, before, a, sizeof(a)),
+			 value_text(cd->metric, after, b, sizeof(b)), x, op_names[cd->op],
 			 cd->value);
 	}
 	return !isnan(x) && holds(cd->op, x, cd->value);

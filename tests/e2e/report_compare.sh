@@ -219,7 +219,7 @@ expect_rc 64 "--compare with three recordings"
 # The text: three lines per group, within 120 columns, the verdict printed.
 run vmtrace-report --compare --fail-if 'p99<-10%' "$A" "$B"
 expect_rc 1 "text with a holding condition"
-grep -q '^--fail-if: holds: p99<-10%: all p99 271 -> 141' out.txt || fail "text verdict"
+grep -q '^--fail-if: holds: p99<-10%: all p99 271 ns -> 141 ns' out.txt || fail "text verdict"
 grep -q 'fail-if holds' err.txt || fail "no warning on stderr"
 awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
 [ "$(grep -c '^  [^ ].* before ' out.txt)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["compare"]["groups"]))' syscalls.json)" ] ||
