@@ -42,8 +42,8 @@ static int check_not_input(const struct convert_opts *o)
 	else if (strcmp(o->output, o->input) == 0)
 		vmt_err("%s: the output is the input file: refusing to write over it", o->output);
 	else
-		vmt_err("%s: is the input file %s (a link to it): refusing to write over it",
-			o->output, o->input);
+		vmt_err("%s: is the input file %s (another name or a link for it): refusing to "
+			"write over it", o->output, o->input);
 	return EXIT_USAGE;
 }
 
