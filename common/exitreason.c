@@ -376,6 +376,24 @@ static void say_other_isa(const struct vmt_exitreasons *t, uint32_t isa, const c
 			 names);
 }
 
+/* The exits that dominate KVM recordings, both ISAs' names: listed first when one is unknown. */
+static bool is_usual(const char *name)
+{
+	static const char *const usual[] = {
+		"hlt", "io", "io_instruction", "cpuid", "msr", "msr_read", "msr_write", "npf",
+		"ept_violation", "ept_misconfig", "interrupt", "external_interrupt", "vintr",
+		"interrupt_window", "pause", "pause_instruction", "vmmcall", "vmcall",
+		"apic_access", "apic_write", "preemption_timer", "nmi", "exception_nmi",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(usual) / sizeof(usual[0]); i++) {
+		if (strcasecmp(name, usual[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ...". */
 static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
 			char *msg, size_t size)
@@ -412,8 +430,13 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 	if ((size_t)n >= size)
 		return;
 	l = (struct namelist){ msg + n, size - (size_t)n, 0, 0, false };
+	/* the reasons people filter on first, so that the line's cut leaves those */
 	for (i = 0; i < t->n; i++) {
-		if (isa_fits(isa, t->e[i].isa))
+		if (isa_fits(isa, t->e[i].isa) && is_usual(t->e[i].name))
+			list_add(&l, t->e[i].name);
+	}
+	for (i = 0; i < t->n; i++) {
+		if (isa_fits(isa, t->e[i].isa) && !is_usual(t->e[i].name))
 			list_add(&l, t->e[i].name);
 	}
 }

@@ -48,7 +48,7 @@ run vmtrace-convert --csv --reason EPT_VIOLATION "$K"
 expect_one_line_error vmtrace-convert "EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf\$"
 run vmtrace-report --reason hltt "$K"
 expect_rc 1 "an unknown name"
-expect_one_line_error vmtrace-report "unknown exit reason 'hltt' in this AMD SVM recording (did you mean hlt?); give a number or one of: read_cr0, read_cr2, "
+expect_one_line_error vmtrace-report "unknown exit reason 'hltt' in this AMD SVM recording (did you mean hlt?); give a number or one of: interrupt, nmi, vintr, cpuid, pause, hlt, io, msr, npf, read_cr0, "
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
 
 # An Intel VMX recording: HLT (12) three times, CPUID (10) once, EPT_VIOLATION (48) once.
