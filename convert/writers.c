@@ -188,6 +188,23 @@ static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32
 	return 0;
 }
 
+/*
+ * A trace.bin holds no event formats: a reader guesses the original tool's 2015 layout
+ * (exit_reason at 16, isa at 32), which the original itself needs only for its ids and
+ * times. When the recording's layout is another, say how to read the file back.
+ */
+static void say_layout(const struct convert_opts *o, const struct vmt_evformat *exit_fmt)
+{
+	const struct vmt_evfield *reason = vmt_evformat_field(exit_fmt, "exit_reason");
+	const struct vmt_evfield *isa = vmt_evformat_field(exit_fmt, "isa");
+
+	if (reason && reason->offset == 16 && (!isa || isa->offset == 32))
+		return;
+	vmt_info("%s: written in its recording's event layout, not the original tool's (2015): "
+		 "vm-trace -f reads it; vmtrace-report reads it back with --format-dir DIR, a copy of the "
+		 "recording host's tracefs events/", convert_output_name(o));
+}
+
 /* The original tool's trace.bin: its 8-byte header, then one CPU's 4 KiB pages as they are. */
 int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		   struct convert_found *found)
@@ -220,6 +237,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		return ret;
 	}
 	say_copied(o, src, &o->fo.filter.cpus, copied);
+	say_layout(o, vmt_reader_begin_format(r));
 	return 0;
 }
 

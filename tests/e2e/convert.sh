@@ -99,6 +99,18 @@ run vmtrace-convert --legacy -o b16.bin big16.vmt
 expect_one_line_error vmtrace-convert "4 KiB sub-buffers only"
 run vmtrace-convert --legacy -o one.bin one.vmt
 expect_rc 0 "legacy"
+# its layout is not the 2015 one (exit_reason at 8 here): a note says how to read it back
+grep -q "one.bin: written in its recording's event layout.*--format-dir DIR" err.txt ||
+	fail "no note on the trace.bin's layout"
+# one in the 2015 layout (rt-2015-x86_64) gets none, and reads back without --format-dir
+"$HELPERS/mkvmt" "$DATA/formats/rt-2015-x86_64" rt.vmt <s.txt || fail mkvmt
+run vmtrace-convert --legacy -o rt.bin rt.vmt
+expect_rc 0 "legacy, 2015 layout"
+[ ! -s err.txt ] || fail "a note on a 2015-layout trace.bin: $(cat err.txt)"
+vmtrace-report --legacy rt.vmt >rt-a.txt
+VMTRACE_TRACEFS=/nonexistent vmtrace-report --legacy rt.bin >rt-b.txt ||
+	fail "the 2015-layout trace.bin does not read back alone"
+diff rt-a.txt rt-b.txt || fail "the 2015-layout trace.bin reads back differently"
 [ "$(od -An -tx4 -N4 one.bin | tr -d ' ')" = cce96d01 ] || fail "trace.bin signature"
 vmtrace-report --legacy one.vmt >a.txt
 vmtrace-report --legacy --format-dir "$F618" one.bin >b.txt 2>/dev/null
