@@ -279,9 +279,15 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 		if (av < worst)
 			worst = av;
 	}
-	fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% at "
-		"worst (first exit to last entry)\n",
-		sum / (double)s->ntasks, s->ntasks, worst);
+	/* with filters only the selected exits count: the figure is not the guest's time */
+	if (s->filtered_out)
+		fprintf(f, "Guest availability (selected exits only): %.3f %% on average over %zu "
+			"vCPU task(s), %.3f %% at worst\n", sum / (double)s->ntasks, s->ntasks,
+			worst);
+	else
+		fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% "
+			"at worst (first exit to last entry)\n", sum / (double)s->ntasks,
+			s->ntasks, worst);
 }
 
 static void window_table(FILE *f, const struct table *t, const struct words *wd)

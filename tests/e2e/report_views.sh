@@ -144,4 +144,13 @@ for args in "--legacy --histogram" "--legacy --top 5" "--legacy --threshold 1ms"
 done
 run vmtrace-report --legacy --window 5ms kvm.vmt
 expect_rc 0 "--legacy --window is honoured"
+# Guest availability with exits left out counts the selected ones only, and says so.
+W="$DATA/why/sample/kvm.vmt"
+vmtrace-report "$W" >all.txt || fail "the why sample"
+vmtrace-report --reason hlt "$W" >hlt.txt || fail "the why sample, --reason hlt"
+grep -q '^Guest availability: .* (first exit to last entry)$' all.txt || fail "availability label"
+grep -q '^Guest availability (selected exits only): ' hlt.txt || fail "filtered availability label"
+a=$(sed -n 's/^Guest availability: \([0-9.]*\) %.*/\1/p' all.txt)
+h=$(sed -n 's/^Guest availability (selected exits only): \([0-9.]*\) %.*/\1/p' hlt.txt)
+awk -v a="$a" -v h="$h" 'BEGIN { exit !(h > a) }' || fail "fewer exits but less availability: $a / $h"
 exit 0
