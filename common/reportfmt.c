@@ -150,9 +150,9 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 
 void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
-	const struct words *wd = words_of(r);
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	const struct vmt_vmmap *vm = vmt_reader_vmmap(r);	/* labels from --vm */
+	bool kvm = words_of(r) == &kvm_words;
 	size_t i, n = s->ntasks < 10 ? s->ntasks : 10;
 	char a[32], b[32], c[32];
 
@@ -160,18 +160,22 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 	if (!n || !s->lat.count)
 		return;
 	fprintf(f, "Tasks (most pairs first%s):\n", s->ntasks > n ? ", top 10" : "");
-	fprintf(f, "  %8s %6s %12s %12s %12s %12s%s\n", "pid", wd == &kvm_words ? "vcpu" : "",
-		"pairs", "avg", "max", "max/window", vm ? "  vm" : "");
+	/* a vCPU column for KVM's pair only: other pairs' tasks have none */
+	fprintf(f, "  %8s%s %12s %12s %12s %12s%s\n", "pid", kvm ? "   vcpu" : "", "pairs",
+		"avg", "max", "max/window", vm ? "  vm" : "");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *t = &s->tasks[i];
 		char v[16], label[320];
 
-		snprintf(v, sizeof(v), t->has_vcpu ? "%u" : "-", t->vcpu);
+		if (t->has_vcpu)
+			snprintf(v, sizeof(v), " %6u", t->vcpu);
+		else
+			snprintf(v, sizeof(v), " %6s", "-");
 		if (!vm || !vmt_vmmap_label(vm, t->pid, label + 2, sizeof(label) - 2))
 			label[2] = '\0';
 		label[0] = label[1] = ' ';
-		fprintf(f, "  %8" PRId32 " %6s %12" PRIu64 " %12s %12s %12s%s\n", t->pid, v,
-			t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
+		fprintf(f, "  %8" PRId32 "%s %12" PRIu64 " %12s %12s %12s%s\n", t->pid,
+			kvm ? v : "", t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
 			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), label[2] ? label : "");
 	}

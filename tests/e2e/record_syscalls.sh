@@ -63,6 +63,11 @@ size=$(stat -c %s run.vmt)
 # The record's own summary agrees with the report's.
 grep -q "^Begin-end pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
 	fail "record and report summaries differ"
+# its task table: no vCPU column for system calls, and the loop's row has the report's count
+grep -Eq '^ +pid +pairs +avg +max +max/window$' rec.out ||
+	fail "task table header: $(grep -A1 '^Tasks' rec.out | tail -1)"
+[ "$(awk -v p="$loop_pid" '$1 == p { print $2 }' rec.out)" = "$pairs" ] ||
+	fail "the loop's row in the task table: $(awk -v p="$loop_pid" '$1 == p' rec.out)"
 
 # Metadata: the file describes itself.
 grep -a -q "raw_syscalls:sys_enter" run.vmt || fail "event name not in the file"
