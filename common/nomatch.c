@@ -3,9 +3,12 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
+#include "metakeys.h"
 #include "nomatch.h"
+#include "source.h"
 #include "timefmt.h"
 
 /* Whether any id of the list is in the set (or may be: the set counts ids beyond it). */
@@ -61,17 +64,28 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	}
 }
 
-int vmt_nomatch_no_exits(const struct vmt_iter *it, const char *event, const char *cpus,
-			 char *buf, size_t size)
+int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
+			 size_t size)
 {
+	const struct vmt_source *src = vmt_reader_source(r);
+	char *cpus;
+
 	if (size)
 		buf[0] = '\0';
 	if (it->exits)
 		return 0;
+	if (!vmt_source_nchunks(src) && !vmt_source_status(src)->finished) {
+		/* not the CPUs' fault: the caller's warning says where the file ends */
+		snprintf(buf, size, "nothing to report: the file ends before its first complete "
+			 "chunk");
+		return 1;
+	}
+	cpus = vmt_reader_meta(r, VMT_META_CPUS);
 	snprintf(buf, size, "not one %s event in the recording (CPUs traced: %s): no guest ran "
 		 "on those CPUs while it recorded, or the event does not fire on this kernel; "
-		 "the vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM", event,
-		 cpus && *cpus ? cpus : "not stored");
+		 "the vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM",
+		 vmt_reader_begin_name(r), cpus && *cpus ? cpus : "not stored");
+	free(cpus);
 	return 1;
 }
 

@@ -21,10 +21,11 @@
 int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
 
 /*
- * After a pass over a recording without one begin event (event: its name, cpus: the CPUs
- * traced as stored, or NULL): the likely causes into buf. Returns 1 then, else 0.
+ * After a pass over recording r without one begin event: the likely causes into buf (the
+ * file cut before its first complete chunk, or which event never came on which CPUs).
+ * Returns 1 then, else 0.
  */
-int vmt_nomatch_no_exits(const struct vmt_iter *it, const char *event, const char *cpus,
-			 char *buf, size_t size);
+int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
+			 size_t size);
 
 #endif

@@ -237,7 +237,8 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		return ret;
 	}
 	say_copied(o, src, &o->fo.filter.cpus, copied);
-	say_layout(o, vmt_reader_begin_format(r));
+	if (copied)	/* an empty trace.bin needs no reading back */
+		say_layout(o, vmt_reader_begin_format(r));
 	return 0;
 }
 

@@ -2,12 +2,10 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "iterate.h"
 #include "log.h"
-#include "metakeys.h"
 #include "nomatch.h"
 #include "readback.h"
 #include "reader.h"
@@ -29,13 +27,11 @@ void rec_readback_summary(const char *path)
 		return;
 	}
 	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0) {
-		char *cpus = vmt_reader_meta(r, VMT_META_CPUS);
 		char msg[512];
 
 		vmt_report_summary_text(stdout, r, &s);
-		if (vmt_nomatch_no_exits(&it, vmt_reader_begin_name(r), cpus, msg, sizeof(msg)))
+		if (vmt_nomatch_no_exits(&it, r, msg, sizeof(msg)))
 			vmt_warn("%s: %s", path, msg);
-		free(cpus);
 	}
 	vmt_summary_free(&s);
 	vmt_reader_close(r);

@@ -101,8 +101,7 @@ static const struct argp_option options[] = {
 	{ "metrics", OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
 	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
 	  "collector)", 3 },
-	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)",
-	  3 },
+	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)", 3 },
 	{ "on-threshold", OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
 	  "in memory; when an exit lasts TIME or more, write that and --after past it, then "
 	  "stop", 3 },
@@ -200,22 +199,18 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 				      (!stat(o->output, &st) && !S_ISREG(st.st_mode))))
 			argp_error(state, "--continue writes numbered files: not with -o -, a "
 				   "device or --no-output");
-		if (!o->ring_bytes)
-			o->ring_bytes = REC_DEFAULT_RING_BYTES;
-		if (!o->keep_ns)
-			o->keep_ns = REC_DEFAULT_KEEP_NS;
-		if (!o->after_ns)
-			o->after_ns = REC_DEFAULT_AFTER_NS;
+		o->ring_bytes = o->ring_bytes ? o->ring_bytes : REC_DEFAULT_RING_BYTES;
+		o->keep_ns = o->keep_ns ? o->keep_ns : REC_DEFAULT_KEEP_NS;
+		o->after_ns = o->after_ns ? o->after_ns : REC_DEFAULT_AFTER_NS;
 		if (o->metrics_interval_ns && !o->metrics)
 			argp_error(state, "--interval needs --metrics FILE");
-		if (!o->metrics_interval_ns)
-			o->metrics_interval_ns = REC_DEFAULT_METRICS_NS;
+		o->metrics_interval_ns = o->metrics_interval_ns ? o->metrics_interval_ns :
+					 REC_DEFAULT_METRICS_NS;
 		if (o->no_output && !o->live_ns && !o->metrics)
 			argp_error(state, "--no-output needs --live or --metrics (there would be "
 				   "nothing to see)");
 		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
 			argp_error(state, "--no-output and -o together");
-		/* rewritten every --interval, the metrics would stand where the recording goes */
 		if (o->metrics && !o->no_output && (strcmp(o->metrics, o->output) == 0 ||
 						    vmt_outfile_is_same_file(o->metrics, o->output) == 1))
 			argp_error(state, "--metrics %s is the recording's output (-o)", o->metrics);

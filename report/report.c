@@ -353,18 +353,9 @@ static void say_why_empty(const struct report *rep)
 	const char *file = rep->o->file;
 	char msg[1024];
 
-	if (!it->exits && !vmt_source_nchunks(vmt_reader_source(rep->r)) &&
-	    !vmt_source_status(vmt_reader_source(rep->r))->finished) {
-		/* not the CPUs' fault: the warning below says where the file ends */
-		vmt_info("%s: nothing to report: the file ends before its first complete chunk",
-			 file);
-	} else if (!it->exits) {
-		char *cpus = vmt_reader_meta(rep->r, VMT_META_CPUS);
-
-		if (vmt_nomatch_no_exits(it, vmt_reader_begin_name(rep->r), cpus, msg,
-					 sizeof(msg)))
+	if (!it->exits) {
+		if (vmt_nomatch_no_exits(it, rep->r, msg, sizeof(msg)))
 			vmt_info("%s: %s", file, msg);
-		free(cpus);
 	} else if (!rep->s.lat.count && vmt_nomatch_explain(it, msg, sizeof(msg))) {
 		vmt_info("%s: %s", file, msg);
 	}

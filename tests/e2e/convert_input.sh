@@ -101,7 +101,8 @@ done
 vmtrace-report --legacy dmg1.vmt >rep.txt 2>rep.err
 run vmtrace-convert --legacy -o dmg1.bin dmg1.vmt
 expect_rc 2 "--legacy of a damaged file"
-[ "$(warnings err.txt)" = "$(warnings rep.err)" ] || fail "--legacy: $(cat err.txt)"
+[ "$(warnings err.txt | grep -v "dmg1.bin: written in its recording's event layout")" = "$(warnings rep.err)" ] ||
+	fail "--legacy: $(cat err.txt)"
 vmtrace-report --legacy --format-dir "$F618" dmg1.bin >bin.txt 2>/dev/null
 [ "$(head -3 bin.txt)" = "$(head -3 rep.txt)" ] || fail "--legacy: $(cat bin.txt) vs $(cat rep.txt)"
 
