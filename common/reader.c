@@ -32,12 +32,6 @@ struct stream {
 	uint64_t cur_hi, cur_lo;	/* those of the chunk being read */
 };
 
-/* an entry of the merge's heap: a stream and its head's order_key() */
-struct heapent {
-	unsigned __int128 key;
-	struct stream *s;
-};
-
 struct vmt_reader {
 	char *path;
 	struct vmt_source *src;
@@ -57,8 +51,14 @@ struct vmt_reader {
 	/* merged walk */
 	struct stream *streams;
 	uint32_t nstreams;
-	struct heapent *heap;
-	uint32_t nheap;
+	/*
+	 * The merge: a tournament tree of losers over the streams (leaves, a power of two;
+	 * node 0 the winner, node n > 0 the loser of the match there) and each stream's
+	 * order_key(), KEY_DONE once it has nothing left.
+	 */
+	uint32_t *tree;
+	unsigned __int128 *key;
+	uint32_t leaves;
 	/*
 	 * Without read-ahead, chunks are read one at a time: one zstd context and one
 	 * compressed buffer serve every stream, which keeps only its pages. On 64 CPUs that
@@ -72,6 +72,20 @@ struct vmt_reader {
 	uint64_t from, to;
 	bool unordered;			/* a stream's time went back: the slice is not exact */
 };
+
+#define KEY_DONE (~(unsigned __int128)0)	/* a finished stream's key: loses to all */
+
+/* The merge's tree and keys for up to n streams. 0 or -ENOMEM. */
+static int alloc_merge(struct vmt_reader *r, uint32_t n)
+{
+	uint32_t leaves = 1;
+
+	while (leaves < n)
+		leaves *= 2;
+	r->tree = calloc(leaves, sizeof(*r->tree));
+	r->key = calloc(leaves, sizeof(*r->key));
+	return r->tree && r->key ? 0 : -ENOMEM;
+}
 
 const char *vmt_reader_path(const struct vmt_reader *r)
 {
@@ -367,8 +381,7 @@ static int setup_streams(struct vmt_reader *r)
 		}
 		s->chunk[s->nchunk++] = i;
 	}
-	r->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*r->heap));
-	return r->heap ? 0 : -ENOMEM;
+	return alloc_merge(r, r->nstreams);
 }
 
 int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
@@ -464,7 +477,8 @@ void vmt_reader_close(struct vmt_reader *r)
 		free(r->streams[i].chunk_lo);
 	}
 	free(r->streams);
-	free(r->heap);
+	free(r->tree);
+	free(r->key);
 	vmt_chunkbuf_free(&r->scratch);
 	if (r->parent) {
 		free(r);	/* the rest is the parent's */
@@ -547,7 +561,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				 * starts in (that one is still warm from decoding it). One stream
 				 * reads its page in order, which the hardware prefetches alone.
 				 */
-				if (r->nheap > 1)
+				if (r->leaves > 1)
 					__builtin_prefetch(s->pg.data + s->pg.off + 64);
 				return;
 			}
@@ -640,8 +654,8 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 /*
  * The merge order of a stream's head as one integer: time, then a gap before the records
  * of the same time (it happened before the page's records), then CPU. Keeping it in the
- * heap beside the stream spares each comparison two pointer chases into streams that, on
- * a recording of many CPUs, are seldom in cache.
+ * merge's own array spares each comparison two pointer chases into streams that, on a
+ * recording of many CPUs, are seldom in cache.
  */
 static unsigned __int128 order_key(const struct stream *s)
 {
@@ -649,27 +663,64 @@ static unsigned __int128 order_key(const struct stream *s)
 	       (uint64_t)(s->head.kind != VMT_ITEM_GAP) << 32 | s->cpu;
 }
 
-static void sift_down(struct vmt_reader *r, uint32_t i)
+/* Play the tournament again from stream i's leaf up, after its key changed. */
+static void replay(struct vmt_reader *r, uint32_t i)
 {
-	struct heapent moving = r->heap[i];
+	unsigned __int128 k = r->key[i];
+	uint32_t n, w = i;
 
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
+	/*
+	 * Which stream wins a match is as good as random among many CPUs' streams: selects
+	 * rather than branches, which would mispredict about every other level.
+	 */
+	for (n = (i + r->leaves) >> 1; n; n >>= 1) {
+		uint32_t l = r->tree[n];
+		unsigned __int128 kl = r->key[l];
+		bool up = kl < k;	/* the stored loser wins here: carry it up */
+		uint32_t m = 0 - (uint32_t)up, swap = (w ^ l) & m;
 
-		if (l >= r->nheap)
-			break;
-		m = l + 1 < r->nheap && r->heap[l + 1].key < r->heap[l].key ? l + 1 : l;
-		if (moving.key <= r->heap[m].key)
-			break;
-		r->heap[i] = r->heap[m];
-		i = m;
+		r->tree[n] = l ^ swap;
+		w ^= swap;
+		k = up ? kl : k;
 	}
-	r->heap[i] = moving;
+	r->tree[0] = w;
+}
+
+/* The match at node n of the first tournament: stores the loser, returns the winner. */
+static uint32_t play(struct vmt_reader *r, uint32_t n)
+{
+	uint32_t a, b;
+
+	if (n >= r->leaves)
+		return n - r->leaves;
+	a = play(r, 2 * n);
+	b = play(r, 2 * n + 1);
+	if (r->key[b] < r->key[a]) {
+		r->tree[n] = a;
+		return b;
+	}
+	r->tree[n] = b;
+	return a;
+}
+
+/* The first tournament, once every stream has its first item. */
+static void build_tree(struct vmt_reader *r)
+{
+	uint32_t i;
+
+	r->leaves = 1;
+	while (r->leaves < r->nstreams)
+		r->leaves *= 2;
+	for (i = 0; i < r->leaves; i++)
+		r->key[i] = i < r->nstreams && !r->streams[i].done ?
+			    order_key(&r->streams[i]) : KEY_DONE;
+	r->tree[0] = play(r, 1);
 }
 
 const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 {
 	struct stream *s;
+	uint32_t w;
 
 	if (!r->started) {
 		uint32_t i;
@@ -678,39 +729,36 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 		/* a slice's thread decompresses its own chunks: the slices share the cores */
 		if (!r->parent)
 			r->ra = vmt_readahead_new(r->src, r->nstreams);
-		for (i = 0; i < r->nstreams; i++) {
+		for (i = 0; i < r->nstreams; i++)
 			stream_advance(r, &r->streams[i]);
-			if (!r->streams[i].done) {
-				r->heap[r->nheap].s = &r->streams[i];
-				r->heap[r->nheap++].key = order_key(&r->streams[i]);
-			}
-		}
-		for (i = r->nheap / 2; i-- > 0;)
-			sift_down(r, i);
-	} else if (r->nheap) {
+		build_tree(r);
+	} else {
 		/*
 		 * Advance the stream returned last only now: the record handed out then
 		 * points into its chunk buffer, which advancing may replace.
 		 */
-		s = r->heap[0].s;
+		w = r->tree[0];
+		if (r->key[w] == KEY_DONE)
+			return NULL;
+		s = &r->streams[w];
 		stream_advance(r, s);
 		if (s->done) {
-			r->heap[0] = r->heap[--r->nheap];
-		} else if (r->nheap > 1) {
+			r->key[w] = KEY_DONE;
+			replay(r, w);
+		} else if (r->leaves > 1) {
 			/* alone, a stream's key is never compared: one CPU skips all of this */
-			r->heap[0].key = order_key(s);
-			sift_down(r, 0);
+			r->key[w] = order_key(s);
+			replay(r, w);
 		}
-		if (r->nheap > 1 && s->done)
-			sift_down(r, 0);
 	}
-	if (!r->nheap)
+	w = r->tree[0];
+	if (r->key[w] == KEY_DONE)
 		return NULL;
 	/*
 	 * A pointer to the stream's own item: copying it here, right after the page decoder
 	 * wrote it field by field, stalled on store forwarding at every record.
 	 */
-	return &r->heap[0].s->head;
+	return &r->streams[w].head;
 }
 
 int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
@@ -873,14 +921,13 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 	sl->unordered = false;
 	sl->started = false;
 	sl->ra = NULL;
-	sl->nheap = 0;
+	sl->leaves = 0;
 	memset(&sl->scratch, 0, sizeof(sl->scratch));
 	memset(&sl->st, 0, sizeof(sl->st));
 	sl->last_error = NULL;
-	sl->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->heap));
 	sl->streams = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->streams));
 	sl->nstreams = 0;
-	if (!sl->heap || !sl->streams)
+	if (alloc_merge(sl, r->nstreams) || !sl->streams)
 		goto fail;
 	for (i = 0; i < r->nstreams; i++) {
 		const struct stream *ps = &r->streams[i];
