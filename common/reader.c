@@ -66,6 +66,7 @@ struct vmt_reader {
 	 */
 	struct vmt_chunkbuf scratch;
 	bool started;
+	struct stream *cur;		/* the stream of the item returned last, NULL at the end */
 	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
 	/* a slice (vmt_reader_slice): the parent's recording, items in [from, to) only */
 	const struct vmt_reader *parent;
@@ -535,6 +536,32 @@ static __attribute__((noinline)) int slice_keeps(struct vmt_reader *r, struct st
 	return -1;
 }
 
+static void stream_advance(struct vmt_reader *r, struct stream *s);
+
+/*
+ * A slice's record read inline (vmt_reader_next_item): kept, or the stream goes on to the
+ * next it keeps, or it is done, as in stream_advance().
+ */
+static void slice_record(struct vmt_reader *r, struct stream *s)
+{
+	uint64_t ts = s->head.ts;
+	int in;
+
+	/* the usual case inline: in order and inside the slice */
+	if (ts >= s->prev_ts && ts >= r->from && ts < r->to) {
+		s->prev_ts = ts;
+		r->st.records++;
+		return;
+	}
+	in = slice_keeps(r, s);
+	if (in > 0)
+		r->st.records++;
+	else if (in < 0)
+		s->done = true;
+	else
+		stream_advance(r, s);
+}
+
 /* Load the stream's next item into s->head; s->done when nothing is left. */
 static void stream_advance(struct vmt_reader *r, struct stream *s)
 {
@@ -717,48 +744,66 @@ static void build_tree(struct vmt_reader *r)
 	r->tree[0] = play(r, 1);
 }
 
+/* The first item: every stream's, and the first tournament. */
+static __attribute__((noinline)) const struct vmt_item *first_item(struct vmt_reader *r)
+{
+	uint32_t i, w;
+
+	r->started = true;
+	/* a slice's thread decompresses its own chunks: the slices share the cores */
+	if (!r->parent)
+		r->ra = vmt_readahead_new(r->src, r->nstreams);
+	for (i = 0; i < r->nstreams; i++)
+		stream_advance(r, &r->streams[i]);
+	build_tree(r);
+	w = r->tree[0];
+	r->cur = r->key[w] == KEY_DONE ? NULL : &r->streams[w];
+	return r->cur ? &r->cur->head : NULL;
+}
+
 const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 {
-	struct stream *s;
+	struct stream *s = r->cur;
 	uint32_t w;
 
-	if (!r->started) {
-		uint32_t i;
-
-		r->started = true;
-		/* a slice's thread decompresses its own chunks: the slices share the cores */
-		if (!r->parent)
-			r->ra = vmt_readahead_new(r->src, r->nstreams);
-		for (i = 0; i < r->nstreams; i++)
-			stream_advance(r, &r->streams[i]);
-		build_tree(r);
+	if (__builtin_expect(!r->started, 0))
+		return first_item(r);
+	if (!s)
+		return NULL;
+	/*
+	 * Advance the stream returned last only now: the record handed out then points into
+	 * its chunk buffer, which advancing may replace. The usual record inline; the page's
+	 * end, a new chunk, a slice's bounds and the rest out of line.
+	 */
+	if (s->in_page && vmt_rbpage_next_fast(&s->pg, &s->head.rec)) {
+		s->head.kind = VMT_ITEM_RECORD;	/* the item before may have been a gap */
+		s->head.ts = s->head.rec.ts;
+		if (__builtin_expect(r->parent != NULL, 0))
+			slice_record(r, s);
+		else
+			r->st.records++;
+		/* alone, a stream's key is never compared: one CPU skips all of the merge */
+		if (r->leaves == 1)
+			return &s->head;
+		__builtin_prefetch(s->pg.data + s->pg.off + 64);
 	} else {
-		/*
-		 * Advance the stream returned last only now: the record handed out then
-		 * points into its chunk buffer, which advancing may replace.
-		 */
-		w = r->tree[0];
-		if (r->key[w] == KEY_DONE)
-			return NULL;
-		s = &r->streams[w];
 		stream_advance(r, s);
-		if (s->done) {
-			r->key[w] = KEY_DONE;
-			replay(r, w);
-		} else if (r->leaves > 1) {
-			/* alone, a stream's key is never compared: one CPU skips all of this */
-			r->key[w] = order_key(s);
-			replay(r, w);
-		}
+	}
+	w = (uint32_t)(s - r->streams);
+	if (s->done) {
+		r->key[w] = KEY_DONE;
+		replay(r, w);
+	} else if (r->leaves > 1) {
+		r->key[w] = order_key(s);
+		replay(r, w);
 	}
 	w = r->tree[0];
-	if (r->key[w] == KEY_DONE)
-		return NULL;
+	r->cur = r->key[w] == KEY_DONE ? NULL : &r->streams[w];
 	/*
 	 * A pointer to the stream's own item: copying it here, right after the page decoder
 	 * wrote it field by field, stalled on store forwarding at every record.
 	 */
-	return &r->streams[w].head;
+	return r->cur ? &r->cur->head : NULL;
 }
 
 int vmt_reader_next(struct vmt_reader *r, struct vmt_item *item)
@@ -920,6 +965,7 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 	sl->to = to;
 	sl->unordered = false;
 	sl->started = false;
+	sl->cur = NULL;
 	sl->ra = NULL;
 	sl->leaves = 0;
 	memset(&sl->scratch, 0, sizeof(sl->scratch));
