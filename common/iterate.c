@@ -18,6 +18,8 @@ struct itask {
 struct vmt_pass {
 	struct vmt_iter *it;
 	const struct vmt_evbind *evbind;
+	/* the input's binding, the entries' detail left out when no consumer sees entries */
+	struct vmt_evbind bind_own;
 	struct vmt_pairing *pairing;
 	bool want_event, want_gap, want_record, want_context;
 	uint32_t last_cpu, last_vcpu;	/* of the latest exit, vCPU: only changes are noted */
@@ -322,6 +324,11 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		w->want_record |= c[i].ops->record != NULL;
 		w->want_context |= c[i].ops->context != NULL;
 	}
+	if (in->bind) {
+		w->bind_own = *in->bind;
+		w->bind_own.end.detail = w->want_event;
+		w->evbind = &w->bind_own;
+	}
 	w->pairing = vmt_pairing_new(on_pair, w);
 	if (!w->pairing) {
 		free(w);
@@ -379,7 +386,14 @@ static __attribute__((noinline)) int pass_event(struct vmt_pass *w, const struct
 	return ret;
 }
 
-int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
+/*
+ * Inline in the reader's loop (vmt_pass_reader): a call and its register saves per event.
+ * plain, a constant: the pass neither attributes nor feeds every event, which the loop
+ * then tests once rather than twice per event.
+ */
+static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
+							   const struct vmt_item *item,
+							   const bool plain)
 {
 	struct vmt_iter *it = w->it;
 	struct vmt_event ev;
@@ -414,17 +428,41 @@ int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
 	if (ev.ts > it->last_ts)
 		it->last_ts = ev.ts;
 	w->paired = false;
-	if (w->attrib && ev.kind == VMT_EV_BEGIN)
+	if (!plain && w->attrib && ev.kind == VMT_EV_BEGIN)
 		ret = vmt_attrib_begin(w->attrib, &ev);
 	if (!ret)
 		ret = vmt_pairing_event(w->pairing, &ev);
 	if (!ret)
 		ret = w->error;
-	if (w->attrib && ev.kind == VMT_EV_END && !w->paired)
+	if (!plain && w->attrib && ev.kind == VMT_EV_END && !w->paired)
 		vmt_attrib_drop(w->attrib, &ev);
-	if (w->want_event && !ret)
+	if (!plain && w->want_event && !ret)
 		ret = pass_event(w, &ev);
 	return w->ret = ret;
+}
+
+int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
+{
+	return pass_item(w, item, false);
+}
+
+int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_iter_opts *o)
+{
+	const struct vmt_item *item;
+	uint64_t items = 0, last_ms = 0;
+	int ret = w->ret;
+
+	if (!w->attrib && !w->want_event && !(o && o->progress)) {
+		while (!ret && (item = vmt_reader_next_item(r)))
+			ret = pass_item(w, item, true);
+		return ret;
+	}
+	while (!ret && (item = vmt_reader_next_item(r))) {
+		if (o && o->progress && (++items & 0xffff) == 0)
+			report_progress(r, o, &last_ms);
+		ret = pass_item(w, item, false);
+	}
+	return ret;
 }
 
 int vmt_pass_end(struct vmt_pass *w)
@@ -455,19 +493,14 @@ int vmt_pass_end(struct vmt_pass *w)
 int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,
 		unsigned int nc, struct vmt_iter *it)
 {
-	const struct vmt_item *item;
 	struct vmt_pass_input in;
 	struct vmt_pass *w;
-	uint64_t items = 0, last_ms = 0;
 	int ret;
 
 	vmt_pass_input_reader(&in, r);
 	ret = vmt_pass_begin(&in, o, c, nc, it, &w);
-	while (!ret && (item = vmt_reader_next_item(r))) {
-		if (o && o->progress && (++items & 0xffff) == 0)
-			report_progress(r, o, &last_ms);
-		ret = vmt_pass_item(w, item);
-	}
+	if (!ret)
+		vmt_pass_reader(w, r, o);
 	if (!w)
 		return ret;
 	return vmt_pass_end(w);

@@ -164,6 +164,8 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		   struct vmt_consumer *c, unsigned int nc, struct vmt_iter *it,
 		   struct vmt_pass **pass);
 int vmt_pass_item(struct vmt_pass *pass, const struct vmt_item *item);
+/* Every item of r, as vmt_pass_item() each (o for its progress, or NULL). */
+int vmt_pass_reader(struct vmt_pass *pass, struct vmt_reader *r, const struct vmt_iter_opts *o);
 int vmt_pass_end(struct vmt_pass *pass);
 
 /*

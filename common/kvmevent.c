@@ -114,6 +114,11 @@ int vmt_evbind_init(struct vmt_evbind *b, const struct vmt_evformat *begin,
 	bind_side(&b->end, end);
 	bind_flags(&b->begin, b->common_flags);
 	bind_flags(&b->end, b->common_flags);
+	b->begin.detail = b->end.detail = true;
+	b->begin.kind = VMT_EV_BEGIN;
+	b->end.kind = VMT_EV_END;
+	b->begin.fast_len = b->begin.usual ? b->begin.min_len : UINT32_MAX;
+	b->end.fast_len = b->end.usual ? b->end.min_len : UINT32_MAX;
 	return 0;
 }
 

@@ -117,7 +117,6 @@ static unsigned int plan(const struct vmt_reader *r, unsigned int want, uint64_t
 static int run_slice(const struct pool *p, struct slice *sl)
 {
 	struct vmt_iter_opts o = *p->o;
-	const struct vmt_item *item;
 	struct vmt_pass_input in;
 	struct vmt_consumer c;
 	struct vmt_reader *r;
@@ -140,8 +139,8 @@ static int run_slice(const struct pool *p, struct slice *sl)
 	if (!ret) {
 		vmt_pass_input_reader(&in, r);
 		ret = vmt_pass_begin(&in, &o, &c, 1, &sl->it, &pass);
-		while (!ret && (item = vmt_reader_next_item(r)))
-			ret = vmt_pass_item(pass, item);
+		if (!ret)
+			ret = vmt_pass_reader(pass, r, NULL);
 		if (pass) {
 			int end = vmt_pass_end(pass);
 
