@@ -37,7 +37,8 @@ void vmt_window_free(struct vmt_window *w)
 {
 	free(w->start);
 	free(w->end);
-	w->start = w->end = NULL;
+	free(w->before);
+	w->start = w->end = w->before = NULL;
 	w->cap = w->len = 0;
 }
 
@@ -45,20 +46,27 @@ int vmt_window_grow(struct vmt_window *w)
 {
 	uint32_t cap = w->cap ? w->cap * 2 : 16, i;
 	uint64_t *s = malloc(cap * sizeof(*s)), *e = malloc(cap * sizeof(*e));
+	uint64_t *b = malloc(cap * sizeof(*b));
 
-	if (!s || !e || cap < w->cap) {
+	if (!s || !e || !b || cap < w->cap) {
 		free(s);
 		free(e);
+		free(b);
 		return -ENOMEM;
 	}
 	for (i = 0; i < w->len; i++) {
-		s[i] = w->start[(w->head + i) & (w->cap - 1)];
-		e[i] = w->end[(w->head + i) & (w->cap - 1)];
+		uint32_t j = (w->head + i) & (w->cap - 1);
+
+		s[i] = w->start[j];
+		e[i] = w->end[j];
+		b[i] = w->before[j];
 	}
 	free(w->start);
 	free(w->end);
+	free(w->before);
 	w->start = s;
 	w->end = e;
+	w->before = b;
 	w->head = 0;
 	w->cap = cap;
 	return 0;
@@ -261,9 +269,10 @@ int vmt_window_adopt(struct vmt_window *w, const struct vmt_window *from)
 
 		w->start[i] = from->start[j];
 		w->end[i] = from->end[j];
+		w->before[i] = from->before[j];
 	}
 	w->len = from->len;
-	w->sum = from->sum;
+	w->total = from->total;
 	w->last_end = from->last_end;
 	if (from->max_sum > w->max_sum) {
 		w->max_sum = from->max_sum;

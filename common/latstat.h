@@ -129,9 +129,14 @@ uint64_t vmt_latdist_bucket_low(unsigned int idx);
  */
 struct vmt_window {
 	uint64_t window;
-	uint64_t *start, *end;	/* ring of intervals still inside the last window */
+	/*
+	 * Ring of intervals still inside the last window, each with the total length of the
+	 * intervals added before it: the ring's sum is total - before[head], so dropping an
+	 * interval only moves head.
+	 */
+	uint64_t *start, *end, *before;
 	uint32_t head, len, cap;
-	uint64_t sum;		/* total length of the intervals in the ring */
+	uint64_t total;		/* total length of every interval added */
 	uint64_t last_end;
 	uint64_t max_sum;
 	uint64_t max_at;	/* start of the window that holds max_sum */
@@ -154,8 +159,8 @@ int vmt_window_grow(struct vmt_window *w);
  */
 static inline int vmt_window_add(struct vmt_window *w, uint64_t start, uint64_t end)
 {
-	uint64_t lo, covered;
-	uint32_t tail, i;
+	uint64_t *ws, *we, *wb, lo, total, covered;
+	uint32_t head, len, mask, tail, drop;
 
 	/* A task's intervals cannot overlap; clip what clock noise would make overlap. */
 	if (start < w->last_end)
@@ -165,34 +170,46 @@ static inline int vmt_window_add(struct vmt_window *w, uint64_t start, uint64_t 
 	w->last_end = end;
 	if (__builtin_expect(w->len == w->cap, 0) && vmt_window_grow(w))
 		return -ENOMEM;
-	tail = (w->head + w->len) & (w->cap - 1);
-	w->start[tail] = start;
-	w->end[tail] = end;
-	w->len++;
-	w->sum += end - start;
+	/* in locals: the ring's stores could alias the struct's fields for the compiler */
+	ws = w->start;
+	we = w->end;
+	wb = w->before;
+	head = w->head;
+	mask = w->cap - 1;
+	tail = (head + w->len) & mask;
+	total = w->total;
+	ws[tail] = start;
+	we[tail] = end;
+	wb[tail] = total;
+	total += end - start;
+	len = w->len + 1;
 
 	/*
 	 * The window [end - window, end): drop intervals that ended before it. Each exit drops
 	 * none, one or a few, unpredictably: the first two steps are without branches, the loop
-	 * does the rest. The ring holds the interval just added, so head is a slot in use
-	 * (an empty ring only when that interval dropped too: a time of 0, lo 0).
+	 * does the rest. The first step's slot holds at least the interval just added; that
+	 * one drops too only at time 0 (window >= 1, so lo < end otherwise).
 	 */
 	lo = end > w->window ? end - w->window : 0;
-	for (i = 0; i < 2; i++) {
-		uint64_t drop = (w->len != 0) & (w->end[w->head] <= lo);
-
-		w->sum -= (w->end[w->head] - w->start[w->head]) & (0 - drop);
-		w->head = (w->head + (uint32_t)drop) & (w->cap - 1);
-		w->len -= (uint32_t)drop;
+	drop = we[head] <= lo;
+	head = (head + drop) & mask;
+	len -= drop;
+	drop = (len != 0) & (we[head] <= lo);
+	head = (head + drop) & mask;
+	len -= drop;
+	while (len && we[head] <= lo) {
+		head = (head + 1) & mask;
+		len--;
 	}
-	while (w->len && w->end[w->head] <= lo) {
-		w->sum -= w->end[w->head] - w->start[w->head];
-		w->head = (w->head + 1) & (w->cap - 1);
-		w->len--;
+	w->head = head;
+	w->len = len;
+	w->total = total;
+	covered = 0;
+	if (len) {
+		covered = total - wb[head];
+		if (ws[head] < lo)
+			covered -= lo - ws[head];
 	}
-	covered = w->sum;
-	if (w->len && w->start[w->head] < lo)
-		covered -= lo - w->start[w->head];
 	if (covered > w->max_sum) {
 		w->max_sum = covered;
 		w->max_at = lo;
