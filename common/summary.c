@@ -74,7 +74,9 @@ static struct vmt_group *reason_group_hashed(struct vmt_summary *s, uint32_t isa
 	return &s->reasons[s->nreasons++];
 }
 
-static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+/* A reason's group the first time, or past the direct table: out of line. */
+static __attribute__((noinline)) struct vmt_group *reason_group_new(struct vmt_summary *s,
+								     uint32_t isa, uint64_t key)
 {
 	struct summary_work *w = s->work;
 	struct vmt_group *g;
@@ -95,6 +97,18 @@ static struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint6
 	if (g && s->nreasons < UINT32_MAX)
 		*d = (uint32_t)(g - s->reasons) + 1;
 	return g;
+}
+
+/* Once per exit: a reason seen before is one load from the direct table, inline. */
+static inline struct vmt_group *reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key)
+{
+	const uint32_t *direct = s->work->reason_direct;
+	uint32_t d;
+
+	if (isa < REASON_DIRECT_ISAS && key < REASON_DIRECT_CODES && direct &&
+	    (d = direct[isa * REASON_DIRECT_CODES + key]) != 0)
+		return &s->reasons[d - 1];
+	return reason_group_new(s, isa, key);
 }
 
 struct vmt_group *vmt_summary_cpu_group(struct vmt_summary *s, uint32_t cpu)
