@@ -396,7 +396,8 @@ static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 							   const bool plain)
 {
 	struct vmt_iter *it = w->it;
-	struct vmt_event ev;
+	/* decoded where the pairing keeps a begin without copying it */
+	struct vmt_event *ev = vmt_pairing_buffer(w->pairing);
 	int ret = w->ret;
 	int dec;
 
@@ -404,7 +405,7 @@ static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 		return ret;
 	if (item->kind == VMT_ITEM_GAP)
 		return pass_gap(w, item);
-	dec = vmt_evbind_decode_inline(w->evbind, &item->rec, item->cpu, &ev);
+	dec = vmt_evbind_decode_inline(w->evbind, &item->rec, item->cpu, ev);
 	if (dec == 0)
 		return pass_other(w, item);
 	if (dec < 0) {
@@ -412,32 +413,32 @@ static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 		return 0;
 	}
 	it->events++;
-	if (ev.kind == VMT_EV_BEGIN) {
+	if (ev->kind == VMT_EV_BEGIN) {
 		/* events come in time order: the first and the latest exit */
 		if (!it->exits++)
-			it->first_exit_ts = ev.ts;
-		it->last_exit_ts = ev.ts;
+			it->first_exit_ts = ev->ts;
+		it->last_exit_ts = ev->ts;
 		/* most exits are on the CPU of the one before: note only changes */
-		if (ev.cpu != w->last_cpu)
-			ids_add(&it->exit_cpus, w->last_cpu = ev.cpu);
+		if (ev->cpu != w->last_cpu)
+			ids_add(&it->exit_cpus, w->last_cpu = ev->cpu);
 	}
-	if (ev.vcpu != w->last_vcpu && (ev.has & VMT_EVF_VCPU))
-		ids_add(&it->vcpus, w->last_vcpu = ev.vcpu);
-	if (ev.ts < it->first_ts)
-		it->first_ts = ev.ts;
-	if (ev.ts > it->last_ts)
-		it->last_ts = ev.ts;
+	if (ev->vcpu != w->last_vcpu && (ev->has & VMT_EVF_VCPU))
+		ids_add(&it->vcpus, w->last_vcpu = ev->vcpu);
+	if (ev->ts < it->first_ts)
+		it->first_ts = ev->ts;
+	if (ev->ts > it->last_ts)
+		it->last_ts = ev->ts;
 	w->paired = false;
-	if (!plain && w->attrib && ev.kind == VMT_EV_BEGIN)
-		ret = vmt_attrib_begin(w->attrib, &ev);
+	if (!plain && w->attrib && ev->kind == VMT_EV_BEGIN)
+		ret = vmt_attrib_begin(w->attrib, ev);
 	if (!ret)
-		ret = vmt_pairing_event(w->pairing, &ev);
+		ret = vmt_pairing_event(w->pairing, ev);
 	if (!ret)
 		ret = w->error;
-	if (!plain && w->attrib && ev.kind == VMT_EV_END && !w->paired)
-		vmt_attrib_drop(w->attrib, &ev);
+	if (!plain && w->attrib && ev->kind == VMT_EV_END && !w->paired)
+		vmt_attrib_drop(w->attrib, ev);
 	if (!plain && w->want_event && !ret)
-		ret = pass_event(w, &ev);
+		ret = pass_event(w, ev);
 	return w->ret = ret;
 }
 

@@ -13,7 +13,7 @@ struct task {
 	bool used;
 	bool open;		/* a begin waits for its end */
 	uint64_t epoch;		/* gap epoch when the begin was seen */
-	struct vmt_event begin;
+	struct vmt_event *begin;	/* its own, from the first begin on (NULL before) */
 	void *ctx;
 };
 
@@ -30,6 +30,7 @@ struct vmt_pairing {
 	struct vmt_pairing_edges *edges;	/* a slice's edges (pairing.h), or NULL */
 	int edge_error;
 	struct vmt_pair pair;	/* the last pair, valid until the next event (pairing.h) */
+	struct vmt_event *spare;	/* vmt_pairing_buffer() */
 };
 
 struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg)
@@ -42,7 +43,10 @@ struct vmt_pairing *vmt_pairing_new(vmt_pair_fn fn, void *arg)
 	p->arg = arg;
 	p->cap = 64;
 	p->tasks = calloc(p->cap, sizeof(*p->tasks));
-	if (!p->tasks) {
+	p->spare = calloc(1, sizeof(*p->spare));
+	if (!p->tasks || !p->spare) {
+		free(p->tasks);
+		free(p->spare);
 		free(p);
 		return NULL;
 	}
@@ -205,18 +209,18 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	struct vmt_pair *pair = &p->pair;
 
 	t->open = false;
-	if (gap_epoch(p, t->begin.cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
+	if (gap_epoch(p, t->begin->cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
 		p->st.gap_dropped++;
 		return 0;
 	}
-	if (ev->ts < t->begin.ts) {
+	if (ev->ts < t->begin->ts) {
 		p->st.backwards++;
 		return 0;
 	}
 	p->st.pairs++;
-	pair->begin = &t->begin;
+	pair->begin = t->begin;
 	pair->end = ev;
-	pair->lat = ev->ts - t->begin.ts;
+	pair->lat = ev->ts - t->begin->ts;
 	pair->task_ctx = &t->ctx;
 	pair->why = NULL;
 	pair->why_segs = NULL;
@@ -243,6 +247,31 @@ static __attribute__((noinline)) struct task *find(struct vmt_pairing *p, uint64
 	return t;
 }
 
+struct vmt_event *vmt_pairing_buffer(struct vmt_pairing *p)
+{
+	return p->spare;
+}
+
+/*
+ * A begin kept: the buffer it was decoded into changes hands, or it is copied (a first
+ * begin of the task, or an event from elsewhere). Returns 0 or -ENOMEM.
+ */
+static inline int keep_begin(struct vmt_pairing *p, struct task *t, const struct vmt_event *ev)
+{
+	if (ev == p->spare && t->begin) {
+		p->spare = t->begin;
+		t->begin = (struct vmt_event *)ev;
+		return 0;
+	}
+	if (!t->begin) {
+		t->begin = malloc(sizeof(*t->begin));
+		if (!t->begin)
+			return -ENOMEM;
+	}
+	copy_event(t->begin, ev);
+	return 0;
+}
+
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 {
 	uint64_t key = task_key(ev);
@@ -255,9 +284,12 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 	if (ev->kind == VMT_EV_BEGIN) {
 		if (t->open)
 			p->st.orphan_begins++;
+		if (keep_begin(p, t, ev)) {
+			t->open = false;
+			return -ENOMEM;
+		}
 		t->open = true;
 		t->epoch = p->epoch;
-		copy_event(&t->begin, ev);
 		return 0;
 	}
 	if (!t->open) {
@@ -305,7 +337,7 @@ int vmt_pairing_finish(struct vmt_pairing *p)
 			x->open = t->open;
 			x->epoch = t->epoch;
 			if (t->open)
-				x->begin = t->begin;
+				x->begin = *t->begin;
 		}
 		if (t->open) {
 			t->open = false;
@@ -330,7 +362,9 @@ void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *a
 	for (i = 0; i < p->cap; i++) {
 		if (p->tasks[i].used && p->tasks[i].ctx && ctx_free)
 			ctx_free(p->tasks[i].ctx, arg);
+		free(p->tasks[i].begin);
 	}
+	free(p->spare);
 	free(p->tasks);
 	free(p->cpu_gap_epoch);
 	free(p);
@@ -376,8 +410,10 @@ int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 			return -ENOMEM;
 		t->open = x->open;
 		t->epoch = base + x->epoch;
-		if (x->open)
-			t->begin = x->begin;
+		if (x->open && keep_begin(p, t, &x->begin)) {
+			t->open = false;
+			return -ENOMEM;
+		}
 	}
 	p->last = NULL;
 	return 0;

@@ -98,7 +98,13 @@ int vmt_pairing_log_edges(struct vmt_pairing *p, struct vmt_pairing_edges *e);
  */
 int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 		     struct vmt_pairing_stats *st);
-/* Feed events in timestamp order. Returns 0 or -ENOMEM. */
+/*
+ * Where to decode the next event: fed to vmt_pairing_event(), a begin there is kept by
+ * taking the buffer rather than by a copy (the task's previous one becomes the next
+ * buffer). Valid until the next event.
+ */
+struct vmt_event *vmt_pairing_buffer(struct vmt_pairing *p);
+/* Feed events in timestamp order (ev anywhere, or p's buffer). Returns 0 or -ENOMEM. */
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev);
 /* Events were lost on cpu just before the events fed next. */
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu);
