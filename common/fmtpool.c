@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cpus.h"
 #include "fmtpool.h"
 #include "io.h"
 
@@ -63,14 +64,11 @@ struct vmt_fmtpool {
 
 unsigned int vmt_fmtpool_auto_workers(void)
 {
-	cpu_set_t set;
-	int cpus;
+	unsigned int cpus;
 
 	if (getenv("VMTRACE_NO_THREADS"))
 		return 0;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	cpus = CPU_COUNT(&set);
+	cpus = vmt_cpus_usable();
 	if (cpus < 2)
 		return 0;
 	return (unsigned int)cpus / 2 > VMT_FMTPOOL_MAX_WORKERS ? VMT_FMTPOOL_MAX_WORKERS :

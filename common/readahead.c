@@ -11,6 +11,7 @@
 #endif
 
 #include "chunk.h"
+#include "cpus.h"
 #include "readahead.h"
 #include "source.h"
 
@@ -178,7 +179,8 @@ void vmt_readahead_free(struct vmt_readahead *pf)
 
 struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int nstreams)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	/* on one CPU a thread would only take turns with the merge (and flush its caches) */
+	unsigned int cores = vmt_cpus_usable();
 	size_t nchunks = vmt_source_nchunks(s);
 	struct vmt_readahead *pf;
 	size_t i;
@@ -203,7 +205,7 @@ struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int
 	qsort_r(pf->order, nchunks, sizeof(*pf->order), by_order, (void *)s);
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
-	pf->nthreads = cores - 1 > 8 ? 8 : (unsigned int)(cores - 1);
+	pf->nthreads = cores - 1 > 8 ? 8 : cores - 1;
 	/*
 	 * Each stream holds one chunk; the rest is read-ahead. Four chunks ahead per thread
 	 * (at most 16 in all): measured on 2 vCPUs, two ahead left the merge waiting whenever

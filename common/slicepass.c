@@ -51,18 +51,6 @@ struct spanning {
 	int error;
 };
 
-unsigned int vmt_slicepass_cpus(void)
-{
-	cpu_set_t set;
-	long n;
-
-	/* the CPUs this process may run on (taskset), else the online ones */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return (unsigned int)CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (unsigned int)n : 1;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

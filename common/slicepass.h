@@ -37,7 +37,4 @@ int vmt_slicepass_summary(struct vmt_reader *r, const struct vmt_iter_opts *o,
 			  const struct vmt_slicepass_opts *po, struct vmt_summary *s,
 			  struct vmt_iter *it);
 
-/* The CPUs the process may run on (its affinity, as taskset sets it), at least 1. */
-unsigned int vmt_slicepass_cpus(void);
-
 #endif

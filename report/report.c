@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "evdump.h"
 #include "htmlreport.h"
 #include "inputopt.h"
@@ -142,7 +143,7 @@ static int set_up_views(struct report *rep)
  */
 static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
 {
-	struct vmt_slicepass_opts po = { rep->o->jobs ? rep->o->jobs : vmt_slicepass_cpus(), 0 };
+	struct vmt_slicepass_opts po = { rep->o->jobs ? rep->o->jobs : vmt_cpus_usable(), 0 };
 	const char *slices = getenv("VMTRACE_TEST_SLICES");
 	int ret;
 
