@@ -43,50 +43,67 @@ struct vmt_pass {
 	int error;
 };
 
-static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
+/*
+ * The pair with the attribution's why: out of line, the plain pass inlines on_pair.
+ *
+ * The pairing's own pair stays valid until the next event: no copy (a struct copy's
+ * 16-byte loads of what the pairing had just stored with 8-byte stores stalled on store
+ * forwarding, a third of on_pair's time), but when the attribution adds to it.
+ */
+static __attribute__((noinline)) const struct vmt_pair *attributed(struct vmt_pass *w,
+								   const struct vmt_pair *pairing_pair)
 {
-	struct vmt_pass *w = arg;
-	const struct vmt_pair *p = pairing_pair;
+	const struct vmt_event *b, *e;
+	uint64_t lat;
+	int ret;
+
+	/*
+	 * Field by field, each load as wide as pair_end()'s 8-byte stores a moment before:
+	 * a struct copy's 16-byte loads cannot be forwarded from them and stalled at every
+	 * exit (the empty asm statements keep the compiler from merging them, without a
+	 * memory clobber that would reload w's fields).
+	 */
+	b = pairing_pair->begin;
+	__asm__("" : "+r"(b));
+	e = pairing_pair->end;
+	__asm__("" : "+r"(e));
+	lat = pairing_pair->lat;
+	__asm__("" : "+r"(lat));
+	w->pair.task_ctx = pairing_pair->task_ctx;
+	w->pair.begin = b;
+	w->pair.end = e;
+	w->pair.lat = lat;
+	ret = vmt_attrib_end(w->attrib, b, e, &w->why);
+	if (ret && !w->error)
+		w->error = ret;
+	w->pair.why = &w->why;
+	/* not merged with the store above: the consumers load each field alone */
+	__asm__("" ::: "memory");
+	w->pair.why_segs = *w->segbuf;
+	w->pair.why_nsegs = *w->nseg;
+	return &w->pair;
+}
+
+/* A task's first pair: its consumers' slots. Returns them, or NULL out of memory. */
+static __attribute__((noinline)) struct itask *new_itask(struct vmt_pass *w, void **ctx)
+{
+	struct itask *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		w->error = -ENOMEM;
+	*ctx = t;
+	return t;
+}
+
+/* The pair the event just completed, to the consumers that take pairs. */
+static inline void on_pair(const struct vmt_pair *p, struct vmt_pass *w)
+{
 	struct itask *t;
 	unsigned int i;
 
 	w->paired = true;
-	/*
-	 * The pairing's own pair stays valid until the next event: no copy (a struct copy's
-	 * 16-byte loads of what the pairing had just stored with 8-byte stores stalled on store
-	 * forwarding, a third of this function's time), but when the attribution adds to it.
-	 */
-	if (w->attrib) {
-		const struct vmt_event *b, *e;
-		uint64_t lat;
-		int ret;
-
-		/*
-		 * Field by field, each load as wide as pair_end()'s 8-byte stores a moment
-		 * before: a struct copy's 16-byte loads cannot be forwarded from them and
-		 * stalled at every exit (the empty asm statements keep the compiler from merging
-		 * them, without a memory clobber that would reload w's fields).
-		 */
-		b = pairing_pair->begin;
-		__asm__("" : "+r"(b));
-		e = pairing_pair->end;
-		__asm__("" : "+r"(e));
-		lat = pairing_pair->lat;
-		__asm__("" : "+r"(lat));
-		w->pair.task_ctx = pairing_pair->task_ctx;
-		w->pair.begin = b;
-		w->pair.end = e;
-		w->pair.lat = lat;
-		ret = vmt_attrib_end(w->attrib, b, e, &w->why);
-		if (ret && !w->error)
-			w->error = ret;
-		w->pair.why = &w->why;
-		/* not merged with the store above: the consumers load each field alone */
-		__asm__("" ::: "memory");
-		w->pair.why_segs = *w->segbuf;
-		w->pair.why_nsegs = *w->nseg;
-		p = &w->pair;
-	}
+	if (w->attrib)
+		p = attributed(w, p);
 	w->cur = p;
 	w->pair_selected = vmt_filter_exit(w->it->filter, p->begin, p->end);
 	if (!w->pair_selected) {
@@ -96,14 +113,8 @@ static void on_pair(const struct vmt_pair *pairing_pair, void *arg)
 	if (!w->npair)
 		return;
 	t = *p->task_ctx;
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t) {
-			w->error = -ENOMEM;
-			return;
-		}
-		*p->task_ctx = t;
-	}
+	if (!t && !(t = new_itask(w, p->task_ctx)))
+		return;
 	for (i = 0; i < w->npair; i++) {
 		struct vmt_consumer *c = &w->c[w->pair_idx[i]];
 		int ret = c->ops->pair(c->state, w->it, p, &t->slot[w->pair_idx[i]]);
@@ -329,7 +340,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		w->bind_own.end.detail = w->want_event;
 		w->evbind = &w->bind_own;
 	}
-	w->pairing = vmt_pairing_new(on_pair, w);
+	w->pairing = vmt_pairing_new(NULL, NULL);	/* pass_item() takes its pairs */
 	if (!w->pairing) {
 		free(w);
 		return -ENOMEM;
@@ -431,8 +442,13 @@ static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 	w->paired = false;
 	if (!plain && w->attrib && ev->kind == VMT_EV_BEGIN)
 		ret = vmt_attrib_begin(w->attrib, ev);
-	if (!ret)
+	if (!ret) {
 		ret = vmt_pairing_event(w->pairing, ev);
+		if (ret > 0) {
+			on_pair(vmt_pairing_last(w->pairing), w);
+			ret = 0;
+		}
+	}
 	if (!ret)
 		ret = w->error;
 	if (!plain && w->attrib && ev->kind == VMT_EV_END && !w->paired)

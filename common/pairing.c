@@ -225,8 +225,9 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	pair->why = NULL;
 	pair->why_segs = NULL;
 	pair->why_nsegs = 0;
-	if (p->fn)
-		p->fn(pair, p->arg);
+	if (!p->fn)
+		return 1;
+	p->fn(pair, p->arg);
 	return 0;
 }
 
@@ -245,6 +246,11 @@ static __attribute__((noinline)) struct task *find(struct vmt_pairing *p, uint64
 		     key, ev->kind == VMT_EV_BEGIN ? NULL : ev))
 		return NULL;
 	return t;
+}
+
+const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p)
+{
+	return &p->pair;
 }
 
 struct vmt_event *vmt_pairing_buffer(struct vmt_pairing *p)

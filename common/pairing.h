@@ -104,8 +104,14 @@ int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
  * buffer). Valid until the next event.
  */
 struct vmt_event *vmt_pairing_buffer(struct vmt_pairing *p);
-/* Feed events in timestamp order (ev anywhere, or p's buffer). Returns 0 or -ENOMEM. */
+/*
+ * Feed events in timestamp order (ev anywhere, or p's buffer). Returns 0 or -ENOMEM; with
+ * no callback (fn NULL), 1 when ev completed a pair, which vmt_pairing_last() then holds:
+ * the caller's own code runs without a call through a pointer per exit.
+ */
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev);
+/* The pair the latest event completed (valid as above). */
+const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p);
 /* Events were lost on cpu just before the events fed next. */
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu);
 /* Count the begins still open as unfinished (and log the tails). Returns 0 or -ENOMEM. */
