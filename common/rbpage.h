@@ -65,15 +65,16 @@ int vmt_rbpage_next(struct vmt_rbpage *pg, struct vmt_rbrecord *rec);
  */
 static inline bool vmt_rbpage_next_fast(struct vmt_rbpage *pg, struct vmt_rbrecord *rec)
 {
-	uint32_t off = pg->off, word, type_len, len;
+	/* off never passes commit: every step, and a damaged page's end, keep it inside */
+	uint32_t off = pg->off, room = pg->commit - off, word, type_len, len;
 	const uint8_t *p = pg->data + off;
 
-	if (off >= pg->commit || pg->commit - off < 4)
+	if (room < 4)
 		return false;
 	word = get_le32(p);
 	type_len = word & 31;
 	len = type_len * 4;
-	if (type_len - 1 > 27 || 4 + len > pg->commit - off)
+	if (type_len - 1 > 27 || 4 + len > room)
 		return false;
 	pg->ts += word >> 5;
 	pg->off = off + 4 + len;
