@@ -321,6 +321,57 @@ static void test_random_pages(void **state)
 }
 
 /*
+ * The inline record path and the full decoder taking turns, as the reader uses them: the
+ * same records, times, errors and end as the full decoder alone, on random pages (most
+ * words there are short data records, the rest every other kind and damage).
+ */
+static void test_fast_path(void **state)
+{
+	struct vmt_header_page hp = layout_64();
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	unsigned int iter, fast = 0;
+
+	(void)state;
+	for (iter = 0; iter < 20000; iter++) {
+		uint8_t *page = malloc(4096);
+		struct vmt_rbpage a, b;
+		unsigned int i;
+
+		for (i = 0; i < 4096; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			page[i] = (uint8_t)x;
+		}
+		put_le64(page + 8, x % 4081);
+		if (vmt_rbpage_init(&a, &hp, page, 4096) == 0) {
+			assert_int_equal(vmt_rbpage_init(&b, &hp, page, 4096), 0);
+			for (;;) {
+				struct vmt_rbrecord ra, rb;
+				int want = vmt_rbpage_next(&a, &ra), got;
+
+				if (vmt_rbpage_next_fast(&b, &rb)) {
+					got = 1;
+					fast++;
+				} else {
+					got = vmt_rbpage_next(&b, &rb);
+				}
+				assert_int_equal(got, want);
+				if (want != 1)
+					break;
+				assert_int_equal(rb.ts, ra.ts);
+				assert_ptr_equal(rb.data, ra.data);
+				assert_int_equal(rb.len, ra.len);
+			}
+			assert_int_equal(b.off, a.off);
+			assert_int_equal(b.ts, a.ts);
+		}
+		free(page);
+	}
+	assert_true(fast > 20000);	/* the inline path did most of the work */
+}
+
+/*
  * Real pages read from this kernel's trace_pipe_raw (raw_syscalls on CPU 1, a 64 KiB buffer
  * that overflowed) against the kernel's own text trace of the same buffer: same records,
  * same microsecond timestamps, pids and syscall numbers.
@@ -531,13 +582,13 @@ static void test_decode_inline(void **state)
 	static const char *const dirs[] = { "linux-6.18-x86_64", "linux-6.1-x86_64",
 					    "linux-6.1-kvmhost", "rt-2015-x86_64", "arm64" };
 	uint64_t rnd = 0x9e3779b97f4a7c15ull;
-	unsigned int i, n, fast = 0;
+	unsigned int i, n, fast = 0, light_ends = 0;
 
 	(void)state;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct vmt_evformat *fx = layout_format(dirs[i], "kvm_exit");
 		struct vmt_evformat *fe = layout_format(dirs[i], "kvm_entry");
-		struct vmt_evbind b;
+		struct vmt_evbind b, light;
 
 		assert_int_equal(vmt_evbind_init(&b, fx, fe), 0);
 		for (n = 0; n < 20000; n++) {
@@ -568,11 +619,29 @@ static void test_decode_inline(void **state)
 				assert_same_event(&want, &got);
 				fast++;
 			}
+			/* a pass that never shows entries: the same without an entry's detail */
+			light = b;
+			light.end.detail = false;
+			memset(&got, 0x5a, sizeof(got));
+			c = vmt_evbind_decode_inline(&light, &r, n % 7, &got);
+			assert_int_equal(a, c);
+			if (a == 1 && want.kind == VMT_EV_END && r.len >= b.end.fast_len) {
+				assert_int_equal(got.has, want.has & ~VMT_EVF_DETAIL);
+				assert_true(got.rip == 0 && got.info1 == 0 && got.info2 == 0 &&
+					    got.intr_info == 0 && got.error_code == 0);
+				want.has = got.has;
+				want.rip = want.info1 = want.info2 = 0;
+				want.intr_info = want.error_code = 0;
+				light_ends++;
+			}
+			if (a == 1)
+				assert_same_event(&want, &got);
 		}
 		vmt_evformat_free(fx);
 		vmt_evformat_free(fe);
 	}
 	assert_true(fast > 10000);	/* the decoded records were not all rare ones */
+	assert_true(light_ends > 3000);
 }
 
 int main(void)
@@ -583,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_missed_flags),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_random_pages),
+		cmocka_unit_test(test_fast_path),
 		cmocka_unit_test(test_real_pages),
 		cmocka_unit_test(test_real_kvm_pages),
 		cmocka_unit_test(test_decode_inline),
