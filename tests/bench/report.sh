@@ -61,12 +61,12 @@ if ls "$SEED"/*.txt >/dev/null 2>&1; then
 	gcc -O2 -pthread -w -o "$work/vm-trace" "$work/vm-trace.c" && have_orig=yes
 fi
 
-measure() {	# measure NAME CMD...: "wall-seconds kilobytes cpu-seconds" of one run
+measure() {	# measure NAME CMD...: "wall-s kilobytes cpu-s user-s system-s" of one run
 	name=$1
 	shift
 	/usr/bin/env time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
 		{ cat "$work/err" >&2; echo "bench: $name failed" >&2; exit 1; }
-	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/t"
+	awk '{ printf "%s %s %.2f %s %s\n", $1, $2, $3 + $4, $3, $4 }' "$work/t"
 }
 cold() {	# cold NAME CMD...: measure with the page cache dropped first
 	sync
@@ -145,8 +145,13 @@ echo "full analysis / zstd floor: wall $(ratio "$(col "$work/a" 1)" "$(col "$wor
 	"CPU $(ratio "$(col "$work/a" 3)" "$(col "$work/z" 3)")"
 # zstd's command line also checks XXH64, which the .vmt reader skips: the floor's CPU is
 # above what decompression costs inside the report. The analysis alone, without any
-# decompression, is the trace.bin row's CPU per event.
-echo "analysis CPU without decompression (trace.bin, cached, one pass): $(echo "$(col "$work/lp" 3) $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }') ns per event"
+# decompression, is the trace.bin's CPU per event on one CPU (no thread): its user time,
+# and the system time of the kernel copying the file's pages.
+per_event() { echo "$1 $events" | awk '{ printf "%.1f", $1 * 1e9 / $2 }'; }
+[ ! -s "$work/l1" ] || echo "analysis CPU without decompression (trace.bin, cached, one CPU):" \
+	"$(per_event "$(col "$work/l1" 3)") ns per event: user $(per_event "$(col "$work/l1" 4)")," \
+	"system (the file's copy) $(per_event "$(col "$work/l1" 5)")"
+echo "the same in one pass with its read-ahead thread: $(per_event "$(col "$work/lp" 3)") ns per event"
 echo "time slices on $(nproc) CPUs / one CPU: wall .vmt $(ratio "$(col "$work/a" 1)" "$(col "$work/a1" 1)"), trace.bin $(ratio "$(col "$work/l" 1)" "$(col "$work/l1" 1)"); CPU .vmt $(ratio "$(col "$work/a" 3)" "$(col "$work/a1" 3)"), trace.bin $(ratio "$(col "$work/l" 3)" "$(col "$work/l1" 3)")"
 # a recording with context events is analysed in one pass: compare with one pass
 echo "attribution: CPU with context events / without, one pass each: $(ratio "$(col "$work/x" 3)" "$(col "$work/ap" 3)")"
