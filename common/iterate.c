@@ -44,7 +44,7 @@ struct vmt_pass {
 };
 
 /*
- * The pair with the attribution's why: out of line, the plain pass inlines on_pair.
+ * The pair with the attribution's why: out of line, a pass without it inlines on_pair.
  *
  * The pairing's own pair stays valid until the next event: no copy (a struct copy's
  * 16-byte loads of what the pairing had just stored with 8-byte stores stalled on store
@@ -95,14 +95,26 @@ static __attribute__((noinline)) struct itask *new_itask(struct vmt_pass *w, voi
 	return t;
 }
 
+/*
+ * The shapes of pass the reader's loop is specialised for (a constant in each copy of
+ * pass_item): it neither attributes nor feeds every event; it attributes and does not
+ * feed every event; anything (the attribution and every-event consumers tested).
+ */
+enum shape { SHAPE_PLAIN, SHAPE_ATTRIB, SHAPE_ANY };
+
+static inline bool shape_attrib(const struct vmt_pass *w, const enum shape shape)
+{
+	return shape == SHAPE_ATTRIB || (shape == SHAPE_ANY && w->attrib);
+}
+
 /* The pair the event just completed, to the consumers that take pairs. */
-static inline void on_pair(const struct vmt_pair *p, struct vmt_pass *w)
+static inline void on_pair(const struct vmt_pair *p, struct vmt_pass *w, const enum shape shape)
 {
 	struct itask *t;
 	unsigned int i;
 
 	w->paired = true;
-	if (w->attrib)
+	if (shape_attrib(w, shape))
 		p = attributed(w, p);
 	w->cur = p;
 	w->pair_selected = vmt_filter_exit(w->it->filter, p->begin, p->end);
@@ -399,12 +411,11 @@ static __attribute__((noinline)) int pass_event(struct vmt_pass *w, const struct
 
 /*
  * Inline in the reader's loop (vmt_pass_reader): a call and its register saves per event.
- * plain, a constant: the pass neither attributes nor feeds every event, which the loop
- * then tests once rather than twice per event.
+ * shape, a constant: what the loop tests once rather than at every event.
  */
 static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 							   const struct vmt_item *item,
-							   const bool plain)
+							   const enum shape shape)
 {
 	struct vmt_iter *it = w->it;
 	/* decoded where the pairing keeps a begin without copying it */
@@ -440,27 +451,27 @@ static inline __attribute__((always_inline)) int pass_item(struct vmt_pass *w,
 	if (ev->ts > it->last_ts)
 		it->last_ts = ev->ts;
 	w->paired = false;
-	if (!plain && w->attrib && ev->kind == VMT_EV_BEGIN)
+	if (shape_attrib(w, shape) && ev->kind == VMT_EV_BEGIN)
 		ret = vmt_attrib_begin(w->attrib, ev);
 	if (!ret) {
 		ret = vmt_pairing_event(w->pairing, ev);
 		if (ret > 0) {
-			on_pair(vmt_pairing_last(w->pairing), w);
+			on_pair(vmt_pairing_last(w->pairing), w, shape);
 			ret = 0;
 		}
 	}
 	if (!ret)
 		ret = w->error;
-	if (!plain && w->attrib && ev->kind == VMT_EV_END && !w->paired)
+	if (shape_attrib(w, shape) && ev->kind == VMT_EV_END && !w->paired)
 		vmt_attrib_drop(w->attrib, ev);
-	if (!plain && w->want_event && !ret)
+	if (shape == SHAPE_ANY && w->want_event && !ret)
 		ret = pass_event(w, ev);
 	return w->ret = ret;
 }
 
 int vmt_pass_item(struct vmt_pass *w, const struct vmt_item *item)
 {
-	return pass_item(w, item, false);
+	return pass_item(w, item, SHAPE_ANY);
 }
 
 int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_iter_opts *o)
@@ -469,15 +480,20 @@ int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_i
 	uint64_t items = 0, last_ms = 0;
 	int ret = w->ret;
 
-	if (!w->attrib && !w->want_event && !(o && o->progress)) {
-		while (!ret && (item = vmt_reader_next_item(r)))
-			ret = pass_item(w, item, true);
+	if (!w->want_event && !(o && o->progress)) {
+		if (!w->attrib) {
+			while (!ret && (item = vmt_reader_next_item(r)))
+				ret = pass_item(w, item, SHAPE_PLAIN);
+		} else {
+			while (!ret && (item = vmt_reader_next_item(r)))
+				ret = pass_item(w, item, SHAPE_ATTRIB);
+		}
 		return ret;
 	}
 	while (!ret && (item = vmt_reader_next_item(r))) {
 		if (o && o->progress && (++items & 0xffff) == 0)
 			report_progress(r, o, &last_ms);
-		ret = pass_item(w, item, false);
+		ret = pass_item(w, item, SHAPE_ANY);
 	}
 	return ret;
 }
