@@ -30,7 +30,10 @@ enum {
 	VMT_EVF_INFO2 = 1 << 5,
 	VMT_EVF_INTR_INFO = 1 << 6,
 	VMT_EVF_ERROR_CODE = 1 << 7,
-	/* the exit's detail, which only dumps, rows and timelines show */
+	/*
+	 * A record's detail, which only dumps, rows and timelines show; a pass whose views
+	 * never look at an entry's detail decodes entries without it (vmt_evside.detail)
+	 */
 	VMT_EVF_DETAIL = VMT_EVF_RIP | VMT_EVF_INFO1 | VMT_EVF_INFO2 | VMT_EVF_INTR_INFO |
 			 VMT_EVF_ERROR_CODE,
 };
@@ -108,7 +111,9 @@ int vmt_evbind_decode(const struct vmt_evbind *b, const struct vmt_rbrecord *rec
 /*
  * The same, with the fast path (a begin or end event of the usual layout) inline, for the
  * pass's loop that decodes every record: a call and its register saves cost as much as the
- * loads. Another event returns 0 here; anything else goes to vmt_evbind_decode().
+ * loads. Another event returns 0 here; anything else goes to vmt_evbind_decode(). One
+ * difference: on a side whose detail is off, the fast path clears the detail and its has
+ * bits, while vmt_evbind_decode() (unusual layouts, short records) still fills them.
  */
 static inline __attribute__((always_inline)) int
 vmt_evbind_decode_inline(const struct vmt_evbind *b, const struct vmt_rbrecord *rec, uint32_t cpu,

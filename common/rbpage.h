@@ -57,7 +57,7 @@ int vmt_rbpage_init(struct vmt_rbpage *pg, const struct vmt_header_page *hp, con
 int vmt_rbpage_next(struct vmt_rbpage *pg, struct vmt_rbrecord *rec);
 
 /*
- * The same for the usual record, a data record whose length fits the header word (1 to
+ * The same for the usual record, a data record whose length fits the header word (4 to
  * 112 bytes) and the page: returns true with *rec filled. Anything else (time extends,
  * padding, longer records, the page's end, damage) returns false with nothing consumed,
  * for vmt_rbpage_next() to take from the same place. Inline: the merge reads every record

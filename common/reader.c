@@ -782,8 +782,11 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 			slice_record(r, s);
 		else
 			r->st.records++;
-		/* alone, a stream's key is never compared: one CPU skips all of the merge */
-		if (r->leaves == 1)
+		/*
+		 * Alone, a stream's key is never compared: one CPU skips all of the merge
+		 * (unless a slice's record ended the stream, which then ends the walk).
+		 */
+		if (r->leaves == 1 && !s->done)
 			return &s->head;
 		__builtin_prefetch(s->pg.data + s->pg.off + 64);
 	} else {

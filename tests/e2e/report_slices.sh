@@ -116,6 +116,27 @@ for f in r.bin r4.vmt; do
 	n=$((n + 2))
 done
 
+# one CPU whose chunks meet at a time shared by the last record of one and the first of the
+# next: a slice ends its stream at that time, and the walk must end with it (it once went
+# on through the next slice's records, counting them twice)
+python3 - >tie.txt <<'EOF'
+print("cpus 0")
+t = 1000
+for chunk in range(16):
+    for i in range(50):
+        print(f"exit 0 {t} 100 0x1e 0")
+        t += 100
+        print(f"entry 0 {t} 100 0")
+    print("chunk 0")
+EOF
+"$HELPERS/mkvmt" "$F618" tie.vmt <tie.txt || fail "mkvmt tie"
+for slices in 2 3 4; do
+	same tie.vmt $slices --json
+	[ "$used" = "$slices" ] || fail "tie.vmt: not cut into $slices slices ('$used')"
+	grep -q '"events":1600,' many.txt || fail "tie.vmt in $slices slices: not 1600 events"
+	n=$((n + 1))
+done
+
 # out of memory in the slices (they hold more at once than one pass): one pass instead.
 # v0, the least address space (in steps of 1 MB) one pass prints r4.vmt's report in; from
 # 2 MB above it (the slices' threads leave their arenas behind), the report in slices
