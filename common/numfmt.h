@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __x86_64__
+#include <emmintrin.h>
+#endif
 
 static const char vmt_digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -150,8 +153,9 @@ VMT_NUMFMT_INLINE uint64_t vmt_hex8(uint32_t v)
 /*
  * 0x and lowercase hex digits, no leading zeros ("0x0" for 0). Writes up to 18 bytes
  * whatever the value (the caller's room), of which it returns the end of the number.
+ * Portable form: the digit pairs from the table.
  */
-VMT_NUMFMT_INLINE char *vmt_put_hex(char *p, uint64_t v)
+VMT_NUMFMT_INLINE char *vmt_put_hex_portable(char *p, uint64_t v)
 {
 	unsigned int n = (64 - (unsigned int)__builtin_clzll(v | 1) + 3) / 4;
 	uint64_t hi, lo;
@@ -178,5 +182,32 @@ VMT_NUMFMT_INLINE char *vmt_put_hex(char *p, uint64_t v)
 	}
 	return p + 2 + n;
 }
+
+#ifdef __x86_64__
+/*
+ * The same with SSE2 (every x86-64 has it): the leading zero digits shifted out first, the
+ * bytes put most significant first, each byte split into its two nibbles side by side and
+ * the sixteen nibbles made digits at once: a dozen instructions for any length, where the
+ * table takes 40 for 32 bits and 60 for 64 (callgrind, five hex columns a CSV row).
+ */
+VMT_NUMFMT_INLINE char *vmt_put_hex(char *p, uint64_t v)
+{
+	unsigned int zeros = (unsigned int)__builtin_clzll(v | 1) & ~3u;
+	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v << zeros));
+	__m128i low4 = _mm_set1_epi8(0x0f);
+	__m128i d = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi64(x, 4), low4),
+				      _mm_and_si128(x, low4));
+	__m128i letters = _mm_and_si128(_mm_cmpgt_epi8(d, _mm_set1_epi8(9)),
+					_mm_set1_epi8('a' - '0' - 10));
+
+	p[0] = '0';
+	p[1] = 'x';
+	_mm_storeu_si128((__m128i *)(void *)(p + 2),
+			 _mm_add_epi8(d, _mm_add_epi8(letters, _mm_set1_epi8('0'))));
+	return p + 2 + 16 - zeros / 4;	/* the digits, then zeros */
+}
+#else
+#define vmt_put_hex vmt_put_hex_portable
+#endif
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * numfmt: every decimal length and every hex length, each power of ten and of two and
- * their neighbours, and pseudo-random values, against snprintf.
+ * numfmt: every decimal length and every hex length (both hex forms), each power of ten
+ * and of two and their neighbours, and pseudo-random values, against snprintf.
  */
 #include "config.h"
 
@@ -28,6 +28,10 @@ static void check(uint64_t v)
 	assert_int_equal(vmt_u64_digits(v), strlen(want));
 	snprintf(want, sizeof(want), "0x%" PRIx64, v);
 	end = vmt_put_hex(got, v);
+	*end = '\0';
+	assert_string_equal(got, want);
+	/* where the SSE2 form is the one in use, the portable one still has to be right */
+	end = vmt_put_hex_portable(got, v);
 	*end = '\0';
 	assert_string_equal(got, want);
 	/* the cached form, cold and warm */
