@@ -1092,6 +1092,7 @@ int vmt_rows_consumer(const struct vmt_rows_opts *o, struct vmt_rows **out_w,
 	w->o.why = o->why && !o->events;
 	/* a held row with its why takes 112 bytes more: a quarter of the places */
 	w->hold_max = w->o.why ? VMT_ROWS_HOLD_MAX / 4 : VMT_ROWS_HOLD_MAX;
+	w->st.hold_max = w->hold_max;
 	if (vmt_outbuf_init(&w->out, o->fd)) {
 		free(w);
 		return -ENOMEM;
@@ -1113,6 +1114,7 @@ void vmt_rows_set_hold_max(struct vmt_rows *w, uint32_t n)
 	w->hold_max = 1;
 	while (w->hold_max * 2 <= n)
 		w->hold_max *= 2;
+	w->st.hold_max = w->hold_max;
 }
 
 const struct vmt_rows_stats *vmt_rows_stats(const struct vmt_rows *w)

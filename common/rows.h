@@ -48,6 +48,7 @@ struct vmt_rows_stats {
 	uint64_t unordered;	/* rows written after a row whose exit came later */
 	uint64_t held;		/* rows that waited for an earlier exit (copied) */
 	uint64_t held_peak;	/* the most exits in the order at once */
+	uint64_t hold_max;	/* the most it may hold: a row waits for no more exits */
 };
 
 struct vmt_rows;

@@ -37,9 +37,9 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 			 it->why_stats.incomplete == 1 ? "" : "s");
 	if (st->unordered)
 		vmt_warn("%s: %llu row%s written out of exit-time order: %s exit stayed open while "
-			 "%u later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,
+			 "%llu later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,
 			 (unsigned long long)st->unordered, st->unordered == 1 ? "" : "s",
-			 st->unordered == 1 ? "its" : "each", VMT_ROWS_HOLD_MAX);
+			 st->unordered == 1 ? "its" : "each", (unsigned long long)st->hold_max);
 }
 
 int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,

@@ -7,7 +7,8 @@
 #    common/pairing.h) and the CSV and JSON lines must be exactly its rows sorted by exit;
 #  - mkvmt --random on 4 CPUs: rows in order, the same multiset as Python's pairing of the
 #    per-event rows, the report's pair count and total;
-#  - one exit open while more than the hold (2^19 exits) begin: one warning, that row late,
+#  - one exit open while more than the hold (2^19 exits, 2^17 with --why) begin: one
+#    warning naming the hold, that row late,
 #    every other row in order, memory bounded;
 #  - CSV formatted by threads is byte for byte the serial writer's, on the files above.
 . "$(dirname "$0")/lib.sh"
@@ -160,6 +161,12 @@ sys.exit(rc)' vmtrace-convert --csv -o long.csv long.vmt >rss.txt 2>err.txt ||
 [ "$(grep -c "warning: long.vmt: 1 row written out of exit-time order" err.txt)" = 1 ] ||
 	fail "no single warning for the late row: $(cat err.txt)"
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than the warning: $(cat err.txt)"
+grep -q "its exit stayed open while 524288 later exits began" err.txt ||
+	fail "the warning does not give the hold: $(cat err.txt)"
+# with the why columns a held row is larger and the hold a quarter: the warning says so
+vmtrace-convert --csv --why -o why.csv long.vmt 2>err.txt || fail "csv --why of long.vmt"
+grep -q "1 row written out of exit-time order: its exit stayed open while 131072 later" \
+	err.txt || fail "the --why warning does not give its hold: $(cat err.txt)"
 python3 - long.csv <<'PY' || fail "the late row"
 import sys
 rows = [l.split(",") for l in open(sys.argv[1], newline="").read().split("\r\n")[1:-1]]
