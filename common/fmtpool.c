@@ -66,8 +66,6 @@ unsigned int vmt_fmtpool_auto_workers(void)
 {
 	unsigned int cpus;
 
-	if (getenv("VMTRACE_NO_THREADS"))
-		return 0;
 	cpus = vmt_cpus_usable();
 	if (cpus < 2)
 		return 0;

@@ -185,7 +185,7 @@ struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int
 	struct vmt_readahead *pf;
 	size_t i;
 
-	if (nchunks < 4 || cores < 2 || getenv("VMTRACE_NO_THREADS"))
+	if (nchunks < 4 || cores < 2)
 		return NULL;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)

@@ -1008,13 +1008,14 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 
 /*
  * Format CSV rows on other cores (fmtpool.h): the pass makes row records, the workers
- * text. Too few CPUs (or VMTRACE_NO_THREADS): rows are formatted here, as they come.
+ * text. Too few CPUs (or VMTRACE_NO_THREADS), or no thread to be had (pthread_create
+ * failing under a memory or task limit): rows are formatted here, as they come, the same
+ * bytes, as decompression and the time slices also carry on without their threads.
  */
 static int start_workers(struct vmt_rows *w)
 {
 	void *ctx[VMT_FMTPOOL_MAX_WORKERS + 1];
 	unsigned int n, i;
-	int ret;
 
 	n = w->o.threads < 0 ? vmt_fmtpool_auto_workers() : (unsigned int)w->o.threads;
 	if (n > VMT_FMTPOOL_MAX_WORKERS)
@@ -1023,16 +1024,19 @@ static int start_workers(struct vmt_rows *w)
 		return 0;
 	w->wf = calloc(n, sizeof(*w->wf));
 	if (!w->wf)
-		return -ENOMEM;
+		return 0;
 	for (i = 0; i < n; i++) {
 		w->wf[i] = w->f;
 		ctx[i] = &w->wf[i];
 	}
 	ctx[n] = &w->f;		/* the pass's own, when it formats a batch itself */
-	ret = vmt_fmtpool_new(w->o.fd, w->f.rec_size, CSV_ROW_MAX, n,
-			      w->o.events ? format_events : format_pairs, ctx, &w->pool);
-	if (ret)
-		return ret;
+	if (vmt_fmtpool_new(w->o.fd, w->f.rec_size, CSV_ROW_MAX, n,
+			    w->o.events ? format_events : format_pairs, ctx, &w->pool)) {
+		free(w->wf);
+		w->wf = NULL;
+		w->pool = NULL;
+		return 0;
+	}
 	w->recs = vmt_fmtpool_records(w->pool);
 	return 0;
 }
