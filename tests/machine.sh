@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every test runs through this (tests/Makemodule.am): the machine's CPUs shared under
+# make -j. A test that boots the nested KVM host (tests/kvmhost/run.sh) runs alone, for
+# the emulated host's timing is what it checks: under make -j4 on 2 CPUs its VMs made 39
+# to 47 rounds where 120 are usual, and their long exits became the emulator's stalls.
+# The others share the lock; only flock(1) holds it (-o), so a child a test leaves
+# behind holds nothing.
+# usage: machine.sh COMMAND... (the test last)
+for test; do :; done
+case $test in
+*/kvmhost.sh | */kvmhost_why.sh | */kvmhost_vm.sh) mode=-x ;;
+*) mode=-s ;;
+esac
+command -v flock >/dev/null || exec "$@"
+exec flock -o $mode "${TMPDIR:-/tmp}/vmtrace-machine.lock" "$@"
