@@ -12,5 +12,13 @@ case $test in
 */kvmhost.sh | */kvmhost_why.sh | */kvmhost_vm.sh) mode=-x ;;
 *) mode=-s ;;
 esac
-command -v flock >/dev/null || exec "$@"
-exec flock -o $mode "${TMPDIR:-/tmp}/vmtrace-machine.lock" "$@"
+# A directory, not a file: in a sticky /tmp (fs.protected_regular) a file another user
+# made cannot be opened for writing, a directory can be opened for flock by anyone.
+lock=${TMPDIR:-/tmp}/vmtrace-machine.lock.d
+mkdir -p "$lock" 2>/dev/null
+# Without flock(1) or with no lock directory to be had, the tests run unserialised, as
+# they would without this script.
+if command -v flock >/dev/null && [ -d "$lock" ] && [ -r "$lock" ]; then
+	exec flock -o $mode "$lock" "$@"
+fi
+exec "$@"
