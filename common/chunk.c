@@ -41,5 +41,6 @@ void vmt_chunkbuf_free(struct vmt_chunkbuf *cb)
 	ZSTD_freeDCtx(cb->dctx);
 	free(cb->comp);
 	free(cb->raw);
+	free(cb->whole);
 	memset(cb, 0, sizeof(*cb));
 }

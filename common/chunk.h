@@ -41,6 +41,12 @@ struct vmt_chunkbuf {
 	size_t comp_cap;
 	uint8_t *raw;		/* the pages, raw_size bytes after a successful read */
 	size_t raw_cap;
+	/*
+	 * A whole chunk, for reading a part of one from a source that can only read it whole
+	 * (vmt_source_read_chunk_part()): one per thread, where raw may be one per CPU.
+	 */
+	uint8_t *whole;
+	size_t whole_cap;
 };
 
 /*

@@ -22,6 +22,8 @@ struct stream {
 	size_t raw_cap;
 	const uint8_t *pages;
 	uint32_t page_size, npages, next_page;
+	/* a chunk read in windows (vmt_reader.window): its pages, the window's first */
+	uint32_t chunk_pages, win_first;
 	bool in_page;
 	struct vmt_rbpage pg;
 	bool done;
@@ -65,6 +67,13 @@ struct vmt_reader {
 	 * is 64 contexts and compressed chunks fewer.
 	 */
 	struct vmt_chunkbuf scratch;
+	/*
+	 * When every CPU's chunk whole would pass VMT_CHUNK_BYTES_ALL (a recording of many
+	 * CPUs in large chunks), each stream holds a window of this many bytes of its chunk
+	 * (read with vmt_source_read_chunk_part), and nothing is read ahead; 0: whole chunks.
+	 */
+	uint64_t window;
+	uint64_t largest;		/* the largest chunk's pages, bytes */
 	bool started;
 	struct stream *cur;		/* the stream of the item returned last, NULL at the end */
 	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
@@ -344,6 +353,32 @@ static int setup_clock(struct vmt_reader *r)
 	return 0;
 }
 
+/*
+ * Whether the streams read their chunks in windows, and how large: the merge holds a chunk
+ * of each CPU at once, which files of many CPUs in chunks of 1 MiB (earlier recorders,
+ * more than 32 CPUs) or of the smallest size (more than 512 CPUs) would take past the
+ * memory the report may use. Reading a chunk in w windows decodes its frame
+ * (w + 1) / 2 times over.
+ */
+static void set_window(struct vmt_reader *r)
+{
+	size_t i, n = vmt_source_nchunks(r->src);
+	const char *test = getenv("VMTRACE_TEST_WINDOW");	/* bytes: for the tests */
+
+	r->largest = 0;
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		if (ci->raw_size > r->largest)
+			r->largest = ci->raw_size;
+	}
+	r->window = 0;
+	if (test && *test)
+		r->window = strtoull(test, NULL, 10);
+	else if (r->nstreams && r->largest > VMT_CHUNK_BYTES_ALL / r->nstreams)
+		r->window = VMT_CHUNK_BYTES_ALL / r->nstreams;
+}
+
 static int setup_streams(struct vmt_reader *r)
 {
 	size_t i, n = vmt_source_nchunks(r->src);
@@ -382,6 +417,7 @@ static int setup_streams(struct vmt_reader *r)
 		}
 		s->chunk[s->nchunk++] = i;
 	}
+	set_window(r);
 	return alloc_merge(r, r->nstreams);
 }
 
@@ -562,6 +598,48 @@ static void slice_record(struct vmt_reader *r, struct stream *s)
 		stream_advance(r, s);
 }
 
+/* Pages of chunk ci in a window: at least one. */
+static uint32_t window_pages(const struct vmt_reader *r, const struct vmt_chunk_info *ci)
+{
+	uint64_t n = ci->page_size ? r->window / ci->page_size : 0;
+
+	return n ? (n < ci->page_count ? (uint32_t)n : ci->page_count) : 1;
+}
+
+/*
+ * The stream's next window of the chunk it reads (the first when s->npages is 0) into its
+ * own buffer. false when the chunk cannot be read (counted by the caller).
+ */
+static bool next_window(struct vmt_reader *r, struct stream *s)
+{
+	size_t idx = s->chunk[s->next_chunk - 1];
+	const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, idx);
+	uint32_t first = s->win_first + s->npages, n = window_pages(r, ci);
+	const char *why = NULL;
+	int err;
+
+	if (n > s->chunk_pages - first)
+		n = s->chunk_pages - first;
+	r->scratch.raw = s->raw;
+	r->scratch.raw_cap = s->raw_cap;
+	err = vmt_source_read_chunk_part(r->src, idx, (uint64_t)first * ci->page_size,
+					 (uint64_t)n * ci->page_size, &r->scratch, &why);
+	s->raw = r->scratch.raw;
+	s->raw_cap = r->scratch.raw_cap;
+	r->scratch.raw = NULL;
+	r->scratch.raw_cap = 0;
+	if (err) {
+		r->last_error = why;
+		return false;
+	}
+	s->pages = s->raw;
+	s->page_size = ci->page_size;
+	s->win_first = first;
+	s->npages = n;
+	s->next_page = 0;
+	return true;
+}
+
 /* Load the stream's next item into s->head; s->done when nothing is left. */
 static void stream_advance(struct vmt_reader *r, struct stream *s)
 {
@@ -632,6 +710,13 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			}
 			continue;
 		}
+		if (s->win_first + s->npages < s->chunk_pages) {
+			if (next_window(r, s))
+				continue;
+			r->st.bad_chunks++;	/* the rest of the chunk is skipped */
+			s->chunk_pages = 0;
+			continue;
+		}
 		if (s->next_chunk < s->nchunk) {
 			size_t idx = s->chunk[s->next_chunk++];
 			const struct vmt_chunk_info *ci;
@@ -641,6 +726,23 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 
 			if (!r->parent)
 				r->st.chunks++;	/* a slice counted its own when it was made */
+			ci = vmt_source_chunk(r->src, idx);
+			if (s->chunk_hi) {
+				s->cur_hi = s->chunk_hi[s->next_chunk - 1];
+				s->cur_lo = s->chunk_lo[s->next_chunk - 1];
+			}
+			if (r->window && window_pages(r, ci) < ci->page_count) {
+				if (s->next_chunk < s->nchunk)
+					vmt_source_advise(r->src, s->chunk[s->next_chunk]);
+				s->chunk_pages = ci->page_count;
+				s->win_first = 0;
+				s->npages = 0;
+				if (!next_window(r, s)) {
+					r->st.bad_chunks++;
+					s->chunk_pages = 0;
+				}
+				continue;
+			}
 			if (r->ra) {
 				if (s->held != SIZE_MAX)
 					vmt_readahead_release(r->ra, s->held);
@@ -662,14 +764,11 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				r->last_error = why;
 				continue;
 			}
-			ci = vmt_source_chunk(r->src, idx);
-			if (s->chunk_hi) {
-				s->cur_hi = s->chunk_hi[s->next_chunk - 1];
-				s->cur_lo = s->chunk_lo[s->next_chunk - 1];
-			}
 			s->pages = raw;
 			s->page_size = ci->page_size;
 			s->npages = ci->page_count;
+			s->chunk_pages = ci->page_count;
+			s->win_first = 0;
 			s->next_page = 0;
 			continue;
 		}
@@ -751,7 +850,7 @@ static __attribute__((noinline)) const struct vmt_item *first_item(struct vmt_re
 
 	r->started = true;
 	/* a slice's thread decompresses its own chunks: the slices share the cores */
-	if (!r->parent)
+	if (!r->parent && !r->window)
 		r->ra = vmt_readahead_new(r->src, r->nstreams);
 	for (i = 0; i < r->nstreams; i++)
 		stream_advance(r, &r->streams[i]);
@@ -1040,4 +1139,9 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 unsigned int vmt_reader_streams(const struct vmt_reader *r)
 {
 	return r->nstreams ? r->nstreams : 1;
+}
+
+uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r)
+{
+	return r->largest;
 }

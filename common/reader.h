@@ -5,8 +5,10 @@
  * (vmt_reader_next_item) or of one CPU (vmt_reader_cpu_next). Pages flagged "missed
  * events" are reported as gap items in their place. Damaged chunks and pages are counted
  * and skipped. The merged walk decompresses chunks ahead on the other cores (readahead.h);
- * memory: a few decompressed chunks per CPU and thread. The handle is opaque; one reader
- * per thread.
+ * memory: a few decompressed chunks per CPU and thread. When a chunk of every CPU would
+ * pass 32 MiB (VMT_CHUNK_BYTES_ALL: recordings of many CPUs in large chunks), each CPU's
+ * chunk is read a window at a time instead (vmt_source_read_chunk_part), nothing ahead.
+ * The handle is opaque; one reader per thread.
  */
 #ifndef VMT_READER_H
 #define VMT_READER_H
@@ -124,6 +126,9 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 bool vmt_reader_slice_exact(const struct vmt_reader *r);
 /* The CPUs whose chunks the walk merges (at least 1). */
 unsigned int vmt_reader_streams(const struct vmt_reader *r);
+/* The largest chunk's pages in bytes: what a stream holds at most (0: no chunks). */
+uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r);
+
 /* Count a slice's statistics (and its latest damage, if any) as r's own walk's. */
 void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
 			  const char *last_error);

@@ -287,6 +287,41 @@ int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
 	return s->ops->read_chunk(s, idx, cb, why);
 }
 
+int vmt_source_read_chunk_part(const struct vmt_source *s, size_t idx, uint64_t off,
+			       uint64_t len, struct vmt_chunkbuf *cb, const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	struct vmt_chunkbuf whole;
+	const char *dummy;
+	int ret;
+
+	if (!why)
+		why = &dummy;
+	if (off > ci->raw_size || len > ci->raw_size - off) {
+		*why = "part beyond the chunk";
+		return -EINVAL;
+	}
+	if (s->ops->read_part)
+		return s->ops->read_part(s, idx, off, len, cb, why);
+	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, len ? len : 1)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	/* the thread's context and compressed buffer, its whole-chunk buffer as the pages */
+	whole = *cb;
+	whole.raw = cb->whole;
+	whole.raw_cap = cb->whole_cap;
+	ret = s->ops->read_chunk(s, idx, &whole, why);
+	cb->dctx = whole.dctx;
+	cb->comp = whole.comp;
+	cb->comp_cap = whole.comp_cap;
+	cb->whole = whole.raw;
+	cb->whole_cap = whole.raw_cap;
+	if (!ret)
+		memcpy(cb->raw, cb->whole + off, len);
+	return ret;
+}
+
 /*
  * Ask the kernel to read a chunk the walk will want soon: decompression then rarely waits
  * for the disk (the default read-ahead window is far smaller than a chunk).

@@ -82,6 +82,16 @@ enum vmt_chunk_order vmt_source_order(const struct vmt_source *s);
  */
 int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
 			  const char **why);
+/*
+ * Bytes [off, off + len) of chunk idx's pages into cb->raw (len bytes), checked as
+ * vmt_source_read_chunk() checks the chunk, for a reader that cannot hold every CPU's
+ * chunk whole: a .vmt's zstd frame is decompressed from its start and stops after off +
+ * len bytes (the bytes before off are decoded again, into cb->raw, and dropped); other
+ * chunks are read whole into cb->whole, and the part copied. off + len must not pass the
+ * chunk's raw_size. Returns as vmt_source_read_chunk().
+ */
+int vmt_source_read_chunk_part(const struct vmt_source *s, size_t idx, uint64_t off,
+			       uint64_t len, struct vmt_chunkbuf *cb, const char **why);
 /* Ask the kernel to read chunk idx ahead (a hint; nothing happens past the last chunk). */
 void vmt_source_advise(const struct vmt_source *s, size_t idx);
 

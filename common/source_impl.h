@@ -22,6 +22,9 @@ struct vmt_source_ops {
 		    size_t why_size);
 	int (*read_chunk)(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
 			  const char **why);
+	/* a part of a chunk (vmt_source_read_chunk_part); NULL: read whole, then copied */
+	int (*read_part)(const struct vmt_source *s, size_t idx, uint64_t off, uint64_t len,
+			 struct vmt_chunkbuf *cb, const char **why);
 	void (*close)(struct vmt_source *s);	/* frees priv; may be NULL */
 };
 

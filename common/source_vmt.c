@@ -253,8 +253,12 @@ out_why:
 	return ret;
 }
 
-static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
-			  const char **why)
+/*
+ * Read chunk idx's payload into cb->comp and check it: the checksum, and a zstd frame's
+ * stated size against the chunk header, with a context ready in cb->dctx.
+ */
+static int load_payload(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			const char **why)
 {
 	const struct vmt_chunk_info *ci = &s->chunks[idx];
 	uint64_t hsize = VMT_CHUNK_HEADER_SIZE;
@@ -272,8 +276,7 @@ static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
 		}
 		hsize = get_le32(hdr + VMT_BH_HEADER_SIZE);
 	}
-	if (vmt_chunkbuf_grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1) ||
-	    vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+	if (vmt_chunkbuf_grow(&cb->comp, &cb->comp_cap, ci->payload_size ? ci->payload_size : 1)) {
 		*why = "out of memory";
 		return -ENOMEM;
 	}
@@ -286,38 +289,98 @@ static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
 		*why = "chunk checksum mismatch";
 		return -EBADMSG;
 	}
-	if (ci->flags & VMT_CHUNK_ZSTD) {
-		unsigned long long fsize = ZSTD_getFrameContentSize(cb->comp, ci->payload_size);
-		size_t got;
-
-		if (fsize != ci->raw_size) {
-			*why = "zstd frame size differs from the chunk header";
-			return -EBADMSG;
-		}
+	if (!(ci->flags & VMT_CHUNK_ZSTD))
+		return 0;
+	if (ZSTD_getFrameContentSize(cb->comp, ci->payload_size) != ci->raw_size) {
+		*why = "zstd frame size differs from the chunk header";
+		return -EBADMSG;
+	}
+	if (!cb->dctx) {
+		cb->dctx = ZSTD_createDCtx();
 		if (!cb->dctx) {
-			cb->dctx = ZSTD_createDCtx();
-			if (!cb->dctx) {
-				*why = "out of memory";
-				return -ENOMEM;
-			}
-#ifdef ZSTD_d_forceIgnoreChecksum
-			/*
-			 * The CRC32C above already proved these compressed bytes are the ones
-			 * written, and decompression is deterministic: the frame's own XXH64 of
-			 * the output would be a second pass over every byte for nothing.
-			 */
-			ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_forceIgnoreChecksum,
-					       ZSTD_d_ignoreChecksum);
-#endif
+			*why = "out of memory";
+			return -ENOMEM;
 		}
-		got = ZSTD_decompressDCtx(cb->dctx, cb->raw, ci->raw_size, cb->comp,
-					  ci->payload_size);
-		if (ZSTD_isError(got) || got != ci->raw_size) {
+#ifdef ZSTD_d_forceIgnoreChecksum
+		/*
+		 * The CRC32C above already proved these compressed bytes are the ones written,
+		 * and decompression is deterministic: the frame's own XXH64 of the output
+		 * would be a second pass over every byte for nothing.
+		 */
+		ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_forceIgnoreChecksum,
+				       ZSTD_d_ignoreChecksum);
+#endif
+	}
+	return 0;
+}
+
+static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
+			  const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	size_t got;
+	int ret;
+
+	ret = load_payload(s, idx, cb, why);
+	if (ret)
+		return ret;
+	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, ci->raw_size)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	if (!(ci->flags & VMT_CHUNK_ZSTD)) {
+		memcpy(cb->raw, cb->comp, ci->raw_size);
+		return 0;
+	}
+	got = ZSTD_decompressDCtx(cb->dctx, cb->raw, ci->raw_size, cb->comp, ci->payload_size);
+	if (ZSTD_isError(got) || got != ci->raw_size) {
+		*why = "zstd frame does not decompress";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * A part of the chunk: the frame decoded as a stream from its start, the bytes before off
+ * into cb->raw and dropped, and decoding stops once the part is out. zstd then keeps one
+ * window of the frame (the chunk's size) in its context, which is one per thread, where
+ * the whole chunk would take a buffer per CPU.
+ */
+static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, uint64_t len,
+			 struct vmt_chunkbuf *cb, const char **why)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	ZSTD_inBuffer in;
+	uint64_t skip = off, got = 0;
+	int ret;
+
+	ret = load_payload(s, idx, cb, why);
+	if (ret)
+		return ret;
+	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, len ? len : 1)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	if (!(ci->flags & VMT_CHUNK_ZSTD)) {
+		memcpy(cb->raw, cb->comp + off, len);
+		return 0;
+	}
+	ZSTD_DCtx_reset(cb->dctx, ZSTD_reset_session_only);
+	in = (ZSTD_inBuffer){ cb->comp, ci->payload_size, 0 };
+	while (got < len) {
+		uint64_t want = skip ? (skip < len ? skip : len) : len - got;
+		ZSTD_outBuffer out = { cb->raw + (skip ? 0 : got), want, 0 };
+		size_t in_before = in.pos;
+		size_t left = ZSTD_decompressStream(cb->dctx, &out, &in);
+
+		if (ZSTD_isError(left) || (out.pos == 0 && in.pos == in_before)) {
 			*why = "zstd frame does not decompress";
 			return -EBADMSG;
 		}
-	} else {
-		memcpy(cb->raw, cb->comp, ci->raw_size);
+		if (skip)
+			skip -= out.pos;
+		else
+			got += out.pos;
 	}
 	return 0;
 }
@@ -327,5 +390,6 @@ const struct vmt_source_ops vmt_source_vmt_ops = {
 	.probe = vmt_probe,
 	.open = vmt_open,
 	.read_chunk = vmt_read_chunk,
+	.read_part = vmt_read_part,
 	.close = NULL,
 };

@@ -5,7 +5,7 @@
  * place) and per CPU; the context events' formats of a .vmt (context.events and
  * format.ctx.*), damaged entries among them, and a record decoded through them; the
  * recorded duration from the monotonic keys; ties in time across 40 CPUs; writers' chunk
- * sizes.
+ * sizes; the walks again with chunks read in windows.
  */
 #include "config.h"
 
@@ -142,6 +142,28 @@ static int teardown(void **state)
 	(void)state;
 	unlink(path);
 	return 0;
+}
+
+/*
+ * The same recording read in windows of 2 and 3 pages of its 4-page chunks (what the
+ * reader does when every CPU's chunk whole would take too much memory): the same walks.
+ */
+static int setup_window2(void **state)
+{
+	setenv("VMTRACE_TEST_WINDOW", "8192", 1);
+	return setup(state);
+}
+
+static int setup_window3(void **state)
+{
+	setenv("VMTRACE_TEST_WINDOW", "12288", 1);
+	return setup(state);
+}
+
+static int teardown_window(void **state)
+{
+	unsetenv("VMTRACE_TEST_WINDOW");
+	return teardown(state);
 }
 
 static void test_merged(void **state)
@@ -510,6 +532,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_ties, teardown),
 		cmocka_unit_test(test_chunk_pages),
 		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merged, setup_window2, teardown_window),
+		cmocka_unit_test_setup_teardown(test_per_cpu, setup_window2, teardown_window),
+		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup_window2, teardown_window),
+		cmocka_unit_test_setup_teardown(test_merged, setup_window3, teardown_window),
+		cmocka_unit_test_setup_teardown(test_per_cpu, setup_window3, teardown_window),
+		cmocka_unit_test_setup_teardown(test_damaged_chunk, setup_window3, teardown_window),
 		cmocka_unit_test_setup_teardown(test_no_context, setup, teardown),
 		cmocka_unit_test(test_context),
 		cmocka_unit_test_teardown(test_duration, teardown),

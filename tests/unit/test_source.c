@@ -4,7 +4,8 @@
  * magic, a missing file), the error text in the caller's buffer (never a shared one), the
  * trace.bin loader's three ways to its formats, and the same real pages (17 recorded KVM
  * pages, repeated) written here by hand as .vmt, trace.bin and trace.dat v6: every loader
- * must give back the same pages, and the reader the same records.
+ * must give back the same pages, parts of chunks, and the reader the same records, also
+ * read in windows.
  */
 #include "config.h"
 
@@ -518,6 +519,101 @@ static void test_same_records(void **state)
 		vmt_reader_close(r[f]);
 }
 
+/*
+ * Parts of every chunk (vmt_source_read_chunk_part) are the bytes of the whole chunk: the
+ * .vmt's zstd frame decoded as a stream and stopped, the trace.bin's and trace.dat's
+ * stored pages read whole and copied; at page edges and between them, empty, to the end,
+ * in any order with one buffer; beyond the chunk refused.
+ */
+static void test_parts(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	unsigned int f;
+
+	for (f = 0; f < 3; f++) {
+		struct vmt_chunkbuf whole = { 0 }, part = { 0 };
+		struct vmt_source *s;
+		size_t i;
+
+		assert_int_equal(vmt_source_open(fx->path[f], &in, &s, NULL, 0), 0);
+		for (i = 0; i < vmt_source_nchunks(s); i++) {
+			const struct vmt_chunk_info *ci = vmt_source_chunk(s, i);
+			uint64_t raw = ci->raw_size;
+			const uint64_t cut[][2] = {
+				{ 0, raw }, { raw - PAGE, PAGE }, { 0, PAGE }, { PAGE, 3 * PAGE },
+				{ 3 * PAGE + 17, 5 * PAGE - 40 }, { raw - 1, 1 }, { raw, 0 },
+				{ raw / 2, raw - raw / 2 }, { 1, 0 },
+			};
+			const char *why = NULL;
+			unsigned int k;
+
+			assert_true(raw >= 8 * PAGE);
+			assert_int_equal(vmt_source_read_chunk(s, i, &whole, &why), 0);
+			for (k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
+				assert_int_equal(vmt_source_read_chunk_part(s, i, cut[k][0], cut[k][1],
+									    &part, &why), 0);
+				assert_memory_equal(part.raw, whole.raw + cut[k][0], cut[k][1]);
+			}
+			assert_int_equal(vmt_source_read_chunk_part(s, i, raw - PAGE, PAGE + 1, &part,
+								    &why), -EINVAL);
+			assert_int_equal(vmt_source_read_chunk_part(s, i, raw + 1, 0, &part, &why),
+					 -EINVAL);
+			assert_int_equal(vmt_source_read_chunk_part(s, i, 1, UINT64_MAX, &part, &why),
+					 -EINVAL);
+		}
+		vmt_chunkbuf_free(&whole);
+		vmt_chunkbuf_free(&part);
+		vmt_source_close(s);
+	}
+}
+
+/*
+ * Each format walked in windows of 3 pages (VMTRACE_TEST_WINDOW, as the reader does for
+ * recordings of many CPUs in large chunks) gives the records of the .vmt walked whole.
+ */
+static void test_windows(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_reader *r[4];
+	uint64_t n = 0;
+	unsigned int f;
+
+	assert_int_equal(vmt_reader_open(fx->path[0], &in, &r[0], NULL, 0), 0);
+	setenv("VMTRACE_TEST_WINDOW", "12288", 1);
+	for (f = 0; f < 3; f++)
+		assert_int_equal(vmt_reader_open(fx->path[f], &in, &r[f + 1], NULL, 0), 0);
+	unsetenv("VMTRACE_TEST_WINDOW");
+	for (;;) {
+		struct vmt_item it[4];
+		int got[4];
+
+		for (f = 0; f < 4; f++)
+			got[f] = vmt_reader_next(r[f], &it[f]);
+		for (f = 1; f < 4; f++)
+			assert_int_equal(got[f], got[0]);
+		if (!got[0])
+			break;
+		n += it[0].kind == VMT_ITEM_RECORD;
+		for (f = 1; f < 4; f++) {
+			assert_int_equal(it[f].kind, it[0].kind);
+			assert_int_equal(it[f].ts, it[0].ts);
+			if (it[0].kind != VMT_ITEM_RECORD)
+				continue;
+			assert_int_equal(it[f].rec.len, it[0].rec.len);
+			assert_memory_equal(it[f].rec.data, it[0].rec.data, it[0].rec.len);
+		}
+	}
+	assert_true(n > 0);
+	for (f = 0; f < 4; f++) {
+		assert_int_equal(vmt_reader_stats(r[f])->records, n);
+		assert_int_equal(vmt_reader_stats(r[f])->pages, fx->npages);
+		assert_int_equal(vmt_reader_stats(r[f])->bad_chunks, 0);
+		vmt_reader_close(r[f]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +622,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_legacy_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_windows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

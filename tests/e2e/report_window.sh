@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Chunks read in windows (common/reader.c): when one chunk of every CPU would pass 32 MiB
+# (recordings of more than 32 CPUs in 1 MiB chunks, as earlier recorders wrote them), each
+# CPU's chunk is read a window at a time, and the report stays under 64 MiB. The outputs
+# must be the ones of whole chunks (VMTRACE_TEST_WINDOW=0), byte for byte: on such a file
+# of 64 CPUs, and with windows forced (VMTRACE_TEST_WINDOW=bytes) on recordings whose small
+# chunks have lost-events pages, orphans and exits across chunks, a trace.bin, a
+# trace.dat, the bundled real recording with context events, in time slices, and with a
+# damaged chunk.
+. "$(dirname "$0")/lib.sh"
+
+F618="$DATA/formats/linux-6.18-x86_64"
+command -v python3 >/dev/null || skip "python3 missing"
+
+# peak resident memory in KiB of a command, its output to out.txt
+peak_kib() {
+	python3 - "$@" <<'EOF'
+import resource, subprocess, sys
+with open("out.txt", "wb") as out:
+    rc = subprocess.call(sys.argv[1:], stdout=out)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
+EOF
+}
+
+# same WINDOW PROGRAM ARGS...: whole chunks and windows of WINDOW bytes print the same
+same() {
+	w=$1
+	shift
+	VMTRACE_TEST_WINDOW=0 "$@" >whole.out 2>whole.err
+	rc1=$?
+	VMTRACE_TEST_WINDOW=$w "$@" >win.out 2>win.err
+	rc2=$?
+	[ "$rc1" = "$rc2" ] || fail "$*: exit $rc1 with whole chunks, $rc2 in windows of $w"
+	cmp -s whole.out win.out || {
+		diff whole.out win.out | head -10 >&2
+		fail "$* in windows of $w bytes: the output differs from whole chunks"
+	}
+	cmp -s whole.err win.err || fail "$* in windows of $w bytes: standard error differs"
+	[ -s whole.out ] || [ "$rc1" != 0 ] || fail "$*: printed nothing"
+}
+
+# 64 CPUs in 1 MiB chunks (256 pages): a chunk of each is 64 MiB
+"$HELPERS/mkvmt" --chunk-pages 256 --random 600000 64 "$F618" m64.vmt || fail "mkvmt m64"
+# AddressSanitizer's shadow and quarantine add to every allocation: the bounds are for the
+# plain build, the outputs are checked in both
+bounds=yes
+if ldd "$(command -v vmtrace-report)" | grep -q libasan; then
+	bounds=no
+	skip_part "the memory bounds (built with AddressSanitizer)"
+fi
+kib=$(peak_kib vmtrace-report --json m64.vmt)
+[ "$kib" -gt 0 ] || fail "report on 64 CPUs in 1 MiB chunks failed"
+mv out.txt windows.json
+kib0=$(VMTRACE_TEST_WINDOW=0 peak_kib vmtrace-report --json m64.vmt)
+cmp -s out.txt windows.json || fail "64 CPUs: the JSON in windows differs from whole chunks"
+if [ $bounds = yes ]; then
+	[ "$kib" -lt 65536 ] ||
+		fail "64 CPUs in 1 MiB chunks: the report held $kib KiB, not under 64 MiB"
+	# the bound is the windows' doing: the whole chunks alone are 64 MiB
+	[ "$kib0" -ge 65536 ] ||
+		fail "whole chunks of 64 CPUs held only $kib0 KiB: no window needed?"
+fi
+[ "$(json windows.json 'd["pairs"]')" = 600000 ] || fail "64 CPUs: not 600000 pairs"
+[ "$(json windows.json 'len(d["cpus_detail"])')" = 64 ] || fail "64 CPUs: not 64 CPUs"
+kib=$(peak_kib vmtrace-convert --csv m64.vmt)
+[ "$kib" -gt 0 ] || fail "CSV of 64 CPUs in 1 MiB chunks failed"
+if [ $bounds = yes ] && [ "$kib" -ge 65536 ]; then
+	fail "CSV of 64 CPUs in 1 MiB chunks: $kib KiB, not under 64 MiB"
+fi
+mv out.txt windows.csv
+VMTRACE_TEST_WINDOW=0 vmtrace-convert --csv m64.vmt >whole.csv || fail "CSV of whole chunks"
+cmp -s windows.csv whole.csv || fail "64 CPUs: the CSV in windows differs from whole chunks"
+[ "$(wc -l <windows.csv)" = 600001 ] || fail "64 CPUs: not 600000 CSV rows"
+
+# small chunks of 3 to 4 pages, windows of 1, 2 and 3 pages
+python3 "$top_srcdir/tests/helpers/mkslices.py" 1 6 4 2500 >s.txt || fail mkslices
+"$HELPERS/mkvmt" "$F618" s.vmt <s.txt || fail "mkvmt s.vmt"
+"$HELPERS/mkvmt" --legacy "$F618" s.bin <s.txt || fail "mkvmt --legacy s.bin"
+"$HELPERS/mktracedat" s.vmt s.dat || fail mktracedat
+for w in 4096 8192 12288; do
+	for opts in "--json" "" "-v" "--histogram --top 40" "--window 20us --json --jobs 1"; do
+		# shellcheck disable=SC2086 # $opts is several words
+		same "$w" vmtrace-report $opts s.vmt
+	done
+	same "$w" vmtrace-report --json s.bin
+	same "$w" vmtrace-report --json --jobs 1 s.dat
+	same "$w" vmtrace-convert --csv s.vmt
+	same "$w" vmtrace-convert --csv --events s.vmt
+	same "$w" vmtrace-convert --jsonl --events s.dat
+	# in time slices, each slice's reader in windows too
+	VMTRACE_TEST_SLICES=5 same "$w" vmtrace-report --json --jobs 2 s.vmt
+	grep -qx 'vmtrace-report: 5 time slices' win.err ||
+		fail "s.vmt in windows of $w: not cut into 5 slices: $(cat win.err)"
+	# the bundled real recording, its causes from context events
+	same "$w" vmtrace-report --json "$DATA/why/sample/kvm.vmt"
+	same "$w" vmtrace-convert --csv --why "$DATA/why/sample/kvm.vmt"
+done
+vmtrace-report --json s.vmt >s.json || fail "report s.vmt"
+[ "$(json s.json 'd["chunks"] > 40 and d["missed_pages"] > 0')" = True ] ||
+	fail "s.vmt has not the many chunks and lost-events pages this test needs"
+
+# a damaged chunk: found at its first window, skipped as a whole, the rest the same
+python3 - s.vmt <<'EOF' || fail "damaging s.vmt"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+# the tenth chunk block ("CHNK") of the file: a byte of its payload
+at = -1
+for _ in range(10):
+    at = b.index(b"CHNK", at + 1)
+b[at + 200] ^= 0xff
+open(sys.argv[1], "wb").write(b)
+EOF
+for w in 4096 12288; do
+	same "$w" vmtrace-report --json s.vmt
+	[ "$rc1" = 2 ] || fail "a damaged chunk: exit $rc1, not 2"
+	[ "$(json win.out 'd["bad_chunks"]')" = 1 ] || fail "a damaged chunk in windows: not counted"
+done
+finish
