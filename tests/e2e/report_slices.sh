@@ -248,11 +248,28 @@ done
 same back.vmt 8 --json
 [ "$used" = 0 ] || fail "back.vmt: a CPU's time went back, yet $used slices were used"
 
-# thirteen CPUs: two slice readers would hold 26 chunks at once, over the memory cap
+# thirteen CPUs in small chunks: the slice readers' chunks fit, so slices
 python3 "$top_srcdir/tests/helpers/mkslices.py" 4 26 13 300 >wide.txt || fail "mkslices wide"
 "$HELPERS/mkvmt" "$F618" wide.vmt <wide.txt || fail "mkvmt wide"
 same wide.vmt 8 --json
-[ "$used" = 0 ] || fail "wide.vmt: 13 CPUs, yet $used slices were used"
+[ "$used" = 8 ] || fail "wide.vmt: 13 CPUs in small chunks, yet $used slices, not 8"
+# the slice readers hold a chunk of every CPU each, 32 MiB at most in all: 64 CPUs in
+# chunks of 32 KiB, and 16 in 1 MiB, on two threads fit; 64 in vmtrace-record's 512 KiB
+# chunks do not, so one pass
+"$HELPERS/mkvmt" --chunk-pages 8 --random 100000 64 "$F618" m64.vmt || fail "mkvmt m64"
+same m64.vmt 6 --json --top 30
+[ "$used" = 6 ] || fail "m64.vmt: 64 CPUs in small chunks, $used slices, not 6"
+same m64.vmt 6 --histogram --window 100us
+"$HELPERS/mkvmt" --chunk-pages 256 --random 150000 16 "$F618" m16.vmt || fail "mkvmt m16"
+same m16.vmt 4 --json
+[ "$used" = 4 ] || fail "m16.vmt: 16 CPUs in 1 MiB chunks, $used slices, not 4"
+[ "$(json one.txt 'd["pages"] > 16 * 256')" = True ] || fail "m16.vmt: no full 1 MiB chunks"
+"$HELPERS/mkvmt" --random 300000 64 "$F618" m64big.vmt || fail "mkvmt m64big"
+same m64big.vmt 6 --json
+[ "$used" = 0 ] || fail "m64big.vmt: 64 CPUs in 512 KiB chunks, yet $used slices were used"
+# unless asked, a slice starts at least 4 chunks per CPU: m16.vmt's 2 to 3 per CPU, none
+VMTRACE_TEST_SLICES= vmtrace-report --jobs 2 --json m16.vmt 2>&1 >/dev/null |
+	grep -qx 'vmtrace-report: 0 time slices' || fail "m16.vmt: sliced with 2 chunks per CPU"
 # a chunk header that says the chunk begins later than its records do (CPU 0's third
 # chunk: 2.5 ms, its records from 2 ms): the slices that end before 2.5 ms do not read
 # it, so one pass
