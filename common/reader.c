@@ -357,8 +357,9 @@ static int setup_clock(struct vmt_reader *r)
  * Whether the streams read their chunks in windows, and how large: the merge holds a chunk
  * of each CPU at once, which files of many CPUs in chunks of 1 MiB (earlier recorders,
  * more than 32 CPUs) or of the smallest size (more than 512 CPUs) would take past the
- * memory the report may use. Reading a chunk in w windows decodes its frame
- * (w + 1) / 2 times over.
+ * memory the report may use. The first window of a .vmt chunk decodes its whole frame
+ * (to check it), each later one from its start to the window's end: two windows decode
+ * it twice (source_vmt.c); the other formats' chunks are read whole for every window.
  */
 static void set_window(struct vmt_reader *r)
 {

@@ -85,9 +85,10 @@ int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
 /*
  * Bytes [off, off + len) of chunk idx's pages into cb->raw (len bytes), checked as
  * vmt_source_read_chunk() checks the chunk, for a reader that cannot hold every CPU's
- * chunk whole: a .vmt's zstd frame is decompressed from its start and stops after off +
- * len bytes (the bytes before off are decoded again, into cb->raw, and dropped); other
- * chunks are read whole into cb->whole, and the part copied. off + len must not pass the
+ * chunk whole: a .vmt's zstd frame is decompressed from its start, the bytes outside the
+ * part dropped through cb->whole, to its end for the first part (off 0: the whole payload
+ * checked) and up to off + len for the others; other chunks are read whole into
+ * cb->whole, and the part copied. off + len must not pass the
  * chunk's raw_size. Returns as vmt_source_read_chunk().
  */
 int vmt_source_read_chunk_part(const struct vmt_source *s, size_t idx, uint64_t off,

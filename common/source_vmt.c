@@ -301,6 +301,12 @@ static int load_payload(const struct vmt_source *s, size_t idx, struct vmt_chunk
 			*why = "out of memory";
 			return -ENOMEM;
 		}
+		/*
+		 * A chunk may hold up to VMT_MAX_CHUNK_RAW (2^28) bytes in a frame whose window
+		 * is all of it: decoded as a stream (a part), zstd would refuse windows over
+		 * 2^27 by default, where decoding it whole does not.
+		 */
+		ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_windowLogMax, 28);
 #ifdef ZSTD_d_forceIgnoreChecksum
 		/*
 		 * The CRC32C above already proved these compressed bytes are the ones written,
@@ -340,24 +346,37 @@ static int vmt_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
 	return 0;
 }
 
+_Static_assert(VMT_MAX_CHUNK_RAW == 1u << 28, "the zstd window a chunk may need");
+
+/* The bytes a part's decoding drops go through this much of cb->whole at a time. */
+#define SINK_BYTES (128u << 10)
+
 /*
- * A part of the chunk: the frame decoded as a stream from its start, the bytes before off
- * into cb->raw and dropped, and decoding stops once the part is out. zstd then keeps one
- * window of the frame (the chunk's size) in its context, which is one per thread, where
- * the whole chunk would take a buffer per CPU.
+ * A part of the chunk: the frame decoded as a stream from its start, the bytes outside the
+ * part dropped, so that zstd keeps one window of the frame (the chunk's size) in its
+ * context, which is one per thread, where the whole chunk would take a buffer per CPU.
+ * The first part (off 0) decodes the payload to its end and checks it as the whole
+ * chunk's reading does (every frame, skippable ones included, and its size): a frame
+ * damaged past the first part then fails before any of its records is used, and the
+ * chunk is skipped whole either way.
+ * The later parts stop once they are out.
  */
 static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, uint64_t len,
 			 struct vmt_chunkbuf *cb, const char **why)
 {
 	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	bool check = off == 0;
+	uint64_t pos = 0, sink;
+	size_t left = 1;
 	ZSTD_inBuffer in;
-	uint64_t skip = off, got = 0;
 	int ret;
 
 	ret = load_payload(s, idx, cb, why);
 	if (ret)
 		return ret;
-	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, len ? len : 1)) {
+	sink = ci->raw_size < SINK_BYTES ? ci->raw_size : SINK_BYTES;
+	if (vmt_chunkbuf_grow(&cb->raw, &cb->raw_cap, len ? len : 1) ||
+	    vmt_chunkbuf_grow(&cb->whole, &cb->whole_cap, sink ? sink : 1)) {
 		*why = "out of memory";
 		return -ENOMEM;
 	}
@@ -367,20 +386,24 @@ static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, u
 	}
 	ZSTD_DCtx_reset(cb->dctx, ZSTD_reset_session_only);
 	in = (ZSTD_inBuffer){ cb->comp, ci->payload_size, 0 };
-	while (got < len) {
-		uint64_t want = skip ? (skip < len ? skip : len) : len - got;
-		ZSTD_outBuffer out = { cb->raw + (skip ? 0 : got), want, 0 };
+	while (check ? left != 0 || in.pos < in.size : pos < off + len) {
+		ZSTD_outBuffer out = { cb->whole, sink, 0 };
 		size_t in_before = in.pos;
-		size_t left = ZSTD_decompressStream(cb->dctx, &out, &in);
 
+		if (pos >= off && pos < off + len)
+			out = (ZSTD_outBuffer){ cb->raw + (pos - off), off + len - pos, 0 };
+		else if (pos < off && off - pos < sink)
+			out.size = off - pos;
+		left = ZSTD_decompressStream(cb->dctx, &out, &in);
 		if (ZSTD_isError(left) || (out.pos == 0 && in.pos == in_before)) {
 			*why = "zstd frame does not decompress";
 			return -EBADMSG;
 		}
-		if (skip)
-			skip -= out.pos;
-		else
-			got += out.pos;
+		pos += out.pos;
+	}
+	if (check && (pos != ci->raw_size || in.pos != in.size)) {
+		*why = "zstd frame does not decompress";
+		return -EBADMSG;
 	}
 	return 0;
 }

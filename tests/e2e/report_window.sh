@@ -100,11 +100,66 @@ vmtrace-report --json s.vmt >s.json || fail "report s.vmt"
 [ "$(json s.json 'd["chunks"] > 40 and d["missed_pages"] > 0')" = True ] ||
 	fail "s.vmt has not the many chunks and lost-events pages this test needs"
 
-# a damaged chunk: found at its first window, skipped as a whole, the rest the same
-python3 - s.vmt <<'EOF' || fail "damaging s.vmt"
+# In chunks of 256 KiB (zstd blocks of up to 128 KiB: several a frame), the third chunk's
+# payload changed, its checksums made right again (the block header's CRC32C fields,
+# man/vmtrace-file.5): the zstd frame damaged in its last blocks, a second frame after it
+# (its pages one too many), a skippable frame after it (nothing wrong). The first window
+# reads the whole payload as the whole chunk's read does, so the chunk is skipped whole
+# in both ways, or read whole in both.
+"$HELPERS/mkvmt" --chunk-pages 64 --random 20000 1 "$F618" b.vmt || fail "mkvmt b.vmt"
+vmtrace-report --json b.vmt >b.json || fail "report b.vmt"
+for how in damaged second skippable; do
+	python3 - b.vmt $how.vmt $how <<'EOF' || fail "rewriting b.vmt ($how)"
 import struct, sys
+T = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    T.append(c)
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for x in data:
+        crc = T[(crc ^ x) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
 b = bytearray(open(sys.argv[1], "rb").read())
-# the tenth chunk block ("CHNK") of the file: a byte of its payload
+at = -1
+for _ in range(3):
+    at = b.index(b"CHNK", at + 1)
+hs, ps = struct.unpack_from("<IQ", b, at + 4)
+p = bytearray(b[at + hs:at + hs + ps])
+if sys.argv[3] == "damaged":
+    for i in range(len(p) * 7 // 10, len(p)):
+        p[i] = 0xFF
+elif sys.argv[3] == "second":
+    # a frame of one raw block of 100 bytes: single segment, content size 100
+    p += bytes.fromhex("28b52ffd2064") + struct.pack("<I", 1 | 100 << 3)[:3] + b"x" * 100
+else:
+    p += struct.pack("<II", 0x184D2A50, 12) + b"\0" * 12
+h = bytearray(b[at:at + hs])
+struct.pack_into("<QII", h, 8, len(p), 0, crc32c(p))
+struct.pack_into("<I", h, 16, crc32c(h))
+b[at:at + hs + ps] = h + p
+open(sys.argv[2], "wb").write(b)
+EOF
+	for w in 4096 65536; do
+		same "$w" vmtrace-report --json $how.vmt
+		if [ $how = skippable ]; then
+			[ "$rc1" = 0 ] || fail "a skippable frame after a chunk's: exit $rc1, not 0"
+			sed 's/"file":"skippable.vmt"/"file":"b.vmt"/' win.out | cmp -s - b.json ||
+				fail "a skippable frame after a chunk's changed the report"
+		else
+			[ "$rc1" = 2 ] || fail "$how chunk: exit $rc1, not 2"
+			[ "$(json win.out 'd["bad_chunks"]')" = 1 ] ||
+				fail "$how chunk in windows of $w: not one damaged chunk"
+		fi
+	done
+done
+
+# a byte of a chunk's payload changed: the checksum finds it at the first window
+python3 - s.vmt <<'EOF' || fail "damaging s.vmt"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
 at = -1
 for _ in range(10):
     at = b.index(b"CHNK", at + 1)
