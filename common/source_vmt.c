@@ -302,11 +302,14 @@ static int load_payload(const struct vmt_source *s, size_t idx, struct vmt_chunk
 			return -ENOMEM;
 		}
 		/*
-		 * A chunk may hold up to VMT_MAX_CHUNK_RAW (2^28) bytes in a frame whose window
-		 * is all of it: decoded as a stream (a part), zstd would refuse windows over
-		 * 2^27 by default, where decoding it whole does not.
+		 * A frame may declare any window (up to VMT_MAX_CHUNK_RAW bytes when it is
+		 * all of a chunk's content, more when it is not a single segment): decoded as
+		 * a stream (a part), zstd would refuse windows over 2^27 by default, where
+		 * decoding it whole does not. Its buffer is the smaller of the window and the
+		 * content size, which load_payload() checked against the chunk's.
 		 */
-		ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_windowLogMax, 28);
+		ZSTD_DCtx_setParameter(cb->dctx, ZSTD_d_windowLogMax,
+				       ZSTD_dParam_getBounds(ZSTD_d_windowLogMax).upperBound);
 #ifdef ZSTD_d_forceIgnoreChecksum
 		/*
 		 * The CRC32C above already proved these compressed bytes are the ones written,
@@ -353,12 +356,13 @@ _Static_assert(VMT_MAX_CHUNK_RAW == 1u << 28, "the zstd window a chunk may need"
 
 /*
  * A part of the chunk: the frame decoded as a stream from its start, the bytes outside the
- * part dropped, so that zstd keeps one window of the frame (the chunk's size) in its
- * context, which is one per thread, where the whole chunk would take a buffer per CPU.
- * The first part (off 0) decodes the payload to its end and checks it as the whole
- * chunk's reading does (every frame, skippable ones included, and its size): a frame
- * damaged past the first part then fails before any of its records is used, and the
- * chunk is skipped whole either way.
+ * part dropped, so that zstd keeps one window of the frame (at most the chunk's size) in
+ * its context, which is one per thread, where the whole chunk would take a buffer per
+ * CPU. The first part (off 0) decodes the frame to its end and checks the payload as the
+ * whole chunk's reading does (its size; after the frame, only what decodes to nothing,
+ * such as skippable frames, tried into no room at all, as the whole read leaves it none):
+ * a frame damaged past the first part then fails before any of its records is used, and
+ * the chunk is skipped whole either way.
  * The later parts stop once they are out.
  */
 static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, uint64_t len,
@@ -386,7 +390,7 @@ static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, u
 	}
 	ZSTD_DCtx_reset(cb->dctx, ZSTD_reset_session_only);
 	in = (ZSTD_inBuffer){ cb->comp, ci->payload_size, 0 };
-	while (check ? left != 0 || in.pos < in.size : pos < off + len) {
+	while (check ? left != 0 : pos < off + len) {
 		ZSTD_outBuffer out = { cb->whole, sink, 0 };
 		size_t in_before = in.pos;
 
@@ -401,7 +405,10 @@ static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, u
 		}
 		pos += out.pos;
 	}
-	if (check && (pos != ci->raw_size || in.pos != in.size)) {
+	if (check && (pos != ci->raw_size ||
+		      (in.pos < in.size &&
+		       ZSTD_decompressDCtx(cb->dctx, cb->whole, 0, cb->comp + in.pos,
+					   in.size - in.pos) != 0))) {
 		*why = "zstd frame does not decompress";
 		return -EBADMSG;
 	}

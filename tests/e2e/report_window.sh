@@ -103,12 +103,15 @@ vmtrace-report --json s.vmt >s.json || fail "report s.vmt"
 # In chunks of 256 KiB (zstd blocks of up to 128 KiB: several a frame), the third chunk's
 # payload changed, its checksums made right again (the block header's CRC32C fields,
 # man/vmtrace-file.5): the zstd frame damaged in its last blocks, a second frame after it
-# (its pages one too many), a skippable frame after it (nothing wrong). The first window
-# reads the whole payload as the whole chunk's read does, so the chunk is skipped whole
-# in both ways, or read whole in both.
+# (its pages one too many), a skippable frame after it (nothing wrong), the frame's header
+# declaring a window of 2^29 (zstd's streaming default refuses over 2^27; nothing wrong),
+# and after it a frame of 4000 blocks of 128 KiB each of one byte repeated (500 MiB from
+# 16 KiB), in a window of 2^28. The first window reads the whole payload as the whole
+# chunk's read does, so the chunk is skipped whole in both ways, or read whole in both,
+# and the frame after it is not decoded to learn it is one too many.
 "$HELPERS/mkvmt" --chunk-pages 64 --random 20000 1 "$F618" b.vmt || fail "mkvmt b.vmt"
 vmtrace-report --json b.vmt >b.json || fail "report b.vmt"
-for how in damaged second skippable; do
+for how in damaged second skippable window29 bomb; do
 	python3 - b.vmt $how.vmt $how <<'EOF' || fail "rewriting b.vmt ($how)"
 import struct, sys
 T = []
@@ -134,8 +137,21 @@ if sys.argv[3] == "damaged":
 elif sys.argv[3] == "second":
     # a frame of one raw block of 100 bytes: single segment, content size 100
     p += bytes.fromhex("28b52ffd2064") + struct.pack("<I", 1 | 100 << 3)[:3] + b"x" * 100
-else:
+elif sys.argv[3] == "skippable":
     p += struct.pack("<II", 0x184D2A50, 12) + b"\0" * 12
+elif sys.argv[3] == "window29":
+    # the header again: no single segment, a window byte for 2^29, the size in 8 bytes
+    fhd = p[4]
+    at_fcs = 5 + (0 if fhd & 0x20 else 1) + [0, 1, 2, 4][fhd & 3]
+    fcs_len = [1 if fhd & 0x20 else 0, 2, 4, 8][fhd >> 6]
+    raw = struct.unpack_from("<Q", b, at + 48)[0]
+    p = p[:4] + bytes([3 << 6 | fhd & 4, (29 - 10) << 3]) + struct.pack("<Q", raw) + \
+        p[at_fcs + fcs_len:]
+else:
+    # a frame of unknown size, window 2^28, RLE blocks of 128 KiB, the last one marked
+    rle = [struct.pack("<I", (i == 3999) | 1 << 1 | 131072 << 3)[:3] + b"\x07"
+           for i in range(4000)]
+    p += bytes.fromhex("28b52ffd00") + bytes([(28 - 10) << 3]) + b"".join(rle)
 h = bytearray(b[at:at + hs])
 struct.pack_into("<QII", h, 8, len(p), 0, crc32c(p))
 struct.pack_into("<I", h, 16, crc32c(h))
@@ -144,10 +160,10 @@ open(sys.argv[2], "wb").write(b)
 EOF
 	for w in 4096 65536; do
 		same "$w" vmtrace-report --json $how.vmt
-		if [ $how = skippable ]; then
-			[ "$rc1" = 0 ] || fail "a skippable frame after a chunk's: exit $rc1, not 0"
-			sed 's/"file":"skippable.vmt"/"file":"b.vmt"/' win.out | cmp -s - b.json ||
-				fail "a skippable frame after a chunk's changed the report"
+		if [ $how = skippable ] || [ $how = window29 ]; then
+			[ "$rc1" = 0 ] || fail "$how chunk: exit $rc1, not 0"
+			sed "s/\"file\":\"$how.vmt\"/\"file\":\"b.vmt\"/" win.out | cmp -s - b.json ||
+				fail "$how chunk: the report changed"
 		else
 			[ "$rc1" = 2 ] || fail "$how chunk: exit $rc1, not 2"
 			[ "$(json win.out 'd["bad_chunks"]')" = 1 ] ||
@@ -155,6 +171,14 @@ EOF
 		fi
 	done
 done
+if [ $bounds = yes ]; then
+	# (its exit, 2, was checked above)
+	kib=$(python3 -c 'import resource, subprocess, sys
+subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' env VMTRACE_TEST_WINDOW=4096 \
+		vmtrace-report --json bomb.vmt)
+	[ "$kib" -lt 65536 ] || fail "a frame of 500 MiB after a chunk's: the report held $kib KiB"
+fi
 
 # a byte of a chunk's payload changed: the checksum finds it at the first window
 python3 - s.vmt <<'EOF' || fail "damaging s.vmt"
