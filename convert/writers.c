@@ -359,12 +359,60 @@ static void copy_meta(const struct convert_opts *o, const struct vmt_source *src
 	}
 }
 
+/* How many CPUs of the input have chunks that the copy takes (--cpu). */
+static unsigned int copied_cpus(const struct vmt_source *src, const struct vmt_cpulist *cpus)
+{
+	struct vmt_iter_ids have;
+	unsigned int n = 0, cpu;
+
+	chunk_cpus(src, &have);
+	for (cpu = 0; cpu < VMT_ITER_IDS; cpu++)
+		if ((have.bits[cpu / 64] >> (cpu % 64) & 1) &&
+		    (!cpus->n || vmt_cpulist_has(cpus, cpu)))
+			n++;
+	/* CPUs past the bitmap: their chunks counted, more than the CPUs (smaller chunks) */
+	return n + (unsigned int)(have.beyond < 4096 ? have.beyond : 4096);
+}
+
+/*
+ * Write a chunk's pages as the recorder would for the copy's CPUs: in pieces of at most
+ * vmt_chunk_pages() pages. Chunks of earlier recorders (1 MiB on any number of CPUs) or of
+ * a trace.dat may be larger than a reader of that many CPUs holds whole; split, the copy
+ * is read whole chunk by chunk and ahead on another thread, where the original is read in
+ * windows (reader.h). Pages are self-contained: any cut between two
+ * is one the recorder could have made.
+ */
+static int write_pieces(struct vmt_writer *w, const struct vmt_header_page *hp,
+			const uint8_t *raw, const struct vmt_chunk_info *whole, uint32_t max_pages)
+{
+	uint32_t p;
+	int ret = 0;
+
+	for (p = 0; !ret && p < whole->page_count; p += max_pages) {
+		struct vmt_chunk_info ci = *whole;
+		const uint8_t *pages = raw + (size_t)p * whole->page_size;
+
+		ci.page_count = whole->page_count - p;
+		if (ci.page_count > max_pages)
+			ci.page_count = max_pages;
+		/* a piece's ends that its pages do not give are unknown, not the whole's */
+		if (p > 0)
+			ci.first_ts = UINT64_MAX;
+		if (p + ci.page_count < whole->page_count)
+			ci.last_ts = 0;
+		chunk_figures(hp, pages, &ci);
+		ret = vmt_writer_chunk(w, pages, ci.page_count, ci.page_size, &ci);
+	}
+	return ret;
+}
+
 /* Any input into a .vmt: its metadata, and its pages (of the --cpu CPUs) in compressed chunks. */
 int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		struct convert_found *found)
 {
 	const struct vmt_cpulist *cpus = &o->fo.filter.cpus;
 	const struct vmt_source *src = vmt_reader_source(r);
+	unsigned int ncpus = copied_cpus(src, cpus);
 	struct vmt_chunkbuf cb = { 0 };
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
@@ -376,12 +424,12 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	copy_meta(o, src, &meta, &end);
 	ret = vmt_writer_open(fd, &meta, VMT_DEFAULT_LEVEL, &w);
 	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
-		struct vmt_chunk_info ci = *vmt_source_chunk(src, i);
+		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
 
-		if ((cpus->n && !vmt_cpulist_has(cpus, ci.cpu)) || copy_read(src, i, &cb, found))
+		if ((cpus->n && !vmt_cpulist_has(cpus, ci->cpu)) || copy_read(src, i, &cb, found))
 			continue;
-		chunk_figures(vmt_reader_header_page(r), cb.raw, &ci);
-		ret = vmt_writer_chunk(w, cb.raw, ci.page_count, ci.page_size, &ci);
+		ret = write_pieces(w, vmt_reader_header_page(r), cb.raw, ci,
+				   vmt_chunk_pages(ncpus, ci->page_size));
 		copied++;
 	}
 	if (!ret)
