@@ -1146,3 +1146,8 @@ uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r)
 {
 	return r->largest;
 }
+
+uint64_t vmt_reader_window(const struct vmt_reader *r)
+{
+	return r->window && r->window < r->largest ? r->window : 0;
+}

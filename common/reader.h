@@ -128,6 +128,11 @@ bool vmt_reader_slice_exact(const struct vmt_reader *r);
 unsigned int vmt_reader_streams(const struct vmt_reader *r);
 /* The largest chunk's pages in bytes: what a stream holds at most (0: no chunks). */
 uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r);
+/*
+ * The bytes of its chunk each CPU's stream holds when the chunks are read in windows (one
+ * chunk of every CPU would pass 32 MiB: slower, see set_window), 0 when read whole.
+ */
+uint64_t vmt_reader_window(const struct vmt_reader *r);
 
 /* Count a slice's statistics (and its latest damage, if any) as r's own walk's. */
 void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,19 @@ static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
 	return ret > 0 ? 1 : ret;
 }
 
+/*
+ * Chunks read in windows are slower (common/reader.h); whoever watches the report can cut
+ * them once. Said on a terminal only, as the progress line: scripts' logs stay as they were.
+ */
+static void hint_windows(const struct report *rep)
+{
+	if (!vmt_reader_window(rep->r))
+		return;
+	vmt_info("%s: %" PRIu64 " KiB chunks on %u CPUs are read in parts (slower); "
+		 "vmtrace-convert --to-vmt cuts them", rep->o->file,
+		 vmt_reader_largest_chunk(rep->r) >> 10, vmt_reader_streams(rep->r));
+}
+
 static int run_pass(struct report *rep)
 {
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter, .attribute = true };
@@ -177,6 +191,8 @@ static int run_pass(struct report *rep)
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
+	if (isatty(STDERR_FILENO))
+		hint_windows(rep);
 	if (ret == -E2BIG)
 		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
 			rep->o->file, VMT_SERIES_MAX_ROWS);

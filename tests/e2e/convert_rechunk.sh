@@ -7,7 +7,8 @@
 # man/vmtrace-file.5 (sizes, per-CPU pages, the header's figures against the pages'), and
 # every report of the copy against the original's, byte for byte (but the file name and
 # the chunk count): JSON, -v, CSV per exit and per event, on generated files and on one
-# whose cuts fall on lost-events pages and between an exit and its entry.
+# whose cuts fall on lost-events pages and between an exit and its entry. And the
+# report's hint, on a terminal, that such a file is read in parts.
 . "$(dirname "$0")/lib.sh"
 
 F618="$DATA/formats/linux-6.18-x86_64"
@@ -86,6 +87,22 @@ check_split m64.vmt c64.vmt 128
 [ "$(awk '$2 > 128' orig.txt | wc -l)" -gt 20 ] || fail "m64.vmt has too few 1 MiB chunks"
 [ "$(wc -l <copy.txt)" -gt "$(wc -l <orig.txt)" ] || fail "c64.vmt: no chunk was cut"
 same_reports m64.vmt c64.vmt
+# on a terminal, the report of the original says it reads in parts and what cures it
+if command -v script >/dev/null; then
+	script -qec "vmtrace-report m64.vmt >/dev/null" /dev/null >tty.txt ||
+		fail "report m64.vmt on a terminal"
+	kib=$(awk '$2 > n { n = $2 } END { print n * 4 }' orig.txt)
+	hint="read in parts (slower); vmtrace-convert --to-vmt cuts them"
+	grep -q "m64.vmt: $kib KiB chunks on 64 CPUs are $hint" tty.txt ||
+		fail "no hint on a terminal: $(cat tty.txt)"
+	script -qec "vmtrace-report c64.vmt >/dev/null" /dev/null >tty.txt ||
+		fail "report c64.vmt on a terminal"
+	[ ! -s tty.txt ] || fail "a hint for the copy: $(cat tty.txt)"
+else
+	skip_part "the hint on a terminal (no script(1))"
+fi
+vmtrace-report m64.vmt 2>err.txt >/dev/null || fail "report m64.vmt"
+[ ! -s err.txt ] || fail "a hint without a terminal: $(cat err.txt)"
 # four CPUs copied: 1 MiB chunks are what the recorder writes for them, nothing is cut
 vmtrace-convert --to-vmt --cpu 0-3 -o c4.vmt m64.vmt || fail "convert --cpu 0-3"
 chunks c4.vmt >c4.txt
