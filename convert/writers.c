@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "chunkcut.h"
 #include "container.h"
 #include "io.h"
 #include "kv.h"
@@ -13,7 +14,6 @@
 #include "log.h"
 #include "metakeys.h"
 #include "nomatch.h"
-#include "rbpage.h"
 #include "rows.h"
 #include "seriesfmt.h"
 #include "writers.h"
@@ -242,34 +242,6 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	return 0;
 }
 
-/* A trace.bin has no chunk headers: the figures come from the pages themselves. */
-static void chunk_figures(const struct vmt_header_page *hp, const uint8_t *raw,
-			  struct vmt_chunk_info *ci)
-{
-	const uint8_t *last = raw + (size_t)(ci->page_count - 1) * ci->page_size;
-	struct vmt_rbrecord rec;
-	struct vmt_rbpage pg;
-	uint32_t p;
-
-	ci->missed_pages = 0;
-	ci->missed_count = 0;
-	for (p = 0; p < ci->page_count; p++) {
-		if (vmt_rbpage_init(&pg, hp, raw + (size_t)p * ci->page_size, ci->page_size))
-			continue;
-		if (p == 0)
-			ci->first_ts = pg.page_ts;
-		if (pg.missed) {
-			ci->missed_pages++;
-			ci->missed_count += pg.missed_count;
-		}
-	}
-	if (vmt_rbpage_init(&pg, hp, last, ci->page_size) == 0) {
-		ci->last_ts = pg.page_ts;
-		while (vmt_rbpage_next(&pg, &rec) > 0)
-			ci->last_ts = rec.ts;
-	}
-}
-
 static void add_entry(struct vmt_kvbuf *kb, const struct vmt_kv *kv)
 {
 	char key[VMT_KV_MAX_KEY + 1];
@@ -370,40 +342,11 @@ static unsigned int copied_cpus(const struct vmt_source *src, const struct vmt_c
 		if ((have.bits[cpu / 64] >> (cpu % 64) & 1) &&
 		    (!cpus->n || vmt_cpulist_has(cpus, cpu)))
 			n++;
-	/* CPUs past the bitmap: their chunks counted, more than the CPUs (smaller chunks) */
-	return n + (unsigned int)(have.beyond < 4096 ? have.beyond : 4096);
-}
-
-/*
- * Write a chunk's pages as the recorder would for the copy's CPUs: in pieces of at most
- * vmt_chunk_pages() pages. Chunks of earlier recorders (1 MiB on any number of CPUs) or of
- * a trace.dat may be larger than a reader of that many CPUs holds whole; split, the copy
- * is read whole chunk by chunk and ahead on another thread, where the original is read in
- * windows (reader.h). Pages are self-contained: any cut between two
- * is one the recorder could have made.
- */
-static int write_pieces(struct vmt_writer *w, const struct vmt_header_page *hp,
-			const uint8_t *raw, const struct vmt_chunk_info *whole, uint32_t max_pages)
-{
-	uint32_t p;
-	int ret = 0;
-
-	for (p = 0; !ret && p < whole->page_count; p += max_pages) {
-		struct vmt_chunk_info ci = *whole;
-		const uint8_t *pages = raw + (size_t)p * whole->page_size;
-
-		ci.page_count = whole->page_count - p;
-		if (ci.page_count > max_pages)
-			ci.page_count = max_pages;
-		/* a piece's ends that its pages do not give are unknown, not the whole's */
-		if (p > 0)
-			ci.first_ts = UINT64_MAX;
-		if (p + ci.page_count < whole->page_count)
-			ci.last_ts = 0;
-		chunk_figures(hp, pages, &ci);
-		ret = vmt_writer_chunk(w, pages, ci.page_count, ci.page_size, &ci);
-	}
-	return ret;
+	/*
+	 * CPUs past the bitmap are not told apart (nor filtered): their chunks are counted
+	 * instead, at most VMT_ITER_IDS, which can only make the chunks smaller
+	 */
+	return n + (unsigned int)(have.beyond < VMT_ITER_IDS ? have.beyond : VMT_ITER_IDS);
 }
 
 /* Any input into a .vmt: its metadata, and its pages (of the --cpu CPUs) in compressed chunks. */
@@ -428,8 +371,8 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 
 		if ((cpus->n && !vmt_cpulist_has(cpus, ci->cpu)) || copy_read(src, i, &cb, found))
 			continue;
-		ret = write_pieces(w, vmt_reader_header_page(r), cb.raw, ci,
-				   vmt_chunk_pages(ncpus, ci->page_size));
+		ret = vmt_chunk_write_cut(w, vmt_reader_header_page(r), cb.raw, ci,
+					  vmt_chunk_pages(ncpus, ci->page_size));
 		copied++;
 	}
 	if (!ret)

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include "seriesfmt.h"
 #include "slicepass.h"
 #include "summary.h"
+#include "terminal.h"
 #include "timefmt.h"
 #include "trigger.h"
 
@@ -52,14 +52,6 @@ struct report {
 	struct report_trigger trig;	/* a flight recording's exit */
 	uint64_t around_ns;		/* --around's centre */
 };
-
-/* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
-static void show_progress(uint64_t done, uint64_t total, void *arg)
-{
-	fprintf(stderr, "\r%s: %s: %3u%% (%llu of %llu chunks)", vmt_log_progname(),
-		(const char *)arg, total ? (unsigned int)(done * 100 / total) : 0,
-		(unsigned long long)done, (unsigned long long)total);
-}
 
 static int open_input(struct report *rep)
 {
@@ -158,19 +150,6 @@ static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
 	return ret > 0 ? 1 : ret;
 }
 
-/*
- * Chunks read in windows are slower (common/reader.h); whoever watches the report can cut
- * them once. Said on a terminal only, as the progress line: scripts' logs stay as they were.
- */
-static void hint_windows(const struct report *rep)
-{
-	if (!vmt_reader_window(rep->r))
-		return;
-	vmt_info("%s: %" PRIu64 " KiB chunks on %u CPUs are read in parts (slower); "
-		 "vmtrace-convert --to-vmt cuts them", rep->o->file,
-		 vmt_reader_largest_chunk(rep->r) >> 10, vmt_reader_streams(rep->r));
-}
-
 static int run_pass(struct report *rep)
 {
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter, .attribute = true };
@@ -179,7 +158,7 @@ static int run_pass(struct report *rep)
 
 	/* Large files only, and only when someone watches stderr. */
 	if (isatty(STDERR_FILENO) && vmt_source_status(src)->file_size > (32u << 20)) {
-		io.progress = show_progress;
+		io.progress = report_show_progress;
 		io.progress_arg = (void *)rep->o->file;
 	}
 	ret = run_slices(rep, &io);
@@ -191,8 +170,7 @@ static int run_pass(struct report *rep)
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
-	if (isatty(STDERR_FILENO))
-		hint_windows(rep);
+	report_hint_windows(rep->r, rep->o->file);
 	if (ret == -E2BIG)
 		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
 			rep->o->file, VMT_SERIES_MAX_ROWS);
