@@ -61,6 +61,17 @@ struct vmt_chunkbuf {
 #define VMT_CHUNK_BYTES_ALL	(32u << 20)
 uint32_t vmt_chunk_pages(unsigned int ncpus, uint32_t page_size);
 
+/*
+ * Pages of a chunk read in windows of window bytes (reader.h): at least one, at most the
+ * chunk's; window 0: the whole chunk. Window k holds pages [k * n, (k + 1) * n).
+ */
+static inline uint32_t vmt_chunk_window_pages(const struct vmt_chunk_info *ci, uint64_t window)
+{
+	uint64_t n = !window ? ci->page_count : ci->page_size ? window / ci->page_size : 0;
+
+	return n ? (n < ci->page_count ? (uint32_t)n : ci->page_count) : 1;
+}
+
 /* Make room for need bytes in *buf. Returns 0 or -ENOMEM. */
 int vmt_chunkbuf_grow(uint8_t **buf, size_t *cap, size_t need);
 void vmt_chunkbuf_free(struct vmt_chunkbuf *cb);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,6 +34,14 @@ struct slot {
 struct vmt_readahead {
 	const struct vmt_source *s;
 	size_t nchunks;
+	/*
+	 * What is read ahead, one slot each: the chunks, or with a window their parts, chunk
+	 * idx's part k being unit base[idx] + k (unit_chunk[] the way back).
+	 */
+	uint64_t window;
+	size_t nunits;
+	size_t *base;
+	uint32_t *unit_chunk;
 	pthread_t thread[8];
 	unsigned int nthreads;
 	pthread_mutex_t lock;
@@ -60,23 +69,54 @@ static void slot_buf(struct vmt_readahead *pf, struct slot *s)
 		memset(&s->pg, 0, sizeof(s->pg));
 }
 
+/* How many parts chunk ci is read in (1: whole), and the pages of each. */
+static uint32_t parts_of(const struct vmt_readahead *pf, const struct vmt_chunk_info *ci,
+			 uint32_t *pages)
+{
+	*pages = vmt_chunk_window_pages(ci, pf->window);
+	return *pages < ci->page_count ? (ci->page_count + *pages - 1) / *pages : 1;
+}
+
+/*
+ * When the walk will want a unit: its chunk's first time, and for a part the time as far
+ * into the chunk as the part is into its pages (a guess: the records are not read yet).
+ * UINT64_MAX when the chunk's time is unknown.
+ */
+static uint64_t unit_time(const struct vmt_readahead *pf, size_t u)
+{
+	const struct vmt_chunk_info *ci = vmt_source_chunk(pf->s, pf->unit_chunk[u]);
+	uint32_t pages, n = parts_of(pf, ci, &pages), k = (uint32_t)(u - pf->base[pf->unit_chunk[u]]);
+
+	if (ci->first_ts == UINT64_MAX || n == 1 || ci->last_ts <= ci->first_ts)
+		return ci->first_ts;
+	return ci->first_ts + (ci->last_ts - ci->first_ts) / n * k;
+}
+
 /*
  * Read-ahead order, as the source says: by first timestamp; a source that does not state
  * its chunks' times (trace.dat) round-robin over the CPUs by seq (its CPUs' runs are alike
- * in time per chunk).
+ * in time per chunk). A chunk's parts by their guessed times, in their order.
  */
 static int by_order(const void *a, const void *b, void *arg)
 {
-	const struct vmt_source *s = arg;
-	const struct vmt_chunk_info *x = vmt_source_chunk(s, *(const size_t *)a);
-	const struct vmt_chunk_info *y = vmt_source_chunk(s, *(const size_t *)b);
-	bool seq = vmt_source_order(s) == VMT_ORDER_SEQ;
+	const struct vmt_readahead *pf = arg;
+	size_t ua = *(const size_t *)a, ub = *(const size_t *)b;
+	const struct vmt_chunk_info *x = vmt_source_chunk(pf->s, pf->unit_chunk[ua]);
+	const struct vmt_chunk_info *y = vmt_source_chunk(pf->s, pf->unit_chunk[ub]);
+	uint64_t tx, ty;
 
-	if (seq && x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	if (!seq && x->first_ts != y->first_ts)
-		return x->first_ts < y->first_ts ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	if (vmt_source_order(pf->s) == VMT_ORDER_SEQ) {
+		if (x->seq != y->seq)
+			return x->seq < y->seq ? -1 : 1;
+		tx = ua - pf->base[pf->unit_chunk[ua]];
+		ty = ub - pf->base[pf->unit_chunk[ub]];
+	} else {
+		tx = unit_time(pf, ua);
+		ty = unit_time(pf, ub);
+	}
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return ua < ub ? -1 : 1;
 }
 
 /*
@@ -101,6 +141,22 @@ static void evict_buffer(const uint8_t *p, size_t n)
 #endif
 }
 
+/* Read unit u (a chunk, or a part of one) into scratch->raw. */
+static int read_unit(const struct vmt_readahead *pf, size_t u, struct vmt_chunkbuf *scratch,
+		     const char **why)
+{
+	size_t idx = pf->unit_chunk[u];
+	const struct vmt_chunk_info *ci = vmt_source_chunk(pf->s, idx);
+	uint32_t pages, first, n;
+
+	if (parts_of(pf, ci, &pages) == 1)
+		return vmt_source_read_chunk(pf->s, idx, scratch, why);
+	first = (uint32_t)(u - pf->base[idx]) * pages;
+	n = ci->page_count - first < pages ? ci->page_count - first : pages;
+	return vmt_source_read_chunk_part(pf->s, idx, (uint64_t)first * ci->page_size,
+					  (uint64_t)n * ci->page_size, scratch, why);
+}
+
 /*
  * With the lock held and slot idx idle: decompress it without the lock, with the calling
  * thread's scratch (zstd context, compressed buffer), then mark it done.
@@ -117,7 +173,7 @@ static void decompress_slot(struct vmt_readahead *pf, size_t idx, struct vmt_chu
 		evict_buffer(s->pg.raw, s->pg.cap);
 	scratch->raw = s->pg.raw;
 	scratch->raw_cap = s->pg.cap;
-	s->err = vmt_source_read_chunk(pf->s, idx, scratch, &s->why);
+	s->err = read_unit(pf, idx, scratch, &s->why);
 	s->pg.raw = scratch->raw;
 	s->pg.cap = scratch->raw_cap;
 	scratch->raw = NULL;
@@ -136,13 +192,13 @@ static void *worker_main(void *arg)
 	for (;;) {
 		size_t idx;
 
-		while (!pf->stop && (pf->next == pf->nchunks || pf->inflight >= pf->max_inflight))
+		while (!pf->stop && (pf->next == pf->nunits || pf->inflight >= pf->max_inflight))
 			pthread_cond_wait(&pf->cond, &pf->lock);
 		if (pf->stop)
 			break;
 		idx = pf->order[pf->next++];
-		if (pf->next + 1 < pf->nchunks)
-			vmt_source_advise(pf->s, pf->order[pf->next + 1]);
+		if (pf->next + 1 < pf->nunits)
+			vmt_source_advise(pf->s, pf->unit_chunk[pf->order[pf->next + 1]]);
 		if (pf->slot[idx].state == SLOT_IDLE)	/* else the merge took it itself */
 			decompress_slot(pf, idx, &scratch);
 	}
@@ -164,7 +220,7 @@ void vmt_readahead_free(struct vmt_readahead *pf)
 	pthread_mutex_unlock(&pf->lock);
 	for (t = 0; t < pf->nthreads; t++)
 		pthread_join(pf->thread[t], NULL);
-	for (i = 0; i < pf->nchunks; i++)
+	for (i = 0; i < pf->nunits; i++)
 		free(pf->slot[i].pg.raw);
 	for (i = 0; i < pf->npool; i++)
 		free(pf->pool[i].raw);
@@ -174,10 +230,53 @@ void vmt_readahead_free(struct vmt_readahead *pf)
 	pthread_cond_destroy(&pf->cond);
 	free(pf->slot);
 	free(pf->order);
+	free(pf->base);
+	free(pf->unit_chunk);
 	free(pf);
 }
 
-struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int nstreams)
+/*
+ * The units: a slot per chunk, or per part. At most MAX_PARTS_PER_CHUNK parts a chunk on
+ * average, or nothing is read ahead: the slots then cost no more than the chunk index
+ * (windows of automatic size cut a chunk in 2 to 8 parts; only forced tiny windows cut
+ * more). 0 or -ENOMEM / -E2BIG.
+ */
+#define MAX_PARTS_PER_CHUNK 16
+static int make_units(struct vmt_readahead *pf)
+{
+	size_t i, u = 0;
+
+	pf->base = malloc(pf->nchunks * sizeof(*pf->base));
+	if (!pf->base)
+		return -ENOMEM;
+	for (i = 0; i < pf->nchunks; i++) {
+		uint32_t pages;
+
+		pf->base[i] = u;
+		u += parts_of(pf, vmt_source_chunk(pf->s, i), &pages);
+	}
+	if (u > (size_t)MAX_PARTS_PER_CHUNK * pf->nchunks || u > UINT32_MAX)
+		return -E2BIG;
+	pf->nunits = u;
+	pf->unit_chunk = malloc(u * sizeof(*pf->unit_chunk));
+	pf->order = malloc(u * sizeof(*pf->order));
+	pf->slot = calloc(u, sizeof(*pf->slot));
+	if (!pf->unit_chunk || !pf->order || !pf->slot)
+		return -ENOMEM;
+	for (i = 0; i < pf->nchunks; i++) {
+		size_t end = i + 1 < pf->nchunks ? pf->base[i + 1] : u, k;
+
+		for (k = pf->base[i]; k < end; k++)
+			pf->unit_chunk[k] = (uint32_t)i;
+	}
+	for (u = 0; u < pf->nunits; u++)
+		pf->order[u] = u;
+	qsort_r(pf->order, pf->nunits, sizeof(*pf->order), by_order, pf);
+	return 0;
+}
+
+struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int nstreams,
+					uint64_t window)
 {
 	/* on one CPU a thread would only take turns with the merge (and flush its caches) */
 	unsigned int cores = vmt_cpus_usable();
@@ -192,25 +291,19 @@ struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int
 		return NULL;
 	pf->s = s;
 	pf->nchunks = nchunks;
-	pf->order = malloc(nchunks * sizeof(*pf->order));
-	pf->slot = calloc(nchunks, sizeof(*pf->slot));
-	if (!pf->order || !pf->slot) {
-		free(pf->order);
-		free(pf->slot);
-		free(pf);
-		return NULL;
-	}
-	for (i = 0; i < nchunks; i++)
-		pf->order[i] = i;
-	qsort_r(pf->order, nchunks, sizeof(*pf->order), by_order, (void *)s);
+	pf->window = window;
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
+	if (make_units(pf)) {
+		vmt_readahead_free(pf);
+		return NULL;
+	}
 	pf->nthreads = cores - 1 > 8 ? 8 : cores - 1;
 	/*
-	 * Each stream holds one chunk; the rest is read-ahead. Four chunks ahead per thread
-	 * (at most 16 in all): measured on 2 vCPUs, two ahead left the merge waiting whenever
-	 * the host took the other vCPU away (0.78 s against 0.72 s for 20 M events); more
-	 * gained nothing.
+	 * Each stream holds one chunk (or window); the rest is read-ahead. Four ahead per
+	 * thread (at most 16 in all): measured on 2 vCPUs, two ahead left the merge waiting
+	 * whenever the host took the other vCPU away (0.78 s against 0.72 s for 20 M events);
+	 * more gained nothing.
 	 */
 	pf->max_inflight = nstreams + (pf->nthreads * 4 < 16 ? pf->nthreads * 4 : 16);
 	/* the merge may take chunks beyond the window itself: room for every stream too */
@@ -233,9 +326,10 @@ struct vmt_readahead *vmt_readahead_new(const struct vmt_source *s, unsigned int
 	return pf;
 }
 
-int vmt_readahead_take(struct vmt_readahead *pf, size_t idx, const uint8_t **raw,
-		       const char **why)
+int vmt_readahead_take(struct vmt_readahead *pf, size_t chunk, uint32_t part,
+		       const uint8_t **raw, const char **why)
 {
+	size_t idx = pf->base[chunk] + part;
 	struct slot *s = &pf->slot[idx];
 
 	pthread_mutex_lock(&pf->lock);
@@ -249,7 +343,7 @@ int vmt_readahead_take(struct vmt_readahead *pf, size_t idx, const uint8_t **raw
 			 */
 			size_t next;
 
-			if (pf->next == pf->nchunks || pf->inflight >= pf->max_inflight) {
+			if (pf->next == pf->nunits || pf->inflight >= pf->max_inflight) {
 				pthread_cond_wait(&pf->cond, &pf->lock);
 				continue;
 			}
@@ -265,16 +359,38 @@ int vmt_readahead_take(struct vmt_readahead *pf, size_t idx, const uint8_t **raw
 	return s->err;
 }
 
-void vmt_readahead_release(struct vmt_readahead *pf, size_t idx)
+/* With the lock held: slot s read (taken or not) is done with, its buffer pooled. */
+static void slot_release(struct vmt_readahead *pf, struct slot *s)
 {
-	struct slot *s = &pf->slot[idx];
-
-	pthread_mutex_lock(&pf->lock);
 	/* the pool never holds more than were in flight at once */
 	pf->pool[pf->npool++] = s->pg;
 	memset(&s->pg, 0, sizeof(s->pg));
 	s->state = SLOT_RELEASED;
 	pf->inflight--;
 	pthread_cond_broadcast(&pf->cond);
+}
+
+void vmt_readahead_release(struct vmt_readahead *pf, size_t chunk, uint32_t part)
+{
+	pthread_mutex_lock(&pf->lock);
+	slot_release(pf, &pf->slot[pf->base[chunk] + part]);
+	pthread_mutex_unlock(&pf->lock);
+}
+
+void vmt_readahead_drop(struct vmt_readahead *pf, size_t chunk, uint32_t part)
+{
+	size_t end = chunk + 1 < pf->nchunks ? pf->base[chunk + 1] : pf->nunits, u;
+
+	pthread_mutex_lock(&pf->lock);
+	for (u = pf->base[chunk] + part; u < end; u++) {
+		struct slot *s = &pf->slot[u];
+
+		while (s->state == SLOT_BUSY)
+			pthread_cond_wait(&pf->cond, &pf->lock);
+		if (s->state == SLOT_DONE)
+			slot_release(pf, s);
+		else if (s->state == SLOT_IDLE)
+			s->state = SLOT_RELEASED;	/* the workers pass it by */
+	}
 	pthread_mutex_unlock(&pf->lock);
 }

@@ -18,6 +18,7 @@ struct stream {
 	size_t *chunk;		/* indexes of the source's chunks, in file order */
 	size_t nchunk, next_chunk;
 	size_t held;		/* the read-ahead chunk in use, or SIZE_MAX */
+	uint32_t held_part;	/* its part held (0: the chunk whole) */
 	uint8_t *raw;		/* the chunk read without read-ahead: its pages */
 	size_t raw_cap;
 	const uint8_t *pages;
@@ -70,10 +71,11 @@ struct vmt_reader {
 	/*
 	 * When every CPU's chunk whole would pass VMT_CHUNK_BYTES_ALL (a recording of many
 	 * CPUs in large chunks), each stream holds a window of this many bytes of its chunk
-	 * (read with vmt_source_read_chunk_part), and nothing is read ahead; 0: whole chunks.
+	 * (read with vmt_source_read_chunk_part, windows read ahead as parts); 0: whole chunks.
 	 */
 	uint64_t window;
 	uint64_t largest;		/* the largest chunk's pages, bytes */
+	bool in_parts;			/* some chunk is read in more than one window */
 	bool started;
 	struct stream *cur;		/* the stream of the item returned last, NULL at the end */
 	struct vmt_readahead *ra;	/* decompression threads for the merged walk, or NULL */
@@ -378,6 +380,13 @@ static void set_window(struct vmt_reader *r)
 		r->window = strtoull(test, NULL, 10);
 	else if (r->nstreams && r->largest > VMT_CHUNK_BYTES_ALL / r->nstreams)
 		r->window = VMT_CHUNK_BYTES_ALL / r->nstreams;
+	/* a window holds a page at least: chunks of one page are read whole all the same */
+	r->in_parts = false;
+	for (i = 0; r->window && i < n && !r->in_parts; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		r->in_parts = vmt_chunk_window_pages(ci, r->window) < ci->page_count;
+	}
 }
 
 static int setup_streams(struct vmt_reader *r)
@@ -602,38 +611,59 @@ static void slice_record(struct vmt_reader *r, struct stream *s)
 /* Pages of chunk ci in a window: at least one. */
 static uint32_t window_pages(const struct vmt_reader *r, const struct vmt_chunk_info *ci)
 {
-	uint64_t n = ci->page_size ? r->window / ci->page_size : 0;
+	return vmt_chunk_window_pages(ci, r->window);
+}
 
-	return n ? (n < ci->page_count ? (uint32_t)n : ci->page_count) : 1;
+/* Let go of the read-ahead chunk or part the stream holds. */
+static void stream_release(struct vmt_reader *r, struct stream *s)
+{
+	if (s->held != SIZE_MAX)
+		vmt_readahead_release(r->ra, s->held, s->held_part);
+	s->held = SIZE_MAX;
 }
 
 /*
- * The stream's next window of the chunk it reads (the first when s->npages is 0) into its
- * own buffer. false when the chunk cannot be read (counted by the caller).
+ * The stream's next window of the chunk it reads (the first when s->npages is 0): from
+ * the read-ahead, or into its own buffer. false when the chunk cannot be read (counted by
+ * the caller; the read-ahead reads none of the rest of it).
  */
 static bool next_window(struct vmt_reader *r, struct stream *s)
 {
 	size_t idx = s->chunk[s->next_chunk - 1];
 	const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, idx);
 	uint32_t first = s->win_first + s->npages, n = window_pages(r, ci);
+	const uint8_t *raw;
 	const char *why = NULL;
 	int err;
 
 	if (n > s->chunk_pages - first)
 		n = s->chunk_pages - first;
-	r->scratch.raw = s->raw;
-	r->scratch.raw_cap = s->raw_cap;
-	err = vmt_source_read_chunk_part(r->src, idx, (uint64_t)first * ci->page_size,
-					 (uint64_t)n * ci->page_size, &r->scratch, &why);
-	s->raw = r->scratch.raw;
-	s->raw_cap = r->scratch.raw_cap;
-	r->scratch.raw = NULL;
-	r->scratch.raw_cap = 0;
+	if (r->ra) {
+		uint32_t part = first / window_pages(r, ci);
+
+		stream_release(r, s);
+		err = vmt_readahead_take(r->ra, idx, part, &raw, &why);
+		s->held = idx;
+		s->held_part = part;
+		if (err) {
+			stream_release(r, s);
+			vmt_readahead_drop(r->ra, idx, part + 1);
+		}
+	} else {
+		r->scratch.raw = s->raw;
+		r->scratch.raw_cap = s->raw_cap;
+		err = vmt_source_read_chunk_part(r->src, idx, (uint64_t)first * ci->page_size,
+						 (uint64_t)n * ci->page_size, &r->scratch, &why);
+		raw = s->raw = r->scratch.raw;
+		s->raw_cap = r->scratch.raw_cap;
+		r->scratch.raw = NULL;
+		r->scratch.raw_cap = 0;
+	}
 	if (err) {
 		r->last_error = why;
 		return false;
 	}
-	s->pages = s->raw;
+	s->pages = raw;
 	s->page_size = ci->page_size;
 	s->win_first = first;
 	s->npages = n;
@@ -733,7 +763,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				s->cur_lo = s->chunk_lo[s->next_chunk - 1];
 			}
 			if (r->window && window_pages(r, ci) < ci->page_count) {
-				if (s->next_chunk < s->nchunk)
+				if (!r->ra && s->next_chunk < s->nchunk)
 					vmt_source_advise(r->src, s->chunk[s->next_chunk]);
 				s->chunk_pages = ci->page_count;
 				s->win_first = 0;
@@ -745,10 +775,10 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				continue;
 			}
 			if (r->ra) {
-				if (s->held != SIZE_MAX)
-					vmt_readahead_release(r->ra, s->held);
-				err = vmt_readahead_take(r->ra, idx, &raw, &why);
+				stream_release(r, s);
+				err = vmt_readahead_take(r->ra, idx, 0, &raw, &why);
 				s->held = idx;
+				s->held_part = 0;
 			} else {
 				if (s->next_chunk < s->nchunk)
 					vmt_source_advise(r->src, s->chunk[s->next_chunk]);
@@ -851,8 +881,8 @@ static __attribute__((noinline)) const struct vmt_item *first_item(struct vmt_re
 
 	r->started = true;
 	/* a slice's thread decompresses its own chunks: the slices share the cores */
-	if (!r->parent && !r->window)
-		r->ra = vmt_readahead_new(r->src, r->nstreams);
+	if (!r->parent)
+		r->ra = vmt_readahead_new(r->src, r->nstreams, r->window);
 	for (i = 0; i < r->nstreams; i++)
 		stream_advance(r, &r->streams[i]);
 	build_tree(r);
@@ -1149,5 +1179,5 @@ uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r)
 
 uint64_t vmt_reader_window(const struct vmt_reader *r)
 {
-	return r->window && r->window < r->largest ? r->window : 0;
+	return r->in_parts ? r->window : 0;
 }

@@ -7,7 +7,8 @@
  * and skipped. The merged walk decompresses chunks ahead on the other cores (readahead.h);
  * memory: a few decompressed chunks per CPU and thread. When a chunk of every CPU would
  * pass 32 MiB (VMT_CHUNK_BYTES_ALL: recordings of many CPUs in large chunks), each CPU's
- * chunk is read a window at a time instead (vmt_source_read_chunk_part), nothing ahead.
+ * chunk is read a window at a time instead (vmt_source_read_chunk_part), the windows
+ * ahead as parts of chunks.
  * The handle is opaque; one reader per thread.
  */
 #ifndef VMT_READER_H
@@ -129,8 +130,9 @@ unsigned int vmt_reader_streams(const struct vmt_reader *r);
 /* The largest chunk's pages in bytes: what a stream holds at most (0: no chunks). */
 uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r);
 /*
- * The bytes of its chunk each CPU's stream holds when the chunks are read in windows (one
- * chunk of every CPU would pass 32 MiB: slower, see set_window), 0 when read whole.
+ * The bytes of its chunk each CPU's stream holds when chunks are read in windows (one
+ * chunk of every CPU would pass 32 MiB: slower, see set_window), 0 when every chunk is
+ * read whole.
  */
 uint64_t vmt_reader_window(const struct vmt_reader *r);
 

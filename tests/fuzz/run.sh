@@ -43,6 +43,9 @@ exit 0 5000 7 0x7b 0
 entry 1 5300 7 0
 S
 		head -c 65536 "$srcdir/tests/data/sample-syscalls.vmt" >"$corpus/sample-head.vmt"
+		# chunks of 8 pages on 2 CPUs: each read in 8 windows by the second walk
+		"$builddir/tests/helpers/mkvmt" --chunk-pages 8 --random 1500 2 \
+			"$srcdir/tests/data/formats/linux-6.18-x86_64" "$corpus/windows.vmt"
 		# the original tool's trace.bin goes through the same reader
 		printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' |
 			"$builddir/tests/helpers/mkvmt" --legacy \
