@@ -26,6 +26,7 @@ struct stream {
 	/* a chunk read in windows (vmt_reader.window): its pages, the window's first */
 	uint32_t chunk_pages, win_first;
 	bool in_page;
+	bool after_bad;		/* a damaged chunk was skipped: a gap before the next page */
 	struct vmt_rbpage pg;
 	bool done;
 	struct vmt_item head;	/* the next item of this stream */
@@ -703,6 +704,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			}
 			if (ret < 0) {
 				r->st.bad_pages++;
+				s->after_bad = true;
 				r->last_error = "record header points outside its page";
 			}
 			s->in_page = false;
@@ -719,14 +721,21 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				r->st.pages++;
 			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
 				r->st.bad_pages++;
+				s->after_bad = true;
 				r->last_error = "page commit beyond the page size";
 				continue;
 			}
 			s->in_page = true;
-			if (s->pg.missed) {
+			/*
+			 * Events of a skipped chunk or page are lost as much as those the kernel
+			 * flags: no pair may span them (the count unknown, none is added). At the
+			 * next page that holds records: an empty page's time says nothing.
+			 */
+			if (s->pg.missed || (s->after_bad && s->pg.commit)) {
 				s->head.kind = VMT_ITEM_GAP;
 				s->head.ts = s->pg.page_ts;
-				s->head.missed = s->pg.missed_count;
+				s->head.missed = s->pg.missed ? s->pg.missed_count : 0;
+				s->after_bad = false;
 				if (r->parent) {
 					int in = slice_keeps(r, s);
 
@@ -735,8 +744,10 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 					if (!in)
 						continue;
 				}
-				r->st.missed_pages++;
-				r->st.missed_events += s->pg.missed_count;
+				if (s->pg.missed) {
+					r->st.missed_pages++;
+					r->st.missed_events += s->pg.missed_count;
+				}
 				return;
 			}
 			continue;
@@ -745,6 +756,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			if (next_window(r, s))
 				continue;
 			r->st.bad_chunks++;	/* the rest of the chunk is skipped */
+			s->after_bad = true;
 			s->chunk_pages = 0;
 			continue;
 		}
@@ -770,6 +782,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				s->npages = 0;
 				if (!next_window(r, s)) {
 					r->st.bad_chunks++;
+					s->after_bad = true;
 					s->chunk_pages = 0;
 				}
 				continue;
@@ -792,6 +805,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			}
 			if (err) {
 				r->st.bad_chunks++;
+				s->after_bad = true;
 				r->last_error = why;
 				continue;
 			}
