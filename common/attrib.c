@@ -290,7 +290,8 @@ static void acc_fold(const struct acc *c, struct vmt_why *w, uint8_t *map)
 /* ---- the engine's state ---- */
 
 enum { ST_NONE, ST_RUN, ST_PREEMPT, ST_BLOCK, ST_WOKEN, ST_LOST };
-enum { L_NONE, L_PREEMPT, L_WAIT, L_N };
+/* per CPU: runnable tasks preempted there; woken tasks queued there; the others */
+enum { L_NONE, L_PREEMPT, L_WOKEN, L_WAIT, L_N };
 
 struct detail {
 	struct acc acc;
@@ -493,7 +494,7 @@ static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu)
 			c[i].curr = -1;
 			c[i].running = NONE;
 			c[i].last_task = NONE;
-			c[i].head[L_PREEMPT] = c[i].head[L_WAIT] = NONE;
+			c[i].head[L_PREEMPT] = c[i].head[L_WOKEN] = c[i].head[L_WAIT] = NONE;
 		}
 		a->cpus = c;
 		a->ncpus = n;
@@ -756,6 +757,20 @@ static void resegment_running(struct vmt_attrib *a, struct cpu *c, uint64_t ts)
 	run_key(a, t, &t->seg);
 }
 
+/*
+ * A woken task's wait, named after the task that holds the CPU it waits for: pid 0 (the
+ * idle task) is the wake-up's own latency (leaving idle), "idle"; -1 is not known.
+ */
+static void key_holder(struct key *k, int32_t holder, const char *comm)
+{
+	if (holder == 0)
+		key_set(k, VMT_WHY_WAKEUP, -1, "idle");
+	else if (holder < 0)
+		key_set(k, VMT_WHY_WAKEUP, -1, "");
+	else
+		key_set(k, VMT_WHY_WAKEUP, holder, comm);
+}
+
 static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
 	int32_t prev = ev->u.sw.prev_pid, next = ev->u.sw.next_pid;
@@ -790,6 +805,14 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 			continue;
 		seg_close(a, t, ev->ts);
 		key_set(&t->seg, VMT_WHY_PREEMPTED, next, ev->u.sw.next_comm);
+	}
+	for (i = c->head[L_WOKEN]; i != NONE; i = a->tasks[i].lnext) {
+		struct task *t = &a->tasks[i];
+
+		if (t->pid == next)
+			continue;
+		seg_close(a, t, ev->ts);
+		key_holder(&t->seg, next, ev->u.sw.next_comm);
 	}
 	if (tp) {
 		if (tp->st != ST_RUN || tp->cpu != cpu)
@@ -829,6 +852,7 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 
 static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
+	struct cpu *q;
 	struct task *t;
 	struct key k;
 
@@ -848,12 +872,18 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	}
 	t->seg = k;
 	seg_close(a, t, ev->ts);
-	t->seg.kind = VMT_WHY_WAKEUP;
 	t->st = ST_WOKEN;
-	/* it now waits for the CPU it was queued on */
-	if (ev->u.wake.target_cpu >= 0 && cpu_get(a, (uint32_t)ev->u.wake.target_cpu)) {
+	/*
+	 * It now waits for the CPU it was queued on, behind whatever runs there: not the
+	 * waker's doing (the interrupt that woke it is over), but the holder's, who takes the
+	 * time as a preempting task does (re-keyed at every switch there until it runs).
+	 */
+	if (ev->u.wake.target_cpu >= 0 && (q = cpu_get(a, (uint32_t)ev->u.wake.target_cpu))) {
 		list_del(a, t);
-		list_add(a, t, (uint32_t)ev->u.wake.target_cpu, L_WAIT);
+		list_add(a, t, (uint32_t)ev->u.wake.target_cpu, L_WOKEN);
+		key_holder(&t->seg, q->curr, q->curr > 0 ? comm_of(a, q->curr) : "");
+	} else {
+		key_holder(&t->seg, -1, "");
 	}
 }
 
@@ -977,6 +1007,8 @@ int vmt_attrib_context(struct vmt_attrib *a, const struct vmt_ctxev *ev)
 
 	if (!c)
 		return ev->cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	/* every event names the task current on its CPU (in an interrupt: the interrupted) */
+	c->curr = ev->pid;
 	switch (ev->type) {
 	case VMT_CTX_SWITCH:
 		on_switch(a, ev, c);

@@ -189,8 +189,8 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 		return;
 	}
 	vmt_outbuf_str(o, "<h3>Culprits</h3><p class=\"note\">What took the most time from vCPU "
-		       "tasks: the tasks that preempted or woke them and the interrupts and "
-		       "user-space exits that held them.</p><div class=\"wrap\"><table id=\""
+		       "tasks: the tasks that preempted them, woke them or held their CPU after a "
+		       "wake-up, and the interrupts and user-space exits that held them.</p><div class=\"wrap\"><table id=\""
 		       "culprits\"><thead><tr><th class=\"l\">kind</th><th class=\"l\">name</th>"
 		       "<th>pid</th><th>exits</th><th>total</th><th>max</th></tr></thead><tbody>");
 	for (i = 0; i < n && i < MAX_CULPRITS; i++) {

@@ -25,13 +25,15 @@ char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, c
 	char t[32], who[64] = "";
 
 	vmt_fmt_lat(c, p->ticks, t, sizeof(t));
+	/* preempted by the task that ran; blocked until woken by; a wake-up's wait behind */
 	if (p->pid >= 0)
 		snprintf(who, sizeof(who), " %s %s (pid %" PRId32 ")",
-			 p->kind == VMT_WHY_PREEMPTED ? "by" : "woken by",
+			 p->kind == VMT_WHY_PREEMPTED ? "by" :
+			 p->kind == VMT_WHY_WAKEUP ? "behind" : "woken by",
 			 p->name[0] ? p->name : "?", p->pid);
 	else if (p->name[0])
-		snprintf(who, sizeof(who), p->kind == VMT_WHY_BLOCKED || p->kind == VMT_WHY_WAKEUP ?
-			 " woken by %s" : " (%s)", p->name);
+		snprintf(who, sizeof(who), p->kind == VMT_WHY_BLOCKED ? " woken by %s" : " (%s)",
+			 p->name);
 	snprintf(buf, size, "%s %s%s", kind, t, who);
 	return buf;
 }

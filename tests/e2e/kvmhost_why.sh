@@ -17,8 +17,9 @@
 #   vCPU thread (its tid checked), mostly so in four of five at least (QEMU's emulated CPU
 #   stalls now and then, and that time shows as whatever part was current; another task, a
 #   kworker, may win at most 1 in 20); a HLT longer than a tick is mostly its sleep and the
-#   wait after its wake-up (but for 1 in 10, or one) (attribution calls that wait "wakeup":
-#   the other VM ran on); the JSON and the CSV agree exit by exit; the culprits, the
+#   wait after its wake-up (but for 1 in 10, or one) (attribution calls that wait "wakeup",
+#   named after the CPU's holder: the other VM's vCPU thread or idle, but for 1 in 10); the
+#   JSON and the CSV agree exit by exit; the culprits, the
 #   reasons and the worst windows add up.
 # Skips (77) without QEMU & co; a file without context events fails (the recorder takes
 # them by default).

@@ -105,7 +105,8 @@ make nowake 'move(row("201", "hlt", 2), "wakeup", "kvm", 90000)'
 check nowake
 expect nowake 1 "b: a hlt exit blocked without a wake-up"
 
-# Woken by a task instead of the timer interrupt.
+# Woken by a task instead of the timer interrupt (the culprit: the sleep, named by its
+# waker).
 make taskwake 'l = row("101", "hlt"); l[16] = "55"'
 check taskwake
 expect taskwake 1 "a: a hlt exit woken by a task, not the timer interrupt"
@@ -116,9 +117,20 @@ make kwake 'l = row("101", "hlt"); l[15] = "kworker/1:2"; l[16] = "94"'
 check kwake
 expect kwake 0 "all checks pass"
 make kwake2 'for n in (0, 1):
-    l = row("101", "hlt", n); l[15] = "kworker/1:2"; l[16] = "94"'
+    l = row("101", "hlt", n); l[14:17] = ["blocked", "kworker/1:2", "94"]'
 check kwake2
 expect kwake2 1 "a: 2 of 2 hlt exits woken by a kworker"
+
+# The wait after a wake-up is named after the CPU's holder: the other VM's vCPU thread
+# passes (the fixture's a has one), idle passes, another task in one HLT of two passes (a
+# stall), in both fails.
+make behind 'row("101", "hlt")[14:17] = ["wakeup", "idle", ""]'
+check behind
+expect behind 0 "all checks pass"
+make behind2 'for n in (0, 1):
+    row("101", "hlt", n)[14:17] = ["wakeup", "sshd", "77"]'
+check behind2
+expect behind2 1 "a: 2 of 2 hlt exits waited after their wake-up behind another task"
 
 # Two stalls of five: fewer than four in five long exits mostly preempted by the other VM.
 make stalls 'move(row("101", "npf"), "preempted", "kvm", 4900000)'

@@ -47,4 +47,56 @@ top = d["culprits"][0]
 assert re.search(r"^\s*%s\s+%s\s+%s\s" % (top["kind"], re.escape(top["name"]), top["pid"]),
                  text, re.M), top
 PY
+# The wait after a wake-up, recounted from the events (-v) in Python: from the vCPU
+# thread's wake-up to its switch-in, each task that held its CPU takes its time, the idle
+# task's time is "idle" (not the interrupt that woke it: that one ended the sleep, named
+# in the blocked part).
+run vmtrace-report -v "$S/kvm.vmt"
+expect_rc 0 "report -v"
+mv out.txt events.txt
+run vmtrace-report --json --threshold 1ms --top 0 "$S/kvm.vmt"
+expect_rc 0 "report --json --threshold 1ms"
+python3 - events.txt out.txt <<'PY' || fail "the wait after a wake-up is not named after the CPU's holders"
+import json, re, sys
+sw = re.compile(r"^\s*(\d+)\.(\d{9}) cpu\s+(\d+) pid\s+\d+ CTX\s+switch .*/(\d+) \(\w+\) -> .*/(\d+)$")
+wk = re.compile(r"^\s*(\d+)\.(\d{9}) cpu\s+(\d+) pid\s+\d+ CTX\s+waking .*/(\d+)( from .*)?$")
+switches, wakes = [], []
+for line in open(sys.argv[1]):
+    m = sw.match(line)
+    if m:
+        switches.append((int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4]), int(m[5])))
+        continue
+    m = wk.match(line)
+    if m:
+        wakes.append((int(m[1]) * 10**9 + int(m[2]), int(m[4])))
+assert len(switches) > 300 and len(wakes) > 100, (len(switches), len(wakes))
+d = json.load(open(sys.argv[2]))
+checked = 0
+for e in d["over_threshold"]:
+    parts = [p for p in e["why"]["parts"] if p["kind"] == "wakeup"]
+    if not parts or e["why"]["incomplete"]:
+        continue
+    t0, t1, pid = e["time_ns"], e["time_ns"] + e["latency_ns"], e["pid"]
+    w = [ts for ts, p in wakes if p == pid and t0 <= ts <= t1]
+    assert len(w) == 1, (e, w)
+    ins = [s for s in switches if s[3] == pid and w[0] <= s[0] <= t1]
+    assert ins, e
+    cpu, until = ins[0][1], ins[0][0]
+    before = [s for s in switches if s[1] == cpu and s[0] <= w[0]]
+    holder, at, want = before[-1][3], w[0], {}
+    for ts, c, prev, nxt in switches:
+        if c != cpu or ts <= w[0] or ts > until:
+            continue
+        want[holder] = want.get(holder, 0) + ts - at
+        holder, at = nxt, ts
+    want = {("idle" if k == 0 else k): v for k, v in want.items() if v}
+    got = {}
+    for p in parts:
+        k = p["pid"] if p["pid"] is not None else p["name"]
+        got[k] = got.get(k, 0) + p["ns"]
+    assert got == want, (e["time_ns"], pid, got, want)
+    checked += 1
+assert checked >= 20, checked
+print(checked, "waits after a wake-up named after their CPU's holders")
+PY
 exit 0

@@ -321,7 +321,8 @@ static void test_blocked(void **state)
 	assert_int_equal(w->ticks[B], 90);
 	assert_int_equal(w->ticks[W], 30);
 	assert_int_equal(part(w, B, 300, "vhost-300"), 90);
-	assert_int_equal(part(w, W, 300, "vhost-300"), 30);
+	/* the wait after the wake-up: its CPU was idle, the waker is not to blame */
+	assert_int_equal(part(w, W, -1, "idle"), 30);
 	assert_int_equal(w->parts[w->culprit].kind, B);
 	assert_false(w->incomplete);
 
@@ -336,7 +337,7 @@ static void test_blocked(void **state)
 	sw(0, 430, 0, "swapper/0", 0, T, "vcpu");
 	w = end(0, 440, T);
 	assert_int_equal(part(w, B, -1, "eth0"), 85);
-	assert_int_equal(part(w, W, -1, "eth0"), 35);
+	assert_int_equal(part(w, W, -1, "idle"), 35);
 	assert_int_equal(w->ticks[K], 20);
 	/* from a softirq; and a hard interrupt nobody recorded the entry of */
 	begin(0, 500, T);
@@ -347,14 +348,33 @@ static void test_blocked(void **state)
 	sw(0, 530, 0, "swapper/0", 0, T, "vcpu");
 	w = end(0, 540, T);
 	assert_int_equal(part(w, B, -1, "timer"), 10);
-	assert_int_equal(part(w, W, -1, "timer"), 10);
+	assert_int_equal(part(w, W, -1, "idle"), 10);
 	begin(0, 600, T);
 	sw(0, 610, T, "vcpu", 1, 0, "swapper/0");
 	wake(1, 620, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
 	sw(0, 630, 0, "swapper/0", 0, T, "vcpu");
 	w = end(0, 640, T);
 	assert_int_equal(part(w, B, -1, "hardirq"), 10);
-	assert_int_equal(part(w, W, -1, "hardirq"), 10);
+	assert_int_equal(part(w, W, -1, "idle"), 10);
+	assert_false(w->incomplete);
+
+	/*
+	 * Woken while other tasks hold its CPU: the wait is theirs, one part per holder, the
+	 * largest the culprit; the timer that woke it took only the sleep.
+	 */
+	begin(0, 700, T);
+	sw(0, 710, T, "vcpu", 1, 400, "hog");
+	wake(1, 720, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
+	sw(0, 750, 400, "hog", 0, 401, "kworker/0:1");
+	sw(0, 770, 401, "kworker/0:1", 1, T, "vcpu");
+	w = end(0, 780, T);
+	assert_int_equal(part(w, B, -1, "hardirq"), 10);
+	assert_int_equal(part(w, W, 400, "hog"), 30);
+	assert_int_equal(part(w, W, 401, "kworker/0:1"), 20);
+	assert_int_equal(w->ticks[W], 50);
+	assert_int_equal(w->ticks[K], 20);
+	assert_int_equal(w->parts[w->culprit].kind, W);
+	assert_int_equal(w->parts[w->culprit].pid, 400);
 	assert_false(w->incomplete);
 }
 
@@ -637,7 +657,7 @@ static void test_missing_context(void **state)
 	w = end(0, 150, T);
 	assert_false(w->incomplete);
 	assert_int_equal(part(w, B, 555, ""), 10);
-	assert_int_equal(part(w, W, 555, ""), 10);
+	assert_int_equal(part(w, W, -1, "idle"), 10);
 	/* an exit on a CPU whose context we never had, far out */
 	begin(4000, 200, T);
 	sw(4000, 210, T, "vcpu", 0, X, "x");
@@ -745,6 +765,7 @@ struct stask {
 	bool vcpu;
 	int where, cpu, mode;
 	bool woken;
+	bool holder_known;	/* woken: its CPU's holder was known at the wake-up or a switch */
 	struct tpart waker;	/* kind unused: who woke it */
 	uint64_t pending_blocked;
 	const char *reason;
@@ -767,6 +788,7 @@ struct scpu {
 	int nrq;
 	struct sframe st[4];
 	int depth;
+	bool seen;	/* an event of this CPU reached the engine: it knows who runs there */
 };
 
 struct sim {
@@ -859,7 +881,18 @@ static void truth(struct sim *s, uint64_t to, int nmi_cpu)
 			else
 				tadd(t, VMT_WHY_KVM, -1, "", d);
 		} else if (t->where == W_RQ && t->woken) {
-			tadd(t, VMT_WHY_WAKEUP, t->waker.pid, t->waker.name, d);
+			int cur = s->c[t->cpu].curr;
+
+			/*
+			 * behind the task that holds the CPU it was queued on, or idle; unknown
+			 * until an event of that CPU said who runs there
+			 */
+			if (!t->holder_known)
+				tadd(t, VMT_WHY_WAKEUP, -1, "", d);
+			else if (cur < 0)
+				tadd(t, VMT_WHY_WAKEUP, -1, "idle", d);
+			else
+				tadd(t, VMT_WHY_WAKEUP, s->t[cur].pid, s->t[cur].comm, d);
 		} else if (t->where == W_RQ) {
 			int cur = s->c[t->cpu].curr;
 
@@ -879,6 +912,7 @@ static void emit(struct sim *s, struct vmt_ctxev *ev)
 			assert_int_equal(vmt_attrib_gap(s->a, ev->cpu), 0);
 		return;
 	}
+	s->c[ev->cpu].seen = true;
 	assert_int_equal(vmt_attrib_context(s->a, ev), 0);
 }
 
@@ -928,6 +962,12 @@ static void s_switch(struct sim *s, int cpu, int next, int64_t state)
 	}
 	c->curr = next;
 	emit(s, &ev);
+	if (c->seen) {
+		int i;
+
+		for (i = 0; i < c->nrq; i++)
+			s->t[c->rq[i]].holder_known = true;
+	}
 }
 
 static void s_wake(struct sim *s, int cpu, int who)
@@ -965,6 +1005,7 @@ static void s_wake(struct sim *s, int cpu, int who)
 	t->cpu = target;
 	s->c[target].rq[s->c[target].nrq++] = who;
 	emit(s, &ev);
+	t->holder_known = s->c[target].seen;
 }
 
 static void s_frame(struct sim *s, int cpu, bool entry)
@@ -1103,8 +1144,10 @@ static void s_pair(struct sim *s, int cpu, bool exit)
 		t->mode = M_KVM;
 		t->nparts = 0;
 		memset(t->kinds, 0, sizeof(t->kinds));
-		if (!(s->drop_pct && rnd(s, 200) == 0))
+		if (!(s->drop_pct && rnd(s, 200) == 0)) {
+			s->c[cpu].seen = true;
 			assert_int_equal(vmt_attrib_begin(s->a, &t->begin), 0);
+		}
 	} else {
 		struct vmt_event e = t->begin;
 		struct vmt_why w;
@@ -1118,6 +1161,7 @@ static void s_pair(struct sim *s, int cpu, bool exit)
 			vmt_attrib_drop(s->a, &e);
 			return;
 		}
+		s->c[cpu].seen = true;
 		assert_int_equal(vmt_attrib_end(s->a, &t->begin, &e, &w), 0);
 		s_check(s, t, &w, s->now);
 	}
@@ -1134,6 +1178,7 @@ static void s_nmi(struct sim *s, int cpu, uint64_t span)
 	ev.type = VMT_CTX_NMI;
 	ev.cpu = (uint32_t)cpu;
 	ev.ts = s->now;
+	ev.pid = s->c[cpu].curr < 0 ? 0 : s->t[s->c[cpu].curr].pid;
 	ev.flags = VMT_CTX_FLAG_NMI;
 	ev.u.nmi.delta_ns = (int64_t)d;
 	emit(s, &ev);
