@@ -92,11 +92,17 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	const struct vmt_source_status *st = vmt_source_status(src);
 
 	memset(out, 0, sizeof(*out));
-	if (!st->finished) {
+	if (!st->finished && st->trunc_why) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (%s at offset %llu); figures cover the "
-			 "%zu complete chunks", st->trunc_why ? st->trunc_why : "no end record",
-			 (unsigned long long)st->truncated_at, vmt_source_nchunks(src));
+			 "%zu complete chunks", st->trunc_why, (unsigned long long)st->truncated_at,
+			 vmt_source_nchunks(src));
+		out->damaged = true;
+	} else if (!st->finished) {
+		/* whole blocks up to the end: still being written, or its recorder died */
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "the recording was not finished (no end record after its last block); "
+			 "figures cover its %zu chunks", vmt_source_nchunks(src));
 		out->damaged = true;
 	}
 	if (st->bad_blocks || rd->bad_chunks || rd->bad_pages) {

@@ -375,8 +375,10 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 					  vmt_chunk_pages(ncpus, ci->page_size));
 		copied++;
 	}
+	/* the copy of an unfinished recording stays unfinished: its readers say so too */
 	if (!ret)
-		ret = vmt_writer_finish(w, &end);
+		ret = vmt_source_status(src)->finished ? vmt_writer_finish(w, &end) :
+							 vmt_writer_sync(w);
 	vmt_writer_free(w);
 	vmt_chunkbuf_free(&cb);
 	vmt_kv_free(&meta);

@@ -310,32 +310,19 @@ static int print_views(struct report *rep)
 /* Damage and truncation: say so, every time, on stderr; exit status 2. */
 static int input_state(const struct report *rep)
 {
-	const struct vmt_source *src = vmt_reader_source(rep->r);
-	const struct vmt_source_status *st = vmt_source_status(src);
 	const struct vmt_summary *s = &rep->s;
 	const char *file = rep->o->file;
-	int code = 0;
+	struct vmt_input_notes notes;
+	unsigned int k;
 
-	if (!st->finished) {
-		vmt_warn("%s: the recording was not finished (%s at offset %llu); figures cover "
-			 "the %zu complete chunks", file,
-			 st->trunc_why ? st->trunc_why : "no end record",
-			 (unsigned long long)st->truncated_at, vmt_source_nchunks(src));
-		code = 2;
-	}
-	if (st->bad_blocks || s->rd.bad_chunks || s->rd.bad_pages) {
-		const char *why = vmt_reader_last_error(rep->r);
-
-		vmt_warn("%s: damaged data skipped: %llu blocks, %llu chunks, %llu pages (%s)",
-			 file, (unsigned long long)st->bad_blocks,
-			 (unsigned long long)s->rd.bad_chunks, (unsigned long long)s->rd.bad_pages,
-			 why ? why : "bad block header");
-		code = 2;
-	}
+	/* s->rd: the figures of every slice's reader too */
+	vmt_input_notes(rep->r, &s->rd, vmt_reader_last_error(rep->r), false, &notes);
+	for (k = 0; k < notes.n; k++)
+		vmt_warn("%s: %s", file, notes.note[k]);
 	if (s->lost_events || s->rd.missed_pages)
 		vmt_warn("%s: %llu events were lost while recording; figures may be incomplete",
 			 file, (unsigned long long)s->lost_events);
-	return code;
+	return notes.damaged ? 2 : 0;
 }
 
 /*

@@ -51,8 +51,24 @@ part="killed.vmt.$rec_pid.part"
 [ ! -e killed.vmt ] || fail "a partial file under the final name"
 run vmtrace-report --json "$part"
 [ "$rc" = 2 ] || { cat err.txt; fail "partial file: exit $rc, expected 2"; }
-grep -q "not finished" err.txt || fail "partial file: no warning"
+grep -q "^vmtrace-report: warning: $part: the recording was not finished (no end record after its last block); figures cover its [0-9]* chunks\$" err.txt ||
+	{ cat err.txt; fail "partial file: no warning, or not this one"; }
 [ "$(json out.txt 'd["pairs"] > 0')" = True ] || fail "partial file: no pairs read back"
+mv out.txt killed.json
+# its .vmt copy: unfinished too (no END block), every pair kept
+run vmtrace-convert --to-vmt -o copy.vmt "$part"
+[ "$rc" = 2 ] || { cat err.txt; fail "--to-vmt of the partial file: exit $rc, expected 2"; }
+run vmtrace-report --json copy.vmt
+[ "$rc" = 2 ] || { cat err.txt; fail "copy of the partial file: exit $rc, expected 2"; }
+grep -q "^vmtrace-report: warning: copy.vmt: the recording was not finished" err.txt ||
+	{ cat err.txt; fail "copy of the partial file: reads as finished"; }
+[ "$(json out.txt 'd["finished"]')" = False ] || fail "copy of the partial file: an END block"
+python3 - killed.json out.txt <<'PY' || fail "copy of the partial file: other figures"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for k in ("pairs", "events", "chunks", "pages", "latency_ns", "total_ns", "max_window_sum_ns"):
+    assert a.get(k) == b.get(k), (k, a.get(k), b.get(k))
+PY
 dead=$rec_pid
 run vmtrace-record --cleanup
 expect_rc 0 "--cleanup"
