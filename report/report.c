@@ -53,6 +53,7 @@ struct report {
 	uint64_t around_ns;		/* --around's centre */
 };
 
+/* 0, or the exit status: 64 for an option the file has no use for, as the merge's. */
 static int open_input(struct report *rep)
 {
 	char msg[512], warn[256];
@@ -62,14 +63,16 @@ static int open_input(struct report *rep)
 			     sizeof(warn));
 	if (ret) {
 		vmt_err("%s: %s", rep->o->file, msg);
-		return ret;
+		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
 	}
 	if (warn[0])
 		vmt_warn("%s: %s", rep->o->file, warn);
 	ret = vmt_filter_resolve(&rep->o->fo, rep->r, msg, sizeof(msg));
-	if (ret)
+	if (ret) {
 		vmt_err("%s: %s", rep->o->file, ret == -EINVAL ? msg : strerror(-ret));
-	return ret;
+		return 1;
+	}
+	return 0;
 }
 
 /* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
@@ -358,7 +361,7 @@ int main(int argc, char **argv)
 {
 	struct report_opts o;
 	struct report rep = { .o = &o };
-	int code = 1, state;
+	int code, state;
 
 	vmt_log_init(argv[0]);
 	report_parse_args(&o, argc, argv);
@@ -367,7 +370,10 @@ int main(int argc, char **argv)
 	if (o.nfiles > 1)
 		return report_merge(&o);
 	rep.style.wide = o.wide != 0;
-	if (open_input(&rep) || set_up_views(&rep) || run_pass(&rep))
+	code = open_input(&rep);
+	if (!code && (set_up_views(&rep) || run_pass(&rep)))
+		code = 1;
+	if (code)
 		goto out;
 	code = print_views(&rep);
 	say_why_empty(&rep);

@@ -132,8 +132,13 @@ expect_one_line_error vmtrace-report "no kvm:kvm_exit event format in the file (
 # An input option the file has no use for is refused, never dropped (common/inputopt.c).
 run vmtrace-report --pair kvm:kvm_exit,kvm:kvm_entry "$DATA/sample-kvm.vmt" --legacy
 expect_one_line_error vmtrace-report "sample-kvm.vmt: --pair does not apply"
+[ "$rc" = 64 ] || fail "--pair for a .vmt: exit $rc, not 64 (a bad command line)"
+run vmtrace-report --pair kvm:kvm_exit,kvm:kvm_entry "$DATA/sample-kvm.vmt"
+expect_one_line_error vmtrace-report "sample-kvm.vmt: --pair does not apply"
+[ "$rc" = 64 ] || fail "--pair for a .vmt: exit $rc, not 64 (a bad command line)"
 run vmtrace-report --format-dir "$DATA/formats/linux-6.18-x86_64" "$T/kvm.v6.dat"
 expect_one_line_error vmtrace-report "kvm.v6.dat: --format-dir does not apply"
+[ "$rc" = 64 ] || fail "--format-dir for a trace.dat: exit $rc, not 64"
 { head -c 10 "$T/kvm.v6.dat"; printf '8\000'; tail -c +13 "$T/kvm.v6.dat"; } >v8.dat
 run vmtrace-report v8.dat
 expect_one_line_error vmtrace-report "v8.dat: unsupported trace.dat version"
