@@ -91,6 +91,19 @@ int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_
 	return vmt_evdump_consumer(&l->dump, &d, c);
 }
 
+void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint64_t span_ns,
+		      uint64_t lasted_ns)
+{
+	char a[32];
+
+	if (l->dump.lines)
+		return;
+	if (at_ns > lasted_ns + span_ns)
+		fprintf(f, "  none: the recording lasted %s\n", vmt_format_ns(lasted_ns, a, sizeof(a)));
+	else
+		fprintf(f, "  none: no event was recorded then\n");
+}
+
 /* The bytes written so far, from the start of the temporary file. */
 static void copy_tmp(struct report_list *l, struct vmt_outbuf *to, FILE *to_file)
 {

@@ -40,6 +40,9 @@ int list_threshold(struct report_list *l, bool json, uint64_t threshold_ns,
 /* Every event within [from_ns, to_ns] since the start, with each entry's why if asked. */
 int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_ns, bool why,
 		struct vmt_consumer *c);
+/* After an --around list printed as text: when it was empty, why (past the recording?). */
+void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint64_t span_ns,
+		      uint64_t lasted_ns);
 /* Copy the list: text lines onto out; or the JSON array as member name of w, and count. */
 void list_print_text(struct report_list *l, FILE *out);
 void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,

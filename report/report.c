@@ -223,6 +223,8 @@ static void print_text(struct report *rep)
 			vmt_format_ns(o->around_span_ns, a, sizeof(a)),
 			vmt_format_ns(rep->around_ns, b, sizeof(b)));
 		list_print_text(&rep->near, stdout);
+		list_around_none(&rep->near, stdout, rep->around_ns, o->around_span_ns,
+				 vmt_reader_duration_ns(rep->r));
 	}
 	if (o->histogram) {
 		fputc('\n', stdout);

@@ -53,6 +53,26 @@ grep " EXIT " out.txt | grep -qv "reason npf" && fail "-v --reason npf shows ano
 run vmtrace-report --around 1s,500ms --reason hlt kvm.vmt
 grep " EXIT " out.txt | grep -v "reason hlt" | grep -q . && fail "--around ignores --reason"
 
+# 4. An empty --around list says why: past the recording (its duration, the JSON's, in the
+# report's four digits cut), or nothing then (the CSV has no event within 1 ns of there).
+vmtrace-report --json kvm.vmt >whole.json || fail "--json"
+run vmtrace-report --around 1000s kvm.vmt
+expect_rc 0 "--around past the end"
+lasted=$(python3 -c 'import json, sys; ns = json.load(open(sys.argv[1]))["duration_ns"]
+print("%.3f s" % (ns // 10**6 / 1000) if ns >= 10**9 else "")' whole.json)
+[ -n "$lasted" ] || fail "the sample lasted under a second?"
+tail -1 out.txt | grep -qx "  none: the recording lasted $lasted" ||
+	{ tail -3 out.txt; fail "--around past the end: not 'the recording lasted $lasted'"; }
+vmtrace-convert --csv --events -o events.csv kvm.vmt || fail "csv --events"
+at=$(python3 -c 'import csv, sys
+t = sorted(int(r["time_ns"]) for r in csv.DictReader(open(sys.argv[1])))
+gap = max(zip(t, t[1:]), key=lambda p: p[1] - p[0])
+assert gap[1] - gap[0] > 4, gap
+print("%dns" % ((gap[0] + gap[1]) // 2))' events.csv) || fail "no gap between events"
+run vmtrace-report --around "$at,1ns" kvm.vmt
+tail -1 out.txt | grep -qx "  none: no event was recorded then" ||
+	{ tail -3 out.txt; fail "--around $at,1ns: no note that nothing was recorded then"; }
+
 # 6. The time in guest of a vCPU task: the same from the .vmt and from the trace.bin of the
 # same pages, and equal to 1 - out-of-guest / (last entry - first exit) from the CSV.
 vmtrace-convert --legacy -o kvm.bin kvm.vmt || fail "--legacy"
