@@ -85,6 +85,11 @@ static int probe(struct recorder *rec)
 		return 0;
 	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
 		return -1;
+	ret = rec_session_check_pair(&rec->ses, o);
+	if (ret) {
+		rec->exit_code = ret;
+		return -1;
+	}
 	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
 	if (ret) {
 		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */

@@ -177,6 +177,34 @@ static int enable_context(struct rec_session *s, const struct rec_context *ctx)
 	return 0;
 }
 
+int rec_session_check_pair(const struct rec_session *s, const struct record_opts *o)
+{
+	const char *const names[2] = { o->begin, o->end };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		char rel[PATH_MAX], *format = NULL;
+		size_t len;
+		int ret = vmt_tracefs_event_path(names[i], "format", rel, sizeof(rel));
+
+		if (!ret)
+			ret = vmt_tracefs_events_file(s->root, rel, &format, &len);
+		free(format);
+		if (ret == -ENOENT || ret == -ENOTDIR) {
+			vmt_err("--events: %s is not an event on this kernel (no %s/events/%s)%s",
+				names[i], s->root, rel, strncmp(names[i], "kvm:", 4) == 0 ?
+				"; is the kvm module loaded?" : "");
+			return 64;
+		}
+		if (ret) {
+			vmt_err("%s/events/%s: %s%s", s->root, rel, strerror(-ret),
+				ret == -EACCES || ret == -EPERM ? " (run as root)" : "");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int rec_session_setup(struct rec_session *s, const struct record_opts *o,
 		      const struct rec_context *ctx)
 {
@@ -189,12 +217,13 @@ int rec_session_setup(struct rec_session *s, const struct record_opts *o,
 	if (ret)
 		return ret;
 	ret = vmt_tracefs_event_enable(&s->inst, o->begin, true);
-	if (!ret)
-		ret = vmt_tracefs_event_enable(&s->inst, o->end, true);
 	if (ret) {
-		vmt_err("%s: cannot enable event %s/%s: %s%s", s->inst.dir, o->begin, o->end,
-			strerror(-ret), ret == -ENOENT ? " (no such tracepoint on this kernel; "
-			"is the kvm module loaded?)" : "");
+		vmt_err("%s: cannot enable event %s: %s", s->inst.dir, o->begin, strerror(-ret));
+		return ret;
+	}
+	ret = vmt_tracefs_event_enable(&s->inst, o->end, true);
+	if (ret) {
+		vmt_err("%s: cannot enable event %s: %s", s->inst.dir, o->end, strerror(-ret));
 		return ret;
 	}
 	ret = enable_context(s, ctx);

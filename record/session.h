@@ -30,6 +30,11 @@ struct rec_session {
 
 /* Find (or mount) tracefs into s->root. 0 or -errno. */
 int rec_session_find(struct rec_session *s);
+/*
+ * Whether the pair's events exist on this kernel (their format files): 0, else the exit
+ * status (printed): 64 for a name that is no event here, as --context's, 1 otherwise.
+ */
+int rec_session_check_pair(const struct rec_session *s, const struct record_opts *o);
 /* --cleanup: remove the instances of recorders that died and print what was removed. */
 int rec_session_cleanup(struct rec_session *s);
 /*

@@ -8,10 +8,19 @@ need_tracefs
 VMTRACE_TRACEFS=/nonexistent run vmtrace-record -p 1 -s 1
 expect_one_line_error vmtrace-record "tracefs not found"
 
-run vmtrace-record -p 1 -c 0 -s 1 -e nosuch:event,nosuch:other -o x.vmt
-expect_one_line_error vmtrace-record "cannot enable event"
-[ ! -e x.vmt ] || fail "a file was left for a failed start"
-ls ./*.part 2>/dev/null && fail "a temporary file was left for a failed start"
+# An event of the pair this kernel does not have: a bad command line (64), as for
+# --context, named, one line and nothing before it (not the note on context events)
+for pair in nosuch:event,nosuch:other "$(echo "$SYSCALL_EVENTS" | cut -d, -f1),kvm:nosuch"; do
+	run vmtrace-record -p 1 -c 0 -s 1 -e "$pair" -o x.vmt
+	bad=${pair%%,*}
+	[ "${pair#*,}" = kvm:nosuch ] && bad=kvm:nosuch
+	expect_one_line_error vmtrace-record "--events: $bad is not an event on this kernel"
+	[ "$rc" = 64 ] || fail "-e $pair: exit $rc, not 64"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-e $pair: not one line"; }
+	[ ! -e x.vmt ] || fail "a file was left for a failed start"
+	ls ./*.part 2>/dev/null && fail "a temporary file was left for a failed start"
+done
+grep -q "kvm module loaded" err.txt || fail "kvm:nosuch: no word on the kvm module"
 
 run vmtrace-record -p 4095 -s 1
 expect_one_line_error vmtrace-record "CPU 4095 is not online"
