@@ -311,12 +311,35 @@ static inline char *put_hexfield(char *p, enum vmt_hexfield i, uint64_t v)
 	return vmt_put_hex(p + hexfield_words[i].len, v);
 }
 
+/*
+ * An exit's field that would end past the line's 120 columns (without --wide) goes on a
+ * line of its own, under the "why:" of -v --why: fields come after the fixed parts, so
+ * at most a few such lines (the room in the buffer: LINE_MAX_LEN).
+ */
+#define LINE_COLUMNS 120
+#define CONT_INDENT "\n              "
+
+static inline char *put_exitfield(const struct vmt_evdump *d, char *p, char **line,
+				  enum vmt_hexfield i, uint64_t v)
+{
+	char *q = put_hexfield(p, i, v);
+
+	/* a line already past them (a hostile format's long name, maybe written around the
+	 * buffer: then *line is past p) stays one line */
+	if (d->o.wide || q - *line <= LINE_COLUMNS || p < *line || p - *line > LINE_COLUMNS)
+		return q;
+	memmove(p + sizeof(CONT_INDENT) - 1, p, (size_t)(q - p));
+	memcpy(p, CONT_INDENT, sizeof(CONT_INDENT) - 1);
+	*line = p + 1;
+	return q + sizeof(CONT_INDENT) - 1;
+}
+
 static int on_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
 {
 	struct vmt_evdump *d = state;
 	const struct vmt_event *ev = e->ev;
 	FILE *f = d->o.out;
-	char *p;
+	char *p, *line;
 
 	if (!e->selected || !in_window(d, ev->ts))
 		return 0;
@@ -325,7 +348,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 		json_event(d, it, e);
 		return 0;
 	}
-	p = d->text + d->len;
+	p = line = d->text + d->len;
 	p = put_time(d, p, it, ev->ts);
 	p = put_task(d, p, ev->cpu, ev->pid);
 	if (ev->kind == VMT_EV_BEGIN)
@@ -346,13 +369,13 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 		p = put_hexfield(p, VMT_HF_RIP, ev->rip);
 	if (ev->kind == VMT_EV_BEGIN) {
 		if ((ev->has & VMT_EVF_INFO1) && (d->o.wide || ev->info1))
-			p = put_hexfield(p, VMT_HF_INFO1, ev->info1);
+			p = put_exitfield(d, p, &line, VMT_HF_INFO1, ev->info1);
 		if ((ev->has & VMT_EVF_INFO2) && (d->o.wide || ev->info2))
-			p = put_hexfield(p, VMT_HF_INFO2, ev->info2);
+			p = put_exitfield(d, p, &line, VMT_HF_INFO2, ev->info2);
 		if ((ev->has & VMT_EVF_INTR_INFO) && (d->o.wide || ev->intr_info))
-			p = put_hexfield(p, VMT_HF_INTR_INFO, ev->intr_info);
+			p = put_exitfield(d, p, &line, VMT_HF_INTR_INFO, ev->intr_info);
 		if ((ev->has & VMT_EVF_ERROR_CODE) && (d->o.wide || ev->error_code))
-			p = put_hexfield(p, VMT_HF_ERROR_CODE, ev->error_code);
+			p = put_exitfield(d, p, &line, VMT_HF_ERROR_CODE, ev->error_code);
 	}
 	if (ev->kind == VMT_EV_END) {
 		if (e->pair) {
@@ -367,7 +390,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	if (d->o.why && e->pair && e->pair->why) {
 		text_flush(d);
 		fputs("               why: ", f);
-		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, 0);
+		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, d->o.wide ? 0 : 120 - 20);
 		fputc('\n', f);
 	} else if (d->len >= TEXT_FLUSH_AT) {
 		text_flush(d);
