@@ -181,7 +181,7 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 	for (i = 0; i < 2; i++) {
 		vmt_jsonw_object_open(w, i ? "after" : "before");
 		vmt_jsonw_str(w, "file", v->file[i]);
-		vmt_jsonw_u64(w, "span_ns", c->span_ns[i]);
+		vmt_jsonw_u64(w, "duration_ns", c->span_ns[i]);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_open(w, "groups");
@@ -296,13 +296,13 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 	for (i = 0; i < n; i++) {
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_str(w, "file", files[i]);
-		vmt_jsonw_u64(w, "span_ns", per[i].span_ns[0]);
+		vmt_jsonw_u64(w, "duration_ns", per[i].span_ns[0]);
 		json_fields(w, &per[i], &per[i].groups[0], 0);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
 	vmt_jsonw_object_open(w, "merged");
-	vmt_jsonw_u64(w, "span_ns", merged->span_ns[0]);
+	vmt_jsonw_u64(w, "duration_ns", merged->span_ns[0]);
 	vmt_jsonw_u64(w, "window_ns", merged->window_ns);
 	vmt_jsonw_array_open(w, "groups");
 	for (g = 0; g < merged->ngroups; g++) {

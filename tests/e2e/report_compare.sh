@@ -82,6 +82,10 @@ def ks(a, b):
         fac, prev = -fac, abs(term)
     return d, 1.0
 
+for i, side in enumerate(("before", "after")):
+    # what the rates are over: the recording's duration, as its own report gives it
+    dur = reps[i]["duration_ns"] or reps[i]["span_ns"]
+    assert c[side]["duration_ns"] == dur, (side, c[side], dur)
 groups = {g["reason_code"]: g for g in c["groups"]}
 codes = set(sides[0]) | set(sides[1])
 assert set(groups) == codes | {None}, (sorted(groups, key=str), sorted(codes))

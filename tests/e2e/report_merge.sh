@@ -57,8 +57,8 @@ for i, path in enumerate(csvs):
 import os
 skip = int(os.environ.get("FROM_NS", "0"))
 spans = [max((r["duration_ns"] or r["span_ns"]) - skip, 0) for r in reps]
-assert [f["span_ns"] for f in m["files"]] == spans, (m["files"], spans)
-assert m["merged"]["span_ns"] == sum(spans)
+assert [f["duration_ns"] for f in m["files"]] == spans, (m["files"], spans)
+assert m["merged"]["duration_ns"] == sum(spans)
 for i, f in enumerate(m["files"]):
     check(f, per_file[i], spans[i], f["file"])
     assert f["max_window_ns"] == reps[i]["max_window_sum_ns"], f["file"]
