@@ -84,6 +84,10 @@ cat >cyc.expected <<'X'
 # Histogram Overflows: 00003 00003
 X
 diff -u cyc.expected cyc.txt || fail "cyclictest layout"
+# log2 buckets have no one width: min, avg and max in microseconds, cut (700 ns, 1000 ns)
+run vmtrace-report --hist-format=cyclictest --log a.vmt
+expect_rc 0 "cyclictest --log"
+grep -qx "# Max Latencies: 00000 00001" out.txt || { cat out.txt; fail "cyclictest --log: max not in us"; }
 
 # Text report: reason names with codes, the tables, the longest exits, the lists.
 run vmtrace-report --threshold 850ns --around 5ms,1us a.vmt
