@@ -1135,7 +1135,7 @@ static void windows(struct page *p)
 		td(p, "l", task_label(t, label, sizeof(label)));
 		td(p, NULL, fmt_ns(ns(p, t->max_window_sum), b, sizeof(b)));
 		td(p, NULL, fmt_s(since_start(p, t->max_window_at), b, sizeof(b)));
-		snprintf(b, sizeof(b), "%.3f %%", in_guest(p, t));
+		snprintf(b, sizeof(b), "%.3f %%", vmt_pct_cut(in_guest(p, t), 3));
 		td(p, NULL, b);
 		snprintf(b, sizeof(b), "%" PRIu64, t->d.st.count);
 		td(p, NULL, b);

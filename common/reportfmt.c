@@ -225,9 +225,9 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	unsigned int k;
 
 	fprintf(f, "  %-24s %9" PRIu64 " %6.2f", label, d->st.count,
-		s->lat.count ? 100.0 * (double)d->st.count / (double)s->lat.count : 0.0);
+		vmt_share_pct(d->st.count, s->lat.count, 2));
 	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum, t->total, b, sizeof(b)));
-	fprintf(f, " %6.2f", s->lat.sum ? 100.0 * (double)d->st.sum / (double)s->lat.sum : 0.0);
+	fprintf(f, " %6.2f", vmt_share_pct(d->st.sum, s->lat.sum, 2));
 	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.min, t->lat, b, sizeof(b)));
 	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum / (d->st.count ? d->st.count : 1), t->lat, b,
 				       sizeof(b)));
@@ -286,12 +286,12 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 	/* with filters only the selected exits count: the figure is not the guest's time */
 	if (s->filtered_out)
 		fprintf(f, "Guest availability (selected exits only): %.3f %% on average over %zu "
-			"vCPU task(s), %.3f %% at worst\n", sum / (double)s->ntasks, s->ntasks,
-			worst);
+			"vCPU task(s), %.3f %% at worst\n", vmt_pct_cut(sum / (double)s->ntasks, 3),
+			s->ntasks, vmt_pct_cut(worst, 3));
 	else
 		fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% "
-			"at worst (first exit to last entry)\n", sum / (double)s->ntasks,
-			s->ntasks, worst);
+			"at worst (first exit to last entry)\n",
+			vmt_pct_cut(sum / (double)s->ntasks, 3), s->ntasks, vmt_pct_cut(worst, 3));
 }
 
 static void window_table(FILE *f, const struct table *t, const struct words *wd)
@@ -310,7 +310,7 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd)
 		snprintf(w, sizeof(w), "%s %s", vmt_fmt_in(clk, g->max_window_sum, u, a, sizeof(a)),
 			 u.name);
 		if (wd == &kvm_words)
-			snprintf(a, sizeof(a), "%.3f%%", vmt_summary_in_guest(g));
+			snprintf(a, sizeof(a), "%.3f%%", vmt_pct_cut(vmt_summary_in_guest(g), 3));
 		else
 			a[0] = '\0';
 		fprintf(f, "  %-24s %9s %16s %14s s\n", task_label(t->r, g, label, sizeof(label)), a,

@@ -52,8 +52,7 @@ static void kinds_row(FILE *f, const char *label, const struct vmt_clock *c,
 		if (!(recorded & 1u << k))
 			fprintf(f, " %7s", "-");
 		else
-			fprintf(f, " %6.1f%%", total ? 100.0 * (double)w->ticks[k] / (double)total :
-				0.0);
+			fprintf(f, " %6.1f%%", vmt_share_pct(w->ticks[k], total, 1));
 	}
 	fprintf(f, " %9" PRIu64 "\n", w->incomplete);
 }

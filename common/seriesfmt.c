@@ -14,6 +14,7 @@
 #include "io.h"
 #include "reportfmt.h"
 #include "seriesfmt.h"
+#include "timefmt.h"
 
 void vmt_series_text(FILE *f, const struct vmt_series *s)
 {
@@ -40,7 +41,7 @@ void vmt_series_text(FILE *f, const struct vmt_series *s)
 			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
 			end % 1000000000, v, r->pid, r->exits,
 			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
-			100.0 * (double)r->out_ns / (double)s->interval_ns,
+			vmt_share_pct(r->out_ns, s->interval_ns, 2),
 			r->exits ? vmt_format_ns(r->max_ns, b[1], sizeof(b[1])) : "-",
 			r->exits ? vmt_format_ns(r->p99_ns, b[2], sizeof(b[2])) : "-",
 			r->exits ? vmt_format_ns(r->max_window_ns, b[3], sizeof(b[3])) : "-");

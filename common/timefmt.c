@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -101,4 +102,22 @@ char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%" PRIu64 " ns", ns);
 	return buf;
+}
+
+static const uint64_t pct_scale[5] = { 1, 10, 100, 1000, 10000 };
+
+double vmt_share_pct(uint64_t part, uint64_t total, unsigned int decimals)
+{
+	uint64_t k = decimals < 5 ? pct_scale[decimals] : pct_scale[4];
+
+	if (!total)
+		return 0.0;
+	return (double)(uint64_t)((unsigned __int128)part * 100 * k / total) / (double)k;
+}
+
+double vmt_pct_cut(double pct, unsigned int decimals)
+{
+	double k = (double)(decimals < 5 ? pct_scale[decimals] : pct_scale[4]);
+
+	return floor(pct * k + 1e-9) / k;
 }

@@ -38,5 +38,13 @@ char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, c
 		 size_t size);
 /* An exact duration in the largest unit that divides it: "1 ms", "250 us", "999999 ns". */
 char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size);
+/*
+ * Percentages cut as the figures are (99.9996 % never reads "100.000"): part of total
+ * (0 when total is 0), exactly, from the integers; or a computed percentage, with 1e-9 of
+ * slack for a decimal value's binary fraction. decimals: at most 4. The value to print
+ * with "%.*f" and the same decimals.
+ */
+double vmt_share_pct(uint64_t part, uint64_t total, unsigned int decimals);
+double vmt_pct_cut(double pct, unsigned int decimals);
 
 #endif

@@ -99,4 +99,40 @@ for e in d["over_threshold"]:
 assert checked >= 20, checked
 print(checked, "waits after a wake-up named after their CPU's holders")
 PY
+# Percentages are cut as the figures are, never rounded up (99.996 never reads 100.00):
+# count% and time% per reason, and each reason's share per kind of cause, recounted from
+# the JSON's integers.
+run vmtrace-report "$S/kvm.vmt"
+expect_rc 0 "text report"
+mv out.txt text.txt
+run vmtrace-report --json "$S/kvm.vmt"
+python3 - text.txt out.txt <<'PY' || fail "percentages in the text differ from a cut recount"
+import json, re, sys
+text = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+def cut(part, total, dec):
+    v = part * 100 * 10**dec // total if total else 0
+    return "%d.%0*d" % (v // 10**dec, dec, v % 10**dec)
+n = sum(r["count"] for r in d["reasons"])
+tot = sum(r["total_ns"] for r in d["reasons"])
+rows = 0
+for r in d["reasons"]:
+    label = "%s(0x%x)" % (r["name"], r["code"])
+    m = re.search(r"^  %s +%d +(\S+) +\S+ +(\S+) " % (re.escape(label), r["count"]), text, re.M)
+    assert m, label
+    assert m.group(1) == cut(r["count"], n, 2) and m.group(2) == cut(r["total_ns"], tot, 2), \
+        (label, m.groups(), cut(r["count"], n, 2), cut(r["total_ns"], tot, 2))
+    rows += 1
+kinds = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+for w in d["why_by_reason"]:
+    label = "%s(0x%x)" % (w["name"], w["code"])
+    total = sum(w[k + "_ns"] for k in kinds)
+    m = re.search(r"^  %s +\S+ \S+((?: +\S+%%){8})" % re.escape(label), text, re.M)
+    assert m, label
+    got = [v.rstrip("%") for v in m.group(1).split()]
+    assert got == [cut(w[k + "_ns"], total, 1) for k in kinds], (label, got)
+    rows += 1
+assert rows >= 10, rows
+print(rows, "rows of percentages, cut")
+PY
 exit 0
