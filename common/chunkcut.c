@@ -65,3 +65,10 @@ int vmt_chunk_write_cut(struct vmt_writer *w, const struct vmt_header_page *hp,
 	}
 	return ret;
 }
+
+void vmt_chunk_mark_missed(const struct vmt_header_page *hp, uint8_t *raw, uint32_t page_size)
+{
+	/* the flag is bit 31 of the commit word, little-endian, whatever its size */
+	if (hp->commit_offset + 4 <= page_size)
+		raw[hp->commit_offset + 3] |= (uint8_t)(VMT_RB_MISSED_EVENTS >> 24);
+}

@@ -23,4 +23,11 @@
 int vmt_chunk_write_cut(struct vmt_writer *w, const struct vmt_header_page *hp,
 			const uint8_t *raw, const struct vmt_chunk_info *whole, uint32_t max_pages);
 
+/*
+ * A damaged chunk left out of a copy: the next copied chunk of its CPU starts with a page
+ * that says events were lost before it (RB_MISSED_EVENTS, no count), so that the copy's
+ * readers never pair an exit across the hole, as the original's do not.
+ */
+void vmt_chunk_mark_missed(const struct vmt_header_page *hp, uint8_t *raw, uint32_t page_size);
+
 #endif

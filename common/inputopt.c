@@ -117,9 +117,13 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		uint64_t stats = vmt_reader_stats_lost(r, &known);
 		uint64_t lost = rd->missed_events > stats ? rd->missed_events : stats;
 
-		if (lost || rd->missed_pages)
+		if (lost)
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 				 "%llu events were lost while recording; figures may be incomplete",
 				 (unsigned long long)lost);
+		else if (rd->missed_pages)	/* flagged without a count */
+			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+				 "events were lost while recording, how many is not known; "
+				 "figures may be incomplete");
 	}
 }

@@ -342,10 +342,7 @@ static unsigned int copied_cpus(const struct vmt_source *src, const struct vmt_c
 		if ((have.bits[cpu / 64] >> (cpu % 64) & 1) &&
 		    (!cpus->n || vmt_cpulist_has(cpus, cpu)))
 			n++;
-	/*
-	 * CPUs past the bitmap are not told apart (nor filtered): their chunks are counted
-	 * instead, at most VMT_ITER_IDS, which can only make the chunks smaller
-	 */
+	/* CPUs past the bitmap, not told apart: their chunks (at most VMT_ITER_IDS) instead */
 	return n + (unsigned int)(have.beyond < VMT_ITER_IDS ? have.beyond : VMT_ITER_IDS);
 }
 
@@ -357,6 +354,7 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	const struct vmt_source *src = vmt_reader_source(r);
 	unsigned int ncpus = copied_cpus(src, cpus);
 	struct vmt_chunkbuf cb = { 0 };
+	uint64_t hole[VMT_ITER_IDS / 64 + 1] = { 0 };	/* CPUs whose last chunk was damaged */
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
 	size_t i, copied = 0;
@@ -369,16 +367,24 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
 		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
 
-		if ((cpus->n && !vmt_cpulist_has(cpus, ci->cpu)) || copy_read(src, i, &cb, found))
+		uint64_t *skipped = &hole[ci->cpu < VMT_ITER_IDS ? ci->cpu / 64 : VMT_ITER_IDS / 64];
+		uint64_t bit = 1ull << (ci->cpu % 64);	/* CPUs past the bitmap share a word */
+
+		if (cpus->n && !vmt_cpulist_has(cpus, ci->cpu))
 			continue;
+		if (copy_read(src, i, &cb, found)) {
+			*skipped |= bit;
+			continue;
+		}
+		if (*skipped & bit)
+			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
+		*skipped &= ~bit;
 		ret = vmt_chunk_write_cut(w, vmt_reader_header_page(r), cb.raw, ci,
 					  vmt_chunk_pages(ncpus, ci->page_size));
 		copied++;
 	}
-	/* the copy of an unfinished recording stays unfinished: its readers say so too */
-	if (!ret)
-		ret = vmt_source_status(src)->finished ? vmt_writer_finish(w, &end) :
-							 vmt_writer_sync(w);
+	if (!ret)	/* the copy of an unfinished recording stays unfinished */
+		ret = vmt_source_status(src)->finished ? vmt_writer_finish(w, &end) : vmt_writer_sync(w);
 	vmt_writer_free(w);
 	vmt_chunkbuf_free(&cb);
 	vmt_kv_free(&meta);

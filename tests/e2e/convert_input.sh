@@ -89,10 +89,17 @@ PY
 			;;
 		--jsonl) [ "$(wc -l <out)" = "$(json rep.json 'd["pairs"]')" ] ||
 				fail "$f: JSON lines are not the report's pairs" ;;
-		--to-vmt) vmtrace-report --json out >copy.json 2>copy.err ||
-				fail "$f: the .vmt copy does not read cleanly: $(cat copy.err)"
-			[ "$(json copy.json '(d["pairs"], d["total_ns"])')" = \
-			  "$(json rep.json '(d["pairs"], d["total_ns"])')" ] ||
+		--to-vmt)
+			# a cut file's copy stays unfinished; a damaged chunk's hole is a
+			# lost-events mark in the copy: no pair across it either
+			vmtrace-report --json out >copy.json 2>copy.err
+			crc=$?
+			case $f in
+			cut.vmt) [ $crc = 2 ] && grep -q "not finished" copy.err ;;
+			*) [ $crc = 0 ] ;;
+			esac || fail "$f: the .vmt copy reads $crc: $(cat copy.err)"
+			[ "$(json copy.json '(d["pairs"], d["total_ns"], d["gap_dropped"])')" = \
+			  "$(json rep.json '(d["pairs"], d["total_ns"], d["gap_dropped"])')" ] ||
 				fail "$f: the .vmt copy holds other pairs than the report counts" ;;
 		esac
 	done
