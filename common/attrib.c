@@ -16,9 +16,13 @@
  *     clipped to the segment's start (so to the exit and the CPU's last boundary).
  *   PREEMPTED (switched out runnable from c): the task running on c, switch by switch.
  *   BLOCKED (switched out asleep): until sched_waking/sched_wakeup of T (the first), then
- *   WOKEN: until T is switched in on any CPU. Both are named by the waker: the task that
- *     emitted the wake-up, or the innermost interrupt open on its CPU when common_flags say
- *     it came from an interrupt.
+ *     Named by the waker: the task that emitted the wake-up, or the innermost interrupt
+ *     open on its CPU when common_flags say it came from an interrupt.
+ *   WOKEN: until T is switched in on any CPU. Named after the task that holds the CPU it
+ *     was queued on (target_cpu), switch by switch there: "idle" for the idle task, unnamed
+ *     while no event of that CPU said who runs there (since the start or a gap). With
+ *     sched_waking alone, target_cpu is where T ran last: a wake-up that moves T is named
+ *     after the old CPU's holders (sched_wakeup, when recorded, moves it again).
  *   LOST: where T is is unknown (see below): kvm, and the exit is incomplete.
  * Off-CPU time is only preempted, blocked or wakeup: interrupts elsewhere do not count.
  * Per CPU: the current task, the exit running there, the exits preempted off it or
@@ -1275,8 +1279,9 @@ int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
 		for (i = c->head[l]; i != NONE; i = a->tasks[i].lnext)
 			contradiction(&a->tasks[i]);
 	}
-	/* an interrupt's exit may be among the lost events */
+	/* an interrupt's exit may be among the lost events, and a switch */
 	frames_clear(a, c);
+	c->curr = -1;
 	if (c->running != NONE)
 		run_key(a, &a->tasks[c->running], &a->tasks[c->running].seg);
 	return 0;

@@ -42,7 +42,7 @@ extern const char *const vmt_why_kind_names[VMT_WHY_NKINDS];
 
 struct vmt_whypart {
 	uint64_t ticks;		/* never 0 */
-	int32_t pid;		/* a task (preempted/blocked/woken by), -1, VMT_WHY_PID_OTHER */
+	int32_t pid;		/* a task (preempted by, woken by, waited behind), -1, PID_OTHER */
 	uint8_t kind;		/* enum vmt_why_kind */
 	/*
 	 * comm of the task ("" when unknown), IRQ handler name, vector name ("local_timer"),

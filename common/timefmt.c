@@ -112,12 +112,17 @@ double vmt_share_pct(uint64_t part, uint64_t total, unsigned int decimals)
 
 	if (!total)
 		return 0.0;
-	return (double)(uint64_t)((unsigned __int128)part * 100 * k / total) / (double)k;
+	unsigned __int128 v = (unsigned __int128)part * 100 * k / total;
+
+	return (double)(v > UINT64_MAX ? UINT64_MAX : (uint64_t)v) / (double)k;
 }
 
 double vmt_pct_cut(double pct, unsigned int decimals)
 {
 	double k = (double)(decimals < 5 ? pct_scale[decimals] : pct_scale[4]);
 
-	return floor(pct * k + 1e-9) / k;
+	/* toward zero (trunc), as the figures are cut; NaN (0 / 0 upstream) reads 0 */
+	if (pct != pct)
+		return 0.0;
+	return trunc(pct * k + (pct < 0 ? -1e-9 : 1e-9)) / k;
 }

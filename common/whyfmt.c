@@ -53,7 +53,9 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 {
 	const struct vmt_whypart *order[VMT_WHY_MAXPARTS];
 	unsigned int i, n = w->nparts < VMT_WHY_MAXPARTS ? w->nparts : VMT_WHY_MAXPARTS, shown;
-	static const char incomplete[] = " (incomplete: unknown time counted as kvm)";
+	/* within a width, the short note: the man page and the JSON say what it means */
+	const char *incomplete = width ? " (incomplete)" :
+				 " (incomplete: unknown time counted as kvm)";
 	uint64_t rest = 0;
 	char line[1024], part[128], t[32];
 	size_t len, budget;
@@ -67,7 +69,7 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 	if (budget > sizeof(line) - 1)
 		budget = sizeof(line) - 1;
 	if (w->incomplete)
-		budget = budget > sizeof(incomplete) + 20 ? budget - sizeof(incomplete) : 20;
+		budget = budget > strlen(incomplete) + 21 ? budget - strlen(incomplete) - 1 : 20;
 	for (i = 0, shown = 0; i < n; i++) {
 		size_t plen;
 

@@ -191,10 +191,15 @@ int rec_session_check_pair(const struct rec_session *s, const struct record_opts
 			ret = vmt_tracefs_events_file(s->root, rel, &format, &len);
 		free(format);
 		if (ret == -ENOENT || ret == -ENOTDIR) {
-			vmt_err("--events: %s is not an event on this kernel (no %s/events/%s)%s",
-				names[i], s->root, rel, strncmp(names[i], "kvm:", 4) == 0 ?
+			/* the default pair missing is this host's state, not the command line's */
+			bool given = strcmp(o->begin, REC_DEFAULT_BEGIN) != 0 ||
+				     strcmp(o->end, REC_DEFAULT_END) != 0;
+
+			vmt_err("%s%s is not an event on this kernel (no %s/events/%s)%s",
+				given ? "--events: " : "", names[i], s->root, rel,
+				strncmp(names[i], "kvm:", 4) == 0 ?
 				"; is the kvm module loaded?" : "");
-			return 64;
+			return given ? 64 : 1;
 		}
 		if (ret) {
 			vmt_err("%s/events/%s: %s%s", s->root, rel, strerror(-ret),

@@ -32,7 +32,8 @@ struct rec_session {
 int rec_session_find(struct rec_session *s);
 /*
  * Whether the pair's events exist on this kernel (their format files): 0, else the exit
- * status (printed): 64 for a name that is no event here, as --context's, 1 otherwise.
+ * status (printed): 64 for a name given with -e that is no event here, as --context's; 1
+ * otherwise (the default kvm pair missing: no kvm module).
  */
 int rec_session_check_pair(const struct rec_session *s, const struct record_opts *o);
 /* --cleanup: remove the instances of recorders that died and print what was removed. */

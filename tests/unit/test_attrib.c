@@ -376,6 +376,16 @@ static void test_blocked(void **state)
 	assert_int_equal(w->parts[w->culprit].kind, W);
 	assert_int_equal(w->parts[w->culprit].pid, 400);
 	assert_false(w->incomplete);
+
+	/* lost events on its CPU: who holds it is not known until its next event */
+	begin(0, 800, T);
+	sw(0, 810, T, "vcpu", 1, 400, "hog");
+	assert_int_equal(vmt_attrib_gap(R->a, 0), 0);
+	wake(1, 820, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
+	sw(0, 850, 400, "hog", 0, T, "vcpu");
+	w = end(0, 860, T);
+	assert_int_equal(part(w, W, -1, ""), 30);
+	assert_int_equal(part(w, W, 400, "hog"), 0);
 }
 
 static void test_nested_irqs(void **state)
