@@ -273,7 +273,7 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 	for (i = 0; i < n; i++)
 		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
-		"recordings' summed spans:\n", lat.name, win.name);
+		"recordings' summed durations:\n", lat.name, win.name);
 	merge_header(f, "reason");
 	for (g = 0; g < merged->ngroups; g++)
 		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);

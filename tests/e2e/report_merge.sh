@@ -3,7 +3,7 @@
 # vmtrace-report A B C (mixed formats): one population. Python concatenates the files' exit
 # rows (vmtrace-convert --csv, same filters) and recounts per reason and overall the counts,
 # the nearest-rank percentiles (exact up to 1024 exits, else within the histogram's bucket),
-# the max and mean, the rate over the summed spans; each file's row against its own rows
+# the max and mean, the rate over the summed durations; each file's row against its own rows
 # and single report (its worst window); the merged worst window is the largest of the
 # files'. Then the options merging refuses.
 . "$(dirname "$0")/lib.sh"
