@@ -92,7 +92,7 @@ int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_
 }
 
 void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint64_t span_ns,
-		      uint64_t lasted_ns)
+		      uint64_t lasted_ns, bool filtered)
 {
 	char a[32];
 
@@ -101,7 +101,8 @@ void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint
 	if (at_ns > lasted_ns + span_ns)
 		fprintf(f, "  none: the recording lasted %s\n", vmt_format_ns(lasted_ns, a, sizeof(a)));
 	else
-		fprintf(f, "  none: no event was recorded then\n");
+		fprintf(f, filtered ? "  none: no event the filters select then\n" :
+			"  none: no event was recorded then\n");
 }
 
 /* The bytes written so far, from the start of the temporary file. */

@@ -42,7 +42,7 @@ int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_
 		struct vmt_consumer *c);
 /* After an --around list printed as text: when it was empty, why (past the recording?). */
 void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint64_t span_ns,
-		      uint64_t lasted_ns);
+		      uint64_t lasted_ns, bool filtered);
 /* Copy the list: text lines onto out; or the JSON array as member name of w, and count. */
 void list_print_text(struct report_list *l, FILE *out);
 void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,

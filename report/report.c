@@ -224,7 +224,7 @@ static void print_text(struct report *rep)
 			vmt_format_ns(rep->around_ns, b, sizeof(b)));
 		list_print_text(&rep->near, stdout);
 		list_around_none(&rep->near, stdout, rep->around_ns, o->around_span_ns,
-				 vmt_reader_duration_ns(rep->r));
+				 vmt_reader_duration_ns(rep->r), !vmt_filter_is_empty(&o->fo.filter));
 	}
 	if (o->histogram) {
 		fputc('\n', stdout);

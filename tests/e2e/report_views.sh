@@ -72,6 +72,10 @@ print("%dns" % ((gap[0] + gap[1]) // 2))' events.csv) || fail "no gap between ev
 run vmtrace-report --around "$at,1ns" kvm.vmt
 tail -1 out.txt | grep -qx "  none: no event was recorded then" ||
 	{ tail -3 out.txt; fail "--around $at,1ns: no note that nothing was recorded then"; }
+# events there, but none of the reason asked for (the sample has no nmi exits)
+run vmtrace-report --around 1s,500ms --reason nmi kvm.vmt
+tail -1 out.txt | grep -qx "  none: no event the filters select then" ||
+	{ tail -3 out.txt; fail "--around with a filter: not 'no event the filters select'"; }
 
 # 6. The time in guest of a vCPU task: the same from the .vmt and from the trace.bin of the
 # same pages, and equal to 1 - out-of-guest / (last entry - first exit) from the CSV.
