@@ -713,13 +713,13 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 
 		q->exits += r->exits;
 		q->out_ns += r->out_ns;
-		q->span_ns += se->interval_ns;
+		q->span_ns += r->seen_ns;
 		if (r->exits && r->max_ns > q->max_ns)
 			q->max_ns = r->max_ns;
 		q->p99_ns = k == 1 ? r->p99_ns : 0;
 	}
 	for (i = 0; i < m; i++) {
-		double pc = 100.0 * (double)pt[i].out_ns / (double)pt[i].span_ns;
+		double pc = pt[i].span_ns ? 100.0 * (double)pt[i].out_ns / (double)pt[i].span_ns : 0;
 		double lo = (double)(k == 1 ? pt[i].p99_ns : pt[i].max_ns);
 
 		pmax = pc > pmax ? pc : pmax;
@@ -765,7 +765,8 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	/* out of guest: a step line, one step per point */
 	values(p, "out", "out", pt, m, 0);
 	for (i = 0; i < m; i++) {
-		double y = vmt_scale_map(&yo, 100.0 * (double)pt[i].out_ns / (double)pt[i].span_ns);
+		double y = vmt_scale_map(&yo, pt[i].span_ns ? 100.0 * (double)pt[i].out_ns /
+						  (double)pt[i].span_ns : 0);
 
 		xi = x.r0 + dx * (double)i;
 		vmt_outbuf_ch(p->o, i ? 'L' : 'M');
@@ -819,8 +820,10 @@ static void over_time(struct page *p)
 	}
 	vmt_outbuf_printf(p->o, "<p class=\"note\">Per vCPU task (most exits first), intervals "
 			  "of %s from the recording's start (--interval): the time out of the "
-			  "guest inside each interval (a long exit's split at the edges); the "
-			  "longest exit and p99 of those that start in it. Hover for values.</p>",
+			  "guest inside each interval (a long exit's split at the edges), in per "
+			  "cent of the time the task was traced in it (first exit to last entry);"
+			  " the longest exit and p99 of those that start in it. Hover for "
+			  "values.</p>",
 			  fmt_ns(se->interval_ns, b, sizeof(b)));
 	for (i = 0; i < n; i++) {
 		long col = series_column(se, s->tasks[i].pid);
@@ -1085,6 +1088,9 @@ static void worst_intervals(struct page *p)
 		best[j] = r;
 	}
 	out(p, "<div class=\"keep\"><h3>Intervals with the worst windows</h3>"
+	    "<p class=\"note\">An interval's worst window ends where one of the exits that "
+	    "start in it ends: it may reach back into the interval before, and forward past "
+	    "the interval's end with that exit.</p>"
 	    "<table id=\"worst-intervals\"><thead>"
 	    "<tr><th>interval start (s)</th><th>vcpu</th><th>pid</th><th>worst window</th>"
 	    "<th>exits</th><th>out of guest</th><th>max</th></tr></thead><tbody>");

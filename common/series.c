@@ -22,6 +22,8 @@ struct stask {
 	uint64_t exits, max;		/* trace clock units */
 	uint64_t out_ns;		/* out-of-guest time inside this interval */
 	uint64_t carry_ns;		/* of exits begun, the time after this interval's end */
+	uint64_t first_ns;		/* its first exit's start, ns since the recording's */
+	uint64_t last_end_ns;		/* the latest end of its exits so far */
 	struct vmt_latdist d;		/* this interval's latencies only */
 	struct vmt_window win;		/* runs across intervals; max_sum is per interval */
 };
@@ -101,11 +103,22 @@ static uint64_t take_carry(struct stask *t, uint64_t interval_ns)
 	return part;
 }
 
+/* The part of [from, from + len) that lies within [lo, hi). */
+static uint64_t overlap(uint64_t from, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	uint64_t a = from > lo ? from : lo, b = from + len < hi ? from + len : hi;
+
+	return b > a ? b - a : 0;
+}
+
 /*
  * Rows for t's intervals before upto: the one being filled, and those without an exit of
- * their own, which still hold the part of a long exit that ran on into them.
+ * their own, which still hold the part of a long exit that ran on into them. The task is
+ * traced until seen_until (its last exit's end at the end of the pass; during the pass,
+ * a later exit is known to come).
  */
-static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
+static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto,
+		      uint64_t seen_until)
 {
 	const struct series_work *w = s->work;
 	struct vmt_series_row row;
@@ -117,6 +130,7 @@ static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
 	row.has_vcpu = t->has_vcpu;
 	for (; t->next_row < upto; t->next_row++) {
 		row.start_ns = t->next_row * w->o.interval_ns;
+		row.seen_ns = overlap(row.start_ns, w->o.interval_ns, t->first_ns, seen_until);
 		if (t->next_row == t->cur && t->exits) {
 			row.exits = t->exits;
 			row.out_ns = t->out_ns;
@@ -138,7 +152,7 @@ static int close_upto(struct vmt_series *s, struct stask *t, uint64_t upto)
 /* The interval t was filling is over: its row, then a fresh start in interval idx. */
 static int next_interval(struct vmt_series *s, struct stask *t, uint64_t idx)
 {
-	int ret = close_upto(s, t, idx);
+	int ret = close_upto(s, t, idx, UINT64_MAX);
 
 	if (ret)
 		return ret;
@@ -228,6 +242,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		*slot = t;
 		t->cur = ns / w->o.interval_ns;
 		t->cur_ns = t->cur * w->o.interval_ns;
+		t->first_ns = ns;
 	}
 	if (p->end->has & VMT_EVF_VCPU) {
 		t->vcpu = p->end->vcpu;
@@ -259,6 +274,8 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 			t->out_ns += (end_ns < iv_end ? end_ns : iv_end) - (from < end_ns ? from : end_ns);
 		if (end_ns > iv_end)
 			t->carry_ns += end_ns - (ns > iv_end ? ns : iv_end);
+		if (end_ns > t->last_end_ns)
+			t->last_end_ns = end_ns;
 	}
 	if (p->lat > t->max)
 		t->max = p->lat;
@@ -305,7 +322,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	}
 	for (t = w->tasks; t; t = t->next) {
 		s->ntasks++;
-		ret = close_upto(s, t, w->last + 1);
+		ret = close_upto(s, t, w->last + 1, t->last_end_ns);
 		if (ret)
 			return ret;
 	}

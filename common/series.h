@@ -31,6 +31,13 @@ struct vmt_series_row {
 	uint64_t exits;
 	/* out-of-guest time inside the interval: the parts of exits begun in it or before */
 	uint64_t out_ns;
+	/*
+	 * The part of the interval the task was traced in: from its first exit to the end of
+	 * its last (the summary's guest availability counts the same span), so that a task
+	 * born or gone within the interval, or an interval past the recording's end, is not
+	 * read as time in the guest. 0 where the task was not traced at all.
+	 */
+	uint64_t seen_ns;
 	uint64_t max_ns;
 	uint64_t p99_ns;		/* nearest rank: exact to 1024 exits, else within 0.8 % */
 	/* the largest out-of-guest total in a window ending at one of its exits' ends */

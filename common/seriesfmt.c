@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Renderers of the time series (seriesfmt.h). An interval without exits has no longest
- * exit, p99 or window: empty cells in CSV, null in JSON, "-" in the table.
+ * exit, p99 or window: empty cells in CSV, null in JSON, "-" in the table. out% is of the
+ * time the task was traced in the interval (seen_ns), "-" where it was not traced at all.
  */
 #include "config.h"
 
@@ -21,7 +22,8 @@ void vmt_series_text(FILE *f, const struct vmt_series *s)
 	char iv[32], win[32], b[4][32];
 	size_t i;
 
-	fprintf(f, "Time series (intervals of %s from the recording's start, window %s):\n",
+	fprintf(f, "Time series (intervals of %s from the recording's start, window %s;\n"
+		"  out%%: of the time in the interval from the task's first exit to its last entry):\n",
 		vmt_format_ns(s->interval_ns, iv, sizeof(iv)),
 		vmt_format_ns(s->window_ns, win, sizeof(win)));
 	if (!s->nrows) {
@@ -33,15 +35,17 @@ void vmt_series_text(FILE *f, const struct vmt_series *s)
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 		uint64_t end = r->start_ns + s->interval_ns;
-		char v[16];
+		char v[16], pct[16];
 
 		snprintf(v, sizeof(v), r->has_vcpu ? "%u" : "-", r->vcpu);
+		snprintf(pct, sizeof(pct), r->seen_ns ? "%.2f" : "-",
+			 vmt_share_pct(r->out_ns, r->seen_ns, 2));
 		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %8" PRId32
-			" %10" PRIu64 " %10s %6.2f %10s %10s %10s\n",
+			" %10" PRIu64 " %10s %6s %10s %10s %10s\n",
 			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
 			end % 1000000000, v, r->pid, r->exits,
 			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
-			vmt_share_pct(r->out_ns, s->interval_ns, 2),
+			pct,
 			r->exits ? vmt_format_ns(r->max_ns, b[1], sizeof(b[1])) : "-",
 			r->exits ? vmt_format_ns(r->p99_ns, b[2], sizeof(b[2])) : "-",
 			r->exits ? vmt_format_ns(r->max_window_ns, b[3], sizeof(b[3])) : "-");
@@ -57,6 +61,7 @@ static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,
 	vmt_jsonw_i64(w, "pid", r->pid);
 	vmt_jsonw_u64(w, "exits", r->exits);
 	vmt_jsonw_u64(w, "out_ns", r->out_ns);
+	vmt_jsonw_u64(w, "seen_ns", r->seen_ns);
 	vmt_jsonw_opt_u64(w, "max_ns", r->exits, r->max_ns);
 	vmt_jsonw_opt_u64(w, "p99_ns", r->exits, r->p99_ns);
 	vmt_jsonw_opt_u64(w, "max_window_ns", r->exits, r->max_window_ns);
@@ -94,7 +99,7 @@ int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
 		return ret;
 	if (csv)
 		vmt_outbuf_str(&o, "start_ns,end_ns,vcpu,pid,exits,out_ns,max_ns,p99_ns,"
-			       "max_window_ns\r\n");
+			       "max_window_ns,seen_ns\r\n");
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 
@@ -116,6 +121,7 @@ int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
 		csv_opt(&o, r->exits, r->max_ns);
 		csv_opt(&o, r->exits, r->p99_ns);
 		csv_opt(&o, r->exits, r->max_window_ns);
+		csv_opt(&o, true, r->seen_ns);
 		vmt_outbuf_str(&o, "\r\n");
 	}
 	return vmt_outbuf_finish(&o);

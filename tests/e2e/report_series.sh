@@ -119,9 +119,18 @@ for pid, ex in per_task.items():
             inside[(k, pid)] += max(0, hi - lo)
             k += 1
 
+# seen_ns: the part of the interval from the task's first exit to the end of its last
+span = {pid: (min(s for s, _, _ in ex), max(s + l for s, l, _ in ex)) for pid, ex in per_task.items()}
+
 checked_exact = checked_hist = 0
 for x in series:
     key = (x["start_ns"] // interval, x["pid"])
+    lo, hi = span[x["pid"]]
+    seen = max(0, min(hi, x["end_ns"]) - max(lo, x["start_ns"]))
+    if abs(x["seen_ns"] - seen) > tol * 2:
+        fail(f"{key}: seen_ns {x['seen_ns']}, the task's exits span {seen} of it")
+    if x["out_ns"] > x["seen_ns"] + tol * (x["exits"] + 2):
+        fail(f"{key}: out_ns {x['out_ns']} exceeds seen_ns {x['seen_ns']}")
     lat = sorted(l for _, l in got.get(key, []))
     if x["exits"] != len(lat):
         fail(f"{key}: {x['exits']} exits, the CSV has {len(lat)}")
@@ -160,10 +169,19 @@ check() {
 	echo "$label: $(cat py.out)"
 	# the table: one line per row, within 120 columns
 	vmtrace-report --interval "${iv}ns" "$@" >t.txt || fail "$label: text report"
-	rows=$(sed -n '/^Time series/,$p' t.txt | tail -n +3 | wc -l)
+	rows=$(sed -n '/^Time series/,$p' t.txt | tail -n +4 | wc -l)
 	[ "$rows" = "$(json r.json 'len(d["series"])')" ] || fail "$label: $rows table lines"
 	[ "$(sed -n '/^Time series/,$p' t.txt | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -le 120 ] ||
 		fail "$label: the table is wider than 120 columns"
+	# out%: of seen_ns, cut to two decimals; "-" where the task was not traced
+	sed -n '/^Time series/,$p' t.txt | tail -n +4 | python3 -c '
+import json, sys
+rows = json.load(open("r.json"))["series"]
+for line, x in zip(sys.stdin, rows):
+    got = line.split()[7]  # the out cell is a number and its unit
+    want = "-" if not x["seen_ns"] else "%.2f" % (x["out_ns"] * 10000 // x["seen_ns"] / 100)
+    if got != want:
+        sys.exit(f"{x}: out% {got}, expected {want}")' || fail "$label: out% of the table"
 }
 
 check "kvm 100ms" 100000000 0 "$DATA/sample-kvm.vmt"

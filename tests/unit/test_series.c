@@ -119,6 +119,13 @@ static void test_rows(void **state)
 	assert_int_equal(r[5].out_ns, 7);
 	/* the window reaches back: 35 + 7 inside 1 ms, though its interval holds 7 */
 	assert_int_equal(r[5].max_window_ns, 42);
+	/* traced: task 100 from 10 to 257, task 101 from 190 to 230 */
+	assert_int_equal(r[0].seen_ns, 0);	/* 101 before its first exit */
+	assert_int_equal(r[1].seen_ns, 90);
+	assert_int_equal(r[2].seen_ns, 10);
+	assert_int_equal(r[3].seen_ns, 100);	/* no exit, but between two: traced */
+	assert_int_equal(r[4].seen_ns, 30);
+	assert_int_equal(r[5].seen_ns, 57);
 	vmt_series_free(&f.s);
 }
 
