@@ -85,16 +85,6 @@ static int probe(struct recorder *rec)
 		return 0;
 	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
 		return -1;
-	ret = rec_session_check_pair(&rec->ses, o);
-	if (ret) {
-		rec->exit_code = ret;
-		return -1;
-	}
-	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
-	if (ret) {
-		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
-		return -1;
-	}
 	if (rec_sysinfo_online_cpus(&rec->online)) {
 		vmt_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
 		return -1;
@@ -103,11 +93,23 @@ static int probe(struct recorder *rec)
 	if (ret >= 0) {
 		vmt_err("CPU %d is not online (online: %s)", ret,
 			vmt_cpulist_format(&rec->online, cpus, sizeof(cpus)));
+		rec->exit_code = 64;	/* a CPU the command line named: checked before all else */
 		return -1;
 	}
 	ret = rec_sysinfo_choose_collector(&o->cpus, &rec->online, &o->collector);
 	if (ret < 0) {
 		vmt_err("collector CPU %d is not online", o->collector);
+		rec->exit_code = 64;
+		return -1;
+	}
+	ret = rec_session_check_pair(&rec->ses, o);
+	if (ret) {
+		rec->exit_code = ret;
+		return -1;
+	}
+	ret = rec_context_setup(&rec->ctx, o->context, rec->ses.root, o->begin, o->end);
+	if (ret) {
+		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
 		return -1;
 	}
 	if (ret == REC_COLLECTOR_TRACED)

@@ -22,10 +22,19 @@ for pair in nosuch:event,nosuch:other "$(echo "$SYSCALL_EVENTS" | cut -d, -f1),k
 done
 grep -q "kvm module loaded" err.txt || fail "kvm:nosuch: no word on the kvm module"
 
-run vmtrace-record -p 4095 -s 1
-expect_one_line_error vmtrace-record "CPU 4095 is not online"
-run vmtrace-record -p 1 -c 4000 -s 1
-expect_one_line_error vmtrace-record "collector CPU 4000 is not online"
+# A CPU the machine lacks: a bad command line (64), said first and alone (no note on
+# context events before it), nothing left behind
+for args in "-p 4095" "-p 1 -c 4000"; do
+	# shellcheck disable=SC2086
+	run vmtrace-record $args -s 1 -o x.vmt
+	case $args in
+	*-c*) expect_one_line_error vmtrace-record "collector CPU 4000 is not online" ;;
+	*) expect_one_line_error vmtrace-record "CPU 4095 is not online (online: " ;;
+	esac
+	[ "$rc" = 64 ] || fail "$args: exit $rc, not 64"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
+	[ ! -e x.vmt ] || fail "$args: a file was left for a failed start"
+done
 
 run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" -o /nonexistent/dir/x.vmt
 expect_one_line_error vmtrace-record "/nonexistent/dir/x.vmt.*No such file or directory"
