@@ -120,6 +120,11 @@ const char *vmt_reader_end_name(const struct vmt_reader *r)
 	return r->end_name;
 }
 
+bool vmt_reader_pairs_kvm(const struct vmt_reader *r)
+{
+	return strncmp(r->begin_name, "kvm:", 4) == 0;
+}
+
 const struct vmt_evformat *vmt_reader_begin_format(const struct vmt_reader *r)
 {
 	return r->fbegin;

@@ -60,6 +60,8 @@ const char *vmt_reader_path(const struct vmt_reader *r);
 const struct vmt_source *vmt_reader_source(const struct vmt_reader *r);
 const char *vmt_reader_begin_name(const struct vmt_reader *r);	/* "kvm:kvm_exit" */
 const char *vmt_reader_end_name(const struct vmt_reader *r);
+/* Whether the pair is KVM's (the report's words: exits, vCPUs, out of the guest). */
+bool vmt_reader_pairs_kvm(const struct vmt_reader *r);
 const struct vmt_evformat *vmt_reader_begin_format(const struct vmt_reader *r);
 const struct vmt_evformat *vmt_reader_end_format(const struct vmt_reader *r);
 const struct vmt_evbind *vmt_reader_bind(const struct vmt_reader *r);

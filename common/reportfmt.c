@@ -45,14 +45,9 @@ static const struct words neutral_words = {
 	"Per id (the begin event's id field)", "task (pid)", "Per task", "Longest pairs",
 };
 
-static bool is_kvm(const struct vmt_reader *r)
-{
-	return strncmp(vmt_reader_begin_name(r), "kvm:", 4) == 0;
-}
-
 static const struct words *words_of(const struct vmt_reader *r)
 {
-	return is_kvm(r) ? &kvm_words : &neutral_words;
+	return vmt_reader_pairs_kvm(r) ? &kvm_words : &neutral_words;
 }
 
 static void source_lines(FILE *f, const struct vmt_reader *r)

@@ -24,6 +24,30 @@ void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_w
 	fputc('\n', f);
 }
 
+/*
+ * The sections' words: KVM's, or neutral ones for another pair, whose kind "kvm" is the
+ * traced task's own time between begin and end (the kinds keep their names everywhere).
+ */
+struct whywords {
+	const char *where, *reason, *from, *task, *none, *count;
+};
+
+static const struct whywords kvm_whywords = {
+	"Where the out-of-guest time went (share of each reason's total)", "reason",
+	"vCPU tasks", "vCPU task", "every exit's time was the host kernel's own (kvm)", "exits",
+};
+
+static const struct whywords neutral_whywords = {
+	"Where the time from begin to end went (share of each id's total; kvm: the task's own)",
+	"id", "the traced tasks", "task", "every pair's time was the traced task's own (kvm)",
+	"pairs",
+};
+
+static const struct whywords *whywords_of(const struct vmt_reader *r)
+{
+	return vmt_reader_pairs_kvm(r) ? &kvm_whywords : &neutral_whywords;
+}
+
 static void not_recorded(FILE *f, uint32_t recorded)
 {
 	unsigned int k, n = 0;
@@ -64,8 +88,8 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 	unsigned int k;
 	size_t i;
 
-	fprintf(f, "\nWhere the out-of-guest time went (share of each reason's total):\n");
-	fprintf(f, "  %-24s %10s", "reason", "total");
+	fprintf(f, "\n%s:\n", whywords_of(r)->where);
+	fprintf(f, "  %-24s %10s", whywords_of(r)->reason, "total");
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		fprintf(f, " %7s", kind_cols[k]);
 	fprintf(f, " %9s\n", "incompl.");
@@ -84,13 +108,13 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 	size_t i, n = vmt_culprits_rows(s->culprits, &rows);
 
 	if (!n) {
-		fprintf(f, "\nCulprits: none, every exit's time was the host kernel's own (kvm)\n");
+		fprintf(f, "\nCulprits: none, %s\n", whywords_of(r)->none);
 		return;
 	}
-	fprintf(f, "\nCulprits (what took the most time from vCPU tasks%s):\n",
+	fprintf(f, "\nCulprits (what took the most time from %s%s):\n", whywords_of(r)->from,
 		n > 10 ? ", top 10" : "");
-	fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid", "exits", "total",
-		"max");
+	fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid",
+		whywords_of(r)->count, "total", "max");
 	for (i = 0; i < n && i < 10; i++) {
 		char pid[16], t[32], m[32];
 
@@ -118,7 +142,8 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 		if (!t->has_window_why || !t->max_window_sum)
 			continue;
 		if (!shown++)
-			fprintf(f, "\nWorst window of each vCPU task, broken down:\n");
+			fprintf(f, "\nWorst window of each %s, broken down:\n",
+				whywords_of(r)->task);
 		fprintf(f, "  pid %" PRId32 " at %s s: ", t->pid,
 			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)));
 		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);

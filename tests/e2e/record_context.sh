@@ -112,6 +112,13 @@ echo go >&8
 wait $loop_pid || fail "syscall_loop"
 no_instance_left "$rec_pid"
 
+# A syscall pair's causes in its own words: nothing about guests, vCPUs or exits
+run vmtrace-report ctx.vmt
+expect_rc 0 "text report"
+sed -n '/^Where the /,/^Longest pairs/p' out.txt >causes.txt
+grep -q "^Where the time from begin to end went (share of each id's total" causes.txt ||
+	{ cat out.txt; fail "no neutral causes heading"; }
+! grep -n -i "guest\|vcpu\|exits\|reason" causes.txt || fail "KVM words in a syscall pair's causes"
 run vmtrace-report --json ctx.vmt
 expect_rc 0 "report"
 [ "$(json out.txt 'd["lost_events"] + d["lost_events_stats"]')" = 0 ] ||

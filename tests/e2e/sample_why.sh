@@ -105,6 +105,12 @@ PY
 run vmtrace-report "$S/kvm.vmt"
 expect_rc 0 "text report"
 mv out.txt text.txt
+# KVM's words in the causes' sections (a syscall pair's are in record_context.sh)
+for h in "Where the out-of-guest time went (share of each reason's total):" \
+	"Culprits (what took the most time from vCPU tasks" "Worst window of each vCPU task,"; do
+	grep -qF "$h" text.txt || fail "no heading '$h'"
+done
+grep -q "^  kind  *name  *pid  *exits  *total  *max\$" text.txt || fail "culprits' columns"
 run vmtrace-report --json "$S/kvm.vmt"
 python3 - text.txt out.txt <<'PY' || fail "percentages in the text differ from a cut recount"
 import json, re, sys
