@@ -31,18 +31,19 @@ static const struct pct pcts[] = {
 /* The words of the report: KVM's, or neutral ones for any other event pair. */
 struct words {
 	const char *events, *pairs, *begins, *ends, *lat, *reason, *reasons, *task, *tasks;
-	const char *longest;
+	const char *longest, *tasks_word;
 };
 
 static const struct words kvm_words = {
 	"Number of VM events", "Exit-entry pairs", "exits", "entries",
 	"VM Exit-Entry latency", "reason", "Exit reasons", "vcpu (pid)", "Per vCPU task",
-	"Longest exits",
+	"Longest exits", "vCPU tasks",
 };
 
 static const struct words neutral_words = {
 	"Number of events", "Begin-end pairs", "begins", "ends", "latency", "id",
 	"Per id (the begin event's id field)", "task (pid)", "Per task", "Longest pairs",
+	"tasks",
 };
 
 static const struct words *words_of(const struct vmt_reader *r)
@@ -289,7 +290,70 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 			vmt_pct_cut(sum / (double)s->ntasks, 3), s->ntasks, vmt_pct_cut(worst, 3));
 }
 
-static void window_table(FILE *f, const struct table *t, const struct words *wd)
+/*
+ * Tables of tasks stay readable on a host with hundreds of them (a syscall pair traced on
+ * every CPU has thousands): past TASK_ROWS, the rows of the TASK_ROWS tasks with the most
+ * time out, in the usual order, and a line for the rest; --wide and JSON have every one.
+ */
+#define TASK_ROWS 32
+
+static int by_total_desc(const void *a, const void *b, void *arg)
+{
+	const struct vmt_group *g = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t tx = g[x].d.st.sum, ty = g[y].d.st.sum;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x < y ? -1 : 1;
+}
+
+/* shown[i]: whether task i has a row. NULL when every task has one (or out of memory). */
+static bool *tasks_shown(const struct vmt_summary *s, const struct vmt_report_style *st)
+{
+	size_t *order, i;
+	bool *shown;
+
+	if (st->wide || s->ntasks <= TASK_ROWS)
+		return NULL;
+	order = malloc(s->ntasks * sizeof(*order));
+	shown = calloc(s->ntasks, sizeof(*shown));
+	if (!order || !shown) {
+		free(order);
+		free(shown);
+		return NULL;
+	}
+	for (i = 0; i < s->ntasks; i++)
+		order[i] = i;
+	qsort_r(order, s->ntasks, sizeof(*order), by_total_desc, s->tasks);
+	for (i = 0; i < TASK_ROWS; i++)
+		shown[order[i]] = true;
+	free(order);
+	return shown;
+}
+
+static void tasks_not_shown(FILE *f, const struct table *t, const bool *shown, const char *what,
+			    const char *pairs_word)
+{
+	const struct vmt_summary *s = t->s;
+	uint64_t count = 0, sum = 0;
+	size_t i;
+
+	if (!shown)
+		return;
+	for (i = 0; i < s->ntasks; i++) {
+		if (!shown[i]) {
+			count += s->tasks[i].d.st.count;
+			sum += s->tasks[i].d.st.sum;
+		}
+	}
+	fprintf(f, "  (%zu more %s, %" PRIu64 " %s, %.2f %% of the time: --wide or --json "
+		"lists every one)\n", s->ntasks - TASK_ROWS, what, count, pairs_word,
+		vmt_share_pct(sum, s->lat.sum, 2));
+}
+
+static void window_table(FILE *f, const struct table *t, const struct words *wd,
+			 const bool *shown)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(t->r);
 	const struct vmt_summary *s = t->s;
@@ -302,6 +366,8 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd)
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *g = &s->tasks[i];
 
+		if (shown && !shown[i])
+			continue;
 		snprintf(w, sizeof(w), "%s %s", vmt_fmt_in(clk, g->max_window_sum, u, a, sizeof(a)),
 			 u.name);
 		if (wd == &kvm_words)
@@ -341,11 +407,20 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		}
 	}
 	if (s->ntasks) {
-		table_header(f, &t, wd->tasks, wd->task);
-		for (i = 0; i < s->ntasks; i++)
-			table_row(f, &t, task_label(r, &s->tasks[i], label, sizeof(label)),
-				  &s->tasks[i]);
-		window_table(f, &t, wd);
+		bool *shown = tasks_shown(s, st);
+
+		if (shown)
+			snprintf(title, sizeof(title), "%s, the %d with the most time", wd->tasks,
+				 TASK_ROWS);
+		table_header(f, &t, shown ? title : wd->tasks, wd->task);
+		for (i = 0; i < s->ntasks; i++) {
+			if (!shown || shown[i])
+				table_row(f, &t, task_label(r, &s->tasks[i], label, sizeof(label)),
+					  &s->tasks[i]);
+		}
+		tasks_not_shown(f, &t, shown, wd->tasks_word, wd == &kvm_words ? "exits" : "pairs");
+		window_table(f, &t, wd, shown);
+		free(shown);
 	}
 }
 

@@ -74,7 +74,7 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
 	  "fields and each entry's latency", 2 },
 	{ "wide", OPT_WIDE, NULL, 0, "every column and field (past 120 columns): stddev, p90, "
-	  "p99.99, and all of an exit's fields", 2 },
+	  "p99.99, all of an exit's fields, every task (not the 32 with most time)", 2 },
 	{ "why", OPT_WHY, NULL, 0, "with -v: where each exit's time went, under its entry "
 	  "(the longest exits always show it when the recording has context events)", 2 },
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
