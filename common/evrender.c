@@ -19,15 +19,28 @@ char *vmt_hex_text(uint64_t v, char *buf, size_t size)
 	return buf;
 }
 
-void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all)
+void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all, unsigned int col,
+			unsigned int width, unsigned int indent)
 {
+	char text[64];
 	unsigned int i;
+	int n;
 
 	for (i = 0; i < VMT_HF_COUNT; i++) {
 		uint64_t v = vmt_hexfield_value(ev, (enum vmt_hexfield)i);
 
-		if (vmt_hexfield_has(ev, (enum vmt_hexfield)i) && (all || v || i == VMT_HF_RIP))
-			fprintf(f, " %s 0x%" PRIx64, vmt_hexfields[i].name, v);
+		if (!vmt_hexfield_has(ev, (enum vmt_hexfield)i) || !(all || v || i == VMT_HF_RIP))
+			continue;
+		n = snprintf(text, sizeof(text), " %s 0x%" PRIx64, vmt_hexfields[i].name, v);
+		if (n < 0)
+			continue;
+		/* the RIP stays by the exit it names; a line holding only the indent takes any */
+		if (width && i != VMT_HF_RIP && col > indent && col + (unsigned int)n > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		}
+		fputs(text, f);
+		col += (unsigned int)n;
 	}
 }
 

@@ -62,9 +62,12 @@ static inline int vmt_hexfield_has(const struct vmt_event *ev, enum vmt_hexfield
 /*
  * " rip 0x1000 info1 0x0 ..." for the fields the event carries, into f: all of them when
  * all is set, else the RIP and the fields that are not zero (what the 120-column views
- * show; a label always names its field, so nothing is ambiguous).
+ * show; a label always names its field, so nothing is ambiguous). The line is at column
+ * col; with width set, a field after the RIP that would end past width columns starts a
+ * new line, indent spaces in (0: one line whatever its length).
  */
-void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all);
+void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all, unsigned int col,
+			unsigned int width, unsigned int indent);
 /* "rip":"0x1000", ... for the fields the event carries. */
 void vmt_hexfields_json(struct vmt_jsonw *w, const struct vmt_event *ev);
 /* One value as text: "0x1000". */

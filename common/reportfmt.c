@@ -456,6 +456,13 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	}
 }
 
+/*
+ * The exit rows' width, and where their fields start: the fixed columns of the header
+ * and the rows ("  %14s %4s %5s %8s %-22s %10s "), each field then " name 0xvalue"
+ */
+#define EXIT_ROW_COLUMNS 120
+#define EXIT_ROW_FIELDS_AT (2 + 14 + 1 + 4 + 1 + 5 + 1 + 8 + 1 + 22 + 1 + 10 + 1)
+
 void vmt_report_exit_header(FILE *f, const struct vmt_reader *r)
 {
 	const struct words *wd = words_of(r);
@@ -470,16 +477,22 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char v[16], ts[32], l[32], label[128];
+	int col;
 
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
-	fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
-		vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
-		(e->has & VMT_EVF_REASON) ?
-		vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
-				   sizeof(label)) : "-",
-		vmt_fmt_lat(clk, lat, l, sizeof(l)));
-	/* the guest RIP always, the other fields when --wide or when they say something */
-	vmt_hexfields_text(f, e, st->wide);
+	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
+		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
+		      (e->has & VMT_EVF_REASON) ?
+		      vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
+					 sizeof(label)) : "-",
+		      vmt_fmt_lat(clk, lat, l, sizeof(l)));
+	/*
+	 * the guest RIP always, the other fields when --wide or when they say something; a
+	 * field that would end past column 120 continues under the header's "fields" (as -v
+	 * wraps them, evdump.c), --wide keeps the row one line
+	 */
+	vmt_hexfields_text(f, e, st->wide, col > 0 ? (unsigned int)col : 0,
+			   st->wide ? 0 : EXIT_ROW_COLUMNS, EXIT_ROW_FIELDS_AT);
 	fputc('\n', f);
 	vmt_report_why_line(f, r, why, lat);
 }
