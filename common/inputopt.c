@@ -95,21 +95,25 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	if (!st->finished && st->trunc_why) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (%s at offset %llu); figures cover the "
-			 "%zu complete chunks", st->trunc_why, (unsigned long long)st->truncated_at,
-			 vmt_source_nchunks(src));
+			 "%zu complete chunk%s", st->trunc_why,
+			 (unsigned long long)st->truncated_at, vmt_source_nchunks(src),
+			 vmt_source_nchunks(src) == 1 ? "" : "s");
 		out->damaged = true;
 	} else if (!st->finished) {
 		/* whole blocks up to the end: still being written, or its recorder died */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (no end record after its last block); "
-			 "figures cover its %zu chunks", vmt_source_nchunks(src));
+			 "figures cover its %zu chunk%s", vmt_source_nchunks(src),
+			 vmt_source_nchunks(src) == 1 ? "" : "s");
 		out->damaged = true;
 	}
 	if (st->bad_blocks || rd->bad_chunks || rd->bad_pages) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-			 "damaged data skipped: %llu blocks, %llu chunks, %llu pages (%s)",
-			 (unsigned long long)st->bad_blocks, (unsigned long long)rd->bad_chunks,
-			 (unsigned long long)rd->bad_pages, why ? why : "bad block header");
+			 "damaged data skipped: %llu block%s, %llu chunk%s, %llu page%s (%s)",
+			 (unsigned long long)st->bad_blocks, st->bad_blocks == 1 ? "" : "s",
+			 (unsigned long long)rd->bad_chunks, rd->bad_chunks == 1 ? "" : "s",
+			 (unsigned long long)rd->bad_pages, rd->bad_pages == 1 ? "" : "s",
+			 why ? why : "bad block header");
 		out->damaged = true;
 	}
 	if (with_lost) {

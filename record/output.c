@@ -124,6 +124,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 {
 	struct rec_end_info e = { .stop_reason = "threshold", .clock = clock };
 	struct rec_file_start fs;
+	uint64_t chunks;
 	int ret;
 
 	/* the ring holds what comes meanwhile: once the queue is empty, the file is whole */
@@ -147,8 +148,9 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	ret = rec_output_publish(op, true);
 	if (ret)
 		return ret;
-	vmt_info("wrote %s: %" PRIu64 " chunks -> %" PRIu64 " KiB, file %u of at most %u",
-		 op->name, rec_chunkq_written(q) - op->chunks0, vmt_writer_bytes(op->writer) / 1024,
+	chunks = rec_chunkq_written(q) - op->chunks0;
+	vmt_info("wrote %s: %" PRIu64 " chunk%s -> %" PRIu64 " KiB, file %u of at most %u",
+		 op->name, chunks, chunks == 1 ? "" : "s", vmt_writer_bytes(op->writer) / 1024,
 		 op->files, op->max_files);
 	if (!quiet)
 		rec_readback_summary(op->name);

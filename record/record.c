@@ -313,6 +313,7 @@ static void report(struct recorder *rec)
 	const char *where = rec->op.published ? rec->op.name : rec->op.tmp;
 	uint64_t chunks = rec_chunkq_written(rec->q) - rec->op.chunks0, pages, lost;
 	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
+	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
 
 	if (!rec->recording)
 		return;
@@ -328,18 +329,19 @@ static void report(struct recorder *rec)
 		return;
 	}
 	if (rec->read_err)
-		vmt_err("%s: reading the ring buffer failed: %s; the %" PRIu64 " chunks read "
-			"before are kept in %s, not finished", rec->ses.inst.dir,
-			strerror(-rec->read_err), chunks, where);
+		vmt_err("%s: reading the ring buffer failed: %s; the %" PRIu64 " chunk%s read "
+			"before %s kept in %s, not finished", rec->ses.inst.dir,
+			strerror(-rec->read_err), chunks, cs, *cs ? "are" : "is", where);
 	else if (rec->write_err)
-		vmt_err("%s: write failed: %s; the %" PRIu64 " chunks written before are kept in "
-			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, where);
+		vmt_err("%s: write failed: %s; the %" PRIu64 " chunk%s written before %s kept in "
+			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, cs,
+			*cs ? "are" : "is", where);
 	rec_collector_totals(rec->col, &pages, &lost);
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
-	vmt_info("wrote %s: %" PRIu64 " chunks, %" PRIu64 " KiB of pages -> %" PRIu64
-		 " KiB, stopped by %s", where, chunks, pages * rec->ses.page_size / 1024, bytes / 1024,
-		 rec->write_err ? "write error" : rec->stop_reason ? rec->stop_reason : "error");
+	vmt_info("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
+		 " KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
+		 bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
 	if (rec->op.st1.overrun + rec->op.st1.commit_overrun + rec->op.st1.dropped > 0 || lost)
 		vmt_warn("events were lost: %" PRIu64 " (ring buffer stats), %" PRIu64
 			 " (page flags); try a larger --buffer-size or a shorter --poll-interval",

@@ -243,18 +243,19 @@ static void end_trigger(const struct rec_ring_stats *st, uint64_t keep_ns,
 		vmt_kv_addf(end, VMT_META_MONO_KEPT, "%" PRIu64, kept);
 	}
 	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
-		 "%" PRIu64 " chunks written, %" PRIu64 " dropped before", t->lat_ns, t->pid,
-		 t->cpu, st->written_chunks, st->dropped_chunks);
+		 "%" PRIu64 " chunk%s written, %" PRIu64 " dropped before", t->lat_ns, t->pid,
+		 t->cpu, st->written_chunks, st->written_chunks == 1 ? "" : "s",
+		 st->dropped_chunks);
 	if (st->kept_from_ts > t->ts)
 		vmt_warn("the file lacks the start of the exit that triggered: its pages begin "
-			 "%.3f s after it (%" PRIu64 " chunks over --ring-size dropped); try a "
+			 "%.3f s after it (%" PRIu64 " chunk%s over --ring-size dropped); try a "
 			 "larger --ring-size", (double)(st->kept_from_ts - t->ts) / 1e9,
-			 st->dropped_full);
+			 st->dropped_full, st->dropped_full == 1 ? "" : "s");
 	else if (st->dropped_full && st->kept_from_ts > cutoff)
 		vmt_warn("the file keeps %.3f s before the exit that triggered, not --keep's "
-			 "%.3f s (%" PRIu64 " chunks over --ring-size dropped); try a larger "
+			 "%.3f s (%" PRIu64 " chunk%s over --ring-size dropped); try a larger "
 			 "--ring-size", (double)(t->ts - st->kept_from_ts) / 1e9,
-			 (double)keep_ns / 1e9, st->dropped_full);
+			 (double)keep_ns / 1e9, st->dropped_full, st->dropped_full == 1 ? "" : "s");
 }
 
 void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,

@@ -13,9 +13,9 @@
 /* zstd's DISPLAYUPDATE idea: one line, rewritten, only on a terminal. */
 void report_show_progress(uint64_t done, uint64_t total, void *arg)
 {
-	fprintf(stderr, "\r%s: %s: %3u%% (%llu of %llu chunks)", vmt_log_progname(),
+	fprintf(stderr, "\r%s: %s: %3u%% (%llu of %llu chunk%s)", vmt_log_progname(),
 		(const char *)arg, total ? (unsigned int)(done * 100 / total) : 0,
-		(unsigned long long)done, (unsigned long long)total);
+		(unsigned long long)done, (unsigned long long)total, total == 1 ? "" : "s");
 }
 
 void report_hint_windows(const struct vmt_reader *r, const char *file)

@@ -58,6 +58,11 @@ for w in 0 4096; do
 	[ "$(json bad.json 'd["latency_ns"]["max"] < 20000')" = True ] ||
 		fail "bad.vmt (windows $w): an exit paired across the damaged chunk"
 done
+# the warning counts what the JSON does, one chunk as "1 chunk"
+run vmtrace-report bad.vmt
+expect_rc 2 "report bad.vmt"
+grep -q "^vmtrace-report: warning: bad.vmt: damaged data skipped: 0 blocks, 1 chunk, 0 pages (" \
+	err.txt || { cat err.txt; fail "bad.vmt: the damage not counted as 1 chunk"; }
 vmtrace-convert --csv bad.vmt >bad.csv
 [ $? = 2 ] || fail "CSV of bad.vmt: exit status not 2"
 python3 - bad.csv <<'PY' || fail "CSV of bad.vmt: a row across the damaged chunk"

@@ -106,10 +106,12 @@ mv out.txt t.json
 [ "$(json t.json 'd["trigger"]["latency_ns"]')" = "$lat" ] || fail "JSON trigger latency"
 # the summary counts the file's own chunks and pages, not all the collector read
 check_summary() { # FILE JSON RECERR
-	local psz want got
+	local psz want got c
 	psz=$(getconf PAGESIZE)
-	want="$(json "$2" 'd["chunks"]') chunks, $(($(json "$2" 'd["pages"]') * psz / 1024)) KiB"
-	got=$(sed -n "s/.*wrote $1: \([0-9]* chunks, [0-9]* KiB\) of pages.*/\1/p" "$3")
+	c=$(json "$2" 'd["chunks"]')
+	[ "$c" = 1 ] && want="1 chunk" || want="$c chunks"	# and "0 chunks"
+	want="$want, $(($(json "$2" 'd["pages"]') * psz / 1024)) KiB"
+	got=$(sed -n "s/.*wrote $1: \([0-9]* chunks\?, [0-9]* KiB\) of pages.*/\1/p" "$3")
 	[ "$got" = "$want" ] || fail "$1: the summary says '$got' of pages, the file holds '$want'"
 }
 check_summary fr.vmt t.json rec.err

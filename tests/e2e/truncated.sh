@@ -11,6 +11,7 @@ size=$(stat -c %s "$src")
 full=$(vmtrace-report --json "$src" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 prev=0
 nochunk=0
+singular=0
 step=512
 off=0
 while [ "$off" -lt "$size" ]; do
@@ -20,6 +21,12 @@ while [ "$off" -lt "$size" ]; do
 	1)	grep -q "^vmtrace-report: cut.vmt: " err.txt || fail "cut at $off: no error line"
 		[ "$(wc -l <err.txt)" = 1 ] || fail "cut at $off: more than one error line" ;;
 	2)	grep -q "not finished" err.txt || fail "cut at $off: no warning"
+		# the complete chunks the warning counts are those read, "1 chunk", "0 chunks"
+		c=$(json out.txt 'd["chunks"]')
+		[ "$c" = 1 ] && s= || s=s
+		grep -q "; figures cover the $c complete chunk$s\$" err.txt ||
+			{ cat err.txt; fail "cut at $off: not 'the $c complete chunk$s'"; }
+		[ "$c" = 1 ] && singular=$((singular + 1))
 		n=$(json out.txt 'd["events"]')
 		[ "$n" -ge "$prev" ] || fail "cut at $off: fewer events ($n) than a shorter cut ($prev)"
 		[ "$n" -le "$full" ] || fail "cut at $off: more events than the whole file"
@@ -37,6 +44,7 @@ while [ "$off" -lt "$size" ]; do
 done
 [ "$prev" -gt 0 ] || fail "no cut read back any events"
 [ "$nochunk" -gt 0 ] || fail "no cut ended before the first complete chunk"
+[ "$singular" -gt 0 ] || fail "no cut kept exactly one complete chunk"
 
 
 # Every byte of the file header, the metadata and the first chunk, flipped in turn.
