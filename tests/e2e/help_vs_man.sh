@@ -61,6 +61,19 @@ for p in vmtrace-record vmtrace-report vmtrace-convert; do
 	grep -q "64" "$man" || fail "$p: exit status 64 not in $man"
 done
 
+# The pages as printed: no sentence glued to the one before ("a .vmt).With", where a macro
+# such as .BR, which joins its arguments without a space, took the next word along).
+if command -v nroff >/dev/null; then
+	for m in "$top_srcdir"/man/*.[15]; do
+		# wide lines, and bold and underline (overstruck with backspaces) taken out
+		nroff -man -rLL=200n "$m" 2>/dev/null | sed 's/.\x08//g' >page.txt
+		grep -nE "[a-z)\"'][.;:!?][A-Z][a-z]" page.txt | grep -v "e\.g\.\|i\.e\." >glued.txt
+		[ ! -s glued.txt ] || fail "$(basename "$m"): no space after a sentence: $(head -n 1 glued.txt)"
+	done
+else
+	skip_part "the man pages as printed (no nroff)"
+fi
+
 # TIME units work as --help says: 1h and 60min are 3600 s, 2m is 120 s
 K="$DATA/sample-kvm.vmt"
 for t in 1h 60min 3600s 3600; do
