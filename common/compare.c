@@ -525,31 +525,38 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, char *msg, size_t size)
 int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned int max,
 			    char *msg, size_t size)
 {
-	char *copy = strdup(s), *tok, *save = NULL;
+	char *copy = strdup(s), *tok, *next;
 	unsigned int n = 0;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	/*
+	 * Split at every ',' (not strtok, which skips empty parts): 'p99>1ms,' is a condition
+	 * cut off or a typo, not one condition, and is refused like any bad one.
+	 */
+	for (tok = copy; tok && !ret; tok = next) {
 		char *p = tok, *q;
 
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
 		/* spaces are allowed around the parts: 'p99 > +10%' */
 		for (q = tok; *q; q++) {
 			if (!isspace((unsigned char)*q))
 				*p++ = *q;
 		}
 		*p = '\0';
-		if (n == max) {
+		if (!*tok) {
+			snprintf(msg, size, "'%s': condition %u is empty (conditions are joined by one "
+				 "',', with none at either end)", s, n + 1);
+			ret = -EINVAL;
+		} else if (n == max) {
 			snprintf(msg, size, "more than %u conditions", max);
 			ret = -EINVAL;
 		} else {
 			ret = parse_cond(tok, &conds[n++], msg, size);
 		}
-	}
-	if (!ret && !n) {
-		snprintf(msg, size, "no condition in '%s'", s);
-		ret = -EINVAL;
 	}
 	free(copy);
 	return ret ? ret : (int)n;

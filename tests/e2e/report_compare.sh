@@ -211,6 +211,13 @@ for bad in 'p99' 'p98>+10%' 'max>2' 'max>2furlongs' 'p99>+x%' 'ks_p<1%' 'hlt:p99
 	expect_rc 64 "--fail-if '$bad'"
 	expect_one_line_error vmtrace-report "fail-if"
 done
+# an empty condition (a ',' too many) too, in one line that says so
+for bad in 'p99>1ms,' 'p99>1ms,,max>2ms' ',p99>1ms' 'p99>1ms, ' ','; do
+	run vmtrace-report --compare --fail-if "$bad" "$A" "$B"
+	expect_rc 64 "--fail-if '$bad'"
+	expect_one_line_error vmtrace-report "fail-if: '$bad': condition [0-9] is empty"
+	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "--fail-if '$bad': not one line alone"
+done
 run vmtrace-report --fail-if 'p99>+10%' "$A"
 expect_rc 64 "--fail-if without --compare"
 run vmtrace-report --compare "$A"

@@ -96,7 +96,8 @@ static void test_parse(void **state)
 {
 	static const char *const bad[] = {
 		"p99", "p98>+10%", "max>2", "max>2furlongs", "p99>+x%", "ks_p<1%", "", ",",
-		":p99>1%", "count>", "p99>%",
+		":p99>1%", "count>", "p99>%", "p99>1%,", ",p99>1%", "p99>1%,,max>2ms", "p99>1%, ",
+		" ",
 	};
 	struct vmt_cmp_cond c[4];
 	char msg[256];
