@@ -297,3 +297,18 @@ int vmt_outfile_is_same_file(const char *path, const char *input)
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
+
+int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
+			   size_t size)
+{
+	const char *end = ": refusing to write over it";
+
+	if (vmt_outfile_is_same_file(path, input) != 1)
+		return 0;
+	if (!strcmp(path, input))
+		snprintf(msg, size, "%s: %s is the input file%s", path, what, end);
+	else
+		snprintf(msg, size, "%s: %s is the input file %s (another name or a link for it)%s",
+			 path, what, input, end);
+	return 1;
+}

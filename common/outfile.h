@@ -66,5 +66,12 @@ void vmt_outfile_unlink_on_signal(void);
  * not or when path does not exist, -errno on other errors.
  */
 int vmt_outfile_is_same_file(const char *path, const char *input);
+/*
+ * Whether writing path would write over input (vmt_outfile_is_same_file() is 1): then 1,
+ * with msg the line that says so, "FILE: WHAT is the input file: refusing to write over
+ * it" (what: "the output", "the --html page"); else 0, errors left to the open that follows.
+ */
+int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
+			   size_t size);
 
 #endif

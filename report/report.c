@@ -263,11 +263,7 @@ static int print_openmetrics(struct report *rep)
 	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
 	int ret;
 
-	if (path && vmt_outfile_is_same_file(path, vmt_reader_path(rep->r)) == 1) {
-		vmt_err("%s: cannot write the metrics: that is the recording", path);
-		free(host);
-		return 1;
-	}
+	/* a path that is the recording was refused with the options (reportopt.c) */
 	if (path) {
 		vmt_outfile_unlink_on_signal();
 		ret = vmt_openmetrics_publish(path, &rep->s, clk, &l, VMT_OPENMETRICS_PROMETHEUS);

@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <argp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cmdline.h"
 #include "filteropt.h"
 #include "inputopt.h"
+#include "log.h"
+#include "outfile.h"
 #include "reportopt.h"
 #include "summary.h"
 
@@ -295,6 +298,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * The report's files (--html's page, --openmetrics' file) never write over a recording, by
+ * its name or a link: a usage error, said before anything is read or written.
+ */
+static void check_outputs(const struct report_opts *o)
+{
+	const char *out[] = { o->html, o->metrics_file };
+	const char *what[] = { "the --html page", "the --openmetrics file" };
+	char msg[1024];
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		for (k = 0; out[i] && k < o->nfiles; k++) {
+			if (vmt_outfile_over_input(out[i], o->files[k], what[i], msg, sizeof(msg))) {
+				vmt_err("%s", msg);
+				exit(64);
+			}
+		}
+	}
+}
+
 void report_parse_args(struct report_opts *o, int argc, char **argv)
 {
 	struct argp_child children[] = {
@@ -309,4 +333,5 @@ void report_parse_args(struct report_opts *o, int argc, char **argv)
 	o->window_ns = VMT_DEFAULT_WINDOW_NS;
 	o->top = 10;
 	vmt_cmdline_parse(&argp, argc, argv, o);
+	check_outputs(o);
 }

@@ -464,8 +464,11 @@ python3 validate.py big.html >v.out 2>&1 || fail "big: $(cat v.out)"
 # Standard output, and never over the recording.
 vmtrace-report --html - "$DATA/sample-kvm.vmt" >stdout.html || fail "--html -"
 head -c 15 stdout.html | grep -q '<!DOCTYPE html>' || fail "--html - did not write the page"
+# a usage error (64, as vmtrace-convert's), one line, before anything is read or written
 cp "$DATA/sample-kvm.vmt" copy.vmt
 run vmtrace-report --html copy.vmt copy.vmt
-expect_one_line_error vmtrace-report "that is the recording"
+expect_rc 64 "--html over the recording"
+expect_one_line_error vmtrace-report "copy.vmt: the --html page is the input file: refusing"
+[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "--html over the recording: not one line"
 cmp -s copy.vmt "$DATA/sample-kvm.vmt" || fail "the recording was overwritten"
 exit 0

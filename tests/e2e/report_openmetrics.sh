@@ -75,13 +75,13 @@ expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot write the metri
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for an unwritable file"
 run vmtrace-report --openmetrics= "$DATA/sample-kvm.vmt"
 expect_rc 64 "--openmetrics= (empty)"
-# Never over the recording, by its name or through a link to it.
+# Never over the recording, by its name or through a link to it: a usage error (64).
 cp "$DATA/sample-kvm.vmt" copy.vmt
 ln -s copy.vmt link.vmt
 for out in copy.vmt link.vmt; do
 	run vmtrace-report --openmetrics=$out copy.vmt
-	expect_rc 1 "--openmetrics=$out over the recording"
-	expect_one_line_error vmtrace-report "$out: cannot write the metrics: that is the recording"
+	expect_rc 64 "--openmetrics=$out over the recording"
+	expect_one_line_error vmtrace-report "$out: the --openmetrics file is the input file"
 	[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for --openmetrics=$out"
 	cmp -s copy.vmt "$DATA/sample-kvm.vmt" || fail "--openmetrics=$out overwrote the recording"
 done

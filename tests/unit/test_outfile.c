@@ -338,6 +338,38 @@ static void test_same_file(void **state)
 }
 
 /*
+ * The line that refuses an output over the input names the output, and the input when it is
+ * named otherwise; nothing when they differ.
+ */
+static void test_over_input(void **state)
+{
+	struct fx *fx = *state;
+	char soft[PATH_MAX], other[PATH_MAX], msg[3 * PATH_MAX], want[3 * PATH_MAX];
+
+	snprintf(soft, sizeof(soft), "%s/soft", fx->dir);
+	snprintf(other, sizeof(other), "%s/other", fx->dir);
+	put_file(fx->path, "in");
+	put_file(other, "in");
+	assert_int_equal(symlink("out.bin", soft), 0);
+	assert_int_equal(vmt_outfile_over_input(fx->path, fx->path, "the output", msg,
+						sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "%s: the output is the input file: refusing to write over it",
+		 fx->path);
+	assert_string_equal(msg, want);
+	assert_int_equal(vmt_outfile_over_input(soft, fx->path, "the --html page", msg,
+						sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "%s: the --html page is the input file %s (another name or "
+		 "a link for it): refusing to write over it", soft, fx->path);
+	assert_string_equal(msg, want);
+	msg[0] = '\0';
+	assert_int_equal(vmt_outfile_over_input(other, fx->path, "the output", msg, sizeof(msg)),
+			 0);
+	assert_int_equal(vmt_outfile_over_input(fx->tmp, fx->path, "the output", msg,
+						sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+}
+
+/*
  * A forked child installs the handlers, opens an outfile, reports its temporary name and
  * waits for the signal. Returns the child's wait status.
  */
@@ -441,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dev_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_removes, setup, teardown),
 	};
