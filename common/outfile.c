@@ -291,11 +291,12 @@ int vmt_outfile_is_same_file(const char *path, const char *input)
 {
 	struct stat a, b;
 
-	if (stat(path, &a) < 0)
+	/* "-": the descriptors themselves (what /dev/stdout names may not be ours) */
+	if ((strcmp(path, "-") ? stat(path, &a) : fstat(STDOUT_FILENO, &a)) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	if (stat(input, &b) < 0)
+	if ((strcmp(input, "-") ? stat(input, &b) : fstat(STDIN_FILENO, &b)) < 0)
 		return -errno;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return S_ISREG(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
@@ -305,7 +306,13 @@ int vmt_outfile_over_input(const char *path, const char *input, const char *what
 
 	if (vmt_outfile_is_same_file(path, input) != 1)
 		return 0;
-	if (!strcmp(path, input))
+	if (!strcmp(path, "-") && !strcmp(input, "-"))
+		snprintf(msg, size, "standard output is the file on standard input%s", end);
+	else if (!strcmp(path, "-"))
+		snprintf(msg, size, "standard output is the input file %s%s", input, end);
+	else if (!strcmp(input, "-"))
+		snprintf(msg, size, "%s: %s is the file on standard input%s", path, what, end);
+	else if (!strcmp(path, input))
 		snprintf(msg, size, "%s: %s is the input file%s", path, what, end);
 	else
 		snprintf(msg, size, "%s: %s is the input file %s (another name or a link for it)%s",

@@ -63,13 +63,16 @@ void vmt_outfile_unlink_on_signal(void);
 
 /*
  * 1 when path names the same file as input (same device and inode, through links), 0 when
- * not or when path does not exist, -errno on other errors.
+ * not or when path does not exist, -errno on other errors. Path "-" is standard output,
+ * input "-" standard input. Only a regular input counts: a pipe or terminal on standard
+ * input is copied before it is read, never written over (and is often standard output too).
  */
 int vmt_outfile_is_same_file(const char *path, const char *input);
 /*
  * Whether writing path would write over input (vmt_outfile_is_same_file() is 1): then 1,
  * with msg the line that says so, "FILE: WHAT is the input file: refusing to write over
- * it" (what: "the output", "the --html page"); else 0, errors left to the open that follows.
+ * it" (what: "the output", "the --html page"; "standard output is ...", "... the file on
+ * standard input" for "-"); else 0, errors left to the open that follows.
  */
 int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
 			   size_t size);

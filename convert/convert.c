@@ -26,24 +26,17 @@ enum { EXIT_ERROR = 1, EXIT_DAMAGED = 2, EXIT_USAGE = 64 };
 /*
  * Writing over the input would destroy it while it is read, or on the final rename: refuse
  * when the output is the input's inode, through hard or symbolic links, standard output
- * included (">> in.vmt").
+ * included (">> in.vmt"), and a regular file on standard input too, which is read in place
+ * ("-o in.vmt - < in.vmt"). Before anything is opened: the input is left as it was.
  */
 static int check_not_input(const struct convert_opts *o)
 {
-	bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+	char msg[1024];
 
-	if (strcmp(o->input, "-") == 0)
-		return 0;	/* standard input is read as it comes, never written */
-	if (vmt_outfile_is_same_file(to_stdout ? "/dev/stdout" : o->output, o->input) != 1)
+	if (!vmt_outfile_over_input(o->output ? o->output : "-", o->input, "the output", msg,
+				    sizeof(msg)))
 		return 0;	/* errors about the input are open_input()'s to say */
-	if (to_stdout)
-		vmt_err("standard output is the input file %s: refusing to write over it",
-			o->input);
-	else if (strcmp(o->output, o->input) == 0)
-		vmt_err("%s: the output is the input file: refusing to write over it", o->output);
-	else
-		vmt_err("%s: is the input file %s (another name or a link for it): refusing to "
-			"write over it", o->output, o->input);
+	vmt_err("%s", msg);
 	return EXIT_USAGE;
 }
 

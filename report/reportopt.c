@@ -299,13 +299,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 /*
- * The report's files (--html's page, --openmetrics' file) never write over a recording, by
- * its name or a link: a usage error, said before anything is read or written.
+ * The report's outputs (standard output, --html's page, --openmetrics' file) never write
+ * over a recording, by its name, a link, or as the regular file on standard input ("-",
+ * read in place): a usage error, said before anything is read or written.
  */
 static void check_outputs(const struct report_opts *o)
 {
-	const char *out[] = { o->html, o->metrics_file };
-	const char *what[] = { "the --html page", "the --openmetrics file" };
+	const char *out[] = { "-", o->html, o->metrics_file };
+	const char *what[] = { "standard output", "the --html page", "the --openmetrics file" };
 	char msg[1024];
 	unsigned int i, k;
 

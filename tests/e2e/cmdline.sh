@@ -77,6 +77,27 @@ printf 'exit 0 1000 7 0x72 0\nentry 0 1300 7 0\n' >s.txt
 cat s.bin | vmtrace-report --json --format-dir "$DATA/formats/linux-6.1-x86_64" - >bin.json ||
 	fail "a trace.bin from a pipe"
 [ "$(json bin.json 'd["pairs"]')" = 1 ] || fail "a trace.bin from a pipe: pairs"
+# the file on standard input is read in place: no output of the report may be it (exit 64,
+# one line, the file unchanged), nor a named recording
+cp "$K" k.vmt
+for args in "--html k.vmt -" "--openmetrics=k.vmt -" "--compare --html k.vmt $K -"; do
+	# shellcheck disable=SC2086
+	vmtrace-report $args <k.vmt >out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] &&
+		grep -q "^vmtrace-report: k.vmt: the --[a-z]* [a-z]* is the file on standard input" \
+		err.txt || fail "report $args <k.vmt: exit $rc: $(cat err.txt)"
+	cmp -s k.vmt "$K" || fail "report $args <k.vmt changed the recording"
+done
+for args in - k.vmt "--json -" "--html - -" "--openmetrics -"; do
+	# shellcheck disable=SC2086
+	vmtrace-report $args <k.vmt >>k.vmt 2>err.txt
+	rc=$?
+	want="standard output is the \(input file k.vmt\|file on standard input\)"
+	[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "^vmtrace-report: $want" err.txt ||
+		fail "report $args >>k.vmt: exit $rc: $(cat err.txt)"
+	cmp -s k.vmt "$K" || fail "report $args >>k.vmt changed the recording"
+done
 # where the copy goes is said when it cannot be made; an empty pipe is an empty file
 cat "$K" | TMPDIR=$scratch/none vmtrace-report - >out.txt 2>err.txt
 rc=$?

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vmtrace-convert tells the truth about its input, checked against independent answers:
-#  - writing over the input (same name, a hard or symbolic link, standard output onto it)
-#    is refused with one line and exit 64, and the input is left as it was;
+#  - writing over the input (same name, a hard or symbolic link, standard output onto it,
+#    the input given as "-" with the file on standard input) is refused with one line and
+#    exit 64, and the input is left as it was;
 #  - damaged chunks and unfinished files: the same warnings as vmtrace-report, exit 2, the
 #    output published with the rows the report counts (pairs, total) on the same file;
 #  - empty selections: one note saying why, with the CPUs, vCPUs and time span that a
@@ -38,6 +39,29 @@ rc=$?
 [ "$rc" = 64 ] && grep -q "standard output is the input file in.vmt" err.txt ||
 	fail "standard output onto the input: exit $rc: $(cat err.txt)"
 cmp -s in.vmt orig.vmt || fail "writing to standard output changed the input"
+# The file on standard input is read in place ("-"): the output must not be it either, by
+# its name, a link, or standard output; a pipe is copied first, so it may be written.
+for mode in --csv --jsonl "--legacy --cpu 0" --to-vmt; do
+	for out in in.vmt hard.vmt soft.vmt; do
+		vmtrace-convert $mode -o $out - <in.vmt >out.txt 2>err.txt
+		rc=$?
+		[ "$rc" = 64 ] || fail "$mode -o $out - <in.vmt: exit $rc, not 64"
+		[ "$(wc -l <err.txt)" = 1 ] && grep -q \
+			"^vmtrace-convert: $out: the output is the file on standard input: refusing" \
+			err.txt || fail "$mode -o $out - <in.vmt: $(cat err.txt)"
+		cmp -s in.vmt orig.vmt || fail "$mode -o $out - <in.vmt changed the input"
+		! ls ./*.part 2>/dev/null || fail "$mode -o $out - left a temporary file"
+	done
+done
+vmtrace-convert --csv - <in.vmt >>in.vmt 2>err.txt
+rc=$?
+[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] &&
+	grep -q "^vmtrace-convert: standard output is the file on standard input" err.txt ||
+	fail "standard output onto the file on standard input: exit $rc: $(cat err.txt)"
+cmp -s in.vmt orig.vmt || fail "standard output onto standard input's file changed the input"
+vmtrace-convert --csv -o stdin.csv - <in.vmt || fail "- <in.vmt to another file"
+vmtrace-convert --csv -o in.csv in.vmt || fail "in.vmt to CSV"
+cmp -s stdin.csv in.csv || fail "- <in.vmt: not the rows of in.vmt"
 # The same bytes in another file are another file.
 cp two.vmt other.vmt
 run vmtrace-convert --csv -o other.vmt in.vmt

@@ -370,6 +370,46 @@ static void test_over_input(void **state)
 }
 
 /*
+ * "-" as the input is standard input: the regular file there is the input (read in place),
+ * a pipe is not (it is copied first); "-" as the path is standard output.
+ */
+static void test_stdin_input(void **state)
+{
+	struct fx *fx = *state;
+	int saved_in = dup(STDIN_FILENO), saved_out = dup(STDOUT_FILENO), fd, p[2];
+	char msg[3 * PATH_MAX], want[3 * PATH_MAX];
+
+	assert_true(saved_in >= 0 && saved_out >= 0);
+	put_file(fx->path, "in");
+	fd = open(fx->path, O_RDONLY);
+	assert_true(fd >= 0 && dup2(fd, STDIN_FILENO) == STDIN_FILENO);
+	close(fd);
+	assert_int_equal(vmt_outfile_is_same_file(fx->path, "-"), 1);
+	assert_int_equal(vmt_outfile_over_input(fx->path, "-", "the output", msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "%s: the output is the file on standard input: refusing to "
+		 "write over it", fx->path);
+	assert_string_equal(msg, want);
+	fd = open(fx->path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0 && dup2(fd, STDOUT_FILENO) == STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(vmt_outfile_over_input("-", "-", "the output", msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "standard output is the file on standard input: refusing to "
+			    "write over it");
+	assert_int_equal(vmt_outfile_over_input("-", fx->path, "the output", msg, sizeof(msg)), 1);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], STDIN_FILENO), STDIN_FILENO);
+	assert_int_equal(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(vmt_outfile_is_same_file("-", "-"), 0);	/* a pipe both ways */
+	assert_int_equal(vmt_outfile_is_same_file(fx->path, "-"), 0);
+	assert_int_equal(dup2(saved_in, STDIN_FILENO), STDIN_FILENO);
+	assert_int_equal(dup2(saved_out, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved_in);
+	close(saved_out);
+}
+
+/*
  * A forked child installs the handlers, opens an outfile, reports its temporary name and
  * waits for the signal. Returns the child's wait status.
  */
@@ -475,6 +515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_over_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stdin_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_removes, setup, teardown),
 	};
 
