@@ -75,8 +75,7 @@ static void init_tool(struct recorder *rec, const char *argv0)
 static int probe(struct recorder *rec)
 {
 	struct record_opts *o = &rec->o;
-	char cpus[512];
-	int ret;
+	int ret, col;
 
 	rec_command_init(&rec->cmd, o->command);	/* its CPUs: before we pin ourselves */
 	if (rec_session_find(&rec->ses))
@@ -85,21 +84,10 @@ static int probe(struct recorder *rec)
 		return 0;
 	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
 		return -1;
-	if (rec_sysinfo_online_cpus(&rec->online)) {
-		vmt_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
-		return -1;
-	}
-	ret = rec_sysinfo_first_offline(&o->cpus, &rec->online);
-	if (ret >= 0) {
-		vmt_err("CPU %d is not online (online: %s)", ret,
-			vmt_cpulist_format(&rec->online, cpus, sizeof(cpus)));
-		rec->exit_code = 64;	/* a CPU the command line named: checked before all else */
-		return -1;
-	}
-	ret = rec_sysinfo_choose_collector(&o->cpus, &rec->online, &o->collector);
-	if (ret < 0) {
-		vmt_err("collector CPU %d is not online", o->collector);
-		rec->exit_code = 64;
+	/* a CPU the command line named that is not online: said before all else */
+	col = rec_sysinfo_check_cpus(&o->cpus, &rec->online, &o->collector);
+	if (col < 0) {
+		rec->exit_code = -col;
 		return -1;
 	}
 	ret = rec_session_check_pair(&rec->ses, o);
@@ -112,10 +100,10 @@ static int probe(struct recorder *rec)
 		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
 		return -1;
 	}
-	if (ret == REC_COLLECTOR_TRACED)
+	if (col == REC_COLLECTOR_TRACED)
 		vmt_warn("collector CPU %d is also traced: the collector's own work will show in "
 			 "its latencies", o->collector);
-	if (ret == REC_COLLECTOR_UNPINNED)
+	if (col == REC_COLLECTOR_UNPINNED)
 		vmt_warn("every online CPU is traced: the collector runs unpinned");
 	/* Main too (the threads inherit it): our system calls never run on a traced CPU. */
 	if (rec_sysinfo_pin_self(o->collector))

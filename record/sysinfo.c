@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "io.h"
+#include "log.h"
 #include "metakeys.h"
 #include "tclock.h"
 #include "sysinfo.h"
@@ -75,6 +76,30 @@ int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 		}
 	}
 	return REC_COLLECTOR_UNPINNED;
+}
+
+int rec_sysinfo_check_cpus(const struct vmt_cpulist *traced, struct vmt_cpulist *online,
+			   int *collector)
+{
+	char cpus[512];
+	int ret;
+
+	if (rec_sysinfo_online_cpus(online)) {
+		vmt_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
+		return -1;
+	}
+	ret = rec_sysinfo_first_offline(traced, online);
+	if (ret >= 0) {
+		vmt_err("CPU %d is not online (online: %s)", ret,
+			vmt_cpulist_format(online, cpus, sizeof(cpus)));
+		return -64;
+	}
+	ret = rec_sysinfo_choose_collector(traced, online, collector);
+	if (ret < 0) {
+		vmt_err("collector CPU %d is not online", *collector);
+		return -64;
+	}
+	return ret;
 }
 
 uint64_t rec_sysinfo_now_ns(void)

@@ -42,6 +42,14 @@ enum rec_collector_choice {
  */
 int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 				 const struct vmt_cpulist *online, int *collector);
+/*
+ * Both checks at once, each failure said in one line: reads the online CPUs into online,
+ * then chooses the collector. Returns a rec_collector_choice, or the exit status as a
+ * negative number: -1 when the online CPUs cannot be read, -64 when a CPU the command line
+ * named (traced or collector) is not online.
+ */
+int rec_sysinfo_check_cpus(const struct vmt_cpulist *traced, struct vmt_cpulist *online,
+			   int *collector);
 
 /* "time.start"-style key: the realtime clock as 2026-12-01T10:00:00.123456789Z. */
 void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key);
