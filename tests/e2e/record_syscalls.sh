@@ -108,6 +108,13 @@ run vmtrace-record -p "$(cat /sys/devices/system/cpu/online)" -s 200ms -e "$SYSC
 	--context none -o all.vmt
 expect_rc 0 "every CPU traced"
 grep -q "collector unpinned" err.txt || { cat err.txt; fail "no 'collector unpinned'"; }
+grep -q "warning: every online CPU is traced: the collector runs unpinned" err.txt ||
+	{ cat err.txt; fail "no warning that the collector runs unpinned"; }
+# The collector on a traced CPU: a warning that its work shows in the latencies.
+run vmtrace-record -p 1 -c 1 -s 100ms -e "$SYSCALL_EVENTS" --context none -o col.vmt
+expect_rc 0 "collector on the traced CPU"
+grep -q "warning: collector CPU 1 is also traced" err.txt ||
+	{ cat err.txt; fail "no warning that the collector CPU is traced"; }
 ! grep -q "CPU -1" err.txt out.txt || fail "a message says CPU -1"
 
 # The original tool's command line (one CPU, -c, -s in seconds) with the default output name.
