@@ -313,6 +313,7 @@ struct task {
 	uint32_t cpu;		/* RUN: where; else the CPU whose list holds it */
 	uint32_t lprev, lnext;
 	uint32_t x;		/* detail, or NONE while all of it is kvm */
+	uint32_t gaps_at_sleep;	/* BLOCK: the engine's gap count when it went to sleep */
 	uint64_t t0, seg_start;
 	const char *user_reason;
 	struct key seg;		/* where the current segment's time goes */
@@ -356,6 +357,7 @@ struct vmt_attrib {
 	struct vmt_whyseg *segbuf;
 	uint32_t nseg, capseg;
 	struct vmt_attrib_stats st;
+	uint32_t ngaps;		/* lost-events gaps so far, on any CPU */
 };
 
 struct vmt_attrib *vmt_attrib_new(const struct vmt_attrib_opts *opts)
@@ -775,6 +777,25 @@ static void key_holder(struct key *k, int32_t holder, const char *comm)
 		key_set(k, VMT_WHY_WAKEUP, holder, comm);
 }
 
+/* c went idle at ts: the tasks on its preempted and woken lists are not queued there. */
+static void unqueue_all(struct vmt_attrib *a, struct cpu *c, uint32_t cpu, uint64_t ts)
+{
+	unsigned int l;
+
+	for (l = L_PREEMPT; l <= L_WOKEN; l++) {
+		while (c->head[l] != NONE) {
+			struct task *t = &a->tasks[c->head[l]];
+
+			seg_close(a, t, ts);
+			t->incomplete = true;
+			t->st = ST_LOST;
+			key_kvm(&t->seg);
+			list_del(a, t);
+			list_add(a, t, cpu, L_WAIT);
+		}
+	}
+}
+
 static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
 	int32_t prev = ev->u.sw.prev_pid, next = ev->u.sw.next_pid;
@@ -829,10 +850,20 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 			list_add(a, tp, cpu, L_PREEMPT);
 		} else {
 			tp->st = ST_BLOCK;
+			tp->gaps_at_sleep = a->ngaps;
 			key_set(&tp->seg, VMT_WHY_BLOCKED, -1, "");
 			list_add(a, tp, cpu, L_WAIT);
 		}
 	}
+	/*
+	 * A CPU that goes idle has nothing runnable: the tasks we thought queued here (the
+	 * previous one too, if it left runnable) were moved to another CPU, by a migration
+	 * that the traced CPUs' events do not show when it went to one not traced. Where
+	 * their time goes is not known: kvm and incomplete until they are seen again, never
+	 * "preempted by swapper".
+	 */
+	if (next == 0)
+		unqueue_all(a, c, cpu, ev->ts);
 	c->running = NONE;
 	c->curr = next;
 	tn = next ? open_task(a, next) : NULL;
@@ -844,9 +875,17 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		contradiction(tn);
 		break;
 	case ST_BLOCK:
-		/* without its wake-up: lost, unless wake-ups are not recorded */
-		if (a->o.recorded & 1u << VMT_WHY_WAKEUP)
+		/*
+		 * Without its wake-up: lost if events were lost since it went to sleep, else
+		 * the wake-up ran on a CPU not traced (a vhost thread or an IPI from a
+		 * housekeeping CPU): it was blocked all the same, by a waker we cannot name.
+		 */
+		if (!(a->o.recorded & 1u << VMT_WHY_WAKEUP))
+			break;
+		if (a->ngaps != tn->gaps_at_sleep)
 			contradiction(tn);
+		else
+			key_set(&tn->seg, VMT_WHY_BLOCKED, -1, VMT_WHY_UNTRACED_WAKER);
 		break;
 	default:
 		break;
@@ -1273,6 +1312,7 @@ int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
 
 	if (!c)
 		return cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	a->ngaps++;	/* a wake-up may be among the lost events, of any CPU's sleeper */
 	if (c->running != NONE)
 		contradiction(&a->tasks[c->running]);
 	for (l = L_PREEMPT; l < L_N; l++) {

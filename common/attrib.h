@@ -36,6 +36,8 @@ extern const char *const vmt_why_kind_names[VMT_WHY_NKINDS];
 
 #define VMT_WHY_MAXPARTS 16
 #define VMT_WHY_NAME_LEN 32
+/* A blocked part's name when the wake-up was not on a traced CPU (and no event was lost). */
+#define VMT_WHY_UNTRACED_WAKER "a CPU not traced"
 
 /* The pid of a kind's "other" part: the parts merged past VMT_WHY_MAXPARTS. */
 #define VMT_WHY_PID_OTHER (-2)

@@ -31,8 +31,9 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 			 "(causes unknown, not zero); vmtrace-record records them unless given "
 			 "--context none", o->input);
 	else if (o->why && it->why_stats.incomplete)
-		vmt_info("%s: %llu exit%s with incomplete causes (events lost inside them): "
-			 "their unknown time is in kvm_ns, incomplete = 1", o->input,
+		vmt_info("%s: %llu exit%s with incomplete causes (events lost, or the task "
+			 "moved off the traced CPUs): their unknown time is in kvm_ns, "
+			 "incomplete = 1", o->input,
 			 (unsigned long long)it->why_stats.incomplete,
 			 it->why_stats.incomplete == 1 ? "" : "s");
 	if (st->unordered)

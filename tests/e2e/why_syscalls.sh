@@ -37,9 +37,14 @@ for t in reads:
     assert blocked and all(p["pid"] == writer for p in blocked), w
     # the writer spun `spin` us of wall time while the reader slept
     assert w["blocked_ns"] >= 0.95 * spin * 1000, (w["blocked_ns"], spin)
-    # the culprit: the writer, as the task it slept on, or (when the loaded machine made
-    # the woken reader wait longer than it slept) as the task that woke it
-    assert w["culprit"]["kind"] in ("blocked", "wakeup") and w["culprit"]["pid"] == writer, w
+    # the culprit: the writer, as the task it slept on; or, when the loaded machine made
+    # the woken reader wait longer than it slept, a wait behind the task that held the
+    # CPU then (any task: the writer, or another test's)
+    c = w["culprit"]
+    if c["kind"] == "blocked":
+        assert c["pid"] == writer, w
+    else:
+        assert c["kind"] == "wakeup" and c["ns"] >= max(p["ns"] for p in blocked), w
 print(len(reads), "reads, blocked by", writer)
 PY
 

@@ -615,13 +615,44 @@ static void test_incomplete(void **state)
 	w = end(0, 1050, T);
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[K], 50);
-	/* woken and switched in while we thought it was asleep: the wake-up was lost */
+	/* woken and switched in while we thought it was asleep, events lost meanwhile (on
+	 * any CPU): the wake-up may be among them */
 	begin(0, 1100, T);
 	sw(0, 1110, T, "vcpu", 1, X, "x");
+	assert_int_equal(vmt_attrib_gap(R->a, 1), 0);
 	sw(0, 1130, X, "x", 1, T, "vcpu");
 	w = end(0, 1150, T);
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[K], 50);
+	/* the same with nothing lost: the wake-up ran on a CPU not traced; blocked all the
+	 * same, by a waker that has no name */
+	begin(0, 1160, T);
+	sw(0, 1170, T, "vcpu", 1, X, "x");
+	sw(0, 1190, X, "x", 1, T, "vcpu");
+	w = end(0, 1195, T);
+	assert_false(w->incomplete);
+	assert_int_equal(w->ticks[K], 15);
+	assert_int_equal(w->ticks[B], 20);
+	assert_int_equal(part(w, B, -1, VMT_WHY_UNTRACED_WAKER), 20);
+	/* preempted, then its CPU goes idle: it was moved elsewhere, not kept waiting by
+	 * the idle task; unknown (kvm, incomplete) until seen again, here on CPU 1 */
+	begin(0, 1200, T);
+	sw(0, 1210, T, "vcpu", 0, X, "x");
+	sw(0, 1220, X, "x", 1, 0, "swapper/0");
+	sw(1, 1235, 0, "swapper/1", 0, T, "vcpu");
+	w = end(1, 1240, T);
+	assert_true(w->incomplete);
+	assert_int_equal(w->ticks[P], 10);
+	assert_int_equal(part(w, P, X, "x"), 10);
+	assert_int_equal(w->ticks[K], 30);
+	/* the same when it leaves runnable straight to idle (a migration) */
+	begin(1, 1250, T);
+	sw(1, 1260, T, "vcpu", 0, 0, "swapper/1");
+	sw(0, 1270, X, "x", 1, T, "vcpu");
+	w = end(0, 1280, T);
+	assert_true(w->incomplete);
+	assert_int_equal(w->ticks[P], 0);
+	assert_int_equal(w->ticks[K], 30);
 	/* its entry on another CPU */
 	begin(0, 1200, T);
 	w = end(1, 1250, T);
