@@ -494,7 +494,7 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	vmt_hexfields_text(f, e, st->wide, col > 0 ? (unsigned int)col : 0,
 			   st->wide ? 0 : EXIT_ROW_COLUMNS, EXIT_ROW_FIELDS_AT);
 	fputc('\n', f);
-	vmt_report_why_line(f, r, why, lat);
+	vmt_report_why_line(f, r, why, lat, st->wide);
 }
 
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)

@@ -15,12 +15,13 @@ static const char *const kind_cols[VMT_WHY_NKINDS] = {
 };
 
 void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_why *why,
-			 uint64_t lat)
+			 uint64_t lat, bool wide)
 {
 	if (!why)
 		return;
 	fputs("      why: ", f);
-	vmt_why_text(f, vmt_reader_clock(r), why, lat, 120 - 11);
+	/* within 120 columns, the smallest parts summed; --wide: every part, as -v --why */
+	vmt_why_text(f, vmt_reader_clock(r), why, lat, wide ? 0 : 120 - 11);
 	fputc('\n', f);
 }
 

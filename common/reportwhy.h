@@ -16,7 +16,7 @@
 
 /* The "why" line under an exit of a list (indented), or nothing without a why. */
 void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_why *why,
-			 uint64_t lat);
+			 uint64_t lat, bool wide);
 /* The text sections: per-reason kinds, culprits, worst windows; or the one-line note. */
 void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 /* Top-level JSON keys: context_events, why_recorded, why_note (when nothing is known). */

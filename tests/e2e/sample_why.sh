@@ -99,6 +99,27 @@ for e in d["over_threshold"]:
 assert checked >= 20, checked
 print(checked, "waits after a wake-up named after their CPU's holders")
 PY
+# --wide: every part of every why line, as many as the JSON has (within 120 columns the
+# smallest may be summed as "N more"; default lines stay within 120 columns)
+run vmtrace-report --wide --top 30 "$S/kvm.vmt"
+expect_rc 0 "wide report"
+mv out.txt wide.txt
+run vmtrace-report --top 30 "$S/kvm.vmt"
+mv out.txt narrow.txt
+run vmtrace-report --json --top 30 "$S/kvm.vmt"
+python3 - wide.txt narrow.txt out.txt <<'PY' || fail "why lines of --wide"
+import json, sys
+wide = [l for l in open(sys.argv[1]) if l.startswith("      why: ")]
+narrow = [l for l in open(sys.argv[2]) if l.startswith("      why: ")]
+top = json.load(open(sys.argv[3]))["top"]
+assert len(wide) == len(top) == len(narrow) == 30, (len(wide), len(top), len(narrow))
+for line, t in zip(wide, top):
+    assert " more " not in line, line
+    assert line.count(" + ") == len(t["why"]["parts"]) - 1, (line, t["why"]["parts"])
+assert all(len(l.rstrip("\n")) <= 120 for l in narrow)
+assert any(" more " in l for l in narrow), "the test needs a line that is cut without --wide"
+print("--wide: every part of", len(wide), "why lines")
+PY
 # Percentages are cut as the figures are, never rounded up (99.996 never reads 100.00):
 # count% and time% per reason, and each reason's share per kind of cause, recounted from
 # the JSON's integers.
