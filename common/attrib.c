@@ -1694,7 +1694,12 @@ static void crow_add(struct vmt_culprits *t, uint8_t kind, int32_t pid, const ch
 		return;
 	if (!r)
 		r = crow_find(t, kind, VMT_WHY_PID_OTHER, "other", true);
-	if (!r->r.name[0] && name[0])
+	/*
+	 * A task's latest name: the one it has after an exec or a rename (QEMU names its
+	 * vCPU threads "CPU 0/KVM" after they start), the one ps shows; rows come in time
+	 * order, merged tables too
+	 */
+	if (name[0] && (r->r.pid >= 0 || !r->r.name[0]))
 		set_name(r->r.name, name);
 	if (!exit_no || r->last_exit != exit_no)
 		r->r.count += count;

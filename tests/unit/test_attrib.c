@@ -1717,6 +1717,19 @@ static void test_culprits(void **state)
 	assert_string_equal(rows[1].name, "eth0");
 	assert_int_equal(rows[1].total, 14);
 	assert_int_equal(rows[2].total, 6);
+	/* pid 5 renamed (an exec, or QEMU naming a vCPU thread): the row takes its latest name */
+	assert_string_equal(rows[0].name, "stress");
+	w.nparts = 2;
+	w.parts[1] = (struct vmt_whypart){ 1, 5, VMT_WHY_PREEMPTED, "CPU 0/KVM" };
+	assert_int_equal(vmt_culprits_add(t, &w), 0);
+	w.parts[1] = (struct vmt_whypart){ 1, 5, VMT_WHY_PREEMPTED, "" };	/* no name known */
+	assert_int_equal(vmt_culprits_add(t, &w), 0);
+	n = vmt_culprits_rows(t, &rows);
+	assert_int_equal(rows[0].pid, 5);
+	assert_int_equal(rows[0].total, 82);
+	assert_string_equal(rows[0].name, "CPU 0/KVM");
+	w.nparts = 4;
+	w.parts[1] = (struct vmt_whypart){ 50, 5, VMT_WHY_PREEMPTED, "stress" };
 	/* past max_rows (at least one per kind: 8): new keys go to "other" of their kind */
 	for (int i = 0; i < 10; i++) {
 		w.nparts = 2;
@@ -1729,8 +1742,8 @@ static void test_culprits(void **state)
 	assert_int_equal(vmt_culprits_merge(u, t), 0);
 	n = vmt_culprits_rows(u, &rows);
 	assert_int_equal(n, 9);
-	assert_int_equal(rows[0].total, 160);
-	assert_int_equal(rows[0].count, 4);
+	assert_int_equal(rows[0].total, 164);
+	assert_int_equal(rows[0].count, 8);
 	assert_int_equal(rows[0].max, 50);
 	vmt_culprits_free(t);
 	vmt_culprits_free(u);
