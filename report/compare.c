@@ -40,8 +40,24 @@ uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reade
 	return end > start ? end - start : 0;
 }
 
+int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size)
+{
+	char pair[256];
+
+	snprintf(pair, sizeof(pair), "%s -> %s", vmt_reader_begin_name(r), vmt_reader_end_name(r));
+	if (!first[0])
+		snprintf(first, size, "%s", pair);
+	else if (strcmp(first, pair) != 0) {
+		vmt_err("%s: records %s, not %s as the recording before: different pairs' "
+			"latencies are not one population", file, pair, first);
+		return 1;
+	}
+	return 0;
+}
+
 /* Open one side, resolve the filters against it, run its pass. Returns an exit status. */
-static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int *damaged)
+static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int *damaged,
+		    char *pair, size_t size)
 {
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -60,6 +76,9 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		vmt_err("%s: %s", file, msg);
 		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
 	}
+	ret = report_same_pair(file, r, pair, size);
+	if (ret)
+		goto out_close;
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
@@ -156,7 +175,7 @@ int report_compare(struct report_opts *o)
 	int verdicts[MAX_CONDS];
 	struct vmt_compare c;
 	int code = 1, damaged = 0, held = 0, n = 0;
-	char msg[256];
+	char msg[256], pair[256] = "";
 	unsigned int i;
 
 	if (vmt_compare_init(&c, o->window_ns)) {
@@ -171,9 +190,9 @@ int report_compare(struct report_opts *o)
 			goto out;
 		}
 	}
-	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged);
+	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged, pair, sizeof(pair));
 	if (!code)
-		code = run_side(o, VMT_CMP_AFTER, &c, &damaged);
+		code = run_side(o, VMT_CMP_AFTER, &c, &damaged, pair, sizeof(pair));
 	if (code)
 		goto out;
 	vmt_compare_test(&c);

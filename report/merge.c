@@ -24,7 +24,8 @@
 
 /* One recording into merged and its own; returns an exit status. */
 static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *merged,
-		    struct vmt_compare *own, struct report_trigger *trig, int *damaged)
+		    struct vmt_compare *own, struct report_trigger *trig, int *damaged,
+		    char pair[static 256])
 {
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -43,6 +44,9 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		vmt_err("%s: %s", file, msg);
 		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
 	}
+	ret = report_same_pair(file, r, pair, 256);
+	if (ret)
+		goto out_close;
 	report_trigger_read(r, trig);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
@@ -95,6 +99,7 @@ int report_merge(struct report_opts *o)
 	struct report_trigger *trig = calloc(o->nfiles, sizeof(*trig));
 	int code = 1, damaged = 0, ret = 0;
 	unsigned int i, ready = 0;
+	char pair[256] = "";
 
 	if (!per || !trig || vmt_compare_init(&merged, o->window_ns)) {
 		vmt_err("%s", strerror(ENOMEM));
@@ -109,7 +114,7 @@ int report_merge(struct report_opts *o)
 		}
 	}
 	for (i = 0; i < o->nfiles; i++) {
-		code = run_file(o, i, &merged, &per[i], &trig[i], &damaged);
+		code = run_file(o, i, &merged, &per[i], &trig[i], &damaged, pair);
 		if (code)
 			goto out;
 	}

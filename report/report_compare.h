@@ -22,5 +22,11 @@ int report_merge(struct report_opts *o);
  */
 uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
 			      const struct vmt_iter *it);
+/*
+ * Whether r records the same event pair as the recordings before it (first holds the
+ * first one's, "" before it): exits of different pairs are not one population. Says so in
+ * one line naming file and both pairs, and returns 1, else 0.
+ */
+int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size);
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vmtrace-report A B C (mixed formats): one population. Python concatenates the files' exit
+# vmtrace-report A B C (mixed formats, one event pair): one population. Python concatenates the files' exit
 # rows (vmtrace-convert --csv, same filters) and recounts per reason and overall the counts,
 # the nearest-rank percentiles (exact up to 1024 exits, else within the histogram's bucket),
 # the max and mean, the rate over the summed durations; each file's row against its own rows
@@ -95,7 +95,7 @@ merge() {
 	echo "$name: $(cat r.out)"
 }
 
-merge mixed -- "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" "$DATA/small-syscalls.vmt"
+merge mixed -- "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" "$DATA/why/sample/kvm.vmt"
 merge same -- "$DATA/sample-kvm.vmt" "$DATA/sample-kvm.vmt"
 FROM_NS=10000000 merge filtered --reason hlt,io --from 10ms -- "$DATA/sample-kvm.vmt" \
 	"$DATA/tracedat/kvm.v7zstd.dat"
@@ -103,17 +103,29 @@ FROM_NS=0
 merge big -- "$DATA/sample-syscalls.vmt" "$DATA/small-syscalls.vmt"
 
 # The text: the files listed, one table for all, one row per file.
-run vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/small-syscalls.vmt"
+run vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
 expect_rc 0 "text"
-grep -q "^  \[2\] $DATA/small-syscalls.vmt$" out.txt || fail "the files' list"
-grep -q '^  all  *51659 ' out.txt || fail "the merged count of all exits"
-grep -q '^  \[1\]  *48653 ' out.txt && grep -q '^  \[2\]  *3006 ' out.txt || fail "a row per file"
+grep -q "^  \[2\] $DATA/why/sample/kvm.vmt$" out.txt || fail "the files' list"
+n1=$(vmtrace-report --json "$DATA/sample-kvm.vmt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pairs"])')
+n2=$(vmtrace-report --json "$DATA/why/sample/kvm.vmt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pairs"])')
+grep -q "^  all  *$((n1 + n2)) " out.txt || fail "the merged count of all exits"
+grep -q "^  \[1\]  *$n1 " out.txt && grep -q "^  \[2\]  *$n2 " out.txt || fail "a row per file"
+
+# Recordings of different event pairs are not one population: refused, naming both pairs,
+# before anything is printed; the same for --compare.
+for mode in "" --compare; do
+	run vmtrace-report $mode "$DATA/sample-kvm.vmt" "$DATA/small-syscalls.vmt"
+	expect_rc 1 "kvm and syscalls${mode:+ with $mode}"
+	expect_one_line_error vmtrace-report \
+		"small-syscalls.vmt: records raw_syscalls:sys_enter -> raw_syscalls:sys_exit, not kvm:kvm_exit -> kvm:kvm_entry"
+	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "kvm and syscalls: more than the one line"
+done
 awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
 
 # Options the merged figures have no use for are refused; a missing file is an error.
 for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.html' \
 	'--top 3'; do
-	run vmtrace-report $opt "$DATA/sample-kvm.vmt" "$DATA/small-syscalls.vmt"
+	run vmtrace-report $opt "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
 	expect_rc 64 "$opt with two recordings"
 done
 run vmtrace-report "$DATA/sample-kvm.vmt" nosuch.vmt
