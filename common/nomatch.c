@@ -58,7 +58,8 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 		snprintf(buf, size, "--to %s is before the first exit",
 			 when(it, f->to_ts, t, sizeof(t)));
 	} else if (f->nreasons && !f->cpus.n && !f->vcpus.n && !f->has_from && !f->has_to) {
-		snprintf(buf, size, "no exit has the reason%s given", f->nreasons > 1 ? "s" : "");
+		snprintf(buf, size, "no exit has the reason%s given (the report without --reason "
+			 "lists those it has)", f->nreasons > 1 ? "s" : "");
 	} else {
 		snprintf(buf, size, "no exit meets all the filters at once");
 	}

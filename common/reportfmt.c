@@ -137,8 +137,13 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	count_lines(f, wd, s);
 	if (!s->lat.count) {
-		fprintf(f, "No %s: no latency figures\n", wd == &kvm_words ? "exit-entry pairs" :
-			"begin-end pairs");
+		/* pairs there were, but none the filters kept: not "no pairs" */
+		if (s->filtered_out)
+			fprintf(f, "None of these pairs selected by the filters: no latency figures "
+				"(standard error says what the recording has)\n");
+		else
+			fprintf(f, "No %s: no latency figures\n", wd == &kvm_words ?
+				"exit-entry pairs" : "begin-end pairs");
 		return;
 	}
 	latency_lines(f, r, wd, s);

@@ -185,6 +185,10 @@ report_empty() {	# report_empty FILE WHY OPTIONS...
 		want="vmtrace-report: $f: nothing selected: $why; $(has "$f")"
 		[ "$(cat err.txt)" = "$want" ] || fail "report $view $* $f: '$(cat err.txt)', not '$want'"
 	done
+	# the text: pairs there were, but none selected (not "no pairs")
+	run vmtrace-report "$@" "$f"
+	grep -q "^None of these pairs selected by the filters: no latency figures" out.txt &&
+		! grep -q "^No exit-entry pairs" out.txt || fail "report $* $f: the summary's last line"
 	run vmtrace-report --json "$@" "$f"
 	[ "$(json out.txt 'd["pairs"] == d["filtered_out"] and d["top"] == []')" = True ] ||
 		fail "report --json $* $f: pairs selected"
@@ -192,6 +196,8 @@ report_empty() {	# report_empty FILE WHY OPTIONS...
 report_empty two.vmt "no exit on CPU 5000" --cpu 5000
 report_empty one.vmt "no exit of vCPU 3" --vcpu 3
 report_empty two.vmt "--from 10.000000000 s is after the last exit" --from 10s
+report_empty two.vmt "no exit has the reason given (the report without --reason lists those it has)" \
+	--reason hypercall
 run vmtrace-convert --jsonl --events --vcpu 3 one.vmt
 [ "$rc" = 0 ] && [ ! -s out.txt ] && grep -q "nothing selected: no exit of vCPU 3" err.txt ||
 	fail "--jsonl --events --vcpu 3: $(cat err.txt)"
