@@ -179,7 +179,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 	}
 
 	while (off < st->file_size) {
-		uint64_t psize;
+		uint64_t psize = 0;
 		uint32_t type;
 
 		ret = read_block_header(s, off, hdr, &hsize, &psize);
@@ -200,6 +200,23 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		if (ret == 0 || psize > st->file_size - off - hsize) {
 			st->truncated_at = off;
 			st->trunc_why = "the file ends inside a block";
+			/*
+			 * Cut before the metadata was whole: nothing can be read, and the file is
+			 * not damaged but short (a recorder killed, a copy stopped, a full disk).
+			 */
+			if (!s->meta.buf && ret == 0) {
+				snprintf(why, why_size, "truncated: the file is cut at byte %llu, "
+					 "inside the header of its first block (the metadata)",
+					 (unsigned long long)st->file_size);
+				return -EBADMSG;
+			}
+			if (!s->meta.buf && get_le32(hdr + VMT_BH_TYPE) == VMT_BLOCK_META) {
+				snprintf(why, why_size, "truncated: the file is cut at byte %llu, "
+					 "inside its metadata block (which ends at byte %llu)",
+					 (unsigned long long)st->file_size,
+					 (unsigned long long)(off + hsize + psize));
+				return -EBADMSG;
+			}
 			break;
 		}
 		type = get_le32(hdr + VMT_BH_TYPE);
@@ -241,8 +258,10 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		off += hsize + psize;
 	}
 	if (!s->meta.buf) {
-		msg = st->file_size <= VMT_FILE_HEADER_SIZE ? "no data after the file header" :
-							      "damaged metadata block";
+		/* the recorder writes its metadata block right after the header: cut there */
+		msg = st->file_size <= VMT_FILE_HEADER_SIZE ?
+		      "truncated: the file is cut after its header, before its metadata block" :
+		      "damaged metadata block";
 		ret = -EBADMSG;
 		goto out_why;
 	}

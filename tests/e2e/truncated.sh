@@ -9,9 +9,19 @@
 src="$DATA/small-syscalls.vmt"
 size=$(stat -c %s "$src")
 full=$(vmtrace-report --json "$src" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+# where the metadata block ends: a cut before it leaves nothing to read, and must be said
+# to be a cut (truncated), not damage
+meta_end=$(python3 - "$src" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+hsize, psize = struct.unpack_from("<IQ", b, 16 + 4)
+print(16 + hsize + psize)
+PY
+)
 prev=0
 nochunk=0
 singular=0
+incut=0
 step=512
 off=0
 while [ "$off" -lt "$size" ]; do
@@ -19,7 +29,13 @@ while [ "$off" -lt "$size" ]; do
 	run vmtrace-report --json cut.vmt
 	case $rc in
 	1)	grep -q "^vmtrace-report: cut.vmt: " err.txt || fail "cut at $off: no error line"
-		[ "$(wc -l <err.txt)" = 1 ] || fail "cut at $off: more than one error line" ;;
+		[ "$(wc -l <err.txt)" = 1 ] || fail "cut at $off: more than one error line"
+		if [ "$off" -ge 16 ] && [ "$off" -lt "$meta_end" ]; then
+			grep -q "^vmtrace-report: cut.vmt: truncated: the file is cut " err.txt &&
+				! grep -q damaged err.txt ||
+				{ cat err.txt; fail "cut at $off (metadata to $meta_end): not said to be cut"; }
+			incut=$((incut + 1))
+		fi ;;
 	2)	grep -q "not finished" err.txt || fail "cut at $off: no warning"
 		# the complete chunks the warning counts are those read, "1 chunk", "0 chunks"
 		c=$(json out.txt 'd["chunks"]')
@@ -45,6 +61,17 @@ done
 [ "$prev" -gt 0 ] || fail "no cut read back any events"
 [ "$nochunk" -gt 0 ] || fail "no cut ended before the first complete chunk"
 [ "$singular" -gt 0 ] || fail "no cut kept exactly one complete chunk"
+[ "$incut" -gt 0 ] || fail "no cut inside the metadata block"
+# a cut inside the metadata block's own header, and just before its end; convert says so too
+for off in 16 30 $((meta_end - 1)); do
+	head -c "$off" "$src" >cut.vmt
+	for prog in vmtrace-report vmtrace-convert; do
+		run $prog --json cut.vmt
+		expect_one_line_error $prog "cut.vmt: truncated: the file is cut "
+		[ "$(wc -l <err.txt)" = 1 ] || fail "$prog, cut at $off: more than one line"
+		[ "$rc" = 1 ] || fail "$prog, cut at $off: exit $rc"
+	done
+done
 
 
 # Every byte of the file header, the metadata and the first chunk, flipped in turn.
