@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inputopt.h"
+#include "timefmt.h"
 
 enum {
 	OPT_FORMAT_DIR = 0x1100,
@@ -85,8 +86,55 @@ int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_
 	return 0;
 }
 
+/* "2 chunks, 1 page": the counts that are not 0, into buf. */
+static void count_words(char *buf, size_t size, uint64_t blocks, uint64_t chunks, uint64_t pages)
+{
+	const uint64_t n[3] = { blocks, chunks, pages };
+	static const char *const what[3] = { "block", "chunk", "page" };
+	size_t len = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 3; k++) {
+		if (n[k] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%llu %s%s",
+						len ? ", " : "", (unsigned long long)n[k], what[k],
+						n[k] == 1 ? "" : "s");
+	}
+}
+
+/*
+ * Where the first damage is, for a user to look there: "(why): the chunk at offset N, CPU
+ * c, P pages, T0 s to T1 s", with its header's CPU, pages and times (from the recording's
+ * first page, as the report's times are); or the first damaged block's offset.
+ */
+static void damage_place(char *buf, size_t size, const struct vmt_reader *r,
+			 const struct vmt_damage *d, const struct vmt_source_status *st)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	uint64_t start = vmt_reader_start_ts(r);
+	char page[48] = "", times[112] = "", a[48], b[48];
+
+	if (!d || !d->why || !d->located) {
+		snprintf(buf, size, "(%s): the block at offset %llu",
+			 d && d->why ? d->why : "a block that fails its checks",
+			 (unsigned long long)st->bad_block_at);
+		return;
+	}
+	if (d->page != UINT32_MAX)
+		snprintf(page, sizeof(page), "page %u of ", d->page);
+	if (d->first_ts != UINT64_MAX && d->first_ts >= start && d->last_ts >= d->first_ts)
+		snprintf(times, sizeof(times), ", %s s to %s s",
+			 vmt_fmt_time(clk, start, d->first_ts, a, sizeof(a)),
+			 vmt_fmt_time(clk, start, d->last_ts, b, sizeof(b)));
+	snprintf(buf, size, "(%s): %sthe chunk at offset %llu, CPU %u, %u page%s%s", d->why,
+		 page, (unsigned long long)d->offset, d->cpu, d->pages, d->pages == 1 ? "" : "s",
+		 times);
+}
+
 void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
-		     const char *why, bool with_lost, struct vmt_input_notes *out)
+		     const struct vmt_damage *damage, bool with_lost,
+		     struct vmt_input_notes *out)
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	const struct vmt_source_status *st = vmt_source_status(src);
@@ -108,12 +156,14 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		out->damaged = true;
 	}
 	if (st->bad_blocks || rd->bad_chunks || rd->bad_pages) {
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-			 "damaged data skipped: %llu block%s, %llu chunk%s, %llu page%s (%s)",
-			 (unsigned long long)st->bad_blocks, st->bad_blocks == 1 ? "" : "s",
-			 (unsigned long long)rd->bad_chunks, rd->bad_chunks == 1 ? "" : "s",
-			 (unsigned long long)rd->bad_pages, rd->bad_pages == 1 ? "" : "s",
-			 why ? why : "bad block header");
+		uint64_t n = st->bad_blocks + rd->bad_chunks + rd->bad_pages;
+		char counts[96], place[224];
+
+		count_words(counts, sizeof(counts), st->bad_blocks, rd->bad_chunks, rd->bad_pages);
+		/* blocks are met while opening, before any chunk is read */
+		damage_place(place, sizeof(place), r, st->bad_blocks ? NULL : damage, st);
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE, "damaged data skipped: %s%s %s",
+			 counts, n > 1 ? "; the first" : "", place);
 		out->damaged = true;
 	}
 	if (with_lost) {

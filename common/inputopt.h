@@ -45,12 +45,15 @@ struct vmt_input_notes {
 };
 
 /*
- * After reading r: whether it was unfinished, what damaged data was skipped, and (with
- * with_lost) how many events were lost while recording. rd is the reader's figures after
- * a pass (vmt_reader_stats()), or what a program that copies chunks itself counted; why is
- * the latest damage (vmt_reader_last_error()) or NULL. The wording is vmtrace-report's.
+ * After reading r: whether it was unfinished, what damaged data was skipped and where the
+ * first of it is (its file offset, and its CPU and time range when its chunk header says),
+ * and (with with_lost) how many events were lost while recording. rd is the reader's
+ * figures after a pass (vmt_reader_stats()), or what a program that copies chunks itself
+ * counted; damage is where the first damage was (vmt_reader_damage()), or NULL. The
+ * wording is vmtrace-report's.
  */
 void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
-		     const char *why, bool with_lost, struct vmt_input_notes *out);
+		     const struct vmt_damage *damage, bool with_lost,
+		     struct vmt_input_notes *out);
 
 #endif

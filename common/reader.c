@@ -51,7 +51,7 @@ struct vmt_reader {
 	char *ctx_names, *ctx_missing;	/* context.events, context.missing (or NULL) */
 	struct vmt_vmmap *vmmap;	/* vmtrace-record --vm's map, or NULL */
 	struct vmt_reader_stats st;
-	const char *last_error;		/* the latest damage seen, for the warning */
+	struct vmt_damage damage;	/* the first damage seen, for the warning */
 	/* merged walk */
 	struct stream *streams;
 	uint32_t nstreams;
@@ -187,9 +187,34 @@ const struct vmt_reader_stats *vmt_reader_stats(const struct vmt_reader *r)
 	return &r->st;
 }
 
-const char *vmt_reader_last_error(const struct vmt_reader *r)
+const struct vmt_damage *vmt_reader_damage(const struct vmt_reader *r)
 {
-	return r->last_error;
+	return &r->damage;
+}
+
+void vmt_damage_note(struct vmt_damage *d, const struct vmt_chunk_info *ci, uint32_t page,
+		     const char *why)
+{
+	if (d->why)
+		return;		/* the first one is where a user starts looking */
+	memset(d, 0, sizeof(*d));
+	d->why = why ? why : "damaged";
+	if (!ci)
+		return;
+	d->located = true;
+	d->offset = ci->offset;
+	d->cpu = ci->cpu;
+	d->pages = ci->page_count;
+	d->page = page;
+	d->first_ts = ci->first_ts;
+	d->last_ts = ci->last_ts;
+}
+
+/* The chunk the stream reads (or has just failed to read). */
+static const struct vmt_chunk_info *stream_chunk(const struct vmt_reader *r,
+						 const struct stream *s)
+{
+	return s->next_chunk ? vmt_source_chunk(r->src, s->chunk[s->next_chunk - 1]) : NULL;
 }
 
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key)
@@ -591,6 +616,42 @@ static __attribute__((noinline)) int slice_keeps(struct vmt_reader *r, struct st
 static void stream_advance(struct vmt_reader *r, struct stream *s);
 
 /*
+ * Chunk ci could not be read at all: its events are lost as those the kernel flags are.
+ * Where its header says it began, the stream's next item is a gap (true: s->head is set),
+ * the hole's start: an exit before it is then never paired with an entry in it, even on
+ * another CPU, and a damaged last chunk still makes a gap. A header without a first time
+ * (other formats), one that would put the gap out of the stream's time order, or a slice
+ * that does not keep that time: at the next page that holds records (after_bad), as for a
+ * damaged page.
+ */
+static bool chunk_skipped(struct vmt_reader *r, struct stream *s,
+			  const struct vmt_chunk_info *ci)
+{
+	uint64_t next = UINT64_MAX;
+	int in = 1;
+
+	r->st.bad_chunks++;
+	s->after_bad = true;
+	if (s->next_chunk < s->nchunk)
+		next = vmt_source_chunk(r->src, s->chunk[s->next_chunk])->first_ts;
+	/* s->head is still the item the stream gave last (kind 0 before its first) */
+	if (ci->first_ts == UINT64_MAX || (s->head.kind && ci->first_ts < s->head.ts) ||
+	    (next != UINT64_MAX && ci->first_ts > next))
+		return false;
+	s->head.kind = VMT_ITEM_GAP;
+	s->head.ts = ci->first_ts;
+	s->head.missed = 0;
+	if (r->parent)
+		in = slice_keeps(r, s);
+	if (in < 0)
+		s->done = true;		/* past the slice's end: the stream stops here */
+	if (in <= 0)
+		return in < 0;
+	s->after_bad = false;
+	return true;
+}
+
+/*
  * A slice's record read inline (vmt_reader_next_item): kept, or the stream goes on to the
  * next it keeps, or it is done, as in stream_advance().
  */
@@ -666,7 +727,8 @@ static bool next_window(struct vmt_reader *r, struct stream *s)
 		r->scratch.raw_cap = 0;
 	}
 	if (err) {
-		r->last_error = why;
+		/* the first window fails: the chunk whole; a later one: its pages from there */
+		vmt_damage_note(&r->damage, ci, first ? first : UINT32_MAX, why);
 		return false;
 	}
 	s->pages = raw;
@@ -710,7 +772,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			if (ret < 0) {
 				r->st.bad_pages++;
 				s->after_bad = true;
-				r->last_error = "record header points outside its page";
+				vmt_damage_note(&r->damage, stream_chunk(r, s),
+						s->win_first + s->next_page - 1,
+						"record header points outside its page");
 			}
 			s->in_page = false;
 		}
@@ -727,7 +791,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
 				r->st.bad_pages++;
 				s->after_bad = true;
-				r->last_error = "page commit beyond the page size";
+				vmt_damage_note(&r->damage, stream_chunk(r, s),
+						s->win_first + s->next_page - 1,
+						"page commit beyond the page size");
 				continue;
 			}
 			s->in_page = true;
@@ -786,9 +852,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				s->win_first = 0;
 				s->npages = 0;
 				if (!next_window(r, s)) {
-					r->st.bad_chunks++;
-					s->after_bad = true;
 					s->chunk_pages = 0;
+					if (chunk_skipped(r, s, ci))
+						return;
 				}
 				continue;
 			}
@@ -809,9 +875,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				r->scratch.raw_cap = 0;
 			}
 			if (err) {
-				r->st.bad_chunks++;
-				s->after_bad = true;
-				r->last_error = why;
+				vmt_damage_note(&r->damage, ci, UINT32_MAX, why);
+				if (chunk_skipped(r, s, ci))
+					return;
 				continue;
 			}
 			s->pages = raw;
@@ -1122,7 +1188,7 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 	sl->leaves = 0;
 	memset(&sl->scratch, 0, sizeof(sl->scratch));
 	memset(&sl->st, 0, sizeof(sl->st));
-	sl->last_error = NULL;
+	memset(&sl->damage, 0, sizeof(sl->damage));
 	sl->streams = calloc(r->nstreams ? r->nstreams : 1, sizeof(*sl->streams));
 	sl->nstreams = 0;
 	if (alloc_merge(sl, r->nstreams) || !sl->streams)
@@ -1173,7 +1239,7 @@ bool vmt_reader_slice_exact(const struct vmt_reader *r)
 }
 
 void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
-			  const char *last_error)
+			  const struct vmt_damage *damage)
 {
 	r->st.chunks += st->chunks;
 	r->st.bad_chunks += st->bad_chunks;
@@ -1182,8 +1248,8 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 	r->st.records += st->records;
 	r->st.missed_pages += st->missed_pages;
 	r->st.missed_events += st->missed_events;
-	if (last_error)
-		r->last_error = last_error;
+	if (damage && damage->why && !r->damage.why)
+		r->damage = *damage;
 }
 
 unsigned int vmt_reader_streams(const struct vmt_reader *r)

@@ -4,8 +4,10 @@
  * from its source's metadata, then walks the records of every CPU merged by timestamp
  * (vmt_reader_next_item) or of one CPU (vmt_reader_cpu_next). Pages flagged "missed
  * events" are reported as gap items in their place. Damaged chunks and pages are counted
- * and skipped. The merged walk decompresses chunks ahead on the other cores (readahead.h);
- * memory: a few decompressed chunks per CPU and thread. When a chunk of every CPU would
+ * and skipped, and their events are lost as a gap's are: a gap item where the chunk's
+ * header says it began (else at the next page that holds records). The merged walk
+ * decompresses chunks ahead on the other cores (readahead.h); memory: a few decompressed
+ * chunks per CPU and thread. When a chunk of every CPU would
  * pass 32 MiB (VMT_CHUNK_BYTES_ALL: recordings of many CPUs in large chunks), each CPU's
  * chunk is read a window at a time instead (vmt_source_read_chunk_part), the windows
  * ahead as parts of chunks.
@@ -44,6 +46,24 @@ struct vmt_reader_stats {
 	uint64_t missed_pages;		/* pages flagged "missed events" */
 	uint64_t missed_events;		/* the counts those pages stored */
 };
+
+/*
+ * Where damaged data was found, for the warning that says so: the first damaged chunk or
+ * page of a walk (or of the chunks a program copied itself), with what its chunk header
+ * says of it. Plain data.
+ */
+struct vmt_damage {
+	const char *why;		/* what was wrong (a constant string), NULL: no damage */
+	bool located;			/* the fields below are known */
+	uint64_t offset;		/* the chunk's place in the file (a .vmt: its block) */
+	uint32_t cpu, pages;		/* its CPU and page count */
+	uint32_t page;			/* its first damaged page; UINT32_MAX: all of it */
+	uint64_t first_ts, last_ts;	/* its header's times; UINT64_MAX / 0 when not known */
+};
+
+/* Record damage in chunk ci (page as above) into d, unless d holds some already. */
+void vmt_damage_note(struct vmt_damage *d, const struct vmt_chunk_info *ci, uint32_t page,
+		     const char *why);
 
 struct vmt_reader;
 
@@ -138,13 +158,13 @@ uint64_t vmt_reader_largest_chunk(const struct vmt_reader *r);
  */
 uint64_t vmt_reader_window(const struct vmt_reader *r);
 
-/* Count a slice's statistics (and its latest damage, if any) as r's own walk's. */
+/* Count a slice's statistics (and its damage, if r has none yet) as r's own walk's. */
 void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *st,
-			  const char *last_error);
+			  const struct vmt_damage *damage);
 
 /* Counters of the walk so far. */
 const struct vmt_reader_stats *vmt_reader_stats(const struct vmt_reader *r);
-/* The latest damage seen (a constant string), or NULL. */
-const char *vmt_reader_last_error(const struct vmt_reader *r);
+/* The first damage the walk met (why NULL when none). */
+const struct vmt_damage *vmt_reader_damage(const struct vmt_reader *r);
 
 #endif

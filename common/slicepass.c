@@ -37,7 +37,7 @@ struct slice {
 	struct vmt_iter it;
 	struct vmt_pairing_edges edges;
 	struct vmt_reader_stats st;
-	const char *last_error;
+	struct vmt_damage damage;
 	struct vmt_filter filter;	/* its own copy: a pass binds it */
 	int ret;
 	bool exact;
@@ -150,7 +150,7 @@ static int run_slice(const struct pool *p, struct slice *sl)
 		}
 	}
 	sl->st = *vmt_reader_stats(r);
-	sl->last_error = vmt_reader_last_error(r);
+	sl->damage = *vmt_reader_damage(r);
 	sl->exact = vmt_reader_slice_exact(r);
 	sl->it.r = NULL;		/* closed below */
 	vmt_reader_close(r);
@@ -272,7 +272,7 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		     struct vmt_summary *m, const struct vmt_iter_opts *o)
 {
 	struct vmt_reader_stats st = { 0 };
-	const char *last_error = NULL;
+	struct vmt_damage damage = { 0 };
 	struct spanning sp = { it, m, 0 };
 	struct vmt_pairing *join = vmt_pairing_new(on_spanning_pair, &sp);
 	size_t chunks = vmt_source_nchunks(vmt_reader_source(r)), done = 0;
@@ -289,8 +289,8 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		ret = merge_slice(sl, join, &sp);
 		if (ret == 1) {
 			add_stats(&st, &sl->st);
-			if (sl->last_error)
-				last_error = sl->last_error;
+			if (sl->damage.why && !damage.why)
+				damage = sl->damage;
 			done += sl->st.chunks;
 			if (o->progress)
 				o->progress(done, chunks, o->progress_arg);
@@ -310,7 +310,7 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		it->pairing.pairs += x->pairs;
 		it->pairing.gap_dropped += x->gap_dropped;
 		it->pairing.backwards += x->backwards;
-		vmt_reader_add_stats(r, &st, last_error);
+		vmt_reader_add_stats(r, &st, &damage);
 	}
 	vmt_pairing_free(join, NULL, NULL);
 	return ret;

@@ -69,6 +69,7 @@ struct vmt_source_status {
 	uint64_t truncated_at;	/* offset where reading stopped early, or 0 */
 	const char *trunc_why;	/* why it stopped there, or NULL */
 	uint64_t bad_blocks;	/* blocks or chunks skipped while opening */
+	uint64_t bad_block_at;	/* the first one's offset, when there is one */
 };
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
 

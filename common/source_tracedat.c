@@ -852,7 +852,9 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 				break;
 			}
 			if (ci.raw_size % ps || !ci.raw_size || ci.raw_size > VMT_MAX_CHUNK_RAW) {
-				st->bad_blocks++;	/* not whole pages: cannot be decoded */
+				/* not whole pages: cannot be decoded */
+				if (!st->bad_blocks++)
+					st->bad_block_at = ci.offset;
 				continue;
 			}
 			ci.page_count = ci.raw_size / ps;

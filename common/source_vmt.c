@@ -150,6 +150,13 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 	return vmt_source_push_chunk(s, &ci);
 }
 
+/* A block skipped while opening, counted; the first one's place kept for the warning. */
+static void bad_block(struct vmt_source_status *st, uint64_t off)
+{
+	if (!st->bad_blocks++)
+		st->bad_block_at = off;
+}
+
 static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
 		    size_t why_size)
 {
@@ -186,7 +193,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		if (ret == -EBADMSG) {
 			uint64_t next = resync(s, off + 8);
 
-			st->bad_blocks++;
+			bad_block(st, off);
 			if (!next) {
 				st->truncated_at = off;
 				st->trunc_why = "damaged block header, nothing valid after it";
@@ -222,7 +229,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		type = get_le32(hdr + VMT_BH_TYPE);
 		if (type == VMT_BLOCK_META) {
 			if (s->meta.buf) {
-				st->bad_blocks++;
+				bad_block(st, off);
 			} else if (psize > VMT_MAX_META_SIZE ||
 				   read_payload(s, off + hsize, hdr, psize, &s->meta)) {
 				msg = "damaged metadata block";
@@ -238,13 +245,13 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			if (ret == -ENOMEM)
 				return ret;
 			if (ret)
-				st->bad_blocks++;
+				bad_block(st, off);
 		} else if (type == VMT_BLOCK_END) {
 			uint64_t count;
 
 			if (psize > VMT_MAX_META_SIZE + (uint64_t)s->nchunks * 16 ||
 			    read_payload(s, off + hsize, hdr, psize, &s->end)) {
-				st->bad_blocks++;
+				bad_block(st, off);
 			} else {
 				s->end_present = true;
 				st->finished = vmt_kv_get_u64(s->end.buf, s->end.len, "chunk.count",

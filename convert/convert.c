@@ -114,7 +114,7 @@ static int input_state(const struct convert_opts *o, const struct vmt_reader *r,
 	struct vmt_input_notes notes;
 	unsigned int i;
 
-	vmt_input_notes(r, &found->rd, found->why, found->decoded, &notes);
+	vmt_input_notes(r, &found->rd, &found->damage, found->decoded, &notes);
 	for (i = 0; i < notes.n; i++)
 		vmt_warn("%s: %s", o->input, notes.note[i]);
 	return notes.damaged ? EXIT_DAMAGED : 0;

@@ -30,7 +30,7 @@ int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	}
 	ret = vmt_iterate(r, &io, &c, 1, &it);
 	found->rd = *vmt_reader_stats(r);
-	found->why = vmt_reader_last_error(r);
+	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
 	slices = vmt_perfetto_counts(p)->exits;
 	werr = vmt_perfetto_finish(p);

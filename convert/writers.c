@@ -66,7 +66,7 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	}
 	ret = vmt_iterate(r, &io, &c, 1, &it);
 	found->rd = *vmt_reader_stats(r);
-	found->why = vmt_reader_last_error(r);
+	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
 	rows = vmt_rows_count(w);
 	st = *vmt_rows_stats(w);
@@ -99,7 +99,7 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	if (!ret) {
 		ret = vmt_iterate(r, &io, &c, 1, &it);
 		found->rd = *vmt_reader_stats(r);
-		found->why = vmt_reader_last_error(r);
+		found->damage = *vmt_reader_damage(r);
 		found->decoded = true;
 	}
 	if (ret) {
@@ -156,7 +156,7 @@ static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf
 	if (vmt_source_read_chunk(src, i, cb, &why) == 0)
 		return 0;
 	found->rd.bad_chunks++;
-	found->why = why;
+	vmt_damage_note(&found->damage, vmt_source_chunk(src, i), UINT32_MAX, why);
 	return -1;
 }
 

@@ -14,7 +14,7 @@
 /* What a conversion met in its input, said after the output is published. */
 struct convert_found {
 	struct vmt_reader_stats rd;	/* damaged chunks and pages skipped, events lost */
-	const char *why;		/* the latest damage, or NULL */
+	struct vmt_damage damage;	/* where the first damage was (why NULL: none) */
 	bool decoded;			/* the events were read: their losses are known */
 };
 

@@ -92,7 +92,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		goto out_close;
 	}
 	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
-	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_last_error(r), true, &notes);
+	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
 	for (i = 0; i < notes.n; i++)
 		vmt_warn("%s: %s", file, notes.note[i]);
 	*damaged |= notes.damaged;

@@ -64,7 +64,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	}
 	own->span_ns[0] = report_selected_span(&fo.filter, r, &it);
 	merged->span_ns[0] += own->span_ns[0];
-	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_last_error(r), true, &notes);
+	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
 	for (k = 0; k < notes.n; k++)
 		vmt_warn("%s: %s", file, notes.note[k]);
 	*damaged |= notes.damaged;

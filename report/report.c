@@ -317,7 +317,7 @@ static int input_state(const struct report *rep)
 	unsigned int k;
 
 	/* s->rd: the figures of every slice's reader too */
-	vmt_input_notes(rep->r, &s->rd, vmt_reader_last_error(rep->r), false, &notes);
+	vmt_input_notes(rep->r, &s->rd, vmt_reader_damage(rep->r), false, &notes);
 	for (k = 0; k < notes.n; k++)
 		vmt_warn("%s: %s", file, notes.note[k]);
 	if (s->lost_events)

@@ -186,7 +186,7 @@ static void test_merged(void **state)
 	assert_int_equal(vmt_header_page_subbuf_size(vmt_reader_header_page(r)), 4096);
 	/* the earliest chunk header's first_ts: the fixture leaves them 0 */
 	assert_int_equal(vmt_reader_start_ts(r), 0);
-	assert_null(vmt_reader_last_error(r));
+	assert_null(vmt_reader_damage(r)->why);
 	while (vmt_reader_next(r, &it) == 1) {
 		struct vmt_event ev;
 
@@ -337,15 +337,18 @@ static void test_per_cpu(void **state)
 /* A damaged chunk is counted and skipped; every other record still comes out in order. */
 static void test_damaged_chunk(void **state)
 {
+	const struct vmt_damage *d;
+	struct vmt_chunk_info bad;
 	struct vmt_source *c;
 	struct vmt_reader *r;
 	struct vmt_item it;
-	uint64_t n = 0, last = 0;
+	uint64_t n = 0, last = 0, gaps = 0;
 	uint8_t byte;
 	int fd;
 
 	(void)state;
 	assert_int_equal(vmt_source_open(path, NULL, &c, NULL, 0), 0);
+	bad = *vmt_source_chunk(c, 4);
 	fd = open(path, O_RDWR);
 	/* a byte in the middle of the fifth chunk's payload */
 	assert_int_equal(pread(fd, &byte, 1, (off_t)vmt_source_chunk(c, 4)->offset + 100), 1);
@@ -358,10 +361,30 @@ static void test_damaged_chunk(void **state)
 		assert_true(it.ts >= last);
 		last = it.ts;
 		n += it.kind == VMT_ITEM_RECORD;
+		if (it.kind != VMT_ITEM_GAP)
+			continue;
+		/*
+		 * One gap, on the chunk's CPU, count unknown; its header's first time (0 here)
+		 * would put it before the stream's last record: at the next chunk's first page
+		 */
+		gaps++;
+		assert_int_equal(it.cpu, bad.cpu);
+		assert_int_equal(it.ts, ts_of(bad.cpu, (CHUNKS - 1) * PAGES_PER_CHUNK * PER_PAGE));
+		assert_int_equal(it.missed, 0);
 	}
+	assert_int_equal(gaps, 1);
 	assert_int_equal(vmt_reader_stats(r)->bad_chunks, 1);
 	assert_int_equal(n, (NCPU * CHUNKS - 1) * PAGES_PER_CHUNK * PER_PAGE);
-	assert_string_equal(vmt_reader_last_error(r), "chunk checksum mismatch");
+	/* where the damage is, for the warning: the chunk as its header describes it */
+	d = vmt_reader_damage(r);
+	assert_string_equal(d->why, "chunk checksum mismatch");
+	assert_true(d->located);
+	assert_int_equal(d->offset, bad.offset);
+	assert_int_equal(d->cpu, bad.cpu);
+	assert_int_equal(d->pages, bad.page_count);
+	assert_int_equal(d->page, UINT32_MAX);
+	assert_int_equal(d->first_ts, bad.first_ts);
+	assert_int_equal(d->last_ts, bad.last_ts);
 	vmt_reader_close(r);
 }
 
