@@ -284,8 +284,10 @@ static void facts(struct page *p)
 		snprintf(a, sizeof(a), "events span %s",
 			 fmt_ns(ns(p, s->last_ts - s->first_ts), c, sizeof(c)));
 	fact(p, "duration", "Duration", a);
+	/* uncounted losses (damaged data, flagged pages without a count) are losses too */
 	snprintf(a, sizeof(a), "%" PRIu64 "%s", s->lost_events,
-		 s->lost_events ? " (figures may be incomplete)" : "");
+		 !vmt_summary_lost_exact(s) ? " counted, and an unknown number more (figures may "
+		 "be incomplete)" : s->lost_events ? " (figures may be incomplete)" : "");
 	fact(p, "lost_events", "Lost events", a);
 	if (strcmp(vmt_source_format(src), "vmt") != 0)
 		fact(p, "format", "Format", vmt_source_description(src)[0] ?

@@ -166,18 +166,33 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 counts, n > 1 ? "; the first" : "", place);
 		out->damaged = true;
 	}
-	if (with_lost) {
-		bool known;
-		uint64_t stats = vmt_reader_stats_lost(r, &known);
-		uint64_t lost = rd->missed_events > stats ? rd->missed_events : stats;
+	if (!with_lost && (st->bad_blocks || rd->bad_chunks || rd->bad_pages)) {
+		/* without the events read, what is lost is the damaged data's at least */
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "events were lost with the damaged data, how many is not known; figures "
+			 "may be incomplete");
+	} else if (with_lost) {
+		struct vmt_lost lost;
+		const char *where;
 
-		if (lost)
+		vmt_reader_lost(r, rd, &lost);
+		/* damaged data lost its events as much as the kernel's flagged pages did */
+		where = lost.damaged && lost.uncounted ?
+			"while recording and with the damaged data" :
+			lost.damaged ? "with the damaged data" : "while recording";
+		if (vmt_lost_exact(&lost) && lost.counted)
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 				 "%llu events were lost while recording; figures may be incomplete",
-				 (unsigned long long)lost);
-		else if (rd->missed_pages)	/* flagged without a count */
+				 (unsigned long long)lost.counted);
+		else if (!vmt_lost_exact(&lost) && lost.counted)
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-				 "events were lost while recording, how many is not known; "
-				 "figures may be incomplete");
+				 "%llu events were lost while recording, and an unknown number "
+				 "more %s; figures may be incomplete", (unsigned long long)lost.counted,
+				 lost.damaged ? "with the damaged data" : "before pages flagged "
+				 "without their count");
+		else if (!vmt_lost_exact(&lost))
+			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+				 "events were lost %s, how many is not known; figures may be "
+				 "incomplete", where);
 	}
 }

@@ -47,7 +47,9 @@ struct vmt_input_notes {
 /*
  * After reading r: whether it was unfinished, what damaged data was skipped and where the
  * first of it is (its file offset, and its CPU and time range when its chunk header says),
- * and (with with_lost) how many events were lost while recording. rd is the reader's
+ * and how many events were lost (vmt_reader_lost(): counted, and an unknown number more
+ * with damaged data or pages flagged without a count); without with_lost (the events were
+ * not read), only that the damaged data's were. rd is the reader's
  * figures after a pass (vmt_reader_stats()), or what a program that copies chunks itself
  * counted; damage is where the first damage was (vmt_reader_damage()), or NULL. The
  * wording is vmtrace-report's.

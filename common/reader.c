@@ -818,6 +818,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				if (s->pg.missed) {
 					r->st.missed_pages++;
 					r->st.missed_events += s->pg.missed_count;
+					/* a stored 0 says no more than no count */
+					r->st.missed_uncounted += !s->pg.missed_stored ||
+								  !s->pg.missed_count;
 				}
 				return;
 			}
@@ -1083,6 +1086,21 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 	return lost;
 }
 
+void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
+		     struct vmt_lost *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->stats = vmt_reader_stats_lost(r, &out->stats_known);
+	out->counted = rd->missed_events > out->stats ? rd->missed_events : out->stats;
+	out->damaged = vmt_source_status(r->src)->bad_blocks + rd->bad_chunks + rd->bad_pages;
+	/*
+	 * Statistics that saw losses counted the flagged pages' too; statistics of none beside
+	 * flagged pages (a copy that marks a damaged chunk's hole so) did not see those.
+	 */
+	if (!out->stats_known || !out->stats)
+		out->uncounted = rd->missed_uncounted;
+}
+
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 {
 	const uint8_t *meta, *end;
@@ -1248,6 +1266,7 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 	r->st.records += st->records;
 	r->st.missed_pages += st->missed_pages;
 	r->st.missed_events += st->missed_events;
+	r->st.missed_uncounted += st->missed_uncounted;
 	if (damage && damage->why && !r->damage.why)
 		r->damage = *damage;
 }

@@ -45,6 +45,7 @@ struct vmt_reader_stats {
 	uint64_t records;
 	uint64_t missed_pages;		/* pages flagged "missed events" */
 	uint64_t missed_events;		/* the counts those pages stored */
+	uint64_t missed_uncounted;	/* those of them that stored no count */
 };
 
 /*
@@ -120,6 +121,29 @@ uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
+
+/*
+ * What is known of the events a recording lost, after a walk: those counted, and what
+ * lost more that nobody counted. Damaged data (blocks, chunks, pages skipped) holds
+ * events, how many is not known; so do pages flagged "missed events" without their
+ * count, unless the ring buffer's statistics count the kernel's losses (they then include
+ * those pages'). One rule for every view.
+ */
+struct vmt_lost {
+	uint64_t counted;	/* the larger of the pages' counts and the statistics' */
+	uint64_t stats;		/* the statistics' count, when stats_known */
+	bool stats_known;
+	uint64_t damaged;	/* blocks, chunks and pages skipped: their events not counted */
+	uint64_t uncounted;	/* flagged pages without a count the statistics do not cover */
+};
+/* From r's metadata and rd, the walk's figures (vmt_reader_stats(), or a program's own). */
+void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
+		     struct vmt_lost *out);
+/* Whether lost->counted is all of the lost events. */
+static inline bool vmt_lost_exact(const struct vmt_lost *lost)
+{
+	return !lost->damaged && !lost->uncounted;
+}
 
 /* The walk. */
 /*

@@ -72,19 +72,66 @@ static void source_lines(FILE *f, const struct vmt_reader *r)
 		"unknown");
 }
 
-static void count_lines(FILE *f, const struct words *wd, const struct vmt_summary *s)
+/*
+ * What lost events nobody counted: "1 damaged chunk, 3 pages flagged without a count",
+ * into buf. Damaged blocks are those the reader skipped at open (the rest of the damage).
+ */
+static void uncounted_words(char *buf, size_t size, const struct vmt_reader *r,
+			    const struct vmt_summary *s)
+{
+	const uint64_t n[4] = { s->rd.bad_chunks, s->rd.bad_pages,
+				vmt_source_status(vmt_reader_source(r))->bad_blocks,
+				s->lost_uncounted };
+	static const char *const what[4] = { "damaged chunk", "damaged page", "damaged block",
+					     "page" };
+	size_t len = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 4; k++) {
+		if (n[k] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu64 " %s%s%s",
+						len ? ", " : "", n[k], what[k],
+						n[k] == 1 ? "" : "s",
+						k == 3 ? " flagged without a count" : "");
+	}
+}
+
+static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *wd,
+		      const struct vmt_summary *s)
+{
+	char why[160];
+
+	if (!vmt_summary_lost_exact(s)) {
+		/*
+		 * The events of damaged data, or behind flagged pages without a count, are
+		 * lost as much as those counted: a figure of 0 would say nothing was.
+		 */
+		uncounted_words(why, sizeof(why), r, s);
+		if (s->lost_events)
+			fprintf(f, "Lost events = %" PRIu64 " and an unknown number more (not "
+				"counted: %s; pairs never span a gap)\n", s->lost_events, why);
+		else
+			fprintf(f, "Lost events = an unknown number (not counted: %s; pairs never "
+				"span a gap)\n", why);
+	} else if (s->lost_events || s->rd.missed_pages) {
+		/* every lost begin takes its end along: half the lost events, at most */
+		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " %s may be missing; "
+			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2,
+			wd->begins);
+	} else {
+		fprintf(f, "Lost events = 0\n");
+	}
+}
+
+static void count_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
+			const struct vmt_summary *s)
 {
 	fprintf(f, "%s = %" PRIu64 "\n", wd->events, s->events);
 	fprintf(f, "%s = %" PRIu64 "\n", wd->pairs, s->pairing.pairs);
 	if (s->filtered_out)
 		fprintf(f, "Pairs left out by the filters = %" PRIu64 "\n", s->filtered_out);
-	if (s->lost_events || s->rd.missed_pages)
-		/* every lost begin takes its end along: half the lost events, at most */
-		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " %s may be missing; "
-			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2,
-			wd->begins);
-	else
-		fprintf(f, "Lost events = 0\n");
+	lost_line(f, r, wd, s);
 	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " %s without %s, %" PRIu64
 		" %s without %s, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
 		s->pairing.orphan_begins, wd->begins, wd == &kvm_words ? "entry" : "end",
@@ -135,7 +182,7 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	else
 		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(clk, dur, a, sizeof(a)));
-	count_lines(f, wd, s);
+	count_lines(f, r, wd, s);
 	if (!s->lat.count) {
 		/* pairs there were, but none the filters kept: not "no pairs" */
 		if (s->filtered_out)
@@ -405,11 +452,23 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 							    label, sizeof(label)), &s->reasons[i]);
 	}
 	if (s->ncpus) {
+		bool gaps = false;
+
 		table_header(f, &t, "Per pCPU (of the begin event)", "cpu");
 		for (i = 0; i < s->ncpus; i++) {
-			snprintf(label, sizeof(label), "%" PRIu64, s->cpus[i].key);
+			/* a pCPU that lost events (a gap, damaged data) lacks some of its exits */
+			if (s->cpus[i].gaps)
+				snprintf(label, sizeof(label), "%" PRIu64 " (%" PRIu64 " gap%s)",
+					 s->cpus[i].key, s->cpus[i].gaps,
+					 s->cpus[i].gaps == 1 ? "" : "s");
+			else
+				snprintf(label, sizeof(label), "%" PRIu64, s->cpus[i].key);
+			gaps |= s->cpus[i].gaps != 0;
 			table_row(f, &t, label, &s->cpus[i]);
 		}
+		if (gaps)
+			fprintf(f, "  (N gaps): that pCPU lost events N times (see Lost events): "
+				"its figures lack those exits\n");
 	}
 	if (s->ntasks) {
 		bool *shown = tasks_shown(s, st);

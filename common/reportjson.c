@@ -78,6 +78,8 @@ static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
 	vmt_jsonw_u64(w, "pairs", s->pairing.pairs);
 	vmt_jsonw_u64(w, "filtered_out", s->filtered_out);
 	vmt_jsonw_u64(w, "lost_events", s->lost_events);
+	/* false: lost_events is a lower bound, damaged data or pages lost more uncounted */
+	vmt_jsonw_bool(w, "lost_events_exact", vmt_summary_lost_exact(s));
 	vmt_jsonw_opt_u64(w, "lost_events_stats", s->lost_stats_known, s->lost_stats);
 	vmt_jsonw_u64(w, "lost_events_pages", s->rd.missed_events);
 	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
@@ -90,9 +92,10 @@ static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
 	vmt_jsonw_u64(w, "backwards", s->pairing.backwards);
 }
 
-static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
+static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 			 const struct vmt_summary *s)
 {
+	const struct vmt_clock *clk = vmt_reader_clock(r);
 	unsigned int k;
 
 	vmt_jsonw_object_open(w, "latency_ns");
@@ -120,6 +123,7 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_clock *clk,
 	vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
 	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
 	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
+	vmt_jsonw_u64(w, "bad_blocks", vmt_source_status(vmt_reader_source(r))->bad_blocks);
 	vmt_jsonw_u64(w, "pages", s->rd.pages);
 	vmt_jsonw_u64(w, "bad_pages", s->rd.bad_pages);
 	vmt_jsonw_u64(w, "bad_records", s->bad_records);
@@ -166,6 +170,7 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 	for (i = 0; i < s->ncpus; i++) {
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_u64(w, "cpu", s->cpus[i].key);
+		vmt_jsonw_u64(w, "gaps", s->cpus[i].gaps);
 		json_dist(w, clk, &s->cpus[i].d);
 		vmt_jsonw_object_close(w);
 	}
@@ -254,7 +259,7 @@ void vmt_report_json_begin(struct vmt_jsonw *w, struct vmt_outbuf *o,
 	json_header(w, r, s);
 	vmt_report_why_json_header(w, r, s);
 	json_counts(w, s);
-	json_latency(w, clk, s);
+	json_latency(w, r, s);
 	json_groups(w, r, s);
 	vmt_report_why_json_summary(w, r, s);
 	vmt_jsonw_array_open(w, "top");

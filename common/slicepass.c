@@ -240,6 +240,7 @@ static void add_stats(struct vmt_reader_stats *into, const struct vmt_reader_sta
 	into->records += x->records;
 	into->missed_pages += x->missed_pages;
 	into->missed_events += x->missed_events;
+	into->missed_uncounted += x->missed_uncounted;
 }
 
 static void free_slice(struct slice *sl)

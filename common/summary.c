@@ -626,6 +626,25 @@ static void compact_cpus(struct vmt_summary *s)
 	s->work->cpus_alloc = j;
 }
 
+/*
+ * Events were lost on cpu (a flagged page, or damaged data): its pCPU's figures lack them,
+ * which its row says. Every CPU with exits has a group; one without keeps its count there
+ * until compact_cpus() drops it.
+ */
+static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
+		  uint64_t missed)
+{
+	struct vmt_group *g = vmt_summary_cpu_group(state, cpu);
+
+	(void)it;
+	(void)ts;
+	(void)missed;
+	if (!g)
+		return -ENOMEM;
+	g->gaps++;
+	return 0;
+}
+
 static int on_finish(void *state, const struct vmt_iter *it)
 {
 	struct vmt_summary *s = state;
@@ -661,8 +680,14 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	sort_hist_rows(s);
 	/* a pass fed without a reader (the recorder's own pages) has no reader statistics */
 	if (it->r) {
+		struct vmt_lost lost;
+
 		s->rd = *vmt_reader_stats(it->r);
-		s->lost_stats = vmt_reader_stats_lost(it->r, &s->lost_stats_known);
+		vmt_reader_lost(it->r, &s->rd, &lost);
+		s->lost_stats = lost.stats;
+		s->lost_stats_known = lost.stats_known;
+		s->lost_damaged = lost.damaged;
+		s->lost_uncounted = lost.uncounted;
 	}
 	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
 							      s->lost_stats;
@@ -750,6 +775,7 @@ static const struct vmt_consumer_ops summary_ops = {
 	.name = "summary",
 	.start = on_start,
 	.pair = on_pair,
+	.gap = on_gap,
 	.finish = on_finish,
 	.task_free = task_free,
 };

@@ -41,6 +41,7 @@ struct vmt_group {
 	struct vmt_latdist d;		/* trace clock units */
 	uint64_t max_window_sum, max_window_at;
 	uint64_t first_ts, last_ts;	/* tasks: first exit, last entry */
+	uint64_t gaps;			/* pCPUs: lost-events gaps there (flagged, damaged) */
 	struct vmt_whysum why;		/* where the time went (when attributed) */
 	bool has_window_why;		/* tasks: window_why is the worst window's breakdown */
 	struct vmt_why window_why;
@@ -65,6 +66,11 @@ struct vmt_summary {
 	struct vmt_reader_stats rd;
 	uint64_t lost_events, lost_stats;
 	bool lost_stats_known;
+	/*
+	 * Lost events nobody counted (struct vmt_lost): lost_events is then a lower bound.
+	 * Damaged blocks, chunks and pages; flagged pages without a count.
+	 */
+	uint64_t lost_damaged, lost_uncounted;
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */
@@ -132,6 +138,11 @@ int vmt_summary_merge_end(struct vmt_summary *s, const struct vmt_iter *it);
 int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 			 struct vmt_summary *out);
 uint64_t vmt_summary_orphans(const struct vmt_summary *s);
+/* Whether lost_events is all of the lost events (none went uncounted). */
+static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
+{
+	return !s->lost_damaged && !s->lost_uncounted;
+}
 /*
  * A vCPU task's share of time in the guest, in %: 100 x (1 - its out-of-guest time / the
  * span from its first exit to its last entry). The same for every input format: it needs

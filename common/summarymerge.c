@@ -171,11 +171,12 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from)
 	for (i = 0; i < from->ncpus; i++) {
 		struct vmt_group *g;
 
-		if (!from->cpus[i].d.st.count)
+		if (!from->cpus[i].d.st.count && !from->cpus[i].gaps)
 			continue;
 		g = vmt_summary_cpu_group(into, (uint32_t)i);
 		if (!g || vmt_latdist_merge(&g->d, &from->cpus[i].d))
 			return -ENOMEM;
+		g->gaps += from->cpus[i].gaps;
 	}
 	for (i = 0; i < from->nreasons; i++) {
 		const struct vmt_group *r = &from->reasons[i];

@@ -316,16 +316,10 @@ static int input_state(const struct report *rep)
 	struct vmt_input_notes notes;
 	unsigned int k;
 
-	/* s->rd: the figures of every slice's reader too */
-	vmt_input_notes(rep->r, &s->rd, vmt_reader_damage(rep->r), false, &notes);
+	/* s->rd: the figures of every slice's reader too; lost events as the summary has them */
+	vmt_input_notes(rep->r, &s->rd, vmt_reader_damage(rep->r), true, &notes);
 	for (k = 0; k < notes.n; k++)
 		vmt_warn("%s: %s", file, notes.note[k]);
-	if (s->lost_events)
-		vmt_warn("%s: %llu events were lost while recording; figures may be incomplete",
-			 file, (unsigned long long)s->lost_events);
-	else if (s->rd.missed_pages)	/* flagged without a count */
-		vmt_warn("%s: events were lost while recording, how many is not known; figures "
-			 "may be incomplete", file);
 	return notes.damaged ? 2 : 0;
 }
 

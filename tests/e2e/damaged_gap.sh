@@ -77,9 +77,29 @@ s = lambda t: "%d.%09d" % divmod(t - start, 10**9)
 print(f"bad.vmt: damaged data skipped: 1 chunk (chunk checksum mismatch): the chunk at offset "
       f"{at}, CPU {cpu}, {pages} page{'s' if pages > 1 else ''}, {s(first)} s to {s(last)} s")
 PY
-vmtrace-report bad.vmt >/dev/null 2>err.txt
+vmtrace-report bad.vmt >out.txt 2>err.txt
 grep -qxF "vmtrace-report: warning: $(cat where.txt)" err.txt ||
 	{ cat err.txt where.txt; fail "bad.vmt: the warning does not say where the damage is"; }
+# The damaged chunk's events are lost events, how many is not known (its header gives
+# pages, not events): never "0" in any view, and its pCPU is marked as one with a gap
+[ "$(json bad.json '(d["lost_events"], d["lost_events_exact"], d["bad_blocks"])')" = \
+  "(0, False, 0)" ] || fail "bad.vmt: the damaged chunk's events are not lost events"
+[ "$(json bad.json '[(c["cpu"], c["gaps"]) for c in d["cpus_detail"]]')" = "[(0, 1), (1, 0)]" ] ||
+	fail "bad.vmt: the pCPUs' gaps: $(json bad.json '[c["gaps"] for c in d["cpus_detail"]]')"
+grep -qx "Lost events = an unknown number (not counted: 1 damaged chunk; pairs never span a gap)" \
+	out.txt || { grep Lost out.txt; fail "bad.vmt: text: lost events"; }
+grep -q "^  0 (1 gap)  " out.txt && grep -q "^  1  " out.txt ||
+	{ grep -A4 "Per pCPU" out.txt; fail "bad.vmt: text: the pCPU table does not mark CPU 0"; }
+grep -qx "vmtrace-report: warning: bad.vmt: events were lost with the damaged data, how many is not known; figures may be incomplete" \
+	err.txt || { cat err.txt; fail "bad.vmt: no word on its lost events"; }
+# as merged with another recording, and compared
+run vmtrace-report bad.vmt d.vmt
+expect_rc 2 "bad.vmt and d.vmt merged"
+grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" err.txt ||
+	{ cat err.txt; fail "bad.vmt merged: no word on its lost events"; }
+run vmtrace-report --compare bad.vmt d.vmt
+grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" err.txt ||
+	{ cat err.txt; fail "bad.vmt compared: no word on its lost events"; }
 vmtrace-convert --csv bad.vmt >bad.csv
 [ $? = 2 ] || fail "CSV of bad.vmt: exit status not 2"
 python3 - bad.csv <<'PY' || fail "CSV of bad.vmt: a row across the damaged chunk"
@@ -98,6 +118,43 @@ grep -q "events were lost while recording, how many is not known" err.txt ||
 	{ cat err.txt; fail "copy of bad.vmt: no word on the hole"; }
 [ "$(json out.txt '(d["pairs"], d["gap_dropped"], d["latency_ns"]["max"] < 20000)')" = \
   "(109, 1, True)" ] || fail "copy of bad.vmt: an exit paired across the hole"
+[ "$(json out.txt '(d["lost_events"], d["lost_events_exact"], d["missed_pages"])')" = \
+  "(0, False, 1)" ] || fail "copy of bad.vmt: its marked page is not an unknown loss"
+vmtrace-report copy.vmt 2>/dev/null | grep -qx "Lost events = an unknown number (not counted: 1 page flagged without a count; pairs never span a gap)" ||
+	fail "copy of bad.vmt: text: lost events"
+
+# Counted losses and a damaged chunk: the count is a lower bound, and says so
+python3 - <<'PY' >c.txt || fail "writing the third script"
+print("cpus 0-1")
+print("stats 1 0 40")
+t = 1000000
+for chunk in range(3):
+    for i in range(10):
+        print(f"exit 0 {t} 500 30 1"); print(f"entry 0 {t + 400} 500 1"); t += 1000
+    print("chunk 0")
+print("exit 1 1000000 600 30 2"); print("entry 1 1000200 600 2")
+print("page 1 missed 40")
+print("exit 1 1005000 600 30 2"); print("entry 1 1005200 600 2")
+PY
+"$HELPERS/mkvmt" "$F618" c.vmt <c.txt || fail "mkvmt c.vmt"
+python3 - c.vmt cbad.vmt <<'PY' || fail "damaging c.vmt's second chunk"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = b.index(b"CHNK", b.index(b"CHNK") + 1)
+b[at + 200] ^= 0xFF
+open(sys.argv[2], "wb").write(b)
+PY
+run vmtrace-report --json c.vmt
+[ "$(json out.txt '(d["lost_events"], d["lost_events_exact"])')" = "(40, True)" ] ||
+	fail "c.vmt: not 40 lost events, counted"
+run vmtrace-report --json cbad.vmt
+expect_rc 2 "cbad.vmt"
+[ "$(json out.txt '(d["lost_events"], d["lost_events_exact"], d["pairs"])')" = "(40, False, 22)" ] ||
+	fail "cbad.vmt: $(json out.txt '(d["lost_events"], d["lost_events_exact"], d["pairs"])')"
+grep -q "warning: cbad.vmt: 40 events were lost while recording, and an unknown number more with the damaged data" \
+	err.txt || { cat err.txt; fail "cbad.vmt: the warning"; }
+vmtrace-report cbad.vmt 2>/dev/null | grep -qx "Lost events = 40 and an unknown number more (not counted: 1 damaged chunk; pairs never span a gap)" ||
+	fail "cbad.vmt: text: lost events"
 
 # A damaged chunk is a gap from where its header says it began, even when no page of its
 # CPU follows: task 700's exit ends CPU 0's first chunk, its second chunk (the last) is
