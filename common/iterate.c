@@ -374,7 +374,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
  */
 static __attribute__((noinline)) int pass_gap(struct vmt_pass *w, const struct vmt_item *item)
 {
-	int ret = vmt_pairing_gap(w->pairing, item->cpu);
+	int ret = vmt_pairing_gap(w->pairing, item->cpu, item->gap_from, item->gap_until);
 
 	if (!ret && w->attrib)
 		ret = vmt_attrib_gap(w->attrib, item->cpu);

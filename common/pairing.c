@@ -15,6 +15,16 @@ struct task {
 	uint64_t epoch;		/* gap epoch when the begin was seen */
 	struct vmt_event *begin;	/* its own, from the first begin on (NULL before) */
 	void *ctx;
+	/*
+	 * Its latest event, for the time between it and the next that a gap may hide: the
+	 * open begin, else the latest end (kept by the ends only: a begin costs no store).
+	 */
+	uint64_t end_ts;
+	uint64_t seen_epoch;	/* the gap epoch at its latest event (or when it was made) */
+	uint32_t end_cpu;
+	bool has_last;		/* a join's task: its latest event came from a slice's tail */
+	uint64_t unknown;	/* struct vmt_pair's unknown, after the latest event */
+	uint64_t base;		/* a join's task: unknown before its first in the slice */
 };
 
 struct vmt_pairing {
@@ -24,6 +34,7 @@ struct vmt_pairing {
 	size_t ntasks, cap;
 	uint64_t epoch;		/* bumped at every gap */
 	uint64_t *cpu_gap_epoch;	/* per CPU: epoch of its last gap */
+	uint64_t *hole_from, *hole_until;	/* per CPU: the hole of its last gaps */
 	uint32_t ncpus;
 	struct vmt_pairing_stats st;
 	struct task *last;	/* most events follow one of the same task: look it up once */
@@ -151,6 +162,8 @@ static __attribute__((noinline)) struct task *lookup(struct vmt_pairing *p, uint
 	}
 	p->tasks[i].used = true;
 	p->tasks[i].key = key;
+	/* its first event has nothing before it that a gap could hide */
+	p->tasks[i].seen_epoch = p->epoch;
 	p->ntasks++;
 	return &p->tasks[i];
 }
@@ -209,6 +222,8 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	struct vmt_pair *pair = &p->pair;
 
 	t->open = false;
+	t->end_ts = ev->ts;
+	t->end_cpu = ev->cpu;
 	if (gap_epoch(p, t->begin->cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
 		p->st.gap_dropped++;
 		return 0;
@@ -221,6 +236,7 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	pair->begin = t->begin;
 	pair->end = ev;
 	pair->lat = ev->ts - t->begin->ts;
+	pair->unknown = t->unknown;
 	pair->task_ctx = &t->ctx;
 	pair->why = NULL;
 	pair->why_segs = NULL;
@@ -243,9 +259,57 @@ static __attribute__((noinline)) struct task *find(struct vmt_pairing *p, uint64
 
 	if (t && p->edges && p->ntasks != before &&
 	    log_edge(p, ev->kind == VMT_EV_BEGIN ? VMT_EDGE_HEAD_BEGIN : VMT_EDGE_HEAD_END, 0,
-		     key, ev->kind == VMT_EV_BEGIN ? NULL : ev))
+		     key, ev))
 		return NULL;
 	return t;
+}
+
+/*
+ * Of the span [lo, hi] between two events of a task, on CPUs a and b, the time inside the
+ * holes of the gaps those CPUs had since epoch (the later gap's, when one CPU had several
+ * with records between them): there the task's events may be lost, and so whether it was
+ * in the guest. A pair across such a gap is never made either.
+ */
+static uint64_t hidden(const struct vmt_pairing *p, uint64_t epoch, uint32_t a, uint32_t b,
+		       uint64_t lo, uint64_t hi)
+{
+	uint64_t s[2], e[2], n = 0;
+	unsigned int k, m = 0;
+
+	for (k = 0; k < 2; k++) {
+		uint32_t cpu = k ? b : a;
+
+		if ((k && a == b) || gap_epoch(p, cpu) <= epoch)
+			continue;
+		s[m] = p->hole_from[cpu] > lo ? p->hole_from[cpu] : lo;
+		e[m] = p->hole_until[cpu] < hi ? p->hole_until[cpu] : hi;
+		if (s[m] < e[m])
+			m++;
+	}
+	for (k = 0; k < m; k++)
+		n += e[k] - s[k];
+	/* the two holes' overlap, counted once */
+	if (m == 2 && (s[0] > s[1] ? s[0] : s[1]) < (e[0] < e[1] ? e[0] : e[1]))
+		n -= (e[0] < e[1] ? e[0] : e[1]) - (s[0] > s[1] ? s[0] : s[1]);
+	return n;
+}
+
+/* The task's latest event: its time and CPU. */
+static inline uint64_t last_event(const struct task *t, uint32_t *cpu)
+{
+	*cpu = t->open ? t->begin->cpu : t->end_cpu;
+	return t->open ? t->begin->ts : t->end_ts;
+}
+
+/* A gap came since the task's latest event (rare: out of line). */
+static __attribute__((noinline)) void since_gap(struct vmt_pairing *p, struct task *t,
+						const struct vmt_event *ev)
+{
+	uint32_t cpu;
+	uint64_t ts = last_event(t, &cpu);
+
+	t->unknown += hidden(p, t->seen_epoch, cpu, ev->cpu, ts, ev->ts);
+	t->seen_epoch = p->epoch;
 }
 
 const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p)
@@ -287,6 +351,8 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 	if (!t)
 		return -ENOMEM;
 	p->last = t;
+	if (__builtin_expect(t->seen_epoch != p->epoch, 0))
+		since_gap(p, t, ev);
 	if (ev->kind == VMT_EV_BEGIN) {
 		if (t->open)
 			p->st.orphan_begins++;
@@ -300,25 +366,51 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 	}
 	if (!t->open) {
 		p->st.orphan_ends++;
+		t->end_ts = ev->ts;
+		t->end_cpu = ev->cpu;
 		return 0;
 	}
 	return pair_end(p, t, ev);
 }
 
-int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu)
+/* Room for n per-CPU values in *a (its first old ones kept, the rest 0). */
+static int grow_cpus(uint64_t **a, uint32_t old, uint32_t n)
+{
+	uint64_t *bigger = realloc(*a, n * sizeof(*bigger));
+
+	if (!bigger)
+		return -ENOMEM;
+	memset(bigger + old, 0, (n - old) * sizeof(*bigger));
+	*a = bigger;
+	return 0;
+}
+
+int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t until)
 {
 	if (cpu >= p->ncpus) {
 		uint32_t n = cpu + 1 > p->ncpus * 2 ? cpu + 1 : p->ncpus * 2;
-		uint64_t *bigger = realloc(p->cpu_gap_epoch, n * sizeof(*bigger));
 
-		if (!bigger)
+		if (grow_cpus(&p->cpu_gap_epoch, p->ncpus, n) ||
+		    grow_cpus(&p->hole_from, p->ncpus, n) || grow_cpus(&p->hole_until, p->ncpus, n))
 			return -ENOMEM;
-		memset(bigger + p->ncpus, 0, (n - p->ncpus) * sizeof(*bigger));
-		p->cpu_gap_epoch = bigger;
 		p->ncpus = n;
 	}
+	/* gaps with no record of the CPU between them (it starts before the last ends): one */
+	if (p->cpu_gap_epoch[cpu] && from < p->hole_until[cpu]) {
+		if (until > p->hole_until[cpu])
+			p->hole_until[cpu] = until;
+	} else {
+		p->hole_from[cpu] = from;
+		p->hole_until[cpu] = until;
+	}
 	p->cpu_gap_epoch[cpu] = ++p->epoch;
-	return p->edges ? log_edge(p, VMT_EDGE_GAP, cpu, 0, NULL) : 0;
+	if (!p->edges)
+		return 0;
+	if (log_edge(p, VMT_EDGE_GAP, cpu, 0, NULL))
+		return -ENOMEM;
+	p->edges->log[p->edges->nlog - 1].from = from;
+	p->edges->log[p->edges->nlog - 1].until = until;
+	return 0;
 }
 
 int vmt_pairing_finish(struct vmt_pairing *p)
@@ -344,6 +436,9 @@ int vmt_pairing_finish(struct vmt_pairing *p)
 			x->epoch = t->epoch;
 			if (t->open)
 				x->begin = *t->begin;
+			x->last_ts = last_event(t, &x->last_cpu);
+			x->last_epoch = t->seen_epoch;
+			x->unknown = t->unknown;
 		}
 		if (t->open) {
 			t->open = false;
@@ -373,6 +468,8 @@ void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *a
 	free(p->spare);
 	free(p->tasks);
 	free(p->cpu_gap_epoch);
+	free(p->hole_from);
+	free(p->hole_until);
 	free(p);
 }
 
@@ -388,7 +485,7 @@ int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 		struct task *t;
 
 		if (x->kind == VMT_EDGE_GAP) {
-			ret = vmt_pairing_gap(p, x->cpu);
+			ret = vmt_pairing_gap(p, x->cpu, x->from, x->until);
 			if (ret)
 				return ret;
 			continue;
@@ -396,6 +493,17 @@ int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 		t = lookup(p, x->key);
 		if (!t)
 			return -ENOMEM;
+		/*
+		 * The span from the task's last event in the slices before to its first in this
+		 * one, which neither slice's pairing saw whole: unknown as in since_gap()
+		 */
+		if (t->has_last) {
+			uint32_t cpu;
+			uint64_t ts = last_event(t, &cpu);
+
+			t->unknown += hidden(p, t->seen_epoch, cpu, x->ev.cpu, ts, x->ev.ts);
+		}
+		t->base = t->unknown;
 		if (!t->open)
 			continue;
 		/* the begin an earlier slice left open was not unfinished after all */
@@ -416,11 +524,27 @@ int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 			return -ENOMEM;
 		t->open = x->open;
 		t->epoch = base + x->epoch;
+		t->has_last = true;
+		t->end_ts = x->last_ts;	/* when open, the begin below is the latest */
+		t->end_cpu = x->last_cpu;
+		t->seen_epoch = base + x->last_epoch;
+		t->unknown = t->base + x->unknown;
 		if (x->open && keep_begin(p, t, &x->begin)) {
 			t->open = false;
 			return -ENOMEM;
 		}
 	}
 	p->last = NULL;
+	return 0;
+}
+
+uint64_t vmt_pairing_unknown_base(const struct vmt_pairing *p, uint64_t key)
+{
+	size_t i;
+
+	for (i = hash(key) & (p->cap - 1); p->tasks[i].used; i = (i + 1) & (p->cap - 1)) {
+		if (p->tasks[i].key == key)
+			return p->tasks[i].base;
+	}
 	return 0;
 }

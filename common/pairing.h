@@ -2,8 +2,9 @@
 /*
  * pairing: matches each begin event (kvm_exit) with the next end event (kvm_entry) of the
  * same task, across CPUs, in timestamp order. A pair never spans a lost-events gap on the
- * CPU of either event; unmatched events are counted, never guessed. Memory grows with the
- * number of tasks, not events. One struct vmt_pairing per thread.
+ * CPU of either event; unmatched events are counted, never guessed; the time such gaps hid
+ * from each task is kept (struct vmt_pair's unknown). Memory grows with the number of
+ * tasks and CPUs, not events. One struct vmt_pairing per thread.
  */
 #ifndef VMT_PAIRING_H
 #define VMT_PAIRING_H
@@ -28,6 +29,15 @@ struct vmt_pair {
 	const struct vmt_why *why;
 	const struct vmt_whyseg *why_segs;
 	uint32_t why_nsegs;
+	/*
+	 * The task's time so far in which its events may have been lost: between two
+	 * consecutive events of the task with a lost-events gap on the CPU of either between
+	 * them, the part of that span inside the gap's hole (vmt_pairing_gap) on those CPUs.
+	 * Trace clock units, a running total; the same at the pair's begin and end, which no
+	 * gap separates. What lies between two pairs' values was not seen, in the guest or out
+	 * of it.
+	 */
+	uint64_t unknown;
 };
 
 /* pair (and what it points to) stays valid until the next event or gap is fed. */
@@ -57,9 +67,10 @@ enum vmt_edge_kind {
 
 struct vmt_edge {
 	enum vmt_edge_kind kind;
-	uint32_t cpu;		/* VMT_EDGE_GAP */
+	uint32_t cpu;		/* VMT_EDGE_GAP, with its hole: */
+	uint64_t from, until;
 	uint64_t key;		/* VMT_EDGE_HEAD_*: the task (vmt_pairing_task_key) */
-	struct vmt_event ev;	/* VMT_EDGE_HEAD_END: the end */
+	struct vmt_event ev;	/* VMT_EDGE_HEAD_*: the event (ts and cpu for a begin) */
 };
 
 struct vmt_edge_tail {
@@ -67,6 +78,9 @@ struct vmt_edge_tail {
 	bool open;		/* its begin waits for an end of a later slice */
 	uint64_t epoch;		/* gaps of the slice before that begin */
 	struct vmt_event begin;
+	/* the task's last event in the slice, the gaps before it, its unknown time there */
+	uint64_t last_ts, last_epoch, unknown;
+	uint32_t last_cpu;
 };
 
 struct vmt_pairing_edges {
@@ -99,6 +113,12 @@ int vmt_pairing_log_edges(struct vmt_pairing *p, struct vmt_pairing_edges *e);
 int vmt_pairing_join(struct vmt_pairing *p, const struct vmt_pairing_edges *e,
 		     struct vmt_pairing_stats *st);
 /*
+ * After joining a slice: the unknown time (struct vmt_pair) of task key before its first
+ * event in that slice, which the slice's own pairing counted from 0; 0 for a task the join
+ * has not seen.
+ */
+uint64_t vmt_pairing_unknown_base(const struct vmt_pairing *p, uint64_t key);
+/*
  * Where to decode the next event: fed to vmt_pairing_event(), a begin there is kept by
  * taking the buffer rather than by a copy (the task's previous one becomes the next
  * buffer). Valid until the next event.
@@ -112,8 +132,12 @@ struct vmt_event *vmt_pairing_buffer(struct vmt_pairing *p);
 int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev);
 /* The pair the latest event completed (valid as above). */
 const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p);
-/* Events were lost on cpu just before the events fed next. */
-int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu);
+/*
+ * Events were lost on cpu just before the events fed next: its events from time from
+ * (its last one before) to until (where it is known again) may be missing (struct
+ * vmt_item's gap_from and gap_until; 0 and UINT64_MAX: any time before).
+ */
+int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t until);
 /* Count the begins still open as unfinished (and log the tails). Returns 0 or -ENOMEM. */
 int vmt_pairing_finish(struct vmt_pairing *p);
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p);

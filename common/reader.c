@@ -638,6 +638,10 @@ static bool chunk_skipped(struct vmt_reader *r, struct stream *s,
 	if (ci->first_ts == UINT64_MAX || (s->head.kind && ci->first_ts < s->head.ts) ||
 	    (next != UINT64_MAX && ci->first_ts > next))
 		return false;
+	s->head.gap_from = vmt_item_hole_from(&s->head);
+	/* the chunk's records end at its last time; a header that says otherwise: the next's */
+	s->head.gap_until = ci->last_ts >= ci->first_ts && ci->last_ts <= next ? ci->last_ts :
+			    next;
 	s->head.kind = VMT_ITEM_GAP;
 	s->head.ts = ci->first_ts;
 	s->head.missed = 0;
@@ -803,6 +807,8 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			 * next page that holds records: an empty page's time says nothing.
 			 */
 			if (s->pg.missed || (s->after_bad && s->pg.commit)) {
+				s->head.gap_from = vmt_item_hole_from(&s->head);
+				s->head.gap_until = s->pg.page_ts;
 				s->head.kind = VMT_ITEM_GAP;
 				s->head.ts = s->pg.page_ts;
 				s->head.missed = s->pg.missed ? s->pg.missed_count : 0;

@@ -37,7 +37,23 @@ struct vmt_item {
 	uint64_t ts;
 	struct vmt_rbrecord rec;	/* VMT_ITEM_RECORD */
 	uint64_t missed;		/* VMT_ITEM_GAP: count, or 0 when the page did not store it */
+	/*
+	 * VMT_ITEM_GAP: when the CPU's events may have been lost, from its last record before
+	 * (0: none) to the first time known again: a flagged page's time, a damaged chunk's
+	 * last time (UINT64_MAX when not known).
+	 */
+	uint64_t gap_from, gap_until;
 };
+
+/*
+ * Where a hole that follows item prev (a CPU's previous item; kind 0: none) starts: its
+ * record's time, or where the gap before it started (no record came between the two).
+ */
+static inline uint64_t vmt_item_hole_from(const struct vmt_item *prev)
+{
+	return prev->kind == VMT_ITEM_RECORD ? prev->ts :
+	       prev->kind == VMT_ITEM_GAP ? prev->gap_from : 0;
+}
 
 struct vmt_reader_stats {
 	uint64_t chunks, bad_chunks;

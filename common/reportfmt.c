@@ -319,6 +319,18 @@ static void percentile_line(FILE *f, const struct vmt_reader *r, const struct vm
 					     sizeof(a)));
 }
 
+/* Whether some task's span has time in which its events may have been lost. */
+static bool any_unknown(const struct vmt_summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++) {
+		if (vmt_summary_unknown(&s->tasks[i]))
+			return true;
+	}
+	return false;
+}
+
 static void availability_line(FILE *f, const struct vmt_summary *s)
 {
 	double sum = 0, worst = 100.0;
@@ -340,6 +352,10 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 		fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% "
 			"at worst (first exit to last entry)\n",
 			vmt_pct_cut(sum / (double)s->ntasks, 3), s->ntasks, vmt_pct_cut(worst, 3));
+	/* a hole's time is neither in the guest nor out of it: counted as either, it lies */
+	if (any_unknown(s))
+		fprintf(f, "  less, per task, the time its events may have been lost in gaps "
+			"(the \"gap\" column of the vCPU table)\n");
 }
 
 /*
@@ -410,11 +426,12 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 	const struct vmt_clock *clk = vmt_reader_clock(t->r);
 	const struct vmt_summary *s = t->s;
 	struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
-	char label[64], a[32], b[48], w[32];
+	bool gaps = wd == &kvm_words && any_unknown(s);
+	char label[64], a[32], b[48], w[32], gap[48];
 	size_t i;
 
-	fprintf(f, "  %-24s %9s %16s %16s\n", wd->task, wd == &kvm_words ? "in guest" : "",
-		"max/window", "window starts at");
+	fprintf(f, "  %-24s %9s %16s %16s%s\n", wd->task, wd == &kvm_words ? "in guest" : "",
+		"max/window", "window starts at", gaps ? "          gap" : "");
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *g = &s->tasks[i];
 
@@ -426,8 +443,13 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 			snprintf(a, sizeof(a), "%.3f%%", vmt_pct_cut(vmt_summary_in_guest(g), 3));
 		else
 			a[0] = '\0';
-		fprintf(f, "  %-24s %9s %16s %14s s\n", task_label(t->r, g, label, sizeof(label)), a,
-			w, vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)));
+		/* the time left out of its span: its events may have been lost then */
+		if (gaps)
+			snprintf(gap, sizeof(gap), " %12s", vmt_summary_unknown(g) ?
+				 vmt_fmt_lat(clk, vmt_summary_unknown(g), b, sizeof(b)) : "-");
+		fprintf(f, "  %-24s %9s %16s %14s s%s\n", task_label(t->r, g, label, sizeof(label)),
+			a, w, vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)),
+			gaps ? gap : "");
 	}
 }
 

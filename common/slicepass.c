@@ -262,7 +262,7 @@ static int merge_slice(struct slice *sl, struct vmt_pairing *join, struct spanni
 		return -ENOMEM;
 	if (sp->error)
 		return sp->error;
-	return vmt_summary_merge(sp->s, &sl->s) ? -ENOMEM : 1;
+	return vmt_summary_merge(sp->s, &sl->s, join) ? -ENOMEM : 1;
 }
 
 /*

@@ -300,6 +300,7 @@ struct task *vmt_summary_new_task(struct vmt_summary *s, int32_t pid)
 	group_init(&t->g);
 	t->g.pid = pid;
 	t->g.first_ts = UINT64_MAX;
+	t->g.unknown_lo = UINT64_MAX;
 	if (vmt_window_init(&t->win, s->window)) {
 		free(t);
 		return NULL;
@@ -423,6 +424,11 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		t->g.first_ts = ex->ts;
 	if (p->end->ts > t->g.last_ts)
 		t->g.last_ts = p->end->ts;
+	/* a running total: the first and last pairs' bound the time unknown between them */
+	if (p->unknown < t->g.unknown_lo)
+		t->g.unknown_lo = p->unknown;
+	if (p->unknown > t->g.unknown_hi)
+		t->g.unknown_hi = p->unknown;
 	if (p->end->has & VMT_EVF_VCPU) {
 		t->g.vcpu = p->end->vcpu;
 		t->g.has_vcpu = true;
@@ -838,10 +844,18 @@ void vmt_summary_free(struct vmt_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+uint64_t vmt_summary_unknown(const struct vmt_group *t)
+{
+	return t->unknown_hi > t->unknown_lo ? t->unknown_hi - t->unknown_lo : 0;
+}
+
 double vmt_summary_in_guest(const struct vmt_group *t)
 {
 	uint64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;
+	uint64_t unknown = vmt_summary_unknown(t);
 
+	/* what is known of the span: the time around lost events was neither in nor out */
+	span = span > unknown ? span - unknown : 0;
 	if (!span)
 		return t->d.st.sum ? 0.0 : 100.0;
 	return 100.0 * (1.0 - (double)t->d.st.sum / (double)span);

@@ -41,6 +41,11 @@ struct vmt_group {
 	struct vmt_latdist d;		/* trace clock units */
 	uint64_t max_window_sum, max_window_at;
 	uint64_t first_ts, last_ts;	/* tasks: first exit, last entry */
+	/*
+	 * Tasks: struct vmt_pair's unknown at the first and the last pair: the time between,
+	 * hi - lo, lies between those pairs where its events may have been lost (a gap).
+	 */
+	uint64_t unknown_lo, unknown_hi;
 	uint64_t gaps;			/* pCPUs: lost-events gaps there (flagged, damaged) */
 	struct vmt_whysum why;		/* where the time went (when attributed) */
 	bool has_window_why;		/* tasks: window_why is the worst window's breakdown */
@@ -114,7 +119,8 @@ void vmt_summary_free(struct vmt_summary *s);
  * the pass, makes s the summary of one slice: its pass leaves it unfinished, to be merged.
  * vmt_summary_merger() makes s (zeroed here) the summary the slices merge into, in time
  * order: first the pairs the slice completes with a begin of an earlier slice
- * (vmt_summary_merge_pair), then the slice (vmt_summary_merge, which empties from); then
+ * (vmt_summary_merge_pair), then the slice (vmt_summary_merge, which empties from; join is
+ * the pairing that joined the slice, whose unknown bases its tasks' figures take); then
  * vmt_summary_merge_end() finishes it as a pass would have, it holding the whole pass's
  * totals. The figures are the same as one pass's over the whole recording. Without
  * attribution only. All return 0 or -ENOMEM.
@@ -126,7 +132,8 @@ int vmt_summary_merger(struct vmt_summary *s, const struct vmt_summary_opts *o,
 		       const struct vmt_iter *it);
 int vmt_summary_merge_pair(struct vmt_summary *into, const struct vmt_iter *it,
 			   const struct vmt_pair *p);
-int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from);
+int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
+		      const struct vmt_pairing *join);
 int vmt_summary_merge_end(struct vmt_summary *s, const struct vmt_iter *it);
 /*
  * The figures of s so far, during the pass it is fed by (between two items, on the thread
@@ -145,10 +152,14 @@ static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
 }
 /*
  * A vCPU task's share of time in the guest, in %: 100 x (1 - its out-of-guest time / the
- * span from its first exit to its last entry). The same for every input format: it needs
- * nothing but the task's own events.
+ * span from its first exit to its last entry, less the time in which its events may have
+ * been lost (vmt_summary_unknown): there it was neither in the guest nor out of it as far
+ * as anyone knows). The same for every input format: it needs nothing but the task's own
+ * events and the gaps.
  */
 double vmt_summary_in_guest(const struct vmt_group *t);
+/* That time of task t, in trace clock units (0 without gaps). */
+uint64_t vmt_summary_unknown(const struct vmt_group *t);
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it; into buf. */
 const char *vmt_summary_reason(const struct vmt_summary *s, uint32_t isa, uint64_t key,
 			       char *buf, size_t size);

@@ -116,9 +116,12 @@ int vmt_summary_merge_pair(struct vmt_summary *into, const struct vmt_iter *it,
 	return c.ops->pair(c.state, it, p, &slot);
 }
 
-static int merge_task(struct vmt_summary *into, const struct task *f)
+static int merge_task(struct vmt_summary *into, const struct task *f,
+		      const struct vmt_pairing *join)
 {
 	struct task *t = task_of(into, f->key, f->g.pid, f->home_cpu);
+	/* the slice counted the task's unknown time from 0; the join knows what came before */
+	uint64_t base = join ? vmt_pairing_unknown_base(join, f->key) : 0;
 	uint32_t i;
 
 	if (!t || vmt_latdist_merge(&t->g.d, &f->g.d))
@@ -127,6 +130,10 @@ static int merge_task(struct vmt_summary *into, const struct task *f)
 		t->g.first_ts = f->g.first_ts;
 	if (f->g.last_ts > t->g.last_ts)
 		t->g.last_ts = f->g.last_ts;
+	if (f->g.d.st.count && base + f->g.unknown_lo < t->g.unknown_lo)
+		t->g.unknown_lo = base + f->g.unknown_lo;
+	if (f->g.d.st.count && base + f->g.unknown_hi > t->g.unknown_hi)
+		t->g.unknown_hi = base + f->g.unknown_hi;
 	if (f->g.has_vcpu) {
 		t->g.vcpu = f->g.vcpu;
 		t->g.has_vcpu = true;
@@ -158,13 +165,14 @@ static int merge_hist(struct vmt_summary *into, const struct vmt_summary *from)
 	return 0;
 }
 
-int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from)
+int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
+		      const struct vmt_pairing *join)
 {
 	const struct task *f;
 	size_t i;
 
 	for (f = from->work->tasks; f; f = f->next) {
-		if (merge_task(into, f))
+		if (merge_task(into, f, join))
 			return -ENOMEM;
 	}
 	/* a slice's tasks were all counted in its pCPUs' groups when its pass ended */

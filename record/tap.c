@@ -111,6 +111,8 @@ static bool stream_advance(struct rec_tap *t, struct stream *s)
 				continue;
 			s->in_page = true;
 			if (s->pg.missed) {
+				s->item.gap_from = vmt_item_hole_from(&s->item);
+				s->item.gap_until = s->pg.page_ts;
 				s->item.kind = VMT_ITEM_GAP;
 				s->item.ts = s->pg.page_ts;
 				s->item.missed = s->pg.missed_count;

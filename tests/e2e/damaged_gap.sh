@@ -9,6 +9,23 @@
 F618="$DATA/formats/linux-6.18-x86_64"
 command -v python3 >/dev/null || skip "python3 missing"
 
+# vcpus REPORT.json WANT.json: the report's per-vCPU figures are those tests/helpers/
+# gaporacle.py computed from the script, with the hole's events taken out: pairs, out-of-
+# guest total, the time left out of the span (gap_ns) and the time in the guest
+vcpus() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+got = json.load(open(sys.argv[1]))["vcpus"]
+want = json.load(open(sys.argv[2]))
+key = lambda v: (v["pid"], v["pairs"], v["total_ns"], v["gap_ns"])
+got, want = sorted(got, key=key), sorted(want, key=key)
+assert [key(v) for v in got] == [key(v) for v in want], \
+    ([key(v) for v in got], [key(v) for v in want])
+for g, w in zip(got, want):
+    assert abs(g["in_guest_percent"] - w["in_guest_percent"]) <= 0.00005 + 1e-9, (g, w)
+PY
+}
+
 # CPU 0: pairs in chunk 1; an exit at the end of chunk 2; chunk 3 (damaged below) holds
 # pairs; chunk 4 starts with the entry of chunk 2's exit, then pairs. CPU 1: pairs only.
 python3 - <<'PY' >d.txt || fail "writing the script"
@@ -57,6 +74,20 @@ for w in 0 4096; do
 		fail "bad.vmt (windows $w): the pair across the damaged chunk was not dropped"
 	[ "$(json bad.json 'd["latency_ns"]["max"] < 20000')" = True ] ||
 		fail "bad.vmt (windows $w): an exit paired across the damaged chunk"
+	# The hole's time was neither in the guest nor out of it: left out of task 500's
+	# span (once counted in the guest: 70.646 % where the undamaged file has 60.696 %)
+	python3 "$top_srcdir/tests/helpers/gaporacle.py" d.txt --damaged 0 2 >want.json ||
+		fail "the oracle"
+	vcpus bad.json want.json || fail "bad.vmt (windows $w): the vCPUs' figures"
+	[ "$(json bad.json '[v["gap_ns"] for v in d["vcpus"] if v["pid"] == 500]')" = "[20400]" ] ||
+		fail "bad.vmt (windows $w): task 500's gap"
+	python3 - good.json bad.json <<'PY' || fail "bad.vmt (windows $w): far from the undamaged"
+import json, sys
+# task 500's exits take 40 % of every chunk's time: without the hole, about the same share
+g, b = (next(v["in_guest_percent"] for v in json.load(open(f))["vcpus"] if v["pid"] == 500)
+        for f in sys.argv[1:])
+assert abs(g - b) < 0.1, (g, b)
+PY
 done
 # The warning says where the damage is: the chunk's offset in the file, its CPU, pages and
 # time range from the recording's first page, as its header (read here) gives them
@@ -90,6 +121,11 @@ grep -qx "Lost events = an unknown number (not counted: 1 damaged chunk; pairs n
 	out.txt || { grep Lost out.txt; fail "bad.vmt: text: lost events"; }
 grep -q "^  0 (1 gap)  " out.txt && grep -q "^  1  " out.txt ||
 	{ grep -A4 "Per pCPU" out.txt; fail "bad.vmt: text: the pCPU table does not mark CPU 0"; }
+# text: the availability at worst is task 500's (60.666 %, cut), its gap in the vCPU table
+grep -q "^Guest availability: .*, 60.666 % at worst (first exit to last entry)$" out.txt &&
+	grep -q '^  less, per task, the time its events may have been lost in gaps' out.txt &&
+	grep -q "^  0 (500)  *60.666%  *23.60 us  *0.000000000 s  *20.40 us$" out.txt ||
+	{ grep -A3 "in guest" out.txt; fail "bad.vmt: text: the time in the guest"; }
 grep -qx "vmtrace-report: warning: bad.vmt: events were lost with the damaged data, how many is not known; figures may be incomplete" \
 	err.txt || { cat err.txt; fail "bad.vmt: no word on its lost events"; }
 # as merged with another recording, and compared
@@ -122,6 +158,21 @@ grep -q "events were lost while recording, how many is not known" err.txt ||
   "(0, False, 1)" ] || fail "copy of bad.vmt: its marked page is not an unknown loss"
 vmtrace-report copy.vmt 2>/dev/null | grep -qx "Lost events = an unknown number (not counted: 1 page flagged without a count; pairs never span a gap)" ||
 	fail "copy of bad.vmt: text: lost events"
+# the copy's hole is a flagged page: from CPU 0's last record before it to that page (the
+# damaged chunk's header, which said where its records ended, is not in the copy)
+python3 - d.txt <<'PY' >copy.txt || fail "the copy's script"
+import sys
+n = 0
+for line in open(sys.argv[1]):
+    if line.startswith("chunk 0"):
+        n += 1
+        if n == 2:
+            print("page 0 missed")
+    if n != 2 or line.startswith("chunk"):
+        print(line, end="")
+PY
+python3 "$top_srcdir/tests/helpers/gaporacle.py" copy.txt >want.json || fail "the oracle"
+vcpus out.txt want.json || fail "copy of bad.vmt: the vCPUs' figures"
 
 # Counted losses and a damaged chunk: the count is a lower bound, and says so
 python3 - <<'PY' >c.txt || fail "writing the third script"
@@ -151,6 +202,10 @@ run vmtrace-report --json cbad.vmt
 expect_rc 2 "cbad.vmt"
 [ "$(json out.txt '(d["lost_events"], d["lost_events_exact"], d["pairs"])')" = "(40, False, 22)" ] ||
 	fail "cbad.vmt: $(json out.txt '(d["lost_events"], d["lost_events_exact"], d["pairs"])')"
+python3 "$top_srcdir/tests/helpers/gaporacle.py" c.txt --damaged 0 1 >want.json || fail "the oracle"
+vcpus out.txt want.json || fail "cbad.vmt: the vCPUs' figures"
+[ "$(json out.txt '[v["gap_ns"] > 0 for v in d["vcpus"]]')" = "[True, True]" ] ||
+	fail "cbad.vmt: both tasks lost events, a page's and a chunk's"
 grep -q "warning: cbad.vmt: 40 events were lost while recording, and an unknown number more with the damaged data" \
 	err.txt || { cat err.txt; fail "cbad.vmt: the warning"; }
 vmtrace-report cbad.vmt 2>/dev/null | grep -qx "Lost events = 40 and an unknown number more (not counted: 1 damaged chunk; pairs never span a gap)" ||
@@ -197,5 +252,8 @@ for w in 0 4096; do
 	[ "$(json tbad.json '(d["pairs"], d["gap_dropped"], d["latency_ns"]["max"])')" = \
 	  "(50, 1, 300)" ] ||
 		fail "tbad.vmt (windows $w): $(json tbad.json '(d["pairs"], d["gap_dropped"])')"
+	python3 "$top_srcdir/tests/helpers/gaporacle.py" t.txt --damaged 0 1 >want.json ||
+		fail "the oracle"
+	vcpus tbad.json want.json || fail "tbad.vmt (windows $w): the vCPUs' figures"
 done
 finish

@@ -82,6 +82,28 @@ want = (pairs, dropped, orphan_ends, len(opened))
 assert got == want, (got, want)
 assert d["orphan_exits"] in (orphan_begins, orphan_begins + len(opened)), d["orphan_exits"]
 EOF
+# and each vCPU's time in the guest, less the time its events may have been lost in the gaps
+# (tests/helpers/gaporacle.py), in one pass and in slices: the slices' edges carry it
+for seed in 1 2 3; do
+	python3 "$top_srcdir/tests/helpers/gaporacle.py" s$seed.txt >want.json ||
+		fail "the gap oracle on s$seed"
+	for slices in 0 13; do
+		VMTRACE_TEST_SLICES=$slices vmtrace-report --jobs $((slices ? 3 : 1)) --json \
+			s$seed.vmt >got.json 2>/dev/null
+		python3 - got.json want.json <<'EOF' || fail "s$seed, $slices slices: in guest"
+import json, sys
+got = json.load(open(sys.argv[1]))["vcpus"]
+want = json.load(open(sys.argv[2]))
+key = lambda v: (v["pid"], v["pairs"], v["total_ns"], v["gap_ns"])
+got, want = sorted(got, key=key), sorted(want, key=key)
+assert [key(v) for v in got] == [key(v) for v in want], \
+    ([key(v) for v in got], [key(v) for v in want])
+assert any(v["gap_ns"] for v in want), "no gap in a task's span: nothing tested"
+for g, w in zip(got, want):
+    assert abs(g["in_guest_percent"] - w["in_guest_percent"]) <= 0.00005 + 1e-9, (g, w)
+EOF
+	done
+done
 
 # no thread can be made (its 2 GB stack does not fit in 1.5 GB of address space): one
 # pass, not an error; one thread (1 GB stacks): the slices on it. Not under the sanitizers,

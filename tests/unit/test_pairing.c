@@ -88,6 +88,90 @@ static const struct pcase cases[] = {
 };
 
 /*
+ * The time a gap hides between two events of a task (struct vmt_pair's unknown): script
+ * steps as above, a gap's hole from ts to until; the pairs' unknown values in order.
+ */
+struct ustep {
+	char what;
+	uint32_t cpu;
+	uint64_t ts;
+	int32_t pid;
+	uint64_t until;
+};
+
+struct ucase {
+	const char *name;
+	struct ustep steps[10];
+	unsigned int pairs;
+	uint64_t unknown[3];
+};
+
+static const struct ucase ucases[] = {
+	{ "a hole inside the span between two pairs",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 250, 0, 400 },
+	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 2, { 0, 150 } },
+	{ "a hole that began before the task's last event: from that event on",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 150, 0, 300 },
+	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 2, { 0, 100 } },
+	{ "the CPU the task left: its hole up to the next event elsewhere",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 120, 0, 10000 },
+	    { 'B', 1, 500, 5, 0 }, { 'E', 1, 600, 5, 0 }, { 0 } }, 2, { 0, 300 } },
+	{ "holes on both CPUs: their overlap once",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 220, 0, 400 },
+	    { 'G', 1, 300, 0, 450 }, { 'B', 1, 500, 5, 0 }, { 'E', 1, 600, 5, 0 }, { 0 } }, 2,
+	  { 0, 230 } },
+	{ "a hole on another CPU hides nothing",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 2, 0, 0, 1000 },
+	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 2, { 0, 0 } },
+	{ "two gaps without a record between: one hole",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 210, 0, 300 },
+	    { 'G', 0, 210, 0, 350 }, { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 2,
+	  { 0, 140 } },
+	{ "a pair dropped at a gap: its hidden part counts",
+	  { { 'B', 0, 100, 5, 0 }, { 'G', 0, 150, 0, 300 }, { 'E', 0, 400, 5, 0 },
+	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 1, { 150 } },
+};
+
+static void on_pair_unknown(const struct vmt_pair *p, void *arg)
+{
+	uint64_t *u = arg;
+
+	if (u[0] < 3)
+		u[1 + u[0]] = p->unknown;
+	u[0]++;
+}
+
+static void test_unknown(void **state)
+{
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(ucases) / sizeof(ucases[0]); i++) {
+		const struct ucase *c = &ucases[i];
+		uint64_t got[4] = { 0 };
+		struct vmt_pairing *p = vmt_pairing_new(on_pair_unknown, got);
+
+		assert_non_null(p);
+		print_message("case: %s\n", c->name);
+		for (k = 0; c->steps[k].what; k++) {
+			const struct ustep *s = &c->steps[k];
+			struct vmt_event ev = { .cpu = s->cpu, .ts = s->ts, .pid = s->pid };
+
+			if (s->what == 'G') {
+				assert_int_equal(vmt_pairing_gap(p, s->cpu, s->ts, s->until), 0);
+				continue;
+			}
+			ev.kind = s->what == 'B' ? VMT_EV_BEGIN : VMT_EV_END;
+			assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		}
+		assert_int_equal(got[0], c->pairs);
+		for (k = 0; k < c->pairs; k++)
+			assert_int_equal(got[1 + k], c->unknown[k]);
+		vmt_pairing_free(p, NULL, NULL);
+	}
+}
+
+/*
  * Each case three ways: events from the caller's memory with a callback; decoded into
  * the pairing's buffer (begins kept by taking it) with a callback; and into the buffer
  * without one, the pairs returned (1, vmt_pairing_last()).
@@ -115,7 +199,8 @@ static void test_cases(void **state)
 				ev->ts = s->ts;
 				ev->pid = s->pid;
 				if (s->what == 'G') {
-					assert_int_equal(vmt_pairing_gap(p, s->cpu), 0);
+					assert_int_equal(vmt_pairing_gap(p, s->cpu, 0, UINT64_MAX),
+							 0);
 					continue;
 				}
 				ev->kind = s->what == 'B' ? VMT_EV_BEGIN : VMT_EV_END;
@@ -238,7 +323,7 @@ static void test_join(void **state)
 		assert_non_null(join);
 		for (i = 0; i < JOIN_EVENTS; i++) {
 			if (gap[i])
-				assert_int_equal(vmt_pairing_gap(p, evs[i].cpu), 0);
+				assert_int_equal(vmt_pairing_gap(p, evs[i].cpu, 0, UINT64_MAX), 0);
 			assert_int_equal(vmt_pairing_event(p, &evs[i]), 0);
 		}
 		vmt_pairing_finish(p);
@@ -250,7 +335,8 @@ static void test_join(void **state)
 			vmt_pairing_log_edges(sl, &e);
 			for (i = cut[k]; i < cut[k + 1]; i++) {
 				if (gap[i])
-					assert_int_equal(vmt_pairing_gap(sl, evs[i].cpu), 0);
+					assert_int_equal(vmt_pairing_gap(sl, evs[i].cpu, 0,
+									 UINT64_MAX), 0);
 				assert_int_equal(vmt_pairing_event(sl, &evs[i]), 0);
 			}
 			assert_int_equal(vmt_pairing_finish(sl), 0);
@@ -287,6 +373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_join),
 	};
