@@ -68,7 +68,9 @@ static void json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
 	for (k = 0; k < cpus->n; k++)
 		vmt_jsonw_u64(w, NULL, cpus->cpu[k]);
 	vmt_jsonw_array_close(w);
-	vmt_jsonw_u64(w, "duration_ns", vmt_reader_duration_ns(r));
+	/* null when the file does not say (unfinished, trace.dat): never a 0 to divide by */
+	vmt_jsonw_opt_u64(w, "duration_ns", vmt_reader_duration_ns(r) != 0,
+			  vmt_reader_duration_ns(r));
 	vmt_jsonw_u64(w, "span_ns", vmt_clock_ns(clk, s->last_ts - s->first_ts));
 }
 
