@@ -81,7 +81,7 @@ static const struct argp_option options[] = {
 	{ "why", OPT_WHY, NULL, 0, "with -v: where each exit's time went, under its entry "
 	  "(the longest exits always show it when the recording has context events)", 2 },
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
-	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit longer than TIME", 2 },
+	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit of TIME or longer", 2 },
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "
 	  "of time TS; TS 'trigger': the exit that triggered a flight recording", 2 },
 	{ "jobs", OPT_JOBS, "N", 0, "analyse the recording on N threads, cut into time slices "

@@ -96,8 +96,8 @@ grep -q "^  cpuid(0x72) *7 " out.txt || fail "reason row"
 grep -q "^  0x9999 *1 " out.txt || fail "unknown reason shown as its code"
 grep -q "names from the recording's format" out.txt || fail "name source"
 grep -q "^Longest exits:" out.txt || fail "top exits"
-sed -n '/^Exits longer than/,/^$/p' out.txt | grep -c "io(0x7b)" | grep -qx 2 ||
-	fail "threshold list: $(sed -n '/^Exits longer than/,$p' out.txt)"
+sed -n '/^Exits of at least/,/^$/p' out.txt | grep -c "io(0x7b)" | grep -qx 2 ||
+	fail "threshold list: $(sed -n '/^Exits of at least/,$p' out.txt)"
 sed -n '/^Events within/,$p' out.txt >near.txt
 grep -q "EXIT  vcpu 0 reason cpuid(0x72)" near.txt || fail "--around: exit"
 grep -q "ENTRY vcpu 0 .*latency 600 ns" near.txt || fail "--around: entry with its latency"

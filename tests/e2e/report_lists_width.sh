@@ -59,7 +59,7 @@ lists, cur = {}, None
 for l in open(sys.argv[1]):
     l = l.rstrip("\n")
     assert wide or len(l) <= 120, "%d columns: %s" % (len(l), l)
-    if l.startswith(("Longest ", "Exits longer than")):
+    if l.startswith(("Longest ", "Exits of at least")):
         cur = lists.setdefault(l.split()[0], [])
     elif cur is None or not l or l.lstrip().startswith(("time (s)", "why: ")):
         continue

@@ -21,9 +21,15 @@ got = sorted((t["time_ns"], t["latency_ns"], t["reason"].split("(")[0]) for t in
 assert got == want and d["over_threshold_count"] == len(want) == 10, (got, want)
 PY
 run vmtrace-report --threshold 1ms kvm.vmt
-sed -n '/^Exits longer than/,/^$/p' out.txt >thr.txt
-grep -q "^Exits longer than 1.000 ms: 10$" thr.txt || fail "threshold title"
+sed -n '/^Exits of at least/,/^$/p' out.txt >thr.txt
+grep -q "^Exits of at least 1.000 ms: 10$" thr.txt || fail "threshold title"
 grep -q "time (s) pcpu  vcpu      pid reason  *latency  fields" thr.txt || fail "threshold header"
+# the threshold is included: at exactly the longest exit's latency, that exit is listed
+vmtrace-report --json kvm.vmt >whole.json
+max=$(json whole.json 'd["latency_ns"]["max"]')
+run vmtrace-report --threshold "${max}ns" kvm.vmt
+grep -q "^Exits of at least .*: 1$" out.txt || fail "--threshold at the longest exit's latency"
+
 # each row's latency column is the exit's latency (the bug printed its time twice)
 grep -q "0.001920464    1     0      118 npf(0x400)               2.765 ms  rip 0x1000" thr.txt ||
 	fail "threshold row"
