@@ -91,6 +91,8 @@ static int probe(struct recorder *rec)
 		return -1;
 	}
 	ret = rec_session_check_pair(&rec->ses, o);
+	if (!ret)
+		ret = rec_session_check_clock(&rec->ses, o->clock);
 	if (ret) {
 		rec->exit_code = ret;
 		return -1;

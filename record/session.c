@@ -210,6 +210,32 @@ int rec_session_check_pair(const struct rec_session *s, const struct record_opts
 	return 0;
 }
 
+int rec_session_check_clock(const struct rec_session *s, const char *clock)
+{
+	char path[PATH_MAX + 16], text[1024], offer[1024] = "", *name, *save = NULL;
+	size_t n = 0, len;
+	FILE *f;
+
+	if (!clock)
+		return 0;
+	snprintf(path, sizeof(path), "%s/trace_clock", s->root);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;	/* the instance's own write says what is wrong */
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	for (name = strtok_r(text, " []\n", &save); name; name = strtok_r(NULL, " []\n", &save)) {
+		if (strcmp(name, clock) == 0)
+			return 0;
+		if (n < sizeof(offer))
+			n += (size_t)snprintf(offer + n, sizeof(offer) - n, "%s%s", n ? ", " : "",
+					      name);
+	}
+	vmt_err("--clock: clock '%s' not available; this kernel offers %s", clock, offer);
+	return 64;
+}
+
 int rec_session_setup(struct rec_session *s, const struct record_opts *o,
 		      const struct rec_context *ctx)
 {

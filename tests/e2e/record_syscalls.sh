@@ -96,12 +96,18 @@ for clock in mono global x86-tsc; do
 	avg=$(json out.txt "[t['avg_ns'] for t in d['vcpus'] if t['pid'] == $loop_pid][0]")
 	[ "$avg" -gt 10 ] && [ "$avg" -lt 100000 ] || fail "-C $clock: implausible mean ${avg} ns"
 done
-run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS" --context none
-expect_one_line_error vmtrace-record "clock 'no-such-clock' not available"
-# ... and names the clocks the kernel offers, as its trace_clock file lists them
+# A clock the kernel lacks: a bad command line (64), said first and alone (with the
+# default context events too), naming the clocks the kernel offers as trace_clock lists them
 offer=$(sed 's/[][]//g; s/ *$//; s/ /, /g' /sys/kernel/tracing/trace_clock)
-grep -q "; this kernel offers $offer\$" err.txt || { cat err.txt; fail "clocks not listed: $offer"; }
-[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-C no-such-clock: not one line"; }
+for ctx in "--context none" ""; do
+	# shellcheck disable=SC2086
+	run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS" $ctx -o clk.vmt
+	expect_one_line_error vmtrace-record "--clock: clock 'no-such-clock' not available"
+	[ "$rc" = 64 ] || fail "-C no-such-clock $ctx: exit $rc, not 64"
+	grep -q "; this kernel offers $offer\$" err.txt || { cat err.txt; fail "clocks not listed: $offer"; }
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-C no-such-clock $ctx: not one line"; }
+	[ ! -e clk.vmt ] || fail "-C no-such-clock: a file was left"
+done
 
 # Every online CPU traced: the collector runs unpinned, and says so in words.
 run vmtrace-record -p "$(cat /sys/devices/system/cpu/online)" -s 200ms -e "$SYSCALL_EVENTS" \
