@@ -59,9 +59,10 @@ run vmtrace-report --around trigger unf.vmt
 expect_one_line_error vmtrace-report \
 	"unf.vmt: --around trigger: the recording was not finished, so its trigger is unknown"
 
-# Several recordings: each flight recording's trigger as when reported alone.
+# Several recordings (of one pair, the flight recorder's): each flight recording's trigger as
+# when reported alone.
 cp "$F" dropped.vmt
-run vmtrace-report dropped.vmt "$DATA/sample-kvm.vmt" unf.vmt
+run vmtrace-report dropped.vmt "$DATA/small-syscalls.vmt" unf.vmt
 [ "$rc" = 0 ] || [ "$rc" = 2 ] || { cat err.txt; fail "merged report exited $rc"; }
 sed -n '/^Flight recordings:$/,$p' out.txt >lines.txt
 l2="dropped.vmt: Triggered by an exit of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
@@ -70,7 +71,7 @@ l4="unf.vmt: Flight recording (threshold 1.100 s): not finished, so which exit t
 l4="$l4 (if any) is unknown"
 [ "$(sed -n 2p lines.txt)" = "$l2" ] && [ "$(sed -n 4p lines.txt)" = "$l4" ] &&
 	[ "$(wc -l <lines.txt)" = 4 ] || { cat out.txt; fail "merged: the flight recordings' lines"; }
-run vmtrace-report --json dropped.vmt "$DATA/sample-kvm.vmt" unf.vmt
+run vmtrace-report --json dropped.vmt "$DATA/small-syscalls.vmt" unf.vmt
 want="[('dropped.vmt', True, False, $lat), ('unf.vmt', False, None, None)]"
 [ "$(json out.txt '[(t["file"], t["trigger"]["known"], t["trigger"].get("in_file"),
 	t["trigger"].get("latency_ns")) for t in d["triggers"]]')" = "$want" ] ||
