@@ -30,6 +30,9 @@ static int on_start(void *state, const struct vmt_iter *it)
 		d->from_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.from_ns);
 		d->to_ts = it->start_ts + vmt_clock_ticks(it->clock, d->o.to_ns);
 	}
+	/* the lines' words follow the pair, as the report's do (reportfmt.c) */
+	d->neutral = it->begin_format && it->begin_format->system &&
+		     strcmp(it->begin_format->system, "kvm") != 0;
 	if (!d->o.json) {
 		d->text = malloc(TEXT_FLUSH_AT + LINE_MAX_LEN);
 		d->labels = calloc(VMT_EVDUMP_ISAS * VMT_EVDUMP_KEYS, sizeof(*d->labels));
@@ -251,7 +254,7 @@ static char *put_reason(struct vmt_evdump *d, char *p, uint32_t isa, uint64_t ke
 		}
 	}
 	name = d->names ? vmt_exitreason_name(d->names, isa, key) : NULL;
-	p = PUT_LIT(p, " reason ");
+	p = d->neutral ? PUT_LIT(p, " id ") : PUT_LIT(p, " reason ");
 	if (name && strlen(name) > NAME_IN_LINE_MAX) {
 		/* a name from a hostile format may be longer than a line's room: not copied */
 		d->len = (size_t)(p - d->text);
@@ -352,9 +355,9 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	p = put_time(d, p, it, ev->ts);
 	p = put_task(d, p, ev->cpu, ev->pid);
 	if (ev->kind == VMT_EV_BEGIN)
-		p = PUT_LIT(p, " EXIT ");
+		p = d->neutral ? PUT_LIT(p, " BEGIN") : PUT_LIT(p, " EXIT ");
 	else
-		p = PUT_LIT(p, " ENTRY");
+		p = d->neutral ? PUT_LIT(p, " END  ") : PUT_LIT(p, " ENTRY");
 	if (ev->has & VMT_EVF_VCPU) {
 		p = PUT_LIT(p, " vcpu ");
 		p = vmt_put_u64(p, ev->vcpu);
@@ -382,7 +385,7 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 			p = PUT_LIT(p, " latency ");
 			p = put_lat(p, it, e->pair->lat);
 		} else {
-			p = PUT_LIT(p, " (no exit)");
+			p = d->neutral ? PUT_LIT(p, " (no begin)") : PUT_LIT(p, " (no exit)");
 		}
 	}
 	*p++ = '\n';

@@ -40,6 +40,7 @@ struct vmt_evdump_label {
 struct vmt_evdump {
 	struct vmt_evdump_opts o;
 	struct vmt_exitreasons *names;
+	bool neutral;			/* another pair than KVM's: BEGIN/END and id */
 	uint64_t from_ts, to_ts;	/* the window in trace clock units, absolute */
 	uint64_t lines;
 	char *text;			/* text lines not yet written, len bytes */

@@ -17,21 +17,23 @@
 #include "seriesfmt.h"
 #include "timefmt.h"
 
-void vmt_series_text(FILE *f, const struct vmt_series *s)
+/* kvm: KVM's words (exits, entries, vCPUs); else another pair's (begins, ends, pairs) */
+void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
 {
 	char iv[32], win[32], b[4][32];
 	size_t i;
 
 	fprintf(f, "Time series (intervals of %s from the recording's start, window %s;\n"
-		"  out%%: of the time in the interval from the task's first exit to its last entry):\n",
+		"  out%%: of the time in the interval from the task's first %s to its last %s):\n",
 		vmt_format_ns(s->interval_ns, iv, sizeof(iv)),
-		vmt_format_ns(s->window_ns, win, sizeof(win)));
+		vmt_format_ns(s->window_ns, win, sizeof(win)), kvm ? "exit" : "begin",
+		kvm ? "entry" : "end");
 	if (!s->nrows) {
-		fprintf(f, "  no exits\n");
+		fprintf(f, "  no %s\n", kvm ? "exits" : "pairs");
 		return;
 	}
 	fprintf(f, "  %14s %14s %6s %8s %10s %10s %6s %10s %10s %10s\n", "start (s)", "end (s)",
-		"vcpu", "pid", "exits", "out", "out%", "max", "p99", "max/window");
+		"vcpu", "pid", kvm ? "exits" : "pairs", "out", "out%", "max", "p99", "max/window");
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 		uint64_t end = r->start_ns + s->interval_ns;

@@ -18,7 +18,7 @@
 #include "summary.h"
 
 /* The table: one line per interval and vCPU task, within 120 columns. */
-void vmt_series_text(FILE *f, const struct vmt_series *s);
+void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm);
 /* The rows as a JSON array named name (NULL: a top value). */
 void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s);
 /* The rows as CSV with a header (csv) or as JSON lines, onto fd. Returns 0 or -errno. */

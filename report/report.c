@@ -235,7 +235,7 @@ static void print_text(struct report *rep)
 	}
 	if (o->interval_ns) {
 		fputc('\n', stdout);
-		vmt_series_text(stdout, &rep->series);
+		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r));
 	}
 }
 

@@ -190,6 +190,14 @@ check "kvm 1s" 1000000000 0 "$DATA/sample-kvm.vmt"
 check "kvm 1ms, hlt and io" 1000000 0 --reason hlt,io "$DATA/sample-kvm.vmt"
 check "kvm 300ms from 0.5s" 300000000 0 --from 0.5s --to 1.7s "$DATA/sample-kvm.vmt"
 check "syscalls 50ms, 3 tasks" 50000000 0 "$DATA/sample-syscalls.vmt"
+# the table's words follow the pair
+vmtrace-report --interval 50ms "$DATA/sample-syscalls.vmt" | sed -n '/^Time series/,$p' >w.txt ||
+	fail "syscalls table"
+grep -q "from the task's first begin to its last end):$" w.txt &&
+	grep -q "  pid  *pairs  *out" w.txt && ! grep -q -i "exit\|entry" w.txt ||
+	{ cat w.txt; fail "KVM words in a syscall pair's time series"; }
+vmtrace-report --interval 1s "$DATA/sample-kvm.vmt" | grep -q "first exit to its last entry):$" ||
+	fail "no KVM words in the KVM sample's time series"
 check "trace.dat 20ms" 20000000 0 "$T/kvm.v7zstd.dat"
 check "x86-tsc trace.dat 1ms" 1000000 1 $SYS "$T/tsc2nsec.dat"
 

@@ -25,28 +25,32 @@ S
 "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" v.vmt <script.txt || fail mkvmt
 cp "$DATA/sample-kvm.vmt" kvm.vmt
 
-check() {	# check FILE [--wide]
+check() {	# check FILE [--wide] [neutral]: neutral for another pair than KVM's
 	run vmtrace-report -v ${2:-} "$1"
 	expect_rc 0 "-v $1"
 	mv out.txt v.txt
 	run vmtrace-convert --json --events -o - "$1"
 	expect_rc 0 "convert $1"
-	python3 - v.txt out.txt "${2:-}" <<'PY' || fail "$1 ${2:-}: -v lines differ"
+	python3 - v.txt out.txt "${2:-}" "${3:-}" <<'PY' || fail "$1 ${2:-}: -v lines differ"
 import json, re, sys
 wide = sys.argv[3] == "--wide"
+# another pair's lines say BEGIN, END, id and "no begin", never KVM's words
+neutral = sys.argv[4] == "neutral"
+B, E, R, NO = ("BEGIN", "END  ", "id", "no begin") if neutral else ("EXIT ", "ENTRY", "reason", "no exit")
 # an exit's fields past 120 columns go on lines of their own (15 spaces, then the field):
 # joined back here; every line fits 120 columns but for a long reason name's
 got = []
 for l in open(sys.argv[1]):
     l = l.rstrip("\n")
     if re.match(r" {15}(info1|info2|intr_info|error_code) ", l):
-        assert not wide and got and " EXIT " in got[-1], l
+        assert not wide and got and " %s " % B.strip() in got[-1], l
         got[-1] += " " + l.lstrip()
-    elif re.search(r" (EXIT |ENTRY) ?", l):
+    elif re.search(r" (EXIT |ENTRY|BEGIN|END  ) ?", l):
+        assert (" EXIT " in l or " ENTRY" in l) != neutral, l
         got.append(l)
     else:
         continue
-    m = re.search(r" reason (\S+)", l)
+    m = re.search(r" (?:reason|id) (\S+)", l)
     assert wide or len(l) <= 120 or (m and len(m.group(1)) > 40), "%d columns: %s" % (len(l), l)
 def lat(ns):
     if ns < 1000:
@@ -66,19 +70,19 @@ for line in open(sys.argv[2]):
         continue
     t = "%d.%09d" % divmod(e["time_ns"], 10**9)
     s = "%14s cpu %3u pid %7d %s" % (t, e["pcpu"], e["task"],
-                                      "EXIT " if e["kind"] == "exit" else "ENTRY")
+                                      B if e["kind"] == "exit" else E)
     if e["vcpu"] is not None:
         s += " vcpu %d" % e["vcpu"]
     if e["kind"] == "exit" and e["reason_code"] is not None:
         r = e["reason"]
-        s += " reason " + ("%s(0x%x)" % (r, e["reason_code"]) if r else "0x%x" % e["reason_code"])
+        s += " %s " % R + ("%s(0x%x)" % (r, e["reason_code"]) if r else "0x%x" % e["reason_code"])
     # kvm_entry has only rip of these (the JSON lines fill the others in with 0)
     for f in ("rip", "info1", "info2", "intr_info", "error_code")[:5 if e["kind"] == "exit" else 1]:
-        v = e[f]
+        v = e.get(f)
         if v is not None and (wide or f == "rip" or int(v, 16)):
             s += " %s %s" % (f, v)
     if e["kind"] == "entry":
-        s += " latency " + lat(e["latency_ns"]) if e["latency_ns"] is not None else " (no exit)"
+        s += " latency " + lat(e["latency_ns"]) if e["latency_ns"] is not None else " (%s)" % NO
     want.append(s)
 if got != want:
     for g, w in zip(got, want):
@@ -90,6 +94,7 @@ if got != want:
 PY
 }
 check v.vmt
+check "$DATA/small-syscalls.vmt" "" neutral
 check v.vmt --wide
 check kvm.vmt
 check kvm.vmt --wide
