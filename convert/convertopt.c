@@ -30,7 +30,7 @@ static const char doc[] =
 	"Examples:\n"
 	"  vmtrace-convert --csv -o run1.csv run1.vmt       # one row per exit\n"
 	"  vmtrace-convert --csv --events run1.vmt          # one row per event\n"
-	"  vmtrace-convert --csv --why run1.vmt             # with where each exit's time went\n"
+	"  vmtrace-convert --csv --why run1.vmt             # with their causes\n"
 	"  vmtrace-convert --jsonl --reason hlt run1.vmt | jq .latency_ns\n"
 	"  vmtrace-convert --series=100ms --csv run1.vmt  # per interval and vCPU\n"
 	"  vmtrace-convert --legacy --cpu 2 -o trace.bin run1.vmt\n"

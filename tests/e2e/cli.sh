@@ -8,6 +8,10 @@ for p in vmtrace-record vmtrace-report vmtrace-convert; do
 	expect_rc 0 "$p --help"
 	grep -q "Usage: $p" out.txt || fail "$p --help has no usage"
 	grep -q "Examples" out.txt || fail "$p --help has no examples"
+	# each example on lines of its own, as typed (argp wraps what passes 79 columns, and
+	# a wrapped example breaks the command when copied): indented, or a continuation
+	sed -n '/^Examples:$/,/^$/p' out.txt | grep -v '^  \|^Examples:$\|^$' &&
+		fail "$p --help: an example wrapped"
 	run $p --version
 	expect_rc 0 "$p --version"
 	grep -q "^vmtrace [0-9]" out.txt || fail "$p --version"
