@@ -417,9 +417,13 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 		return 0;
 	}
 	text_flush(d);
-	fprintf(d->o.out, "%14s cpu %3u LOST %" PRIu64 " events before this point%s\n",
-		vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)), cpu, missed,
-		missed ? "" : " (count not stored)");
+	fprintf(d->o.out, "%14s cpu %3u LOST ", vmt_fmt_time(it->clock, it->start_ts, ts, t,
+							      sizeof(t)), cpu);
+	/* not "LOST 0": a page flagged without a count, or damaged data, lost some */
+	if (missed)
+		fprintf(d->o.out, "%" PRIu64 " events before this point\n", missed);
+	else
+		fputs("events before this point (how many is not known)\n", d->o.out);
 	return 0;
 }
 

@@ -70,6 +70,7 @@ static __attribute__((noinline)) const struct vmt_pair *attributed(struct vmt_pa
 	lat = pairing_pair->lat;
 	__asm__("" : "+r"(lat));
 	w->pair.task_ctx = pairing_pair->task_ctx;
+	w->pair.unknown = pairing_pair->unknown;	/* the time gaps hid, as every pair has */
 	w->pair.begin = b;
 	w->pair.end = e;
 	w->pair.lat = lat;
