@@ -36,6 +36,21 @@ check_file "$DATA/small-syscalls.vmt" vm
 vmtrace-convert --legacy -o kvm.bin "$DATA/sample-kvm.vmt" || fail "--legacy"
 check_file kvm.bin - --format-dir "$DATA/formats/linux-6.1-kvmhost"
 
+# A damaged chunk lost events nobody counted: lost_events alone reads 0, the uncounted
+# counter says so (exit 2, as every view of a damaged file)
+python3 - "$DATA/why/sample/kvm.vmt" bad.vmt <<'PY' || fail "damaging the sample"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = b.index(b"CHNK", len(b) // 3)
+b[at + 400] ^= 0xFF
+open(sys.argv[2], "wb").write(b)
+PY
+vmtrace-report --openmetrics bad.vmt >om.txt 2>/dev/null; [ $? = 2 ] || fail "damaged: exit not 2"
+vmtrace-report --json bad.vmt >r.json 2>/dev/null
+vmtrace-convert --csv bad.vmt >pairs.csv 2>/dev/null
+$PY "$CHECK" om.txt r.json pairs.csv "(none)" || fail "damaged: metrics differ (above)"
+grep -qx 'vmtrace_lost_uncounted_total{host="(none)"} 1' om.txt || fail "damaged: no uncounted loss"
+
 # The filters apply: --reason keeps one reason's family members only.
 run vmtrace-report --openmetrics --reason hlt "$DATA/sample-kvm.vmt"
 expect_rc 0 "--openmetrics --reason"

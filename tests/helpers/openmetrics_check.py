@@ -48,7 +48,8 @@ def main():
     want = {"vmtrace_exits": "counter", "vmtrace_exit_latency_seconds": "histogram",
             "vmtrace_vcpu_exits": "counter", "vmtrace_out_of_guest_seconds": "counter",
             "vmtrace_worst_window_seconds": "gauge", "vmtrace_window_seconds": "gauge",
-            "vmtrace_lost_events": "counter", "vmtrace_orphans": "counter"}
+            "vmtrace_lost_events": "counter", "vmtrace_lost_uncounted": "counter",
+            "vmtrace_orphans": "counter"}
     for name, typ in want.items():
         if name not in fams or fams[name].type != typ:
             fail("family %s (%s) missing or of another type" % (name, typ))
@@ -139,11 +140,17 @@ def main():
 
     one = {n: samples(n, sfx)[0].value for n, sfx in
            (("vmtrace_window_seconds", ""), ("vmtrace_lost_events", "_total"),
-            ("vmtrace_orphans", "_total"))}
+            ("vmtrace_lost_uncounted", "_total"), ("vmtrace_orphans", "_total"))}
     if ns(one["vmtrace_window_seconds"]) != rep["window_ns"]:
         fail("window %r, JSON %d ns" % (one["vmtrace_window_seconds"], rep["window_ns"]))
     if one["vmtrace_lost_events"] != rep["lost_events"]:
         fail("lost events %r, JSON %d" % (one["vmtrace_lost_events"], rep["lost_events"]))
+    # losses nobody counted: none exactly when the JSON calls lost_events exact, and at
+    # least one per damaged block, chunk or page
+    unc = one["vmtrace_lost_uncounted"]
+    if (unc == 0) != rep["lost_events_exact"] or \
+            unc < rep["bad_blocks"] + rep["bad_chunks"] + rep["bad_pages"]:
+        fail("uncounted losses %r, JSON exact %r" % (unc, rep["lost_events_exact"]))
     if one["vmtrace_orphans"] != rep["orphans"]:
         fail("orphans %r, JSON %d" % (one["vmtrace_orphans"], rep["orphans"]))
     print("window, lost events, orphans equal the JSON")
