@@ -186,4 +186,11 @@ run vmtrace-convert --csv -o . one.vmt
 expect_one_line_error vmtrace-convert "Is a directory"
 run vmtrace-convert --csv -o /nonexistent/x.csv one.vmt
 expect_one_line_error vmtrace-convert "/nonexistent/x.csv: cannot create"
+# a file that exists but whose directory takes no new file (/proc): the error is the
+# temporary file's, and says so rather than "No such file" about a file that is there
+if [ -f /proc/version ]; then
+	run vmtrace-convert --csv -o /proc/version one.vmt
+	expect_one_line_error vmtrace-convert \
+		"/proc/version: cannot create its temporary file /proc/version\.[0-9]*\.part: "
+fi
 exit 0
