@@ -565,7 +565,9 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	char v[16], ts[32], l[32], label[128];
 	int col;
 
-	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
+	/* another pair has no vCPU column title: nor a "-" under it */
+	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : words_of(r) == &kvm_words ? "-" :
+		 "", e->vcpu);
 	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
 		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
 		      (e->has & VMT_EVF_REASON) ?
