@@ -314,6 +314,11 @@ struct task {
 	uint32_t lprev, lnext;
 	uint32_t x;		/* detail, or NONE while all of it is kvm */
 	uint32_t gaps_at_sleep;	/* BLOCK: the engine's gap count when it went to sleep */
+	/*
+	 * A wake-up stamped while it still ran (kind BLOCKED, the waker; else KVM): the waker
+	 * emits sched_waking before the sleeper's own switch-out may be stamped.
+	 */
+	struct key early_waker;
 	uint64_t t0, seg_start;
 	const char *user_reason;
 	struct key seg;		/* where the current segment's time goes */
@@ -777,22 +782,21 @@ static void key_holder(struct key *k, int32_t holder, const char *comm)
 		key_set(k, VMT_WHY_WAKEUP, holder, comm);
 }
 
-/* c went idle at ts: the tasks on its preempted and woken lists are not queued there. */
-static void unqueue_all(struct vmt_attrib *a, struct cpu *c, uint32_t cpu, uint64_t ts)
+/*
+ * c went idle at ts: the tasks preempted there are not on its run queue. (Woken ones may
+ * be: a wake-up queued for an idle CPU is taken after the switch to idle.)
+ */
+static void unqueue_preempted(struct vmt_attrib *a, struct cpu *c, uint32_t cpu, uint64_t ts)
 {
-	unsigned int l;
+	while (c->head[L_PREEMPT] != NONE) {
+		struct task *t = &a->tasks[c->head[L_PREEMPT]];
 
-	for (l = L_PREEMPT; l <= L_WOKEN; l++) {
-		while (c->head[l] != NONE) {
-			struct task *t = &a->tasks[c->head[l]];
-
-			seg_close(a, t, ts);
-			t->incomplete = true;
-			t->st = ST_LOST;
-			key_kvm(&t->seg);
-			list_del(a, t);
-			list_add(a, t, cpu, L_WAIT);
-		}
+		seg_close(a, t, ts);
+		t->incomplete = true;
+		t->st = ST_LOST;
+		key_kvm(&t->seg);
+		list_del(a, t);
+		list_add(a, t, cpu, L_WAIT);
 	}
 }
 
@@ -845,25 +849,34 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		seg_close(a, tp, ev->ts);
 		detach(a, tp);
 		if (ev->u.sw.prev_runnable) {
+			key_kvm(&tp->early_waker);	/* that wake-up kept it runnable */
 			tp->st = ST_PREEMPT;
 			key_set(&tp->seg, VMT_WHY_PREEMPTED, next, ev->u.sw.next_comm);
 			list_add(a, tp, cpu, L_PREEMPT);
 		} else {
 			tp->st = ST_BLOCK;
 			tp->gaps_at_sleep = a->ngaps;
-			key_set(&tp->seg, VMT_WHY_BLOCKED, -1, "");
-			list_add(a, tp, cpu, L_WAIT);
+			/* a wake-up stamped before this switch: it is already awake again */
+			if (tp->early_waker.kind == VMT_WHY_BLOCKED) {
+				tp->st = ST_WOKEN;
+				key_holder(&tp->seg, next, ev->u.sw.next_comm);
+				key_kvm(&tp->early_waker);
+				list_add(a, tp, cpu, L_WOKEN);
+			} else {
+				key_set(&tp->seg, VMT_WHY_BLOCKED, -1, "");
+				list_add(a, tp, cpu, L_WAIT);
+			}
 		}
 	}
 	/*
-	 * A CPU that goes idle has nothing runnable: the tasks we thought queued here (the
-	 * previous one too, if it left runnable) were moved to another CPU, by a migration
-	 * that the traced CPUs' events do not show when it went to one not traced. Where
-	 * their time goes is not known: kvm and incomplete until they are seen again, never
-	 * "preempted by swapper".
+	 * A CPU that goes idle has nothing runnable: the tasks preempted here (the previous
+	 * one too, if it left runnable) were moved to another CPU, by a migration that the
+	 * traced CPUs' events do not show when it went to one not traced. Where their time
+	 * goes is not known: kvm and incomplete until they are seen again, never "preempted
+	 * by swapper".
 	 */
 	if (next == 0)
-		unqueue_all(a, c, cpu, ev->ts);
+		unqueue_preempted(a, c, cpu, ev->ts);
 	c->running = NONE;
 	c->curr = next;
 	tn = next ? open_task(a, next) : NULL;
@@ -882,10 +895,10 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		 */
 		if (!(a->o.recorded & 1u << VMT_WHY_WAKEUP))
 			break;
-		if (a->ngaps != tn->gaps_at_sleep)
-			contradiction(tn);
-		else
+		if (a->o.no_loss && a->ngaps == tn->gaps_at_sleep)
 			key_set(&tn->seg, VMT_WHY_BLOCKED, -1, VMT_WHY_UNTRACED_WAKER);
+		else
+			contradiction(tn);
 		break;
 	default:
 		break;
@@ -901,7 +914,7 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 
 	comm_set(a, ev->u.wake.pid, ev->u.wake.comm);
 	t = ev->u.wake.pid ? open_task(a, ev->u.wake.pid) : NULL;
-	if (!t || t->st != ST_BLOCK)
+	if (!t || (t->st != ST_BLOCK && t->st != ST_RUN))
 		return;
 	if (ev->flags & (VMT_CTX_FLAG_HARDIRQ | VMT_CTX_FLAG_SOFTIRQ | VMT_CTX_FLAG_NMI)) {
 		const char *name = ev->flags & VMT_CTX_FLAG_NMI ? "nmi" :
@@ -912,6 +925,10 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		key_set(&k, VMT_WHY_BLOCKED, -1, name);
 	} else {
 		key_set(&k, VMT_WHY_BLOCKED, ev->pid, comm_of(a, ev->pid));
+	}
+	if (t->st == ST_RUN) {
+		t->early_waker = k;	/* for its switch-out, if one comes */
+		return;
 	}
 	t->seg = k;
 	seg_close(a, t, ev->ts);
@@ -1121,6 +1138,7 @@ static __attribute__((noinline)) int begin_slow(struct vmt_attrib *a, const stru
 	t->cpu = ev->cpu;
 	t->st = ST_RUN;
 	key_kvm(&t->seg);
+	key_kvm(&t->early_waker);
 	if (c->running != NONE && c->running != i)
 		make_running(a, t, ev->cpu, ev->ts);	/* the other one left unseen */
 	c->running = i;
@@ -1266,6 +1284,7 @@ int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
 	t->cpu = ev->cpu;
 	t->st = ST_RUN;
 	key_kvm(&t->seg);
+	key_kvm(&t->early_waker);
 	c->running = i;
 	c->curr = ev->pid;
 	return 0;

@@ -197,6 +197,11 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 	vmt_attrib_opts_default(&ao);
 	ao.recorded = vmt_attrib_recorded(w->bind);
 	ao.segments = true;
+	if (in->r) {
+		bool known;
+
+		ao.no_loss = vmt_reader_stats_lost(in->r, &known) == 0 && known;
+	}
 	/* nmi_handler's delta_ns in ticks */
 	if (c->tsc_mult) {
 		ao.tick_mul = UINT64_C(1) << c->tsc_shift;

@@ -213,6 +213,27 @@ static inline void copy_event(struct vmt_event *to, const struct vmt_event *ev)
 }
 
 /*
+ * Whether [lo, hi] meets the latest hole of CPU a or b. A damaged chunk's gap comes at the
+ * hole's start, so a begin on another CPU inside the hole has an epoch past it: the hole
+ * itself says its end may have lost the task's events in between. A hole without a known
+ * end (0 to UINT64_MAX) is judged by its epoch alone.
+ */
+static bool in_hole(const struct vmt_pairing *p, uint32_t a, uint32_t b, uint64_t lo,
+		    uint64_t hi)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		uint32_t cpu = k ? b : a;
+
+		if (gap_epoch(p, cpu) && p->hole_until[cpu] != UINT64_MAX &&
+		    p->hole_from[cpu] < hi && p->hole_until[cpu] > lo)
+			return true;
+	}
+	return false;
+}
+
+/*
  * An end that finds its begin open, out of line (called as a tail call): the path of every
  * other event then saves no registers, and most events are begins or ends that pair.
  */
@@ -224,7 +245,8 @@ static __attribute__((noinline)) int pair_end(struct vmt_pairing *p, struct task
 	t->open = false;
 	t->end_ts = ev->ts;
 	t->end_cpu = ev->cpu;
-	if (gap_epoch(p, t->begin->cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch) {
+	if (gap_epoch(p, t->begin->cpu) > t->epoch || gap_epoch(p, ev->cpu) > t->epoch ||
+	    __builtin_expect(in_hole(p, t->begin->cpu, ev->cpu, t->begin->ts, ev->ts), 0)) {
 		p->st.gap_dropped++;
 		return 0;
 	}

@@ -100,7 +100,8 @@ static void uncounted_words(char *buf, size_t size, const struct vmt_reader *r,
 static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *wd,
 		      const struct vmt_summary *s)
 {
-	char why[160];
+	static const char tail[] = "; pairs never span a gap)";
+	char why[160], line[320];
 
 	if (!vmt_summary_lost_exact(s)) {
 		/*
@@ -109,11 +110,16 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 		 */
 		uncounted_words(why, sizeof(why), r, s);
 		if (s->lost_events)
-			fprintf(f, "Lost events = %" PRIu64 " and an unknown number more (not "
-				"counted: %s; pairs never span a gap)\n", s->lost_events, why);
+			snprintf(line, sizeof(line), "Lost events = %" PRIu64 " and an unknown "
+				 "number more (not counted: %s", s->lost_events, why);
 		else
-			fprintf(f, "Lost events = an unknown number (not counted: %s; pairs never "
-				"span a gap)\n", why);
+			snprintf(line, sizeof(line), "Lost events = an unknown number (not counted: "
+				 "%s", why);
+		/* within 120 columns: the tail on a line of its own when the causes are many */
+		if (strlen(line) + sizeof(tail) - 1 <= 120)
+			fprintf(f, "%s%s\n", line, tail);
+		else
+			fprintf(f, "%s)\n  (pairs never span a gap)\n", line);
 	} else if (s->lost_events || s->rd.missed_pages) {
 		/* every lost begin takes its end along: half the lost events, at most */
 		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " %s may be missing; "
