@@ -130,6 +130,11 @@ static const struct ucase ucases[] = {
 	{ "a pair dropped at a gap: its hidden part counts",
 	  { { 'B', 0, 100, 5, 0 }, { 'G', 0, 150, 0, 300 }, { 'E', 0, 400, 5, 0 },
 	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 1, { 150 } },
+	{ "a begin inside a damaged chunk's hole (its gap at the start) on another CPU: the "
+	  "pair to an end after the hole is dropped",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 2000, 0, 5000 },
+	    { 'B', 1, 3000, 5, 0 }, { 'E', 0, 6000, 5, 0 }, { 'B', 0, 7000, 5, 0 },
+	    { 'E', 0, 7100, 5, 0 }, { 0 } }, 2, { 0, 1000 } },
 };
 
 static void on_pair_unknown(const struct vmt_pair *p, void *arg)
