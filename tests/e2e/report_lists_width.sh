@@ -15,7 +15,7 @@ check() {	# check FILE THRESHOLD [--wide]
 	run vmtrace-convert --json --events -o - "$1"
 	expect_rc 0 "convert $1"
 	case $1 in *syscalls*) pair=other ;; *) pair=kvm ;; esac
-	python3 - list.txt out.txt "$2" "${3:-}" "$pair" <<'PY' || fail "$1 --threshold $2 ${3:-}: the lists"
+	PYTHONPATH="$top_srcdir/tests/helpers" python3 - list.txt out.txt "$2" "${3:-}" "$pair" <<'PY' || fail "$1 --threshold $2 ${3:-}: the lists"
 import json, re, sys
 wide = sys.argv[4] == "--wide"
 # KVM's lists show "-" for an exit without a vCPU id; another pair's have no vCPU column
@@ -24,17 +24,7 @@ units = {"ns": 1, "us": 1000, "ms": 10**6, "s": 10**9}
 m = re.fullmatch(r"(\d+)(ns|us|ms|s)", sys.argv[3])
 threshold = int(m.group(1)) * units[m.group(2)]
 
-def lat(ns):
-    if ns < 1000:
-        return "%d ns" % ns
-    scale, u = 1, 0
-    while ns // scale >= 1000 and u < 3:
-        scale *= 1000
-        u += 1
-    whole = ns // scale
-    dec = 1 if whole >= 100 else 2 if whole >= 10 else 3
-    div = scale // (10 ** dec) or 1
-    return "%d.%0*d %s" % (whole, dec, (ns % scale) // div, ["ns", "us", "ms", "s"][u])
+from latfmt import lat  # tests/helpers: as the text views print it
 
 # the exits, by time and task, with the latency of their pair's entry
 exits, pairs = {}, []

@@ -31,7 +31,7 @@ check() {	# check FILE [--wide] [neutral]: neutral for another pair than KVM's
 	mv out.txt v.txt
 	run vmtrace-convert --json --events -o - "$1"
 	expect_rc 0 "convert $1"
-	python3 - v.txt out.txt "${2:-}" "${3:-}" <<'PY' || fail "$1 ${2:-}: -v lines differ"
+	PYTHONPATH="$top_srcdir/tests/helpers" python3 - v.txt out.txt "${2:-}" "${3:-}" <<'PY' || fail "$1 ${2:-}: -v lines differ"
 import json, re, sys
 wide = sys.argv[3] == "--wide"
 # another pair's lines say BEGIN, END, id and "no begin", never KVM's words
@@ -52,17 +52,7 @@ for l in open(sys.argv[1]):
         continue
     m = re.search(r" (?:reason|id) (\S+)", l)
     assert wide or len(l) <= 120 or (m and len(m.group(1)) > 40), "%d columns: %s" % (len(l), l)
-def lat(ns):
-    if ns < 1000:
-        return "%d ns" % ns
-    scale, u = 1, 0
-    while ns // scale >= 1000 and u < 3:
-        scale *= 1000
-        u += 1
-    whole = ns // scale
-    dec = 1 if whole >= 100 else 2 if whole >= 10 else 3
-    div = scale // (10 ** dec) or 1
-    return "%d.%0*d %s" % (whole, dec, (ns % scale) // div, ["ns", "us", "ms", "s"][u])
+from latfmt import lat  # tests/helpers: as the text views print it
 want = []
 for line in open(sys.argv[2]):
     e = json.loads(line)

@@ -4,6 +4,7 @@
 (tests/helpers/mkvmt.c), for the end-to-end tests to compare with vmtrace-report --json.
 
 Usage: gaporacle.py SCRIPT [--damaged CPU K]...
+       gaporacle.py --check REPORT.json ORACLE.json: the report's vCPUs against the oracle's
 
 --damaged CPU K: the K-th chunk (from 0) of CPU was damaged in the file: its events are
 lost, and it is a hole of that CPU from its last record before the chunk to the chunk's
@@ -68,8 +69,24 @@ def parse(path, damaged):
     return items
 
 
+def check(got_path, want_path):
+    """The report's vcpus against the oracle's: the same tasks and figures, and the time in
+    the guest cut to four decimals (never rounded up). Exits non-zero on a difference."""
+    got = json.load(open(got_path))["vcpus"]
+    want = json.load(open(want_path))
+    key = lambda v: (v["pid"], v["pairs"], v["total_ns"], v["gap_ns"])
+    got, want = sorted(got, key=key), sorted(want, key=key)
+    assert [key(v) for v in got] == [key(v) for v in want], \
+        ([key(v) for v in got], [key(v) for v in want])
+    for g, w in zip(got, want):
+        assert -1e-9 <= w["in_guest_percent"] - g["in_guest_percent"] < 0.0001 + 1e-9, (g, w)
+
+
 def main():
     args = sys.argv[1:]
+    if args[0] == "--check":
+        check(args[1], args[2])
+        return
     path = args.pop(0)
     damaged = set()
     while args:
