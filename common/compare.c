@@ -110,7 +110,7 @@ static int cmp_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
-	return vmt_exitreasons_new(it->begin_format, &p->names);
+	return vmt_exitreasons_new(it->begin_format, it->machine, &p->names);
 }
 
 static int window_add(struct cmp_pass *p, struct vmt_window *w, uint64_t *max_ns,
@@ -423,6 +423,18 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 	}
 }
 
+/* "0x6e": a code as the labels write it. */
+static int parse_hex(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s + 2, &end, 16);
+	return *end || errno ? -EINVAL : 0;
+}
+
 const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const char *reason)
 {
 	uint64_t code;
@@ -434,7 +446,8 @@ const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const 
 		if (!strcasecmp(c->groups[i].name, reason))
 			return &c->groups[i];
 	}
-	if (vmt_cli_parse_u64(reason, &code) == 0) {
+	/* a number as --reason takes it: 110 or 0x6e */
+	if (vmt_cli_parse_u64(reason, &code) == 0 || parse_hex(reason, &code) == 0) {
 		for (i = 1; i < c->ngroups; i++) {
 			if (c->groups[i].key == code)
 				return &c->groups[i];

@@ -39,7 +39,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 		if (!d->text || !d->labels)
 			return -ENOMEM;
 	}
-	return vmt_exitreasons_new(it->begin_format, &d->names);
+	return vmt_exitreasons_new(it->begin_format, it->machine, &d->names);
 }
 
 static bool in_window(const struct vmt_evdump *d, uint64_t ts)

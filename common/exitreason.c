@@ -12,6 +12,7 @@
 
 #include "exitreason.h"
 #include "exitreason_table.h"
+#include "syscall_table.h"
 
 struct entry {
 	uint32_t isa;
@@ -23,6 +24,7 @@ struct vmt_exitreasons {
 	struct entry *e;
 	size_t n, cap;
 	char *names;		/* storage for names parsed from the recording */
+	const char *what;	/* what a name names: "exit reason", "system call" */
 	bool from_recording;
 };
 
@@ -31,6 +33,11 @@ struct vmt_exitreasons {
 static const struct entry builtin[] = {
 	VMT_VMX_EXIT_REASONS(VMX_ENTRY)
 	VMT_SVM_EXIT_REASONS(SVM_ENTRY)
+};
+
+#define SYSCALL_ENTRY(c, s) { VMT_ISA_ANY, (uint64_t)(c), s },
+static const struct entry syscalls_x86_64[] = {
+	VMT_SYSCALLS_X86_64(SYSCALL_ENTRY)
 };
 
 static int add(struct vmt_exitreasons *t, uint32_t isa, uint64_t code, const char *name)
@@ -148,14 +155,46 @@ static int parse_print_fmt(struct vmt_exitreasons *t, const char *pf)
 	return 0;
 }
 
-int vmt_exitreasons_new(const struct vmt_evformat *begin, struct vmt_exitreasons **out)
+static int add_table(struct vmt_exitreasons *t, const struct entry *e, size_t n)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = add(t, e[i].isa, e[i].code, e[i].name);
+	return ret;
+}
+
+/*
+ * The built-in names of a begin event without its own: kvm_exit's reasons, or the system
+ * calls of raw_syscalls:sys_enter's id when the recording kernel's machine is x86-64 (the
+ * numbers differ between architectures); other pairs keep numbers.
+ */
+static int add_builtin(struct vmt_exitreasons *t, const struct vmt_evformat *begin,
+		       const char *machine)
+{
+	if (!begin)
+		return 0;
+	if (strcmp(begin->name, "kvm_exit") == 0)
+		return add_table(t, builtin, sizeof(builtin) / sizeof(builtin[0]));
+	if (strcmp(begin->name, "sys_enter") == 0 && machine && strcmp(machine, "x86_64") == 0 &&
+	    (!begin->system || strcmp(begin->system, "raw_syscalls") == 0)) {
+		t->what = "system call";
+		return add_table(t, syscalls_x86_64,
+				 sizeof(syscalls_x86_64) / sizeof(syscalls_x86_64[0]));
+	}
+	return 0;
+}
+
+int vmt_exitreasons_new(const struct vmt_evformat *begin, const char *machine,
+			struct vmt_exitreasons **out)
 {
 	struct vmt_exitreasons *t = calloc(1, sizeof(*t));
-	size_t i;
 	int ret;
 
 	if (!t)
 		return -ENOMEM;
+	t->what = "exit reason";
 	if (begin && begin->print_fmt) {
 		ret = parse_print_fmt(t, begin->print_fmt);
 		if (ret) {
@@ -165,15 +204,10 @@ int vmt_exitreasons_new(const struct vmt_evformat *begin, struct vmt_exitreasons
 	}
 	t->from_recording = t->n > 0;
 	if (!t->n) {
-		/* Only kvm_exit has these reasons: other event pairs get no names. */
-		if (begin && strcmp(begin->name, "kvm_exit") == 0) {
-			for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
-				ret = add(t, builtin[i].isa, builtin[i].code, builtin[i].name);
-				if (ret) {
-					vmt_exitreasons_free(t);
-					return ret;
-				}
-			}
+		ret = add_builtin(t, begin, machine);
+		if (ret) {
+			vmt_exitreasons_free(t);
+			return ret;
 		}
 	}
 	*out = t;
@@ -394,7 +428,10 @@ static bool is_usual(const char *name)
 	return false;
 }
 
-/* "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ...". */
+/*
+ * "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ...";
+ * "unknown system call 'x' (did you mean y?); ..." (a system call pair's ISA is "any").
+ */
 static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
 			char *msg, size_t size)
 {
@@ -416,7 +453,7 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 		}
 	}
 	if (isa == VMT_ISA_ANY)
-		n = snprintf(msg, size, "unknown exit reason '%s'", given);
+		n = snprintf(msg, size, "unknown %s '%s'", t->what, given);
 	else
 		n = snprintf(msg, size, "unknown exit reason '%s' in this %s recording", given,
 			     vmt_exitreason_isa_name(isa));
@@ -426,6 +463,11 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 		n += snprintf(msg + n, size - (size_t)n, " (did you mean %s?)", best);
 	if ((size_t)n >= size)
 		return;
+	if (strcmp(t->what, "exit reason") != 0) {
+		/* some 360 names: the manual lists them, not a line */
+		snprintf(msg + n, size - (size_t)n, "; give a number or a name of syscalls(2)");
+		return;
+	}
 	n += snprintf(msg + n, size - (size_t)n, "; give a number or one of: ");
 	if ((size_t)n >= size)
 		return;

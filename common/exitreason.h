@@ -2,10 +2,11 @@
 /*
  * exitreason: exit reason names. Read from the recording's own kvm_exit print format (its
  * __print_symbolic tables: VMX when "isa == 1", SVM otherwise, or one table for arm64's
- * esr_ec), else from the built-in VMX/SVM tables (exitreason_table.h); and a name given by
- * the user resolved against one ISA's table, with the other vendor's counterparts for the
- * message when it is the other ISA's. A table is built once and then read-only (safe to
- * share between threads).
+ * esr_ec), else from the built-in VMX/SVM tables (exitreason_table.h), or for a system call
+ * pair the x86-64 system calls (syscall_table.h); and a name given by the user resolved
+ * against one ISA's table, with the other vendor's counterparts for the message when it
+ * is the other ISA's. A table is built once and then read-only (safe to share between
+ * threads).
  */
 #ifndef VMT_EXITREASON_H
 #define VMT_EXITREASON_H
@@ -22,8 +23,12 @@
 
 struct vmt_exitreasons;
 
-/* Build the table for a begin event's format; never fails but for -ENOMEM. */
-int vmt_exitreasons_new(const struct vmt_evformat *begin, struct vmt_exitreasons **out);
+/*
+ * Build the table for a begin event's format, recorded on a kernel of machine (uname -m,
+ * or NULL when not known: a system call's names depend on it); never fails but for -ENOMEM.
+ */
+int vmt_exitreasons_new(const struct vmt_evformat *begin, const char *machine,
+			struct vmt_exitreasons **out);
 void vmt_exitreasons_free(struct vmt_exitreasons *t);
 /* Whether the names came from the recording itself (else the built-in tables). */
 bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t);

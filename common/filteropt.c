@@ -143,6 +143,8 @@ static uint32_t recording_isa(const struct vmt_reader *r)
 		if (isa != VMT_ISA_ANY)
 			return isa;
 	}
+	if (!vmt_reader_pairs_kvm(r))
+		return isa;	/* a system call's names are the same on Intel and AMD */
 	model = vmt_reader_meta(r, "cpu.model");
 	if (model && (strstr(model, "Intel") || strstr(model, "intel")))
 		isa = VMT_ISA_VMX;
@@ -221,7 +223,7 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	}
 	if (!fo->reasons)
 		return 0;
-	if (vmt_exitreasons_new(vmt_reader_begin_format(r), &t))
+	if (vmt_exitreasons_new(vmt_reader_begin_format(r), vmt_reader_machine(r), &t))
 		return -ENOMEM;
 	list = strdup(fo->reasons);
 	if (!list) {

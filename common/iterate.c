@@ -309,6 +309,7 @@ void vmt_pass_input_reader(struct vmt_pass_input *in, struct vmt_reader *r)
 	in->start_ts = vmt_reader_start_ts(r);
 	in->bind = vmt_reader_bind(r);
 	in->begin_format = vmt_reader_begin_format(r);
+	in->machine = vmt_reader_machine(r);
 	in->context = vmt_reader_context_formats(r, &in->ncontext);
 }
 
@@ -335,6 +336,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 	it->start_ts = in->start_ts;
 	it->bind = in->bind;
 	it->begin_format = in->begin_format;
+	it->machine = in->machine;
 	it->first_ts = UINT64_MAX;
 	if (o->filter && !vmt_filter_is_empty(o->filter)) {
 		vmt_filter_bind(o->filter, it->clock, it->start_ts);

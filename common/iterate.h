@@ -42,6 +42,7 @@ struct vmt_iter {
 	const struct vmt_clock *clock;
 	const struct vmt_evbind *bind;	/* the begin/end events' formats */
 	const struct vmt_evformat *begin_format;
+	const char *machine;		/* the recording kernel's uname -m, or NULL */
 	uint64_t start_ts;		/* the recording's first page (time 0 of every view) */
 	const struct vmt_filter *filter;	/* bound to this recording, or NULL */
 	/* running totals */
@@ -145,6 +146,7 @@ struct vmt_pass_input {
 	uint64_t start_ts;
 	const struct vmt_evbind *bind;
 	const struct vmt_evformat *begin_format;
+	const char *machine;		/* the recording kernel's uname -m, or NULL */
 	const struct vmt_evformat *const *context;	/* context events' formats */
 	unsigned int ncontext;
 };

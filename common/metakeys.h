@@ -14,6 +14,7 @@
 #define VMT_META_HEADER_PAGE	"header_page"
 #define VMT_META_HEADER_EVENT	"header_event"
 #define VMT_META_CLOCK		"trace.clock"
+#define VMT_META_MACHINE	"kernel.machine"	/* uname -m of the recording kernel */
 #define VMT_META_NS_PER_TICK	"clock.ns_per_tick"
 #define VMT_META_CPUS		"cpus.traced"
 #define VMT_META_ENDIAN		"endian"

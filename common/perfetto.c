@@ -184,7 +184,7 @@ static int pf_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->start_ts = it->start_ts;
-	ret = vmt_exitreasons_new(it->begin_format, &p->names);
+	ret = vmt_exitreasons_new(it->begin_format, it->machine, &p->names);
 	if (ret)
 		return ret;
 	meta(p, "process_name", VMT_PERFETTO_PID_PCPU, -1, "name", "pCPUs", 0);

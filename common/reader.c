@@ -49,6 +49,7 @@ struct vmt_reader {
 	struct vmt_evformat **ctxfmt;	/* the context events' formats */
 	unsigned int nctx, ctx_skipped;
 	char *ctx_names, *ctx_missing;	/* context.events, context.missing (or NULL) */
+	char *machine;			/* kernel.machine (or NULL) */
 	struct vmt_vmmap *vmmap;	/* vmtrace-record --vm's map, or NULL */
 	struct vmt_reader_stats st;
 	struct vmt_damage damage;	/* the first damage seen, for the warning */
@@ -165,6 +166,11 @@ const struct vmt_evformat *const *vmt_reader_context_formats(const struct vmt_re
 {
 	*n = r->nctx;
 	return (const struct vmt_evformat *const *)r->ctxfmt;
+}
+
+const char *vmt_reader_machine(const struct vmt_reader *r)
+{
+	return r->machine;
 }
 
 const char *vmt_reader_context_names(const struct vmt_reader *r)
@@ -330,6 +336,7 @@ static int load_context(struct vmt_reader *r)
 
 	r->ctx_names = vmt_reader_meta(r, VMT_META_CONTEXT_EVENTS);
 	r->ctx_missing = vmt_reader_meta(r, VMT_META_CONTEXT_MISSING);
+	r->machine = vmt_reader_meta(r, VMT_META_MACHINE);
 	read_vmmap(r);
 	if (!r->ctx_names)
 		return 0;
@@ -569,6 +576,7 @@ void vmt_reader_close(struct vmt_reader *r)
 	free(r->ctxfmt);
 	free(r->ctx_names);
 	free(r->ctx_missing);
+	free(r->machine);
 	vmt_vmmap_free(r->vmmap);
 	free(r->begin_name);
 	free(r->end_name);

@@ -100,6 +100,8 @@ const char *vmt_reader_end_name(const struct vmt_reader *r);
 /* Whether the pair is KVM's (the report's words: exits, vCPUs, out of the guest). */
 bool vmt_reader_pairs_kvm(const struct vmt_reader *r);
 const struct vmt_evformat *vmt_reader_begin_format(const struct vmt_reader *r);
+/* The recording kernel's machine ("x86_64", uname -m), or NULL when not known. */
+const char *vmt_reader_machine(const struct vmt_reader *r);
 const struct vmt_evformat *vmt_reader_end_format(const struct vmt_reader *r);
 const struct vmt_evbind *vmt_reader_bind(const struct vmt_reader *r);
 const struct vmt_header_page *vmt_reader_header_page(const struct vmt_reader *r);

@@ -1055,7 +1055,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->f.recorded = it->why ? it->why_recorded : 0;
 	w->f.vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
 	w->f.rec_size = w->o.why ? sizeof(struct rowrec_why) : sizeof(struct rowrec);
-	ret = vmt_exitreasons_new(it->begin_format, &w->names);
+	ret = vmt_exitreasons_new(it->begin_format, it->machine, &w->names);
 	if (ret)
 		return ret;
 	w->f.names = w->names;

@@ -326,6 +326,7 @@ static void start_totals(struct vmt_iter *it, struct vmt_reader *r, const struct
 	it->start_ts = vmt_reader_start_ts(r);
 	it->bind = vmt_reader_bind(r);
 	it->begin_format = vmt_reader_begin_format(r);
+	it->machine = vmt_reader_machine(r);
 	it->first_ts = UINT64_MAX;
 	if (o->filter && !vmt_filter_is_empty(o->filter)) {
 		vmt_filter_bind(o->filter, it->clock, it->start_ts);

@@ -296,7 +296,7 @@ static int take_sample(const struct vmt_source *s, struct sample *sm)
 	    vmt_evformat_parse((const char *)fe, le, "kvm", &end, NULL) ||
 	    vmt_evbind_init(&bind, begin, end))
 		goto out;
-	ret = vmt_exitreasons_new(begin, &names);
+	ret = vmt_exitreasons_new(begin, NULL, &names);
 	if (ret || !s->nchunks)
 		goto out;
 	ret = vmt_source_read_stored(s, 0, &cb, &(const char *){ NULL });

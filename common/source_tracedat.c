@@ -922,6 +922,9 @@ static int build_meta(struct vmt_source *s, struct tracedat *td, const char **wh
 			vmt_kv_add_str(&meta, "kernel.release", rel);
 		}
 		vmt_kv_add_str(&meta, "uname", td->uname);
+		/* its last word is the machine, which names a system call pair's ids */
+		if (strrchr(td->uname, ' ') && strrchr(td->uname, ' ')[1])
+			vmt_kv_add_str(&meta, VMT_META_MACHINE, strrchr(td->uname, ' ') + 1);
 	}
 	if (td->cpucount)
 		vmt_kv_addf(&meta, "cpus.online", "%u", td->cpucount);

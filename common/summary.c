@@ -288,7 +288,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 		if (!s->hist_log && !s->hist_bucket)
 			s->hist_bucket = 1;
 	}
-	return vmt_exitreasons_new(it->begin_format, &s->names);
+	return vmt_exitreasons_new(it->begin_format, it->machine, &s->names);
 }
 
 struct task *vmt_summary_new_task(struct vmt_summary *s, int32_t pid)
@@ -727,7 +727,7 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 	out->window_ns = s->window_ns;
 	out->max_window_pid = -1;
 	vmt_latdist_init(&out->all);
-	ret = vmt_exitreasons_new(it->begin_format, &out->names);
+	ret = vmt_exitreasons_new(it->begin_format, it->machine, &out->names);
 	out->reasons = calloc(s->nreasons ? s->nreasons : 1, sizeof(*out->reasons));
 	out->cpus = calloc(s->ncpus ? s->ncpus : 1, sizeof(*out->cpus));
 	out->tasks = calloc(s->work->ntasks ? s->work->ntasks : 1, sizeof(*out->tasks));

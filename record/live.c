@@ -145,7 +145,7 @@ static int live_start(void *state, const struct vmt_iter *it)
 {
 	struct rec_live *l = state;
 
-	return vmt_exitreasons_new(it->begin_format, &l->names);
+	return vmt_exitreasons_new(it->begin_format, it->machine, &l->names);
 }
 
 static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,

@@ -36,6 +36,7 @@ struct rec_tap {
 	struct rec_tap_config cfg;
 	uint32_t page_size;
 	struct vmt_evformat *fbegin, *fend;
+	char *machine;		/* kernel.machine: names the ids of a system call pair */
 	struct vmt_evbind bind;
 	struct vmt_clock clock;
 	struct vmt_iter it;
@@ -333,6 +334,8 @@ int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 	in.clock = &t->clock;
 	in.bind = &t->bind;
 	in.begin_format = t->fbegin;
+	t->machine = vmt_kv_get_str(cfg->meta, cfg->meta_len, VMT_META_MACHINE);
+	in.machine = t->machine;
 	/* Live figures need the pairs only: context records pass as other records. */
 	ret = vmt_pass_begin(&in, &io, cfg->c, cfg->nc, &t->it, &t->pass);
 	if (ret)
@@ -384,6 +387,7 @@ void rec_tap_free(struct rec_tap *t)
 	}
 	free(t->s);
 	vmt_evformat_free(t->fbegin);
+	free(t->machine);
 	vmt_evformat_free(t->fend);
 	free(t);
 }

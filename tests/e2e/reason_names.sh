@@ -87,7 +87,25 @@ print("%s:%d" % c.most_common(1)[0])' sys.csv)
 run vmtrace-report --json --reason "${code%%:*}" "$S"
 expect_rc 0 "--reason NUMBER on system calls"
 [ "$(selected out.txt)" = "$code" ] || fail "--reason ${code%%:*}: $(selected out.txt), expected $code"
-run vmtrace-report --reason read "$S"
-expect_rc 1 "a name for system calls"
-expect_one_line_error vmtrace-report "'read': raw_syscalls:sys_enter events have numbers, not names"
+# ... and names: the x86-64 numbering (the sample was recorded on x86-64), the name a
+# reason's code has in the CSV selecting the same pairs as the code.
+run vmtrace-report --json --reason getppid "$S"
+expect_rc 0 "--reason getppid on system calls"
+[ "$(selected out.txt)" = "110:$(python3 -c 'import csv,sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1], newline="")) if r["reason"] == "getppid"
+          and r["reason_code"] == "110"))' sys.csv)" ] || fail "--reason getppid: $(selected out.txt)"
+run vmtrace-report --reason getpppid "$S"
+expect_rc 1 "an unknown system call"
+expect_one_line_error vmtrace-report "unknown system call 'getpppid' (did you mean getppid?); give a number or a name of syscalls(2)\$"
+# A pair other than raw_syscalls and kvm has numbers only.
+run vmtrace-report --pair sched:sched_switch,sched:sched_wakeup --reason read \
+	"$DATA/tracedat/context.dat"
+expect_rc 1 "a name for sched_switch"
+expect_one_line_error vmtrace-report "'read': sched:sched_switch events have numbers, not names"
+# A trace.dat of system calls names them too (its uname's last word is the machine).
+run vmtrace-report --json --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit \
+	--reason getppid "$DATA/tracedat/syscalls-extract.dat"
+expect_rc 0 "--reason getppid on a trace.dat"
+[ "$(json out.txt '[r["name"] for r in d["reasons"]]')" = "['getppid']" ] ||
+	fail "trace.dat: $(json out.txt '[r["name"] for r in d["reasons"]]')"
 exit 0

@@ -60,6 +60,19 @@ size=$(stat -c %s run.vmt)
 [ "$size" -lt $((pages * 4096 / 10)) ] ||
 	fail "$size bytes for $pages pages ($(json r.json 'd["pairs"]') pairs, $pairs of them the loop's)"
 
+# The ids are named after the system calls (x86-64 here): the loop calls getppid(), so the
+# reason holding its calls must be named so, and --reason takes the name.
+if [ "$(uname -m)" = x86_64 ]; then
+	named=$(json r.json "[r['count'] for r in d['reasons'] if r['name'] == 'getppid'][0]")
+	[ "$named" -ge $N ] || fail "getppid: $named pairs, the loop made $N"
+	run vmtrace-report --json --reason getppid run.vmt
+	expect_rc 0 "--reason getppid"
+	[ "$(json out.txt 'd["pairs"] - d["filtered_out"]')" = "$named" ] ||
+		fail "--reason getppid selected other pairs"
+else
+	skip_part "system call names (x86-64 only)"
+fi
+
 # The record's own summary agrees with the report's.
 grep -q "^Begin-end pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
 	fail "record and report summaries differ"

@@ -53,7 +53,7 @@ static int setup(void **state)
 	unsigned int r, i;
 
 	assert_non_null(fx);
-	assert_int_equal(vmt_exitreasons_new(&kvm_exit, &fx->names), 0);
+	assert_int_equal(vmt_exitreasons_new(&kvm_exit, NULL, &fx->names), 0);
 	for (r = 0; r < NREASONS; r++) {
 		vmt_latdist_init(&fx->reasons[r].d);
 		fx->vals[r] = calloc(MAXVALS, sizeof(uint64_t));

@@ -474,7 +474,7 @@ static void test_real_kvm_pages(void **state)
 
 	(void)state;
 	assert_int_equal(vmt_evbind_init(&b, fx, fe), 0);
-	assert_int_equal(vmt_exitreasons_new(fx, &names), 0);
+	assert_int_equal(vmt_exitreasons_new(fx, NULL, &names), 0);
 	assert_true(vmt_exitreasons_from_recording(names));
 	snprintf(path, sizeof(path), "%s/tests/data/pages/kvm-svm-cpu1.pages", TOP_SRCDIR);
 	assert_int_equal(vmt_io_read_file(path, 1 << 20, &pages, &plen), 0);
