@@ -2,12 +2,17 @@
 /*
  * log: the programs' messages on stderr, always as "program: message". Only programs call
  * it; common/ modules return errors instead. vmt_log_init() once at start; the quiet level
- * is a plain global read by every thread (set before threads start).
+ * is a plain global read by every thread (set before threads start). Notes that can grow
+ * long (lists of names, paths) are folded to VMT_LOG_WIDTH columns, as every output is.
  */
 #ifndef VMT_LOG_H
 #define VMT_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
+
+/* The width every output fits, the terminal's and the text report's. */
+#define VMT_LOG_WIDTH 120
 
 void vmt_log_init(const char *progname);
 const char *vmt_log_progname(void);
@@ -20,5 +25,29 @@ void vmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and notes: suppressed by -q. */
 void vmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The same, folded at its spaces to VMT_LOG_WIDTH columns, "program: " included; the
+ * lines after the first start with two spaces. Written at once, as one message.
+ */
+void vmt_info_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vmt_warn_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * vmt_log_fold() - fold one line of text at its spaces
+ * @text: the text, without newlines
+ * @col: the column the text starts at (what precedes it on its first line)
+ * @width: at most this many columns per line, where the words allow it
+ * @indent: spaces that start each line after the first
+ * @out: the folded text, without a final newline, cut to @size bytes
+ * @size: the size of @out
+ *
+ * A space where a line ends becomes the newline; a word longer than a line stays whole on
+ * a line of its own, and so does a part in parentheses when a line can hold it.
+ * Stateless, thread-safe.
+ *
+ * Return: @out.
+ */
+char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsigned int indent,
+		   char *out, size_t size);
 
 #endif

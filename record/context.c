@@ -270,7 +270,9 @@ int rec_context_setup(struct rec_context *c, const char *list, const char *root,
 		}
 		if (spaced)
 			*q = '\0';
-		vmt_info("context events not on this kernel: %s", spaced ? spaced : c->missing);
+		/* a kernel without a whole subsystem misses many: folded to the width */
+		vmt_info_folded("context events not on this kernel: %s",
+				spaced ? spaced : c->missing);
 		free(spaced);
 	}
 	return 0;

@@ -31,7 +31,7 @@ void rec_readback_summary(const char *path)
 
 		vmt_report_summary_text(stdout, r, &s);
 		if (vmt_nomatch_no_exits(&it, r, msg, sizeof(msg)))
-			vmt_warn("%s: %s", path, msg);
+			vmt_warn_folded("%s: %s", path, msg);
 	}
 	vmt_summary_free(&s);
 	vmt_reader_close(r);

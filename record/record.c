@@ -193,10 +193,10 @@ static int start(struct recorder *rec)
 	rec->recording = true;
 	if (rec->o.collector >= 0)
 		snprintf(col, sizeof(col), "collector CPU %d", rec->o.collector);
-	vmt_info("recording %s -> %s and %u context events on CPU %s (%s, clock %s) into %s%s",
-		 rec->o.begin, rec->o.end, rec->ctx.n,
-		 vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col, rec->ses.clock,
-		 rec->op.name, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
+	vmt_info_folded("recording %s -> %s and %u context events on CPU %s (%s, clock %s) "
+			"into %s%s", rec->o.begin, rec->o.end, rec->ctx.n,
+			vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col,
+			rec->ses.clock, rec->op.name, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
 	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
@@ -333,9 +333,11 @@ static void report(struct recorder *rec)
 		 " KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
 		 bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
 	if (rec->op.st1.overrun + rec->op.st1.commit_overrun + rec->op.st1.dropped > 0 || lost)
-		vmt_warn("events were lost: %" PRIu64 " (ring buffer stats), %" PRIu64
-			 " (page flags); try a larger --buffer-size or a shorter --poll-interval",
-			 vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0), lost);
+		vmt_warn_folded("events were lost: %" PRIu64 " (ring buffer stats), %" PRIu64
+				" (page flags); try a larger --buffer-size or a shorter "
+				"--poll-interval",
+				vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0),
+				lost);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */
 	if (!rec->o.quiet && rec->op.published && strcmp(rec->op.tmp, rec->op.name) != 0)
 		rec_readback_summary(rec->op.name);

@@ -63,6 +63,19 @@ expect_one_line_error() {
 	grep -q "^$prog: .*$pattern" err.txt || { cat err.txt >&2; fail "$prog: no '$pattern' error"; }
 }
 
+# unfold FILE: each message of a program as one line again (a long note is folded to 120
+# columns, its lines after the first starting with two spaces: common/log.c).
+unfold() {
+	awk 'NR > 1 && /^  / { sub(/^  /, " "); line = line $0; next }
+	     NR > 1 { print line } { line = $0 } END { if (NR) print line }' "$1"
+}
+
+# widths_ok FILE...: every line at most 120 columns; those longer are shown.
+widths_ok() {
+	awk 'length($0) > 120 { printf "%s:%d: %d columns: %s\n", FILENAME, FNR, length($0), $0; bad = 1 }
+	     END { exit bad }' "$@" >&2
+}
+
 # json FILE EXPR: evaluate a Python expression on the parsed JSON object d.
 json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

@@ -133,7 +133,7 @@ while read -r e; do on_kernel "$e" || fail "$e listed but not on this kernel"; d
 while read -r e; do ! on_kernel "$e" || fail "$e named missing but on this kernel"; done <missing.txt
 if [ -s missing.txt ]; then
 	[ "$(grep -c 'context events not on this kernel' rec.err)" = 1 ] || fail "missing not named once"
-	grep "context events not on this kernel" rec.err | tr -d ' ' |
+	unfold rec.err | grep "context events not on this kernel" | tr -d ' ' |
 		grep -q "kernel:$(paste -sd, missing.txt)\$" || fail "the line names other events"
 fi
 [ "$(field formats ctx.txt)" = "$(wc -l <events.txt) skipped 0" ] || fail "formats: $(field formats ctx.txt)"
@@ -172,7 +172,7 @@ run vmtrace-record -q -p 1 -c 0 -s 500ms -e "$SYSCALL_EVENTS" --context none -o 
 expect_rc 0 "--context none"
 # No message about context events; a flat-out loop on a loaded machine may lose events,
 # and that warning alone is allowed (the counts below do not depend on it).
-! grep -v "^vmtrace-record: warning: events were lost: " err.txt ||
+! unfold err.txt | grep -v "^vmtrace-record: warning: events were lost: " ||
 	fail "--context none: messages"
 "$CTX" none.vmt >none.txt || fail "ctxstat none.vmt"
 [ "$(field events none.txt)" = - ] && [ "$(field missing none.txt)" = - ] &&

@@ -18,8 +18,8 @@ rc=$?
 wait
 [ "$rc" = 1 ] || { cat rec.err; fail "disk full: exit $rc, expected 1"; }
 no_instance_left "$rec_pid"
-errors=$(grep -v -e '^vmtrace-record: recording ' -e '^vmtrace-record: wrote ' \
-	-e '^vmtrace-record: warning: ' -e '^vmtrace-record: context events not on this kernel: ' rec.err)
+errors=$(unfold rec.err | grep -v -e '^vmtrace-record: recording ' -e '^vmtrace-record: wrote ' \
+	-e '^vmtrace-record: warning: ' -e '^vmtrace-record: context events not on this kernel: ')
 [ "$(printf '%s\n' "$errors" | wc -l)" = 1 ] || { cat rec.err; fail "disk full: not one error line"; }
 printf '%s\n' "$errors" | grep -q "^vmtrace-record: full/f\.vmt\.$rec_pid\.part: write failed: No space left on device; the [0-9]* chunks\? written before \(is\|are\) kept in full/f\.vmt, not finished\$" ||
 	{ cat rec.err; fail "disk full: unexpected error line"; }

@@ -68,7 +68,7 @@ for spec in "$a" "$a_pid"; do
 	said="VM $a: pid $a_pid (by $how), 1 vCPU thread(s) (by thread-names) on CPU 1"
 	grep -qF "$said" err.txt ||
 		{ cat err.txt >&2; fail "--vm $spec: what was found is not said"; }
-	grep -q "on CPU 1 (collector CPU 0" err.txt || fail "--vm $spec: CPU 1 is not the one traced"
+	unfold err.txt | grep -q "on CPU 1 (collector CPU 0" || fail "--vm $spec: CPU 1 is not the one traced"
 	run vmtrace-report --json a.vmt
 	expect_rc 0 "report of --vm $spec"
 	mv out.txt a-report.json
