@@ -78,7 +78,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to record:", 1 },
 	{ "cpu", 'p', "LIST", 0, "CPUs to trace, e.g. 2 or 2,4-7 (required without --vm)", 1 },
 	{ "vm", OPT_VM, "VM[,VM...]", 0, "only these VMs' vCPU threads: a libvirt name, a QEMU "
-	  "-name or a VMM pid; their CPUs are traced unless -p is given", 1 },
+	  "-name or a VMM pid; their online CPUs are traced unless -p is given", 1 },
 	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
 	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
 	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair: none, or items "

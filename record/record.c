@@ -85,7 +85,7 @@ static int probe(struct recorder *rec)
 	if (rec_vm_find(&rec->vm, o, &rec->exit_code))	/* the CPUs to trace, without -p */
 		return -1;
 	/* a CPU the command line named that is not online: said before all else */
-	col = rec_sysinfo_check_cpus(&o->cpus, &rec->online, &o->collector);
+	col = rec_sysinfo_check_cpus(&o->cpus, rec->vm.cpus_derived, &rec->online, &o->collector);
 	if (col < 0) {
 		rec->exit_code = -col;
 		return -1;

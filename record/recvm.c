@@ -69,6 +69,7 @@ int rec_vm_find(struct rec_vm *v, struct record_opts *o, int *exit_code)
 		}
 		memcpy(o->cpus.cpu, v->found.cpus.cpu, v->found.cpus.n * sizeof(*o->cpus.cpu));
 		o->cpus.n = v->found.cpus.n;
+		v->cpus_derived = "the CPUs the vCPU threads may run on";
 	}
 	say_found(&v->found, &o->cpus);
 	/*

@@ -17,6 +17,8 @@ struct rec_vm {
 	const char *specs;		/* --vm; NULL: every function does nothing */
 	struct vmt_vmfind found;
 	char *filter;			/* "common_pid == ..." for the pair's two events */
+	/* What the CPUs traced are when found here (no -p), else NULL: see sysinfo.h. */
+	const char *cpus_derived;
 };
 
 /*

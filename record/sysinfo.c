@@ -35,12 +35,20 @@ int rec_sysinfo_parse_online(const char *text, struct vmt_cpulist *online)
 	return ret;
 }
 
+const char *rec_sysinfo_online_path(void)
+{
+	/* tests take CPUs "offline" here: this machine's CPUs must stay online */
+	const char *env = getenv("VMTRACE_CPU_ONLINE");
+
+	return env && *env ? env : "/sys/devices/system/cpu/online";
+}
+
 int rec_sysinfo_online_cpus(struct vmt_cpulist *online)
 {
 	char *text;
 	int ret;
 
-	ret = vmt_io_read_file("/sys/devices/system/cpu/online", 65536, &text, NULL);
+	ret = vmt_io_read_file(rec_sysinfo_online_path(), 65536, &text, NULL);
 	if (ret)
 		return ret;
 	ret = rec_sysinfo_parse_online(text, online);
@@ -56,6 +64,60 @@ int rec_sysinfo_first_offline(const struct vmt_cpulist *cpus, const struct vmt_c
 		if (!vmt_cpulist_has(online, cpus->cpu[i]))
 			return (int)cpus->cpu[i];
 	return -1;
+}
+
+int rec_sysinfo_split_online(const struct vmt_cpulist *cpus, const struct vmt_cpulist *online,
+			     struct vmt_cpulist *kept, struct vmt_cpulist *offline)
+{
+	unsigned int i;
+
+	kept->n = offline->n = 0;
+	kept->cpu = calloc(cpus->n ? cpus->n : 1, sizeof(*kept->cpu));
+	offline->cpu = calloc(cpus->n ? cpus->n : 1, sizeof(*offline->cpu));
+	if (!kept->cpu || !offline->cpu) {
+		vmt_cpulist_free(kept);
+		vmt_cpulist_free(offline);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cpus->n; i++) {
+		struct vmt_cpulist *to = vmt_cpulist_has(online, cpus->cpu[i]) ? kept : offline;
+
+		to->cpu[to->n++] = cpus->cpu[i];
+	}
+	return kept->n ? 0 : -ENODEV;
+}
+
+/*
+ * A set the recorder worked out (the CPUs a VM's threads may run on) can name CPUs that are
+ * offline, or never were there (an unpinned task may run on every possible CPU): nothing
+ * runs there, so they are left out, said once. Only a set with no online CPU is an error.
+ */
+static int keep_online(struct vmt_cpulist *traced, const char *derived,
+		       const struct vmt_cpulist *online)
+{
+	struct vmt_cpulist kept, off;
+	char all[512], out[512], on[512];
+	int ret = rec_sysinfo_split_online(traced, online, &kept, &off);
+
+	vmt_cpulist_format(traced, all, sizeof(all));
+	vmt_cpulist_format(online, on, sizeof(on));
+	if (ret == -ENOMEM) {
+		vmt_err("%s: %s", derived, strerror(ENOMEM));
+		return -1;
+	}
+	if (ret) {
+		vmt_err("no CPU to trace: %s (%s) are all offline (online: %s)", derived, all, on);
+		vmt_cpulist_free(&kept);
+		vmt_cpulist_free(&off);
+		return -64;
+	}
+	if (off.n)
+		vmt_info_folded("left out offline CPU %s of %s (%s)",
+				vmt_cpulist_format(&off, out, sizeof(out)), derived, all);
+	vmt_cpulist_free(&off);
+	vmt_cpulist_free(traced);
+	*traced = kept;
+	return 0;
 }
 
 int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
@@ -78,15 +140,20 @@ int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 	return REC_COLLECTOR_UNPINNED;
 }
 
-int rec_sysinfo_check_cpus(const struct vmt_cpulist *traced, struct vmt_cpulist *online,
-			   int *collector)
+int rec_sysinfo_check_cpus(struct vmt_cpulist *traced, const char *derived,
+			   struct vmt_cpulist *online, int *collector)
 {
 	char cpus[512];
 	int ret;
 
 	if (rec_sysinfo_online_cpus(online)) {
-		vmt_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
+		vmt_err("%s: cannot read the online CPUs", rec_sysinfo_online_path());
 		return -1;
+	}
+	if (derived) {
+		ret = keep_online(traced, derived, online);
+		if (ret)
+			return ret;
 	}
 	ret = rec_sysinfo_first_offline(traced, online);
 	if (ret >= 0) {

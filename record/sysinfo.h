@@ -25,7 +25,15 @@ int rec_sysinfo_pin_self(int cpu);
 
 /* The text of /sys/devices/system/cpu/online ("0-3,8\n") into online. 0 or -errno. */
 int rec_sysinfo_parse_online(const char *text, struct vmt_cpulist *online);
+/* That file, or the one $VMTRACE_CPU_ONLINE names (tests). */
+const char *rec_sysinfo_online_path(void);
 int rec_sysinfo_online_cpus(struct vmt_cpulist *online);
+/*
+ * cpus split into those online (kept) and the others (offline), both sorted lists the
+ * caller frees. 0; -ENODEV when none is online (both still filled); -ENOMEM (both empty).
+ */
+int rec_sysinfo_split_online(const struct vmt_cpulist *cpus, const struct vmt_cpulist *online,
+			     struct vmt_cpulist *kept, struct vmt_cpulist *offline);
 
 /* The first CPU of cpus that is not online, or -1 when all are. */
 int rec_sysinfo_first_offline(const struct vmt_cpulist *cpus, const struct vmt_cpulist *online);
@@ -44,12 +52,15 @@ int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 				 const struct vmt_cpulist *online, int *collector);
 /*
  * Both checks at once, each failure said in one line: reads the online CPUs into online,
- * then chooses the collector. Returns a rec_collector_choice, or the exit status as a
- * negative number: -1 when the online CPUs cannot be read, -64 when a CPU the command line
- * named (traced or collector) is not online.
+ * then chooses the collector. traced is either what the command line named (derived NULL)
+ * or a set the recorder worked out, which derived describes ("the CPUs the vCPU threads
+ * may run on"): its offline CPUs are then left out of traced, said in one line. Returns a
+ * rec_collector_choice, or the exit status as a negative number: -1 when the online CPUs
+ * cannot be read, -64 when a CPU the command line named (traced or collector) is not
+ * online, or no CPU of a derived set is.
  */
-int rec_sysinfo_check_cpus(const struct vmt_cpulist *traced, struct vmt_cpulist *online,
-			   int *collector);
+int rec_sysinfo_check_cpus(struct vmt_cpulist *traced, const char *derived,
+			   struct vmt_cpulist *online, int *collector);
 
 /* "time.start"-style key: the realtime clock as 2026-12-01T10:00:00.123456789Z. */
 void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sysinfo: online-CPU parsing (tables, and this machine against the cpuN lines of
- * /proc/stat), the collector choice, and the META / END key/values: their values against
- * uname(2), /proc/cmdline, /proc/cpuinfo and a fake tracefs tree; their key sequence
- * against tests/data/sample-syscalls.vmt, a file the recorder wrote before it was split
- * into modules.
+ * /proc/stat), the collector choice, a derived CPU set narrowed to the online CPUs while a
+ * named one with an offline CPU is refused (a fake online file: no CPU of this machine is
+ * taken offline), and the META / END key/values: their values against uname(2),
+ * /proc/cmdline, /proc/cpuinfo and a fake tracefs tree; their key sequence against
+ * tests/data/sample-syscalls.vmt, a file the recorder wrote before it was split into
+ * modules.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,6 +124,95 @@ static void test_choose_collector(void **state)
 	assert_int_equal(rec_sysinfo_first_offline(&traced, &online), -1);
 	vmt_cpulist_free(&online);
 	vmt_cpulist_free(&traced);
+}
+
+static void test_split_online(void **state)
+{
+	static const struct {
+		const char *cpus, *online, *kept, *offline;
+		int ret;
+	} t[] = {
+		{ "0-3", "0-3", "0-3", "", 0 },
+		{ "0-7", "0-3", "0-3", "4-7", 0 },
+		{ "1,3,5", "0-2,5", "1,5", "3", 0 },
+		/* an unpinned thread's CPUs: every possible one, few of them online */
+		{ "0-63", "0,2", "0,2", "1,3-63", 0 },
+		{ "4-7", "0-3", "", "4-7", -ENODEV },
+	};
+	struct vmt_cpulist cpus, online, kept, off;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(vmt_cli_parse_cpulist(t[i].cpus, &cpus), 0);
+		assert_int_equal(vmt_cli_parse_cpulist(t[i].online, &online), 0);
+		assert_int_equal(rec_sysinfo_split_online(&cpus, &online, &kept, &off), t[i].ret);
+		expect_list(&kept, t[i].kept);
+		expect_list(&off, t[i].offline);
+		vmt_cpulist_free(&cpus);
+		vmt_cpulist_free(&online);
+		vmt_cpulist_free(&kept);
+		vmt_cpulist_free(&off);
+	}
+}
+
+/*
+ * The whole check with the online CPUs read from a file of ours ($VMTRACE_CPU_ONLINE):
+ * a derived set loses its offline CPUs and the collector is chosen among the online ones
+ * left; a derived set with no online CPU, a named list with an offline CPU, are refused.
+ */
+static void test_check_cpus(void **state)
+{
+	static const struct {
+		const char *online, *traced;
+		bool derived;
+		int collector, ret, want_collector;
+		const char *want;
+	} t[] = {
+		{ "0-3", "2-7", true, -1, REC_COLLECTOR_FREE, 0, "2-3" },
+		{ "0-3", "0-63", true, -1, REC_COLLECTOR_UNPINNED, -1, "0-3" },
+		{ "1", "0-1", true, -1, REC_COLLECTOR_UNPINNED, -1, "1" },
+		{ "0-1", "1", true, 0, REC_COLLECTOR_FREE, 0, "1" },
+		{ "0-3", "4-7", true, -1, -64, -1, "4-7" },
+		{ "0-3", "2-7", false, -1, -64, -1, "2-7" },
+		{ "0-3", "2-3", false, -1, REC_COLLECTOR_FREE, 0, "2-3" },
+		/* the collector named on the command line stays checked */
+		{ "0-3", "2-7", true, 5, -64, 5, "2-3" },
+	};
+	char path[] = "/tmp/vmt-online-XXXXXX";
+	struct vmt_cpulist traced, online;
+	unsigned int i;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(setenv("VMTRACE_CPU_ONLINE", path, 1), 0);
+	assert_string_equal(rec_sysinfo_online_path(), path);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		FILE *f = fopen(path, "w");
+		int c = t[i].collector;
+
+		assert_non_null(f);
+		fprintf(f, "%s\n", t[i].online);
+		fclose(f);
+		assert_int_equal(vmt_cli_parse_cpulist(t[i].traced, &traced), 0);
+		assert_int_equal(rec_sysinfo_check_cpus(&traced, t[i].derived ? "the test's CPUs" :
+							NULL, &online, &c), t[i].ret);
+		expect_list(&online, t[i].online);
+		expect_list(&traced, t[i].want);
+		assert_int_equal(c, t[i].want_collector);
+		vmt_cpulist_free(&traced);
+		vmt_cpulist_free(&online);
+	}
+	/* a file that is not there: -1 (the machine's error, not the command line's) */
+	unlink(path);
+	assert_int_equal(vmt_cli_parse_cpulist("0", &traced), 0);
+	assert_int_equal(rec_sysinfo_check_cpus(&traced, NULL, &online, &(int){ -1 }), -1);
+	vmt_cpulist_free(&traced);
+	vmt_cpulist_free(&online);
+	unsetenv("VMTRACE_CPU_ONLINE");
+	assert_string_equal(rec_sysinfo_online_path(), "/sys/devices/system/cpu/online");
 }
 
 /* A tracefs tree with just what the metadata reads. */
@@ -395,6 +487,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_online),
 		cmocka_unit_test(test_online_this_machine),
+		cmocka_unit_test(test_split_online),
+		cmocka_unit_test(test_check_cpus),
 		cmocka_unit_test(test_choose_collector),
 		cmocka_unit_test_setup_teardown(test_meta, fake_setup, fake_teardown),
 		cmocka_unit_test(test_end),
