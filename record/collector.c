@@ -133,6 +133,8 @@ static void add_page(struct rec_collector *col, struct cpu_state *cs, const uint
 		c->info.missed_count += pg.missed_count;
 		cs->n.missed_pages++;
 		cs->n.missed_count += pg.missed_count;
+		/* a stored 0 says no more than no count (the reader counts them so too) */
+		cs->n.missed_uncounted += !pg.missed_stored || !pg.missed_count;
 	}
 	c->npages++;
 	cs->n.pages++;
@@ -365,18 +367,6 @@ const struct rec_cpu_counts *rec_collector_counts(const struct rec_collector *co
 						  unsigned int i)
 {
 	return i < col->ncs ? &col->cs[i].n : NULL;
-}
-
-void rec_collector_totals(const struct rec_collector *col, uint64_t *pages,
-			  uint64_t *missed_count)
-{
-	unsigned int i;
-
-	*pages = *missed_count = 0;
-	for (i = 0; i < col->ncs; i++) {
-		*pages += col->cs[i].n.pages;
-		*missed_count += col->cs[i].n.missed_count;
-	}
 }
 
 void rec_collector_free(struct rec_collector *col)

@@ -30,6 +30,7 @@ struct rec_cpu_counts {
 	uint64_t pages;
 	uint64_t missed_pages;
 	uint64_t missed_count;		/* sum of the counts stored in those pages */
+	uint64_t missed_uncounted;	/* those of them that stored no count (or 0) */
 };
 
 struct rec_collector;
@@ -63,9 +64,6 @@ unsigned int rec_collector_ncpus(const struct rec_collector *col);
 /* Counts of the i-th CPU added (read after join). */
 const struct rec_cpu_counts *rec_collector_counts(const struct rec_collector *col,
 						  unsigned int i);
-/* Sums over the CPUs: pages kept, and the lost-event counts stored in flagged pages. */
-void rec_collector_totals(const struct rec_collector *col, uint64_t *pages,
-			  uint64_t *missed_count);
 /* Close every fd and free, with any chunk still held. NULL is fine. */
 void rec_collector_free(struct rec_collector *col);
 

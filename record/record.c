@@ -24,6 +24,7 @@
 #include "container.h"
 #include "context.h"
 #include "log.h"
+#include "losses.h"
 #include "output.h"
 #include "readback.h"
 #include "recopt.h"
@@ -301,9 +302,11 @@ static void publish(struct recorder *rec)
 static void report(struct recorder *rec)
 {
 	const char *where = rec->op.published ? rec->op.name : rec->op.tmp;
-	uint64_t chunks = rec_chunkq_written(rec->q) - rec->op.chunks0, pages, lost;
+	uint64_t chunks = rec_chunkq_written(rec->q) - rec->op.chunks0, pages;
 	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
 	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
+	struct rec_losses ls;
+	char note[512];
 
 	if (!rec->recording)
 		return;
@@ -326,18 +329,15 @@ static void report(struct recorder *rec)
 		vmt_err("%s: write failed: %s; the %" PRIu64 " chunk%s written before %s kept in "
 			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, cs,
 			*cs ? "are" : "is", where);
-	rec_collector_totals(rec->col, &pages, &lost);
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	vmt_info("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
 		 " KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
 		 bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
-	if (rec->op.st1.overrun + rec->op.st1.commit_overrun + rec->op.st1.dropped > 0 || lost)
-		vmt_warn_folded("events were lost: %" PRIu64 " (ring buffer stats), %" PRIu64
-				" (page flags); try a larger --buffer-size or a shorter "
-				"--poll-interval",
-				vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0),
-				lost);
+	rec_losses_sum(rec->col, &ls);
+	ls.stats = vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0);
+	if (rec_losses_note(&ls, note, sizeof(note)))
+		vmt_warn_folded("%s", note);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */
 	if (!rec->o.quiet && rec->op.published && strcmp(rec->op.tmp, rec->op.name) != 0)
 		rec_readback_summary(rec->op.name);

@@ -12,6 +12,9 @@
  *   kvm_run N               sys_enter_ioctl records the decoder takes for KVM_RUN
  *   pair N                  records of the begin/end pair
  *   other N                 records of no event above
+ *   missed P uncounted U counted C
+ *                           pages flagged "events lost before this page", those of them
+ *                           that stored no count (or 0), the sum of the counts stored
  *   task PID in N runnable R sleeping S dead D kvm_run K
  *                           for each PID given: sched_switch records switching it in, and
  *                           out by the state it left in (R/R+; S, D, I, ...; X or Z), and
@@ -120,6 +123,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf("records %s:%s %llu\n", f[i]->system, f[i]->name, count[i]);
 	printf("kvm_run %llu\npair %llu\nother %llu\n", kvm_run, pair, other);
+	printf("missed %llu uncounted %llu counted %llu\n",
+	       (unsigned long long)vmt_reader_stats(r)->missed_pages,
+	       (unsigned long long)vmt_reader_stats(r)->missed_uncounted,
+	       (unsigned long long)vmt_reader_stats(r)->missed_events);
 	for (i = 0; i < np; i++)
 		printf("task %ld in %llu runnable %llu sleeping %llu dead %llu kvm_run %llu\n",
 		       pc[i].pid, pc[i].in, pc[i].runnable, pc[i].sleeping, pc[i].dead,

@@ -5,7 +5,9 @@
  * view would). Checked against the pages the test built: chunk contents byte for byte,
  * empty pages dropped, missed-event pages and counts, chunk times, the age flush, the
  * bounded splice rounds per tick, the read() path of the final drain (splice answering
- * EAGAIN, as after tracing is off, through -Wl,--wrap=splice), the aborted drain, the thread.
+ * EAGAIN, as after tracing is off, through -Wl,--wrap=splice), the aborted drain, the thread;
+ * and the recorder's note on losses from those counts (record/losses.c), pages flagged
+ * without a count included.
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@
 #include "bytes.h"
 #include "collector.h"
 #include "io.h"
+#include "losses.h"
 #include "pagebuilder.h"
 
 #define PAGE 4096u
@@ -235,7 +238,7 @@ static void test_pages_to_chunks(void **state)
 	struct page *pages = ten_pages();
 	const struct rec_cpu_counts *n;
 	struct rec_collector *col;
-	uint64_t total, lost;
+	struct rec_losses ls;
 	struct tsink t;
 
 	(void)state;
@@ -253,9 +256,13 @@ static void test_pages_to_chunks(void **state)
 	assert_int_equal(n->pages, 9);
 	assert_int_equal(n->missed_pages, 2);
 	assert_int_equal(n->missed_count, 17);
-	rec_collector_totals(col, &total, &lost);
-	assert_int_equal(total, 9);
-	assert_int_equal(lost, 17);
+	assert_int_equal(n->missed_uncounted, 1);	/* page 3 */
+	rec_losses_sum(col, &ls);
+	assert_int_equal(ls.pages, 9);
+	assert_int_equal(ls.missed_pages, 2);
+	assert_int_equal(ls.counted, 17);
+	assert_int_equal(ls.uncounted, 1);
+	assert_int_equal(ls.stats, 0);
 	assert_null(rec_collector_counts(col, 1));
 	assert_int_equal(t.closed, 0);	/* closing the sink is the thread's */
 	rec_collector_free(col);
@@ -426,6 +433,86 @@ static void test_errors(void **state)
 	free(pages);
 }
 
+/*
+ * Two CPUs, losses flagged every way the kernel flags them: a count stored, a count of 0
+ * stored (which says no more than none), no count stored (the page filled to within 8
+ * bytes of its end); each counted on its CPU and summed over both.
+ */
+static void test_uncounted_pages(void **state)
+{
+	struct page a[3], b[2];
+	struct rec_collector *col;
+	struct rec_losses ls;
+	struct tsink t;
+
+	(void)state;
+	build(&a[0], 1000, 2, true, true, 5);
+	build(&a[1], 2000, 2, true, true, 0);
+	build(&a[2], 3000, 2, false, false, 0);
+	build(&b[0], 1500, 3, true, false, 0);
+	build(&b[1], 2500, 0, true, false, 0);	/* no data, a loss: kept */
+	col = new_collector(&t, 16, UINT64_MAX, 0);
+	assert_int_equal(rec_collector_add_cpu(col, 0, feed_file(a, 3, 0)), 0);
+	assert_int_equal(rec_collector_add_cpu(col, 1, feed_file(b, 2, 0)), 0);
+	assert_int_equal(rec_collector_poll(col), 0);
+	assert_int_equal(rec_collector_drain(col), 0);
+	assert_int_equal(rec_collector_counts(col, 0)->missed_pages, 2);
+	assert_int_equal(rec_collector_counts(col, 0)->missed_count, 5);
+	assert_int_equal(rec_collector_counts(col, 0)->missed_uncounted, 1);
+	assert_int_equal(rec_collector_counts(col, 1)->missed_pages, 2);
+	assert_int_equal(rec_collector_counts(col, 1)->missed_count, 0);
+	assert_int_equal(rec_collector_counts(col, 1)->missed_uncounted, 2);
+	rec_losses_sum(col, &ls);
+	assert_int_equal(ls.pages, 5);
+	assert_int_equal(ls.missed_pages, 4);
+	assert_int_equal(ls.counted, 5);
+	assert_int_equal(ls.uncounted, 3);
+	rec_collector_free(col);
+	tsink_free(&t);
+	rec_losses_sum(NULL, &ls);
+	assert_int_equal(ls.pages + ls.missed_pages + ls.counted + ls.uncounted, 0);
+}
+
+/* The note: what each count says, and "not known" when only uncounted pages saw losses. */
+static void test_losses_note(void **state)
+{
+	static const struct {
+		struct rec_losses l;
+		const char *note;	/* NULL: none */
+	} t[] = {
+		{ { 0, 9, 0, 0, 0 }, NULL },
+		{ { 40, 9, 2, 40, 0 }, "events were lost: 40 (ring buffer stats), 40 (page flags)" },
+		{ { 40, 9, 0, 0, 0 }, "events were lost: 40 (ring buffer stats), 0 (page flags)" },
+		{ { 0, 9, 1, 7, 0 }, "events were lost: 0 (ring buffer stats), 7 (page flags)" },
+		/* the statistics counted the uncounted pages' losses: a known number */
+		{ { 50, 9, 3, 40, 1 }, "events were lost: 50 (ring buffer stats), 40 (page flags, "
+		  "and 1 page flagged without a count)" },
+		/* nobody counted them */
+		{ { 0, 9, 3, 40, 2 }, "events were lost: 40 (page flags) and an unknown number "
+		  "more, before 2 pages flagged without a count" },
+		{ { 0, 9, 1, 0, 1 }, "events were lost, how many is not known: 1 page flagged "
+		  "without a count, none in the ring buffer stats" },
+		{ { 0, 9, 4, 0, 4 }, "events were lost, how many is not known: 4 pages flagged "
+		  "without a count, none in the ring buffer stats" },
+	};
+	static const char advice[] = "; try a larger --buffer-size or a shorter --poll-interval";
+	unsigned int i;
+	char buf[512], want[512];
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		strcpy(buf, "untouched");
+		if (!t[i].note) {
+			assert_false(rec_losses_note(&t[i].l, buf, sizeof(buf)));
+			assert_string_equal(buf, "untouched");
+			continue;
+		}
+		assert_true(rec_losses_note(&t[i].l, buf, sizeof(buf)));
+		snprintf(want, sizeof(want), "%s%s", t[i].note, advice);
+		assert_string_equal(buf, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +523,8 @@ int main(void)
 		cmocka_unit_test_setup(test_abort_drain, setup),
 		cmocka_unit_test_setup(test_thread, setup),
 		cmocka_unit_test_setup(test_errors, setup),
+		cmocka_unit_test_setup(test_uncounted_pages, setup),
+		cmocka_unit_test(test_losses_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
