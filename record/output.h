@@ -35,6 +35,7 @@ struct rec_output {
 	unsigned int published_files;
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
+	uint64_t lost0, lost1;		/* events lost by every traced CPU's stats, the same */
 	uint64_t mono0, mono1;
 	uint64_t chunks0, pages0;	/* the writer queue's chunks, pages before this file */
 	char name[PATH_MAX];		/* its final name */

@@ -335,7 +335,7 @@ static void report(struct recorder *rec)
 		 " KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
 		 bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
 	rec_losses_sum(rec->col, &ls);
-	ls.stats = vmt_cpustats_lost(&rec->op.st1) - vmt_cpustats_lost(&rec->op.st0);
+	ls.stats = rec->op.lost1 - rec->op.lost0;	/* every traced CPU's */
 	if (rec_losses_note(&ls, note, sizeof(note)))
 		vmt_warn_folded("%s", note);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */

@@ -276,10 +276,14 @@ int rec_session_tracing(struct rec_session *s, bool on)
 }
 
 void rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus,
-			   const char *when, struct vmt_kvbuf *kb, struct vmt_cpustats *first)
+			   const char *when, struct vmt_kvbuf *kb, struct vmt_cpustats *first,
+			   uint64_t *lost)
 {
+	struct vmt_cpustats st;
 	unsigned int i;
 
+	if (lost)
+		*lost = 0;
 	for (i = 0; i < cpus->n; i++) {
 		char rel[64], key[64], *text;
 
@@ -290,6 +294,8 @@ void rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus
 		vmt_kv_add_str(kb, key, text);
 		if (i == 0 && first)
 			vmt_tracefs_parse_stats(text, first);
+		if (lost && vmt_tracefs_parse_stats(text, &st) == 0)
+			*lost += vmt_cpustats_lost(&st);
 		free(text);
 	}
 }

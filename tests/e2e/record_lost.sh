@@ -31,12 +31,13 @@ grep -q "events were lost" err.txt || fail "the report did not warn about losses
 # within 8 bytes of their end now and then: the kernel then flags the loss without its
 # count. How often is chance: up to 4 tries of a run that flags a page at most every
 # 100 ms poll. What must hold every time: the warning's counts are the file's (the stats
-# as the report reads them, the pages' sum and the pages without a count as the reader,
-# through tests/helpers/ctxstat, counts them in the file), and pages without a count are
-# named exactly when there are some.
+# of every traced CPU as the report reads them, the pages' sum and the pages without a
+# count as the reader, through tests/helpers/ctxstat, counts them in the file), and pages
+# without a count are named exactly when there are some. Both CPUs are traced, CPU 0
+# first: the losses of the loop's CPU 1 are in the figures too.
 uncounted=0
 for try in 1 2 3 4; do
-	start_record -p 1 -c 0 -s 2 -b 16K --poll-interval 100ms -e "$SYSCALL_EVENTS" -o ctx.vmt
+	start_record -p 0-1 -s 2 -b 16K --poll-interval 100ms -e "$SYSCALL_EVENTS" -o ctx.vmt
 	"$HELPERS/syscall_loop" 1 300000 >/dev/null
 	wait "$rec_pid"
 	rc=$?
