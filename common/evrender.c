@@ -29,7 +29,7 @@ void vmt_hexfields_text(FILE *f, const struct vmt_event *ev, bool all, unsigned 
 	for (i = 0; i < VMT_HF_COUNT; i++) {
 		uint64_t v = vmt_hexfield_value(ev, (enum vmt_hexfield)i);
 
-		if (!vmt_hexfield_has(ev, (enum vmt_hexfield)i) || !(all || v || i == VMT_HF_RIP))
+		if (!vmt_hexfield_shown(ev, (enum vmt_hexfield)i, all))
 			continue;
 		n = snprintf(text, sizeof(text), " %s 0x%" PRIx64, vmt_hexfields[i].name, v);
 		if (n < 0)

@@ -59,6 +59,24 @@ static inline int vmt_hexfield_has(const struct vmt_event *ev, enum vmt_hexfield
 	return (ev->has & vmt_hexfields[f].bit) != 0;
 }
 
+/* Whether the text views show field f of ev: the RIP always, the others when all or not 0. */
+static inline bool vmt_hexfield_shown(const struct vmt_event *ev, enum vmt_hexfield f, bool all)
+{
+	return vmt_hexfield_has(ev, f) && (all || f == VMT_HF_RIP || vmt_hexfield_value(ev, f));
+}
+
+/* Whether vmt_hexfields_text() writes anything for ev. */
+static inline bool vmt_hexfields_any(const struct vmt_event *ev, bool all)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMT_HF_COUNT; i++) {
+		if (vmt_hexfield_shown(ev, (enum vmt_hexfield)i, all))
+			return true;
+	}
+	return false;
+}
+
 /*
  * " rip 0x1000 info1 0x0 ..." for the fields the event carries, into f: all of them when
  * all is set, else the RIP and the fields that are not zero (what the 120-column views

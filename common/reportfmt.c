@@ -574,12 +574,14 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	/* another pair has no vCPU column title: nor a "-" under it */
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : words_of(r) == &kvm_words ? "-" :
 		 "", e->vcpu);
-	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s ",
+	/* the space before the fields only when there are some: no row ends in a blank */
+	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s%s",
 		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
 		      (e->has & VMT_EVF_REASON) ?
 		      vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
 					 sizeof(label)) : "-",
-		      vmt_fmt_lat(clk, lat, l, sizeof(l)));
+		      vmt_fmt_lat(clk, lat, l, sizeof(l)),
+		      vmt_hexfields_any(e, st->wide) ? " " : "");
 	/*
 	 * the guest RIP always, the other fields when --wide or when they say something; a
 	 * field that would end past column 120 continues under the header's "fields" (as -v
