@@ -26,10 +26,89 @@ static const struct vmt_source_ops *const loaders[] = {
 	&vmt_source_legacy_ops,
 };
 
+#define NLOADERS (sizeof(loaders) / sizeof(loaders[0]))
+
 static void say(char *why, size_t why_size, const char *text)
 {
 	if (why_size)
 		snprintf(why, why_size, "%s", text);
+}
+
+/* Compressed files, given by mistake for what they hold: their first bytes say nothing. */
+static const struct {
+	const char *magic;
+	size_t len;
+	const char *name;
+} compressed[] = {
+	{ "\x1f\x8b", 2, "gzip" },
+	{ "\x28\xb5\x2f\xfd", 4, "zstd" },
+	{ "\xfd" "7zXZ\0", 6, "xz" },
+	{ "BZh", 3, "bzip2" },
+};
+
+/*
+ * "it starts with '\x7fELF'": the first bytes, printable ones as they are, up to 12, the
+ * first line only, and after 4 up to the next byte that is not printable (an ELF's class
+ * and version bytes would tell a user nothing more).
+ */
+static void first_bytes(const uint8_t *head, size_t n, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < 12 && head[i] != '\n'; i++) {
+		bool plain = head[i] >= 0x20 && head[i] < 0x7f && head[i] != '\'' &&
+			     head[i] != '\\';
+
+		if (i >= 4 && !plain)
+			break;
+		if (len + 5 > size)
+			break;
+		len += (size_t)snprintf(buf + len, size - len, plain ? "%c" : "\\x%02x", head[i]);
+	}
+}
+
+/*
+ * The words for a file no loader takes. Its format's magic in a file too short for the
+ * format's header: that format, cut. Else what it is not, naming every format the table
+ * reads, and what it is when compressed, or the bytes it starts with: a text, an ELF or a
+ * gzip given by mistake is told at once.
+ */
+static void say_unknown(const uint8_t *head, size_t n, char *why, size_t why_size)
+{
+	char formats[128], start[64];
+	size_t i, len = 0;
+
+	for (i = 0; i < NLOADERS; i++) {
+		const struct vmt_source_ops *l = loaders[i];
+		size_t m = n < l->magic_len ? n : l->magic_len;
+
+		if (n && m >= (l->magic_len < 4 ? l->magic_len : 4) && !memcmp(head, l->magic, m)) {
+			if (why_size)
+				snprintf(why, why_size, "truncated: the file is cut inside the "
+					 "header of %s (%zu bytes)", l->what, n);
+			return;
+		}
+	}
+	/* "a vmtrace recording, a trace.dat or a trace.bin" */
+	for (i = 0; i < NLOADERS && len < sizeof(formats); i++)
+		len += (size_t)snprintf(formats + len, sizeof(formats) - len, "%s%s",
+					i == 0 ? "" : i + 1 < NLOADERS ? ", " : " or ",
+					loaders[i]->what);
+	for (i = 0; i < sizeof(compressed) / sizeof(compressed[0]); i++) {
+		if (n >= compressed[i].len && !memcmp(head, compressed[i].magic, compressed[i].len))
+			break;
+	}
+	if (!why_size)
+		return;
+	first_bytes(head, n, start, sizeof(start));
+	if (!n)
+		snprintf(why, why_size, "not %s (it is empty)", formats);
+	else if (i < sizeof(compressed) / sizeof(compressed[0]))
+		snprintf(why, why_size, "not %s (it is %s-compressed)",
+			 formats, compressed[i].name);
+	else
+		snprintf(why, why_size, "not %s (it starts with '%s')", formats, start);
 }
 
 /* An unlinked file for reading and writing in dir: gone when closed, whatever happens. */
@@ -153,7 +232,7 @@ int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		}
 	}
 	if (!s->ops) {
-		say(why, why_size, n == 0 ? "empty file" : "not a vmtrace file (bad magic)");
+		say_unknown(head, (size_t)n, why, why_size);
 		ret = -EBADMSG;
 		goto out_free;
 	}

@@ -37,7 +37,8 @@ struct vmt_source;
 /*
  * Open path ("-": standard input, copied to an unlinked file in $TMPDIR or /tmp unless it
  * is a regular file). Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
- * problem in a few words ("not a vmtrace file (bad magic)", "no kvm:kvm_exit event
+ * problem in a few words ("not a vmtrace recording, a trace.dat or a trace.bin (it starts
+ * with 'hello world')", "no kvm:kvm_exit event
  * format in the file (choose the pair with --pair BEGIN,END)"), or the error's own
  * strerror() text when there is nothing more to say. opts may be NULL (no options); why
  * may be NULL when why_size is 0.

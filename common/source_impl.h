@@ -12,6 +12,14 @@
 
 struct vmt_source_ops {
 	const char *name;
+	/*
+	 * For the words about a file no loader takes: the format as a user knows it ("a
+	 * trace.dat"), and the bytes it starts with (a file that holds them, or at least 4 of
+	 * them, but is too short for probe is that format, cut).
+	 */
+	const char *what;
+	const char *magic;
+	size_t magic_len;
 	/* Whether the file's first bytes (n of them, at most 64) are this format's. */
 	bool (*probe)(const uint8_t *head, size_t n);
 	/*

@@ -412,6 +412,9 @@ static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, 
 
 const struct vmt_source_ops vmt_source_legacy_ops = {
 	.name = "trace.bin",
+	.what = "a trace.bin",
+	.magic = "\x01\x6d\xe9\xcc",	/* VMT_LEGACY_SIGNATURE, little-endian */
+	.magic_len = 4,
 	.probe = legacy_probe,
 	.open = legacy_open,
 	.read_chunk = vmt_source_read_stored,

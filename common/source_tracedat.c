@@ -1352,6 +1352,9 @@ static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vm
 
 const struct vmt_source_ops vmt_source_tracedat_ops = {
 	.name = "trace.dat",
+	.what = "a trace.dat",
+	.magic = TRACEDAT_MAGIC,
+	.magic_len = TRACEDAT_MAGIC_LEN,
 	.probe = tracedat_probe,
 	.open = tracedat_open,
 	.read_chunk = tracedat_read_chunk,

@@ -443,6 +443,9 @@ static int vmt_read_part(const struct vmt_source *s, size_t idx, uint64_t off, u
 
 const struct vmt_source_ops vmt_source_vmt_ops = {
 	.name = "vmt",
+	.what = "a vmtrace recording",
+	.magic = VMT_FILE_MAGIC,
+	.magic_len = 8,
 	.probe = vmt_probe,
 	.open = vmt_open,
 	.read_chunk = vmt_read_chunk,

@@ -36,10 +36,10 @@ run vmtrace-report "$scratch/missing.vmt"
 expect_one_line_error vmtrace-report "missing.vmt: No such file or directory"
 : >empty.vmt
 run vmtrace-report empty.vmt
-expect_one_line_error vmtrace-report "empty.vmt: empty file"
+expect_one_line_error vmtrace-report "empty.vmt: not a vmtrace recording.* (it is empty)"
 printf 'hello world, not a trace at all\n' >text.vmt
 run vmtrace-report text.vmt
-expect_one_line_error vmtrace-report "text.vmt: not a vmtrace file"
+expect_one_line_error vmtrace-report "text.vmt: not a vmtrace recording"
 run vmtrace-report -f "$scratch"
 expect_one_line_error vmtrace-report "not a regular file"
 run vmtrace-report --json --legacy x.vmt

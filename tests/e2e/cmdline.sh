@@ -104,5 +104,5 @@ rc=$?
 expect_one_line_error vmtrace-report "-: cannot make a temporary file in $scratch/none for standard input"
 : | vmtrace-convert --csv - >out.txt 2>err.txt
 rc=$?
-expect_one_line_error vmtrace-convert "-: empty file"
+expect_one_line_error vmtrace-convert "-: not a vmtrace recording.* (it is empty)"
 exit 0

@@ -47,6 +47,9 @@ struct fixture {
 	uint16_t exit_id, entry_id;
 };
 
+/* what vmt_source_open says of a file no loader takes, before what the file is */
+#define NOT_READ "not a vmtrace recording, a trace.dat or a trace.bin "
+
 static const char *data(const char *rel)
 {
 	static char p[512];
@@ -289,22 +292,36 @@ static void test_sniffing(void **state)
 		assert_string_equal(vmt_source_format(s), names[i]);
 		vmt_source_close(s);
 	}
+	/* what a file is not, and what it starts with: its first line, up to 12 bytes */
 	assert_int_equal(open_bytes(fx, "", 0, why, sizeof(why), NULL), -EBADMSG);
-	assert_string_equal(why, "empty file");
+	assert_string_equal(why, NOT_READ "(it is empty)");
 	memset(junk, 'x', sizeof(junk));
 	assert_int_equal(open_bytes(fx, junk, sizeof(junk), why, sizeof(why), NULL), -EBADMSG);
-	assert_string_equal(why, "not a vmtrace file (bad magic)");
-	/* files shorter than their format's header, whatever they start with */
+	assert_string_equal(why, NOT_READ "(it starts with 'xxxxxxxxxxxx')");
+	assert_int_equal(open_bytes(fx, "a'b\\\nc", 5, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it starts with 'a\\x27b\\x5c')");
+	/* past 4 bytes, up to the first one that is not printable */
+	assert_int_equal(open_bytes(fx, "\x7f" "ELF\x02\x01", 6, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it starts with '\\x7fELF')");
+	assert_int_equal(open_bytes(fx, "\x1f\x8b\x08", 3, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it is gzip-compressed)");
+	/* a format's magic (or 4 bytes of it) in a file shorter than its header: cut */
 	assert_int_equal(open_bytes(fx, "VMTRA", 5, why, sizeof(why), NULL), -EBADMSG);
-	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_string_equal(why, "truncated: the file is cut inside the header of a vmtrace "
+			    "recording (5 bytes)");
 	assert_int_equal(open_bytes(fx, VMT_FILE_MAGIC "1234567", 15, why, sizeof(why), NULL),
 			 -EBADMSG);
-	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_string_equal(why, "truncated: the file is cut inside the header of a vmtrace "
+			    "recording (15 bytes)");
 	assert_int_equal(open_bytes(fx, TRACEDAT_MAGIC, 9, why, sizeof(why), NULL), -EBADMSG);
-	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_string_equal(why, "truncated: the file is cut inside the header of a trace.dat "
+			    "(9 bytes)");
 	put_le32(junk, VMT_LEGACY_SIGNATURE);
 	assert_int_equal(open_bytes(fx, junk, 7, why, sizeof(why), NULL), -EBADMSG);
-	assert_string_equal(why, "not a vmtrace file (bad magic)");
+	assert_string_equal(why, "truncated: the file is cut inside the header of a trace.bin "
+			    "(7 bytes)");
+	assert_int_equal(open_bytes(fx, "VMT", 3, why, sizeof(why), NULL), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it starts with 'VMT')");
 	/* a trace.bin header and no page: a whole, empty recording */
 	put_le16(junk + 4, fx->entry_id);
 	put_le16(junk + 6, fx->exit_id);
@@ -338,7 +355,7 @@ static void test_why_buffer(void **state)
 	struct vmt_reader *r;
 
 	assert_int_equal(open_bytes(fx, "", 0, small, sizeof(small), NULL), -EBADMSG);
-	assert_string_equal(small, "empty");
+	assert_string_equal(small, "not a");
 	assert_int_equal(open_bytes(fx, "", 0, NULL, 0, NULL), -EBADMSG);
 	/* two formatted messages at once: each in its own buffer */
 	assert_int_equal(vmt_source_open(data("tracedat/kvm.v6.dat"), &a, &s, why_a,
