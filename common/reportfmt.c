@@ -714,9 +714,29 @@ void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 
 	if (!s->hist_buckets)
 		return;
-	/* cyclictest -h: one column per thread (here per pCPU), counts per bucket index */
+	/*
+	 * What cyclictest's header would say, as '#' comments its readers skip: the
+	 * recording, the rows' unit and which pCPU each column is (cyclictest's are threads)
+	 */
+	fprintf(f, "# vmtrace-report: %s: %s -> %s, %" PRIu64 " pairs\n", vmt_reader_path(r),
+		vmt_reader_begin_name(r), vmt_reader_end_name(r), s->lat.count);
+	if (s->hist_log)
+		fprintf(f, "# Rows: log2 buckets (row N: 2^N to 2^(N+1) %s, row 0 from 0); "
+			"columns: pCPU", vmt_fmt_unit(clk));
+	else
+		fprintf(f, "# Rows: buckets of %s (row N: N to N+1 bucket widths); columns: pCPU",
+			vmt_clock_in_ns(clk) ? vmt_fmt_exact_ns(vmt_clock_ns(clk, s->hist_bucket),
+							  (char[32]){ 0 }, 32) :
+			vmt_fmt_lat(clk, s->hist_bucket, (char[32]){ 0 }, 32));
+	for (row = 0; row < s->hist_ncpus; row++)
+		fprintf(f, " %" PRIu32, s->hist_cpu[row]);
+	fprintf(f, "%s\n", s->hist_ncpus ? "" : " none");
+	/*
+	 * cyclictest -h: one column per thread (here per pCPU), counts per bucket index; no
+	 * rows without a column (filters that selected nothing): a row is its counts
+	 */
 	fprintf(f, "# Histogram\n");
-	for (b = 0; b < s->hist_buckets; b++) {
+	for (b = 0; s->hist_ncpus && b < s->hist_buckets; b++) {
 		fprintf(f, "%06u ", b);
 		for (row = 0; row < s->hist_ncpus; row++)
 			fprintf(f, "%06" PRIu64 "%s", s->hist[row * w + b],

@@ -96,7 +96,7 @@ static int set_up_views(struct report *rep)
 	int ret;
 
 	so.window_ns = o->window_ns;
-	so.top_n = o->legacy ? 0 : o->top;
+	so.top_n = o->legacy || o->hist_cyclictest ? 0 : o->top;
 	so.histogram = o->histogram;
 	so.hist_bucket_ns = o->bucket_ns ? o->bucket_ns : 1000;
 	so.hist_buckets = o->buckets ? o->buckets : (o->hist_log ? 40 : 100);
@@ -207,6 +207,11 @@ static void print_text(struct report *rep)
 	const struct report_opts *o = rep->o;
 	char a[32], b[32];
 
+	/* what cyclictest's histogram readers parse, alone (other views refused: reportopt.c) */
+	if (o->hist_cyclictest) {
+		vmt_report_hist_cyclictest(stdout, rep->r, &rep->s);
+		return;
+	}
 	if (o->verbose)
 		fputc('\n', stdout);
 	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
@@ -228,10 +233,7 @@ static void print_text(struct report *rep)
 	}
 	if (o->histogram) {
 		fputc('\n', stdout);
-		if (o->hist_cyclictest)
-			vmt_report_hist_cyclictest(stdout, rep->r, &rep->s);
-		else
-			vmt_report_hist_text(stdout, rep->r, &rep->s);
+		vmt_report_hist_text(stdout, rep->r, &rep->s);
 	}
 	if (o->interval_ns) {
 		fputc('\n', stdout);

@@ -113,7 +113,8 @@ static const struct argp_option options[] = {
 	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones; implies --histogram",
 	  3 },
 	{ "hist-format", OPT_HIST_FORMAT, "FORMAT", 0, "text (bars, default) or cyclictest "
-	  "(cyclictest -h's gnuplot-ready layout); implies --histogram", 3 },
+	  "(cyclictest -h's gnuplot-ready layout, alone: no text report); implies --histogram",
+	  3 },
 	{ 0 }
 };
 
@@ -283,6 +284,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				  o->wide || o->why || o->bucket_ns || o->buckets || o->hist_log))
 			argp_error(state, "--legacy prints the original four lines only: it takes "
 				   "no other view");
+		/* a cyclictest histogram's readers parse every line: nothing else is printed */
+		if (o->hist_cyclictest && (o->verbose || o->around || o->threshold_ns || o->why ||
+					   o->wide || o->top_given || o->interval_ns ||
+					   (o->html && strcmp(o->html, "-") == 0)))
+			argp_error(state, "--hist-format cyclictest prints the histogram alone, in "
+				   "cyclictest -h's layout: it takes no other view");
 		if (o->json && (o->wide || o->hist_cyclictest))
 			argp_error(state, "--json has every field: --wide and --hist-format are "
 				   "for text");
