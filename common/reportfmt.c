@@ -743,11 +743,12 @@ void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 				row + 1 < s->hist_ncpus ? "\t" : "");
 		fputc('\n', f);
 	}
+	/* the rows' sum: cyclictest's Total leaves the overflows to their own line */
 	fprintf(f, "# Total:");
 	for (row = 0; row < s->hist_ncpus; row++) {
 		uint64_t n = 0;
 
-		for (b = 0; b < w; b++)
+		for (b = 0; b < s->hist_buckets; b++)
 			n += s->hist[row * w + b];
 		fprintf(f, " %09" PRIu64, n);
 	}

@@ -64,6 +64,8 @@ for k, c in enumerate(cpus):
     assert [r[k] for _, r in rows] == want[c], "pCPU %d's counts differ" % c
 tail = dict(l[2:].split(":", 1) for l in lines if l.startswith("# ") and ":" in l)
 assert [int(x) for x in tail["Histogram Overflows"].split()] == [over[c] for c in cpus]
+# the Total is the rows' sum, without the overflows (as cyclictest's)
+assert [int(x) for x in tail["Total"].split()] == [sum(want[c]) for c in cpus], tail["Total"]
 # every pair the JSON report counts is in a row or an overflow
 total = sum(sum(r) for _, r in rows)
 assert total + sum(over.values()) == d["pairs"] == len(pairs), (total, over, d["pairs"])
