@@ -214,6 +214,8 @@ static const char *task_label(const struct vmt_group *t, char *buf, size_t size)
 {
 	if (t->has_vcpu)
 		snprintf(buf, size, "vCPU %u (pid %" PRId32 ")", t->vcpu, t->pid);
+	else if (t->comm[0])	/* the name the context events gave it (summary.h) */
+		snprintf(buf, size, "%s (pid %" PRId32 ")", t->comm, t->pid);
 	else
 		snprintf(buf, size, "pid %" PRId32, t->pid);
 	return buf;

@@ -296,16 +296,27 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	fprintf(f, " %9s\n", vmt_fmt_in(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
-/* "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)". */
+/* The tables' first column: a label wider than this pushes the row's figures right. */
+#define TASK_LABEL_COLUMNS 24
+
+/*
+ * "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)"; a task
+ * without a vCPU: "comm (pid)" when the context events named it (its comm cut to fit the
+ * column), else "- (pid)".
+ */
 static char *task_label(const struct vmt_reader *r, const struct vmt_group *t, char *buf,
 			size_t size)
 {
 	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	int room;
 
 	if (m && vmt_vmmap_label(m, t->pid, buf, size))
 		return buf;
+	room = TASK_LABEL_COLUMNS - snprintf(NULL, 0, " (%" PRId32 ")", t->pid);
 	if (t->has_vcpu)
 		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
+	else if (t->comm[0])
+		snprintf(buf, size, "%.*s (%" PRId32 ")", room > 1 ? room : 1, t->comm, t->pid);
 	else
 		snprintf(buf, size, "- (%" PRId32 ")", t->pid);
 	return buf;

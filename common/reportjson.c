@@ -183,6 +183,8 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_i64(w, "pid", t->pid);
+		/* the name the context events gave the pid (the text's "comm (pid)"), or null */
+		vmt_jsonw_str(w, "comm", t->comm[0] ? t->comm : NULL);
 		json_task_vm(w, r, t);
 		vmt_jsonw_u64(w, "pairs", t->d.st.count);
 		json_dist(w, clk, &t->d);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -582,6 +583,17 @@ static void pick_worst_window(struct vmt_summary *s)
 	}
 }
 
+/*
+ * A task's name: what the context events called its pid last. Its own begin/end events
+ * carry no comm; without context events (and so in time slices, slicepass.c) it stays "".
+ */
+static void name_task(const struct vmt_summary *s, struct vmt_group *g)
+{
+	const char *comm = vmt_commtab_get(&s->work->comms, g->pid);
+
+	snprintf(g->comm, sizeof(g->comm), "%s", comm ? comm : "");
+}
+
 /* Copy every task's figures out: the tasks themselves go with the pass's pairing. */
 static int collect_tasks(struct vmt_summary *s)
 {
@@ -598,6 +610,7 @@ static int collect_tasks(struct vmt_summary *s)
 			why_fill(&t->g);
 		vmt_whysum_merge(&s->why_all, &t->g.why);
 		s->tasks[i] = t->g;
+		name_task(s, &s->tasks[i]);
 		s->tasks[i].max_window_sum = task_window(t)->max_sum;
 		s->tasks[i].max_window_at = task_window(t)->max_at;
 		if (t->has_whywin && t->whywin.max_sum == t->whywin.win.max_sum &&
@@ -744,6 +757,7 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 		ret = group_copy(&out->cpus[i], &s->cpus[i]);
 	for (t = s->work->tasks; t && !ret; t = t->next, out->ntasks++) {
 		ret = group_copy(&out->tasks[n], &t->g);
+		name_task(s, &out->tasks[n]);
 		if (s->why)
 			why_fill(&out->tasks[n]);
 		out->tasks[n].max_window_sum = task_window(t)->max_sum;
@@ -777,11 +791,21 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 	return 0;
 }
 
+/* Only the names: the causes are the attribution's (iterate.c), read through pair->why. */
+static int on_context(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev)
+{
+	struct vmt_summary *s = state;
+
+	(void)it;
+	return vmt_commtab_context(&s->work->comms, ev);
+}
+
 static const struct vmt_consumer_ops summary_ops = {
 	.name = "summary",
 	.start = on_start,
 	.pair = on_pair,
 	.gap = on_gap,
+	.context = on_context,
 	.finish = on_finish,
 	.task_free = task_free,
 };
@@ -839,6 +863,7 @@ void vmt_summary_free(struct vmt_summary *s)
 	if (s->work) {
 		free(s->work->reason_slot);
 		free(s->work->reason_direct);
+		vmt_commtab_free(&s->work->comms);
 	}
 	free(s->work);
 	memset(s, 0, sizeof(*s));

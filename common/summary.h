@@ -48,6 +48,8 @@ struct vmt_group {
 	uint64_t unknown_lo, unknown_hi;
 	uint64_t gaps;			/* pCPUs: lost-events gaps there (flagged, damaged) */
 	struct vmt_whysum why;		/* where the time went (when attributed) */
+	/* tasks: the name the context events gave the pid last (commtab.h), "" if none */
+	char comm[VMT_CTX_COMM_LEN];
 	bool has_window_why;		/* tasks: window_why is the worst window's breakdown */
 	struct vmt_why window_why;
 };

@@ -7,6 +7,7 @@
 #ifndef VMT_SUMMARY_IMPL_H
 #define VMT_SUMMARY_IMPL_H
 
+#include "commtab.h"
 #include "summary.h"
 
 struct vmt_interval {
@@ -58,6 +59,7 @@ struct summary_work {
 	bool owns_tasks;		/* a slice's or a merged one: freed with the summary */
 	struct task **index;		/* a merged summary's tasks by key (open addressing) */
 	size_t index_cap;
+	struct vmt_commtab comms;	/* the tasks' names, from the context events */
 };
 
 const struct vmt_consumer_ops *vmt_summary_ops(void);

@@ -195,6 +195,9 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
 	}
 	for (i = 0; i < from->ntop; i++)
 		vmt_summary_top_insert(into, &from->top[i]);
+	/* in time order: a later slice's name for a pid is the later one, as in one pass */
+	if (vmt_commtab_merge(&into->work->comms, &from->work->comms))
+		return -ENOMEM;
 	return merge_hist(into, from);
 }
 
