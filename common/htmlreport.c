@@ -22,7 +22,32 @@
 #include "svg.h"
 #include "timefmt.h"
 
+/*
+ * The page's words: KVM's, or neutral ones for any other event pair, as the text report
+ * (reportfmt.c) and the text series (seriesfmt.c) word them: a begin and its end make a
+ * pair, the time between them is the time in pairs, the begin event's id is its reason.
+ */
+struct html_words {
+	const char *pairs;		/* the pairs' name on the summary card */
+	const char *one, *many, *Many;	/* one item, several, at a sentence's start */
+	const char *out, *out_time;	/* the time between begin and end; in a sentence */
+	const char *reason, *reasons;	/* what a histogram panel or a curve is of */
+	const char *task, *tasks;	/* the tasks the pairs happen in */
+	const char *span;		/* the part of an interval a task was traced in */
+};
+
+static const struct html_words kvm_words = {
+	"exit-entry pairs", "exit", "exits", "Exits", "out of guest", "out-of-guest time",
+	"exit reason", "exit reasons", "vCPU task", "vCPU tasks", "first exit to last entry",
+};
+
+static const struct html_words neutral_words = {
+	"begin-end pairs", "pair", "pairs", "Pairs", "time in pairs", "time in pairs",
+	"id", "ids", "task", "tasks", "first begin to last end",
+};
+
 struct page {
+	const struct html_words *w;
 	struct vmt_outbuf *o;
 	const struct vmt_reader *r;
 	const struct vmt_clock *clk;
@@ -80,7 +105,7 @@ static const char script[] =
 	"if(h&&t.hasAttribute('data-n')){var c=+t.getAttribute('data-c'),"
 	"w=+h.getAttribute('data-col-ns'),r=+t.getAttribute('data-r');"
 	"show(e,f(c*w)+' to '+f((c+1)*w)+', latency '+f(lo(r))+' to '+f(lo(r+1))+': '+"
-	"t.getAttribute('data-n')+' exits');return;}g=t.closest('svg.ts');"
+	"t.getAttribute('data-n')+' '+h.getAttribute('data-what'));return;}g=t.closest('svg.ts');"
 	"if(g){var m=g.getScreenCTM();if(!m){hide();return;}var p=g.createSVGPoint();"
 	"p.x=e.clientX;p.y=e.clientY;p=p.matrixTransform(m.inverse());"
 	"var x0=+g.getAttribute('data-x0'),x1=+g.getAttribute('data-x1'),"
@@ -339,7 +364,7 @@ static void summary(struct page *p)
 
 	out(p, "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\" id=\"figures\">");
 	card_count(p, "events", s->events, "events");
-	card_count(p, "pairs", s->pairing.pairs, "exit-entry pairs");
+	card_count(p, "pairs", s->pairing.pairs, p->w->pairs);
 	if (s->filtered_out)
 		card_count(p, "filtered_out", s->filtered_out, "pairs left out by filters");
 	card_count(p, "lost_events", s->lost_events, "lost events");
@@ -352,7 +377,8 @@ static void summary(struct page *p)
 				keys[k]);
 		card_ns(p, "max_ns", ns(p, s->lat.max), "maximum");
 		card_ns(p, "stddev_ns", ns(p, (uint64_t)vmt_latdist_stddev(&s->all)), "stddev");
-		card_ns(p, "total_ns", ns(p, s->lat.sum), "out of guest in all");
+		card_ns(p, "total_ns", ns(p, s->lat.sum), p->w == &kvm_words ?
+			"out of guest in all" : "total time in pairs");
 		snprintf(label, sizeof(label), "worst %s window (pid %" PRId32 ")",
 			 fmt_ns(ns(p, s->window), b, sizeof(b)), s->max_window_pid);
 		card_ns(p, "max_window_sum_ns", ns(p, s->max_window_sum), label);
@@ -416,7 +442,7 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 		       const struct vmt_group *g, const char *name, uint64_t *bins)
 {
 	const struct vmt_latdist *d = g ? &g->d : &p->s->all;
-	char id[32], b[64], lo[32], hi[32], title[160];
+	char id[32], b[64], lo[32], hi[32], title[160], ylabel[32];
 	struct vmt_axis a;
 	unsigned int i;
 
@@ -431,8 +457,8 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 	}
 	attr_u64(p, "data-count", d->st.count);
 	out(p, ">");
-	snprintf(title, sizeof(title), "%s: %" PRIu64 " exit%s", name, d->st.count,
-		 d->st.count == 1 ? "" : "s");
+	snprintf(title, sizeof(title), "%s: %" PRIu64 " %s", name, d->st.count,
+		 d->st.count == 1 ? p->w->one : p->w->many);
 	text(p, "title", 60, 14, NULL, title);
 	a = (struct vmt_axis){ .scale = &ax->x, .side = VMT_AXIS_BOTTOM, .at = ax->y.r0,
 			.grid0 = ax->y.r1, .grid1 = ax->y.r0, .fmt = vmt_svg_fmt_ns,
@@ -444,7 +470,8 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 	a.grid0 = ax->x.r0;
 	a.grid1 = ax->x.r1;
 	a.fmt = vmt_svg_fmt_count;
-	a.label = "exits (log)";
+	snprintf(ylabel, sizeof(ylabel), "%s (log)", p->w->many);
+	a.label = ylabel;
 	vmt_svg_axis(p->o, &a);
 	for (i = 0; i < DBINS; i++) {
 		uint64_t l, h;
@@ -461,8 +488,8 @@ static void hist_panel(struct page *p, const struct hist_axes *ax, unsigned int 
 		attr_u64(p, "data-lo", l);
 		attr_u64(p, "data-hi", h);
 		attr_u64(p, "data-n", bins[i]);
-		snprintf(b, sizeof(b), "%s to %s: %" PRIu64 " exit%s", fmt_ns(l, lo, sizeof(lo)),
-			 fmt_ns(h, hi, sizeof(hi)), bins[i], bins[i] == 1 ? "" : "s");
+		snprintf(b, sizeof(b), "%s to %s: %" PRIu64 " %s", fmt_ns(l, lo, sizeof(lo)),
+			 fmt_ns(h, hi, sizeof(hi)), bins[i], bins[i] == 1 ? p->w->one : p->w->many);
 		out(p, "><title>");
 		esc(p, b);
 		out(p, "</title></rect>");
@@ -476,16 +503,17 @@ static void histograms(struct page *p)
 	size_t i, n = s->nreasons < VMT_HTML_MAX_REASONS ? s->nreasons : VMT_HTML_MAX_REASONS;
 	uint64_t *bins = calloc(DBINS, sizeof(*bins)), peak = 1;
 	struct hist_axes ax;
-	char label[128];
+	char label[128], all[32];
 	double lo, hi;
 
+	snprintf(all, sizeof(all), "all %s", p->w->many);
 	out(p, "<section id=\"histograms\"><h2>Latency histograms</h2>");
 	if (!bins) {
 		p->o->err = p->o->err ? p->o->err : -ENOMEM;
 		return;
 	}
 	if (!s->lat.count) {
-		out(p, "<p class=\"note\">No exit-entry pairs.</p></section>\n");
+		vmt_outbuf_printf(p->o, "<p class=\"note\">No %s.</p></section>\n", p->w->pairs);
 		free(bins);
 		return;
 	}
@@ -499,17 +527,17 @@ static void histograms(struct page *p)
 		       356);
 	vmt_scale_init(&ax.y, true, 0.5, vmt_decade_ceil((double)peak * 1.01), 166, 24);
 	ax.y0 = vmt_scale_map(&ax.y, 0.5);
-	out(p, "<p class=\"note\">Exits per latency bin (four bins per doubling), counts on a "
-	    "log axis; every panel has the same axes. Hover a bar for its values.</p>"
-	    "<div class=\"grid\">");
-	hist_panel(p, &ax, 0, NULL, "all exits", bins);
+	vmt_outbuf_printf(p->o, "<p class=\"note\">%s per latency bin (four bins per doubling), "
+			  "counts on a log axis; every panel has the same axes. Hover a bar for "
+			  "its values.</p><div class=\"grid\">", p->w->Many);
+	hist_panel(p, &ax, 0, NULL, all, bins);
 	for (i = 0; i < n; i++)
 		hist_panel(p, &ax, (unsigned int)i + 1, &s->reasons[i],
 			   reason_label(p, &s->reasons[i], label, sizeof(label)), bins);
 	out(p, "</div>");
 	if (s->nreasons > n)
-		vmt_outbuf_printf(p->o, "<p class=\"note\">%zu more exit reasons with less time "
-				  "are in the text and JSON reports.</p>", s->nreasons - n);
+		vmt_outbuf_printf(p->o, "<p class=\"note\">%zu more %s with less time are in "
+				  "the text and JSON reports.</p>", s->nreasons - n, p->w->reasons);
 	out(p, "</section>\n");
 	free(bins);
 }
@@ -625,10 +653,11 @@ static void percentiles(struct page *p)
 	double ticks[NCURVE], lo, hi;
 	struct vmt_scale x, y;
 	struct vmt_axis a;
-	char label[128];
+	char label[128], all[32];
 
 	if (!s->lat.count)
 		return;
+	snprintf(all, sizeof(all), "all %s", p->w->many);
 	/* the range: the lowest median to the highest maximum */
 	lo = (double)ns(p, vmt_latdist_percentile(&s->all, 50));
 	hi = (double)ns(p, s->lat.max);
@@ -641,9 +670,10 @@ static void percentiles(struct page *p)
 		ticks[i] = nines(curve_p[i]);
 	vmt_scale_init(&x, false, nines(50) - 0.15, nines(99.999) + 0.15, 72, 700);
 	vmt_scale_init(&y, true, vmt_decade_floor(lo > 1 ? lo : 1), vmt_decade_ceil(hi), 270, 16);
-	out(p, "<section id=\"percentiles\"><h2>Percentiles</h2><p class=\"note\">Latency at "
-	    "each percentile (nearest rank), per exit reason; the axis counts nines, so the "
-	    "tail gets room. Each reason has its own marker and dash pattern.</p>");
+	vmt_outbuf_printf(p->o, "<section id=\"percentiles\"><h2>Percentiles</h2><p class=\"note\">"
+			  "Latency at each percentile (nearest rank), per %s; the axis counts "
+			  "nines, so the tail gets room. Each %s has its own marker and dash "
+			  "pattern.</p>", p->w->reason, p->w == &kvm_words ? "reason" : "id");
 	svg_open(p, "pct", "pct wide", 960, 310);
 	out(p, ">");
 	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 270, .grid0 = 16,
@@ -653,7 +683,7 @@ static void percentiles(struct page *p)
 	a = (struct vmt_axis){ .scale = &y, .side = VMT_AXIS_LEFT, .at = 72, .grid0 = 72,
 			.grid1 = 700, .fmt = vmt_svg_fmt_ns, .label = "latency (log)" };
 	vmt_svg_axis(p->o, &a);
-	curve(p, &x, &y, 0, NULL, "all exits");
+	curve(p, &x, &y, 0, NULL, all);
 	for (i = 0; i < n; i++)
 		curve(p, &x, &y, (unsigned int)i + 1, &s->reasons[i],
 		      reason_label(p, &s->reasons[i], label, sizeof(label)));
@@ -739,8 +769,9 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	vmt_scale_init(&yl, true, vmt_decade_floor(lmin > 1 ? lmin : 1),
 		       vmt_decade_ceil(lmax > 1 ? lmax : 10), 240, 140);
 	snprintf(id, sizeof(id), "ts-%u", idx);
-	snprintf(cap, sizeof(cap), "%s: out of guest per %s (%% of the time), longest exit%s",
-		 task_label(t, label, sizeof(label)), fmt_ns(k * se->interval_ns, b, sizeof(b)),
+	snprintf(cap, sizeof(cap), "%s: %s per %s (%% of the time), longest %s%s",
+		 task_label(t, label, sizeof(label)), p->w->out,
+		 fmt_ns(k * se->interval_ns, b, sizeof(b)), p->w->one,
 		 k == 1 ? " and p99 (dashed)" : "");
 	out(p, "<figure>");
 	svg_open(p, id, "ts wide", 960, 272);
@@ -766,7 +797,7 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	a.label = "latency";
 	vmt_svg_axis(p->o, &a);
 	dx = (vmt_scale_map(&x, (double)(k * se->interval_ns)) - x.r0);
-	/* out of guest: a step line, one step per point */
+	/* out of guest (in pairs): a step line, one step per point */
 	values(p, "out", "out", pt, m, 0);
 	for (i = 0; i < m; i++) {
 		double y = vmt_scale_map(&yo, pt[i].span_ns ? 100.0 * (double)pt[i].out_ns /
@@ -799,7 +830,7 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 		}
 		out(p, "\"/>");
 	}
-	text(p, "label", 936, 32, "end", "out of guest");
+	text(p, "label", 936, 32, "end", p->w->out);
 	text(p, "label", 936, 150, "end", k == 1 ? "max (solid), p99 (dashed)" : "max");
 	out(p, "</svg></figure>");
 }
@@ -814,7 +845,7 @@ static void over_time(struct page *p)
 
 	out(p, "<section id=\"over-time\"><h2>Over time</h2>");
 	if (!se || !se->nintervals || !n) {
-		out(p, "<p class=\"note\">No exits.</p></section>\n");
+		vmt_outbuf_printf(p->o, "<p class=\"note\">No %s.</p></section>\n", p->w->many);
 		return;
 	}
 	pt = calloc(VMT_HTML_MAX_POINTS + 1, sizeof(*pt));
@@ -822,13 +853,14 @@ static void over_time(struct page *p)
 		p->o->err = p->o->err ? p->o->err : -ENOMEM;
 		return;
 	}
-	vmt_outbuf_printf(p->o, "<p class=\"note\">Per vCPU task (most exits first), intervals "
-			  "of %s from the recording's start (--interval): the time out of the "
-			  "guest inside each interval (a long exit's split at the edges), in per "
-			  "cent of the time the task was traced in it (first exit to last entry);"
-			  " the longest exit and p99 of those that start in it. Hover for "
-			  "values.</p>",
-			  fmt_ns(se->interval_ns, b, sizeof(b)));
+	vmt_outbuf_printf(p->o, "<p class=\"note\">Per %s (most %s first), intervals of %s from "
+			  "the recording's start (--interval): the %s inside each interval (a "
+			  "long %s split at the edges), in per cent of the time the task was "
+			  "traced in it (%s); the longest %s and p99 of those that start in it. "
+			  "Hover for values.</p>", p->w->task, p->w->many,
+			  fmt_ns(se->interval_ns, b, sizeof(b)),
+			  p->w == &kvm_words ? "time out of the guest" : "time in pairs",
+			  p->w == &kvm_words ? "exit's" : "pair's", p->w->span, p->w->one);
 	for (i = 0; i < n; i++) {
 		long col = series_column(se, s->tasks[i].pid);
 
@@ -836,8 +868,8 @@ static void over_time(struct page *p)
 			task_chart(p, (unsigned int)i, &s->tasks[i], col, pt);
 	}
 	if (s->ntasks > n)
-		vmt_outbuf_printf(p->o, "<p class=\"note\">%zu more vCPU tasks are in the JSON "
-				  "series (--interval).</p>", s->ntasks - n);
+		vmt_outbuf_printf(p->o, "<p class=\"note\">%zu more %s are in the JSON "
+				  "series (--interval).</p>", s->ntasks - n, p->w->tasks);
 	out(p, "</section>\n");
 	free(pt);
 }
@@ -849,7 +881,7 @@ static void heat_legend(struct page *p, uint64_t peak)
 	unsigned int l;
 	char b[32];
 
-	text(p, "label", 864, 22, NULL, "exits");
+	text(p, "label", 864, 22, NULL, p->w->many);
 	for (l = 1; l <= 8; l++) {
 		/* level l holds counts up to peak^(l/8) */
 		double top = pow((double)peak, l / 8.0);
@@ -912,10 +944,12 @@ static void heatmap(struct page *p)
 	vmt_scale_init(&y, true, (double)(lo_ns ? lo_ns : 1),
 		       (double)vmt_series_heat_low_ns(rmax + 1), 270, 16);
 	vmt_outbuf_printf(p->o, "<section id=\"heatmap\"><h2>Latency over time</h2><p class="
-			  "\"note\">Every exit, binned: columns of %s, two latency bins per "
-			  "doubling; darker is more exits (grey levels on a log scale).</p>",
-			  fmt_ns(col_ns, b, sizeof(b)));
+			  "\"note\">Every %s, binned: columns of %s, two latency bins per "
+			  "doubling; darker is more %s (grey levels on a log scale).</p>",
+			  p->w->one, fmt_ns(col_ns, b, sizeof(b)), p->w->many);
 	svg_open(p, "heat", "heat wide", 960, 310);
+	/* what a cell counts, for the hover script's tip */
+	attr_str(p, "data-what", p->w->many);
 	attr_u64(p, "data-col-ns", col_ns);
 	attr_u64(p, "data-cols", ncol);
 	attr_u64(p, "data-peak", peak);
@@ -993,20 +1027,23 @@ static void longest(struct page *p)
 {
 	const struct vmt_summary *s = p->s;
 	char b[64], label[128];
-	bool why = false;
+	bool why = false, kvm = p->w == &kvm_words;
 	unsigned int i, f;
 
 	if (!s->ntop)
 		return;
 	for (i = 0; i < s->ntop; i++)
 		why |= top_why(p, &s->top[i]) != NULL;
-	out(p, "<section id=\"longest-exits\"><h2>Longest exits</h2><div class=\"wrap\">"
-	    "<table id=\"longest\"><thead><tr>");
+	/* the section's id stays: a link to it works for any pair */
+	vmt_outbuf_printf(p->o, "<section id=\"longest-exits\"><h2>Longest %s</h2><div "
+			  "class=\"wrap\"><table id=\"longest\"><thead><tr>", p->w->many);
 	th(p, NULL, "time (s)");
 	th(p, NULL, "latency");
-	th(p, "l", "reason");
+	th(p, "l", kvm ? "reason" : "id");
 	th(p, NULL, "pcpu");
-	th(p, NULL, "vcpu");
+	/* another pair has no vCPU: no column (as the text report leaves it untitled) */
+	if (kvm)
+		th(p, NULL, "vcpu");
 	th(p, NULL, "pid");
 	th(p, "l", "fields");
 	if (why)
@@ -1028,7 +1065,8 @@ static void longest(struct page *p)
 		snprintf(b, sizeof(b), "%u", e->cpu);
 		td(p, NULL, b);
 		snprintf(b, sizeof(b), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
-		td(p, NULL, b);
+		if (kvm)
+			td(p, NULL, b);
 		snprintf(b, sizeof(b), "%" PRId32, e->pid);
 		td(p, NULL, b);
 		out(p, "<td class=\"f\">");
@@ -1047,8 +1085,9 @@ static void longest(struct page *p)
 	}
 	out(p, "</tbody></table></div>");
 	if (!why)
-		out(p, "<p class=\"note\">Causes: not in this report (the attribution of long "
-		    "exits needs context events in the recording).</p>");
+		vmt_outbuf_printf(p->o, "<p class=\"note\">Causes: not in this report (the "
+				  "attribution of long %s needs context events in the recording)."
+				  "</p>", kvm ? "exits" : "latencies");
 	out(p, "</section>\n");
 }
 
@@ -1074,6 +1113,7 @@ static void worst_intervals(struct page *p)
 	const struct vmt_series *se = p->se;
 	const struct vmt_series_row *best[10];
 	size_t i, j, n = 0;
+	bool kvm = p->w == &kvm_words;
 	char b[64];
 
 	if (!se || !se->nrows)
@@ -1091,13 +1131,14 @@ static void worst_intervals(struct page *p)
 		}
 		best[j] = r;
 	}
-	out(p, "<div class=\"keep\"><h3>Intervals with the worst windows</h3>"
-	    "<p class=\"note\">An interval's worst window ends where one of the exits that "
-	    "start in it ends: it may reach back into the interval before, and forward past "
-	    "the interval's end with that exit.</p>"
-	    "<table id=\"worst-intervals\"><thead>"
-	    "<tr><th>interval start (s)</th><th>vcpu</th><th>pid</th><th>worst window</th>"
-	    "<th>exits</th><th>out of guest</th><th>max</th></tr></thead><tbody>");
+	vmt_outbuf_printf(p->o, "<div class=\"keep\"><h3>Intervals with the worst windows</h3>"
+			  "<p class=\"note\">An interval's worst window ends where one of the %s "
+			  "that start in it ends: it may reach back into the interval before, and "
+			  "forward past the interval's end with that %s.</p><table id=\"worst-"
+			  "intervals\"><thead><tr><th>interval start (s)</th>%s<th>pid</th>"
+			  "<th>worst window</th><th>%s</th><th>%s</th><th>max</th></tr></thead>"
+			  "<tbody>", p->w->many, p->w->one, kvm ? "<th>vcpu</th>" : "",
+			  p->w->many, p->w->out);
 	for (i = 0; i < n; i++) {
 		const struct vmt_series_row *r = best[i];
 
@@ -1107,7 +1148,8 @@ static void worst_intervals(struct page *p)
 		out(p, ">");
 		td(p, NULL, fmt_s(r->start_ns, b, sizeof(b)));
 		snprintf(b, sizeof(b), r->has_vcpu ? "%u" : "-", r->vcpu);
-		td(p, NULL, b);
+		if (kvm)
+			td(p, NULL, b);
 		snprintf(b, sizeof(b), "%" PRId32, r->pid);
 		td(p, NULL, b);
 		td(p, NULL, fmt_ns(r->max_window_ns, b, sizeof(b)));
@@ -1123,18 +1165,20 @@ static void worst_intervals(struct page *p)
 static void windows(struct page *p)
 {
 	const struct vmt_summary *s = p->s;
+	bool kvm = p->w == &kvm_words;
 	char b[64], label[96];
 	size_t i;
 
 	if (!s->ntasks)
 		return;
+	/* another pair's task has no "in guest" share: no column, as in the text report */
 	vmt_outbuf_printf(p->o, "<section id=\"windows\"><h2>Worst windows</h2><p class=\"note\">"
-			  "The largest out-of-guest time inside any sliding %s window, per vCPU "
-			  "task (--window).</p><div class=\"wrap\"><table id=\"worst-windows\">"
-			  "<thead><tr><th class=\"l\">task</th><th>worst window</th>"
-			  "<th>starts at (s)</th><th>in guest</th><th>exits</th><th>max</th></tr>"
-			  "</thead><tbody>",
-			  fmt_ns(ns(p, s->window), b, sizeof(b)));
+			  "The largest %s inside any sliding %s window, per %s (--window)."
+			  "</p><div class=\"wrap\"><table id=\"worst-windows\"><thead><tr>"
+			  "<th class=\"l\">task</th><th>worst window</th><th>starts at (s)</th>"
+			  "%s<th>%s</th><th>max</th></tr></thead><tbody>", p->w->out_time,
+			  fmt_ns(ns(p, s->window), b, sizeof(b)), p->w->task,
+			  kvm ? "<th>in guest</th>" : "", p->w->many);
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];
 
@@ -1146,7 +1190,8 @@ static void windows(struct page *p)
 		td(p, NULL, fmt_ns(ns(p, t->max_window_sum), b, sizeof(b)));
 		td(p, NULL, fmt_s(since_start(p, t->max_window_at), b, sizeof(b)));
 		snprintf(b, sizeof(b), "%.3f %%", vmt_pct_cut(in_guest(p, t), 3));
-		td(p, NULL, b);
+		if (kvm)
+			td(p, NULL, b);
 		snprintf(b, sizeof(b), "%" PRIu64, t->d.st.count);
 		td(p, NULL, b);
 		td(p, NULL, fmt_ns(ns(p, t->d.st.max), b, sizeof(b)));
@@ -1160,7 +1205,8 @@ static void windows(struct page *p)
 void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 		     const struct vmt_summary *s, const struct vmt_series *se)
 {
-	struct page p = { .o = o, .r = r, .clk = vmt_reader_clock(r), .s = s, .se = se };
+	struct page p = { .o = o, .r = r, .clk = vmt_reader_clock(r), .s = s, .se = se,
+			  .w = vmt_reader_pairs_kvm(r) ? &kvm_words : &neutral_words };
 
 	head(&p);
 	facts(&p);
@@ -1170,7 +1216,7 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 	over_time(&p);
 	heatmap(&p);
 	longest(&p);
-	vmt_html_why(o, p.clk, s);
+	vmt_html_why(o, p.clk, s, p.w == &kvm_words);
 	windows(&p);
 	out(&p, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION
 	    " (vmtrace-report --html). Times count from the recording's start.</p></footer>"

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "attrib.h"
@@ -149,14 +150,16 @@ static void legend(struct vmt_outbuf *o, double y, uint32_t recorded)
 	}
 }
 
-static void bars(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s)
+static void bars(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,
+		 bool kvm)
 {
 	size_t n = s->nreasons < MAX_ROWS ? s->nreasons : MAX_ROWS, i;
 	double h = (double)(n + 1) * ROW_H + 44;
 	char label[128];
 
 	vmt_outbuf_printf(o, "<svg id=\"why-bars\" viewBox=\"0 0 960 %.0f\" role=\"img\" "
-			  "aria-label=\"where each exit reason's out-of-guest time went\">", h);
+			  "aria-label=\"%s\">", h, kvm ? "where each exit reason's out-of-guest "
+			  "time went" : "where each id's time from begin to end went");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *g = &s->reasons[i];
 
@@ -164,7 +167,8 @@ static void bars(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct
 								     sizeof(label)),
 		    &g->why, s->why_recorded);
 	}
-	bar(o, clk, 8 + (double)n * ROW_H, "all exits", &s->why_all, s->why_recorded);
+	bar(o, clk, 8 + (double)n * ROW_H, kvm ? "all exits" : "all pairs", &s->why_all,
+	    s->why_recorded);
 	legend(o, 16 + (double)(n + 1) * ROW_H, s->why_recorded);
 	vmt_outbuf_str(o, "</svg>");
 }
@@ -177,22 +181,27 @@ static void cell(struct vmt_outbuf *o, const char *cls, const char *s)
 }
 
 static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
-		     const struct vmt_summary *s)
+		     const struct vmt_summary *s, bool kvm)
 {
 	const struct vmt_culprit *rows;
 	size_t n = vmt_culprits_rows(s->culprits, &rows), i;
 	char b[48];
 
+	/* the words of reportwhy.c's sections; the kinds keep their names ("kvm") for any pair */
 	if (!n) {
-		vmt_outbuf_str(o, "<p class=\"note\">Culprits: none, every exit's time was the host "
-			       "kernel's own (kvm).</p>");
+		vmt_outbuf_printf(o, "<p class=\"note\">Culprits: none, %s.</p>", kvm ?
+				  "every exit's time was the host kernel's own (kvm)" :
+				  "every pair's time was the traced task's own (kvm)");
 		return;
 	}
-	vmt_outbuf_str(o, "<h3>Culprits</h3><p class=\"note\">What took the most time from vCPU "
-		       "tasks: the tasks that preempted them, woke them or held their CPU after a "
-		       "wake-up, and the interrupts and user-space exits that held them.</p><div class=\"wrap\"><table id=\""
-		       "culprits\"><thead><tr><th class=\"l\">kind</th><th class=\"l\">name</th>"
-		       "<th>pid</th><th>exits</th><th>total</th><th>max</th></tr></thead><tbody>");
+	vmt_outbuf_printf(o, "<h3>Culprits</h3><p class=\"note\">What took the most time from %s: "
+			  "the tasks that preempted them, woke them or held their CPU after a "
+			  "wake-up, and the interrupts and %s that held them.</p><div class=\"wrap\">"
+			  "<table id=\"culprits\"><thead><tr><th class=\"l\">kind</th><th class="
+			  "\"l\">name</th><th>pid</th><th>%s</th><th>total</th><th>max</th></tr>"
+			  "</thead><tbody>", kvm ? "vCPU tasks" : "the traced tasks",
+			  kvm ? "user-space exits" : "returns to user space",
+			  kvm ? "exits" : "pairs");
 	for (i = 0; i < n && i < MAX_CULPRITS; i++) {
 		const struct vmt_culprit *c = &rows[i];
 
@@ -218,7 +227,8 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 	vmt_outbuf_str(o, "</tbody></table></div>");
 }
 
-void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s)
+void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,
+		  bool kvm)
 {
 	vmt_outbuf_str(o, "<section id=\"causes\"><h2>Where the time went</h2>");
 	if (!s->why) {
@@ -229,14 +239,21 @@ void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struc
 		return;
 	}
 	if (!s->lat.count) {
-		vmt_outbuf_str(o, "<p class=\"note\">No exits.</p></section>\n");
+		vmt_outbuf_printf(o, "<p class=\"note\">No %s.</p></section>\n",
+				  kvm ? "exits" : "pairs");
 		return;
 	}
-	vmt_outbuf_str(o, "<p class=\"note\">Each exit reason's out-of-guest time split into its "
-		       "causes (vmtrace-report(1), CAUSES), as shares of the reason's total; the "
-		       "reasons with the most total time first.</p><figure class=\"keep\">");
-	bars(o, clk, s);
+	if (kvm)
+		vmt_outbuf_str(o, "<p class=\"note\">Each exit reason's out-of-guest time split into "
+			       "its causes (vmtrace-report(1), CAUSES), as shares of the reason's "
+			       "total; the reasons with the most total time first.</p>");
+	else
+		vmt_outbuf_str(o, "<p class=\"note\">Each id's time from begin to end split into its "
+			       "causes (vmtrace-report(1), CAUSES; kvm: the task's own), as shares of "
+			       "the id's total; the ids with the most total time first.</p>");
+	vmt_outbuf_str(o, "<figure class=\"keep\">");
+	bars(o, clk, s, kvm);
 	vmt_outbuf_str(o, "</figure>");
-	culprits(o, clk, s);
+	culprits(o, clk, s, kvm);
 	vmt_outbuf_str(o, "</section>\n");
 }

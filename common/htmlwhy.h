@@ -8,6 +8,8 @@
 #ifndef VMT_HTMLWHY_H
 #define VMT_HTMLWHY_H
 
+#include <stdbool.h>
+
 #include "outbuf.h"
 #include "summary.h"
 #include "tclock.h"
@@ -17,8 +19,10 @@ extern const char vmt_html_why_css[];
 
 /*
  * <section id="causes">: the bars and the culprits when the pass attributed (s->why), else
- * a note saying the recording has no context events.
+ * a note saying the recording has no context events. kvm: in KVM's words (exits, vCPU
+ * tasks), else in those of any other pair (pairs, ids, tasks).
  */
-void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s);
+void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,
+		  bool kvm);
 
 #endif
