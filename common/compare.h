@@ -47,6 +47,8 @@ struct vmt_compare {
 	size_t ngroups, cap;
 	struct cmp_pass **passes;	/* one per consumer made */
 	size_t npasses;
+	bool neutral;			/* another pair than KVM's: the caller sets it, the
+					 * renderers then say pairs and ids, not exits, reasons */
 };
 
 /* Prepare c (zeroed here) for sliding windows of window_ns. Returns 0 or -ENOMEM. */

@@ -84,7 +84,7 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	fprintf(f, "\nComparison; latencies in %s, worst %s windows in %s; a change is beyond "
 		"noise when the\nKolmogorov-Smirnov test on the two distributions gives p < %g:\n",
 		lat.name, "sliding", win.name, VMT_CMP_ALPHA);
-	fprintf(f, "  %-14s %-6s", "reason", "");
+	fprintf(f, "  %-14s %-6s", c->neutral ? "id" : "reason", "");
 	for (k = 0; k < NCOLS; k++) {
 		if (cols[k].text)
 			fprintf(f, " %9s", cols[k].head);
@@ -274,11 +274,11 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
 		"recordings' summed durations:\n", lat.name, win.name);
-	merge_header(f, "reason");
+	merge_header(f, merged->neutral ? "id" : "reason");
 	for (g = 0; g < merged->ngroups; g++)
 		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);
-	fprintf(f, "\nEach recording, all exits; latencies in %s, windows in %s:\n", lat.name,
-		win.name);
+	fprintf(f, "\nEach recording, all %s; latencies in %s, windows in %s:\n",
+		merged->neutral ? "pairs" : "exits", lat.name, win.name);
 	merge_header(f, "recording");
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "[%u]", i + 1);

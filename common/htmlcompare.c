@@ -119,8 +119,9 @@ static void figures(struct vmt_outbuf *o, const struct vmt_compare *c)
 	size_t n;
 	int i;
 
-	out(o, "<section id=\"figures\"><h2>Figures</h2><div class=\"wrap\"><table><thead><tr>"
-	    "<th class=\"l\">reason</th><th class=\"l\"></th>");
+	vmt_outbuf_printf(o, "<section id=\"figures\"><h2>Figures</h2><div class=\"wrap\"><table>"
+			  "<thead><tr><th class=\"l\">%s</th><th class=\"l\"></th>",
+			  c->neutral ? "id" : "reason");
 	for (k = 0; k < NCOLS; k++) {
 		out(o, "<th>");
 		out(o, cols[k].head);
@@ -224,7 +225,7 @@ static void dist_path(struct vmt_outbuf *o, const struct axes *ax, const struct 
 }
 
 static void panel(struct vmt_outbuf *o, const struct axes *ax, size_t idx,
-		  const struct vmt_cmp_group *g, uint64_t *bins)
+		  const struct vmt_cmp_group *g, uint64_t *bins, bool neutral)
 {
 	char title[160];
 	struct vmt_axis a;
@@ -245,7 +246,7 @@ static void panel(struct vmt_outbuf *o, const struct axes *ax, size_t idx,
 	vmt_svg_axis(o, &a);
 	a = (struct vmt_axis){ .scale = &ax->y, .side = VMT_AXIS_LEFT, .at = ax->x.r0,
 			.grid0 = ax->x.r0, .grid1 = ax->x.r1, .fmt = fmt_share,
-			.label = "share of exits (log)" };
+			.label = neutral ? "share of pairs (log)" : "share of exits (log)" };
 	vmt_svg_axis(o, &a);
 	if (g->side[0].d.st.count)
 		dist_path(o, ax, &g->side[0].d, "before", bins);
@@ -280,7 +281,8 @@ static void distributions(struct vmt_outbuf *o, const struct vmt_compare *c)
 		hi = d->st.max > hi ? d->st.max : hi;
 	}
 	if (!hi && lo == UINT64_MAX) {
-		out(o, "<p class=\"note\">No exit-entry pairs in either recording.</p></section>\n");
+		vmt_outbuf_printf(o, "<p class=\"note\">No %s pairs in either recording.</p>"
+				  "</section>\n", c->neutral ? "begin-end" : "exit-entry");
 		free(bins);
 		return;
 	}
@@ -295,15 +297,17 @@ static void distributions(struct vmt_outbuf *o, const struct vmt_compare *c)
 	vmt_scale_init(&ax.x, true, vmt_decade_floor((double)(lo > 1 ? dbin_low(dbin(lo)) : 1)),
 		       vmt_decade_ceil((double)dbin_low(dbin(hi) + 1)), 60, 356);
 	vmt_scale_init(&ax.y, true, vmt_decade_floor(ymin), 1, 186, 24);
-	out(o, "<p class=\"note\">Each panel draws both recordings' latency distributions on the "
-	    "same axes: the share of exits in each latency bin (four bins per doubling), "
-	    "BEFORE dashed, AFTER solid. Every panel has the same axes.</p><div class=\"grid\">");
+	vmt_outbuf_printf(o, "<p class=\"note\">Each panel draws both recordings' latency "
+			  "distributions on the same axes: the share of %s in each latency bin "
+			  "(four bins per doubling), BEFORE dashed, AFTER solid. Every panel has the "
+			  "same axes.</p><div class=\"grid\">", c->neutral ? "pairs" : "exits");
 	for (i = 0; i < n; i++)
-		panel(o, &ax, i, &c->groups[i], bins);
+		panel(o, &ax, i, &c->groups[i], bins, c->neutral);
 	out(o, "</div>");
 	if (c->ngroups > n)
-		vmt_outbuf_printf(o, "<p class=\"note\">%zu more exit reasons with less time are in "
-				  "the text and JSON comparisons.</p>", c->ngroups - n);
+		vmt_outbuf_printf(o, "<p class=\"note\">%zu more %s with less time are in "
+				  "the text and JSON comparisons.</p>", c->ngroups - n,
+				  c->neutral ? "ids" : "exit reasons");
 	out(o, "</section>\n");
 	free(bins);
 }

@@ -79,6 +79,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	ret = report_same_pair(file, r, pair, size);
 	if (ret)
 		goto out_close;
+	c->neutral = !vmt_reader_pairs_kvm(r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));

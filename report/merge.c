@@ -48,6 +48,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	if (ret)
 		goto out_close;
 	report_trigger_read(r, trig);
+	merged->neutral = own->neutral = !vmt_reader_pairs_kvm(r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
