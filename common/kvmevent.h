@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bytes.h"
 #include "evformat.h"
@@ -87,6 +88,16 @@ struct vmt_evside {
 	uint16_t off[9];
 	uint64_t mask[9];
 };
+
+/*
+ * Whether a pair whose begin event is SYSTEM:EVENT is KVM's (kvm:kvm_exit, or another kvm
+ * event as the begin): what is shown then speaks of exits, entries and vCPUs; any other
+ * pair's outputs speak of begins, ends and pairs. One test for every program.
+ */
+static inline bool vmt_evpair_is_kvm(const char *begin_name)
+{
+	return begin_name && strncmp(begin_name, "kvm:", 4) == 0;
+}
 
 struct vmt_evbind {
 	struct vmt_fieldloc common_type, common_pid, common_flags;

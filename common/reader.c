@@ -123,7 +123,7 @@ const char *vmt_reader_end_name(const struct vmt_reader *r)
 
 bool vmt_reader_pairs_kvm(const struct vmt_reader *r)
 {
-	return strncmp(r->begin_name, "kvm:", 4) == 0;
+	return vmt_evpair_is_kvm(r->begin_name);
 }
 
 const struct vmt_evformat *vmt_reader_begin_format(const struct vmt_reader *r)
