@@ -96,6 +96,7 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	struct rec_live_frame fr = {
 		.out = l->cfg.out, .all = &l->all, .tasks = l->tasks, .ntasks = l->ntasks,
 		.reasons = l->reasons, .nreasons = l->nreasons, .names = l->names,
+		.kvm = l->cfg.kvm,
 	};
 	unsigned int active = 0;
 	size_t i;

@@ -19,6 +19,7 @@ struct rec_live_config {
 	uint64_t interval_ns;
 	FILE *out;
 	bool terminal;			/* redraw the table in place */
+	bool kvm;			/* KVM's pair: the table says exits and vCPUs */
 };
 
 /* What the live view printed. */

@@ -77,10 +77,12 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	fprintf(f, "vmtrace-record --live: interval %" PRIu64 ", %.3f s to %.3f s after the first "
 		"event (lost %" PRIu64 ", late %" PRIu64 ")\n\n", fr->index,
 		(double)fr->start_ns / 1e9, (double)(fr->start_ns + len) / 1e9, fr->lost, fr->late);
-	fprintf(f, "  %-34s %12s %11s %13s %13s\n", "", "exits/s", "out of guest", "p99", "max");
-	snprintf(buf, sizeof(buf), "all (%u vCPU tasks)", fr->active);
+	/* another pair's words are the text report's: pairs, time in pairs, task, id */
+	fprintf(f, "  %-34s %12s %11s %13s %13s\n", "", fr->kvm ? "exits/s" : "pairs/s",
+		fr->kvm ? "out of guest" : "in pairs", "p99", "max");
+	snprintf(buf, sizeof(buf), "all (%u %s)", fr->active, fr->kvm ? "vCPU tasks" : "tasks");
 	table_row(f, buf, fr->all, len, len * fr->active);
-	fprintf(f, "\nvCPU task\n");
+	fprintf(f, "\n%s\n", fr->kvm ? "vCPU task" : "task");
 	qsort(fr->tasks, fr->ntasks, sizeof(*fr->tasks), by_time);
 	for (i = shown = 0; i < fr->ntasks && shown < MAX_ROWS; i++) {
 		if (!fr->tasks[i]->s.count)
@@ -89,7 +91,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 			  len);
 		shown++;
 	}
-	fprintf(f, "\nexit reason\n");
+	fprintf(f, "\n%s\n", fr->kvm ? "exit reason" : "id");
 	qsort(fr->reasons, fr->nreasons, sizeof(*fr->reasons), by_count);
 	for (i = shown = 0; i < fr->nreasons && shown < MAX_ROWS; i++) {
 		const struct rec_live_reason *r = &fr->reasons[i];

@@ -48,6 +48,7 @@ struct rec_live_frame {
 	struct rec_live_reason *reasons;	/* sorted here, most exits first */
 	size_t nreasons;
 	const struct vmt_exitreasons *names;
+	bool kvm;			/* KVM's words, else another pair's (the keys stay) */
 };
 
 void rec_livefmt_table(const struct rec_live_frame *f);

@@ -29,6 +29,7 @@ struct rec_watch {
 	/* --on-threshold */
 	struct rec_ring *ring;
 	uint64_t threshold_ns, keep_ns;
+	const char *pair;		/* "exit" (KVM's pair) or "pair": the messages' word */
 };
 
 /* The flight recorder's consumer: an exit over the threshold triggers the ring. */
@@ -103,6 +104,7 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 {
 	struct rec_live_config lc = {
 		.interval_ns = o->live_ns, .out = stdout, .terminal = isatty(STDOUT_FILENO),
+		.kvm = vmt_evpair_is_kvm(o->begin),
 	};
 	char *host;
 	int ret = 0;
@@ -151,6 +153,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	}
 	*out = w;
 	w->metrics_path = o->metrics;
+	w->pair = vmt_evpair_is_kvm(o->begin) ? "exit" : "pair";
 	/*
 	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
 	 * the ring holds that much more than --keep, and twice the threshold for the exit
@@ -217,11 +220,11 @@ bool rec_watch_done(const struct rec_watch *w, const char **reason)
  * handed on do not reach back to its start, or (pages dropped for --ring-size) cover less
  * than --keep before it: the file would lack what was asked, silently.
  */
-static void end_trigger(const struct rec_ring_stats *st, uint64_t keep_ns,
+static void end_trigger(const struct rec_watch *w, const struct rec_ring_stats *st,
 			const struct rec_file_start *fs, struct vmt_kvbuf *end)
 {
 	const struct rec_ring_trigger *t = &st->trigger;
-	uint64_t cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
+	uint64_t keep_ns = w->keep_ns, cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
 
 	if (!st->triggered)
 		return;
@@ -242,19 +245,19 @@ static void end_trigger(const struct rec_ring_stats *st, uint64_t keep_ns,
 		       fs->mono_ns + (st->kept_from_ts - fs->ts);
 		vmt_kv_addf(end, VMT_META_MONO_KEPT, "%" PRIu64, kept);
 	}
-	vmt_info("an exit of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
-		 "%" PRIu64 " chunk%s written, %" PRIu64 " dropped before", t->lat_ns, t->pid,
-		 t->cpu, st->written_chunks, st->written_chunks == 1 ? "" : "s",
-		 st->dropped_chunks);
+	vmt_info("%s %s of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
+		 "%" PRIu64 " chunk%s written, %" PRIu64 " dropped before",
+		 w->pair[0] == 'e' ? "an" : "a", w->pair, t->lat_ns, t->pid, t->cpu,
+		 st->written_chunks, st->written_chunks == 1 ? "" : "s", st->dropped_chunks);
 	if (st->kept_from_ts > t->ts)
-		vmt_warn("the file lacks the start of the exit that triggered: its pages begin "
+		vmt_warn("the file lacks the start of the %s that triggered: its pages begin "
 			 "%.3f s after it (%" PRIu64 " chunk%s over --ring-size dropped); try a "
-			 "larger --ring-size", (double)(st->kept_from_ts - t->ts) / 1e9,
+			 "larger --ring-size", w->pair, (double)(st->kept_from_ts - t->ts) / 1e9,
 			 st->dropped_full, st->dropped_full == 1 ? "" : "s");
 	else if (st->dropped_full && st->kept_from_ts > cutoff)
-		vmt_warn("the file keeps %.3f s before the exit that triggered, not --keep's "
+		vmt_warn("the file keeps %.3f s before the %s that triggered, not --keep's "
 			 "%.3f s (%" PRIu64 " chunk%s over --ring-size dropped); try a larger "
-			 "--ring-size", (double)(t->ts - st->kept_from_ts) / 1e9,
+			 "--ring-size", (double)(t->ts - st->kept_from_ts) / 1e9, w->pair,
 			 (double)keep_ns / 1e9, st->dropped_full, st->dropped_full == 1 ? "" : "s");
 }
 
@@ -269,7 +272,7 @@ void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
 	if (!w->ring)
 		return;
 	rec_ring_stats(w->ring, &st);
-	end_trigger(&st, w->keep_ns, fs, end);
+	end_trigger(w, &st, fs, end);
 }
 
 bool rec_watch_triggered(const struct rec_watch *w)
@@ -288,7 +291,7 @@ void rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *
 	struct rec_ring_stats st;
 
 	rec_ring_done_stats(w->ring, &st);
-	end_trigger(&st, w->keep_ns, fs, end);
+	end_trigger(w, &st, fs, end);
 }
 
 void rec_watch_rearm(struct rec_watch *w)

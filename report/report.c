@@ -93,6 +93,7 @@ static int set_up_views(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
 	struct vmt_summary_opts so = { 0 };
+	char msg[96];
 	int ret;
 
 	so.window_ns = o->window_ns;
@@ -104,10 +105,8 @@ static int set_up_views(struct report *rep)
 	report_trigger_read(rep->r, &rep->trig);
 	rep->around_ns = o->around_trigger ? rep->trig.at_ns : o->around_ns;
 	if (o->around_trigger && !rep->trig.in_file) {
-		vmt_err("%s: --around trigger: %s", o->file, rep->trig.unknown ?
-			"the recording was not finished, so its trigger is unknown" :
-			rep->trig.has ? "the triggering exit began before this file's pages" :
-			"no exit triggered this recording");
+		vmt_err("%s: --around trigger: %s", o->file,
+			report_trigger_missing(&rep->trig, msg, sizeof(msg)));
 		return -ENOENT;
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);

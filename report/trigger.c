@@ -59,6 +59,7 @@ void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 	int64_t pid;
 
 	memset(t, 0, sizeof(*t));
+	t->kvm = vmt_reader_pairs_kvm(r);
 	t->flight = meta_u64(r, VMT_META_TRIGGER_THRESHOLD, &t->threshold_ns);
 	meta_u64(r, VMT_META_TRIGGER_KEEP, &t->keep_ns);
 	/* the trigger's keys are in END: an unfinished file cannot say */
@@ -80,12 +81,13 @@ void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 /* The trigger's line, without its leading blank line; nothing for other recordings. */
 static void trigger_line(FILE *f, const char *prefix, const struct report_trigger *t)
 {
+	const char *what = t->kvm ? "exit" : "pair";
 	char at[32], lat[32], thr[32];
 
 	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
 	if (t->unknown) {
-		fprintf(f, "%sFlight recording (threshold %s): not finished, so which exit "
-			"triggered it (if any) is unknown\n", prefix, thr);
+		fprintf(f, "%sFlight recording (threshold %s): not finished, so which %s "
+			"triggered it (if any) is unknown\n", prefix, thr, what);
 		return;
 	}
 	if (!t->has) {
@@ -94,15 +96,28 @@ static void trigger_line(FILE *f, const char *prefix, const struct report_trigge
 	}
 	vmt_format_ns(t->lat_ns, lat, sizeof(lat));
 	if (!t->in_file) {
-		fprintf(f, "%sTriggered by an exit of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
+		fprintf(f, "%sTriggered by %s %s of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
 			"threshold %s, that began before this file's pages:\n%s  the flight ring "
-			"dropped them (a larger --ring-size keeps --keep)\n", prefix, lat, t->pid,
-			t->cpu, thr, *prefix ? "  " : "");
+			"dropped them (a larger --ring-size keeps --keep)\n", prefix,
+			t->kvm ? "an" : "a", what, lat, t->pid, t->cpu, thr, *prefix ? "  " : "");
 		return;
 	}
-	fprintf(f, "%sTriggered by the exit at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
-		"threshold %s; see --around trigger\n", prefix,
+	fprintf(f, "%sTriggered by the %s at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
+		"threshold %s; see --around trigger\n", prefix, what,
 		vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat, thr);
+}
+
+const char *report_trigger_missing(const struct report_trigger *t, char *buf, size_t size)
+{
+	const char *what = t->kvm ? "exit" : "pair";
+
+	if (t->unknown)
+		snprintf(buf, size, "the recording was not finished, so its trigger is unknown");
+	else if (t->has)
+		snprintf(buf, size, "the triggering %s began before this file's pages", what);
+	else
+		snprintf(buf, size, "no %s triggered this recording", what);
+	return buf;
 }
 
 void report_trigger_text(FILE *f, const struct report_trigger *t)

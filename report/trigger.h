@@ -25,11 +25,14 @@ struct report_trigger {
 	uint64_t lat_ns;
 	uint32_t cpu;
 	int32_t pid;
+	bool kvm;			/* KVM's pair: its line says exit, else pair */
 };
 
 /* From r's metadata; damaged or missing keys leave has false. */
 void report_trigger_read(struct vmt_reader *r, struct report_trigger *t);
 void report_trigger_text(FILE *f, const struct report_trigger *t);
+/* Why --around trigger has no time to go to (t->in_file false), into buf; returns buf. */
+const char *report_trigger_missing(const struct report_trigger *t, char *buf, size_t size);
 /*
  * A "trigger" member: null for a flight recording that did not trigger, an object with
  * "known": false for an unfinished one (no END: whether it triggered is unknown), none

@@ -57,8 +57,9 @@ wait "$load" || fail "why_load"
 [ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record --on-threshold exited $rc"; }
 grep -q "stopped by threshold" rec.err || { cat rec.err; fail "not stopped by the trigger"; }
 line=$(grep "triggered" rec.err) || { cat rec.err; fail "no trigger named"; }
-lat=$(echo "$line" | sed -n 's/.*an exit of \([0-9]*\) ns (pid \([0-9-]*\),.*/\1/p')
-pid=$(echo "$line" | sed -n 's/.*an exit of \([0-9]*\) ns (pid \([0-9-]*\),.*/\2/p')
+# a syscall pair: the recorder names a pair, not an exit
+lat=$(echo "$line" | sed -n 's/.*: a pair of \([0-9]*\) ns (pid \([0-9-]*\),.*/\1/p')
+pid=$(echo "$line" | sed -n 's/.*: a pair of \([0-9]*\) ns (pid \([0-9-]*\),.*/\2/p')
 [ -n "$lat" ] && [ -n "$pid" ] || fail "cannot read the trigger from: $line"
 [ "$lat" -ge $LAT_NS ] || fail "the trigger's latency $lat ns is under the threshold"
 [ "$pid" = "$reader" ] || fail "pid $pid triggered, not the reader $reader (the filter)"
@@ -99,7 +100,7 @@ PY
 # vmtrace-report points at it: a line, a JSON object, and --around trigger.
 run vmtrace-report fr.vmt
 expect_rc 0 "report on the flight recording"
-grep -q "^Triggered by the exit at .* (task $pid, pCPU 1): " out.txt || fail "no Triggered line"
+grep -q "^Triggered by the pair at .* (task $pid, pCPU 1): " out.txt || fail "no Triggered line"
 run vmtrace-report --json --around trigger,1us fr.vmt
 expect_rc 0 "report --around trigger"
 mv out.txt t.json
@@ -137,7 +138,7 @@ grep -q "stopped by threshold" rec.err || fail "--continue 2 did not stop after 
 [ "$(awk '{print $4}' load.txt | tail -1)" = 3 ] || fail "the load made no 3 reads"
 [ "$(ls fr-*.vmt | tr '\n' ' ')" = "fr-001.vmt fr-002.vmt " ] ||
 	fail "files: $(ls fr-*.vmt | tr '\n' ' '), not fr-001.vmt fr-002.vmt"
-grep "triggered" rec.err | sed -n 's/.*an exit of \([0-9]*\) ns (pid \([0-9-]*\),.*/\1 \2/p' \
+grep "triggered" rec.err | sed -n 's/.*: a pair of \([0-9]*\) ns (pid \([0-9-]*\),.*/\1 \2/p' \
 	>named.txt
 [ "$(wc -l <named.txt)" = 2 ] || fail "not two triggers named"
 for i in 1 2; do
@@ -281,7 +282,7 @@ rm -f z*.vmt
 run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1h --continue 2 \
 	-s 1 -o z.vmt
 expect_rc 0 "--continue without a trigger"
-grep -q "stopped by duration: no exit reached --on-threshold, no file written" err.txt ||
+grep -q "stopped by duration: no pair reached --on-threshold, no file written" err.txt ||
 	{ cat err.txt; fail "--continue without a trigger: no line saying so"; }
 [ -z "$(ls z*.vmt* 2>/dev/null)" ] || fail "--continue without a trigger left $(ls z*.vmt*)"
 

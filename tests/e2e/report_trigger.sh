@@ -8,22 +8,24 @@
 #   recount of vmtrace-convert --csv), and --around trigger is a one-line error;
 # - the file was not finished (the trigger's keys are in END): "unknown", in the text and
 #   as "known": false, never "nothing triggered"; --around trigger is a one-line error;
+# - in a syscall recording's words: the trigger is a pair, never an exit;
 # - several recordings as one (vmtrace-report A B C): a line per flight recording named by
 #   its file, and a "triggers" array of the same objects; none for other recordings.
 . "$(dirname "$0")/lib.sh"
 F="$DATA/flight/dropped.vmt"
 
-re='.*an exit of \([0-9]*\) ns (pid \([0-9]*\), CPU \([0-9]*\)) triggered.*'
+# (the line an older recorder printed: "an exit of", now "a pair of" for this syscall pair)
+re='.* of \([0-9]*\) ns (pid \([0-9]*\), CPU \([0-9]*\)) triggered.*'
 set -- $(sed -n "s/$re/\1 \2 \3/p" "$DATA/flight/dropped-record.txt")
 [ $# = 3 ] || fail "the recorder's trigger line"
 lat=$1 pid=$2 cpu=$3
 
 run vmtrace-report "$F"
 expect_rc 0 "report of dropped.vmt"
-line="Triggered by an exit of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s, that began"
+line="Triggered by a pair of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s, that began"
 grep -q "^$line before this file's pages" out.txt ||
 	{ cat out.txt; fail "the text does not say the trigger began before the file"; }
-! grep -q "exit at 0 ns\|see --around trigger" out.txt || fail "the text places the trigger"
+! grep -q "pair at 0 ns\|see --around trigger" out.txt || fail "the text places the trigger"
 run vmtrace-report --json "$F"
 expect_rc 0 "report --json of dropped.vmt"
 want="[('cpu', $cpu), ('in_file', False), ('known', True), ('latency_ns', $lat), ('pid', $pid),"
@@ -40,14 +42,14 @@ assert all(int(r["latency_ns"]) < lat for r in rows), max(int(r["latency_ns"]) f
 PY
 run vmtrace-report --around trigger "$F"
 expect_one_line_error vmtrace-report \
-	"dropped.vmt: --around trigger: the triggering exit began before this file's pages"
+	"dropped.vmt: --around trigger: the triggering pair began before this file's pages"
 [ "$(wc -l <err.txt)" = 1 ] || fail "--around trigger: more than one line"
 
 # Unfinished: the same file without its END block (the last bytes).
 size=$(wc -c <"$F")
 head -c $((size - 64)) "$F" >unf.vmt
 run vmtrace-report unf.vmt
-line="Flight recording (threshold 1.100 s): not finished, so which exit triggered it"
+line="Flight recording (threshold 1.100 s): not finished, so which pair triggered it"
 grep -q "^$line (if any) is unknown" out.txt ||
 	{ cat out.txt err.txt; fail "unfinished: the trigger is not said unknown"; }
 ! grep -q "nothing triggered" out.txt || fail "unfinished: 'nothing triggered'"
@@ -65,9 +67,9 @@ cp "$F" dropped.vmt
 run vmtrace-report dropped.vmt "$DATA/small-syscalls.vmt" unf.vmt
 [ "$rc" = 0 ] || [ "$rc" = 2 ] || { cat err.txt; fail "merged report exited $rc"; }
 sed -n '/^Flight recordings:$/,$p' out.txt >lines.txt
-l2="dropped.vmt: Triggered by an exit of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
+l2="dropped.vmt: Triggered by a pair of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
 l2="$l2 that began before this file's pages:"
-l4="unf.vmt: Flight recording (threshold 1.100 s): not finished, so which exit triggered it"
+l4="unf.vmt: Flight recording (threshold 1.100 s): not finished, so which pair triggered it"
 l4="$l4 (if any) is unknown"
 [ "$(sed -n 2p lines.txt)" = "$l2" ] && [ "$(sed -n 4p lines.txt)" = "$l4" ] &&
 	[ "$(wc -l <lines.txt)" = 4 ] || { cat out.txt; fail "merged: the flight recordings' lines"; }
@@ -76,4 +78,13 @@ want="[('dropped.vmt', True, False, $lat), ('unf.vmt', False, None, None)]"
 [ "$(json out.txt '[(t["file"], t["trigger"]["known"], t["trigger"].get("in_file"),
 	t["trigger"].get("latency_ns")) for t in d["triggers"]]')" = "$want" ] ||
 	fail "merged JSON triggers: $(json out.txt 'd["triggers"]')"
+
+# No flight recording: --around trigger says so in the recording's words, a pair for the
+# syscall pair and an exit for KVM's.
+run vmtrace-report --around trigger "$DATA/sample-syscalls.vmt"
+expect_rc 1 "--around trigger on a syscall recording that is no flight recording"
+expect_one_line_error vmtrace-report "sample-syscalls.vmt: --around trigger: no pair triggered this"
+run vmtrace-report --around trigger "$DATA/sample-kvm.vmt"
+expect_rc 1 "--around trigger on a KVM recording that is no flight recording"
+expect_one_line_error vmtrace-report "sample-kvm.vmt: --around trigger: no exit triggered this"
 exit 0
