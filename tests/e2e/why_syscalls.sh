@@ -8,6 +8,7 @@
 #    writer, then a wake-up; the parts add up to each latency exactly.
 #  - zero + hog: long reads of /dev/zero with a busy loop on the same CPU: the reads that
 #    lost the CPU inside the system call show the hog as the task that preempted them.
+#  - the HTML page's causes section speaks of pairs, not exits.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 L="$HELPERS/why_load"
@@ -104,5 +105,22 @@ for t in d["over_threshold"]:
         assert r["culprit"] == c["name"] and (int(r["culprit_pid"]) if r["culprit_pid"]
                                                   else None) == c["pid"], (r, c)
 print(len(rows), "rows add up;", len(d["over_threshold"]), "long ones equal the report's")
+PY
+
+# --html: the page's causes are in a syscall pair's words, its bars the JSON's: an "all
+# pairs" bar last, the culprits counting pairs, no exit, vCPU or guest in the section's text.
+vmtrace-report --html hog.html hog.vmt >/dev/null || fail "report --html"
+python3 - hog.html out.txt <<'PY' || fail "the causes section's words"
+import json, re, sys
+page, d = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]))
+sec = re.search(r'<section id="causes">(.*?)</section>', page, re.S).group(1)
+bars = re.findall(r'<g class="row"[^>]* data-count="(\d+)" data-reason="([^"]*)"', sec)
+assert bars[-1] == (str(d["pairs"] - d["filtered_out"]), "all pairs"), bars[-1]
+heads = re.findall(r"<th[^>]*>([^<]*)</th>", sec)
+assert heads == ["kind", "name", "pid", "pairs", "total", "max"], heads
+text = re.sub(r"<[^>]*>", " ", sec) + " ".join(re.findall(r'aria-label="([^"]*)"', sec))
+bad = re.findall(r"exit|entr(?:y|ies)|vcpu|guest|\bvm\b", text, re.I)
+assert not bad, bad
+print(len(bars), "cause bars in a syscall pair's words")
 PY
 exit 0
