@@ -298,9 +298,10 @@ static void distributions(struct vmt_outbuf *o, const struct vmt_compare *c)
 		       vmt_decade_ceil((double)dbin_low(dbin(hi) + 1)), 60, 356);
 	vmt_scale_init(&ax.y, true, vmt_decade_floor(ymin), 1, 186, 24);
 	vmt_outbuf_printf(o, "<p class=\"note\">Each panel draws both recordings' latency "
-			  "distributions on the same axes: the share of %s in each latency bin "
-			  "(four bins per doubling), BEFORE dashed, AFTER solid. Every panel has the "
-			  "same axes.</p><div class=\"grid\">", c->neutral ? "pairs" : "exits");
+			  "distributions on the same axes: the share of %s in each latency "
+			  "bin (four bins per doubling), BEFORE dashed, AFTER solid. Every panel "
+			  "has the same axes.</p><div class=\"grid\">",
+			  c->neutral ? "pairs" : "exits");
 	for (i = 0; i < n; i++)
 		panel(o, &ax, i, &c->groups[i], bins, c->neutral);
 	out(o, "</div>");

@@ -196,10 +196,11 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 	}
 	vmt_outbuf_printf(o, "<h3>Culprits</h3><p class=\"note\">What took the most time from %s: "
 			  "the tasks that preempted them, woke them or held their CPU after a "
-			  "wake-up, and the interrupts and %s that held them.</p><div class=\"wrap\">"
-			  "<table id=\"culprits\"><thead><tr><th class=\"l\">kind</th><th class="
-			  "\"l\">name</th><th>pid</th><th>%s</th><th>total</th><th>max</th></tr>"
-			  "</thead><tbody>", kvm ? "vCPU tasks" : "the traced tasks",
+			  "wake-up, and the interrupts and %s that held them.</p>"
+			  "<div class=\"wrap\"><table id=\"culprits\"><thead><tr>"
+			  "<th class=\"l\">kind</th><th class=\"l\">name</th><th>pid</th>"
+			  "<th>%s</th><th>total</th><th>max</th></tr></thead><tbody>",
+			  kvm ? "vCPU tasks" : "the traced tasks",
 			  kvm ? "user-space exits" : "returns to user space",
 			  kvm ? "exits" : "pairs");
 	for (i = 0; i < n && i < MAX_CULPRITS; i++) {
@@ -244,13 +245,14 @@ void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struc
 		return;
 	}
 	if (kvm)
-		vmt_outbuf_str(o, "<p class=\"note\">Each exit reason's out-of-guest time split into "
-			       "its causes (vmtrace-report(1), CAUSES), as shares of the reason's "
-			       "total; the reasons with the most total time first.</p>");
+		vmt_outbuf_str(o, "<p class=\"note\">Each exit reason's out-of-guest time split "
+			       "into its causes (vmtrace-report(1), CAUSES), as shares of the "
+			       "reason's total; the reasons with the most total time first.</p>");
 	else
-		vmt_outbuf_str(o, "<p class=\"note\">Each id's time from begin to end split into its "
-			       "causes (vmtrace-report(1), CAUSES; kvm: the task's own), as shares of "
-			       "the id's total; the ids with the most total time first.</p>");
+		vmt_outbuf_str(o, "<p class=\"note\">Each id's time from begin to end split into "
+			       "its causes (vmtrace-report(1), CAUSES; kvm: the task's own), as "
+			       "shares of the id's total; the ids with the most total time "
+			       "first.</p>");
 	vmt_outbuf_str(o, "<figure class=\"keep\">");
 	bars(o, clk, s, kvm);
 	vmt_outbuf_str(o, "</figure>");

@@ -314,7 +314,8 @@ static void report(struct recorder *rec)
 	if (untriggered_tail(rec) && !rec->read_err && !rec->write_err && rec->stop_reason) {
 		if (!rec->op.published_files)
 			vmt_info("stopped by %s: no %s reached --on-threshold, no file written",
-				 rec->stop_reason, vmt_evpair_is_kvm(rec->o.begin) ? "exit" : "pair");
+				 rec->stop_reason,
+				 vmt_evpair_is_kvm(rec->o.begin) ? "exit" : "pair");
 		else
 			vmt_info("stopped by %s: %u file%s written, no trigger since",
 				 rec->stop_reason, rec->op.published_files,
