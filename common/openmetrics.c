@@ -93,6 +93,11 @@ static const char *seconds(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * help is KVM's wording for every pair, unlike the reports' words: node_exporter's textfile
+ * collector refuses a family whose HELP differs between two files of its directory, and a
+ * KVM recording's and a syscall recording's metrics may share one (tests/e2e/prometheus.sh).
+ */
 static void family(struct om *om, const char *name, enum family_type type, bool unit,
 		   const char *help)
 {

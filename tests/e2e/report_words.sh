@@ -9,7 +9,8 @@
 #   histogram's title, count axis, tables' headers and heatmap word are the neutral ones,
 #   with the counts of the JSON report of the same run;
 # - the KVM sample's page has the KVM words in the same places, with its counts;
-# - --compare --html and the comparison's and merge's text, both ways.
+# - --compare --html and the comparison's and merge's text, both ways;
+# - --openmetrics: the same HELP lines for both (node_exporter needs them equal).
 . "$(dirname "$0")/lib.sh"
 
 cat >words.py <<'PY'
@@ -189,4 +190,19 @@ run vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat"
 expect_rc 0 "merge of two KVM recordings"
 grep -q '^  reason  *count  *rate/s ' out.txt && grep -q '^Each recording, all exits;' out.txt ||
 	fail "merge: not in KVM's words"
+
+# --openmetrics: the same families, labels and HELP lines for any pair (node_exporter
+# refuses a family whose HELP differs between two files of its textfile directory), and a
+# sample per id.
+help_lines() { # FILE
+	vmtrace-report --openmetrics "$1" | grep '^# HELP '
+}
+help_lines "$DATA/sample-syscalls.vmt" >sys.help || fail "--openmetrics of the syscall sample"
+help_lines "$DATA/sample-kvm.vmt" >kvm.help || fail "--openmetrics of the KVM sample"
+[ "$(wc -l <sys.help)" = 9 ] && cmp -s sys.help kvm.help ||
+	{ diff sys.help kvm.help; fail "the HELP lines differ between the pairs"; }
+vmtrace-report --openmetrics "$DATA/sample-syscalls.vmt" | grep -c '^vmtrace_exits_total{' \
+	>n.txt
+[ "$(cat n.txt)" = "$(json syscalls.json 'len(d["reasons"])')" ] ||
+	fail "$(cat n.txt) vmtrace_exits_total samples, $(json syscalls.json 'len(d["reasons"])') ids"
 exit 0
