@@ -32,14 +32,16 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
 		fprintf(f, "  no %s\n", kvm ? "exits" : "pairs");
 		return;
 	}
+	/* another pair has no vCPU: its column is untitled and empty, as in the exit lists */
 	fprintf(f, "  %14s %14s %6s %8s %10s %10s %6s %10s %10s %10s\n", "start (s)", "end (s)",
-		"vcpu", "pid", kvm ? "exits" : "pairs", "out", "out%", "max", "p99", "max/window");
+		kvm ? "vcpu" : "", "pid", kvm ? "exits" : "pairs", "out", "out%", "max", "p99",
+		"max/window");
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 		uint64_t end = r->start_ns + s->interval_ns;
 		char v[16], pct[16];
 
-		snprintf(v, sizeof(v), r->has_vcpu ? "%u" : "-", r->vcpu);
+		snprintf(v, sizeof(v), r->has_vcpu ? "%u" : kvm ? "-" : "", r->vcpu);
 		snprintf(pct, sizeof(pct), r->seen_ns ? "%.2f" : "-",
 			 vmt_share_pct(r->out_ns, r->seen_ns, 2));
 		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %8" PRId32
