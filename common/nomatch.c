@@ -37,31 +37,42 @@ static char *when(const struct vmt_iter *it, uint64_t ts, char *buf, size_t size
 	return buf;
 }
 
+/*
+ * The word for the events the filters select by: KVM's exits, or another pair's begins (the
+ * text report's word for them). A pass without a reader (the recorder's) is KVM's.
+ */
+static const char *begin_word(const struct vmt_iter *it)
+{
+	return !it->r || vmt_reader_pairs_kvm(it->r) ? "exit" : "begin";
+}
+
 /* The criterion that on its own leaves nothing, as the first half of the line. */
 static void why(const struct vmt_iter *it, char *buf, size_t size)
 {
 	const struct vmt_filter *f = it->filter;
+	const char *w = begin_word(it);
 	char list[256], t[48];
 
 	if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus)) {
-		snprintf(buf, size, "no exit on CPU%s %s", f->cpus.n > 1 ? "s" : "",
+		snprintf(buf, size, "no %s on CPU%s %s", w, f->cpus.n > 1 ? "s" : "",
 			 vmt_cpulist_format(&f->cpus, list, sizeof(list)));
 	} else if (f->vcpus.n && !vmt_iter_ids_count(&it->vcpus) && !it->vcpus.beyond) {
-		snprintf(buf, size, "no exit carries a vCPU id (--vcpu needs them)");
+		snprintf(buf, size, "no %s carries a vCPU id (--vcpu needs them)", w);
 	} else if (f->vcpus.n && !any_in(&f->vcpus, &it->vcpus)) {
-		snprintf(buf, size, "no exit of vCPU%s %s", f->vcpus.n > 1 ? "s" : "",
+		snprintf(buf, size, "no %s of vCPU%s %s", w, f->vcpus.n > 1 ? "s" : "",
 			 vmt_cpulist_format(&f->vcpus, list, sizeof(list)));
 	} else if (f->has_from && f->from_ts > it->last_exit_ts) {
-		snprintf(buf, size, "--from %s is after the last exit",
-			 when(it, f->from_ts, t, sizeof(t)));
+		snprintf(buf, size, "--from %s is after the last %s",
+			 when(it, f->from_ts, t, sizeof(t)), w);
 	} else if (f->has_to && f->to_ts < it->first_exit_ts) {
-		snprintf(buf, size, "--to %s is before the first exit",
-			 when(it, f->to_ts, t, sizeof(t)));
+		snprintf(buf, size, "--to %s is before the first %s",
+			 when(it, f->to_ts, t, sizeof(t)), w);
 	} else if (f->nreasons && !f->cpus.n && !f->vcpus.n && !f->has_from && !f->has_to) {
-		snprintf(buf, size, "no exit has the reason%s given (the report without --reason "
-			 "lists those it has)", f->nreasons > 1 ? "s" : "");
+		snprintf(buf, size, "no %s has the %s%s given (the report without --reason "
+			 "lists those it has)", w, *w == 'e' ? "reason" : "id",
+			 f->nreasons > 1 ? "s" : "");
 	} else {
-		snprintf(buf, size, "no exit meets all the filters at once");
+		snprintf(buf, size, "no %s meets all the filters at once", w);
 	}
 }
 
@@ -82,10 +93,15 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 		return 1;
 	}
 	cpus = vmt_reader_meta(r, VMT_META_CPUS);
-	snprintf(buf, size, "not one %s event in the recording (CPUs traced: %s): no guest ran "
-		 "on those CPUs while it recorded, or the event does not fire on this kernel; "
-		 "the vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM",
-		 vmt_reader_begin_name(r), cpus && *cpus ? cpus : "not stored");
+	if (vmt_reader_pairs_kvm(r))
+		snprintf(buf, size, "not one %s event in the recording (CPUs traced: %s): no guest "
+			 "ran on those CPUs while it recorded, or the event does not fire on this "
+			 "kernel; the vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM",
+			 vmt_reader_begin_name(r), cpus && *cpus ? cpus : "not stored");
+	else	/* no guest, no vCPU threads: only the event and the CPUs can be said */
+		snprintf(buf, size, "not one %s event in the recording (CPUs traced: %s): no task "
+			 "made it on those CPUs while it recorded, or the event does not fire on "
+			 "this kernel", vmt_reader_begin_name(r), cpus && *cpus ? cpus : "not stored");
 	free(cpus);
 	return 1;
 }
@@ -97,7 +113,7 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 	if (size)
 		buf[0] = '\0';
 	if (!it->exits) {
-		snprintf(buf, size, "nothing selected: the recording has no exits");
+		snprintf(buf, size, "nothing selected: the recording has no %ss", begin_word(it));
 		return 1;
 	}
 	if (!it->filter)
@@ -105,8 +121,9 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 	why(it, head, sizeof(head));
 	vmt_iter_ids_format(&it->exit_cpus, cpus, sizeof(cpus));
 	vmt_iter_ids_format(&it->vcpus, vcpus, sizeof(vcpus));
-	snprintf(buf, size, "nothing selected: %s; the recording has exits on CPU%s %s%s%s%s, "
-		 "from %s to %s", head, vmt_iter_ids_count(&it->exit_cpus) == 1 ? "" : "s",
+	snprintf(buf, size, "nothing selected: %s; the recording has %ss on CPU%s %s%s%s%s, "
+		 "from %s to %s", head, begin_word(it),
+		 vmt_iter_ids_count(&it->exit_cpus) == 1 ? "" : "s",
 		 cpus, vcpus[0] ? ", of vCPU" : "",
 		 vcpus[0] ? (vmt_iter_ids_count(&it->vcpus) == 1 ? " " : "s ") : "", vcpus,
 		 when(it, it->first_exit_ts, a, sizeof(a)),

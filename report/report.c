@@ -216,8 +216,10 @@ static void print_text(struct report *rep)
 	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
 	report_trigger_text(stdout, &rep->trig);
 	if (rep->thr.tmp) {
-		fprintf(stdout, "\nExits of at least %s: %llu\n", vmt_format_ns(o->threshold_ns, a,
-			sizeof(a)), (unsigned long long)rep->thr.count);
+		fprintf(stdout, "\n%s of at least %s: %llu\n",
+			vmt_reader_pairs_kvm(rep->r) ? "Exits" : "Pairs",
+			vmt_format_ns(o->threshold_ns, a, sizeof(a)),
+			(unsigned long long)rep->thr.count);
 		if (rep->thr.count)
 			vmt_report_exit_header(stdout, rep->r);
 		list_print_text(&rep->thr, stdout);

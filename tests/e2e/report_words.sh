@@ -10,6 +10,7 @@
 #   with the counts of the JSON report of the same run;
 # - the KVM sample's page has the KVM words in the same places, with its counts;
 # - --compare --html and the comparison's and merge's text, both ways;
+# - --threshold's list title and the note on a selection that is empty, both ways;
 # - --openmetrics: the same HELP lines for both (node_exporter needs them equal).
 . "$(dirname "$0")/lib.sh"
 
@@ -190,6 +191,34 @@ run vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat"
 expect_rc 0 "merge of two KVM recordings"
 grep -q '^  reason  *count  *rate/s ' out.txt && grep -q '^Each recording, all exits;' out.txt ||
 	fail "merge: not in KVM's words"
+
+# --threshold's list title and the note on an empty selection: pairs and begins for the
+# syscall pair, exits for KVM's; the counts and times recounted from the rows.
+thr_title() { # FILE THRESHOLD_NS: the title the list should have, from the pair rows
+	vmtrace-convert --csv "$1" | python3 -c '
+import csv, sys
+n = sum(1 for r in csv.DictReader(sys.stdin) if int(r["latency_ns"]) >= int(sys.argv[1]))
+print(n)' "$2"
+}
+run vmtrace-report --threshold 40us "$DATA/sample-syscalls.vmt"
+grep -qx "Pairs of at least 40.00 us: $(thr_title "$DATA/sample-syscalls.vmt" 40000)" out.txt ||
+	{ grep "of at least" out.txt; fail "the syscall pair's threshold title"; }
+run vmtrace-report --threshold 1ms "$DATA/sample-kvm.vmt"
+grep -qx "Exits of at least 1.000 ms: $(thr_title "$DATA/sample-kvm.vmt" 1000000)" out.txt ||
+	{ grep "of at least" out.txt; fail "KVM's threshold title"; }
+span=$(vmtrace-convert --csv --events "$DATA/sample-syscalls.vmt" | python3 -c '
+import csv, sys
+t = [int(r["time_ns"]) for r in csv.DictReader(sys.stdin) if r["kind"] == "exit"]
+print("from %d.%09d s to %d.%09d s" % (divmod(min(t), 10**9) + divmod(max(t), 10**9)))')
+has="the recording has begins on CPU 1, $span"
+for args in "--cpu 5|no begin on CPU 5" \
+	    "--from 10s|--from 10.000000000 s is after the last begin" \
+	    "--reason 0x999|no begin has the id given (the report without --reason lists those it has)"
+do
+	run vmtrace-convert --csv ${args%%|*} "$DATA/sample-syscalls.vmt"
+	want="vmtrace-convert: $DATA/sample-syscalls.vmt: nothing selected: ${args#*|}; $has"
+	[ "$(cat err.txt)" = "$want" ] || fail "${args%%|*}: '$(cat err.txt)', not '$want'"
+done
 
 # --openmetrics: the same families, labels and HELP lines for any pair (node_exporter
 # refuses a family whose HELP differs between two files of its textfile directory), and a
