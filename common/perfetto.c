@@ -49,6 +49,7 @@ struct vmt_perfetto {
 	uint32_t ncpus;
 	struct pidset tasks;
 	struct vmt_perfetto_counts counts;
+	bool neutral;		/* another pair than KVM's: names a person reads say task */
 	int err;
 };
 
@@ -189,7 +190,10 @@ static int pf_start(void *state, const struct vmt_iter *it)
 		return ret;
 	meta(p, "process_name", VMT_PERFETTO_PID_PCPU, -1, "name", "pCPUs", 0);
 	meta(p, "process_sort_index", VMT_PERFETTO_PID_PCPU, -1, "sort_index", NULL, 1);
-	meta(p, "process_name", VMT_PERFETTO_PID_TASKS, -1, "name", "vCPU tasks", 0);
+	/* the slices' "cat" stays "exit" for any pair (a key scripts filter on); names change */
+	p->neutral = it->r && !vmt_reader_pairs_kvm(it->r);
+	meta(p, "process_name", VMT_PERFETTO_PID_TASKS, -1, "name",
+	     p->neutral ? "tasks" : "vCPU tasks", 0);
 	meta(p, "process_sort_index", VMT_PERFETTO_PID_TASKS, -1, "sort_index", NULL, 2);
 	return 0;
 }
@@ -237,8 +241,8 @@ static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		if (!name)
 			name = vmt_exitreason_label(p->names, ex->isa, key, label, sizeof(label));
 	}
-	slice_open(p, "exit", name ? name : "exit", VMT_PERFETTO_PID_TASKS, ex->pid,
-		   rel_ns(p, ex->ts), vmt_clock_ns(p->clock, pr->lat));
+	slice_open(p, "exit", name ? name : p->neutral ? "pair" : "exit", VMT_PERFETTO_PID_TASKS,
+		   ex->pid, rel_ns(p, ex->ts), vmt_clock_ns(p->clock, pr->lat));
 	vmt_jsonw_object_open(&p->w, "args");
 	vmt_jsonw_u64(&p->w, "latency_ns", vmt_clock_ns(p->clock, pr->lat));
 	vmt_jsonw_u64(&p->w, "pcpu", ex->cpu);
@@ -317,7 +321,8 @@ static void on_switch(struct vmt_perfetto *p, struct cpu_state *c, const struct 
 		if (c->preempted)
 			snprintf(name, sizeof(name), "preempted by %s", c->next_comm);
 		else
-			snprintf(name, sizeof(name), "%s (vCPU task asleep)", c->next_comm);
+			snprintf(name, sizeof(name), "%s (%s asleep)", c->next_comm,
+				 p->neutral ? "task" : "vCPU task");
 		slice_open(p, "context", name, VMT_PERFETTO_PID_PCPU, ev->cpu,
 			   rel_ns(p, c->off_ts), vmt_clock_ns(p->clock, ev->ts - c->off_ts));
 		vmt_jsonw_object_open(&p->w, "args");

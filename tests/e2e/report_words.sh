@@ -11,6 +11,7 @@
 # - the KVM sample's page has the KVM words in the same places, with its counts;
 # - --compare --html and the comparison's and merge's text, both ways;
 # - --threshold's list title and the note on a selection that is empty, both ways;
+# - vmtrace-convert --perfetto's process of tasks, both ways;
 # - --openmetrics: the same HELP lines for both (node_exporter needs them equal).
 . "$(dirname "$0")/lib.sh"
 
@@ -218,6 +219,27 @@ do
 	run vmtrace-convert --csv ${args%%|*} "$DATA/sample-syscalls.vmt"
 	want="vmtrace-convert: $DATA/sample-syscalls.vmt: nothing selected: ${args#*|}; $has"
 	[ "$(cat err.txt)" = "$want" ] || fail "${args%%|*}: '$(cat err.txt)', not '$want'"
+done
+
+# vmtrace-convert --perfetto: the tasks' process is "tasks" for the syscall pair, its
+# tracks "task PID", one per task of the JSON report; KVM's "vCPU tasks". The slices'
+# "cat" stays "exit" (a key), one per pair.
+for f in syscalls kvm; do
+	vmtrace-convert --perfetto -o "$f.pf.json" "$DATA/sample-$f.vmt" || fail "$f: --perfetto"
+	python3 - "$f.pf.json" "$f.json" "$f" <<'PY' || fail "$f: the timeline's names"
+import json, sys
+ev, r, kvm = json.load(open(sys.argv[1]))["traceEvents"], json.load(open(sys.argv[2])), \
+    sys.argv[3] == "kvm"
+names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] in ("process_name", "thread_name")}
+want = "vCPU tasks" if kvm else "tasks"
+assert names[(2, None)] == want, names[(2, None)]
+tracks = {t: n for (p, t), n in names.items() if p == 2 and t is not None}
+assert set(tracks) == {v["pid"] for v in r["vcpus"]}, (tracks, r["vcpus"])
+if not kvm:
+    assert all(n == "task %d" % t for t, n in tracks.items()), tracks
+assert sum(1 for e in ev if e["ph"] == "X" and e["cat"] == "exit") == r["pairs"]
+PY
 done
 
 # --openmetrics: the same families, labels and HELP lines for any pair (node_exporter
