@@ -27,14 +27,28 @@ struct task {
 	uint64_t base;		/* a join's task: unknown before its first in the slice */
 };
 
+/*
+ * A CPU's lost-events holes (vmt_pairing_gap), each with the epoch of its latest gap. Every
+ * hole is kept, not only the latest: a task silent through several holes of a CPU may have
+ * lost events in each (24 bytes a gap; holes meeting with no record between are one).
+ * Disjoint and in time order, so the latest ones are at the end.
+ */
+struct hole {
+	uint64_t from, until, epoch;
+};
+
+struct holes {
+	struct hole *h;
+	size_t n, cap;
+};
+
 struct vmt_pairing {
 	vmt_pair_fn fn;
 	void *arg;
 	struct task *tasks;	/* open addressing, power-of-two size */
 	size_t ntasks, cap;
 	uint64_t epoch;		/* bumped at every gap */
-	uint64_t *cpu_gap_epoch;	/* per CPU: epoch of its last gap */
-	uint64_t *hole_from, *hole_until;	/* per CPU: the hole of its last gaps */
+	struct holes *holes;	/* per CPU: every hole of its gaps, in time order */
 	uint32_t ncpus;
 	struct vmt_pairing_stats st;
 	struct task *last;	/* most events follow one of the same task: look it up once */
@@ -170,7 +184,13 @@ static __attribute__((noinline)) struct task *lookup(struct vmt_pairing *p, uint
 
 static uint64_t gap_epoch(const struct vmt_pairing *p, uint32_t cpu)
 {
-	return cpu < p->ncpus ? p->cpu_gap_epoch[cpu] : 0;
+	return cpu < p->ncpus && p->holes[cpu].n ? p->holes[cpu].h[p->holes[cpu].n - 1].epoch : 0;
+}
+
+/* The CPU's latest hole (gap_epoch() non-zero). */
+static const struct hole *latest_hole(const struct vmt_pairing *p, uint32_t cpu)
+{
+	return &p->holes[cpu].h[p->holes[cpu].n - 1];
 }
 
 /*
@@ -226,8 +246,16 @@ static bool in_hole(const struct vmt_pairing *p, uint32_t a, uint32_t b, uint64_
 	for (k = 0; k < 2; k++) {
 		uint32_t cpu = k ? b : a;
 
-		if (gap_epoch(p, cpu) && p->hole_until[cpu] != UINT64_MAX &&
-		    p->hole_from[cpu] < hi && p->hole_until[cpu] > lo)
+		const struct hole *h;
+
+		if (!gap_epoch(p, cpu))
+			continue;
+		/*
+		 * Earlier holes end before the latest starts, which is before lo when its gap
+		 * came before the begin (else the epochs drop the pair): only the latest can meet
+		 */
+		h = latest_hole(p, cpu);
+		if (h->until != UINT64_MAX && h->from < hi && h->until > lo)
 			return true;
 	}
 	return false;
@@ -287,32 +315,83 @@ static __attribute__((noinline)) struct task *find(struct vmt_pairing *p, uint64
 }
 
 /*
+ * The first of CPU cpu's holes that lie in [lo, hi] with gaps since epoch: the list's tail
+ * from there on. Walked back from the end: in time order, the holes to count are the last
+ * ones, and a task's spans are disjoint, so each hole is walked at most once per task.
+ */
+static size_t holes_since(const struct vmt_pairing *p, uint32_t cpu, uint64_t epoch,
+			  uint64_t lo)
+{
+	const struct holes *hs = &p->holes[cpu];
+	size_t k = hs->n;
+
+	while (k && hs->h[k - 1].epoch > epoch && hs->h[k - 1].until > lo)
+		k--;
+	return k;
+}
+
+/* The part of hole h inside [lo, hi] (s >= e: none). */
+static inline void clip(const struct hole *h, uint64_t lo, uint64_t hi, uint64_t *s,
+			uint64_t *e)
+{
+	*s = h->from > lo ? h->from : lo;
+	*e = h->until < hi ? h->until : hi;
+}
+
+/* The length of [lo, hi] inside holes h[k .. n) of one CPU. */
+static uint64_t inside(const struct hole *h, size_t k, size_t n, uint64_t lo, uint64_t hi)
+{
+	uint64_t len = 0, s, e;
+
+	for (; k < n; k++) {
+		clip(&h[k], lo, hi, &s, &e);
+		len += s < e ? e - s : 0;
+	}
+	return len;
+}
+
+/*
  * Of the span [lo, hi] between two events of a task, on CPUs a and b, the time inside the
- * holes of the gaps those CPUs had since epoch (the later gap's, when one CPU had several
- * with records between them): there the task's events may be lost, and so whether it was
- * in the guest. A pair across such a gap is never made either.
+ * holes of every gap those CPUs had since epoch: there the task's events may be lost, and
+ * so whether it was in the guest. A pair across such a gap is never made either. The two
+ * CPUs' holes may overlap: that time counts once.
  */
 static uint64_t hidden(const struct vmt_pairing *p, uint64_t epoch, uint32_t a, uint32_t b,
 		       uint64_t lo, uint64_t hi)
 {
-	uint64_t s[2], e[2], n = 0;
-	unsigned int k, m = 0;
+	const struct hole *ha, *hb;
+	size_t i, j, na, nb, ka = 0, kb;
+	uint64_t n = 0;
 
-	for (k = 0; k < 2; k++) {
-		uint32_t cpu = k ? b : a;
-
-		if ((k && a == b) || gap_epoch(p, cpu) <= epoch)
-			continue;
-		s[m] = p->hole_from[cpu] > lo ? p->hole_from[cpu] : lo;
-		e[m] = p->hole_until[cpu] < hi ? p->hole_until[cpu] : hi;
-		if (s[m] < e[m])
-			m++;
+	if (gap_epoch(p, a) > epoch) {
+		ka = holes_since(p, a, epoch, lo);
+		n += inside(p->holes[a].h, ka, p->holes[a].n, lo, hi);
 	}
-	for (k = 0; k < m; k++)
-		n += e[k] - s[k];
-	/* the two holes' overlap, counted once */
-	if (m == 2 && (s[0] > s[1] ? s[0] : s[1]) < (e[0] < e[1] ? e[0] : e[1]))
-		n -= (e[0] < e[1] ? e[0] : e[1]) - (s[0] > s[1] ? s[0] : s[1]);
+	if (a == b || gap_epoch(p, b) <= epoch)
+		return n;
+	kb = holes_since(p, b, epoch, lo);
+	n += inside(p->holes[b].h, kb, p->holes[b].n, lo, hi);
+	if (gap_epoch(p, a) <= epoch)
+		return n;
+	/* less the overlap of the two lists, each disjoint and in time order */
+	ha = p->holes[a].h;
+	hb = p->holes[b].h;
+	na = p->holes[a].n;
+	nb = p->holes[b].n;
+	for (i = ka, j = kb; i < na && j < nb;) {
+		uint64_t sa, ea, sb, eb, s, e;
+
+		clip(&ha[i], lo, hi, &sa, &ea);
+		clip(&hb[j], lo, hi, &sb, &eb);
+		s = sa > sb ? sa : sb;
+		e = ea < eb ? ea : eb;
+		if (s < e)
+			n -= e - s;
+		if (ea < eb)
+			i++;
+		else
+			j++;
+	}
 	return n;
 }
 
@@ -395,37 +474,51 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 	return pair_end(p, t, ev);
 }
 
-/* Room for n per-CPU values in *a (its first old ones kept, the rest 0). */
-static int grow_cpus(uint64_t **a, uint32_t old, uint32_t n)
+/* Room for CPU cpu's lists, and for one more hole in its list. */
+static int hole_room(struct vmt_pairing *p, uint32_t cpu)
 {
-	uint64_t *bigger = realloc(*a, n * sizeof(*bigger));
+	struct holes *hs;
 
-	if (!bigger)
-		return -ENOMEM;
-	memset(bigger + old, 0, (n - old) * sizeof(*bigger));
-	*a = bigger;
+	if (cpu >= p->ncpus) {
+		uint32_t n = cpu + 1 > p->ncpus * 2 ? cpu + 1 : p->ncpus * 2;
+		struct holes *bigger = realloc(p->holes, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		memset(bigger + p->ncpus, 0, (n - p->ncpus) * sizeof(*bigger));
+		p->holes = bigger;
+		p->ncpus = n;
+	}
+	hs = &p->holes[cpu];
+	if (hs->n == hs->cap) {
+		size_t n = hs->cap ? hs->cap * 2 : 8;
+		struct hole *bigger = realloc(hs->h, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		hs->h = bigger;
+		hs->cap = n;
+	}
 	return 0;
 }
 
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t until)
 {
-	if (cpu >= p->ncpus) {
-		uint32_t n = cpu + 1 > p->ncpus * 2 ? cpu + 1 : p->ncpus * 2;
+	struct hole *h;
 
-		if (grow_cpus(&p->cpu_gap_epoch, p->ncpus, n) ||
-		    grow_cpus(&p->hole_from, p->ncpus, n) || grow_cpus(&p->hole_until, p->ncpus, n))
-			return -ENOMEM;
-		p->ncpus = n;
-	}
+	if (hole_room(p, cpu))
+		return -ENOMEM;
+	h = p->holes[cpu].n ? &p->holes[cpu].h[p->holes[cpu].n - 1] : NULL;
 	/* gaps with no record of the CPU between them (it starts before the last ends): one */
-	if (p->cpu_gap_epoch[cpu] && from < p->hole_until[cpu]) {
-		if (until > p->hole_until[cpu])
-			p->hole_until[cpu] = until;
+	if (h && from < h->until) {
+		if (until > h->until)
+			h->until = until;
 	} else {
-		p->hole_from[cpu] = from;
-		p->hole_until[cpu] = until;
+		h = &p->holes[cpu].h[p->holes[cpu].n++];
+		h->from = from;
+		h->until = until;
 	}
-	p->cpu_gap_epoch[cpu] = ++p->epoch;
+	h->epoch = ++p->epoch;
 	if (!p->edges)
 		return 0;
 	if (log_edge(p, VMT_EDGE_GAP, cpu, 0, NULL))
@@ -489,9 +582,9 @@ void vmt_pairing_free(struct vmt_pairing *p, void (*ctx_free)(void *ctx, void *a
 	}
 	free(p->spare);
 	free(p->tasks);
-	free(p->cpu_gap_epoch);
-	free(p->hole_from);
-	free(p->hole_until);
+	for (i = 0; i < p->ncpus; i++)
+		free(p->holes[i].h);
+	free(p->holes);
 	free(p);
 }
 

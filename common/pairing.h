@@ -4,7 +4,8 @@
  * same task, across CPUs, in timestamp order. A pair never spans a lost-events gap on the
  * CPU of either event; unmatched events are counted, never guessed; the time such gaps hid
  * from each task is kept (struct vmt_pair's unknown). Memory grows with the number of
- * tasks and CPUs, not events. One struct vmt_pairing per thread.
+ * tasks, CPUs and gaps (each gap's hole is kept), not events. One struct vmt_pairing per
+ * thread.
  */
 #ifndef VMT_PAIRING_H
 #define VMT_PAIRING_H
@@ -31,8 +32,8 @@ struct vmt_pair {
 	uint32_t why_nsegs;
 	/*
 	 * The task's time so far in which its events may have been lost: between two
-	 * consecutive events of the task with a lost-events gap on the CPU of either between
-	 * them, the part of that span inside the gap's hole (vmt_pairing_gap) on those CPUs.
+	 * consecutive events of the task with lost-events gaps on the CPU of either between
+	 * them, the part of that span inside those gaps' holes (vmt_pairing_gap), every one.
 	 * Trace clock units, a running total; the same at the pair's begin and end, which no
 	 * gap separates. What lies between two pairs' values was not seen, in the guest or out
 	 * of it.

@@ -11,12 +11,14 @@ lost, and it is a hole of that CPU from its last record before the chunk to the 
 last record, where its gap is (the chunk's first time). A "page CPU missed" line is a hole
 from the CPU's last record before it to the first record of the page it starts.
 
-The rules, as man/vmtrace-report.1 states them: an exit pairs with the task's next entry
-unless a gap came on the CPU of either between them; between two consecutive events of a
-task with a gap on the CPU of either between them, the part of that span inside the holes
-(the latest on each CPU; several with no record of the CPU between them make one) is not
-known, and the time not known between a task's first and last pair is left out of the
-span (first exit to last entry) its time in the guest is a share of.
+The rules, as man/vmtrace-report.1 states them, applied here to the whole list of events
+and holes at once (no running state): an exit pairs with the task's next event when that
+is an entry, unless the gap of a hole of the CPU of either came between them, or the pair
+meets a hole of either CPU whose gap came before its entry. Between two consecutive events
+of a task, the part of that span inside the holes of those two CPUs whose gaps came
+between the events (every such hole, counted once where they overlap) is not known; that
+time between the task's first pair's exit and its last pair's entry is left out of the
+span its time in the guest is a share of.
 
 Prints one JSON list of {"pid", "cpu" (the task's first exit's, for idle tasks), "pairs",
 "total_ns", "gap_ns", "in_guest_percent"}, sorted by pid, cpu.
@@ -25,48 +27,103 @@ import json
 import sys
 
 
-def parse(path, damaged):
-    items = []  # (ts, kind: 0 gap 1 record, cpu, seq, what)
-    nchunk = {}
-    last_rec = {}
-    pending = {}  # cpu -> a "page missed" waiting for its page's first record
-    dropped = {}  # cpu -> [from, last record in the damaged chunk, its first record]
-    seq = 0
-    for line in open(path):
+def read_script(path, damaged):
+    """The recording as the reader hands it over: ("rec", ts, cpu, kind, pid) for each kept
+    record and ("gap", ts, cpu, hole_from, hole_until) for each hole, in the reader's
+    merged order (by time; a gap before the records of its time; then by CPU; then as
+    written)."""
+    out = []  # (ts, rank: gaps first, cpu, line number, item)
+    chunk_no = {}
+    last = {}  # cpu -> its last kept record's time
+    flagged = set()  # CPUs whose next page was flagged with lost events
+    lost = {}  # cpu -> the damaged chunk being read: [hole from, first time, last time]
+
+    def close_damaged(cpu, n):
+        if cpu in lost:
+            start, first, end = lost.pop(cpu)
+            out.append((first, 0, cpu, n, ("gap", first, cpu, start, end)))
+
+    for n, line in enumerate(open(path)):
         f = line.split()
         if not f:
             continue
         if f[0] == "chunk":
             cpu = int(f[1])
-            if (cpu, nchunk.get(cpu, 0)) in damaged and cpu in dropped:
-                start, end, first = dropped.pop(cpu)
-                items.append((first, 0, cpu, seq, ("gap", start, end)))
-                seq += 1
-            nchunk[cpu] = nchunk.get(cpu, 0) + 1
+            close_damaged(cpu, n)
+            chunk_no[cpu] = chunk_no.get(cpu, 0) + 1
+        elif f[0] == "page" and f[2:3] == ["missed"]:
+            flagged.add(int(f[1]))
+        elif f[0] in ("exit", "entry", "other"):
+            cpu, ts = int(f[1]), int(f[2])
+            if (cpu, chunk_no.get(cpu, 0)) in damaged:
+                hole = lost.setdefault(cpu, [last.get(cpu, 0), ts, ts])
+                hole[2] = ts
+                continue
+            if cpu in flagged:
+                flagged.discard(cpu)
+                out.append((ts, 0, cpu, n, ("gap", ts, cpu, last.get(cpu, 0), ts)))
+            last[cpu] = ts
+            if f[0] != "other":
+                out.append((ts, 1, cpu, n, ("rec", ts, cpu, f[0], int(f[3]))))
+    for cpu in list(lost):  # a damaged last chunk
+        close_damaged(cpu, 1 << 60)
+    out.sort(key=lambda x: x[:4])
+    return [x[4] for x in out]
+
+
+def union_length(parts):
+    """The length of the union of [s, e) intervals."""
+    total, reach = 0, None
+    for s, e in sorted(parts):
+        if reach is None or s > reach:
+            total += e - s
+            reach = e
+        elif e > reach:
+            total += e - reach
+            reach = e
+    return total
+
+
+def figures(items):
+    events = {}  # task -> [(position, ts, cpu, kind)]
+    holes = {}  # cpu -> [(position, from, until)]
+    for pos, it in enumerate(items):
+        if it[0] == "gap":
+            holes.setdefault(it[2], []).append((pos, it[3], it[4]))
+        else:
+            _, ts, cpu, kind, pid = it
+            events.setdefault(("idle", cpu) if pid == 0 else pid, []).append(
+                (pos, ts, cpu, kind))
+    out = []
+    for key, evs in events.items():
+        pairs = []  # (exit index in evs, its entry's)
+        for i in range(len(evs) - 1):
+            (p1, b, c1, k1), (p2, e, c2, k2) = evs[i], evs[i + 1]
+            if (k1, k2) != ("exit", "entry") or e < b:
+                continue
+            mine = [h for c in {c1, c2} for h in holes.get(c, [])]
+            if any(p1 < pos < p2 for pos, _, _ in mine):
+                continue  # a gap between the two
+            if any(pos < p2 and lo < e and hi > b for pos, lo, hi in mine):
+                continue  # the pair meets an earlier gap's hole
+            pairs.append((i, i + 1))
+        if not pairs:
             continue
-        if f[0] == "page" and len(f) > 2 and f[2] == "missed":
-            pending[int(f[1])] = True
-            continue
-        if f[0] not in ("exit", "entry", "other"):
-            continue
-        cpu, ts = int(f[1]), int(f[2])
-        if (cpu, nchunk.get(cpu, 0)) in damaged:
-            d = dropped.setdefault(cpu, [last_rec.get(cpu, 0), ts, ts])
-            d[1] = ts
-            continue
-        if pending.pop(cpu, False):
-            items.append((ts, 0, cpu, seq, ("gap", last_rec.get(cpu, 0), ts)))
-            seq += 1
-        last_rec[cpu] = ts
-        if f[0] != "other":
-            items.append((ts, 1, cpu, seq, (f[0], int(f[3]))))
-        seq += 1
-    for cpu, (start, end, first) in dropped.items():  # a damaged last chunk
-        items.append((first, 0, cpu, seq, ("gap", start, end)))
-        seq += 1
-    # the reader's merge: by time, a gap before the records of its time, then by CPU
-    items.sort(key=lambda x: (x[0], x[1], x[2], x[3]))
-    return items
+        first, last = pairs[0][0], pairs[-1][1]
+        unknown = 0
+        for i in range(first, last):
+            (p1, lo, c1, _), (p2, hi, c2, _) = evs[i], evs[i + 1]
+            parts = [(max(lo, f), min(hi, u)) for c in {c1, c2} for pos, f, u in
+                     holes.get(c, []) if p1 < pos < p2]
+            unknown += union_length([(s, e) for s, e in parts if s < e])
+        total = sum(evs[j][1] - evs[i][1] for i, j in pairs)
+        known = evs[last][1] - evs[first][1] - unknown
+        pct = 100.0 * (1 - total / known) if known > 0 else (0.0 if total else 100.0)
+        out.append({"pid": 0 if isinstance(key, tuple) else key, "cpu": evs[first][2],
+                    "pairs": len(pairs), "total_ns": total, "gap_ns": unknown,
+                    "in_guest_percent": pct})
+    out.sort(key=lambda x: (x["pid"], x["cpu"]))
+    return out
 
 
 def check(got_path, want_path):
@@ -92,61 +149,7 @@ def main():
     while args:
         assert args.pop(0) == "--damaged"
         damaged.add((int(args.pop(0)), int(args.pop(0))))
-    epoch, gap_epoch, hole = 0, {}, {}
-    task = {}  # key -> state
-    for ts, kind, cpu, _, what in parse(path, damaged):
-        if what[0] == "gap":
-            start, end = what[1], what[2]
-            if cpu in hole and start < hole[cpu][1]:  # no record between: one hole
-                hole[cpu] = (hole[cpu][0], max(end, hole[cpu][1]))
-            else:
-                hole[cpu] = (start, end)
-            epoch += 1
-            gap_epoch[cpu] = epoch
-            continue
-        ev, pid = what
-        key = ("idle", cpu) if pid == 0 else pid
-        t = task.setdefault(key, {"seen": epoch, "last": None, "unknown": 0, "open": None,
-                                  "pairs": [], "pid": pid, "cpu": None})
-        if t["last"] is not None:
-            lts, lcpu = t["last"]
-            parts = []
-            for c in {lcpu, cpu}:
-                if gap_epoch.get(c, 0) > t["seen"]:
-                    s, e = max(lts, hole[c][0]), min(ts, hole[c][1])
-                    if s < e:
-                        parts.append((s, e))
-            if len(parts) == 2 and max(parts[0][0], parts[1][0]) < min(parts[0][1], parts[1][1]):
-                parts = [(min(parts[0][0], parts[1][0]), max(parts[0][1], parts[1][1]))]
-            t["unknown"] += sum(e - s for s, e in parts)
-        t["seen"] = epoch
-        t["last"] = (ts, cpu)
-        if ev == "exit":
-            t["open"] = (ts, cpu, epoch)
-            continue
-        if t["open"] is None:
-            continue
-        bts, bcpu, be = t["open"]
-        t["open"] = None
-        if gap_epoch.get(bcpu, 0) > be or gap_epoch.get(cpu, 0) > be or ts < bts:
-            continue
-        if t["cpu"] is None:
-            t["cpu"] = bcpu
-        t["pairs"].append((bts, ts, t["unknown"]))
-    out = []
-    for t in task.values():
-        p = t["pairs"]
-        if not p:
-            continue
-        total = sum(e - b for b, e, _ in p)
-        span = max(e for _, e, _ in p) - min(b for b, _, _ in p)
-        gap = max(u for _, _, u in p) - min(u for _, _, u in p)
-        known = span - gap
-        pct = 100.0 * (1 - total / known) if known > 0 else (0.0 if total else 100.0)
-        out.append({"pid": t["pid"], "cpu": t["cpu"], "pairs": len(p), "total_ns": total,
-                    "gap_ns": gap, "in_guest_percent": pct})
-    out.sort(key=lambda x: (x["pid"], x["cpu"]))
-    print(json.dumps(out))
+    print(json.dumps(figures(read_script(path, damaged))))
 
 
 main()

@@ -135,6 +135,15 @@ static const struct ucase ucases[] = {
 	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 2000, 0, 5000 },
 	    { 'B', 1, 3000, 5, 0 }, { 'E', 0, 6000, 5, 0 }, { 'B', 0, 7000, 5, 0 },
 	    { 'E', 0, 7100, 5, 0 }, { 0 } }, 2, { 0, 1000 } },
+	{ "two holes of a CPU with another task's records between: both count (not the latest "
+	  "alone)",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 250, 0, 300 },
+	    { 'B', 0, 300, 6, 0 }, { 'E', 0, 350, 6, 0 }, { 'G', 0, 350, 0, 400 },
+	    { 'B', 0, 500, 5, 0 }, { 'E', 0, 600, 5, 0 }, { 0 } }, 3, { 0, 0, 100 } },
+	{ "two holes of the CPU left, one of the CPU come to across both: their union",
+	  { { 'B', 0, 100, 5, 0 }, { 'E', 0, 200, 5, 0 }, { 'G', 0, 250, 0, 300 },
+	    { 'G', 1, 280, 0, 320 }, { 'B', 0, 300, 6, 0 }, { 'G', 0, 300, 0, 400 },
+	    { 'B', 1, 500, 5, 0 }, { 'E', 1, 600, 5, 0 }, { 0 } }, 2, { 0, 150 } },
 };
 
 static void on_pair_unknown(const struct vmt_pair *p, void *arg)
