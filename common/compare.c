@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "compare.h"
 #include "exitreason.h"
+#include "filter.h"
+#include "reader.h"
 #include "tclock.h"
 
 /* One task's sliding windows: over all its exits, and over each reason's. */
@@ -34,6 +36,16 @@ struct cmp_pass {
 	uint64_t window;		/* trace clock units */
 	struct vmt_exitreasons *names;
 	size_t last;			/* the group of the previous pair: most follow their like */
+	uint64_t start_ts;
+	/*
+	 * Per CPU (by number), its lost-events holes in ns since the start, disjoint and in
+	 * time order (gaps with no record between them meet, and make one): [2k, 2k + 1]
+	 */
+	struct cmp_holes {
+		uint64_t *ns;
+		size_t n, cap;
+	} *holes;
+	uint32_t nholes;
 };
 
 int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns)
@@ -55,6 +67,7 @@ int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns)
 void vmt_compare_free(struct vmt_compare *c)
 {
 	size_t i;
+	uint32_t k;
 
 	for (i = 0; i < c->ngroups; i++) {
 		vmt_latdist_free(&c->groups[i].side[0].d);
@@ -63,6 +76,9 @@ void vmt_compare_free(struct vmt_compare *c)
 	free(c->groups);
 	for (i = 0; i < c->npasses; i++) {
 		vmt_exitreasons_free(c->passes[i]->names);
+		for (k = 0; k < c->passes[i]->nholes; k++)
+			free(c->passes[i]->holes[k].ns);
+		free(c->passes[i]->holes);
 		free(c->passes[i]);
 	}
 	free(c->passes);
@@ -109,6 +125,7 @@ static int cmp_start(void *state, const struct vmt_iter *it)
 	struct cmp_pass *p = state;
 
 	p->clock = it->clock;
+	p->start_ts = it->start_ts;
 	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
 	return vmt_exitreasons_new(it->begin_format, it->machine, &p->names);
 }
@@ -193,10 +210,134 @@ static void cmp_task_free(void *state, void *task)
 	free(t);
 }
 
+/* A trace clock time as ns since the recording's start (0 before it; UINT64_MAX kept). */
+static uint64_t since_start(const struct cmp_pass *p, uint64_t ts)
+{
+	if (ts == UINT64_MAX)
+		return UINT64_MAX;
+	return ts > p->start_ts ? vmt_clock_ns(p->clock, ts - p->start_ts) : 0;
+}
+
+static int cmp_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
+		   uint64_t missed)
+{
+	struct cmp_pass *p = state;
+	uint64_t from = since_start(p, it->gap_from), until = since_start(p, it->gap_until);
+	struct cmp_holes *h;
+
+	(void)ts;
+	(void)missed;
+	if (cpu >= p->nholes) {
+		struct cmp_holes *bigger = realloc(p->holes, (cpu + 1) * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		memset(bigger + p->nholes, 0, (cpu + 1 - p->nholes) * sizeof(*bigger));
+		p->holes = bigger;
+		p->nholes = cpu + 1;
+	}
+	h = &p->holes[cpu];
+	if (h->n && from < h->ns[h->n - 1]) {
+		if (until > h->ns[h->n - 1])
+			h->ns[h->n - 1] = until;
+		return 0;
+	}
+	if (h->n + 2 > h->cap) {
+		size_t n = h->cap ? h->cap * 2 : 16;
+		uint64_t *bigger = realloc(h->ns, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		h->ns = bigger;
+		h->cap = n;
+	}
+	h->ns[h->n++] = from;
+	h->ns[h->n++] = until > from ? until : from;
+	return 0;
+}
+
+uint64_t vmt_compare_selected_ns(const struct vmt_filter *f, const struct vmt_reader *r,
+				 const struct vmt_iter *it, uint64_t *start_ns)
+{
+	uint64_t end = r ? vmt_reader_duration_ns(r) : 0;
+
+	if (!end)
+		end = vmt_clock_ns(it->clock, it->last_ts - it->first_ts);
+	*start_ns = 0;
+	if (f && f->has_to && f->to_ns < end)
+		end = f->to_ns;
+	if (f && f->has_from)
+		*start_ns = f->from_ns;
+	return end > *start_ns ? end - *start_ns : 0;
+}
+
+/*
+ * The CPUs whose exits count, for the average of the holes: the filter's that were traced
+ * (all of the filter's when the recording does not say), else the traced ones, else those
+ * with exits or holes.
+ */
+static uint32_t counted_cpus(const struct cmp_pass *p, const struct vmt_iter *it)
+{
+	const struct vmt_cpulist *traced = it->r ? vmt_reader_cpus(it->r) : NULL;
+	const struct vmt_filter *f = it->filter;
+	uint32_t n = 0, cpu;
+	unsigned int i;
+
+	if (f && f->cpus.n) {
+		for (i = 0; i < f->cpus.n; i++)
+			n += !traced || !traced->n || vmt_cpulist_has(traced, f->cpus.cpu[i]);
+		return n;
+	}
+	if (traced && traced->n)
+		return traced->n;
+	for (cpu = 0; cpu < VMT_ITER_IDS || cpu < p->nholes; cpu++)
+		n += vmt_iter_ids_has(&it->exit_cpus, cpu) || (cpu < p->nholes && p->holes[cpu].n);
+	return n;
+}
+
+/* Whether a CPU's exits count (counted_cpus()). */
+static bool counted(const struct vmt_iter *it, uint32_t cpu)
+{
+	const struct vmt_cpulist *traced = it->r ? vmt_reader_cpus(it->r) : NULL;
+
+	if (it->filter && it->filter->cpus.n && !vmt_cpulist_has(&it->filter->cpus, cpu))
+		return false;
+	return !traced || !traced->n || vmt_cpulist_has(traced, cpu);
+}
+
+static int cmp_finish(void *state, const struct vmt_iter *it)
+{
+	struct cmp_pass *p = state;
+	uint64_t lo, hi, sum = 0;
+	uint32_t cpu, n;
+	size_t k;
+
+	hi = vmt_compare_selected_ns(it->filter, it->r, it, &lo);
+	hi += lo;
+	for (cpu = 0; cpu < p->nholes; cpu++) {
+		const struct cmp_holes *h = &p->holes[cpu];
+
+		if (!h->n || !counted(it, cpu))
+			continue;
+		for (k = 0; k < h->n; k += 2) {
+			uint64_t s = h->ns[k] > lo ? h->ns[k] : lo;
+			uint64_t e = h->ns[k + 1] < hi ? h->ns[k + 1] : hi;
+
+			sum += e > s ? e - s : 0;
+		}
+	}
+	n = counted_cpus(p, it);
+	if (n)
+		p->c->gap_ns[p->side] += sum / n;
+	return 0;
+}
+
 static const struct vmt_consumer_ops compare_ops = {
 	.name = "compare",
 	.start = cmp_start,
 	.pair = cmp_pair,
+	.gap = cmp_gap,
+	.finish = cmp_finish,
 	.task_free = cmp_task_free,
 };
 
@@ -405,7 +546,8 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 	case VMT_CMP_COUNT:
 		return (double)n;
 	case VMT_CMP_RATE:
-		return c->span_ns[side] ? (double)n * 1e9 / (double)c->span_ns[side] : NAN;
+		return c->span_ns[side] > c->gap_ns[side] ?
+		       (double)n * 1e9 / (double)(c->span_ns[side] - c->gap_ns[side]) : NAN;
 	case VMT_CMP_MEAN:
 		return n ? (double)s->d.st.sum / (double)n : NAN;
 	case VMT_CMP_MAX:

@@ -4,7 +4,8 @@
  * run once over each, fills per exit reason and overall a latency distribution in ns (so two
  * clocks compare) and the worst sliding window; then the two-sample Kolmogorov-Smirnov test
  * on each pair of distributions, and --fail-if conditions (parsed, checked). Memory grows with
- * reasons and tasks, never with events. A struct vmt_compare belongs to one thread.
+ * reasons, tasks and lost-events gaps, never with events. A struct vmt_compare belongs to
+ * one thread.
  */
 #ifndef VMT_COMPARE_H
 #define VMT_COMPARE_H
@@ -42,7 +43,12 @@ struct cmp_pass;
 
 struct vmt_compare {
 	uint64_t window_ns;
-	uint64_t span_ns[2];		/* what the rates divide by: the span the filters select */
+	uint64_t span_ns[2];		/* the span the filters select */
+	/*
+	 * Of that span, the time lost events hid (vmt_compare_consumer): the rates are over
+	 * span_ns less this, as a vCPU's time in the guest leaves out its gaps
+	 */
+	uint64_t gap_ns[2];
 	struct vmt_cmp_group *groups;	/* [0] all, then reasons by after's total time */
 	size_t ngroups, cap;
 	struct cmp_pass **passes;	/* one per consumer made */
@@ -57,10 +63,19 @@ void vmt_compare_free(struct vmt_compare *c);
 /*
  * The consumer for one pass that adds to side (several passes may add to one side: their
  * exits are then one population, each task's windows its own). Returns 0 or -ENOMEM. The
- * caller sets span_ns[side] (what its rates are per) when it knows it, after the pass at
- * the latest.
+ * caller sets span_ns[side] (vmt_compare_selected_ns() of each pass) after the pass; the
+ * pass adds to gap_ns[side] the time inside that span its CPUs' lost-events holes hid,
+ * averaged over the CPUs whose exits count (the filter's of the traced ones, else those
+ * traced, else those seen): exits were counted on the others meanwhile.
  */
 int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *out);
+/*
+ * The part of a recording the rates are over: its duration (its events' span when the
+ * file does not say, as a trace.dat), or the part --from/--to select, in ns since its
+ * start: from *start_ns, this long.
+ */
+uint64_t vmt_compare_selected_ns(const struct vmt_filter *f, const struct vmt_reader *r,
+				 const struct vmt_iter *it, uint64_t *start_ns);
 /* After both passes: the tests, and the reasons in order. */
 void vmt_compare_test(struct vmt_compare *c);
 

@@ -182,6 +182,7 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 		vmt_jsonw_object_open(w, i ? "after" : "before");
 		vmt_jsonw_str(w, "file", v->file[i]);
 		vmt_jsonw_u64(w, "duration_ns", c->span_ns[i]);
+		vmt_jsonw_u64(w, "gap_ns", c->gap_ns[i]);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_open(w, "groups");
@@ -273,7 +274,7 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 	for (i = 0; i < n; i++)
 		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
-		"recordings' summed durations:\n", lat.name, win.name);
+		"recordings' summed durations less gaps:\n", lat.name, win.name);
 	merge_header(f, merged->neutral ? "id" : "reason");
 	for (g = 0; g < merged->ngroups; g++)
 		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);
@@ -297,12 +298,14 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_str(w, "file", files[i]);
 		vmt_jsonw_u64(w, "duration_ns", per[i].span_ns[0]);
+		vmt_jsonw_u64(w, "gap_ns", per[i].gap_ns[0]);
 		json_fields(w, &per[i], &per[i].groups[0], 0);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
 	vmt_jsonw_object_open(w, "merged");
 	vmt_jsonw_u64(w, "duration_ns", merged->span_ns[0]);
+	vmt_jsonw_u64(w, "gap_ns", merged->gap_ns[0]);
 	vmt_jsonw_u64(w, "window_ns", merged->window_ns);
 	vmt_jsonw_array_open(w, "groups");
 	for (g = 0; g < merged->ngroups; g++) {

@@ -386,6 +386,8 @@ static __attribute__((noinline)) int pass_gap(struct vmt_pass *w, const struct v
 
 	if (!ret && w->attrib)
 		ret = vmt_attrib_gap(w->attrib, item->cpu);
+	w->it->gap_from = item->gap_from;
+	w->it->gap_until = item->gap_until;
 	if (w->want_gap)
 		EACH(w, gap, item->cpu, item->ts, item->missed);
 	return w->ret = ret;

@@ -57,6 +57,8 @@ struct vmt_iter {
 	struct vmt_iter_ids exit_cpus;	/* the pCPUs of begin events */
 	struct vmt_iter_ids vcpus;	/* the vCPU ids of begin/end events that carry one */
 	struct vmt_pairing_stats pairing;	/* complete after the pass */
+	/* during a gap callback: its hole (struct vmt_item's gap_from and gap_until) */
+	uint64_t gap_from, gap_until;
 	/* attribution */
 	bool why;			/* pairs carry their why (struct vmt_pair) */
 	uint32_t why_recorded;		/* 1 << enum vmt_why_kind the recording can tell */

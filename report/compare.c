@@ -28,16 +28,9 @@
 uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
 			      const struct vmt_iter *it)
 {
-	uint64_t end = vmt_reader_duration_ns(r), start = 0;
+	uint64_t start;
 
-	if (!end)
-		end = vmt_clock_ns(it->clock, it->last_ts - it->first_ts);
-
-	if (f->has_to && f->to_ns < end)
-		end = f->to_ns;
-	if (f->has_from)
-		start = f->from_ns;
-	return end > start ? end - start : 0;
+	return vmt_compare_selected_ns(f, r, it, &start);
 }
 
 int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size)

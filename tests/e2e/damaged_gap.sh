@@ -325,6 +325,47 @@ for slices in 0 2; do
 	[ $? = 2 ] || fail "mdbad.vmt ($slices slices): exit status not 2"
 	vcpus md.json mdwant.json || fail "mdbad.vmt ($slices slices): the vCPUs' figures"
 done
+# Merged and compared, the rates are over the time seen: each recording's span (its
+# single report's span_ns, a .vmt from mkvmt saying no duration) less its CPUs' hole time
+# (gaporacle.py --holes) averaged over its 2 traced CPUs: 1400 / 2 and 1700 / 2 ns here
+python3 "$top_srcdir/tests/helpers/gaporacle.py" --holes m.txt >mholes.json &&
+	python3 "$top_srcdir/tests/helpers/gaporacle.py" --holes md.txt --damaged 0 1 \
+		>mdholes.json || fail "the oracle's holes"
+vmtrace-report --json m.vmt mdbad.vmt >merged.json 2>/dev/null
+[ $? = 2 ] || fail "m.vmt and mdbad.vmt merged: exit status not 2"
+vmtrace-report --json --compare m.vmt mdbad.vmt >compared.json 2>/dev/null
+[ $? = 2 ] || fail "m.vmt and mdbad.vmt compared: exit status not 2"
+python3 - m.json md.json mholes.json mdholes.json merged.json compared.json <<'PY' ||
+import json, sys
+single = [json.load(open(f)) for f in sys.argv[1:3]]
+holes = [sum(json.load(open(f)).values()) // 2 for f in sys.argv[3:5]]
+merged, compared = (json.load(open(f)) for f in sys.argv[5:7])
+assert holes == [700, 850], holes
+near = lambda a, b: abs(a - b) <= 1e-5 * b
+rate = lambda n, span, gap: n * 1e9 / (span - gap)
+for s, h, f in zip(single, holes, merged["files"]):
+    assert (f["count"], f["duration_ns"], f["gap_ns"]) == (s["pairs"], s["span_ns"], h), (f, h)
+    assert near(f["rate_per_s"], rate(s["pairs"], s["span_ns"], h)), f
+m = merged["merged"]
+assert (m["duration_ns"], m["gap_ns"]) == (sum(s["span_ns"] for s in single), sum(holes)), m
+n = sum(s["pairs"] for s in single)
+assert near(m["groups"][0]["rate_per_s"], rate(n, m["duration_ns"], sum(holes))), m
+c = compared["compare"]
+for side, s, h in zip(("before", "after"), single, holes):
+    assert (c[side]["duration_ns"], c[side]["gap_ns"]) == (s["span_ns"], h), c[side]
+    g = c["groups"][0][side]
+    assert near(g["rate_per_s"], rate(s["pairs"], s["span_ns"], h)), (side, g)
+PY
+	fail "m.vmt and mdbad.vmt merged or compared: the rates are not over the time seen"
+# within --cpu and --from/--to: CPU 0's holes 12.3-13.0 us and 14.3-15.0 us, by hand
+for case in "--cpu 0:26400:1400" "--cpu 1:26400:0" "--to 12.6us:12600:150" \
+	    "--from 12.6us --to 14.5us:1900:300" "--from 12.6us:13800:550"; do
+	opts=${case%%:*}
+	# shellcheck disable=SC2086
+	vmtrace-report --json $opts m.vmt m.vmt >sel.json 2>/dev/null
+	[ "$(json sel.json '"%d:%d" % (d["files"][0]["duration_ns"], d["files"][0]["gap_ns"])')" = \
+	  "${case#*:}" ] || fail "m.vmt merged, $opts: $(json sel.json 'd["files"][0]')"
+done
 
 # The same hole in a recording with context events (the attributing pass): the real KVM
 # sample with one chunk's payload damaged. Each vCPU task's gap_ns is the hole: from the

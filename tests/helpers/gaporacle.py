@@ -3,7 +3,7 @@
 """The report's per-vCPU figures around lost events, computed again from an mkvmt script
 (tests/helpers/mkvmt.c), for the end-to-end tests to compare with vmtrace-report --json.
 
-Usage: gaporacle.py SCRIPT [--damaged CPU K]...
+Usage: gaporacle.py [--holes] SCRIPT [--damaged CPU K]...
        gaporacle.py --check REPORT.json ORACLE.json: the report's vCPUs against the oracle's
 
 --damaged CPU K: the K-th chunk (from 0) of CPU was damaged in the file: its events are
@@ -21,7 +21,9 @@ time between the task's first pair's exit and its last pair's entry is left out 
 span its time in the guest is a share of.
 
 Prints one JSON list of {"pid", "cpu" (the task's first exit's, for idle tasks), "pairs",
-"total_ns", "gap_ns", "in_guest_percent"}, sorted by pid, cpu.
+"total_ns", "gap_ns", "in_guest_percent"}, sorted by pid, cpu. With --holes instead: an
+object of each CPU's time inside its holes (overlapping ones once), from the recording's
+first record on, for the rates of merged and compared reports.
 """
 import json
 import sys
@@ -144,12 +146,23 @@ def main():
     if args[0] == "--check":
         check(args[1], args[2])
         return
-    path = args.pop(0)
+    holes = args[0] == "--holes"
+    path = args.pop(1 if holes else 0)
+    args = args[1:] if holes else args
     damaged = set()
     while args:
         assert args.pop(0) == "--damaged"
         damaged.add((int(args.pop(0)), int(args.pop(0))))
-    print(json.dumps(figures(read_script(path, damaged))))
+    items = read_script(path, damaged)
+    if not holes:
+        print(json.dumps(figures(items)))
+        return
+    start = min(it[1] for it in items if it[0] == "rec")
+    per_cpu = {}
+    for it in items:
+        if it[0] == "gap":
+            per_cpu.setdefault(it[2], []).append((max(it[3], start), it[4]))
+    print(json.dumps({c: union_length(h) for c, h in per_cpu.items()}))
 
 
 main()
