@@ -25,6 +25,7 @@ Prints one JSON list of {"pid", "cpu" (the task's first exit's, for idle tasks),
 object of each CPU's time inside its holes (overlapping ones once), from the recording's
 first record on, for the rates of merged and compared reports.
 """
+import bisect
 import json
 import sys
 
@@ -96,6 +97,15 @@ def figures(items):
             _, ts, cpu, kind, pid = it
             events.setdefault(("idle", cpu) if pid == 0 else pid, []).append(
                 (pos, ts, cpu, kind))
+    at = {c: [h[0] for h in hs] for c, hs in holes.items()}  # positions, ascending
+    ends = {c: [h[2] for h in hs] for c, hs in holes.items()}
+    assert all(e == sorted(e) for e in ends.values()), "a CPU's holes out of time order"
+
+    def holes_in(cpu, p1, p2):
+        """CPU's holes whose gaps lie between positions p1 and p2."""
+        hs = holes.get(cpu, [])
+        return hs[bisect.bisect_right(at.get(cpu, []), p1):bisect.bisect_left(at.get(cpu, []), p2)]
+
     out = []
     for key, evs in events.items():
         pairs = []  # (exit index in evs, its entry's)
@@ -103,11 +113,12 @@ def figures(items):
             (p1, b, c1, k1), (p2, e, c2, k2) = evs[i], evs[i + 1]
             if (k1, k2) != ("exit", "entry") or e < b:
                 continue
-            mine = [h for c in {c1, c2} for h in holes.get(c, [])]
-            if any(p1 < pos < p2 for pos, _, _ in mine):
+            if any(holes_in(c, p1, p2) for c in {c1, c2}):
                 continue  # a gap between the two
-            if any(pos < p2 and lo < e and hi > b for pos, lo, hi in mine):
-                continue  # the pair meets an earlier gap's hole
+            if any(lo < e for c in {c1, c2} for _, lo, _ in
+                   holes.get(c, [])[bisect.bisect_right(ends.get(c, []), b):
+                                    bisect.bisect_left(at.get(c, []), p2)]):
+                continue  # the pair meets an earlier gap's hole (one ending after b)
             pairs.append((i, i + 1))
         if not pairs:
             continue
@@ -115,8 +126,8 @@ def figures(items):
         unknown = 0
         for i in range(first, last):
             (p1, lo, c1, _), (p2, hi, c2, _) = evs[i], evs[i + 1]
-            parts = [(max(lo, f), min(hi, u)) for c in {c1, c2} for pos, f, u in
-                     holes.get(c, []) if p1 < pos < p2]
+            parts = [(max(lo, f), min(hi, u)) for c in {c1, c2} for _, f, u in
+                     holes_in(c, p1, p2)]
             unknown += union_length([(s, e) for s, e in parts if s < e])
         total = sum(evs[j][1] - evs[i][1] for i, j in pairs)
         known = evs[last][1] - evs[first][1] - unknown
