@@ -475,6 +475,32 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
 }
 
 /* Room for CPU cpu's lists, and for one more hole in its list. */
+/*
+ * A CPU's holes are kept until no task can count them: hidden() takes only those whose
+ * gaps came after a task's latest event (seen_epoch), and in_hole() only the latest. So a
+ * full list first drops the holes older than every task's latest event, and grows only
+ * when that frees nothing (a long-silent task keeps what came since: a recording with a
+ * gap at every poll of every CPU would otherwise grow by 24 bytes a poll and CPU).
+ */
+#define HOLES_PRUNE 1024
+
+static void prune_holes(const struct vmt_pairing *p, struct holes *hs)
+{
+	uint64_t oldest = p->epoch;
+	size_t i, drop = 0;
+
+	for (i = 0; i < p->cap; i++) {
+		if (p->tasks[i].used && p->tasks[i].seen_epoch < oldest)
+			oldest = p->tasks[i].seen_epoch;
+	}
+	while (drop + 1 < hs->n && hs->h[drop].epoch <= oldest)
+		drop++;
+	if (!drop)
+		return;
+	memmove(hs->h, hs->h + drop, (hs->n - drop) * sizeof(*hs->h));
+	hs->n -= drop;
+}
+
 static int hole_room(struct vmt_pairing *p, uint32_t cpu)
 {
 	struct holes *hs;
@@ -490,6 +516,8 @@ static int hole_room(struct vmt_pairing *p, uint32_t cpu)
 		p->ncpus = n;
 	}
 	hs = &p->holes[cpu];
+	if (hs->n == hs->cap && hs->cap >= HOLES_PRUNE)
+		prune_holes(p, hs);
 	if (hs->n == hs->cap) {
 		size_t n = hs->cap ? hs->cap * 2 : 8;
 		struct hole *bigger = realloc(hs->h, n * sizeof(*bigger));

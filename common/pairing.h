@@ -4,8 +4,8 @@
  * same task, across CPUs, in timestamp order. A pair never spans a lost-events gap on the
  * CPU of either event; unmatched events are counted, never guessed; the time such gaps hid
  * from each task is kept (struct vmt_pair's unknown). Memory grows with the number of
- * tasks, CPUs and gaps (each gap's hole is kept), not events. One struct vmt_pairing per
- * thread.
+ * tasks, CPUs and gaps (a gap's hole is kept while a task's latest event is older), not
+ * events. One struct vmt_pairing per thread.
  */
 #ifndef VMT_PAIRING_H
 #define VMT_PAIRING_H

@@ -186,6 +186,78 @@ static void test_unknown(void **state)
 }
 
 /*
+ * Many holes on one CPU, each between two records of a busy task (so none merge): the
+ * list is pruned of those every task has passed, and a task silent through all of them
+ * still counts every one (5000 holes of 10 ticks, in a span where its CPU also had the
+ * busy task's records); the busy task's pairs count the one hole before each, and the
+ * count holds after the prunes.
+ */
+static void test_many_holes(void **state)
+{
+	uint64_t got[4] = { 0 };
+	struct vmt_pairing *p = vmt_pairing_new(on_pair_unknown, got);
+	struct vmt_event ev = { .cpu = 0 };
+	uint64_t t = 1000, k;
+
+	(void)state;
+	assert_non_null(p);
+	/* task 9: an exit at 500 on CPU 1, its entry after every hole */
+	ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 1, .ts = 500, .pid = 9 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	for (k = 0; k < 5000; k++, t += 100) {
+		ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 0, .ts = t, .pid = 5 };
+		assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t + 10, .pid = 5 };
+		assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		assert_int_equal(vmt_pairing_gap(p, 0, t + 50, t + 60), 0);
+	}
+	/* task 5's pairs: the hole between two of them adds to its running total */
+	assert_int_equal(got[0], 5000);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 10);
+	assert_int_equal(got[3], 20);
+	/* task 9 ends on CPU 0: its span crossed all 5000 holes of CPU 0 */
+	got[0] = 0;
+	ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t, .pid = 9 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	assert_int_equal(got[0], 0);	/* dropped: a pair across a gap is never made */
+	/* its next pair, on CPU 0 right away: nothing hidden since */
+	ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 0, .ts = t + 1, .pid = 9 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t + 2, .pid = 9 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	assert_int_equal(got[0], 1);
+	assert_int_equal(got[1], 5000 * 10);	/* the dropped pair's hidden time, carried */
+	assert_int_equal(vmt_pairing_stats(p)->gap_dropped, 1);
+	/*
+	 * 5000 more with task 9 past them all, so the list is pruned; task 7 begins on CPU 1
+	 * before the last 3 holes and ends after them: those 3 count, nothing older.
+	 */
+	t += 100;
+	for (k = 0; k < 5000; k++, t += 100) {
+		if (k == 4997) {
+			ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 1, .ts = t, .pid = 7 };
+			assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		}
+		ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 0, .ts = t, .pid = 5 };
+		assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t + 10, .pid = 5 };
+		assert_int_equal(vmt_pairing_event(p, &ev), 0);
+		assert_int_equal(vmt_pairing_gap(p, 0, t + 50, t + 60), 0);
+	}
+	got[0] = 0;
+	ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t, .pid = 7 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);	/* dropped, across gaps */
+	ev = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 0, .ts = t + 1, .pid = 7 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	ev = (struct vmt_event){ .kind = VMT_EV_END, .cpu = 0, .ts = t + 2, .pid = 7 };
+	assert_int_equal(vmt_pairing_event(p, &ev), 0);
+	assert_int_equal(got[0], 1);
+	assert_int_equal(got[1], 3 * 10);
+	vmt_pairing_free(p, NULL, NULL);
+}
+
+/*
  * Each case three ways: events from the caller's memory with a callback; decoded into
  * the pairing's buffer (begins kept by taking it) with a callback; and into the buffer
  * without one, the pairs returned (1, vmt_pairing_last()).
@@ -388,6 +460,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_many_holes),
 		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_join),
 	};
