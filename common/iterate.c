@@ -334,6 +334,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 	it->r = in->r;
 	it->clock = in->clock;
 	it->start_ts = in->start_ts;
+	it->pass = w;
 	it->bind = in->bind;
 	it->begin_format = in->begin_format;
 	it->machine = in->machine;
@@ -362,6 +363,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 	}
 	w->pairing = vmt_pairing_new(NULL, NULL);	/* pass_item() takes its pairs */
 	if (!w->pairing) {
+		it->pass = NULL;
 		free(w);
 		return -ENOMEM;
 	}
@@ -526,11 +528,39 @@ int vmt_pass_end(struct vmt_pass *w)
 		it->first_ts = 0;
 	if (!ret)
 		EACH(w, finish);
+	it->pass = NULL;
 	vmt_pairing_free(w->pairing, free_itask, w);
 	vmt_attrib_free(w->attrib);
 	free(w->bind);
 	free(w);
 	return ret;
+}
+
+struct open_filter {
+	const struct vmt_filter *f;
+	void (*fn)(const struct vmt_event *begin, void *arg);
+	void *arg;
+};
+
+static void open_filtered(const struct vmt_event *begin, void *arg)
+{
+	const struct open_filter *o = arg;
+
+	if (vmt_filter_event(o->f, begin, NULL))
+		o->fn(begin, o->arg);
+}
+
+void vmt_iter_each_open(const struct vmt_iter *it,
+			void (*fn)(const struct vmt_event *begin, void *arg), void *arg)
+{
+	struct open_filter o = { it->filter, fn, arg };
+
+	if (!it->pass)
+		return;
+	if (it->filter)
+		vmt_pairing_each_open(it->pass->pairing, open_filtered, &o);
+	else
+		vmt_pairing_each_open(it->pass->pairing, fn, arg);
 }
 
 int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,

@@ -39,6 +39,7 @@ struct vmt_iter_ids {
 /* What every consumer may read during and after the pass. */
 struct vmt_iter {
 	struct vmt_reader *r;		/* the recording read, or NULL (vmt_pass_input) */
+	struct vmt_pass *pass;		/* from vmt_pass_begin() to vmt_pass_end(), else NULL */
 	const struct vmt_clock *clock;
 	const struct vmt_evbind *bind;	/* the begin/end events' formats */
 	const struct vmt_evformat *begin_format;
@@ -171,6 +172,14 @@ int vmt_pass_item(struct vmt_pass *pass, const struct vmt_item *item);
 /* Every item of r, as vmt_pass_item() each (o for its progress, or NULL). */
 int vmt_pass_reader(struct vmt_pass *pass, struct vmt_reader *r, const struct vmt_iter_opts *o);
 int vmt_pass_end(struct vmt_pass *pass);
+
+/*
+ * During the pass (it->pass set): call fn with each exit still open (begun, its end not
+ * fed yet) that the filter keeps and may yet pair (vmt_pairing_each_open()); from a
+ * consumer's pair callback, not that pair's own exit. Nothing after vmt_pass_end().
+ */
+void vmt_iter_each_open(const struct vmt_iter *it,
+			void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
 
 /*
  * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.

@@ -556,6 +556,19 @@ int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t
 	return 0;
 }
 
+void vmt_pairing_each_open(const struct vmt_pairing *p,
+			   void (*fn)(const struct vmt_event *begin, void *arg), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++) {
+		const struct task *t = &p->tasks[i];
+
+		if (t->used && t->open && gap_epoch(p, t->begin->cpu) <= t->epoch)
+			fn(t->begin, arg);
+	}
+}
+
 int vmt_pairing_finish(struct vmt_pairing *p)
 {
 	struct vmt_pairing_edges *e = p->edges;

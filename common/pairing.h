@@ -139,6 +139,12 @@ const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p);
  * vmt_item's gap_from and gap_until; 0 and UINT64_MAX: any time before).
  */
 int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t until);
+/*
+ * Call fn with each begin still open that may yet pair: not one a lost-events gap on its
+ * CPU already parted from its end (a live view shows exits in progress; unordered).
+ */
+void vmt_pairing_each_open(const struct vmt_pairing *p,
+			   void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
 /* Count the begins still open as unfinished (and log the tails). Returns 0 or -ENOMEM. */
 int vmt_pairing_finish(struct vmt_pairing *p);
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p);

@@ -455,6 +455,78 @@ static void test_join(void **state)
 	}
 }
 
+/* The open begins: (pid, ts) of each, summed into a key that needs no order. */
+struct opens {
+	unsigned int n;
+	uint64_t sum;
+};
+
+static void on_open(const struct vmt_event *b, void *arg)
+{
+	struct opens *o = arg;
+
+	assert_int_equal(b->kind, VMT_EV_BEGIN);
+	o->n++;
+	o->sum += (uint64_t)b->pid * 1000 + b->ts;
+}
+
+static struct opens opens_of(const struct vmt_pairing *p)
+{
+	struct opens o = { 0 };
+
+	vmt_pairing_each_open(p, on_open, &o);
+	return o;
+}
+
+static void feed(struct vmt_pairing *p, char what, uint32_t cpu, uint64_t ts, int32_t pid)
+{
+	struct vmt_event ev = { .cpu = cpu, .ts = ts, .pid = pid };
+
+	ev.kind = what == 'B' ? VMT_EV_BEGIN : VMT_EV_END;
+	assert_true(vmt_pairing_event(p, &ev) >= 0);
+}
+
+/*
+ * Exits in progress, as a live view asks for them: a begin is open until its end, a later
+ * begin of the task replaces it, and one whose CPU lost events since can no longer pair.
+ */
+static void test_each_open(void **state)
+{
+	struct vmt_pairing *p = vmt_pairing_new(NULL, NULL);
+	struct opens o;
+
+	(void)state;
+	assert_non_null(p);
+	o = opens_of(p);
+	assert_int_equal(o.n, 0);
+	feed(p, 'B', 0, 10, 5);
+	feed(p, 'B', 1, 11, 6);
+	o = opens_of(p);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.sum, 5010 + 6011);
+	feed(p, 'E', 0, 12, 5);
+	o = opens_of(p);
+	assert_int_equal(o.n, 1);
+	assert_int_equal(o.sum, 6011);
+	feed(p, 'B', 1, 13, 6);		/* an orphan: the newer begin is the open one */
+	feed(p, 'B', 0, 14, 7);
+	o = opens_of(p);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.sum, 6013 + 7014);
+	assert_int_equal(vmt_pairing_gap(p, 1, 13, 20), 0);
+	o = opens_of(p);
+	assert_int_equal(o.n, 1);
+	assert_int_equal(o.sum, 7014);
+	feed(p, 'B', 1, 21, 6);		/* after the gap: open again */
+	o = opens_of(p);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.sum, 6021 + 7014);
+	vmt_pairing_finish(p);
+	o = opens_of(p);
+	assert_int_equal(o.n, 0);
+	vmt_pairing_free(p, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_many_holes),
 		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_each_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
