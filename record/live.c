@@ -160,7 +160,7 @@ static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pa
 	int ret = 0;
 
 	if (!l->started)
-		begin_at(l, it->first_ts);
+		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
 	move_to(l, p->end->ts);
 	vmt_latval_init(&lv, p->lat);
 	t = task_of(l, p, slot);

@@ -74,8 +74,8 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	size_t i, shown;
 
 	fputs("\033[H\033[2J", f);
-	fprintf(f, "vmtrace-record --live: interval %" PRIu64 ", %.3f s to %.3f s after the first "
-		"event (lost %" PRIu64 ", late %" PRIu64 ")\n\n", fr->index,
+	fprintf(f, "vmtrace-record --live: interval %" PRIu64 ", %.3f s to %.3f s after the start "
+		"(lost %" PRIu64 ", late %" PRIu64 ")\n\n", fr->index,
 		(double)fr->start_ns / 1e9, (double)(fr->start_ns + len) / 1e9, fr->lost, fr->late);
 	/* another pair's words are the text report's: pairs, time in pairs, task, id */
 	fprintf(f, "  %-34s %12s %11s %13s %13s\n", "", fr->kvm ? "exits/s" : "pairs/s",

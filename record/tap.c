@@ -244,6 +244,9 @@ static int tap_put(void *arg, struct rec_chunk *c)
 		t->st.held_bytes += bytes;
 		if (t->st.held_bytes > t->st.max_held_bytes_seen)
 			t->st.max_held_bytes_seen = t->st.held_bytes;
+		/* time 0 of the views: the first page, as where a report starts the file */
+		if (!t->it.start_ts || c->info.first_ts < t->it.start_ts)
+			t->it.start_ts = c->info.first_ts;
 		if (!t->seen || c->info.last_ts > t->seen_ts) {
 			t->seen_ts = c->info.last_ts;
 			t->seen_mono = now;

@@ -4,11 +4,12 @@
 # CPU 1 makes system calls for 1.2 s while the recorder traces CPU 1 with --live=300ms, its
 # standard output a file (one line per interval). Checked against the recorded file,
 # recounted independently from vmtrace-convert --events (every entry that completed a pair,
-# by its time): each interval's count and longest exit are those of the file's pairs that
-# ended in that interval, the counts add up to vmtrace-report's pairs, nothing was late or
-# lost. On a pseudo-terminal (script) the table is redrawn in place, in the neutral words of
-# a pair other than KVM's (pairs/s, tasks, ids; no exit, vCPU or guest); --no-output writes no
-# file; bad command lines get one line and exit 64.
+# by its time since the recording's start): each interval's count and longest exit are
+# those of the file's pairs that ended in that interval, the counts add up to
+# vmtrace-report's pairs, nothing was late or lost. On a pseudo-terminal (script) the
+# table is redrawn in place, in the neutral words of a pair other than KVM's (pairs/s,
+# tasks, ids; no exit, vCPU or guest); --no-output writes no file; bad command lines get
+# one line and exit 64.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 record_prio=20
@@ -42,11 +43,10 @@ import csv, sys
 lines = [dict(kv.split("=", 1) for kv in l.split()[1:]) for l in open(sys.argv[1])]
 pairs, iv = int(sys.argv[3]), int(sys.argv[4])
 rows = list(csv.DictReader(open(sys.argv[2])))
-t0 = int(rows[0]["ts_ns"])
 count, longest = {}, {}
 for r in rows:
     if r["kind"] == "entry" and r["latency_ns"] != "":
-        k = (int(r["ts_ns"]) - t0) // iv
+        k = int(r["time_ns"]) // iv	# intervals from the recording's start, as a report's
         lat = int(r["latency_ns"])
         count[k] = count.get(k, 0) + 1
         longest[k] = max(longest.get(k, 0), lat)
