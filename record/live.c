@@ -25,6 +25,9 @@ struct rec_live {
 	struct rec_live_reason *reasons;
 	size_t nreasons, last_reason;
 	struct rec_live_totals tot;
+	const struct vmt_iter *it;	/* the pass's, for the exits still open */
+	const struct vmt_event *pending;	/* the exit of the pair being added */
+	int error;			/* of an interval's end: for the next callback */
 };
 
 static void iv_init(struct rec_live_stat *s)
@@ -70,12 +73,15 @@ static struct rec_live_reason *reason_of(struct rec_live *l, uint32_t isa, uint6
 	return &l->reasons[l->last_reason = l->nreasons++];
 }
 
-static struct rec_live_task *task_of(struct rec_live *l, const struct vmt_pair *p, void **slot)
+/* The task of pid, made when new: an open exit may come before the task's first pair. */
+static struct rec_live_task *task_by_pid(struct rec_live *l, int32_t pid)
 {
-	struct rec_live_task **grown, *t = *slot;
+	struct rec_live_task **grown, *t;
+	size_t i;
 
-	if (t)
-		return t;
+	for (i = 0; i < l->ntasks; i++)
+		if (l->tasks[i]->pid == pid)
+			return l->tasks[i];
 	grown = realloc(l->tasks, (l->ntasks + 1) * sizeof(*grown));
 	if (!grown)
 		return NULL;
@@ -83,26 +89,98 @@ static struct rec_live_task *task_of(struct rec_live *l, const struct vmt_pair *
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->pid = p->end->pid;
+	t->pid = pid;
 	iv_init(&t->s);
 	l->tasks[l->ntasks++] = t;
-	*slot = t;
 	return t;
+}
+
+static struct rec_live_task *task_of(struct rec_live *l, const struct vmt_pair *p, void **slot)
+{
+	if (!*slot)
+		*slot = task_by_pid(l, p->end->pid);
+	return *slot;
+}
+
+/*
+ * A system call that ends its task (exit, exit_group) has no sys_exit: the task is gone,
+ * not held out. (A vCPU thread that leaves the traced CPUs, or ends, in an exit stays open
+ * until the recording stops: nothing says so.)
+ */
+static bool never_returns(const struct rec_live *l, const struct vmt_event *b)
+{
+	uint32_t isa = (b->has & VMT_EVF_ISA) ? b->isa : VMT_ISA_ANY;
+	const char *name;
+
+	if (!(b->has & VMT_EVF_REASON))
+		return false;
+	name = vmt_exitreason_name(l->names, isa, vmt_exitreason_key(isa, b->reason));
+	return name && (!strcmp(name, "exit") || !strcmp(name, "exit_group"));
+}
+
+/*
+ * An exit still open at the end of the interval closing: its part inside the interval
+ * counts now (the rest in the intervals it runs on into, or when it ends), as a report's
+ * series splits an exit at the intervals' edges; so a task held out of its guest is
+ * shown in every interval it is out, not only when it returns.
+ */
+static void open_exit(const struct vmt_event *b, void *arg)
+{
+	struct rec_live *l = arg;
+	struct rec_live_task *t;
+	uint64_t part;
+
+	if (b->ts >= l->cur_end)
+		return;		/* begun after the interval */
+	if (never_returns(l, b))
+		return;
+	t = task_by_pid(l, b->pid);
+	if (!t) {
+		l->error = -ENOMEM;
+		return;
+	}
+	if (b->has & VMT_EVF_VCPU) {
+		t->vcpu = b->vcpu;
+		t->has_vcpu = true;
+	}
+	part = l->cur_end - (b->ts > l->cur_start ? b->ts : l->cur_start);
+	t->s.sum += part;
+	l->all.sum += part;
+	t->open = true;
+	t->open_ns = l->cur_end - b->ts;
+	t->open_since_ns = b->ts > l->t0 ? b->ts - l->t0 : 0;
+	t->open_has_reason = b->has & VMT_EVF_REASON;
+	if (t->open_has_reason) {
+		struct rec_live_reason *r;
+
+		t->open_isa = (b->has & VMT_EVF_ISA) ? b->isa : VMT_ISA_ANY;
+		t->open_key = vmt_exitreason_key(t->open_isa, b->reason);
+		r = reason_of(l, t->open_isa, t->open_key);
+		if (r)
+			r->s.sum += part;
+		else
+			l->error = -ENOMEM;
+	}
 }
 
 /* Print the interval [cur_start, cur_start + len) and start the next one. */
 static void close_interval(struct rec_live *l, uint64_t len)
 {
-	struct rec_live_frame fr = {
+	struct rec_live_frame fr;
+	unsigned int active = 0;
+	size_t i;
+
+	/* first: the open exits may add tasks and reasons */
+	vmt_iter_each_open(l->it, open_exit, l);
+	if (l->pending)
+		open_exit(l->pending, l);
+	fr = (struct rec_live_frame){
 		.out = l->cfg.out, .all = &l->all, .tasks = l->tasks, .ntasks = l->ntasks,
 		.reasons = l->reasons, .nreasons = l->nreasons, .names = l->names,
 		.kvm = l->cfg.kvm,
 	};
-	unsigned int active = 0;
-	size_t i;
-
 	for (i = 0; i < l->ntasks; i++)
-		active += l->tasks[i]->s.count > 0;
+		active += l->tasks[i]->s.count > 0 || l->tasks[i]->open;
 	fr.index = l->index;
 	fr.start_ns = l->cur_start - l->t0;
 	fr.len_ns = len;
@@ -118,8 +196,10 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	l->tot.intervals++;
 	l->tot.pairs += l->all.count;
 	iv_reset(&l->all);
-	for (i = 0; i < l->ntasks; i++)
+	for (i = 0; i < l->ntasks; i++) {
 		iv_reset(&l->tasks[i]->s);
+		l->tasks[i]->open = false;
+	}
 	for (i = 0; i < l->nreasons; i++)
 		iv_reset(&l->reasons[i].s);
 	l->lost = 0;
@@ -146,6 +226,7 @@ static int live_start(void *state, const struct vmt_iter *it)
 {
 	struct rec_live *l = state;
 
+	l->it = it;
 	return vmt_exitreasons_new(it->begin_format, it->machine, &l->names);
 }
 
@@ -161,7 +242,12 @@ static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pa
 
 	if (!l->started)
 		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
+	/* the intervals it closes end while this pair's exit is open: the pairing closed it */
+	l->pending = ex;
 	move_to(l, p->end->ts);
+	l->pending = NULL;
+	if (l->error)
+		return l->error;
 	vmt_latval_init(&lv, p->lat);
 	t = task_of(l, p, slot);
 	if (!t)
@@ -172,7 +258,7 @@ static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pa
 	}
 	/*
 	 * An exit counts in the interval it ends in; of its time only the part inside that
-	 * interval, as the intervals before it are shown already: no task exceeds 100 %.
+	 * interval: the intervals before it counted theirs while it was open.
 	 */
 	inside = p->end->ts > l->cur_start ? p->end->ts - l->cur_start : 0;
 	if (inside > p->lat)
@@ -198,7 +284,7 @@ static int live_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64
 	(void)cpu;
 	move_to(l, ts);
 	l->lost += missed;
-	return 0;
+	return l->error;
 }
 
 static void live_task_free(void *state, void *task)
@@ -220,6 +306,9 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 {
 	l->tot.late = late;
 	if (ts != UINT64_MAX) {
+		/* a task may be in its first exit for long: intervals start before any pair */
+		if (!l->started && it->events)
+			begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
 		move_to(l, ts);
 		return;
 	}

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * live: vmtrace-record --live. A consumer of the pass the tap (tap.h) feeds while the
- * recorder records: per interval of trace time (DUR, from the first event), exits/s,
- * out-of-guest %, p99 and max overall, per vCPU task and per exit reason. On a terminal
- * the table is redrawn in place; otherwise one key=value line per interval. Created by
- * main before the collector starts, then used on the collector thread only; freed by main.
+ * recorder records: per interval of trace time (DUR, from the recording's start, as a
+ * report's --interval), exits/s, out-of-guest %, p99 and max overall, per vCPU task and per
+ * exit reason, with the exits still open at each interval's end (their time split at the
+ * edges as the report splits it). On a terminal the table is redrawn in place; otherwise
+ * key=value lines per interval. Created by main before the collector starts, then used on
+ * the collector thread only; freed by main.
  */
 #ifndef REC_LIVE_H
 #define REC_LIVE_H

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "livefmt.h"
+#include "livetask.h"
 
 #define MAX_ROWS 16	/* of each table on a terminal */
 
@@ -45,9 +46,11 @@ static void table_row(FILE *f, const char *label, const struct rec_live_stat *s,
 {
 	char p99[32], max[32];
 
+	/* a row with time from an open exit only has no latency yet */
 	fprintf(f, "  %-34.34s %12.0f %9.2f %% %13s %13s\n", label, per_s(s->count, len),
-		pct(s->sum, time), fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)),
-		fmt_ns(s->max, max, sizeof(max)));
+		pct(s->sum, time),
+		s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
+		s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");
 }
 
 static int by_count(const void *a, const void *b)
@@ -85,10 +88,11 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	fprintf(f, "\n%s\n", fr->kvm ? "vCPU task" : "task");
 	qsort(fr->tasks, fr->ntasks, sizeof(*fr->tasks), by_time);
 	for (i = shown = 0; i < fr->ntasks && shown < MAX_ROWS; i++) {
-		if (!fr->tasks[i]->s.count)
+		if (!fr->tasks[i]->s.count && !fr->tasks[i]->open)
 			continue;
 		table_row(f, task_label(fr->tasks[i], buf, sizeof(buf)), &fr->tasks[i]->s, len,
 			  len);
+		rec_livetask_marker(f, fr, fr->tasks[i]);
 		shown++;
 	}
 	fprintf(f, "\n%s\n", fr->kvm ? "exit reason" : "id");
@@ -96,7 +100,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	for (i = shown = 0; i < fr->nreasons && shown < MAX_ROWS; i++) {
 		const struct rec_live_reason *r = &fr->reasons[i];
 
-		if (!r->s.count)
+		if (!r->s.count && !r->s.sum)	/* an open exit's reason has time only */
 			continue;
 		table_row(f, vmt_exitreason_label(fr->names, r->isa, r->key, buf, sizeof(buf)),
 			  &r->s, len, len * fr->active);
@@ -118,7 +122,8 @@ void rec_livefmt_line(const struct rec_live_frame *fr)
 	size_t i;
 
 	for (i = 0; i < fr->ntasks; i++)
-		if (fr->tasks[i]->s.count && (!top || fr->tasks[i]->s.sum > top->s.sum))
+		if ((fr->tasks[i]->s.count || fr->tasks[i]->open) &&
+		    (!top || fr->tasks[i]->s.sum > top->s.sum))
 			top = fr->tasks[i];
 	for (i = 0; i < fr->nreasons; i++)
 		if (fr->reasons[i].s.count && (!rtop || fr->reasons[i].s.count > rtop->s.count))
@@ -136,5 +141,7 @@ void rec_livefmt_line(const struct rec_live_frame *fr)
 		fprintf(fr->out, " top_reason=%s top_reason_exits=%" PRIu64,
 			vmt_exitreason_label(fr->names, rtop->isa, rtop->key, buf, sizeof(buf)),
 			rtop->s.count);
+	rec_livetask_keys(fr);
 	fputc('\n', fr->out);
+	rec_livetask_lines(fr);
 }

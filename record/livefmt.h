@@ -25,7 +25,12 @@ struct rec_live_task {
 	int32_t pid;
 	uint32_t vcpu;
 	bool has_vcpu;
-	struct rec_live_stat s;
+	struct rec_live_stat s;		/* s.sum holds the open exit's part too */
+	/* in an exit at the interval's end: for how long, since when (after the start), why */
+	bool open, open_has_reason;
+	uint64_t open_ns, open_since_ns;
+	uint32_t open_isa;
+	uint64_t open_key;
 };
 
 struct rec_live_reason {
@@ -41,7 +46,7 @@ struct rec_live_frame {
 	uint64_t index;			/* of the interval */
 	uint64_t start_ns, len_ns;	/* its start after the first event, its length */
 	uint64_t lost, late;
-	unsigned int active;		/* vCPU tasks with exits in it */
+	unsigned int active;		/* vCPU tasks with exits in it or in one at its end */
 	const struct rec_live_stat *all;
 	struct rec_live_task **tasks;	/* sorted here, most time first */
 	size_t ntasks;
