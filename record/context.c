@@ -111,7 +111,9 @@ static const char *default_filter(const char *name)
 
 /*
  * LIST: "none" alone, or comma-separated items: "default" (the default list), "SYS:EVENT"
- * or "+SYS:EVENT" (add), "-SYS:EVENT" (leave out), applied in order.
+ * or "+SYS:EVENT" (add), "-SYS:EVENT" (leave out), applied in order. A list that begins
+ * with a removal starts from the default list: removing from nothing would leave nothing,
+ * silently, where "-sched:sched_switch" can only mean the defaults but that one.
  */
 static int parse(const char *list, struct set *s, char *why, size_t why_size)
 {
@@ -126,6 +128,8 @@ static int parse(const char *list, struct set *s, char *why, size_t why_size)
 		list = "default";
 	if (strcmp(list, "none") == 0)
 		return 0;
+	if (list[0] == '-')
+		ret = add_defaults(s);
 	for (p = list; !ret; p = comma + 1) {
 		char item[NAME_MAX_LEN + 2], path[PATH_MAX];
 		size_t len;

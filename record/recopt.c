@@ -81,8 +81,8 @@ static const struct argp_option options[] = {
 	  "-name or a VMM pid; their online CPUs are traced unless -p is given", 1 },
 	{ "events", 'e', "BEGIN,END", 0, "tracepoint pair (default " DEFAULT_EVENTS ")", 1 },
 	{ "duration", 's', "TIME", 0, "stop after TIME (default: at Ctrl-C or SIGTERM)", 1 },
-	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair: none, or items "
-	  "default, SYS:EVENT (add), -SYS:EVENT (leave out), in order (default: default)", 1 },
+	{ "context", OPT_CONTEXT, "LIST", 0, "context events besides the pair (default: default): "
+	  "none, or in order default, SYS:EVENT (add), -SYS:EVENT (out; first: from default)", 1 },
 	{ NULL, 0, NULL, 0, "How to record:", 2 },
 	{ "collector-cpu", 'c', "CPU", 0,
 	  "CPU for the collecting threads (default: the first CPU not traced)", 2 },

@@ -11,10 +11,11 @@
 #   nonvoluntary switches, asleep = voluntary ones; the competitor's are there too;
 # - the KVM_RUN filter keeps exactly the ioctls a task made with KVM_RUN's number and
 #   drops every other ioctl.
-# Then: --context none records no context event; an explicit list records just it; an
-# unknown name exits 64 with one line; --to-vmt keeps the keys; a trace.dat written by
-# trace-cmd from an instance with sched_switch lists the context formats it holds, its
-# sched_switch count equal to `trace-cmd report`'s. The kvm:* events exist here but never
+# Then: --context none records no context event; an explicit list records just it; a list
+# that begins with a removal records the defaults but it; an unknown name exits 64 with one
+# line; --to-vmt keeps the keys; a trace.dat written by trace-cmd from an instance with
+# sched_switch lists the context formats it holds, its sched_switch count equal to
+# `trace-cmd report`'s. The kvm:* events exist here but never
 # fire (no hardware KVM): expected, not checked.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -191,6 +192,20 @@ wait $bg
 	fail "explicit list: $(field events list.txt)"
 [ "$(field missing list.txt)" = - ] || fail "explicit list: missing $(field missing list.txt)"
 [ "$(records irq_vectors:local_timer_entry list.txt)" -gt 0 ] || fail "no local timer"
+
+# A list that begins with a removal starts from the default list: every default this
+# kernel has but sched:sched_switch (vmtrace-report --json's context_events, the file's).
+run vmtrace-record -q -p 1 -c 0 -s 300ms -e "$SYSCALL_EVENTS" --context -sched:sched_switch \
+	-o minus.vmt
+expect_rc 0 "--context -sched:sched_switch"
+while read -r e; do
+	on_kernel "$e" && [ "$e" != sched:sched_switch ] && echo "$e"
+done <defaults.txt >minus.want
+run vmtrace-report --json minus.vmt
+expect_rc 0 "report on minus.vmt"
+json out.txt '"\n".join(sorted(d["context_events"]))' >minus.got
+[ "$(wc -l <minus.want)" -ge 10 ] || fail "too few defaults on this kernel to compare"
+diff minus.want minus.got || fail "--context -sched:sched_switch: not the defaults but one"
 
 # trace-cmd's trace.dat of an instance recording sched_switch: the context formats it
 # holds (trace-cmd saves every event's format) and sched_switch counted like trace-cmd.

@@ -195,6 +195,12 @@ static void test_lists(void **state)
 		/* applied in order: removed, added again at the end; repeats once */
 		{ "sched:sched_switch,nmi:nmi_handler,-sched:sched_switch,+sched:sched_switch,"
 		  "nmi:nmi_handler", "a:b", "nmi:nmi_handler,sched:sched_switch", NULL },
+		/* a list that begins with a removal starts from the default list */
+		{ "-sched:sched_switch", "a:b", "irq:irq_handler_entry,irq:irq_handler_exit,"
+		  "nmi:nmi_handler,syscalls:sys_enter_ioctl", "kvm:kvm_vcpu_wakeup" },
+		{ "-sched:sched_switch,-irq:irq_handler_exit,sched:sched_wakeup", "a:b",
+		  "irq:irq_handler_entry,nmi:nmi_handler,syscalls:sys_enter_ioctl,"
+		  "sched:sched_wakeup", "kvm:kvm_vcpu_wakeup" },
 		/* a default named again must exist; leaving out what is absent is fine */
 		{ "nmi:nmi_handler,-kvm:kvm_vcpu_wakeup,-no:such", "a:b", "nmi:nmi_handler", NULL },
 	};
