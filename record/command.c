@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,12 +19,75 @@
 
 extern char **environ;
 
-void rec_command_init(struct rec_command *c, char **argv)
+/* 0 when path is a file this process may execute, else the errno execve() would give. */
+static int runnable(const char *path)
 {
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EACCES;
+	return access(path, X_OK) ? errno : 0;
+}
+
+/*
+ * posix_spawnp()'s search: a name with a slash as it is, else each entry of PATH (an empty
+ * one is the current directory). One found but not runnable is EACCES unless a later
+ * entry runs, as execvp() says.
+ */
+static int lookup(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char file[PATH_MAX];
+	int err = ENOENT, e, n;
+	size_t len;
+
+	if (!*name)
+		return ENOENT;
+	if (strchr(name, '/'))
+		return runnable(name);
+	if (!path)
+		path = "/bin:/usr/bin";		/* glibc's default */
+	for (p = path;; p = colon + 1) {
+		colon = strchr(p, ':');
+		len = colon ? (size_t)(colon - p) : strlen(p);
+		n = snprintf(file, sizeof(file), "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+		e = n < 0 || (size_t)n >= sizeof(file) ? ENAMETOOLONG : runnable(file);
+		if (!e)
+			return 0;
+		if (e == EACCES)
+			err = EACCES;
+		if (!colon)
+			return err;
+	}
+}
+
+int rec_command_init(struct rec_command *c, char **argv, int *exit_code)
+{
+	int err;
+
 	memset(c, 0, sizeof(*c));
 	c->argv = argv;
-	if (argv)
-		c->have_affinity = sched_getaffinity(0, sizeof(c->affinity), &c->affinity) == 0;
+	if (!argv)
+		return 0;
+	c->have_affinity = sched_getaffinity(0, sizeof(c->affinity), &c->affinity) == 0;
+	/*
+	 * Found now, before the file is created: a mistyped command would otherwise leave an
+	 * empty recording and rename the previous one to FILE.old.
+	 */
+	err = lookup(argv[0]);
+	if (err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG) {
+		vmt_err("%s: command not found", argv[0]);
+		*exit_code = 127;
+		return -1;
+	}
+	if (err) {
+		vmt_err("%s: cannot run: %s", argv[0], strerror(err));
+		*exit_code = 126;
+		return -1;
+	}
+	return 0;
 }
 
 /*

@@ -25,8 +25,13 @@ struct rec_command {
 	bool have_affinity;
 };
 
-/* Remember argv (NULL: none) and the CPUs the command may run on: before pinning. */
-void rec_command_init(struct rec_command *c, char **argv);
+/*
+ * Remember argv (NULL: none) and the CPUs the command may run on: before pinning. Then
+ * look the command up as rec_command_start() will run it: when it cannot be found or run,
+ * say so in one line, set *exit_code to 127 or 126 (as a shell) and return -1, before
+ * anything is recorded. 0 otherwise.
+ */
+int rec_command_init(struct rec_command *c, char **argv, int *exit_code);
 /*
  * Start the command (tracing is on). The calling thread's CPU set is the recorder's
  * original one meanwhile, then collector_cpu again (-1: left). 0 or -errno (printed; then

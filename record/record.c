@@ -79,8 +79,8 @@ static int probe(struct recorder *rec)
 	struct record_opts *o = &rec->o;
 	int ret, col;
 
-	rec_command_init(&rec->cmd, o->command);	/* its CPUs: before we pin ourselves */
-	if (rec_session_find(&rec->ses))
+	/* its CPUs: before we pin ourselves; a command not found: before all else */
+	if (rec_command_init(&rec->cmd, o->command, &rec->exit_code) || rec_session_find(&rec->ses))
 		return -1;
 	if (o->cleanup_only)
 		return 0;

@@ -4,7 +4,8 @@
 # count of system calls against the pairs of its pid in the file), the command has the
 # recorder's stdin and stdout, and the recorder's exit status is the command's: its code,
 # 128+N for a signal (its own kill, and a SIGTERM sent to the recorder and passed on), 127
-# when it cannot be found. Bad command lines get one line and 64.
+# when it cannot be found and 126 when it cannot be run, said before anything is recorded
+# (a previous file left as it was). Bad command lines get one line and 64.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -64,10 +65,21 @@ no_instance_left "$rec_pid"
 run vmtrace-report --json term.vmt
 [ "$(json out.txt 'd["finished"]')" = True ] || fail "SIGTERM: the file is not finished"
 
-# a command that is not there: 127, one line, the file still finished (and said so)
-rec -q -o none.vmt -- ./no-such-command
-expect_rc 127 "a missing command"
-expect_one_line_error vmtrace-record "no-such-command: cannot run"
+# a command that is not there (127) or not a program (126): one line before anything is
+# recorded; a previous file of that name keeps its name and bytes, no FILE.old, no part
+cp loop.vmt none.vmt
+printf 'not a program\n' >data.txt
+chmod 644 data.txt
+for cmd in ./no-such-command no-such-command-on-path "$PWD/data.txt" "$PWD"; do
+	case $cmd in *no-such*) want=127 msg="$cmd: command not found" ;;
+		     *) want=126 msg="$cmd: cannot run: Permission denied" ;; esac
+	rec -o none.vmt -- "$cmd"
+	expect_rc $want "the command $cmd"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "$cmd: not one line"; }
+	expect_one_line_error vmtrace-record "$msg"
+	cmp -s loop.vmt none.vmt || fail "$cmd: the previous none.vmt changed"
+	[ -z "$(ls none.vmt?* 2>/dev/null)" ] || fail "$cmd: left $(ls none.vmt?*)"
+done
 
 # bad command lines
 for args in "--" "-s 1 -- true" "true" "--cleanup -- true"; do
