@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rbpage.h"
+#include "pagecut.h"
 #include "ring.h"
 #include "sysinfo.h"
 
@@ -50,6 +50,15 @@ static void drop(struct rec_ring *r, struct rec_chunk *c)
 	else
 		r->st.dropped_chunks++;
 	r->cfg.recycle(r->cfg.recycle_arg, c);
+}
+
+/*
+ * Where the window ends: after_ns past the end of the exit that triggered (its start plus
+ * its latency), as --after promises. Nothing later is handed on.
+ */
+static uint64_t window_end(const struct rec_ring *r)
+{
+	return r->st.trigger.ts + r->st.trigger.lat_ns + r->cfg.after_ns;
 }
 
 static int forward(struct rec_ring *r, struct rec_chunk *c)
@@ -104,39 +113,6 @@ static void evict(struct rec_ring *r)
 	}
 }
 
-/*
- * Drop c's leading pages whose records all come before cutoff (a page ends where the next
- * begins). False when nothing of c is left.
- */
-static bool trim(struct rec_ring *r, struct rec_chunk *c, uint64_t cutoff)
-{
-	struct vmt_rbpage pg;
-	uint32_t k = 0, i;
-
-	if (c->info.last_ts < cutoff)
-		return false;
-	while (k + 1 < c->npages &&
-	       vmt_rbpage_init(&pg, &r->cfg.hp, c->buf + (size_t)(k + 1) * r->page_size,
-			       r->page_size) == 0 && pg.page_ts < cutoff)
-		k++;
-	if (!k)
-		return true;
-	memmove(c->buf, c->buf + (size_t)k * r->page_size, (size_t)(c->npages - k) * r->page_size);
-	c->npages -= k;
-	c->info.missed_pages = 0;
-	c->info.missed_count = 0;
-	for (i = 0; i < c->npages; i++) {
-		if (vmt_rbpage_init(&pg, &r->cfg.hp, c->buf + (size_t)i * r->page_size,
-				    r->page_size))
-			continue;
-		if (i == 0)
-			c->info.first_ts = pg.page_ts;
-		c->info.missed_pages += pg.missed;
-		c->info.missed_count += pg.missed_count;
-	}
-	return true;
-}
-
 static void finish(struct rec_ring *r)
 {
 	r->state = DONE;
@@ -144,21 +120,80 @@ static void finish(struct rec_ring *r)
 	atomic_store(&r->done, true);	/* after done_st: main reads it once done */
 }
 
+/* c at the end of the held list. */
+static void hold(struct rec_ring *r, struct rec_chunk *c)
+{
+	c->next = NULL;
+	if (r->tail)
+		r->tail->next = c;
+	else
+		r->head = c;
+	r->tail = c;
+	r->st.held_bytes += (size_t)c->cap_pages * r->page_size;
+	if (r->st.held_bytes > r->st.max_held_bytes)
+		r->st.max_held_bytes = r->st.held_bytes;
+}
+
+/*
+ * In the window (AFTER): c's records up to its end go on, down to the record; those after
+ * it are held for the next trigger when one may come (in a chunk of their own), else
+ * given back. A chunk wholly after the end is held or given back.
+ */
+static void hand_on(struct rec_ring *r, struct rec_chunk *c)
+{
+	struct rec_chunk *rest = NULL;
+
+	/* no chunk for the rest (out of memory): it is given back with the page it was on */
+	if (c->info.first_ts <= window_end(r) && c->info.last_ts > window_end(r) && more(r))
+		rest = r->cfg.next.ops->get(r->cfg.next.arg);
+	if (!rec_pagecut_back(&r->cfg.hp, c, window_end(r), rest)) {
+		if (rest)
+			r->cfg.recycle(r->cfg.recycle_arg, rest);
+		rest = c;	/* all of it after the end */
+	} else {
+		forward(r, c);
+		if (rest && !rest->npages) {
+			r->cfg.recycle(r->cfg.recycle_arg, rest);
+			rest = NULL;
+		}
+	}
+	if (rest && more(r))
+		hold(r, rest);
+	else if (rest)
+		drop(r, rest);
+}
+
+/*
+ * The window is whole once a record this far past its end was seen: a CPU's chunk comes
+ * up to settle_ns after its records (every CPU's pages up to the end are in then).
+ */
+static void settle(struct rec_ring *r)
+{
+	if (r->state == AFTER && r->newest_ts > window_end(r) + r->cfg.settle_ns)
+		finish(r);
+}
+
 /* The trigger came: what is held from keep_ns before it goes on, in arrival order. */
 static void flush(struct rec_ring *r)
 {
 	uint64_t ts = r->st.trigger.ts, cutoff = ts > r->cfg.keep_ns ? ts - r->cfg.keep_ns : 0;
-	struct rec_chunk *c;
+	struct rec_chunk *c, *list = r->head;
 
 	r->flush_mono = rec_sysinfo_now_ns();
-	while ((c = r->head)) {
-		unlink_held(r, NULL, c);
-		if (trim(r, c, cutoff))
-			forward(r, c);
-		else
-			drop(r, c);
-	}
+	r->head = r->tail = NULL;
+	r->st.held_bytes = 0;
 	r->state = AFTER;
+	while ((c = list)) {
+		list = c->next;
+		c->next = NULL;
+		if (!rec_pagecut_front(&r->cfg.hp, c, cutoff)) {
+			r->st.dropped_chunks++;		/* before the window, not after */
+			r->cfg.recycle(r->cfg.recycle_arg, c);
+		} else {
+			hand_on(r, c);
+		}
+	}
+	settle(r);
 }
 
 /*
@@ -200,31 +235,19 @@ static int ring_put(void *arg, struct rec_chunk *c)
 
 	c->next = NULL;
 	take_rearm(r);
-	if (r->state == AFTER) {
-		if (c->info.first_ts <= r->st.trigger.ts + r->cfg.after_ns) {
-			forward(r, c);
-			return r->error;
-		}
-		finish(r);	/* a chunk that starts after the window ends it */
-	}
-	if (r->state == DONE && !more(r)) {
-		drop(r, c);
-		return r->error;
-	}
-	if (r->tail)
-		r->tail->next = c;
-	else
-		r->head = c;
-	r->tail = c;
-	r->st.held_bytes += (size_t)c->cap_pages * r->page_size;
-	if (r->st.held_bytes > r->st.max_held_bytes)
-		r->st.max_held_bytes = r->st.held_bytes;
 	if (c->info.last_ts > r->newest_ts)
 		r->newest_ts = c->info.last_ts;
-	if (r->state == TRIGGERED)
-		flush(r);
-	else
-		evict(r);
+	if (r->state == AFTER) {
+		hand_on(r, c);
+		settle(r);
+	} else if (r->state == DONE && !more(r)) {
+		drop(r, c);
+	} else {
+		hold(r, c);
+		if (r->state == TRIGGERED)
+			flush(r);
+	}
+	evict(r);
 	return r->error;
 }
 
@@ -297,7 +320,7 @@ void rec_ring_trigger(struct rec_ring *r, const struct rec_ring_trigger *t)
 		return;
 	}
 	/* the first exit past this trigger's window, for when main re-arms */
-	if (!r->has_pending && t->ts > r->st.trigger.ts + r->cfg.after_ns) {
+	if (!r->has_pending && t->ts > window_end(r)) {
 		r->pending = *t;
 		r->has_pending = true;
 	}

@@ -3,7 +3,8 @@
  * ring: the flight recorder's memory (vmtrace-record --on-threshold). A sink in front of
  * the writer queue that holds the chunks of the last keep_ns (and at most max_bytes)
  * instead of writing them; when triggered at an exit's time it hands on the pages from
- * keep_ns before that exit, then every chunk until after_ns past it, then says it is done.
+ * keep_ns before that exit's start up to after_ns past its end, cut there to the record
+ * (pagecut.h), then says it is done once every CPU's pages of that time came.
  * With max_triggers > 1 (--continue) it goes on holding while main starts the next file,
  * and main re-arms it for the next trigger. Created by main; its sink ops and the trigger
  * run on the collector thread; done, the figures of a done trigger and the re-arm may be
@@ -31,6 +32,7 @@ struct rec_ring_config {
 	struct vmt_header_page hp;
 	uint64_t keep_ns, after_ns;	/* trace clock (ns) */
 	uint64_t hold_extra_ns;		/* held beyond keep_ns: how late a trigger comes */
+	uint64_t settle_ns;		/* how late a CPU's chunk comes after its records */
 	size_t max_bytes;		/* held at most; the oldest chunks go first */
 	unsigned int max_triggers;	/* triggers handed on at most; 0 is 1 */
 	/* a chunk that will not be written goes back here (the queue's pool) */
@@ -60,7 +62,10 @@ struct rec_sink rec_ring_sink(struct rec_ring *r);
  * re-arm (if more triggers are allowed); else ignored.
  */
 void rec_ring_trigger(struct rec_ring *r, const struct rec_ring_trigger *t);
-/* The chunks up to after_ns past the trigger were handed on (any thread). */
+/*
+ * The chunks up to after_ns past the trigger's end were handed on: a record settle_ns
+ * later was seen, or none came for 2 s (any thread).
+ */
 bool rec_ring_done(const struct rec_ring *r);
 /*
  * The next trigger may come (main, after done, once the next file is open): the ring

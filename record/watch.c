@@ -78,11 +78,12 @@ static void recycle(void *q, struct rec_chunk *c)
 
 /* The ring in front of the writer queue's sink. */
 static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t extra_ns,
-		    const struct vmt_header_page *hp, struct rec_chunkq *q, struct rec_sink *sink)
+		    uint64_t settle_ns, const struct vmt_header_page *hp, struct rec_chunkq *q,
+		    struct rec_sink *sink)
 {
 	struct rec_ring_config rc = {
 		.next = *sink, .hp = *hp, .keep_ns = o->keep_ns, .after_ns = o->after_ns,
-		.hold_extra_ns = extra_ns, .max_bytes = (size_t)o->ring_bytes,
+		.hold_extra_ns = extra_ns, .settle_ns = settle_ns, .max_bytes = (size_t)o->ring_bytes,
 		.max_triggers = o->continue_n ? o->continue_n : 1,
 		.recycle = recycle,
 		.recycle_arg = q,
@@ -157,10 +158,11 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	/*
 	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
 	 * the ring holds that much more than --keep, and twice the threshold for the exit
-	 * itself (--keep is before its start).
+	 * itself (--keep is before its start). The window after it is whole when a record
+	 * the look-behind past its end came, as for the tap's merge.
 	 */
-	ret = o->threshold_ns ? add_ring(w, o, 4 * chunk_max_age_ns + 2 * o->threshold_ns, hp,
-					 q, sink) : 0;
+	ret = o->threshold_ns ? add_ring(w, o, 4 * chunk_max_age_ns + 2 * o->threshold_ns,
+					 tc.lookbehind_ns, hp, q, sink) : 0;
 	if (!ret)
 		ret = add_watchers(w, o, meta);
 	if (!ret) {
@@ -249,7 +251,12 @@ static void end_trigger(const struct rec_watch *w, const struct rec_ring_stats *
 		 "%" PRIu64 " chunk%s written, %" PRIu64 " dropped before",
 		 w->pair[0] == 'e' ? "an" : "a", w->pair, t->lat_ns, t->pid, t->cpu,
 		 st->written_chunks, st->written_chunks == 1 ? "" : "s", st->dropped_chunks);
-	if (st->kept_from_ts > t->ts)
+	/* no page at all: the window's were dropped before the exit was seen */
+	if (!st->kept_from_ts)
+		vmt_warn("the pages of the %s that triggered are gone (%" PRIu64 " chunk%s "
+			 "dropped): try a larger --ring-size", w->pair, st->dropped_full,
+			 st->dropped_full == 1 ? "" : "s");
+	else if (st->kept_from_ts > t->ts)
 		vmt_warn("the file lacks the start of the %s that triggered: its pages begin "
 			 "%.3f s after it (%" PRIu64 " chunk%s over --ring-size dropped); try a "
 			 "larger --ring-size", w->pair, (double)(st->kept_from_ts - t->ts) / 1e9,
