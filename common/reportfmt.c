@@ -633,6 +633,44 @@ static uint64_t bucket_low_ns(const struct vmt_reader *r, const struct vmt_summa
 	return vmt_clock_ns(clk, (uint64_t)b * s->hist_bucket);
 }
 
+/* A --bucket value that puts max in the last of n buckets or before: 1, 2 or 5 x 10^k ns. */
+static void wide_bucket(uint64_t max_ns, unsigned int n, char *buf, size_t size)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	uint64_t need = max_ns / n + 1, w = 1, step = 0;
+	unsigned int u = 0;
+
+	while (w < need) {
+		w = w / (step % 3 == 1 ? 2 : 1) * (step % 3 == 1 ? 5 : 2);
+		step++;
+	}
+	while (u < 3 && w % 1000 == 0) {
+		w /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%" PRIu64 "%s", w, unit[u]);
+}
+
+/*
+ * Most pairs past the last bucket say little in the rows: say so, and the width that
+ * would hold the longest (a tenth is the threshold: a tail is what histograms are for).
+ */
+static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			   uint64_t over)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	char end[48], width[48], max[48];
+
+	if (s->hist_log || !s->lat.count || over * 10 <= s->lat.count)
+		return;
+	wide_bucket(vmt_clock_ns(clk, s->lat.max), s->hist_buckets, width, sizeof(width));
+	fprintf(f, "Note: %" PRIu64 " of %" PRIu64 " pairs (%.1f %%) are over the last bucket, "
+		"which ends at %s; --bucket %s would hold the longest (%s)\n", over,
+		s->lat.count, 100.0 * (double)over / (double)s->lat.count,
+		vmt_format_ns(bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end)), width,
+		vmt_fmt_lat(clk, s->lat.max, max, sizeof(max)));
+}
+
 void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
@@ -713,6 +751,7 @@ void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_
 					    s->lat.sum / s->lat.count : s->lat.max, c, sizeof(c)));
 		}
 	}
+	hist_over_note(f, r, s, tot[s->hist_buckets]);
 	free(tot);
 }
 

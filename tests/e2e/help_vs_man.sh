@@ -69,6 +69,12 @@ if command -v nroff >/dev/null; then
 		nroff -man -rLL=200n "$m" 2>/dev/null | sed 's/.\x08//g' >page.txt
 		grep -nE "[a-z)\"'][.;:!?][A-Z][a-z]" page.txt | grep -v "e\.g\.\|i\.e\." >glued.txt
 		[ ! -s glued.txt ] || fail "$(basename "$m"): no space after a sentence: $(head -n 1 glued.txt)"
+		# at the widths terminals have, troff fits every line (a word longer than the
+		# line, such as a list of events without a break point, warns "cannot adjust")
+		for w in 60n 80n 120n; do
+			nroff -man -ww -rLL=$w "$m" 2>warn.txt >/dev/null
+			[ ! -s warn.txt ] || fail "$(basename "$m") at $w: $(head -n 1 warn.txt)"
+		done
 	done
 else
 	skip_part "the man pages as printed (no nroff)"

@@ -67,6 +67,14 @@ expect_rc 0 histogram
 grep -q "^over: *3 *3 *6$" out.txt || { cat out.txt; fail "histogram overflow row"; }
 grep -q "^100 ns *1 *0 *1 #" out.txt || fail "histogram row with bars"
 grep -q "^count: *7 *4 *11$" out.txt || fail "histogram count row"
+# 6 of 11 over the last bucket: a note with the over row's count and a width that holds the
+# longest exit, which the report then shows in its rows (no overflow, no note)
+grep -qx "Note: 6 of 11 pairs (54.5 %) are over the last bucket, which ends at 500 ns; --bucket \([0-9]*[num]*s\) would hold the longest (.*)" out.txt ||
+	fail "histogram note: $(grep '^Note' out.txt)"
+wide=$(sed -n 's/^Note: .* --bucket \([0-9a-z]*\) would.*/\1/p' out.txt)
+run vmtrace-report --histogram --bucket "$wide" --buckets 5 a.vmt
+grep -q "^over: *0 *0 *0$" out.txt || fail "--bucket $wide: $(grep '^over' out.txt)"
+grep -q '^Note' out.txt && fail "a note with nothing over"
 run vmtrace-report --hist-format=cyclictest --bucket 100ns --buckets 5 a.vmt
 expect_rc 0 cyclictest
 sed -n '/^# Histogram$/,$p' out.txt >cyc.txt
