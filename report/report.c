@@ -93,6 +93,7 @@ static int set_up_views(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
 	struct vmt_summary_opts so = { 0 };
+	unsigned int nctx;
 	char msg[96];
 	int ret;
 
@@ -113,6 +114,10 @@ static int set_up_views(struct report *rep)
 	if (!ret && o->threshold_ns)
 		ret = list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r, &rep->s,
 				     &rep->style, &rep->c[rep->nc++]);
+	vmt_reader_context_formats(rep->r, &nctx);
+	if (o->why && !nctx)	/* said first: the lists it would have filled can be long */
+		vmt_info_folded("%s: --why: the recording has no context events, so no causes to "
+				"show (vmtrace-record records them unless given --context none)", o->file);
 	if (!ret && o->verbose) {
 		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0,
 					     .wide = o->wide != 0 };
