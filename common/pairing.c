@@ -35,7 +35,20 @@ struct task {
  */
 struct hole {
 	uint64_t from, until, epoch;
+	uint64_t len;		/* its time in holes: until - from, less when merged (below) */
 };
+
+/* The share of [s, e), a part of hole h, that lies in holes (all of it unless merged). */
+static inline uint64_t in_holes(const struct hole *h, uint64_t s, uint64_t e)
+{
+	uint64_t ext = h->until - h->from;
+
+	if (s >= e)
+		return 0;
+	if (h->len == ext || e - s == ext)
+		return e - s < h->len ? e - s : h->len;
+	return (uint64_t)((unsigned __int128)(e - s) * h->len / ext);
+}
 
 struct holes {
 	struct hole *h;
@@ -345,7 +358,7 @@ static uint64_t inside(const struct hole *h, size_t k, size_t n, uint64_t lo, ui
 
 	for (; k < n; k++) {
 		clip(&h[k], lo, hi, &s, &e);
-		len += s < e ? e - s : 0;
+		len += in_holes(&h[k], s, e);
 	}
 	return len;
 }
@@ -385,8 +398,9 @@ static uint64_t hidden(const struct vmt_pairing *p, uint64_t epoch, uint32_t a, 
 		clip(&hb[j], lo, hi, &sb, &eb);
 		s = sa > sb ? sa : sb;
 		e = ea < eb ? ea : eb;
+		/* merged holes: their shares of the overlap, as if spread evenly */
 		if (s < e)
-			n -= e - s;
+			n -= in_holes(&hb[j], s, in_holes(&ha[i], s, e) + s);
 		if (ea < eb)
 			i++;
 		else
@@ -411,6 +425,16 @@ static __attribute__((noinline)) void since_gap(struct vmt_pairing *p, struct ta
 
 	t->unknown += hidden(p, t->seen_epoch, cpu, ev->cpu, ts, ev->ts);
 	t->seen_epoch = p->epoch;
+}
+
+size_t vmt_pairing_holes_kept(const struct vmt_pairing *p)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->ncpus; i++)
+		n += p->holes[i].n;
+	return n;
 }
 
 const struct vmt_pair *vmt_pairing_last(const struct vmt_pairing *p)
@@ -484,6 +508,27 @@ int vmt_pairing_event(struct vmt_pairing *p, const struct vmt_event *ev)
  */
 #define HOLES_PRUNE 1024
 
+/*
+ * When tasks still need every hole of a full list (a task seen once, then never again,
+ * keeps all that come after it), the older half is merged two by two, so that a CPU never
+ * keeps more than HOLES_PRUNE holes (32 KiB): a merged hole spans both and keeps their
+ * summed time (len), exact for a span that covers it whole, what a task silent since
+ * before it has; a span starting or ending inside it, or another CPU's holes overlapping
+ * it, get a share as if its time were spread evenly.
+ */
+static void merge_old_holes(struct holes *hs)
+{
+	size_t half = hs->n / 2 & ~(size_t)1, i;
+
+	for (i = 0; i < half / 2; i++) {
+		struct hole *x = &hs->h[2 * i], *y = &hs->h[2 * i + 1];
+
+		hs->h[i] = (struct hole){ x->from, y->until, y->epoch, x->len + y->len };
+	}
+	memmove(hs->h + half / 2, hs->h + half, (hs->n - half) * sizeof(*hs->h));
+	hs->n -= half / 2;
+}
+
 static void prune_holes(const struct vmt_pairing *p, struct holes *hs)
 {
 	uint64_t oldest = p->epoch;
@@ -518,6 +563,8 @@ static int hole_room(struct vmt_pairing *p, uint32_t cpu)
 	hs = &p->holes[cpu];
 	if (hs->n == hs->cap && hs->cap >= HOLES_PRUNE)
 		prune_holes(p, hs);
+	if (hs->n == hs->cap && hs->cap >= HOLES_PRUNE)
+		merge_old_holes(hs);
 	if (hs->n == hs->cap) {
 		size_t n = hs->cap ? hs->cap * 2 : 8;
 		struct hole *bigger = realloc(hs->h, n * sizeof(*bigger));
@@ -546,6 +593,7 @@ int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t
 		h->from = from;
 		h->until = until;
 	}
+	h->len = h->until - h->from;
 	h->epoch = ++p->epoch;
 	if (!p->edges)
 		return 0;

@@ -4,8 +4,8 @@
  * same task, across CPUs, in timestamp order. A pair never spans a lost-events gap on the
  * CPU of either event; unmatched events are counted, never guessed; the time such gaps hid
  * from each task is kept (struct vmt_pair's unknown). Memory grows with the number of
- * tasks, CPUs and gaps (a gap's hole is kept while a task's latest event is older), not
- * events. One struct vmt_pairing per thread.
+ * tasks and CPUs (a CPU's holes, at most 1024, are merged two by two beyond), not events
+ * or gaps. One struct vmt_pairing per thread.
  */
 #ifndef VMT_PAIRING_H
 #define VMT_PAIRING_H
@@ -40,6 +40,13 @@ struct vmt_pair {
 	 */
 	uint64_t unknown;
 };
+
+/*
+ * The holes the pairing keeps, over all CPUs: at most 1024 a CPU (merged beyond, see
+ * pairing.c), whatever the number of gaps. For the tests of that bound.
+ */
+struct vmt_pairing;
+size_t vmt_pairing_holes_kept(const struct vmt_pairing *p);
 
 /* pair (and what it points to) stays valid until the next event or gap is fed. */
 typedef void (*vmt_pair_fn)(const struct vmt_pair *pair, void *arg);

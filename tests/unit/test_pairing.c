@@ -187,9 +187,10 @@ static void test_unknown(void **state)
 
 /*
  * Many holes on one CPU, each between two records of a busy task (so none merge): the
- * list is pruned of those every task has passed, and a task silent through all of them
- * still counts every one (5000 holes of 10 ticks, in a span where its CPU also had the
- * busy task's records); the busy task's pairs count the one hole before each, and the
+ * list is pruned of those every task has passed, or merged two by two while a task silent
+ * through all of them needs them, and that task still counts every one exactly (5000
+ * holes of 10 ticks, in a span where its CPU also had the busy task's records); at most
+ * 1024 are kept; the busy task's pairs count the one hole before each, and the
  * count holds after the prunes.
  */
 static void test_many_holes(void **state)
@@ -211,6 +212,8 @@ static void test_many_holes(void **state)
 		assert_int_equal(vmt_pairing_event(p, &ev), 0);
 		assert_int_equal(vmt_pairing_gap(p, 0, t + 50, t + 60), 0);
 	}
+	/* task 9 needs every hole: merged two by two past 1024, so never more are kept */
+	assert_true(vmt_pairing_holes_kept(p) <= 1024);
 	/* task 5's pairs: the hole between two of them adds to its running total */
 	assert_int_equal(got[0], 5000);
 	assert_int_equal(got[1], 0);
@@ -254,6 +257,7 @@ static void test_many_holes(void **state)
 	assert_int_equal(vmt_pairing_event(p, &ev), 0);
 	assert_int_equal(got[0], 1);
 	assert_int_equal(got[1], 3 * 10);
+	assert_true(vmt_pairing_holes_kept(p) <= 1024);
 	vmt_pairing_free(p, NULL, NULL);
 }
 
