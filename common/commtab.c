@@ -63,6 +63,8 @@ int vmt_commtab_set(struct vmt_commtab *t, int32_t pid, const char *comm)
 
 	if (pid <= 0 || !comm[0])
 		return 0;
+	if (t->n >= VMT_COMMTAB_MAX && !vmt_commtab_get(t, pid))
+		return 0;
 	/* at most half full: probes stay short */
 	if ((t->n + 1) * 2 > t->cap && grow(t))
 		return -ENOMEM;

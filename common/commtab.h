@@ -18,6 +18,12 @@ struct vmt_commtab_slot {
 	char comm[VMT_CTX_COMM_LEN];
 };
 
+/*
+ * Names kept at most (2.5 MiB of slots): a fork-heavy host's long recording names millions
+ * of pids. Past it, new pids are not named: the owner first keeps only those it needs.
+ */
+#define VMT_COMMTAB_MAX 65536
+
 struct vmt_commtab {
 	struct vmt_commtab_slot *slot;	/* open addressing, cap a power of two */
 	size_t cap, n;
@@ -25,7 +31,10 @@ struct vmt_commtab {
 
 void vmt_commtab_init(struct vmt_commtab *t);
 void vmt_commtab_free(struct vmt_commtab *t);
-/* pid's name is now comm ("" or pid <= 0: nothing). Returns 0 or -ENOMEM. */
+/*
+ * pid's name is now comm ("" or pid <= 0: nothing; a new pid when VMT_COMMTAB_MAX are
+ * named: nothing). Returns 0 or -ENOMEM.
+ */
 int vmt_commtab_set(struct vmt_commtab *t, int32_t pid, const char *comm);
 /* The last name set for pid, or NULL. Valid until the next set. */
 const char *vmt_commtab_get(const struct vmt_commtab *t, int32_t pid);

@@ -379,17 +379,26 @@ static inline void copy_str(char *out, const uint8_t *p, size_t n)
 	out[i] = '\0';
 }
 
-/* A fixed char array (a comm): up to cap - 1 bytes, cut at the first NUL. */
+/*
+ * A fixed char array (a comm): up to cap - 1 bytes, cut at the first NUL. A task names
+ * itself (prctl PR_SET_NAME): control characters become '?', so that a newline or an
+ * escape sequence in a name cannot break a table's rows or drive the terminal.
+ */
 static int get_comm(const struct vmt_rbrecord *rec, const struct vmt_ctxfield *f, char *out,
 		    size_t cap)
 {
 	size_t n = f->size < cap - 1 ? f->size : cap - 1;
 	const uint8_t *p;
+	char *c;
 
 	if ((uint32_t)f->offset + f->size > rec->len)
 		return -EBADMSG;
 	p = rec->data + f->offset;
 	copy_str(out, p, n);
+	for (c = out; *c; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	}
 	return 0;
 }
 

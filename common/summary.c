@@ -791,12 +791,40 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 	return 0;
 }
 
+/*
+ * The table full (every pid a fork-heavy host made): only the tasks' own names are
+ * needed, the rest go. When tasks alone fill half of it, it stays full: a new pid is then
+ * not named (commtab.h), rather than emptied again at every event.
+ */
+static int keep_task_names(struct summary_work *w)
+{
+	struct vmt_commtab kept;
+	const struct task *t;
+
+	vmt_commtab_init(&kept);
+	for (t = w->tasks; t; t = t->next) {
+		const char *comm = vmt_commtab_get(&w->comms, t->g.pid);
+
+		if (comm && vmt_commtab_set(&kept, t->g.pid, comm)) {
+			vmt_commtab_free(&kept);
+			return -ENOMEM;
+		}
+	}
+	w->comms_full = kept.n * 2 > VMT_COMMTAB_MAX;
+	vmt_commtab_free(&w->comms);
+	w->comms = kept;
+	return 0;
+}
+
 /* Only the names: the causes are the attribution's (iterate.c), read through pair->why. */
 static int on_context(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev)
 {
 	struct vmt_summary *s = state;
 
 	(void)it;
+	if (s->work->comms.n >= VMT_COMMTAB_MAX && !s->work->comms_full &&
+	    keep_task_names(s->work))
+		return -ENOMEM;
 	return vmt_commtab_context(&s->work->comms, ev);
 }
 

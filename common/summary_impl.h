@@ -60,6 +60,7 @@ struct summary_work {
 	struct task **index;		/* a merged summary's tasks by key (open addressing) */
 	size_t index_cap;
 	struct vmt_commtab comms;	/* the tasks' names, from the context events */
+	bool comms_full;		/* the tasks' names alone fill it (keep_task_names) */
 };
 
 const struct vmt_consumer_ops *vmt_summary_ops(void);

@@ -69,6 +69,24 @@ static void test_growth(void **state)
 	vmt_commtab_free(&t);
 }
 
+/* Past VMT_COMMTAB_MAX names a new pid is not named; a named one still takes new names. */
+static void test_bound(void **state)
+{
+	struct vmt_commtab t;
+	int32_t pid;
+
+	(void)state;
+	vmt_commtab_init(&t);
+	for (pid = 1; pid <= VMT_COMMTAB_MAX + 1000; pid++)
+		assert_int_equal(vmt_commtab_set(&t, pid, "worker"), 0);
+	assert_int_equal(t.n, VMT_COMMTAB_MAX);
+	assert_true(t.cap <= 2 * (size_t)VMT_COMMTAB_MAX);
+	assert_null(vmt_commtab_get(&t, VMT_COMMTAB_MAX + 1));
+	assert_int_equal(vmt_commtab_set(&t, 7, "renamed"), 0);
+	assert_string_equal(vmt_commtab_get(&t, 7), "renamed");
+	vmt_commtab_free(&t);
+}
+
 static void test_merge(void **state)
 {
 	struct vmt_commtab a, b;
@@ -125,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_get),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_context),
 	};

@@ -210,6 +210,10 @@ static void test_wakeup(void **state)
 			assert_int_equal(ev.u.wake.target_cpu, 1);
 			assert_int_equal(ev.u.wake.waking, w == 1);
 			truncations(&kb.b, &r, 36);
+			/* a name a task gave itself with a newline and an escape: not passed on */
+			memcpy(r.b + 8, "ev\nil\x1b[2J\x7f", 11);
+			assert_int_equal(decode(&kb.b, &r, r.len, &ev), 1);
+			assert_string_equal(ev.u.wake.comm, "ev?il?[2J?");
 		}
 		unbind(&kb);
 	}
