@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "comparefmt.h"
 #include "timefmt.h"
@@ -56,6 +57,37 @@ static void cell(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_grou
 					      cols[k].m == VMT_CMP_WINDOW ? win : lat, b, sizeof(b)));
 }
 
+/*
+ * The name column: as wide as the longest name (at least the 14 of the old layout), so
+ * names read in full as --fail-if takes them, but never so wide that a line passes 120
+ * columns: the rest of a line takes "fixed" of them.
+ */
+#define NAME_MIN 14
+#define LINE_MAX_COLUMNS 120
+
+static int name_width(const struct vmt_compare *c, int fixed)
+{
+	int w = NAME_MIN, cap = LINE_MAX_COLUMNS - fixed;
+	size_t n;
+
+	for (n = 0; n < c->ngroups; n++) {
+		int len = (int)strlen(c->groups[n].name);
+
+		if (len > w)
+			w = len;
+	}
+	return w < cap ? w : cap;
+}
+
+/* A name in a column of w: cut with a '~' when longer, so a cut never passes for a name. */
+static void name_cell(FILE *f, const char *name, int w)
+{
+	if ((int)strlen(name) <= w)
+		fprintf(f, "  %-*s", w, name);
+	else
+		fprintf(f, "  %.*s~", w - 1, name);
+}
+
 static bool beyond_noise(const struct vmt_cmp_group *g)
 {
 	return !isnan(g->ks_p) && g->ks_p < VMT_CMP_ALPHA;
@@ -67,6 +99,7 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	struct vmt_unit lat, win;
 	unsigned int k, i;
 	size_t n;
+	int nw;
 
 	for (n = 0; n < c->ngroups; n++) {
 		for (i = 0; i < 2; i++) {
@@ -84,7 +117,11 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	fprintf(f, "\nComparison; latencies in %s, worst %s windows in %s; a change is beyond "
 		"noise when the\nKolmogorov-Smirnov test on the two distributions gives p < %g:\n",
 		lat.name, "sliding", win.name, VMT_CMP_ALPHA);
-	fprintf(f, "  %-14s %-6s", c->neutral ? "id" : "reason", "");
+	/* the fixed part: " before", a column of 10 per figure, " KS D        p beyond" */
+	for (k = 0, nw = 2 + 7 + 7 + 9 + 7; k < NCOLS; k++)
+		nw += cols[k].text ? 10 : 0;
+	nw = name_width(c, nw);
+	fprintf(f, "  %-*s %-6s", nw, c->neutral ? "id" : "reason", "");
 	for (k = 0; k < NCOLS; k++) {
 		if (cols[k].text)
 			fprintf(f, " %9s", cols[k].head);
@@ -93,15 +130,20 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	for (n = 0; n < c->ngroups; n++) {
 		const struct vmt_cmp_group *g = &c->groups[n];
 
+		/* a name too long for the column has a line of its own rather than a cut */
+		if ((int)strlen(g->name) > nw)
+			fprintf(f, "  %s\n", g->name);
 		for (i = 0; i < 2; i++) {
-			fprintf(f, "  %-14.14s %-6s", i ? "" : g->name, i ? "after" : "before");
+			fprintf(f, "  %-*s %-6s", nw,
+				i || (int)strlen(g->name) > nw ? "" : g->name,
+				i ? "after" : "before");
 			for (k = 0; k < NCOLS; k++) {
 				if (cols[k].text)
 					cell(f, c, g, i, k, lat, win);
 			}
 			fputc('\n', f);
 		}
-		fprintf(f, "  %-14s %-6s", "", "change");
+		fprintf(f, "  %-*s %-6s", nw, "", "change");
 		for (k = 0; k < NCOLS; k++) {
 			double x;
 
@@ -226,11 +268,22 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 
 /* ---- several recordings merged (side 0 of each comparison) ---- */
 
-static void merge_header(FILE *f, const char *first)
+/* The merged tables' fixed part: a column of 10 per figure but the mean. */
+static int merge_fixed(void)
+{
+	unsigned int k;
+	int fixed = 2;
+
+	for (k = 0; k < NCOLS; k++)
+		fixed += cols[k].m != VMT_CMP_MEAN ? 10 : 0;
+	return fixed;
+}
+
+static void merge_header(FILE *f, const char *first, int nw)
 {
 	unsigned int k;
 
-	fprintf(f, "  %-14s", first);
+	fprintf(f, "  %-*s", nw, first);
 	for (k = 0; k < NCOLS; k++) {
 		if (cols[k].m != VMT_CMP_MEAN)
 			fprintf(f, " %9s", cols[k].head);
@@ -239,11 +292,11 @@ static void merge_header(FILE *f, const char *first)
 }
 
 static void merge_row(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_group *g,
-		      const char *label, struct vmt_unit lat, struct vmt_unit win)
+		      const char *label, int nw, struct vmt_unit lat, struct vmt_unit win)
 {
 	unsigned int k;
 
-	fprintf(f, "  %-14.14s", label);
+	name_cell(f, label, nw);
 	for (k = 0; k < NCOLS; k++) {
 		if (cols[k].m != VMT_CMP_MEAN)
 			cell(f, c, g, 0, k, lat, win);
@@ -256,6 +309,7 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 {
 	uint64_t max = 0, wmax = 0;
 	struct vmt_unit lat, win;
+	int nw = name_width(merged, merge_fixed());
 	char label[32];
 	unsigned int i;
 	size_t g;
@@ -275,15 +329,15 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
 		"recordings' summed durations less gaps:\n", lat.name, win.name);
-	merge_header(f, merged->neutral ? "id" : "reason");
+	merge_header(f, merged->neutral ? "id" : "reason", nw);
 	for (g = 0; g < merged->ngroups; g++)
-		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, lat, win);
+		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, nw, lat, win);
 	fprintf(f, "\nEach recording, all %s; latencies in %s, windows in %s:\n",
 		merged->neutral ? "pairs" : "exits", lat.name, win.name);
-	merge_header(f, "recording");
+	merge_header(f, "recording", nw);
 	for (i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "[%u]", i + 1);
-		merge_row(f, &per[i], &per[i].groups[0], label, lat, win);
+		merge_row(f, &per[i], &per[i].groups[0], label, nw, lat, win);
 	}
 }
 
