@@ -53,8 +53,9 @@ static void cell(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_grou
 	else if (cols[k].m == VMT_CMP_RATE)
 		fprintf(f, " %9.1f", v);
 	else
-		fprintf(f, " %9s", vmt_fmt_in(&ns_clock, (uint64_t)v,
-					      cols[k].m == VMT_CMP_WINDOW ? win : lat, b, sizeof(b)));
+		fprintf(f, " %9s", vmt_fmt_in_cols(&ns_clock, (uint64_t)v,
+						   cols[k].m == VMT_CMP_WINDOW ? win : lat, 9, b,
+						   sizeof(b)));
 }
 
 /*
@@ -156,8 +157,12 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 				fprintf(f, " %9s", "-");
 			else if (isinf(x))
 				fprintf(f, " %9s", "new");
-			else
+			else if (fabs(x) < 99999.95)
 				fprintf(f, " %+8.1f%%", x);
+			else if (x < 1e7)	/* 9 columns still: no decimal, cut */
+				fprintf(f, " %+8.0f%%", trunc(x));
+			else
+				fprintf(f, " %9s", ">9999999%");
 		}
 		if (isnan(g->ks_p) || !g->side[0].d.st.count || !g->side[1].d.st.count)
 			fprintf(f, " %6s %8s %s\n", "-", "-", "-");

@@ -269,6 +269,13 @@ static void table_header(FILE *f, const struct table *t, const char *title, cons
 	fprintf(f, " %9s\n", "max");
 }
 
+/* A figure in its 9-column cell: cut to fit rather than pushing the row's columns right. */
+static char *cell9(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, char *buf,
+		   size_t size)
+{
+	return vmt_fmt_in_cols(c, ticks, u, 9, buf, size);
+}
+
 /* One row: count, shares, total, min, avg, (stddev), percentiles, max. */
 static void table_row(FILE *f, const struct table *t, const char *label, const struct vmt_group *g)
 {
@@ -280,20 +287,20 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 
 	fprintf(f, "  %-24s %9" PRIu64 " %6.2f", label, d->st.count,
 		vmt_share_pct(d->st.count, s->lat.count, 2));
-	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum, t->total, b, sizeof(b)));
+	fprintf(f, " %9s", cell9(clk, d->st.sum, t->total, b, sizeof(b)));
 	fprintf(f, " %6.2f", vmt_share_pct(d->st.sum, s->lat.sum, 2));
-	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.min, t->lat, b, sizeof(b)));
-	fprintf(f, " %9s", vmt_fmt_in(clk, d->st.sum / (d->st.count ? d->st.count : 1), t->lat, b,
+	fprintf(f, " %9s", cell9(clk, d->st.min, t->lat, b, sizeof(b)));
+	fprintf(f, " %9s", cell9(clk, d->st.sum / (d->st.count ? d->st.count : 1), t->lat, b,
 				       sizeof(b)));
 	if (t->st->wide)
-		fprintf(f, " %9s", vmt_fmt_in(clk, (uint64_t)vmt_latdist_stddev(d), t->lat, b,
+		fprintf(f, " %9s", cell9(clk, (uint64_t)vmt_latdist_stddev(d), t->lat, b,
 					       sizeof(b)));
 	for (k = 0; k < NPCT; k++) {
 		if (!pcts[k].wide_only || t->st->wide)
-			fprintf(f, " %9s", vmt_fmt_in(clk, vmt_latdist_percentile(d, pcts[k].p),
+			fprintf(f, " %9s", cell9(clk, vmt_latdist_percentile(d, pcts[k].p),
 						       t->lat, b, sizeof(b)));
 	}
-	fprintf(f, " %9s\n", vmt_fmt_in(clk, d->st.max, t->lat, b, sizeof(b)));
+	fprintf(f, " %9s\n", cell9(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
 /* The tables' first column: a label wider than this pushes the row's figures right. */

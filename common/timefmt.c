@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "timefmt.h"
@@ -88,6 +89,30 @@ char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, c
 	for (w = 0; w < decimals; w++)
 		cut /= 10;
 	snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, whole, (int)decimals, frac / cut);
+	return buf;
+}
+
+char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u,
+		      unsigned int cols, char *buf, size_t size)
+{
+	char *dot;
+	size_t len;
+
+	vmt_fmt_in(c, ticks, u, buf, size);
+	len = strlen(buf);
+	dot = strchr(buf, '.');
+	if (len <= cols || !dot || (size_t)(dot - buf) > cols || cols < 4 || size <= cols)
+		return buf;
+	/* fewer decimals, cut as the four digits are: a figure never shows more than it is */
+	buf[(size_t)(dot - buf) + 1 < cols ? cols : (size_t)(dot - buf)] = '\0';
+	if (strspn(buf, "0.") < strlen(buf))
+		return buf;
+	/* every digit that fits is 0, but the figure is not: the least the cell can show */
+	memset(buf, '0', cols);
+	buf[0] = '<';
+	buf[2] = '.';
+	buf[cols - 1] = '1';
+	buf[cols] = '\0';
 	return buf;
 }
 

@@ -36,6 +36,13 @@ struct vmt_unit vmt_unit_for_total(const struct vmt_clock *c, uint64_t max);
 /* ticks in unit u: four significant digits (more for large values), cut, no unit name. */
 char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, char *buf,
 		 size_t size);
+/*
+ * The same within cols columns, for a table's cell: a small figure in a large unit (a
+ * 94 ns total in a column of seconds) keeps the decimals that fit, cut, and one whose
+ * digits that fit would all be 0 reads "<0.000001" (cols 9: less than the last digit).
+ */
+char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u,
+		      unsigned int cols, char *buf, size_t size);
 /* An exact duration in the largest unit that divides it: "1 ms", "250 us", "999999 ns". */
 char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size);
 /*
