@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "inputopt.h"
 #include "timefmt.h"
@@ -84,6 +86,20 @@ int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_
 		return VMT_INPUT_EUSAGE;
 	}
 	return 0;
+}
+
+static int stat_input(const char *path, struct stat *st)
+{
+	return strcmp(path, "-") ? stat(path, st) : fstat(STDIN_FILENO, st);
+}
+
+int vmt_input_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat_input(a, &sa) < 0 || stat_input(b, &sb) < 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* "2 chunks, 1 page": the counts that are not 0, into buf. */

@@ -37,6 +37,13 @@ int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_
 
 #define VMT_INPUT_NOTE_SIZE 320
 
+/*
+ * Whether two inputs are one file, whatever names they are given by (paths, symlinks, hard
+ * links, "-" for standard input): the same device and inode. 1 or 0; a file that cannot
+ * be looked at is 0, left for opening it to report.
+ */
+int vmt_input_same_file(const char *a, const char *b);
+
 /* What reading a file revealed, one line each, without the file name. */
 struct vmt_input_notes {
 	unsigned int n;

@@ -119,6 +119,32 @@ static const struct argp_option options[] = {
 };
 
 /*
+ * One recording given twice, by any names: merged, each of its exits would count twice, which
+ * is never meant (a usage error, exit 64); compared with itself, it is a sanity check of the
+ * comparison (every change 0), so only a warning says the two are one file.
+ */
+#define NAME(f) (strcmp(f, "-") ? (f) : "standard input")
+static void check_same_files(const struct report_opts *o)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < o->nfiles; i++) {
+		for (k = i + 1; k < o->nfiles; k++) {
+			if (!vmt_input_same_file(o->files[i], o->files[k]))
+				continue;
+			if (o->compare) {
+				vmt_warn("%s and %s are the same file: comparing it with itself",
+					 NAME(o->files[i]), NAME(o->files[k]));
+				continue;
+			}
+			vmt_err("%s and %s are the same file: merged, each exit would count twice",
+				NAME(o->files[i]), NAME(o->files[k]));
+			exit(64);
+		}
+	}
+}
+
+/*
  * --compare takes two recordings, several without it are merged; both take only the
  * options that apply to every recording. --fail-if needs --compare.
  */
@@ -136,6 +162,7 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 		stdin_files += !strcmp(o->files[i], "-");
 	if (stdin_files > 1)
 		argp_error(state, "only one of the recordings can be standard input");
+	check_same_files(o);
 	o->file2 = o->files[1];
 	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
 			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
