@@ -358,11 +358,12 @@ for side, s, h in zip(("before", "after"), single, holes):
 PY
 	fail "m.vmt and mdbad.vmt merged or compared: the rates are not over the time seen"
 # within --cpu and --from/--to: CPU 0's holes 12.3-13.0 us and 14.3-15.0 us, by hand
+cp m.vmt m2.vmt	# a second file: the same one twice is refused
 for case in "--cpu 0:26400:1400" "--cpu 1:26400:0" "--to 12.6us:12600:150" \
 	    "--from 12.6us --to 14.5us:1900:300" "--from 12.6us:13800:550"; do
 	opts=${case%%:*}
 	# shellcheck disable=SC2086
-	vmtrace-report --json $opts m.vmt m.vmt >sel.json 2>/dev/null
+	vmtrace-report --json $opts m.vmt m2.vmt >sel.json 2>/dev/null
 	[ "$(json sel.json '"%d:%d" % (d["files"][0]["duration_ns"], d["files"][0]["gap_ns"])')" = \
 	  "${case#*:}" ] || fail "m.vmt merged, $opts: $(json sel.json 'd["files"][0]')"
 done
