@@ -131,46 +131,42 @@ static int unlinked_tmpfile(const char *dir)
 }
 
 /*
- * "-": standard input. Every loader reads at offsets (pread), so a pipe is copied first to
- * an unlinked file in $TMPDIR (else /tmp); a regular file on standard input is read in place.
+ * A pipe (standard input "-", a FIFO, /dev/fd/N of a shell's <(...)) cannot be read at
+ * offsets (pread), as every loader does: it is copied first to an unlinked file in $TMPDIR
+ * (else /tmp), and in closes. what names the input in messages ("standard input", "the
+ * pipe"): the caller adds the path.
  */
-static int open_stdin(char *why, size_t why_size)
+static int copy_pipe(int in, const char *what, char *why, size_t why_size)
 {
 	const char *dir = getenv("TMPDIR");
 	char buf[1 << 16];
-	struct stat st;
 	int fd, ret;
 
-	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
-		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
 	if (!dir || !*dir)
 		dir = "/tmp";
 	fd = unlinked_tmpfile(dir);
 	if (fd < 0) {
 		if (why_size)
-			snprintf(why, why_size, "cannot make a temporary file in %s for standard "
-				 "input: %s", dir, strerror(-fd));
+			snprintf(why, why_size, "cannot make a temporary file in %s for %s: %s",
+				 dir, what, strerror(-fd));
 		return fd;
 	}
 	for (;;) {
-		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+		ssize_t n = read(in, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			ret = n < 0 ? -errno : 0;
 			if (ret && why_size)
-				snprintf(why, why_size, "cannot read standard input: %s",
-					 strerror(-ret));
+				snprintf(why, why_size, "cannot read %s: %s", what, strerror(-ret));
 			break;
 		}
 		ret = vmt_io_write_full(fd, buf, (size_t)n);
 		if (ret) {
 			if (why_size)
-				snprintf(why, why_size, "cannot copy standard input to a temporary "
-					 "file in %s: %s", dir, strerror(-ret));
+				snprintf(why, why_size, "cannot copy %s to a temporary file in %s: %s",
+					 what, dir, strerror(-ret));
 			break;
 		}
 	}
@@ -179,6 +175,36 @@ static int open_stdin(char *why, size_t why_size)
 		return ret;
 	}
 	return fd;
+}
+
+/* "-": standard input; a regular file there is read in place, a pipe copied. */
+static int open_stdin(char *why, size_t why_size)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	return copy_pipe(STDIN_FILENO, "standard input", why, why_size);
+}
+
+/* A path: a regular file read in place; a FIFO, socket or character device copied. */
+static int open_path(const char *path, char *why, size_t why_size)
+{
+	struct stat st;
+	int fd, copy;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+				    S_ISCHR(st.st_mode)))
+		return fd;	/* anything else is checked as a file by the caller */
+	copy = copy_pipe(fd, S_ISCHR(st.st_mode) ? "the device" : "the pipe", why, why_size);
+	close(fd);
+	return copy;
 }
 
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
@@ -205,8 +231,8 @@ int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		s->fd = open_stdin(why, why_size);
 		ret = s->fd;
 	} else {
-		s->fd = open(path, O_RDONLY | O_CLOEXEC);
-		ret = -errno;
+		s->fd = open_path(path, why, why_size);
+		ret = s->fd;
 	}
 	if (s->fd < 0)
 		goto out_free;
