@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bytes.h"
 #include "chunk.h"
@@ -95,26 +96,32 @@ static void describe(struct vmt_source *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Read DIR/kvm/kvm_exit/format and kvm_entry's; 1 when both ids match the header's. */
+/*
+ * Read DIR/kvm/kvm_exit/format and kvm_entry's; 1 when both ids match the header's. path
+ * is left naming the file that could not be read or parsed, for the message.
+ */
 static int load_dir(const char *dir, const struct ids *ids, char **fx, size_t *lx, char **fe,
-		    size_t *le)
+		    size_t *le, char path[static 4096])
 {
 	struct vmt_evformat *a = NULL, *b = NULL;
-	char path[4096];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/kvm/kvm_exit/format", dir);
+	snprintf(path, 4096, "%s/kvm/kvm_exit/format", dir);
 	ret = vmt_io_read_file(path, 1u << 20, fx, lx);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "%s/kvm/kvm_entry/format", dir);
+	if (vmt_evformat_parse(*fx, *lx, "kvm", &a, NULL)) {
+		free(*fx);
+		return -EBADMSG;
+	}
+	snprintf(path, 4096, "%s/kvm/kvm_entry/format", dir);
 	ret = vmt_io_read_file(path, 1u << 20, fe, le);
 	if (ret) {
+		vmt_evformat_free(a);
 		free(*fx);
 		return ret;
 	}
-	ret = vmt_evformat_parse(*fx, *lx, "kvm", &a, NULL) ? -EBADMSG :
-	      vmt_evformat_parse(*fe, *le, "kvm", &b, NULL) ? -EBADMSG :
+	ret = vmt_evformat_parse(*fe, *le, "kvm", &b, NULL) ? -EBADMSG :
 	      a->id == ids->exit && b->id == ids->entry;
 	vmt_evformat_free(a);
 	vmt_evformat_free(b);
@@ -125,23 +132,44 @@ static int load_dir(const char *dir, const struct ids *ids, char **fx, size_t *l
 	return ret;
 }
 
+/*
+ * Why --format-dir gave no formats, naming the directory (and the file, when the directory
+ * is there): missing, not a directory, unreadable, or not a format; ret is load_dir()'s.
+ */
+static void format_dir_why(const char *dir, const char *file, int ret, char *why,
+			   size_t why_size)
+{
+	struct stat st;
+
+	if (ret == 0)
+		snprintf(why, why_size, "--format-dir %s: its event ids differ from the "
+			 "trace.bin header's", dir);
+	else if (stat(dir, &st) < 0)
+		snprintf(why, why_size, "--format-dir %s: %s", dir,
+			 errno == ENOENT ? "no such directory" : strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, why_size, "--format-dir %s: not a directory", dir);
+	else if (ret == -EBADMSG)
+		snprintf(why, why_size, "--format-dir %s: %s is not an event format", dir, file);
+	else
+		snprintf(why, why_size, "--format-dir %s: cannot read %s: %s", dir, file,
+			 strerror(-ret));
+}
+
 /* The metadata keys the reader needs; s->description says where the formats came from. */
 static int build_meta(struct vmt_source *s, const struct ids *ids, const char *format_dir,
 		      char *why, size_t why_size)
 {
-	char *fx = NULL, *fe = NULL, *hp = NULL, path[4096];
+	char *fx = NULL, *fe = NULL, *hp = NULL, path[4096], bad[4096];
 	size_t lx = 0, le = 0, lh = 0;
 	const char *tracefs = getenv("VMTRACE_TRACEFS");
 	struct vmt_kvbuf *kb = &s->meta;
 	int ret;
 
 	if (format_dir) {
-		ret = load_dir(format_dir, ids, &fx, &lx, &fe, &le);
+		ret = load_dir(format_dir, ids, &fx, &lx, &fe, &le, path);
 		if (ret != 1) {
-			snprintf(why, why_size, "%s", ret == 0 ?
-				 "the --format-dir event ids differ from the trace.bin header's" :
-				 "cannot read kvm/kvm_exit/format and kvm/kvm_entry/format under "
-				 "--format-dir");
+			format_dir_why(format_dir, path, ret, why, why_size);
 			return -EINVAL;
 		}
 		snprintf(path, sizeof(path), "%s/header_page", format_dir);
@@ -151,7 +179,7 @@ static int build_meta(struct vmt_source *s, const struct ids *ids, const char *f
 	} else {
 		snprintf(path, sizeof(path), "%s/events", tracefs && *tracefs ? tracefs :
 			 "/sys/kernel/tracing");
-		if (load_dir(path, ids, &fx, &lx, &fe, &le) == 1) {
+		if (load_dir(path, ids, &fx, &lx, &fe, &le, bad) == 1) {
 			describe(s, "formats from this host's %s (the ids match)", path);
 		} else {
 			/* the original tool's own layout, ids from the header */

@@ -34,9 +34,33 @@ expect_rc 0 "legacy lines"
 printf 'Number of VM events = 4\nAverage VM Exit-Entry latency = 2us\nMaximum VM Exit-Entry latency = 4us\nMaximum cumulative latency within 1ms = 4us\n' |
 	diff - out.txt || fail "the four original lines"
 run vmtrace-report --format-dir "$F/linux-6.18-x86_64" v61.bin
-expect_one_line_error vmtrace-report "v61.bin: the --format-dir event ids differ"
+expect_one_line_error vmtrace-report \
+	"v61.bin: --format-dir $F/linux-6.18-x86_64: its event ids differ from the trace.bin"
+# A --format-dir that gives no formats: the directory named, and why.
 run vmtrace-report --format-dir "$scratch/none" v61.bin
-expect_one_line_error vmtrace-report "v61.bin: cannot read kvm/kvm_exit/format"
+expect_one_line_error vmtrace-report "v61.bin: --format-dir $scratch/none: no such directory\$"
+run vmtrace-convert --csv --format-dir "$scratch/none" v61.bin
+expect_one_line_error vmtrace-convert "v61.bin: --format-dir $scratch/none: no such directory\$"
+run vmtrace-report --format-dir s.txt v61.bin
+expect_one_line_error vmtrace-report "v61.bin: --format-dir s.txt: not a directory\$"
+mkdir -p part/kvm/kvm_exit part/kvm/kvm_entry
+cp "$F/linux-6.1-x86_64/kvm/kvm_exit/format" part/kvm/kvm_exit/
+run vmtrace-report --format-dir part v61.bin
+expect_one_line_error vmtrace-report \
+	"v61.bin: --format-dir part: cannot read part/kvm/kvm_entry/format: No such file"
+echo "not a format" >part/kvm/kvm_entry/format
+run vmtrace-report --format-dir part v61.bin
+expect_one_line_error vmtrace-report \
+	"v61.bin: --format-dir part: part/kvm/kvm_entry/format is not an event format"
+if [ "$(id -u)" != 0 ]; then	# root reads whatever the permissions say
+	cp "$F/linux-6.1-x86_64/kvm/kvm_entry/format" part/kvm/kvm_entry/
+	chmod 000 part/kvm/kvm_entry/format
+	run vmtrace-report --format-dir part v61.bin
+	expect_one_line_error vmtrace-report \
+		"v61.bin: --format-dir part: cannot read part/kvm/kvm_entry/format: Permission denied"
+else
+	echo "(as root: the unreadable --format-dir file is not tried)"
+fi
 # This host's formats, when the file's ids are this kernel's.
 if [ -r /sys/kernel/tracing/events/kvm/kvm_exit/format ]; then
 	mkdir -p host/kvm/kvm_exit host/kvm/kvm_entry
