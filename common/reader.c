@@ -370,7 +370,12 @@ static int setup_clock(struct vmt_reader *r)
 	if (!r->clock_name)
 		return -ENOMEM;
 	c->ns_per_tick = vmt_clock_is_ns(r->clock_name) ? 1.0 : 0;
-	s = vmt_reader_meta(r, VMT_META_NS_PER_TICK);
+	/*
+	 * Earlier recorders stored a rate for counter and uptime too, the recording's
+	 * duration spread evenly over its ticks: invented ns. Only a constant-rate counter's
+	 * rate is taken.
+	 */
+	s = vmt_clock_has_rate(r->clock_name) ? vmt_reader_meta(r, VMT_META_NS_PER_TICK) : NULL;
 	if (s && c->ns_per_tick == 0) {
 		char *end;
 		double v = strtod(s, &end);
@@ -379,7 +384,7 @@ static int setup_clock(struct vmt_reader *r)
 			c->ns_per_tick = v;
 	}
 	free(s);
-	s = vmt_reader_meta(r, VMT_META_TSC2NSEC);
+	s = vmt_clock_has_rate(r->clock_name) ? vmt_reader_meta(r, VMT_META_TSC2NSEC) : NULL;
 	if (s && c->ns_per_tick != 1.0) {
 		unsigned int mult, shift;
 

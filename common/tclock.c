@@ -17,3 +17,14 @@ bool vmt_clock_is_ns(const char *clock)
 	}
 	return false;
 }
+
+/*
+ * Whether a clock that does not count ns counts a hardware counter at a constant rate, so
+ * that a rate measured against CLOCK_MONOTONIC (or trace-cmd's tsc2nsec) turns it into
+ * ns. counter is a count of events and uptime is jiffies in USER_HZ: neither is a time at
+ * a rate one can measure over a recording, so they stay in ticks.
+ */
+bool vmt_clock_has_rate(const char *clock)
+{
+	return strcmp(clock, "x86-tsc") == 0 || strcmp(clock, "ppc-tb") == 0;
+}

@@ -18,6 +18,8 @@ struct vmt_clock {
 
 /* Whether a trace clock counts nanoseconds (local, global, mono, ...). */
 bool vmt_clock_is_ns(const char *clock);
+/* Whether a clock that is not ns ticks at a constant rate (x86-tsc): one that converts. */
+bool vmt_clock_has_rate(const char *clock);
 
 /* An interval of ticks in ns (ticks as they are when the rate is unknown). */
 static inline uint64_t vmt_clock_ns(const struct vmt_clock *c, uint64_t ticks)

@@ -311,8 +311,11 @@ void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
 	rec_sysinfo_add_time(kb, "time.end");
 	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64, e->mono_end_ns);
 	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
-	/* Counter clocks (x86-tsc): their rate against CLOCK_MONOTONIC over the recording. */
-	if (!vmt_clock_is_ns(e->clock) && e->ts_end > e->ts_start &&
+	/*
+	 * Constant-rate counters (x86-tsc): their rate against CLOCK_MONOTONIC over the
+	 * recording. Not counter or uptime: their ticks are not of one length.
+	 */
+	if (vmt_clock_has_rate(e->clock) && e->ts_end > e->ts_start &&
 	    e->mono_end_ns > e->mono_start_ns)
 		vmt_kv_addf(kb, VMT_META_NS_PER_TICK, "%.9g",
 			    (double)(e->mono_end_ns - e->mono_start_ns) /
