@@ -70,6 +70,9 @@ static void json_common(struct vmt_jsonw *j, const struct vmt_iter *it, uint64_t
 	vmt_jsonw_object_open(j, NULL);
 	vmt_jsonw_u64(j, "time_ns", vmt_clock_ns(it->clock, ts > it->start_ts ?
 						   ts - it->start_ts : 0));
+	/* the *_ns keys hold ticks when ticks have no known length: each line says so */
+	if (!vmt_clock_in_ns(it->clock))
+		vmt_jsonw_str(j, "unit", "ticks");
 	vmt_jsonw_u64(j, "cpu", cpu);
 	if (pid >= 0)
 		vmt_jsonw_i64(j, "pid", pid);
@@ -175,6 +178,17 @@ static inline char *put_frac3(char *p, uint32_t v, unsigned int digits)
 	return p + digits;
 }
 
+/* A time as the lines show it: "%14s" seconds, or "N ticks" when ticks have no length. */
+static const char *time_text(const struct vmt_iter *it, uint64_t ts, char *buf, size_t size)
+{
+	char t[32];
+
+	if (vmt_clock_in_ns(it->clock))
+		return vmt_fmt_time(it->clock, it->start_ts, ts, buf, size);
+	snprintf(buf, size, "%s ticks", vmt_fmt_time(it->clock, it->start_ts, ts, t, sizeof(t)));
+	return buf;
+}
+
 /*
  * vmt_fmt_time (timefmt.h) as "%14s": seconds since the start, nine decimals. The seconds
  * change once in many lines, so their text (with its padding and the point) is kept.
@@ -184,7 +198,12 @@ static char *put_time(struct vmt_evdump *d, char *p, const struct vmt_iter *it, 
 	uint64_t ns = vmt_clock_ns(it->clock, ts > it->start_ts ? ts - it->start_ts : 0);
 	uint64_t sec = ns / UINT64_C(1000000000);
 	uint32_t frac = (uint32_t)(ns - sec * UINT64_C(1000000000));
+	char t[48];
 
+	if (!vmt_clock_in_ns(it->clock)) {
+		p += sprintf(p, "%14s", time_text(it, ts, t, sizeof(t)));
+		return p;
+	}
 	if (sec != d->sec || !d->sec_len) {
 		unsigned int n = vmt_u64_digits(sec), pad = n + 10 < 14 ? 14 - (n + 10) : 0;
 		char *q = d->sec_text;
@@ -417,8 +436,7 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 		return 0;
 	}
 	text_flush(d);
-	fprintf(d->o.out, "%14s cpu %3u LOST ", vmt_fmt_time(it->clock, it->start_ts, ts, t,
-							      sizeof(t)), cpu);
+	fprintf(d->o.out, "%14s cpu %3u LOST ", time_text(it, ts, t, sizeof(t)), cpu);
 	/* not "LOST 0": a page flagged without a count, or damaged data, lost some */
 	if (missed)
 		fprintf(d->o.out, "%" PRIu64 " events before this point\n", missed);
@@ -507,7 +525,7 @@ static int on_context(void *state, const struct vmt_iter *it, const struct vmt_c
 	}
 	text_flush(d);
 	fprintf(d->o.out, "%14s cpu %3u pid %7" PRId32 " CTX   ",
-		vmt_fmt_time(it->clock, it->start_ts, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
+		time_text(it, ev->ts, t, sizeof(t)), ev->cpu, ev->pid);
 	context_text(d->o.out, ev);
 	fputc('\n', d->o.out);
 	return 0;

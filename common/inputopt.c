@@ -140,9 +140,9 @@ static void damage_place(char *buf, size_t size, const struct vmt_reader *r,
 	if (d->page != UINT32_MAX)
 		snprintf(page, sizeof(page), "page %u of ", d->page);
 	if (d->first_ts != UINT64_MAX && d->first_ts >= start && d->last_ts >= d->first_ts)
-		snprintf(times, sizeof(times), ", %s s to %s s",
-			 vmt_fmt_time(clk, start, d->first_ts, a, sizeof(a)),
-			 vmt_fmt_time(clk, start, d->last_ts, b, sizeof(b)));
+		snprintf(times, sizeof(times), ", %s %s to %s %s",
+			 vmt_fmt_time(clk, start, d->first_ts, a, sizeof(a)), vmt_fmt_time_unit(clk),
+			 vmt_fmt_time(clk, start, d->last_ts, b, sizeof(b)), vmt_fmt_time_unit(clk));
 	snprintf(buf, size, "(%s): %sthe chunk at offset %llu, CPU %u, %u page%s%s", d->why,
 		 page, (unsigned long long)d->offset, d->cpu, d->pages, d->pages == 1 ? "" : "s",
 		 times);

@@ -165,12 +165,20 @@ static void latency_lines(FILE *f, const struct vmt_reader *r, const struct word
 	{
 		struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
 
+		/* without a known tick length --window has no ticks: its number is taken */
+		if (vmt_clock_in_ns(clk))
+			vmt_fmt_exact_ns(s->window_ns, b, sizeof(b));
+		else
+			snprintf(b, sizeof(b), "%" PRIu64 " ticks", s->window);
 		fprintf(f, "Maximum cumulative latency within %s = %s %s (task %" PRId32
-			", window starting at %s s)\n",
-			vmt_fmt_exact_ns(s->window_ns, b, sizeof(b)),
+			", window starting at %s %s)\n", b,
 			vmt_fmt_in(clk, s->max_window_sum, u, a, sizeof(a)), u.name,
 			s->max_window_pid, vmt_fmt_time(clk, s->start_ts, s->max_window_at, c,
-							sizeof(c)));
+							sizeof(c)), vmt_fmt_time_unit(clk));
+		if (!vmt_clock_in_ns(clk))
+			fprintf(f, "  (clock %s: the length of its ticks is not known, so the window "
+				"is --window's number of ns taken as ticks)\n",
+				vmt_reader_clock_name(r));
 	}
 }
 
@@ -334,13 +342,22 @@ static void percentile_line(FILE *f, const struct vmt_reader *r, const struct vm
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char a[48];
 	unsigned int k;
+	bool ticks = !vmt_clock_in_ns(clk);
 
-	fprintf(f, "Percentiles:");
-	for (k = 0; k < NPCT; k++)
-		fprintf(f, " %s %s", pcts[k].name,
-			vmt_fmt_lat(clk, vmt_latdist_percentile(&s->all, pcts[k].p), a, sizeof(a)));
-	fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all), a,
-					     sizeof(a)));
+	/* ticks: the unit once, not after each of six figures (the line stays in 120 columns) */
+	fprintf(f, ticks ? "Percentiles in ticks:" : "Percentiles:");
+	for (k = 0; k < NPCT; k++) {
+		uint64_t v = vmt_latdist_percentile(&s->all, pcts[k].p);
+
+		if (ticks)
+			snprintf(a, sizeof(a), "%" PRIu64, v);
+		fprintf(f, " %s %s", pcts[k].name, ticks ? a : vmt_fmt_lat(clk, v, a, sizeof(a)));
+	}
+	if (ticks)
+		fprintf(f, "; stddev %" PRIu64 "\n", (uint64_t)vmt_latdist_stddev(&s->all));
+	else
+		fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all),
+						      a, sizeof(a)));
 }
 
 /* Whether some task's span has time in which its events may have been lost. */
@@ -451,7 +468,7 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 	const struct vmt_summary *s = t->s;
 	struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
 	bool gaps = wd == &kvm_words && any_unknown(s);
-	char label[64], a[32], b[48], w[32], gap[48];
+	char label[64], a[32], b[48], w[32], gap[48], at[48];
 	size_t i;
 
 	fprintf(f, "  %-24s %9s %16s %16s%s\n", wd->task, wd == &kvm_words ? "in guest" : "",
@@ -471,9 +488,11 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 		if (gaps)
 			snprintf(gap, sizeof(gap), " %12s", vmt_summary_unknown(g) ?
 				 vmt_fmt_lat(clk, vmt_summary_unknown(g), b, sizeof(b)) : "-");
-		fprintf(f, "  %-24s %9s %16s %14s s%s\n", task_label(t->r, g, label, sizeof(label)),
-			a, w, vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)),
-			gaps ? gap : "");
+		snprintf(at, sizeof(at), "%s %s",
+			 vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)),
+			 vmt_fmt_time_unit(clk));
+		fprintf(f, "  %-24s %9s %16s %16s%s\n", task_label(t->r, g, label, sizeof(label)),
+			a, w, at, gaps ? gap : "");
 	}
 }
 
@@ -576,8 +595,10 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 void vmt_report_exit_header(FILE *f, const struct vmt_reader *r)
 {
 	const struct words *wd = words_of(r);
+	char tu[16];
 
-	fprintf(f, "  %14s %4s %5s %8s %-22s %10s  %s\n", "time (s)", "pcpu",
+	snprintf(tu, sizeof(tu), "time (%s)", vmt_fmt_time_unit(vmt_reader_clock(r)));
+	fprintf(f, "  %14s %4s %5s %8s %-22s %10s  %s\n", tu, "pcpu",
 		wd == &kvm_words ? "vcpu" : "", "pid", wd->reason, "latency", "fields");
 }
 

@@ -145,8 +145,9 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 		if (!shown++)
 			fprintf(f, "\nWorst window of each %s, broken down:\n",
 				whywords_of(r)->task);
-		fprintf(f, "  pid %" PRId32 " at %s s: ", t->pid,
-			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)));
+		fprintf(f, "  pid %" PRId32 " at %s %s: ", t->pid,
+			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
+			vmt_fmt_time_unit(c));
 		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);
 		fputc('\n', f);
 	}

@@ -23,6 +23,11 @@ char *vmt_fmt_time(const struct vmt_clock *c, uint64_t start_ts, uint64_t ts, ch
 {
 	uint64_t ns = vmt_clock_ns(c, ts > start_ts ? ts - start_ts : 0);
 
+	/* ticks of unknown length are no seconds: as they are (vmt_fmt_time_unit says so) */
+	if (!vmt_clock_in_ns(c)) {
+		snprintf(buf, size, "%" PRIu64, ns);
+		return buf;
+	}
 	snprintf(buf, size, "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000),
 		 ns % UINT64_C(1000000000));
 	return buf;
@@ -31,6 +36,11 @@ char *vmt_fmt_time(const struct vmt_clock *c, uint64_t start_ts, uint64_t ts, ch
 const char *vmt_fmt_unit(const struct vmt_clock *c)
 {
 	return vmt_clock_in_ns(c) ? "ns" : "ticks";
+}
+
+const char *vmt_fmt_time_unit(const struct vmt_clock *c)
+{
+	return vmt_clock_in_ns(c) ? "s" : "ticks";
 }
 
 struct vmt_unit vmt_unit_for(const struct vmt_clock *c, uint64_t max)

@@ -2,10 +2,10 @@
 /*
  * timefmt: trace-clock values as text for people: a latency in readable units
  * ("12.3 us", or raw ticks when the clock's rate is unknown), a time since the
- * recording's start with nanosecond digits ("1.234567890"), and the one rule of every
- * table: a unit per column, chosen from the column's values, and four significant
- * digits, cut rather than rounded so a figure never shows more than it is (a sum in a
- * 1 ms window never reads "1000 us" above it). Stateless, thread-safe.
+ * recording's start with nanosecond digits ("1.234567890", or a count of ticks), and the
+ * one rule of every table: a unit per column, chosen from the column's values, and four
+ * significant digits, cut rather than rounded so a figure never shows more than it is (a
+ * sum in a 1 ms window never reads "1000 us" above it). Stateless, thread-safe.
  */
 #ifndef VMT_TIMEFMT_H
 #define VMT_TIMEFMT_H
@@ -20,6 +20,8 @@ char *vmt_fmt_time(const struct vmt_clock *c, uint64_t start_ts, uint64_t ts, ch
 		   size_t size);
 /* "ns", or "ticks" when the clock's rate is unknown. */
 const char *vmt_fmt_unit(const struct vmt_clock *c);
+/* The unit of vmt_fmt_time: "s", or "ticks" (a plain count since the start). */
+const char *vmt_fmt_time_unit(const struct vmt_clock *c);
 
 /* A column's unit: its name ("us") and how many ns (or ticks) it holds. */
 struct vmt_unit {
