@@ -170,6 +170,7 @@ struct rowfmt {
 	bool intr;		/* the layout has intr_info and error_code */
 	bool why;		/* the why columns */
 	bool ns_clock;		/* ticks are ns: no conversion */
+	bool ticks;		/* ticks of unknown length: figures in ticks, and said so */
 	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
 	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
@@ -463,9 +464,25 @@ static inline void json_reason(struct vmt_rows *w, const char *name, bool has, u
 		json_##kind(w, name, (has), (value));
 #define HEADER_CELL(name, kind, shown, has, value)				\
 	if (shown) {								\
-		vmt_outbuf_str(&w->out, name);					\
+		header_name(w, name);						\
 		vmt_outbuf_ch(&w->out, ',');					\
 	}
+
+/*
+ * A CSV column's name: its unit is in the name, so a clock whose ticks have no known
+ * length names its ns columns _ticks (latency_ticks) rather than put ticks under "ns".
+ */
+static void header_name(struct vmt_rows *w, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!w->f.ticks || n < 3 || strcmp(name + n - 3, "_ns") != 0) {
+		vmt_outbuf_str(&w->out, name);
+		return;
+	}
+	vmt_outbuf_mem(&w->out, name, n - 3);
+	vmt_outbuf_str(&w->out, "_ticks");
+}
 
 /* The row ends: the last cell's comma becomes the line end. */
 static inline char *csv_end(char *p)
@@ -478,6 +495,9 @@ static inline char *csv_end(char *p)
 static inline void json_begin(struct vmt_rows *w)
 {
 	vmt_jsonw_object_open(&w->jw, NULL);
+	/* JSON keys stay as they are: the *_ns ones hold ticks, and each line says so */
+	if (w->f.ticks)
+		vmt_jsonw_str(&w->jw, "unit", "ticks");
 }
 
 static inline void json_end(struct vmt_rows *w)
@@ -1049,6 +1069,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 
 	w->f.clock = it->clock;
 	w->f.ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
+	w->f.ticks = !vmt_clock_in_ns(it->clock);
 	w->f.start = it->start_ts;
 	w->f.intr = b->intr_info.size && b->error_code.size;
 	w->f.why = w->o.why;
