@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "session.h"
+#include "tclock.h"
 
 int rec_session_find(struct rec_session *s)
 {
@@ -226,8 +227,16 @@ int rec_session_check_clock(const struct rec_session *s, const char *clock)
 	fclose(f);
 	text[len] = '\0';
 	for (name = strtok_r(text, " []\n", &save); name; name = strtok_r(NULL, " []\n", &save)) {
-		if (strcmp(name, clock) == 0)
+		/*
+		 * counter and uptime are accepted (the file is still exact in ticks), but the
+		 * user learns now, not from the report, that no figure will be in ns.
+		 */
+		if (strcmp(name, clock) == 0) {
+			if (!vmt_clock_is_ns(clock) && !vmt_clock_has_rate(clock))
+				vmt_info_folded("clock %s counts ticks of no known length: the "
+						"figures will be in raw ticks, not ns", clock);
 			return 0;
+		}
 		if (n < sizeof(offer))
 			n += (size_t)snprintf(offer + n, sizeof(offer) - n, "%s%s", n ? ", " : "",
 					      name);

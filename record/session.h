@@ -36,7 +36,10 @@ int rec_session_find(struct rec_session *s);
  * otherwise (the default kvm pair missing: no kvm module).
  */
 int rec_session_check_pair(const struct rec_session *s, const struct record_opts *o);
-/* Whether the kernel has the -C clock (NULL: the default): 0, or 64 having said so. */
+/*
+ * Whether the kernel has the -C clock (NULL: the default): 0, or 64 having said so. A
+ * clock of ticks with no known length (counter, uptime) gets a note: figures in ticks.
+ */
 int rec_session_check_clock(const struct rec_session *s, const char *clock);
 /* --cleanup: remove the instances of recorders that died and print what was removed. */
 int rec_session_cleanup(struct rec_session *s);
