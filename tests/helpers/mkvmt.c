@@ -25,6 +25,8 @@
  *   ctx CPU TS SYS:EV FLAGS PID [FIELD=VALUE ...]
  *                                 (a record of a context event: numbers, or text for
  *                                  char arrays and __data_loc strings)
+ *   endmeta KEY VALUE             (a key of the END block, as a recorder writes at its
+ *                                  end: clock.ns_per_tick 8.5)
  *   unfinished                    (leave out the END block)
  * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
  * With --context before --random, the file also declares context events and about one
@@ -490,6 +492,7 @@ int main(int argc, char **argv)
 		die(out);
 	}
 
+	vmt_kv_init(&endkv);
 	if (rand_cpus)
 		random_events(rand_exits, rand_cpus, rand_ctx);
 	for (i = 0; i < nlines; i++) {
@@ -542,6 +545,8 @@ int main(int argc, char **argv)
 				stats_end[cpu] = b;
 				have_stats = true;
 			}
+		} else if (sscanf(lines[i], "endmeta %255s %n", ev, &n) == 1) {
+			vmt_kv_add_str(&endkv, ev, lines[i] + n);
 		} else if (strncmp(lines[i], "unfinished", 10) == 0) {
 			finished = false;
 		}
@@ -552,7 +557,6 @@ int main(int argc, char **argv)
 		flush_chunk(i);
 		free(cpus[i].pages);
 	}
-	vmt_kv_init(&endkv);
 	if (have_stats) {
 		for (i = 0; i < MAX_CPUS; i++) {
 			char key[64];
