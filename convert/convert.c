@@ -58,6 +58,12 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 		vmt_err("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
 		return EXIT_ERROR;
 	}
+	/* a timeline and a series are in ns by their formats: ticks would pass for ns */
+	if (!vmt_clock_in_ns(vmt_reader_clock(*r)) && (o->format == CONVERT_PERFETTO || o->series)) {
+		vmt_err("%s: --%s needs times in ns; clock %s counts ticks of no known length",
+			o->input, o->series ? "series" : "perfetto", vmt_reader_clock_name(*r));
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -72,6 +72,14 @@ static int open_input(struct report *rep)
 		vmt_err("%s: %s", rep->o->file, ret == -EINVAL ? msg : strerror(-ret));
 		return 1;
 	}
+	/* seconds by their formats: ticks of no known length would be passed off as ns */
+	if (!vmt_clock_in_ns(vmt_reader_clock(rep->r)) &&
+	    (rep->o->openmetrics || rep->o->html || rep->o->interval_ns)) {
+		vmt_err("%s: --%s needs times in ns; clock %s counts ticks of no known length",
+			rep->o->file, rep->o->openmetrics ? "openmetrics" : rep->o->html ? "html" :
+			"interval", vmt_reader_clock_name(rep->r));
+		return 64;
+	}
 	return 0;
 }
 

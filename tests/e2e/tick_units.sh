@@ -97,6 +97,20 @@ ok = [(r["unit"], r["start_ns"], r["latency_ns"]) for r in rows] == \
     [("ticks", 0, 1000000), ("ticks", 6219381, 500)]
 sys.exit(0 if ok else "JSON lines: %r" % rows)' out.txt || fail "JSON lines"
 
+# Outputs in seconds or ns by their format refuse ticks rather than pass them off as ns
+for args in "--openmetrics=-" "--html=t.html" "--interval=1ms"; do
+	run vmtrace-report $args tsc.vmt
+	expect_one_line_error vmtrace-report "tsc.vmt: --[a-z]* needs times in ns; clock x86-tsc counts ticks"
+	[ "$rc" = 64 ] || fail "$args on a tick file: exit $rc, not 64"
+	[ ! -s out.txt ] && [ ! -e t.html ] || fail "$args on a tick file: output written"
+done
+for args in "--perfetto" "--series --csv"; do
+	run vmtrace-convert $args -o conv.out tsc.vmt
+	expect_one_line_error vmtrace-convert "tsc.vmt: --[a-z]* needs times in ns; clock x86-tsc counts ticks"
+	[ "$rc" = 64 ] || fail "convert $args on a tick file: exit $rc, not 64"
+	[ ! -e conv.out ] || fail "convert $args on a tick file: output left"
+done
+
 # An earlier recorder's counter file: clock.ns_per_tick was its duration over its ticks,
 # no rate of a counter of events. It must not turn the ticks into ns.
 cat >oldc.txt <<'EOF'
