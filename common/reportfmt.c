@@ -732,7 +732,10 @@ void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_
 
 		if (!tot[b])
 			continue;	/* like rtla: rows with counts only */
-		fprintf(f, "%-12s", vmt_format_ns(bucket_low_ns(r, s, b), a, sizeof(a)));
+		/* ticks of no known length: the bucket's low end in ticks, as its width is */
+		fprintf(f, "%-12s", vmt_clock_in_ns(clk) ?
+			vmt_format_ns(bucket_low_ns(r, s, b), a, sizeof(a)) :
+			vmt_fmt_lat(clk, bucket_low_ns(r, s, b), a, sizeof(a)));
 		for (row = 0; row < s->hist_ncpus; row++)
 			fprintf(f, " %13" PRIu64, s->hist[row * w + b]);
 		bar = peak ? (unsigned int)((tot[b] * 40 + peak - 1) / peak) : 0;

@@ -38,6 +38,11 @@ const char *vmt_fmt_unit(const struct vmt_clock *c)
 	return vmt_clock_in_ns(c) ? "ns" : "ticks";
 }
 
+char *vmt_fmt_opt_ns(const struct vmt_clock *c, uint64_t ns, char *buf, size_t size)
+{
+	return vmt_clock_in_ns(c) ? vmt_format_ns(ns, buf, size) : vmt_fmt_lat(c, ns, buf, size);
+}
+
 const char *vmt_fmt_time_unit(const struct vmt_clock *c)
 {
 	return vmt_clock_in_ns(c) ? "s" : "ticks";

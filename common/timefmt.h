@@ -20,6 +20,11 @@ char *vmt_fmt_time(const struct vmt_clock *c, uint64_t start_ts, uint64_t ts, ch
 		   size_t size);
 /* "ns", or "ticks" when the clock's rate is unknown. */
 const char *vmt_fmt_unit(const struct vmt_clock *c);
+/*
+ * An option's time as the report uses it: the ns given ("100.0 us"), or, when ticks have no
+ * known length, its number taken as ticks ("100000 ticks"), as the window is.
+ */
+char *vmt_fmt_opt_ns(const struct vmt_clock *c, uint64_t ns, char *buf, size_t size);
 /* The unit of vmt_fmt_time: "s", or "ticks" (a plain count since the start). */
 const char *vmt_fmt_time_unit(const struct vmt_clock *c);
 

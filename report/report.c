@@ -217,6 +217,7 @@ static int print_json(struct report *rep)
 static void print_text(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
+	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
 	char a[32], b[32];
 
 	/* what cyclictest's histogram readers parse, alone (other views refused: reportopt.c) */
@@ -231,7 +232,7 @@ static void print_text(struct report *rep)
 	if (rep->thr.tmp) {
 		fprintf(stdout, "\n%s of at least %s: %llu\n",
 			vmt_reader_pairs_kvm(rep->r) ? "Exits" : "Pairs",
-			vmt_format_ns(o->threshold_ns, a, sizeof(a)),
+			vmt_fmt_opt_ns(clk, o->threshold_ns, a, sizeof(a)),
 			(unsigned long long)rep->thr.count);
 		if (rep->thr.count)
 			vmt_report_exit_header(stdout, rep->r);
@@ -239,8 +240,8 @@ static void print_text(struct report *rep)
 	}
 	if (rep->near.tmp) {
 		fprintf(stdout, "\nEvents within %s of %s:\n",
-			vmt_format_ns(o->around_span_ns, a, sizeof(a)),
-			vmt_format_ns(rep->around_ns, b, sizeof(b)));
+			vmt_fmt_opt_ns(clk, o->around_span_ns, a, sizeof(a)),
+			vmt_fmt_opt_ns(clk, rep->around_ns, b, sizeof(b)));
 		list_print_text(&rep->near, stdout);
 		list_around_none(&rep->near, stdout, rep->around_ns, o->around_span_ns,
 				 vmt_reader_duration_ns(rep->r), !vmt_filter_is_empty(&o->fo.filter));

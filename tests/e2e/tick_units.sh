@@ -56,6 +56,12 @@ grep -Eq "^  0 \(100\) +[0-9.]+% +1000000 ticks +0 ticks$" out.txt ||
 run vmtrace-report --window=7ms tsc.vmt
 grep -q "within 7000000 ticks = 1000500 ticks" out.txt || { cat out.txt; fail "--window=7ms"; }
 
+# the other options in time units: their number taken as ticks, said so; the histogram too
+run vmtrace-report --threshold=600ns --histogram tsc.vmt
+no_time_units out.txt "--threshold, --histogram"
+grep -qx "Exits of at least 600 ticks: 1" out.txt || { cat out.txt; fail "--threshold in ticks"; }
+grep -Eq "^0 ticks +1 +1 #+$" out.txt || { cat out.txt; fail "histogram rows in ticks"; }
+
 # -v: each line's time is "N ticks"
 run vmtrace-report -v tsc.vmt
 head -n 4 out.txt | awk '{ print $1, $2 }' >got.txt
