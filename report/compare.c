@@ -37,6 +37,12 @@ int report_same_pair(const char *file, const struct vmt_reader *r, char *first, 
 {
 	char pair[256];
 
+	/* the populations are compared and merged in ns: ticks of no length would pass for ns */
+	if (!vmt_clock_in_ns(vmt_reader_clock(r))) {
+		vmt_err("%s: several recordings need times in ns; clock %s counts ticks of no "
+			"known length", file, vmt_reader_clock_name(r));
+		return 64;
+	}
 	snprintf(pair, sizeof(pair), "%s -> %s", vmt_reader_begin_name(r), vmt_reader_end_name(r));
 	if (!first[0])
 		snprintf(first, size, "%s", pair);
@@ -92,7 +98,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	*damaged |= notes.damaged;
 out_close:
 	vmt_reader_close(r);
-	return ret ? 1 : 0;
+	return ret == 64 ? 64 : ret ? 1 : 0;
 }
 
 static int print_json(const struct vmt_compare *c, const struct vmt_compare_view *v)

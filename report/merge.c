@@ -71,7 +71,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	*damaged |= notes.damaged;
 out_close:
 	vmt_reader_close(r);
-	return ret ? 1 : 0;
+	return ret == 64 ? 64 : ret ? 1 : 0;
 }
 
 static int print_json(const struct report_opts *o, const struct vmt_compare *merged,

@@ -25,7 +25,8 @@ uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reade
 /*
  * Whether r records the same event pair as the recordings before it (first holds the
  * first one's, "" before it): exits of different pairs are not one population. Says so in
- * one line naming file and both pairs, and returns 1, else 0.
+ * one line naming file and both pairs, and returns 1, else 0. A recording in ticks of no
+ * known length (counter, uptime) is refused too, with 64: the populations are in ns.
  */
 int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size);
 

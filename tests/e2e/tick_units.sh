@@ -110,6 +110,12 @@ for args in "--openmetrics=-" "--html=t.html" "--interval=1ms"; do
 	[ "$rc" = 64 ] || fail "$args on a tick file: exit $rc, not 64"
 	[ ! -s out.txt ] && [ ! -e t.html ] || fail "$args on a tick file: output written"
 done
+cp tsc.vmt tsc2.vmt
+for args in "" "--compare"; do
+	run vmtrace-report $args tsc.vmt tsc2.vmt
+	expect_one_line_error vmtrace-report "tsc.vmt: several recordings need times in ns; clock x86-tsc"
+	[ "$rc" = 64 ] || fail "${args:-merge} of tick files: exit $rc, not 64"
+done
 for args in "--perfetto" "--series --csv"; do
 	run vmtrace-convert $args -o conv.out tsc.vmt
 	expect_one_line_error vmtrace-convert "tsc.vmt: --[a-z]* needs times in ns; clock x86-tsc counts ticks"
