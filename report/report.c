@@ -74,10 +74,10 @@ static int open_input(struct report *rep)
 	}
 	/* seconds by their formats: ticks of no known length would be passed off as ns */
 	if (!vmt_clock_in_ns(vmt_reader_clock(rep->r)) &&
-	    (rep->o->openmetrics || rep->o->html || rep->o->interval_ns)) {
+	    (rep->o->openmetrics || rep->o->html || rep->o->interval_ns || rep->o->legacy)) {
 		vmt_err("%s: --%s needs times in ns; clock %s counts ticks of no known length",
 			rep->o->file, rep->o->openmetrics ? "openmetrics" : rep->o->html ? "html" :
-			"interval", vmt_reader_clock_name(rep->r));
+			rep->o->legacy ? "legacy" : "interval", vmt_reader_clock_name(rep->r));
 		return 64;
 	}
 	return 0;

@@ -104,7 +104,7 @@ ok = [(r["unit"], r["start_ns"], r["latency_ns"]) for r in rows] == \
 sys.exit(0 if ok else "JSON lines: %r" % rows)' out.txt || fail "JSON lines"
 
 # Outputs in seconds or ns by their format refuse ticks rather than pass them off as ns
-for args in "--openmetrics=-" "--html=t.html" "--interval=1ms"; do
+for args in "--openmetrics=-" "--html=t.html" "--interval=1ms" "--legacy"; do
 	run vmtrace-report $args tsc.vmt
 	expect_one_line_error vmtrace-report "tsc.vmt: --[a-z]* needs times in ns; clock x86-tsc counts ticks"
 	[ "$rc" = 64 ] || fail "$args on a tick file: exit $rc, not 64"
