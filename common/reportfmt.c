@@ -692,10 +692,15 @@ static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt
 	if (s->hist_log || !s->lat.count || over * 10 <= s->lat.count)
 		return;
 	wide_bucket(vmt_clock_ns(clk, s->lat.max), s->hist_buckets, width, sizeof(width));
+	if (vmt_clock_in_ns(clk))
+		vmt_format_ns(bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
+	else	/* ticks of no known length: the end in ticks; --bucket's ns are taken as ticks */
+		vmt_fmt_lat(clk, bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
 	fprintf(f, "Note: %" PRIu64 " of %" PRIu64 " pairs (%.1f %%) are over the last bucket, "
-		"which ends at %s; --bucket %s would hold the longest (%s)\n", over,
-		s->lat.count, 100.0 * (double)over / (double)s->lat.count,
-		vmt_format_ns(bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end)), width,
+		"which ends at %s;%s--bucket %s%s would hold the longest (%s)\n", over,
+		s->lat.count, 100.0 * (double)over / (double)s->lat.count, end,
+		vmt_clock_in_ns(clk) ? " " : "\n  ", width,
+		vmt_clock_in_ns(clk) ? "" : " (its ns taken as ticks)",
 		vmt_fmt_lat(clk, s->lat.max, max, sizeof(max)));
 }
 

@@ -59,6 +59,7 @@ grep -q "within 7000000 ticks = 1000500 ticks" out.txt || { cat out.txt; fail "-
 # the other options in time units: their number taken as ticks, said so; the histogram too
 run vmtrace-report --threshold=600ns --histogram tsc.vmt
 no_time_units out.txt "--threshold, --histogram"
+widths_ok out.txt || fail "--threshold, --histogram: lines over 120 columns"
 grep -qx "Exits of at least 600 ticks: 1" out.txt || { cat out.txt; fail "--threshold in ticks"; }
 grep -Eq "^0 ticks +1 +1 #+$" out.txt || { cat out.txt; fail "histogram rows in ticks"; }
 
