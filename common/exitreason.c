@@ -25,6 +25,8 @@ struct vmt_exitreasons {
 	size_t n, cap;
 	char *names;		/* storage for names parsed from the recording */
 	const char *what;	/* what a name names: "exit reason", "system call" */
+	uint64_t ends_task[2];	/* a system call pair: exit and exit_group's numbers */
+	bool has_ends_task;
 	bool from_recording;
 };
 
@@ -166,6 +168,36 @@ static int add_table(struct vmt_exitreasons *t, const struct entry *e, size_t n)
 }
 
 /*
+ * exit and exit_group, which never return: x86-64's numbers, and the generic table's
+ * (include/uapi/asm-generic/unistd.h) that arm64, riscv64 and loongarch64 use; 32-bit
+ * tables differ again, and are not known here.
+ */
+static void set_ends_task(struct vmt_exitreasons *t, const char *machine)
+{
+	static const struct {
+		const char *machine;
+		uint64_t exit, exit_group;
+	} nrs[] = {
+		{ "x86_64", 60, 231 }, { "aarch64", 93, 94 }, { "arm64", 93, 94 },
+		{ "riscv64", 93, 94 }, { "loongarch64", 93, 94 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+		if (strcmp(machine, nrs[i].machine) == 0) {
+			t->ends_task[0] = nrs[i].exit;
+			t->ends_task[1] = nrs[i].exit_group;
+			t->has_ends_task = true;
+		}
+	}
+}
+
+bool vmt_exitreasons_ends_task(const struct vmt_exitreasons *t, uint64_t key)
+{
+	return t->has_ends_task && (key == t->ends_task[0] || key == t->ends_task[1]);
+}
+
+/*
  * The built-in names of a begin event without its own: kvm_exit's reasons, or the system
  * calls of raw_syscalls:sys_enter's id when the recording kernel's machine is x86-64 (the
  * numbers differ between architectures); other pairs keep numbers.
@@ -175,6 +207,8 @@ static int add_builtin(struct vmt_exitreasons *t, const struct vmt_evformat *beg
 {
 	if (!begin)
 		return 0;
+	if (strcmp(begin->name, "sys_enter") == 0 && machine)
+		set_ends_task(t, machine);
 	if (strcmp(begin->name, "kvm_exit") == 0)
 		return add_table(t, builtin, sizeof(builtin) / sizeof(builtin[0]));
 	if (strcmp(begin->name, "sys_enter") == 0 && machine && strcmp(machine, "x86_64") == 0 &&

@@ -45,6 +45,12 @@ const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, u
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it (t may be NULL); into buf. */
 const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key,
 				 char *buf, size_t size);
+/*
+ * A system call pair recorded on a machine whose numbering is known (x86-64, and the
+ * generic table of arm64, riscv64, loongarch64): whether key is exit or exit_group, the
+ * calls that end their task and so never return.
+ */
+bool vmt_exitreasons_ends_task(const struct vmt_exitreasons *t, uint64_t key);
 /* Whether the table has any name (a pair such as raw_syscalls has numbers only). */
 bool vmt_exitreasons_empty(const struct vmt_exitreasons *t);
 /* "Intel VMX", "AMD SVM", or "unknown ISA" for VMT_ISA_ANY. */

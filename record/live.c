@@ -109,13 +109,7 @@ static struct rec_live_task *task_of(struct rec_live *l, const struct vmt_pair *
  */
 static bool never_returns(const struct rec_live *l, const struct vmt_event *b)
 {
-	uint32_t isa = (b->has & VMT_EVF_ISA) ? b->isa : VMT_ISA_ANY;
-	const char *name;
-
-	if (!(b->has & VMT_EVF_REASON))
-		return false;
-	name = vmt_exitreason_name(l->names, isa, vmt_exitreason_key(isa, b->reason));
-	return name && (!strcmp(name, "exit") || !strcmp(name, "exit_group"));
+	return (b->has & VMT_EVF_REASON) && vmt_exitreasons_ends_task(l->names, b->reason);
 }
 
 /*
