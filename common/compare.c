@@ -29,6 +29,8 @@ struct cmp_task {
 };
 
 /* One side's pass. */
+#define CMP_HOLES 8	/* holes kept whole per CPU (struct cmp_pass) */
+
 struct cmp_pass {
 	struct vmt_compare *c;
 	int side;
@@ -39,11 +41,15 @@ struct cmp_pass {
 	uint64_t start_ts;
 	/*
 	 * Per CPU (by number), its lost-events holes in ns since the start, disjoint and in
-	 * time order (gaps with no record between them meet, and make one): [2k, 2k + 1]
+	 * time order (gaps with no record between them meet, and make one): the latest
+	 * CMP_HOLES as [2k, 2k + 1], the older ones summed within the filter's --from/--to
+	 * (they end before the recording does, the one bound known only at the end), so that
+	 * memory does not grow with the gaps.
 	 */
 	struct cmp_holes {
-		uint64_t *ns;
-		size_t n, cap;
+		uint64_t ns[2 * CMP_HOLES];
+		size_t n;
+		uint64_t sum;		/* the older ones */
 	} *holes;
 	uint32_t nholes;
 };
@@ -67,7 +73,6 @@ int vmt_compare_init(struct vmt_compare *c, uint64_t window_ns)
 void vmt_compare_free(struct vmt_compare *c)
 {
 	size_t i;
-	uint32_t k;
 
 	for (i = 0; i < c->ngroups; i++) {
 		vmt_latdist_free(&c->groups[i].side[0].d);
@@ -76,8 +81,6 @@ void vmt_compare_free(struct vmt_compare *c)
 	free(c->groups);
 	for (i = 0; i < c->npasses; i++) {
 		vmt_exitreasons_free(c->passes[i]->names);
-		for (k = 0; k < c->passes[i]->nholes; k++)
-			free(c->passes[i]->holes[k].ns);
 		free(c->passes[i]->holes);
 		free(c->passes[i]);
 	}
@@ -218,6 +221,14 @@ static uint64_t since_start(const struct cmp_pass *p, uint64_t ts)
 	return ts > p->start_ts ? vmt_clock_ns(p->clock, ts - p->start_ts) : 0;
 }
 
+/* The part of [s, e) inside [lo, hi). */
+static uint64_t clipped(uint64_t s, uint64_t e, uint64_t lo, uint64_t hi)
+{
+	s = s > lo ? s : lo;
+	e = e < hi ? e : hi;
+	return e > s ? e - s : 0;
+}
+
 static int cmp_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
 		   uint64_t missed)
 {
@@ -242,14 +253,15 @@ static int cmp_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_
 			h->ns[h->n - 1] = until;
 		return 0;
 	}
-	if (h->n + 2 > h->cap) {
-		size_t n = h->cap ? h->cap * 2 : 16;
-		uint64_t *bigger = realloc(h->ns, n * sizeof(*bigger));
+	if (h->n == 2 * CMP_HOLES) {
+		uint64_t lo, hi = UINT64_MAX;
 
-		if (!bigger)
-			return -ENOMEM;
-		h->ns = bigger;
-		h->cap = n;
+		lo = it->filter && it->filter->has_from ? it->filter->from_ns : 0;
+		if (it->filter && it->filter->has_to)
+			hi = it->filter->to_ns;
+		h->sum += clipped(h->ns[0], h->ns[1], lo, hi);
+		memmove(h->ns, h->ns + 2, (h->n - 2) * sizeof(*h->ns));
+		h->n -= 2;
 	}
 	h->ns[h->n++] = from;
 	h->ns[h->n++] = until > from ? until : from;
@@ -319,12 +331,9 @@ static int cmp_finish(void *state, const struct vmt_iter *it)
 
 		if (!h->n || !counted(it, cpu))
 			continue;
-		for (k = 0; k < h->n; k += 2) {
-			uint64_t s = h->ns[k] > lo ? h->ns[k] : lo;
-			uint64_t e = h->ns[k + 1] < hi ? h->ns[k + 1] : hi;
-
-			sum += e > s ? e - s : 0;
-		}
+		sum += h->sum;
+		for (k = 0; k < h->n; k += 2)
+			sum += clipped(h->ns[k], h->ns[k + 1], lo, hi);
 	}
 	n = counted_cpus(p, it);
 	if (n)
