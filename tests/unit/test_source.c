@@ -402,11 +402,14 @@ static void test_legacy_formats(void **state)
 	/* a directory of another kernel: its ids differ from the header's */
 	in.format_dir = data("formats/linux-6.18-x86_64");
 	assert_int_equal(vmt_source_open(fx->path[1], &in, &s, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "the --format-dir event ids differ from the trace.bin header's");
+	snprintf(want, sizeof(want), "--format-dir %s: its event ids differ from the trace.bin "
+		 "header's", in.format_dir);
+	assert_string_equal(why, want);
 	in.format_dir = fx->dir;
 	assert_int_equal(vmt_source_open(fx->path[1], &in, &s, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "cannot read kvm/kvm_exit/format and kvm/kvm_entry/format "
-			    "under --format-dir");
+	snprintf(want, sizeof(want), "--format-dir %s: cannot read %s/kvm/kvm_exit/format: %s",
+		 fx->dir, fx->dir, strerror(ENOENT));
+	assert_string_equal(why, want);
 	/*
 	 * This host's tracefs (VMTRACE_TRACEFS) has no formats: the original tool's layout is
 	 * tried, and the 6.1 pages do not decode with it (isa lands in info1).
