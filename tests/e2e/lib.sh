@@ -81,6 +81,24 @@ json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# start_why_load ROUNDS BLOCK_US BURST_MS PAUSE_US: why_load spikes on CPU 1 (its reader
+# blocks BLOCK_US a round), waiting for the go on fd 3 once the recorder records; sets
+# $load and $reader (the blocked reader's pid), and kills the load at the end.
+start_why_load() {
+	rm -f go load.txt
+	mkfifo go || fail "mkfifo"
+	"$HELPERS/why_load" spikes 1 "$1" "$2" "$3" "$4" <go >load.txt &
+	load=$!
+	cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
+	exec 3>go
+	for _ in $(seq 100); do
+		grep -q ready load.txt 2>/dev/null && break
+		sleep 0.05
+	done
+	reader=$(awk '/ready/ {print $2}' load.txt)
+	[ -n "$reader" ] || fail "why_load spikes did not start"
+}
+
 need_tracefs() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	if [ ! -e /sys/kernel/tracing/trace_clock ]; then

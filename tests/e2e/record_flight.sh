@@ -23,21 +23,10 @@ LAT_NS=1000000000
 KEEP_NS=500000000
 WAIT_LINE=$(printf '\n')
 
-# start_load ROUNDS BURST_MS PAUSE_US: why_load spikes on CPU 1, waiting for the go on fd 3
-# (go_load) once the recorder records; sets $load and $reader.
+# start_load ROUNDS BURST_MS PAUSE_US: why_load spikes on CPU 1 (start_why_load, lib.sh),
+# the reader blocked 1.2 s a round.
 start_load() {
-	rm -f go load.txt
-	mkfifo go || fail "mkfifo"
-	"$HELPERS/why_load" spikes 1 "$1" 1200000 "$2" "$3" <go >load.txt &
-	load=$!
-	cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
-	exec 3>go
-	for _ in $(seq 100); do
-		grep -q ready load.txt 2>/dev/null && break
-		sleep 0.05
-	done
-	reader=$(awk '/ready/ {print $2}' load.txt)
-	[ -n "$reader" ] || fail "why_load spikes did not start"
+	start_why_load "$1" 1200000 "$2" "$3"
 }
 go_load() {
 	echo "$WAIT_LINE" >&3

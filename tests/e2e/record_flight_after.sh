@@ -22,18 +22,8 @@ WAIT_LINE=$(printf '\n')
 # test runs on this machine).
 flight() {
 	for try in $(seq 20); do
-		rm -f go load.txt fa.vmt
-		mkfifo go || fail "mkfifo"
-		"$HELPERS/why_load" spikes 1 1 100000 1500 1000 <go >load.txt &
-		load=$!
-		cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
-		exec 3>go
-		for _ in $(seq 100); do
-			grep -q ready load.txt 2>/dev/null && break
-			sleep 0.05
-		done
-		reader=$(awk '/ready/ {print $2}' load.txt)
-		[ -n "$reader" ] || fail "why_load spikes did not start"
+		rm -f fa.vmt
+		start_why_load 1 100000 1500 1000
 		rm -f rec.out rec.err
 		${record_prio:+chrt -f "$record_prio"} vmtrace-record -p 1 -c 0 --vm "$reader" \
 			-e "$SYSCALL_EVENTS" --context none -s 30 --on-threshold 50ms --keep 300ms \

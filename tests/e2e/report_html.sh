@@ -91,64 +91,24 @@ cat >dom.py <<'PY'
 # The DOM Chromium built, against the JSON report and the exit rows.
 import bisect, csv, json, sys
 from collections import defaultdict
-from html.parser import HTMLParser
+
+from htmltree import Build, Node
 
 dom_file, report, exits_csv = sys.argv[1:4]
 r = json.load(open(report))
 exits = [(int(e["start_ns"]), int(e["latency_ns"]), e["reason_code"])
          for e in csv.DictReader(open(exits_csv, newline=""))]
 
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.a, self.kids, self.text, self.parent = tag, dict(attrs), [], "", parent
-
-    def all(self, tag=None, cls=None, **want):
-        for k in self.kids:
-            if (tag is None or k.tag == tag) and \
-               (cls is None or cls in k.a.get("class", "").split()) and \
-               all(k.a.get(a.replace("_", "-")) == v for a, v in want.items()):
-                yield k
-            yield from k.all(tag, cls, **want)
-
-    def one(self, tag=None, cls=None, **want):
-        found = list(self.all(tag, cls, **want))
-        if len(found) != 1:
-            fail(f"{len(found)} <{tag} class={cls} {want}>")
-        return found[0]
-
-    def alltext(self):
-        return self.text + "".join(k.alltext() for k in self.kids)
-
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-        "source", "track", "wbr"}
-
-class Build(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = self.cur = Node("#root", [], None)
-
-    def handle_starttag(self, tag, attrs):
-        n = Node(tag, attrs, self.cur)
-        self.cur.kids.append(n)
-        if tag not in VOID:
-            self.cur = n
-
-    def handle_startendtag(self, tag, attrs):
-        self.cur.kids.append(Node(tag, attrs, self.cur))
-
-    def handle_endtag(self, tag):
-        n = self.cur
-        while n is not None and n.tag != tag:
-            n = n.parent
-        if n is not None and n.parent is not None:
-            self.cur = n.parent
-
-    def handle_data(self, data):
-        self.cur.text += data
-
 def fail(msg):
     sys.exit("FAIL: " + msg)
 
+def one(self, tag=None, cls=None, **want):
+    found = list(self.all(tag, cls, **want))
+    if len(found) != 1:
+        fail(f"{len(found)} <{tag} class={cls} {want}>")
+    return found[0]
+
+Node.one = one
 b = Build()
 b.feed(open(dom_file, encoding="utf-8").read())
 root = b.root
@@ -389,7 +349,7 @@ page() {
 	browser --dump-dom "file://$scratch/$name.html" >"$name.dom" 2>"$name.log" ||
 		{ tail -5 "$name.log" >&2; fail "$name: chromium --dump-dom"; }
 	! console "$name.log" || fail "$name: console messages"
-	python3 dom.py "$name.dom" "$name.json" "$name.csv" >d.out 2>&1 || fail "$name: $(cat d.out)"
+	PYTHONPATH="$top_srcdir/tests/helpers" python3 dom.py "$name.dom" "$name.json" "$name.csv" >d.out 2>&1 || fail "$name: $(cat d.out)"
 	echo "$name: $(cat v.out); $(cat d.out)"
 }
 

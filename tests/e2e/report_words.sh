@@ -18,50 +18,11 @@
 cat >words.py <<'PY'
 # words.py PAGE JSON kvm|neutral: the page's words against the JSON report's counts.
 import json, re, sys
-from html.parser import HTMLParser
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-        "source", "track", "wbr"}
+from htmltree import Build
+
 DATA_FACTS = {"file", "host", "kernel", "cpu_model", "started", "events"}
 KVM_WORDS = re.compile(r"exit|entr(y|ies)|vcpu|guest|\bvms?\b", re.I)
-
-
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.a, self.kids, self.parent, self.text = tag, dict(attrs), [], parent, ""
-
-    def walk(self):
-        yield self
-        for k in self.kids:
-            yield from k.walk()
-
-    def alltext(self):
-        return self.text + "".join(k.alltext() for k in self.kids)
-
-
-class Build(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = self.cur = Node("#root", [], None)
-
-    def handle_starttag(self, tag, attrs):
-        n = Node(tag, attrs, self.cur)
-        self.cur.kids.append(n)
-        if tag not in VOID:
-            self.cur = n
-
-    def handle_startendtag(self, tag, attrs):
-        self.cur.kids.append(Node(tag, attrs, self.cur))
-
-    def handle_endtag(self, tag):
-        n = self.cur
-        while n is not None and n.tag != tag:
-            n = n.parent
-        if n is not None and n.parent is not None:
-            self.cur = n.parent
-
-    def handle_data(self, data):
-        self.cur.text += data + " "
 
 
 def visible(n):
@@ -84,7 +45,7 @@ def heads(table):
 
 page, report, mode = sys.argv[1:4]
 kvm = mode == "kvm"
-b = Build()
+b = Build(sep=" ")
 b.feed(open(page, encoding="utf-8").read())
 root, r = b.root, json.load(open(report))
 # an id's label is data too: a system call's name such as exit_group(0xe7) is no KVM word
@@ -134,9 +95,11 @@ for f in kvm syscalls; do
 	vmtrace-report --html "$f.html" --json --interval 10ms "$DATA/sample-$f.vmt" >"$f.json" ||
 		fail "$f: vmtrace-report --html"
 done
-python3 words.py kvm.html kvm.json kvm >w.out 2>&1 || fail "kvm page: $(cat w.out)"
+PYTHONPATH="$top_srcdir/tests/helpers" python3 words.py kvm.html kvm.json kvm >w.out 2>&1 ||
+	fail "kvm page: $(cat w.out)"
 cat w.out
-python3 words.py syscalls.html syscalls.json neutral >w.out 2>&1 ||
+PYTHONPATH="$top_srcdir/tests/helpers" python3 words.py syscalls.html syscalls.json neutral \
+	>w.out 2>&1 ||
 	fail "syscalls page: $(cat w.out)"
 cat w.out
 
