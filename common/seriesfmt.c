@@ -41,7 +41,10 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
 		uint64_t end = r->start_ns + s->interval_ns;
 		char v[16], pct[16];
 
-		snprintf(v, sizeof(v), r->has_vcpu ? "%u" : kvm ? "-" : "", r->vcpu);
+		if (r->has_vcpu)
+			snprintf(v, sizeof(v), "%u", r->vcpu);
+		else
+			snprintf(v, sizeof(v), "%s", kvm ? "-" : "");	/* another pair: no title */
 		snprintf(pct, sizeof(pct), r->seen_ns ? "%.2f" : "-",
 			 vmt_share_pct(r->out_ns, r->seen_ns, 2));
 		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %8" PRId32
