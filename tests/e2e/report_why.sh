@@ -151,8 +151,11 @@ grep -q "^Causes: this recording has no context events" out.txt || fail "no-cont
 # -v --why on it: said first, on standard error (the causes note ends a long listing)
 run vmtrace-report -v --why "$DATA/sample-kvm.vmt"
 expect_rc 0 "-v --why without context events"
-[ "$(head -n 1 err.txt)" = "vmtrace-report: $DATA/sample-kvm.vmt: --why: the recording has no context events, so no causes to show" ] ||
-	fail "-v --why note: $(head -n 1 err.txt)"
+# folded to 120 columns (continuation lines indented), so the lines depend on the path
+case "$(tr '\n' ' ' < err.txt | tr -s ' ')" in
+"vmtrace-report: $DATA/sample-kvm.vmt: --why: the recording has no context events, so no causes to show "*) ;;
+*) fail "-v --why note: $(cat err.txt)" ;;
+esac
 grep -q ' why: ' out.txt && fail "why lines without context events"
 run vmtrace-report --threshold 1ms -v --why "$DATA/why/sample/kvm.vmt"
 grep -q 'no context events' err.txt && fail "the note on a recording with context events"
