@@ -125,6 +125,8 @@ static int spawn(struct rec_command *c)
 
 int rec_command_start(struct rec_command *c, int collector_cpu, const char **stop_reason)
 {
+	const char *name;
+
 	if (!c->argv)
 		return 0;
 	/* The child inherits this thread's CPU set: the one the recorder was started with. */
@@ -140,8 +142,11 @@ int rec_command_start(struct rec_command *c, int collector_cpu, const char **sto
 		*stop_reason = "command not run";
 		return -c->spawn_err;
 	}
-	vmt_info("running %s (pid %d); the recording stops when it exits", c->argv[0],
-		 (int)c->pid);
+	/* The program's name, not the path given: the pid identifies it, and a build tree's
+	 * path would push the note past 120 columns. */
+	name = strrchr(c->argv[0], '/');
+	vmt_info("running %s (pid %d); the recording stops when it exits",
+		 name ? name + 1 : c->argv[0], (int)c->pid);
 	return 0;
 }
 

@@ -19,7 +19,7 @@ rec -o loop.vmt -- "$HELPERS/syscall_loop" 1 100000
 expect_rc 0 "around syscall_loop"
 loop_pid=$(awk '$1 == "pid" && $3 == "calls" { print $2 }' out.txt)
 [ -n "$loop_pid" ] || fail "the loop's own line is not on the recorder's stdout"
-grep -q "running $HELPERS/syscall_loop (pid $loop_pid)" err.txt || fail "the command's pid is not said"
+grep -q "running syscall_loop (pid $loop_pid)" err.txt || fail "the command's pid is not said"
 grep -q "syscall_loop exited with status 0" err.txt || fail "the command's end is not said"
 grep -q "stopped by command" err.txt || fail "the stop reason is not the command"
 run vmtrace-report --json loop.vmt
