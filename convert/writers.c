@@ -169,6 +169,13 @@ static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32
 	size_t i, n = vmt_source_nchunks(src);
 	bool several = false;
 
+	/* The original tool, and a trace.bin's reader, know its two ids as these events only. */
+	if (strcmp(vmt_reader_begin_name(r), "kvm:kvm_exit") ||
+	    strcmp(vmt_reader_end_name(r), "kvm:kvm_entry")) {
+		vmt_err("%s: a trace.bin holds kvm_exit/kvm_entry pairs only, not %s/%s: use --to-vmt",
+			o->input, vmt_reader_begin_name(r), vmt_reader_end_name(r));
+		return -EINVAL;
+	}
 	if (vmt_header_page_subbuf_size(hp) != VMT_LEGACY_PAGE_SIZE || hp->commit_size != 8) {
 		vmt_err("%s: the original trace.bin holds 64-bit 4 KiB sub-buffers only", o->input);
 		return -EINVAL;

@@ -97,6 +97,11 @@ cp "$F618/kvm/kvm_entry/format" f16/kvm/kvm_entry/
 "$HELPERS/mkvmt" f16 big16.vmt <s.txt || fail mkvmt
 run vmtrace-convert --legacy -o b16.bin big16.vmt
 expect_one_line_error vmtrace-convert "4 KiB sub-buffers only"
+# a trace.bin's two ids are kvm_exit's and kvm_entry's to every reader: other pairs are refused
+run vmtrace-convert --legacy -o sys.bin "$DATA/small-syscalls.vmt"
+expect_one_line_error vmtrace-convert \
+	"small-syscalls.vmt: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/"
+[ ! -e sys.bin ] || fail "a refused conversion left sys.bin"
 run vmtrace-convert --legacy -o one.bin one.vmt
 expect_rc 0 "legacy"
 # its layout is not the 2015 one (exit_reason at 8 here): a note says how to read it back
