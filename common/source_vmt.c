@@ -251,7 +251,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 
 			if (psize > VMT_MAX_META_SIZE + (uint64_t)s->nchunks * 16 ||
 			    read_payload(s, off + hsize, hdr, psize, &s->end)) {
-				bad_block(st, off);
+				st->bad_end_at = off;
 			} else {
 				s->end_present = true;
 				st->finished = vmt_kv_get_u64(s->end.buf, s->end.len, "chunk.count",
