@@ -379,8 +379,12 @@ static void summary(struct page *p)
 		card_ns(p, "stddev_ns", ns(p, (uint64_t)vmt_latdist_stddev(&s->all)), "stddev");
 		card_ns(p, "total_ns", ns(p, s->lat.sum), p->w == &kvm_words ?
 			"out of guest in all" : "total time in pairs");
-		snprintf(label, sizeof(label), "worst %s window (pid %" PRId32 ")",
-			 fmt_ns(ns(p, s->window), b, sizeof(b)), s->max_window_pid);
+		if (s->max_window_pid < 0)	/* no pair took any time */
+			snprintf(label, sizeof(label), "worst %s window",
+				 fmt_ns(ns(p, s->window), b, sizeof(b)));
+		else
+			snprintf(label, sizeof(label), "worst %s window (pid %" PRId32 ")",
+				 fmt_ns(ns(p, s->window), b, sizeof(b)), s->max_window_pid);
 		card_ns(p, "max_window_sum_ns", ns(p, s->max_window_sum), label);
 	}
 	out(p, "</div></section>\n");

@@ -170,11 +170,16 @@ static void latency_lines(FILE *f, const struct vmt_reader *r, const struct word
 			vmt_fmt_exact_ns(s->window_ns, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "%" PRIu64 " ticks", s->window);
-		fprintf(f, "Maximum cumulative latency within %s = %s %s (task %" PRId32
-			", window starting at %s %s)\n", b,
-			vmt_fmt_in(clk, s->max_window_sum, u, a, sizeof(a)), u.name,
-			s->max_window_pid, vmt_fmt_time(clk, s->start_ts, s->max_window_at, c,
-							sizeof(c)), vmt_fmt_time_unit(clk));
+		if (s->max_window_pid < 0)	/* no task's window holds any time */
+			fprintf(f, "Maximum cumulative latency within %s = 0 %s (no pair took "
+				"any time)\n", b, u.name);
+		else
+			fprintf(f, "Maximum cumulative latency within %s = %s %s (task %" PRId32
+				", window starting at %s %s)\n", b,
+				vmt_fmt_in(clk, s->max_window_sum, u, a, sizeof(a)), u.name,
+				s->max_window_pid, vmt_fmt_time(clk, s->start_ts, s->max_window_at,
+								c, sizeof(c)),
+				vmt_fmt_time_unit(clk));
 		if (!vmt_clock_in_ns(clk))
 			fprintf(f, "  (clock %s: the length of its ticks is not known, so the window "
 				"is --window's number of ns taken as ticks)\n",

@@ -122,7 +122,10 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_u64(w, "window_ns", s->window_ns);
 	vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, s->max_window_sum));
 	vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, s->max_window_at));
-	vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
+	if (s->max_window_pid < 0)	/* no pair took any time: no window is the worst */
+		vmt_jsonw_null(w, "max_window_pid");
+	else
+		vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
 	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
 	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
 	vmt_jsonw_u64(w, "bad_blocks", vmt_source_status(vmt_reader_source(r))->bad_blocks);

@@ -145,4 +145,23 @@ grep -qx "Maximum VM Exit-Entry latency = 7 ticks" out.txt || fail "counter max"
 run vmtrace-report --json oldc.vmt
 [ "$(json out.txt '(d["unit"], d["total_ns"], d["span_ns"])')" = "('ticks', 10, 107)" ] ||
 	fail "counter JSON: $(json out.txt '(d["unit"], d["total_ns"], d["span_ns"])')"
+# Every pair 0 ticks long (a coarse counter): no window holds any time, so none is the
+# worst; the trial read "task -1" here, a pid no task has.
+cat >zero.txt <<'EOF'
+clock counter
+page 0
+exit 0 100 7 1 0
+entry 0 100 7 0
+exit 0 200 8 1 0
+entry 0 200 8 0
+EOF
+"$HELPERS/mkvmt" "$FMT" zero.vmt <zero.txt || fail mkvmt
+run vmtrace-report zero.vmt
+expect_rc 0 "all-zero latencies"
+grep -qx "Maximum cumulative latency within 1000000 ticks = 0 ticks (no pair took any time)" out.txt ||
+	fail "all-zero window: $(grep cumulative out.txt)"
+! grep -q -- "-1" out.txt || fail "a pid -1 in the report of all-zero latencies"
+run vmtrace-report --json zero.vmt
+[ "$(json out.txt '(d["pairs"], d["max_window_sum_ns"], d["max_window_pid"])')" = "(2, 0, None)" ] ||
+	fail "all-zero JSON window: $(json out.txt '(d["pairs"], d["max_window_sum_ns"], d["max_window_pid"])')"
 finish
