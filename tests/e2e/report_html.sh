@@ -378,6 +378,34 @@ assert ts.startswith(want) and " out " in ts and " max " in ts, (ts, want)
 print(heat, "|", ts)
 PY
 
+# No two labels of an axis overlap as Chromium lays them out (their bounding boxes): an
+# axis over eight decades read "10 ms100 ms". The labels left out keep their ticks.
+overlaps='<script>(function(){var bad=[],n=0,t=0;document.querySelectorAll("g.axis").forEach(function(g){var r=[];g.querySelectorAll(":scope > g.tick").forEach(function(k){t++;var x=k.querySelector("text");if(!x)return;var b=x.getBoundingClientRect();n++;r.push([b.left,b.right,b.top,b.bottom,x.textContent]);});for(var i=0;i<r.length;i++)for(var j=i+1;j<r.length;j++){var a=r[i],c=r[j];if(a[0]<c[1]&&c[0]<a[1]&&a[2]<c[3]&&c[2]<a[3])bad.push((g.closest("svg").id||"?")+": "+a[4]+" | "+c[4]);}});var d=document.documentElement;d.setAttribute("data-overlaps",bad.join("; "));d.setAttribute("data-labels",n+"/"+t);})();</script></body>'
+python3 -c '
+t = 1000
+print("page 0")
+for l in (100, 10**3, 10**4, 10**5, 10**6, 10**7, 10**8, 10**9, 5 * 10**9):
+    print("exit 0 %d 7 30 0\nentry 0 %d 7 0" % (t, t + l))
+    t += l + 1000' | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" wide.vmt || fail "mkvmt wide"
+vmtrace-report --html wide.html wide.vmt >/dev/null || fail "wide: report"
+for name in kvm why wide; do
+	python3 -c 'import sys; s = open(sys.argv[1]).read(); print(s.replace("</body>", sys.argv[2]), end="")' \
+		"$name.html" "$overlaps" >"$name-o.html"
+	browser --dump-dom "file://$scratch/$name-o.html" >"$name-o.dom" 2>"$name-o.log" ||
+		fail "$name: chromium (labels)"
+	python3 - "$name-o.dom" "$name" <<'PY' || fail "$name: axis labels overlap"
+import re, sys
+dom = open(sys.argv[1]).read()
+bad = re.search(r'data-overlaps="([^"]*)"', dom).group(1)
+shown, ticks = map(int, re.search(r'data-labels="(\d+)/(\d+)"', dom).group(1, 2))
+assert not bad, bad
+assert shown > 0 and ticks >= shown, (shown, ticks)
+if sys.argv[2] == "wide":	# ten decades in a panel: some labels left out, none lost at once
+    assert shown < ticks, (shown, ticks)
+print(sys.argv[2], ": %d of %d tick labels shown, none overlapping" % (shown, ticks))
+PY
+done
+
 # No pairs at all (two exits without an entry): a page that says so, still well-formed.
 printf 'exit 0 1000 100 30 0\nexit 0 2000 100 30 0\n' |
 	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" empty.vmt || fail "mkvmt"
