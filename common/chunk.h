@@ -32,6 +32,11 @@ struct vmt_chunk_info {
 	uint32_t payload_crc;
 	uint32_t seq;		/* position in its CPU's run */
 	uint32_t header_size;	/* .vmt: of the block header, from the scan (0: read it) */
+	/*
+	 * Blocks skipped before it that may have held pages of its CPU (a count): where it
+	 * grows from the CPU's chunk before, a reader puts a gap, as for a damaged chunk.
+	 */
+	uint32_t holes_before;
 };
 
 /* Per-thread decompression state and output buffer. */

@@ -863,6 +863,8 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			if (!r->parent)
 				r->st.chunks++;	/* a slice counted its own when it was made */
 			ci = vmt_source_chunk(r->src, idx);
+			if (vmt_source_hole_before(r->src, idx))
+				s->after_bad = true;
 			if (s->chunk_hi) {
 				s->cur_hi = s->chunk_hi[s->next_chunk - 1];
 				s->cur_lo = s->chunk_lo[s->next_chunk - 1];

@@ -291,6 +291,19 @@ void vmt_source_close(struct vmt_source *s)
 	free(s);
 }
 
+bool vmt_source_hole_before(const struct vmt_source *s, size_t idx)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+
+	if (!ci->holes_before)
+		return false;	/* the common case: nothing skipped before it */
+	while (idx-- > 0) {
+		if (s->chunks[idx].cpu == ci->cpu)
+			return s->chunks[idx].holes_before != ci->holes_before;
+	}
+	return true;	/* its CPU's first chunk: the holes may have held earlier ones */
+}
+
 int vmt_source_push_chunk(struct vmt_source *s, const struct vmt_chunk_info *ci)
 {
 	if (s->nchunks == s->chunks_cap) {

@@ -82,6 +82,12 @@ const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
 
 size_t vmt_source_nchunks(const struct vmt_source *s);
 const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t idx);
+/*
+ * Whether blocks skipped while opening may have held pages of chunk idx's CPU between its
+ * chunk before (in the file's order, whatever part a slice reads) and it: its events are
+ * then lost as a damaged chunk's are.
+ */
+bool vmt_source_hole_before(const struct vmt_source *s, size_t idx);
 enum vmt_chunk_order vmt_source_order(const struct vmt_source *s);
 /*
  * Read, check and decompress chunk idx into cb->raw (raw_size bytes). Returns 0 or

@@ -852,9 +852,10 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 				break;
 			}
 			if (ci.raw_size % ps || !ci.raw_size || ci.raw_size > VMT_MAX_CHUNK_RAW) {
-				/* not whole pages: cannot be decoded */
+				/* not whole pages: cannot be decoded, a hole in this CPU's pages */
 				if (!st->bad_blocks++)
 					st->bad_block_at = ci.offset;
+				ci.holes_before++;
 				continue;
 			}
 			ci.page_count = ci.raw_size / ps;

@@ -141,6 +141,8 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 	ci.missed_pages = get_le32(hdr + VMT_CH_MISSED_PAGES);
 	ci.missed_count = get_le64(hdr + VMT_CH_MISSED_COUNT);
 	ci.payload_crc = get_le32(hdr + VMT_BH_PAYLOAD_CRC);
+	/* a block whose header failed could have been any CPU's chunk */
+	ci.holes_before = (uint32_t)s->status.bad_blocks;
 	if (ci.page_count == 0 || ci.page_size < 32 || ci.page_size > (16u << 20) ||
 	    ci.raw_size != (uint64_t)ci.page_count * ci.page_size ||
 	    ci.raw_size > VMT_MAX_CHUNK_RAW || (ci.flags & ~VMT_CHUNK_ZSTD) ||

@@ -384,7 +384,8 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 			*skipped |= bit;
 			continue;
 		}
-		if (*skipped & bit)
+		/* a damaged chunk of this CPU before, or blocks skipped that may have been */
+		if ((*skipped & bit) || vmt_source_hole_before(src, i))
 			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
 		*skipped &= ~bit;
 		ret = vmt_chunk_write_cut(w, vmt_reader_header_page(r), cb.raw, ci,

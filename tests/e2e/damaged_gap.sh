@@ -461,4 +461,48 @@ for d in (bad, copy):
     assert (d["lost_events"], d["lost_events_exact"], d["bad_blocks"]) == (0, True, 0), d
     assert d["finished"] is False
 PY
+# A block whose header fails its checksum could have been any CPU's chunk: its hole is a
+# gap on every CPU from its last page before to its next page after, as a damaged chunk's
+# is. The exit at 3 us and the entry at 90 us made an 87 us pair across it (no gap).
+cat >hd.txt <<'EOF'
+cpus 0
+page 0
+exit 0 1000 7 30 0
+entry 0 2000 7 0
+exit 0 3000 7 30 0
+chunk 0
+page 0
+entry 0 50000 7 0
+exit 0 51000 7 30 0
+chunk 0
+page 0
+entry 0 90000 7 0
+exit 0 91000 7 30 0
+entry 0 92000 7 0
+EOF
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" hd.vmt <hd.txt || fail mkvmt
+python3 - hd.vmt hdb.vmt <<'PY' || fail "damaging a chunk's block header"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off, n = 16, 0
+while off < len(b):
+    hs, ps = struct.unpack_from("<IQ", b, off + 4)
+    if b[off:off + 4] == b"CHNK":
+        n += 1
+        if n == 2:
+            b[off + 20] ^= 0xFF	# the reserved field: the header's checksum fails
+    off += hs + ps
+open(sys.argv[2], "wb").write(b)
+PY
+vmtrace-convert --to-vmt -o hdc.vmt hdb.vmt 2>/dev/null
+for f in hdb hdc; do
+	vmtrace-report --json $f.vmt >$f.json 2>/dev/null
+	[ "$(json $f.json '(d["pairs"], d["latency_ns"]["max"], d["gap_dropped"], d["lost_events_exact"])')" = \
+	  "(2, 1000, 1, False)" ] || fail "$f.vmt: a pair across the damaged block header: $(json $f.json \
+	  '(d["pairs"], d["latency_ns"]["max"], d["gap_dropped"], d["lost_events_exact"])')"
+	# the task's hole: from its exit at 3 us to the next page's first time, 90 us
+	[ "$(json $f.json '[v["gap_ns"] for v in d["vcpus"]]')" = "[87000]" ] || fail "$f.vmt: gap_ns"
+done
+vmtrace-report --json hd.vmt >hd.json 2>/dev/null
+[ "$(json hd.json '(d["pairs"], d["gap_dropped"])')" = "(4, 0)" ] || fail "hd.vmt: undamaged"
 finish

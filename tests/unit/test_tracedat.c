@@ -438,6 +438,46 @@ static void test_chunk_size_checked(void **state)
 	}
 }
 
+/*
+ * A compression chunk that is not whole pages is skipped: the next chunk of its CPU, and
+ * only that one, says a hole is before it, so that no pair spans the skipped pages.
+ */
+static void test_skipped_chunk_hole(void **state)
+{
+	char path[] = "/tmp/vmtrace-td-XXXXXX";
+	struct vmt_chunk_info c0;
+	struct vmt_source *src;
+	size_t len, i, n;
+	uint8_t *buf;
+	int fd;
+
+	(void)state;
+	assert_int_equal(vmt_io_read_file(data("kvm.v7zstd.dat"), 64u << 20, (char **)&buf,
+					  &len), 0);
+	assert_int_equal(vmt_source_open(data("kvm.v7zstd.dat"), NULL, &src, NULL, 0), 0);
+	n = vmt_source_nchunks(src);
+	assert_true(n >= 2);
+	assert_int_equal(vmt_source_chunk(src, 1)->cpu, vmt_source_chunk(src, 0)->cpu);
+	for (i = 0; i < n; i++)
+		assert_false(vmt_source_hole_before(src, i));
+	c0 = *vmt_source_chunk(src, 0);
+	vmt_source_close(src);
+	put_le32(buf + c0.offset - 4, (uint32_t)c0.raw_size - 1);	/* not whole pages */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(vmt_io_write_full(fd, buf, len), 0);
+	close(fd);
+	assert_int_equal(vmt_source_open(path, NULL, &src, NULL, 0), 0);
+	assert_int_equal(vmt_source_status(src)->bad_blocks, 1);
+	assert_int_equal(vmt_source_nchunks(src), n - 1);
+	/* the CPU's first chunk now: the pages before it were in the one skipped */
+	for (i = 0; i < n - 1; i++)
+		assert_int_equal(vmt_source_hole_before(src, i), i == 0);
+	vmt_source_close(src);
+	unlink(path);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_chunk_size_checked),
+		cmocka_unit_test(test_skipped_chunk_hole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
