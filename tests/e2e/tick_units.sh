@@ -77,12 +77,19 @@ run vmtrace-report --json tsc.vmt
 	"[(0, 1000000), (6219381, 500)]" ] || fail "JSON top"
 [ "$(json out.txt '(d["window_ns"], d["max_window_sum_ns"], d["max_window_start_ns"])')" = \
 	"(1000000, 1000000, 0)" ] || fail "JSON window"
+# -v takes no --json (the man page says so); the events of --around in JSON say their unit
 run vmtrace-report -v --json tsc.vmt
+expect_rc 64 "-v --json"
+expect_one_line_error vmtrace-report "--json, --legacy and --verbose exclude each other"
+run vmtrace-report --json --around 0,7000000 tsc.vmt
 python3 -c '
 import json, sys
-for line in open(sys.argv[1]):
-    if json.loads(line).get("unit") != "ticks":
-        sys.exit("a -v --json line without unit ticks: " + line)' out.txt || fail "-v --json unit"
+ev = json.load(open(sys.argv[1]))["around"]
+got = [(e["unit"], e["time_ns"], e["kind"]) for e in ev]
+want = [("ticks", 0, "exit"), ("ticks", 1000000, "entry"), ("ticks", 6219381, "exit"),
+        ("ticks", 6219881, "entry")]
+sys.exit(0 if got == want else "--around --json events: %r" % got)' out.txt ||
+	fail "--around --json unit"
 
 # CSV: the columns name their unit; JSON lines keep their keys and say the unit
 run vmtrace-convert --csv -o - tsc.vmt
