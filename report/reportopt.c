@@ -317,6 +317,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					   (o->html && strcmp(o->html, "-") == 0)))
 			argp_error(state, "--hist-format cyclictest prints the histogram alone, in "
 				   "cyclictest -h's layout: it takes no other view");
+		/* the page is all of standard output: a second output there would be dropped */
+		if (o->html && strcmp(o->html, "-") == 0 &&
+		    (o->json || o->legacy || o->verbose || o->around || o->threshold_ns ||
+		     o->histogram || o->bucket_ns || o->buckets || o->hist_log || o->wide))
+			argp_error(state, "--html - is the page alone on standard output: no --json, "
+				   "--legacy, -v, lists or histogram");
 		if (o->json && (o->wide || o->hist_cyclictest))
 			argp_error(state, "--json has every field: --wide and --hist-format are "
 				   "for text");

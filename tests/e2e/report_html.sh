@@ -452,6 +452,24 @@ python3 validate.py big.html >v.out 2>&1 || fail "big: $(cat v.out)"
 # Standard output, and never over the recording.
 vmtrace-report --html - "$DATA/sample-kvm.vmt" >stdout.html || fail "--html -"
 head -c 15 stdout.html | grep -q '<!DOCTYPE html>' || fail "--html - did not write the page"
+# the page is all of standard output: a second view there is refused, never dropped
+cp "$DATA/sample-kvm.vmt" b.vmt
+for args in "--json" "--legacy" "-v" "--around 1s" "--threshold 1ms" "--histogram" "--bucket 2us" \
+	    "--wide" "--compare --json b.vmt"; do
+	run vmtrace-report --html - $args "$DATA/sample-kvm.vmt"
+	expect_rc 64 "--html - $args"
+	expect_one_line_error vmtrace-report \
+		"--html - is the page alone on standard output: no --json, --legacy, -v, lists or histogram"
+	[ ! -s out.txt ] || fail "--html - $args: wrote to standard output"
+done
+# with a file name, both: the page in the file, the JSON on standard output, the same figures
+vmtrace-report --html both.html --json "$DATA/sample-kvm.vmt" >both.json || fail "--html FILE --json"
+cmp -s both.html stdout.html || fail "--html FILE --json: not the page --html - wrote"
+[ "$(json both.json 'd["pairs"]')" -gt 0 ] || fail "--html FILE --json: no JSON report"
+# --interval and --top shape the page: taken with --html -
+vmtrace-report --html - --interval 100ms --top 3 "$DATA/sample-kvm.vmt" >shaped.html ||
+	fail "--html - --interval --top"
+head -c 15 shaped.html | grep -q '<!DOCTYPE html>' || fail "--html - --interval: no page"
 # a usage error (64, as vmtrace-convert's), one line, before anything is read or written
 cp "$DATA/sample-kvm.vmt" copy.vmt
 run vmtrace-report --html copy.vmt copy.vmt
