@@ -64,7 +64,7 @@ static const struct argp_option options[] = {
 	  "irq_ns, softirq_ns, nmi_ns (they sum to latency_ns), incomplete, culprit_kind, "
 	  "culprit, culprit_pid", 2 },
 	{ "series", OPT_SERIES, "TIME", OPTION_ARG_OPTIONAL, "one row per interval of TIME "
-	  "(default: 100 to 1000 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
+	  "(default: 200 to 500 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
 	  "max_window_ns (1 ms window), as vmtrace-report --interval", 2 },
 	{ "output", 'o', "FILE", 0, "output file (default: standard output for CSV and JSON "
 	  "lines)", 2 },

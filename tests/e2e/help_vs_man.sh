@@ -97,6 +97,27 @@ for o in "--bucket 2us" "--buckets 10" --log "--hist-format text"; do
 	vmtrace-report --json $o "$K" >h.json || fail "report $o"
 	[ "$(json h.json 'd["histogram"] is not None')" = True ] || fail "$o does not imply --histogram"
 done
+# --series without TIME: --help, the man page and the program give the same number of
+# intervals (--help once said 100 to 1000 while the man page and the program said 200 to 500)
+range=$(vmtrace-convert --help | tr -s ' \n' ' ' |
+	sed -n 's/.*--series\[=TIME\] [^(]*(default: \([0-9]* to [0-9]*\) of them).*/\1/p')
+[ -n "$range" ] || fail "convert --help: no default number of --series intervals"
+tr -s ' \n' ' ' <"$top_srcdir/man/vmtrace-convert.1" | grep -q "cuts the recording into $range parts" ||
+	fail "convert: --help's --series default ($range) is not the man page's"
+tr -s ' \n' ' ' <"$top_srcdir/man/vmtrace-report.1" | grep -q "cuts the recording into $range parts" ||
+	fail "report: the --interval default is not convert's --series default ($range)"
+for f in sample-kvm.vmt sample-syscalls.vmt why/sample/kvm.vmt; do
+	vmtrace-convert --series --csv -o series.csv "$DATA/$f" 2>/dev/null || fail "--series $f"
+	python3 - series.csv $range <<'PY' || fail "--series $f: not $range intervals"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = len({r["start_ns"] for r in rows})
+lo, hi = int(sys.argv[2]), int(sys.argv[4])
+# the first interval starts on a multiple of the step, so the last may reach one past
+if not lo <= n <= hi + 1:
+    sys.exit("%d intervals" % n)
+PY
+done
 # the clock of a recording made without -C is a new instance's: local, whatever the top
 # level uses (needs root and tracefs; the rest of the test does not)
 if [ "$(id -u)" = 0 ] && [ -w /sys/kernel/tracing/trace_clock ] &&
