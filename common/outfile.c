@@ -299,6 +299,15 @@ int vmt_outfile_is_same_file(const char *path, const char *input)
 	return S_ISREG(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+int vmt_outfile_binary_on_tty(const char *path, const char *format, char *msg, size_t size)
+{
+	if (strcmp(path, "-") != 0 || !isatty(STDOUT_FILENO))
+		return 0;
+	snprintf(msg, size, "standard output: refusing to write binary %s data to a terminal; "
+		 "redirect it or use -o FILE", format);
+	return 1;
+}
+
 int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
 			   size_t size)
 {

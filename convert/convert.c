@@ -41,6 +41,19 @@ static int check_not_input(const struct convert_opts *o)
 	return EXIT_USAGE;
 }
 
+/* Binary output on a terminal garbles it and is lost: a usage error, before any reading. */
+static int check_not_tty(const struct convert_opts *o)
+{
+	char msg[160];
+
+	if ((o->format != CONVERT_LEGACY && o->format != CONVERT_VMT) ||
+	    !vmt_outfile_binary_on_tty(o->output, o->format == CONVERT_VMT ? ".vmt" : "trace.bin",
+				       msg, sizeof(msg)))
+		return 0;
+	vmt_err("%s", msg);
+	return EXIT_USAGE;
+}
+
 static int open_input(struct convert_opts *o, struct vmt_reader **r)
 {
 	char msg[512], warn[256];
@@ -147,6 +160,8 @@ int main(int argc, char **argv)
 	vmt_log_init(argv[0]);
 	convert_parse_args(&o, argc, argv);
 	code = check_not_input(&o);
+	if (!code)
+		code = check_not_tty(&o);
 	if (!code)
 		code = open_input(&o, &r);
 	if (!code)

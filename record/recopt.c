@@ -368,6 +368,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 		{ 0 }
 	};
 	struct argp argp = { options, parse_opt, args_doc, doc, children, NULL, NULL };
+	char msg[160];
 	int i, len = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -381,6 +382,11 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 				i ? " " : "", argv[i]);
 	argc = split_command(argc, argv, o);
 	vmt_cmdline_parse(&argp, argc, argv, o);
+	/* the pages would garble the terminal and be lost: said before anything is traced */
+	if (vmt_outfile_binary_on_tty(o->output, ".vmt", msg, sizeof(msg))) {
+		vmt_err("%s", msg);
+		exit(64);
+	}
 	vmt_log_set_quiet(o->quiet);
 	if (!o->begin) {
 		o->begin = strdup(REC_DEFAULT_BEGIN);
