@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "reader.h"
 #include "tclock.h"
+#include "timefmt.h"
 
 /* One task's sliding windows: over all its exits, and over each reason's. */
 struct cmp_task_reason {
@@ -782,11 +783,12 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 			x = after == 0 ? 0 : INFINITY;
 		else
 			x = (after - before) / before * 100.0;
+		/* shown cut toward zero, as the table's changes; the verdict takes x itself */
 		snprintf(msg, size, "%s: %s %s %s -> %s (%+.2f %%) %s %+g %%", cd->text,
 			 g->name, metrics[cd->metric].name,
 			 value_text(cd->metric, before, a, sizeof(a)),
-			 value_text(cd->metric, after, b, sizeof(b)), x, op_names[cd->op],
-			 cd->value);
+			 value_text(cd->metric, after, b, sizeof(b)),
+			 isfinite(x) ? vmt_pct_cut(x, 2) : x, op_names[cd->op], cd->value);
 	}
 	return !isnan(x) && holds(cd->op, x, cd->value);
 }

@@ -153,14 +153,15 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 			x = change_pct(vmt_compare_value(c, g, 0, cols[k].m),
 					      vmt_compare_value(c, g, 1, cols[k].m));
 
+			/* cut toward zero as every figure is: -99.976 % is -99.9 %, never -100.0 % */
 			if (isnan(x))
 				fprintf(f, " %9s", "-");
 			else if (isinf(x))
 				fprintf(f, " %9s", "new");
-			else if (fabs(x) < 99999.95)
-				fprintf(f, " %+8.1f%%", x);
+			else if (fabs(vmt_pct_cut(x, 1)) < 100000)
+				fprintf(f, " %+8.1f%%", vmt_pct_cut(x, 1));
 			else if (x < 1e7)	/* 9 columns still: no decimal, cut */
-				fprintf(f, " %+8.0f%%", trunc(x));
+				fprintf(f, " %+8.0f%%", vmt_pct_cut(x, 0));
 			else
 				fprintf(f, " %9s", ">9999999%");
 		}

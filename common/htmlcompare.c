@@ -16,6 +16,7 @@
 #include "htmlcompare.h"
 #include "outfile.h"
 #include "svg.h"
+#include "timefmt.h"
 
 static const char css[] =
 	"body{font:14px/1.45 system-ui,sans-serif;color:#111;background:#fff;margin:0 auto;"
@@ -151,7 +152,8 @@ static void figures(struct vmt_outbuf *o, const struct vmt_compare *c)
 				else if (x0 == 0)
 					snprintf(b, sizeof(b), x1 == 0 ? "+0.0%%" : "new");
 				else
-					snprintf(b, sizeof(b), "%+.1f%%", (x1 - x0) / x0 * 100.0);
+					snprintf(b, sizeof(b), "%+.1f%%",	/* cut, as the text */
+						 vmt_pct_cut((x1 - x0) / x0 * 100.0, 1));
 				td(o, NULL, b);
 			}
 			if (i < 2 || !tested) {
