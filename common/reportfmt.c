@@ -502,7 +502,7 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 }
 
 static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_report_style *st)
+			 const struct vmt_report_style *st, const bool *shown)
 {
 	const struct words *wd = words_of(r);
 	struct table t = table_for(r, s, st);
@@ -541,8 +541,6 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 				"its figures lack those exits\n");
 	}
 	if (s->ntasks) {
-		bool *shown = tasks_shown(s, st);
-
 		if (shown)
 			snprintf(title, sizeof(title), "%s, the %d with the most time", wd->tasks,
 				 TASK_ROWS);
@@ -554,7 +552,6 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		}
 		tasks_not_shown(f, &t, shown, wd->tasks_word, wd == &kvm_words ? "exits" : "pairs");
 		window_table(f, &t, wd, shown);
-		free(shown);
 	}
 }
 
@@ -565,6 +562,7 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	char *host = vmt_reader_meta(r, "hostname");
 	char *start = vmt_reader_meta(r, "time.start");
 	const struct words *wd = words_of(r);
+	bool *shown;
 	size_t i;
 
 	if (kernel || host || start)
@@ -579,8 +577,11 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	percentile_line(f, r, s);
 	if (s->ntasks && wd == &kvm_words)
 		availability_line(f, s);
-	group_tables(f, r, s, st);
-	vmt_report_why_text(f, r, s);
+	/* the tasks the tables list, and the worst windows broken down under them */
+	shown = tasks_shown(s, st);
+	group_tables(f, r, s, st, shown);
+	vmt_report_why_text(f, r, s, shown);
+	free(shown);
 	if (s->ntop) {
 		fprintf(f, "\n%s:\n", wd->longest);
 		vmt_report_exit_header(f, r);

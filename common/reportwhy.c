@@ -131,29 +131,43 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 	}
 }
 
-static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+/* The worst window of each task the tables above list, in their order; the others counted. */
+static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+		    const bool *shown)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
-	size_t i, shown = 0;
+	size_t i, listed = 0, left = 0;
 
-	for (i = 0; i < s->ntasks && shown < 10; i++) {
+	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char ts[32];
+		char ts[32], sum[32];
 
-		if (!t->has_window_why || !t->max_window_sum)
+		if (shown && !shown[i]) {
+			left++;
 			continue;
-		if (!shown++)
-			fprintf(f, "\nWorst window of each %s, broken down:\n",
-				whywords_of(r)->task);
+		}
+		if (!t->max_window_sum)
+			continue;	/* no time out of the guest: nothing to break down */
+		if (!listed++)
+			fprintf(f, "\nWorst window of each %s%s, broken down:\n",
+				whywords_of(r)->task, shown ? " in the tables above" : "");
 		fprintf(f, "  pid %" PRId32 " at %s %s: ", t->pid,
 			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
 			vmt_fmt_time_unit(c));
-		vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);
+		if (t->has_window_why)
+			vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);
+		else	/* its attributed window is not the one the figures give */
+			fprintf(f, "%s, not broken down",
+				vmt_fmt_lat(c, t->max_window_sum, sum, sizeof(sum)));
 		fputc('\n', f);
 	}
+	if (listed && left)
+		fprintf(f, "  (%zu more %ss not shown, as in the tables above: --wide or --json "
+			"lists every one)\n", left, whywords_of(r)->task);
 }
 
-void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			 const bool *shown)
 {
 	if (!s->why) {
 		fprintf(f, "\nCauses: this recording has no context events (scheduler, interrupts, "
@@ -165,7 +179,7 @@ void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		return;
 	reasons_table(f, r, s);
 	culprits_table(f, r, s);
-	windows(f, r, s);
+	windows(f, r, s, shown);
 }
 
 void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,

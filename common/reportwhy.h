@@ -17,8 +17,13 @@
 /* The "why" line under an exit of a list (indented), or nothing without a why. */
 void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_why *why,
 			 uint64_t lat, bool wide);
-/* The text sections: per-reason kinds, culprits, worst windows; or the one-line note. */
-void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
+/*
+ * The text sections: per-reason kinds, culprits, worst windows; or the one-line note. shown:
+ * the tasks the task tables list (shown[i] for s->tasks[i]), whose windows are broken down,
+ * the rest counted; NULL for every task.
+ */
+void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			 const bool *shown);
 /* Top-level JSON keys: context_events, why_recorded, why_note (when nothing is known). */
 void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
 				const struct vmt_summary *s);
