@@ -184,7 +184,8 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 		     const struct vmt_summary *s, bool kvm)
 {
 	const struct vmt_culprit *rows;
-	size_t n = vmt_culprits_rows(s->culprits, &rows), i;
+	size_t n = vmt_culprits_rows(s->culprits, &rows), i, shown;
+	uint64_t other = 0;
 	char b[48];
 
 	/* the words of reportwhy.c's sections; the kinds keep their names ("kvm") for any pair */
@@ -203,9 +204,13 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 			  kvm ? "vCPU tasks" : "the traced tasks",
 			  kvm ? "user-space exits" : "returns to user space",
 			  kvm ? "exits" : "pairs");
-	for (i = 0; i < n && i < MAX_CULPRITS; i++) {
+	for (i = 0, shown = 0; i < n && shown < MAX_CULPRITS; i++) {
 		const struct vmt_culprit *c = &rows[i];
 
+		/* a kind's "other": parts merged past what an exit names, no one culprit */
+		if (c->pid == VMT_WHY_PID_OTHER)
+			continue;
+		shown++;
 		vmt_outbuf_printf(o, "<tr data-kind=\"%s\" data-pid=\"%" PRId32 "\" data-count=\"%"
 				  PRIu64 "\" data-total-ns=\"%" PRIu64 "\" data-max-ns=\"%" PRIu64
 				  "\">", vmt_why_kind_names[c->kind], c->pid, c->count,
@@ -226,6 +231,14 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 		vmt_outbuf_str(o, "</tr>");
 	}
 	vmt_outbuf_str(o, "</tbody></table></div>");
+	for (i = 0; i < n; i++)
+		other += rows[i].pid == VMT_WHY_PID_OTHER ? rows[i].total : 0;
+	if (other) {
+		fmt_ns_text(vmt_clock_ns(clk, other), b, sizeof(b));
+		vmt_outbuf_printf(o, "<p class=\"note\" id=\"culprits-other\" data-total-ns=\"%"
+				  PRIu64 "\">Not ranked: &ldquo;other&rdquo;, %s, the parts too "
+				  "many to name one by one.</p>", vmt_clock_ns(clk, other), b);
+	}
 }
 
 void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,

@@ -102,23 +102,48 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 	not_recorded(f, s->why_recorded);
 }
 
+/*
+ * The culprits, ranked: tasks and interrupts. A kind's "other" row (VMT_WHY_PID_OTHER: the
+ * parts merged past what an exit or the table names) is no one culprit: not ranked, its
+ * time said under the table, kept in the JSON.
+ */
 static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
 	const struct vmt_culprit *rows;
-	size_t i, n = vmt_culprits_rows(s->culprits, &rows);
+	size_t i, shown = 0, named = 0, n = vmt_culprits_rows(s->culprits, &rows);
+	uint64_t other = 0, other_exits = 0;
+	unsigned int other_kinds = 0, kind = 0;
+	char t[32], m[32];
 
+	for (i = 0; i < n; i++) {
+		if (rows[i].pid != VMT_WHY_PID_OTHER) {
+			named++;
+			continue;
+		}
+		other += rows[i].total;
+		other_exits += rows[i].count;
+		other_kinds++;
+		kind = rows[i].kind;
+	}
 	if (!n) {
 		fprintf(f, "\nCulprits: none, %s\n", whywords_of(r)->none);
 		return;
 	}
-	fprintf(f, "\nCulprits (what took the most time from %s%s):\n", whywords_of(r)->from,
-		n > 10 ? ", top 10" : "");
-	fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid",
-		whywords_of(r)->count, "total", "max");
-	for (i = 0; i < n && i < 10; i++) {
-		char pid[16], t[32], m[32];
+	if (named) {
+		fprintf(f, "\nCulprits (what took the most time from %s%s):\n",
+			whywords_of(r)->from, named > 10 ? ", top 10" : "");
+		fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid",
+			whywords_of(r)->count, "total", "max");
+	} else {
+		fprintf(f, "\nCulprits: none named\n");
+	}
+	for (i = 0; i < n && shown < 10; i++) {
+		char pid[16];
 
+		if (rows[i].pid == VMT_WHY_PID_OTHER)
+			continue;
+		shown++;
 		if (rows[i].pid >= 0)
 			snprintf(pid, sizeof(pid), "%" PRId32, rows[i].pid);
 		else
@@ -129,6 +154,15 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 			vmt_fmt_lat(c, rows[i].total, t, sizeof(t)),
 			vmt_fmt_lat(c, rows[i].max, m, sizeof(m)));
 	}
+	/* "exits" / "pairs", without its s for one */
+	if (other_kinds == 1)
+		fprintf(f, "  (not ranked: \"other\", %s of %s time in %" PRIu64 " %.*s, the parts "
+			"too many to name one by one)\n", vmt_fmt_lat(c, other, t, sizeof(t)),
+			kind < VMT_WHY_NKINDS ? vmt_why_kind_names[kind] : "?", other_exits,
+			(int)strlen(whywords_of(r)->count) - (other_exits == 1), whywords_of(r)->count);
+	else if (other_kinds)
+		fprintf(f, "  (not ranked: \"other\", %s of %u kinds' time, the parts too many "
+			"to name one by one)\n", vmt_fmt_lat(c, other, t, sizeof(t)), other_kinds);
 }
 
 /* The worst window of each task the tables above list, in their order; the others counted. */
