@@ -74,13 +74,13 @@ int vmt_outfile_is_same_file(const char *path, const char *input);
  * it" (what: "the output", "the --html page"; "standard output is ...", "... the file on
  * standard input" for "-"); else 0, errors left to the open that follows.
  */
+int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
+			   size_t size);
 /*
  * Whether writing binary data of the named format (".vmt", "trace.bin") to path would put
  * it on a terminal: path "-" with standard output a terminal, where the bytes garble the
  * screen and the data is lost. Then 1, with msg the line that refuses it; else 0.
  */
 int vmt_outfile_binary_on_tty(const char *path, const char *format, char *msg, size_t size);
-int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
-			   size_t size);
 
 #endif
