@@ -27,6 +27,9 @@
  *                                  char arrays and __data_loc strings)
  *   endmeta KEY VALUE             (a key of the END block, as a recorder writes at its
  *                                  end: clock.ns_per_tick 8.5)
+ *   meta KEY VALUE                (a key of the metadata at the start: the VM map of
+ *                                  vmtrace-record --vm, "vm.count 1", "vm.0.name web1",
+ *                                  "vm.0.pid 900", "vm.0.vcpus 1000:0,1001:1")
  *   unfinished                    (leave out the END block)
  * Generated mode: mkvmt --random EXITS CPUS FORMAT_DIR OUT.vmt (pseudo-random, seeded).
  * With --context before --random, the file also declares context events and about one
@@ -36,6 +39,8 @@
  * 8-byte header (signature, kvm_entry id, kvm_exit id) and CPU 0's 4 KiB pages.
  * Chunks hold vmt_chunk_pages() of the CPUs (as vmtrace-record writes them); --chunk-pages N,
  * before everything, sets their size (1 MiB chunks on many CPUs: earlier recorders').
+ * --meta KEY=VALUE, first and as often as needed, adds a key as the script's meta line does
+ * (for --random files, which read no script).
  */
 #include "config.h"
 
@@ -386,9 +391,17 @@ int main(int argc, char **argv)
 	unsigned int rand_cpus = 0, i;
 	bool finished = true, have_stats = false;
 	struct vmt_kvbuf meta, endkv;
-	char *text, **lines = NULL;
-	size_t len, nlines = 0, nalloc = 0;
+	char *text, **lines = NULL, *metas[64];
+	size_t len, nlines = 0, nalloc = 0, nmetas = 0;
 	int fd;
+
+	while (argc > 2 && strcmp(argv[1], "--meta") == 0) {
+		if (!strchr(argv[2], '=') || nmetas == sizeof(metas) / sizeof(metas[0]))
+			die("--meta KEY=VALUE, at most 64 of them");
+		metas[nmetas++] = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 
 	if (argc > 2 && strcmp(argv[1], "--chunk-pages") == 0) {
 		char *rest;
@@ -426,8 +439,8 @@ int main(int argc, char **argv)
 			snprintf(cpulist, sizeof(cpulist), "0-%u", rand_cpus - 1);
 	}
 	if (argc != 3)
-		die("usage: mkvmt [--chunk-pages N] [--legacy] [--context] [--random EXITS CPUS] "
-		    "FORMAT_DIR OUT.vmt < script");
+		die("usage: mkvmt [--meta KEY=VALUE]... [--chunk-pages N] [--legacy] [--context] "
+		    "[--random EXITS CPUS] FORMAT_DIR OUT.vmt < script");
 	dir = argv[1];
 	out = argv[2];
 
@@ -468,6 +481,21 @@ int main(int argc, char **argv)
 	vmt_kv_add_str(&meta, VMT_META_CLOCK, clock);
 	vmt_kv_add_str(&meta, VMT_META_ENDIAN, "little");
 	vmt_kv_add_str(&meta, "hostname", "mkvmt");
+	for (i = 0; i < nmetas; i++) {
+		char *eq = strchr(metas[i], '=');
+
+		*eq = '\0';
+		vmt_kv_add_str(&meta, metas[i], eq + 1);
+	}
+	for (i = 0; i < nlines; i++) {
+		char key[128];
+		int n;
+
+		if (sscanf(lines[i], "meta %127s %n", key, &n) == 1) {
+			lines[i][strcspn(lines[i], "\n")] = '\0';
+			vmt_kv_add_str(&meta, key, lines[i] + n);
+		}
+	}
 	if (*cpulist)
 		vmt_kv_add_str(&meta, VMT_META_CPUS, cpulist);
 	if (rand_ctx)
