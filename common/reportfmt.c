@@ -28,6 +28,9 @@ static const struct pct pcts[] = {
 };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
 
+/* The text's width (--wide aside). */
+#define TEXT_COLUMNS 120
+
 /* The words of the report: KVM's, or neutral ones for any other event pair. */
 struct words {
 	const char *events, *pairs, *begins, *ends, *lat, *reason, *reasons, *task, *tasks;
@@ -232,28 +235,32 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 		"avg", "max", "max/window", vm ? "  vm" : "");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char v[16], label[320];
+		char v[16], whole[320], label[320];
+		/* the VM's label ends the line: cut to what is left of 120 columns */
+		unsigned int room = TEXT_COLUMNS - (2 + 8 + (kvm ? 7 : 0) + 4 * 13 + 2);
 
 		if (t->has_vcpu)
 			snprintf(v, sizeof(v), " %6u", t->vcpu);
 		else
 			snprintf(v, sizeof(v), " %6s", "-");
-		if (!vm || !vmt_vmmap_label(vm, t->pid, label + 2, sizeof(label) - 2))
-			label[2] = '\0';
+		if (!vm || !vmt_vmmap_label(vm, t->pid, whole, sizeof(whole)))
+			whole[0] = '\0';
 		label[0] = label[1] = ' ';
+		vmt_fmt_fit(whole, room, label + 2, sizeof(label) - 2);
 		fprintf(f, "  %8" PRId32 "%s %12" PRIu64 " %12s %12s %12s%s\n", t->pid,
 			kvm ? v : "", t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
-			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), label[2] ? label : "");
+			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), whole[0] ? label : "");
 	}
 }
 
-/* A table of groups: its units, fixed once for all its rows. */
+/* A table of groups: its units and the width of its names, fixed once for all its rows. */
 struct table {
 	const struct vmt_reader *r;
 	const struct vmt_summary *s;
 	const struct vmt_report_style *st;
 	struct vmt_unit lat, total;
+	unsigned int name_cols;
 };
 
 static struct table table_for(const struct vmt_reader *r, const struct vmt_summary *s,
@@ -261,9 +268,19 @@ static struct table table_for(const struct vmt_reader *r, const struct vmt_summa
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	struct table t = { r, s, st, vmt_unit_for(clk, s->lat.max),
-			   vmt_unit_for_total(clk, s->lat.sum) };
+			   vmt_unit_for_total(clk, s->lat.sum), VMT_NAME_COLUMNS };
 
 	return t;
+}
+
+/* The figures of a group table's row: count, shares, total, min, avg, percentiles, max. */
+static unsigned int table_rest(const struct table *t)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < NPCT; k++)
+		n += !pcts[k].wide_only || t->st->wide;
+	return 2 + 10 + 7 + 10 + 7 + 10 + 10 + (t->st->wide ? 10 : 0) + 10 * n + 10;
 }
 
 static void table_header(FILE *f, const struct table *t, const char *title, const char *what)
@@ -271,8 +288,8 @@ static void table_header(FILE *f, const struct table *t, const char *title, cons
 	unsigned int k;
 
 	fprintf(f, "\n%s; latencies in %s, totals in %s:\n", title, t->lat.name, t->total.name);
-	fprintf(f, "  %-24s %9s %6s %9s %6s %9s %9s", what, "count", "count%", "total", "time%",
-		"min", "avg");
+	fprintf(f, "  %-*s %9s %6s %9s %6s %9s %9s", (int)t->name_cols, what, "count", "count%",
+		"total", "time%", "min", "avg");
 	if (t->st->wide)
 		fprintf(f, " %9s", "stddev");
 	for (k = 0; k < NPCT; k++) {
@@ -295,10 +312,11 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	const struct vmt_clock *clk = vmt_reader_clock(t->r);
 	const struct vmt_latdist *d = &g->d;
 	const struct vmt_summary *s = t->s;
-	char b[32];
+	char b[32], name[320];
 	unsigned int k;
 
-	fprintf(f, "  %-24s %9" PRIu64 " %6.2f", label, d->st.count,
+	fprintf(f, "  %-*s %9" PRIu64 " %6.2f", (int)t->name_cols,
+		vmt_fmt_fit(label, t->name_cols, name, sizeof(name)), d->st.count,
 		vmt_share_pct(d->st.count, s->lat.count, 2));
 	fprintf(f, " %9s", cell9(clk, d->st.sum, t->total, b, sizeof(b)));
 	fprintf(f, " %6.2f", vmt_share_pct(d->st.sum, s->lat.sum, 2));
@@ -316,27 +334,22 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	fprintf(f, " %9s\n", cell9(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
-/* The tables' first column: a label wider than this pushes the row's figures right. */
-#define TASK_LABEL_COLUMNS 24
-
 /*
  * "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)"; a task
- * without a vCPU: "comm (pid)" when the context events named it (its comm cut to fit the
- * column), else "- (pid)".
+ * without a vCPU: "comm (pid)" when the context events named it, else "- (pid)". Whole:
+ * the tables cut it to their name column.
  */
 static char *task_label(const struct vmt_reader *r, const struct vmt_group *t, char *buf,
 			size_t size)
 {
 	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
-	int room;
 
 	if (m && vmt_vmmap_label(m, t->pid, buf, size))
 		return buf;
-	room = TASK_LABEL_COLUMNS - snprintf(NULL, 0, " (%" PRId32 ")", t->pid);
 	if (t->has_vcpu)
 		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
 	else if (t->comm[0])
-		snprintf(buf, size, "%.*s (%" PRId32 ")", room > 1 ? room : 1, t->comm, t->pid);
+		snprintf(buf, size, "%s (%" PRId32 ")", t->comm, t->pid);
 	else
 		snprintf(buf, size, "- (%" PRId32 ")", t->pid);
 	return buf;
@@ -473,11 +486,20 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 	const struct vmt_summary *s = t->s;
 	struct vmt_unit u = vmt_unit_for(clk, vmt_clock_ticks(clk, s->window_ns));
 	bool gaps = wd == &kvm_words && any_unknown(s);
-	char label[64], a[32], b[48], w[32], gap[48], at[48];
-	size_t i;
+	char label[320], name[320], a[32], b[48], w[32], gap[48], at[48];
+	size_t i, longest = 0;
+	unsigned int cols;
 
-	fprintf(f, "  %-24s %9s %16s %16s%s\n", wd->task, wd == &kvm_words ? "in guest" : "",
-		"max/window", "window starts at", gaps ? "          gap" : "");
+	for (i = 0; i < s->ntasks; i++) {
+		size_t n = strlen(task_label(t->r, &s->tasks[i], label, sizeof(label)));
+
+		if ((!shown || shown[i]) && n > longest)
+			longest = n;
+	}
+	cols = vmt_fmt_name_cols(longest, 2 + 10 + 17 + 17 + (gaps ? 13 : 0), t->st->wide);
+	fprintf(f, "  %-*s %9s %16s %16s%s\n", (int)cols, wd->task,
+		wd == &kvm_words ? "in guest" : "", "max/window", "window starts at",
+		gaps ? "          gap" : "");
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *g = &s->tasks[i];
 
@@ -496,8 +518,9 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 		snprintf(at, sizeof(at), "%s %s",
 			 vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)),
 			 vmt_fmt_time_unit(clk));
-		fprintf(f, "  %-24s %9s %16s %16s%s\n", task_label(t->r, g, label, sizeof(label)),
-			a, w, at, gaps ? gap : "");
+		fprintf(f, "  %-*s %9s %16s %16s%s\n", (int)cols,
+			vmt_fmt_fit(task_label(t->r, g, label, sizeof(label)), cols, name,
+				    sizeof(name)), a, w, at, gaps ? gap : "");
 	}
 }
 
@@ -506,10 +529,17 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 {
 	const struct words *wd = words_of(r);
 	struct table t = table_for(r, s, st);
-	char label[128], title[256];
-	size_t i;
+	char label[320], title[256];
+	size_t i, longest;
 
 	if (s->nreasons) {
+		for (i = 0, longest = 0; i < s->nreasons; i++) {
+			size_t n = strlen(vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key,
+							     label, sizeof(label)));
+
+			longest = n > longest ? n : longest;
+		}
+		t.name_cols = vmt_fmt_name_cols(longest, table_rest(&t), st->wide);
 		if (wd == &kvm_words)
 			snprintf(title, sizeof(title), "%s, most total time first, names from %s",
 				 wd->reasons, vmt_exitreasons_from_recording(s->names) ?
@@ -524,6 +554,8 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	if (s->ncpus) {
 		bool gaps = false;
 
+		/* "12 (3 gaps)": far from VMT_NAME_COLUMNS */
+		t.name_cols = VMT_NAME_COLUMNS;
 		table_header(f, &t, "Per pCPU (of the begin event)", "cpu");
 		for (i = 0; i < s->ncpus; i++) {
 			/* a pCPU that lost events (a gap, damaged data) lacks some of its exits */
@@ -544,6 +576,13 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		if (shown)
 			snprintf(title, sizeof(title), "%s, the %d with the most time", wd->tasks,
 				 TASK_ROWS);
+		for (i = 0, longest = 0; i < s->ntasks; i++) {
+			size_t n = strlen(task_label(r, &s->tasks[i], label, sizeof(label)));
+
+			if ((!shown || shown[i]) && n > longest)
+				longest = n;
+		}
+		t.name_cols = vmt_fmt_name_cols(longest, table_rest(&t), st->wide);
 		table_header(f, &t, shown ? title : wd->tasks, wd->task);
 		for (i = 0; i < s->ntasks; i++) {
 			if (!shown || shown[i])

@@ -63,16 +63,20 @@ static void not_recorded(FILE *f, uint32_t recorded)
 		fputs(" (their context events are not in the file)\n", f);
 }
 
-static void kinds_row(FILE *f, const char *label, const struct vmt_clock *c,
+/* The columns of the reasons' rows but the name's: total, the kinds, incomplete. */
+#define KINDS_REST (2 + 11 + 8 * VMT_WHY_NKINDS + 10)
+
+static void kinds_row(FILE *f, const char *label, unsigned int cols, const struct vmt_clock *c,
 		      const struct vmt_whysum *w, uint32_t recorded)
 {
 	uint64_t total = 0;
 	unsigned int k;
-	char t[32];
+	char t[32], name[320];
 
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		total += w->ticks[k];
-	fprintf(f, "  %-24s %10s", label, vmt_fmt_lat(c, total, t, sizeof(t)));
+	fprintf(f, "  %-*s %10s", (int)cols, vmt_fmt_fit(label, cols, name, sizeof(name)),
+		vmt_fmt_lat(c, total, t, sizeof(t)));
 	for (k = 0; k < VMT_WHY_NKINDS; k++) {
 		if (!(recorded & 1u << k))
 			fprintf(f, " %7s", "-");
@@ -85,20 +89,27 @@ static void kinds_row(FILE *f, const char *label, const struct vmt_clock *c,
 static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
-	char label[128];
-	unsigned int k;
-	size_t i;
+	char label[320];
+	unsigned int k, cols;
+	size_t i, longest = 0;
 
+	for (i = 0; i < s->nreasons; i++) {
+		size_t n = strlen(vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key, label,
+						     sizeof(label)));
+
+		longest = n > longest ? n : longest;
+	}
+	cols = vmt_fmt_name_cols(longest, KINDS_REST, false);
 	fprintf(f, "\n%s:\n", whywords_of(r)->where);
-	fprintf(f, "  %-24s %10s", whywords_of(r)->reason, "total");
+	fprintf(f, "  %-*s %10s", (int)cols, whywords_of(r)->reason, "total");
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		fprintf(f, " %7s", kind_cols[k]);
 	fprintf(f, " %9s\n", "incompl.");
 	for (i = 0; i < s->nreasons; i++)
 		kinds_row(f, vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key, label,
-						sizeof(label)), c, &s->reasons[i].why,
+						sizeof(label)), cols, c, &s->reasons[i].why,
 			  s->why_recorded);
-	kinds_row(f, "all", c, &s->why_all, s->why_recorded);
+	kinds_row(f, "all", cols, c, &s->why_all, s->why_recorded);
 	not_recorded(f, s->why_recorded);
 }
 
@@ -111,9 +122,9 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
 	const struct vmt_culprit *rows;
-	size_t i, shown = 0, named = 0, n = vmt_culprits_rows(s->culprits, &rows);
+	size_t i, shown = 0, named = 0, n = vmt_culprits_rows(s->culprits, &rows), longest = 0;
 	uint64_t other = 0, other_exits = 0;
-	unsigned int other_kinds = 0, kind = 0;
+	unsigned int other_kinds = 0, kind = 0, cols;
 	char t[32], m[32];
 
 	for (i = 0; i < n; i++) {
@@ -130,16 +141,25 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 		fprintf(f, "\nCulprits: none, %s\n", whywords_of(r)->none);
 		return;
 	}
+	/* the name column: the rows' columns but the name's are kind, pid, count, total, max */
+	for (i = 0; i < n && shown < 10; i++) {
+		if (rows[i].pid == VMT_WHY_PID_OTHER)
+			continue;
+		shown++;
+		longest = strlen(rows[i].name) > longest ? strlen(rows[i].name) : longest;
+	}
+	cols = vmt_fmt_name_cols(longest, 2 + 11 + 9 + 11 * 3, false);
+	shown = 0;
 	if (named) {
 		fprintf(f, "\nCulprits (what took the most time from %s%s):\n",
 			whywords_of(r)->from, named > 10 ? ", top 10" : "");
-		fprintf(f, "  %-10s %-24s %8s %10s %10s %10s\n", "kind", "name", "pid",
+		fprintf(f, "  %-10s %-*s %8s %10s %10s %10s\n", "kind", (int)cols, "name", "pid",
 			whywords_of(r)->count, "total", "max");
 	} else {
 		fprintf(f, "\nCulprits: none named\n");
 	}
 	for (i = 0; i < n && shown < 10; i++) {
-		char pid[16];
+		char pid[16], name[320];
 
 		if (rows[i].pid == VMT_WHY_PID_OTHER)
 			continue;
@@ -148,9 +168,10 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 			snprintf(pid, sizeof(pid), "%" PRId32, rows[i].pid);
 		else
 			snprintf(pid, sizeof(pid), "-");
-		fprintf(f, "  %-10s %-24s %8s %10" PRIu64 " %10s %10s\n",
+		fprintf(f, "  %-10s %-*s %8s %10" PRIu64 " %10s %10s\n",
 			rows[i].kind < VMT_WHY_NKINDS ? vmt_why_kind_names[rows[i].kind] : "?",
-			rows[i].name[0] ? rows[i].name : "-", pid, rows[i].count,
+			(int)cols, vmt_fmt_fit(rows[i].name[0] ? rows[i].name : "-", cols, name,
+					       sizeof(name)), pid, rows[i].count,
 			vmt_fmt_lat(c, rows[i].total, t, sizeof(t)),
 			vmt_fmt_lat(c, rows[i].max, m, sizeof(m)));
 	}

@@ -166,3 +166,36 @@ double vmt_pct_cut(double pct, unsigned int decimals)
 		return 0.0;
 	return trunc(pct * k + (pct < 0 ? -1e-9 : 1e-9)) / k;
 }
+
+char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size)
+{
+	size_t len = strlen(name), id = 0, keep = 0;
+	const char *open;
+
+	if (len <= cols) {
+		snprintf(buf, size, "%s", name);
+		return buf;
+	}
+	/* the id, with the blank before it: what tells two cut rows apart */
+	if (name[len - 1] == ')' && (open = strrchr(name, '(')) != NULL) {
+		id = len - (size_t)(open - name);
+		if (open > name && open[-1] == ' ')
+			id++;
+		if (id == len)	/* all of it in parentheses: a name, no id */
+			id = 0;
+	}
+	if (cols > id + 1)
+		keep = cols - id - 1;
+	/* never half a UTF-8 character: back to the start of the one cut */
+	while (keep && ((unsigned char)name[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(buf, size, "%.*s~%s", (int)keep, name, name + len - id);
+	return buf;
+}
+
+unsigned int vmt_fmt_name_cols(size_t longest, unsigned int rest, bool wide)
+{
+	if (!wide && longest + rest > 120)
+		longest = rest < 120 ? 120 - rest : 0;
+	return longest > VMT_NAME_COLUMNS ? (unsigned int)longest : VMT_NAME_COLUMNS;
+}

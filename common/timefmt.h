@@ -10,6 +10,7 @@
 #ifndef VMT_TIMEFMT_H
 #define VMT_TIMEFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,5 +61,20 @@ char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size);
  */
 double vmt_share_pct(uint64_t part, uint64_t total, unsigned int decimals);
 double vmt_pct_cut(double pct, unsigned int decimals);
+/*
+ * A name for a table's name column, in at most cols columns: whole when it fits, else cut
+ * with '~' before its trailing id, so a cut row still says which task or code it is
+ * ("web1-with-a-long-na~ (pid 12345)", "AVIC_UNACCELERATED_~(0x402)"; the id is a last
+ * "(...)"). An id wider than cols alone is kept whole, after the '~'.
+ */
+char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size);
+/*
+ * The width of a table's name column: as wide as its longest name, never narrower than
+ * VMT_NAME_COLUMNS (the layout scripts know) nor so wide that a row passes 120 columns
+ * (unless wide: --wide has no limit); a longer name is cut (vmt_fmt_fit). rest: the
+ * columns of the row but the name's.
+ */
+#define VMT_NAME_COLUMNS 24
+unsigned int vmt_fmt_name_cols(size_t longest, unsigned int rest, bool wide);
 
 #endif
