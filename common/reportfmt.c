@@ -622,48 +622,84 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	vmt_report_why_text(f, r, s, shown);
 	free(shown);
 	if (s->ntop) {
+		size_t longest = 0;
+		unsigned int cols;
+
+		for (i = 0; i < s->ntop; i++) {
+			size_t n = vmt_report_exit_reason_len(s, &s->top[i].exit);
+
+			longest = n > longest ? n : longest;
+		}
+		cols = vmt_report_exit_reason_cols(longest, st);
 		fprintf(f, "\n%s:\n", wd->longest);
-		vmt_report_exit_header(f, r);
+		vmt_report_exit_header(f, r, cols);
 		for (i = 0; i < s->ntop; i++)
-			vmt_report_exit_row(f, r, s, st, &s->top[i].exit, s->top[i].lat,
+			vmt_report_exit_row(f, r, s, st, cols, &s->top[i].exit, s->top[i].lat,
 					    s->top[i].has_why ? &s->top[i].why : NULL);
 	}
 }
 
 /*
  * The exit rows' width, and where their fields start: the fixed columns of the header
- * and the rows ("  %14s %4s %5s %8s %-22s %10s "), each field then " name 0xvalue"
+ * and the rows ("  %14s %4s %5s %8s %-*s %10s ", the reason's width given), each field
+ * then " name 0xvalue"; the reason column is at least EXIT_ROW_REASON wide, and at most
+ * so wide that a 64-bit RIP (" rip 0x" and 16 digits) still ends within the row's width.
  */
 #define EXIT_ROW_COLUMNS 120
-#define EXIT_ROW_FIELDS_AT (2 + 14 + 1 + 4 + 1 + 5 + 1 + 8 + 1 + 22 + 1 + 10 + 1)
+#define EXIT_ROW_FIELDS_AT(reason) (2 + 14 + 1 + 4 + 1 + 5 + 1 + 8 + 1 + (reason) + 1 + 10 + 1)
+#define EXIT_ROW_REASON 22
+#define EXIT_ROW_REASON_MAX (EXIT_ROW_COLUMNS - EXIT_ROW_FIELDS_AT(0) - 23)
 
-void vmt_report_exit_header(FILE *f, const struct vmt_reader *r)
+/* An exit's reason as the rows show it ("-": none), into buf. */
+static const char *exit_reason(const struct vmt_summary *s, const struct vmt_event *e,
+			       char *buf, size_t size)
+{
+	if (!(e->has & VMT_EVF_REASON))
+		return "-";
+	return vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), buf, size);
+}
+
+size_t vmt_report_exit_reason_len(const struct vmt_summary *s, const struct vmt_event *e)
+{
+	char label[320];
+
+	return strlen(exit_reason(s, e, label, sizeof(label)));
+}
+
+unsigned int vmt_report_exit_reason_cols(size_t longest, const struct vmt_report_style *st)
+{
+	if (!st->wide && longest > EXIT_ROW_REASON_MAX)
+		longest = EXIT_ROW_REASON_MAX;
+	return longest > EXIT_ROW_REASON ? (unsigned int)longest : EXIT_ROW_REASON;
+}
+
+void vmt_report_exit_header(FILE *f, const struct vmt_reader *r, unsigned int reason_cols)
 {
 	const struct words *wd = words_of(r);
 	char tu[16];
 
 	snprintf(tu, sizeof(tu), "time (%s)", vmt_fmt_time_unit(vmt_reader_clock(r)));
-	fprintf(f, "  %14s %4s %5s %8s %-22s %10s  %s\n", tu, "pcpu",
-		wd == &kvm_words ? "vcpu" : "", "pid", wd->reason, "latency", "fields");
+	fprintf(f, "  %14s %4s %5s %8s %-*s %10s  %s\n", tu, "pcpu",
+		wd == &kvm_words ? "vcpu" : "", "pid", (int)reason_cols, wd->reason, "latency",
+		"fields");
 }
 
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_report_style *st, const struct vmt_event *e,
-			 uint64_t lat, const struct vmt_why *why)
+			 const struct vmt_report_style *st, unsigned int reason_cols,
+			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	char v[16], ts[32], l[32], label[128];
+	char v[16], ts[32], l[32], label[320], reason[320];
 	int col;
 
 	/* another pair has no vCPU column title: nor a "-" under it */
 	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : words_of(r) == &kvm_words ? "-" :
 		 "", e->vcpu);
 	/* the space before the fields only when there are some: no row ends in a blank */
-	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-22s %10s%s",
+	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-*s %10s%s",
 		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
-		      (e->has & VMT_EVF_REASON) ?
-		      vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
-					 sizeof(label)) : "-",
+		      (int)reason_cols, vmt_fmt_fit(exit_reason(s, e, label, sizeof(label)),
+						    reason_cols, reason, sizeof(reason)),
 		      vmt_fmt_lat(clk, lat, l, sizeof(l)),
 		      vmt_hexfields_any(e, st->wide) ? " " : "");
 	/*
@@ -672,7 +708,7 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	 * wraps them, evdump.c), --wide keeps the row one line
 	 */
 	vmt_hexfields_text(f, e, st->wide, col > 0 ? (unsigned int)col : 0,
-			   st->wide ? 0 : EXIT_ROW_COLUMNS, EXIT_ROW_FIELDS_AT);
+			   st->wide ? 0 : EXIT_ROW_COLUMNS, EXIT_ROW_FIELDS_AT(reason_cols));
 	fputc('\n', f);
 	vmt_report_why_line(f, r, why, lat, st->wide);
 }

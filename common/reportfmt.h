@@ -26,11 +26,18 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 /* The full report: header, summary, percentiles, tables, causes, longest exits. */
 void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 		     const struct vmt_report_style *st);
-/* The columns of a list of exits (longest exits, exits over a threshold), and one row. */
-void vmt_report_exit_header(FILE *f, const struct vmt_reader *r);
+/*
+ * The columns of a list of exits (longest exits, exits over a threshold), and one row. The
+ * reason column is as wide as the longest reason of the list: the length of e's, and the
+ * column's width for the longest (at least 22; within 120 columns unless --wide, a longer
+ * reason cut by vmt_fmt_fit).
+ */
+size_t vmt_report_exit_reason_len(const struct vmt_summary *s, const struct vmt_event *e);
+unsigned int vmt_report_exit_reason_cols(size_t longest, const struct vmt_report_style *st);
+void vmt_report_exit_header(FILE *f, const struct vmt_reader *r, unsigned int reason_cols);
 void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
-			 const struct vmt_report_style *st, const struct vmt_event *e,
-			 uint64_t lat, const struct vmt_why *why);
+			 const struct vmt_report_style *st, unsigned int reason_cols,
+			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why);
 /* The original vm-trace's four lines, whole microseconds. */
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 /* Histogram as text bars (rtla style) or in cyclictest -h's gnuplot-ready layout. */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,6 +33,84 @@ static int thr_start(void *state, const struct vmt_iter *it)
 	return 0;
 }
 
+/*
+ * An exit of the text list, kept as it is until the list is printed: the reason column is
+ * as wide as the list's longest reason, known only then. The why follows when there is
+ * one, its parts but the unused ones (a file of private records, read back by list_print_exits).
+ */
+struct exit_rec {
+	struct vmt_event e;
+	uint64_t lat;
+	bool has_why;
+};
+
+#define WHY_HEAD offsetof(struct vmt_why, parts)
+
+/*
+ * rec and why field by field onto zeroed ones: their padding (and a name's bytes after its
+ * end) would be bytes never written, which the file need not hold.
+ */
+_Static_assert(sizeof(struct vmt_event) == 72 && sizeof(struct vmt_whypart) == 48 &&
+	       sizeof(struct vmt_why) == 72 + VMT_WHY_MAXPARTS * 48,
+	       "exit_rec_write copies every member: a new one is to be copied too");
+
+static int exit_rec_write(FILE *f, const struct vmt_pair *p)
+{
+	const struct vmt_event *e = p->begin;
+	struct exit_rec rec;
+	struct vmt_why w;
+	unsigned int i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.e.ts = e->ts;
+	rec.e.cpu = e->cpu;
+	rec.e.pid = e->pid;
+	rec.e.kind = e->kind;
+	rec.e.flags = e->flags;
+	rec.e.has = e->has;
+	rec.e.vcpu = e->vcpu;
+	rec.e.isa = e->isa;
+	rec.e.reason = e->reason;
+	rec.e.rip = e->rip;
+	rec.e.info1 = e->info1;
+	rec.e.info2 = e->info2;
+	rec.e.intr_info = e->intr_info;
+	rec.e.error_code = e->error_code;
+	rec.lat = p->lat;
+	rec.has_why = p->why != NULL;
+	if (fwrite(&rec, sizeof(rec), 1, f) != 1)
+		return -EIO;
+	if (!p->why)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	memcpy(w.ticks, p->why->ticks, sizeof(w.ticks));
+	w.incomplete = p->why->incomplete;
+	w.plain = p->why->plain;
+	w.nparts = p->why->nparts < VMT_WHY_MAXPARTS ? p->why->nparts : VMT_WHY_MAXPARTS;
+	w.culprit = p->why->culprit;
+	for (i = 0; i < w.nparts; i++) {
+		w.parts[i].ticks = p->why->parts[i].ticks;
+		w.parts[i].pid = p->why->parts[i].pid;
+		w.parts[i].kind = p->why->parts[i].kind;
+		snprintf(w.parts[i].name, sizeof(w.parts[i].name), "%s", p->why->parts[i].name);
+	}
+	if (fwrite(&w, WHY_HEAD + w.nparts * sizeof(w.parts[0]), 1, f) != 1)
+		return -EIO;
+	return 0;
+}
+
+/* The next record of f into rec and why: 1, or 0 at the end (or on a short read). */
+static int exit_rec_read(FILE *f, struct exit_rec *rec, struct vmt_why *why)
+{
+	if (fread(rec, sizeof(*rec), 1, f) != 1)
+		return 0;
+	if (!rec->has_why)
+		return 1;
+	if (fread(why, WHY_HEAD, 1, f) != 1 || why->nparts > VMT_WHY_MAXPARTS)
+		return 0;
+	return !why->nparts || fread(why->parts, why->nparts * sizeof(why->parts[0]), 1, f) == 1;
+}
+
 static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p,
 		    void **task)
 {
@@ -41,10 +120,8 @@ static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 	if (p->lat < l->threshold)
 		return 0;
 	l->count++;
-	if (!l->json) {
-		vmt_report_exit_row(l->tmp, l->r, l->s, l->st, p->begin, p->lat, p->why);
-		return 0;
-	}
+	if (!l->json)
+		return exit_rec_write(l->tmp, p);
 	vmt_jsonw_object_open(&l->jw, NULL);
 	vmt_report_json_exit(&l->jw, l->r, l->s, p->begin, p->lat, p->why);
 	vmt_jsonw_object_close(&l->jw);
@@ -126,6 +203,29 @@ void list_print_text(struct report_list *l, FILE *out)
 {
 	if (l->tmp)
 		copy_tmp(l, NULL, out);
+}
+
+void list_print_exits(struct report_list *l, FILE *out)
+{
+	struct vmt_why why;
+	struct exit_rec rec;
+	size_t longest = 0;
+	unsigned int cols;
+
+	if (!l->tmp || !l->count)
+		return;
+	rewind(l->tmp);
+	while (exit_rec_read(l->tmp, &rec, &why)) {
+		size_t n = vmt_report_exit_reason_len(l->s, &rec.e);
+
+		longest = n > longest ? n : longest;
+	}
+	cols = vmt_report_exit_reason_cols(longest, l->st);
+	vmt_report_exit_header(out, l->r, cols);
+	rewind(l->tmp);
+	while (exit_rec_read(l->tmp, &rec, &why))
+		vmt_report_exit_row(out, l->r, l->s, l->st, cols, &rec.e, rec.lat,
+				    rec.has_why ? &why : NULL);
 }
 
 void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,

@@ -2,7 +2,9 @@
 /*
  * lists: vmtrace-report's lists that grow with what they find, the exits over --threshold
  * and the events --around a time: written as the pass finds them, as text lines or JSON
- * objects, into temporary files (memory stays constant), then copied into the report.
+ * objects (the exits of a text list as records, printed at the end with the width of their
+ * longest reason), into temporary files (memory stays constant), then copied into the
+ * report.
  */
 #ifndef VMT_REPORT_LISTS_H
 #define VMT_REPORT_LISTS_H
@@ -45,6 +47,8 @@ void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint
 		      uint64_t lasted_ns, bool filtered);
 /* Copy the list: text lines onto out; or the JSON array as member name of w, and count. */
 void list_print_text(struct report_list *l, FILE *out);
+/* The text list of exits over the threshold: its header, then its rows (none: nothing). */
+void list_print_exits(struct report_list *l, FILE *out);
 void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,
 		     const char *count_name);
 void list_free(struct report_list *l);

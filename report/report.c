@@ -234,9 +234,7 @@ static void print_text(struct report *rep)
 			vmt_reader_pairs_kvm(rep->r) ? "Exits" : "Pairs",
 			vmt_fmt_opt_ns(clk, o->threshold_ns, a, sizeof(a)),
 			(unsigned long long)rep->thr.count);
-		if (rep->thr.count)
-			vmt_report_exit_header(stdout, rep->r);
-		list_print_text(&rep->thr, stdout);
+		list_print_exits(&rep->thr, stdout);
 	}
 	if (rep->near.tmp) {
 		fprintf(stdout, "\nEvents within %s of %s:\n",
