@@ -785,90 +785,148 @@ static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt
 		vmt_fmt_lat(clk, s->lat.max, max, sizeof(max)));
 }
 
-void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+/* The per-pCPU distribution of the histogram's column row, or NULL. */
+static const struct vmt_latstat *hist_cpu_stat(const struct vmt_summary *s, unsigned int row)
+{
+	const struct vmt_latstat *st = NULL;
+	size_t i;
+
+	for (i = 0; i < s->ncpus; i++) {
+		if (s->cpus[i].key == s->hist_cpu[row])
+			st = &s->cpus[i].d.st;
+	}
+	return st && st->count ? st : NULL;
+}
+
+/* The min, avg or max (k 0, 1, 2) of a distribution as the histogram shows it ("-": none). */
+static const char *hist_stat(const struct vmt_clock *clk, const struct vmt_latstat *st,
+			     unsigned int k, char *buf, size_t size)
+{
+	if (!st)
+		return "-";
+	return vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? st->sum / st->count : st->max, buf,
+			   size);
+}
+
+/* The width of a column: its title's, its largest count's, its figures'. */
+static unsigned int hist_col(const struct vmt_clock *clk, const char *title, uint64_t count,
+			     const struct vmt_latstat *st)
+{
+	size_t n = strlen(title), m;
+	char a[48];
+	unsigned int k;
+
+	m = (size_t)snprintf(a, sizeof(a), "%" PRIu64, count);
+	n = m > n ? m : n;
+	for (k = 0; k < 3; k++) {
+		m = strlen(hist_stat(clk, st, k, a, sizeof(a)));
+		n = m > n ? m : n;
+	}
+	return (unsigned int)n;
+}
+
+/*
+ * Text histograms fit TEXT_COLUMNS (--wide aside): each column as wide as its cells, bars
+ * of at most HIST_BAR columns, shorter when the columns leave less room but never under
+ * HIST_BAR_MIN; then the pCPUs' columns that do not fit are left out (the total counts them)
+ * and a line says so.
+ */
+#define HIST_LABEL 12
+#define HIST_BAR 40
+#define HIST_BAR_MIN 10
+
+void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			  const struct vmt_report_style *st)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	size_t w = (size_t)s->hist_buckets + 1;
-	uint64_t peak = 0, *tot;
-	unsigned int b, row;
+	uint64_t peak = 0, *tot, *count;
+	unsigned int b, row, *cw, tw, shown, width, bar_max = HIST_BAR, k;
+	static const char *const what[] = { "min:", "avg:", "max:" };
 	char a[48], c[48];
 
 	if (!s->hist_buckets)
 		return;
 	tot = calloc(w, sizeof(*tot));
-	if (!tot)
-		return;
+	count = calloc(s->hist_ncpus + 1, sizeof(*count));
+	cw = calloc(s->hist_ncpus + 1, sizeof(*cw));
+	if (!tot || !count || !cw)
+		goto out_free;
 	for (b = 0; b < w; b++) {
-		for (row = 0; row < s->hist_ncpus; row++)
+		for (row = 0; row < s->hist_ncpus; row++) {
 			tot[b] += s->hist[row * w + b];
+			count[row] += s->hist[row * w + b];
+		}
 		if (b < s->hist_buckets && tot[b] > peak)
 			peak = tot[b];
 	}
+	for (row = 0; row < s->hist_ncpus; row++) {
+		snprintf(a, sizeof(a), "CPU-%03u", s->hist_cpu[row]);
+		cw[row] = hist_col(clk, a, count[row], hist_cpu_stat(s, row));
+	}
+	tw = hist_col(clk, "total", s->lat.count, s->lat.count ? &s->lat : NULL);
+	/* the columns that fit with bars of HIST_BAR_MIN; the bars take what is left */
+	width = HIST_LABEL + 1 + tw;
+	for (shown = 0; shown < s->hist_ncpus; shown++) {
+		if (!st->wide && width + 1 + cw[shown] + 1 + HIST_BAR_MIN > TEXT_COLUMNS)
+			break;
+		width += 1 + cw[shown];
+	}
+	if (!st->wide && width + 1 + bar_max > TEXT_COLUMNS)
+		bar_max = TEXT_COLUMNS - width - 1;
 	if (s->hist_log)
 		fprintf(f, "# Histogram: log2 buckets, %u of them\n", s->hist_buckets);
 	else
 		fprintf(f, "# Histogram: buckets of %s, %u of them\n",
 			vmt_fmt_lat(clk, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
-	fprintf(f, "%-12s", "# from");
-	for (row = 0; row < s->hist_ncpus; row++)
-		fprintf(f, " %10s%03u", "CPU-", s->hist_cpu[row]);
-	fprintf(f, " %12s\n", "total");
+	if (shown < s->hist_ncpus)
+		fprintf(f, "# Columns of %u of the %u pCPUs only, to fit %u columns (the total counts "
+			"every one; --wide shows them)\n", shown, s->hist_ncpus, TEXT_COLUMNS);
+	fprintf(f, "%-*s", HIST_LABEL, "# from");
+	for (row = 0; row < shown; row++) {
+		snprintf(a, sizeof(a), "CPU-%03u", s->hist_cpu[row]);
+		fprintf(f, " %*s", (int)cw[row], a);
+	}
+	fprintf(f, " %*s\n", (int)tw, "total");
 	for (b = 0; b < s->hist_buckets; b++) {
 		unsigned int bar;
 
 		if (!tot[b])
 			continue;	/* like rtla: rows with counts only */
 		/* ticks of no known length: the bucket's low end in ticks, as its width is */
-		fprintf(f, "%-12s", vmt_clock_in_ns(clk) ?
+		fprintf(f, "%-*s", HIST_LABEL, vmt_clock_in_ns(clk) ?
 			vmt_format_ns(bucket_low_ns(r, s, b), a, sizeof(a)) :
 			vmt_fmt_lat(clk, bucket_low_ns(r, s, b), a, sizeof(a)));
-		for (row = 0; row < s->hist_ncpus; row++)
-			fprintf(f, " %13" PRIu64, s->hist[row * w + b]);
-		bar = peak ? (unsigned int)((tot[b] * 40 + peak - 1) / peak) : 0;
-		fprintf(f, " %12" PRIu64 " ", tot[b]);
+		for (row = 0; row < shown; row++)
+			fprintf(f, " %*" PRIu64, (int)cw[row], s->hist[row * w + b]);
+		bar = peak ? (unsigned int)((tot[b] * bar_max + peak - 1) / peak) : 0;
+		fprintf(f, " %*" PRIu64 " ", (int)tw, tot[b]);
 		while (bar--)
 			fputc('#', f);
 		fputc('\n', f);
 	}
-	fprintf(f, "%-12s", "over:");
-	for (row = 0; row < s->hist_ncpus; row++)
-		fprintf(f, " %13" PRIu64, s->hist[row * w + s->hist_buckets]);
-	fprintf(f, " %12" PRIu64 "\n", tot[s->hist_buckets]);
-	fprintf(f, "%-12s", "count:");
-	for (row = 0; row < s->hist_ncpus; row++) {
-		uint64_t n = 0;
-
-		for (b = 0; b < w; b++)
-			n += s->hist[row * w + b];
-		fprintf(f, " %13" PRIu64, n);
-	}
-	fprintf(f, " %12" PRIu64 "\n", s->lat.count);
+	fprintf(f, "%-*s", HIST_LABEL, "over:");
+	for (row = 0; row < shown; row++)
+		fprintf(f, " %*" PRIu64, (int)cw[row], s->hist[row * w + s->hist_buckets]);
+	fprintf(f, " %*" PRIu64 "\n", (int)tw, tot[s->hist_buckets]);
+	fprintf(f, "%-*s", HIST_LABEL, "count:");
+	for (row = 0; row < shown; row++)
+		fprintf(f, " %*" PRIu64, (int)cw[row], count[row]);
+	fprintf(f, " %*" PRIu64 "\n", (int)tw, s->lat.count);
 	/* min/avg/max per CPU from the per-pCPU distributions */
-	{
-		static const char *const what[] = { "min:", "avg:", "max:" };
-		unsigned int k;
-
-		for (k = 0; k < 3; k++) {
-			fprintf(f, "%-12s", what[k]);
-			for (row = 0; row < s->hist_ncpus; row++) {
-				const struct vmt_latstat *st = NULL;
-				size_t i;
-
-				for (i = 0; i < s->ncpus; i++) {
-					if (s->cpus[i].key == s->hist_cpu[row])
-						st = &s->cpus[i].d.st;
-				}
-				fprintf(f, " %13s", !st || !st->count ? "-" :
-					vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? st->sum / st->count :
-						st->max, c, sizeof(c)));
-			}
-			/* a damaged input can leave histogram rows without one pair */
-			fprintf(f, " %12s\n", !s->lat.count ? "-" :
-				vmt_fmt_lat(clk, k == 0 ? s->lat.min : k == 1 ?
-					    s->lat.sum / s->lat.count : s->lat.max, c, sizeof(c)));
-		}
+	for (k = 0; k < 3; k++) {
+		fprintf(f, "%-*s", HIST_LABEL, what[k]);
+		for (row = 0; row < shown; row++)
+			fprintf(f, " %*s", (int)cw[row],
+				hist_stat(clk, hist_cpu_stat(s, row), k, c, sizeof(c)));
+		/* a damaged input can leave histogram rows without one pair */
+		fprintf(f, " %*s\n", (int)tw,
+			hist_stat(clk, s->lat.count ? &s->lat : NULL, k, c, sizeof(c)));
 	}
 	hist_over_note(f, r, s, tot[s->hist_buckets]);
+out_free:
+	free(cw);
+	free(count);
 	free(tot);
 }
 

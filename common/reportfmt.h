@@ -40,8 +40,13 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 			 const struct vmt_event *e, uint64_t lat, const struct vmt_why *why);
 /* The original vm-trace's four lines, whole microseconds. */
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
-/* Histogram as text bars (rtla style) or in cyclictest -h's gnuplot-ready layout. */
-void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
+/*
+ * Histogram as text bars (rtla style: within 120 columns unless --wide, columns as wide as
+ * their cells, shorter bars, then fewer pCPU columns) or in cyclictest -h's gnuplot-ready
+ * layout.
+ */
+void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			  const struct vmt_report_style *st);
 void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 				const struct vmt_summary *s);
 

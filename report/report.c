@@ -246,7 +246,7 @@ static void print_text(struct report *rep)
 	}
 	if (o->histogram) {
 		fputc('\n', stdout);
-		vmt_report_hist_text(stdout, rep->r, &rep->s);
+		vmt_report_hist_text(stdout, rep->r, &rep->s, &rep->style);
 	}
 	if (o->interval_ns) {
 		fputc('\n', stdout);

@@ -89,7 +89,7 @@ static inline void fuzz_walk(const char *path, const struct vmt_input_opts *in,
 			struct vmt_report_style st = { true };
 
 			vmt_report_text(text, r, &s, &st);
-			vmt_report_hist_text(text, r, &s);
+			vmt_report_hist_text(text, r, &s, &st);
 			if (vmt_outbuf_init(&o, out->json) == 0) {
 				vmt_report_json(&o, r, &s);
 				vmt_outbuf_finish(&o);
