@@ -58,8 +58,9 @@ for t in d["vcpus"]:
         want = "-"
     else:
         named += 1
-        room = 24 - len(" (%d)" % pid)  # the label column: the name cut to fit
-        want = want[:room]
+        room = 24 - len(" (%d)" % pid)  # the label column: the name cut with '~' to fit
+        if len(want) > room:
+            want = want[:room - 1] + "~"
     assert rows[pid] == {want}, (pid, rows[pid], want)
 # JSON: every task's comm is the name, or null when the context events never gave one
 for t in d["vcpus"]:

@@ -1,0 +1,285 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The text views fit 120 columns whatever the names: long VM names (the VM map of
+# vmtrace-record --vm), long comms with 7-digit pids, long exit reason and system call
+# names, many pCPUs. Every line of the text views is at most 120 columns; a name cut to its
+# column ends with '~' and its whole id ("(pid N)", "(N)", "(0x402)") and begins as the
+# name does; the figures of the rows are the JSON's for the same task or reason (cut to
+# four digits as the tables print them, recounted here); the exit lists' columns line up
+# under their header and show each exit's whole reason; the histogram's columns hold the
+# JSON's counts and a line says which pCPUs' columns were left out.
+. "$(dirname "$0")/lib.sh"
+
+F="$DATA/formats/linux-6.18-x86_64"
+LONG=web1-frontend-production-eu-west-with-a-very-long-libvirt-domain-name-for-tests
+MID=web1-frontend-production-eu-west-1a
+
+# 1. KVM: two VMs, one with a name too long for 24 columns; 7-digit pids; SVM reasons with
+# long names (avic_unaccelerated_access, vmgexit_ext_guest_request, ...page_state_change)
+python3 - "$MID" >kvm.txt <<'PY'
+import sys
+print("cpus 0-1")
+print("meta vm.count 2")
+print("meta vm.0.name " + sys.argv[1])
+print("meta vm.0.pid 900")
+print("meta vm.0.vcpus 4194301:0,4194302:1")
+print("meta vm.1.name db")
+print("meta vm.1.pid 901")
+print("meta vm.1.vcpus 2000:0")
+ts = 1000
+reasons = [0x72, 0x402, 0x80000012, 0x7b, 0x80000010]
+for k in range(300):
+    for cpu, pid, v in ((0, 4194301, 0), (1, 4194302, 1), (0, 2000, 0), (1, 3999999, 3)):
+        print(f"exit {cpu} {ts} {pid} {reasons[(k + pid) % 5]:#x} {v}")
+        ts += 100 + (k * 37 + pid) % 9000
+        print(f"entry {cpu} {ts} {pid} {v}")
+        ts += 500
+PY
+"$HELPERS/mkvmt" "$F" kvm.vmt <kvm.txt || fail "mkvmt kvm.vmt"
+
+# 2. System calls of tasks without a vCPU, named by sched_switch: 15-character comms and
+# 7-digit pids (longer than the 24 columns), long system call names
+python3 - >sys.txt <<'PY'
+print("events raw_syscalls:sys_enter raw_syscalls:sys_exit")
+print("meta kernel.machine x86_64")     # the system calls' names are x86-64's
+print("cpus 0")
+print("context sched:sched_switch")
+ts = 1000
+tasks = [(4100001, "averyverylongnm"), (4100002, "anotherlongcomm"), (77, "sh")]
+ids = [450, 444, 147, 39]
+for pid, comm in tasks:
+    print(f"ctx 0 {ts} sched:sched_switch 0 {pid} prev_comm=x prev_pid=5 prev_state=1 "
+          f"next_comm={comm} next_pid={pid}")
+    ts += 10
+for k in range(400):
+    pid = tasks[k % 3][0]
+    print(f"exit 0 {ts} {pid} {ids[k % 4]}")
+    ts += 50 + (k * 131) % 20000
+    print(f"entry 0 {ts} {pid}")
+    ts += 300
+PY
+"$HELPERS/mkvmt" "$F" sys.vmt <sys.txt || fail "mkvmt sys.vmt"
+
+# 3. Many pCPUs (--random: task 1000 + c, vCPU c, on CPU c), the VM map naming them
+vcpus=$(python3 -c 'print(",".join("%d:%d" % (1000 + c, c) for c in range(24)))')
+"$HELPERS/mkvmt" --meta vm.count=1 --meta "vm.0.name=$LONG" --meta vm.0.pid=900 \
+	--meta "vm.0.vcpus=$vcpus" --random 40000 24 "$F" many.vmt || fail "mkvmt many.vmt"
+"$HELPERS/mkvmt" --random 20000 6 "$F" six.vmt || fail "mkvmt six.vmt"
+
+# text VIEW NAME OPTIONS... FILE: the text into NAME.txt, its JSON into NAME.json
+text() {
+	name=$1
+	shift
+	run vmtrace-report "$@"
+	expect_rc 0 "vmtrace-report $*"
+	mv out.txt "$name.txt"
+	run vmtrace-report --json "$@"
+	expect_rc 0 "vmtrace-report --json $*"
+	mv out.txt "$name.json"
+	widths_ok "$name.txt" || fail "vmtrace-report $*: lines over 120 columns"
+}
+
+text kvm --top 40 kvm.vmt
+text kvmthr --threshold 8us kvm.vmt
+text sys --top 40 sys.vmt
+text systhr --threshold 15us sys.vmt
+text many many.vmt
+text manyhist --histogram --bucket 100ns --buckets 40 many.vmt
+text sixhist --histogram --bucket 100ns --buckets 40 six.vmt
+text sixlog --histogram --log six.vmt
+text why "$DATA/why/sample/kvm.vmt"
+
+PYTHONPATH="$top_srcdir/tests/helpers" python3 - "$MID" <<'PY' || fail "the tables against the JSON"
+import json, re, sys
+from latfmt import lat
+
+MID = sys.argv[1]
+units = {"ns": 1, "us": 1000, "ms": 10**6, "s": 10**9}
+
+def load(name):
+    return open(name + ".txt").read().split("\n"), json.load(open(name + ".json"))
+
+def table(lines, title):
+    """The header and rows of the table whose title line starts with title."""
+    at = [i for i, l in enumerate(lines) if l.startswith(title)]
+    assert at, "no table " + title
+    m = re.search(r"latencies in (\w+), totals in (\w+):", lines[at[0]])
+    rows = []
+    for l in lines[at[0] + 2:]:
+        # the window table follows the task table's rows, headed by the same title
+        if not l.startswith("  ") or l.startswith("  (") or \
+                l.split()[:2] == lines[at[0] + 1].split()[:2]:
+            break
+        rows.append(l)
+    return lines[at[0] + 1], rows, (m.group(1), m.group(2)) if m else None
+
+def name_of(cell, whole, what):
+    """A name cell: the whole name, or cut with '~' before its id, beginning as it does."""
+    if cell == whole:
+        return False
+    m = re.fullmatch(r"(.+)~( ?\(.*\))", cell)
+    assert m, "%s: %r is neither %r nor cut" % (what, cell, whole)
+    assert whole.endswith(m.group(2)), "%s: %r lost the id of %r" % (what, cell, whole)
+    assert whole.startswith(m.group(1)), "%s: %r is not %r cut" % (what, cell, whole)
+    return True
+
+def cut(ns, unit, text):
+    """text is ns in unit, cut (not rounded) to its decimals."""
+    whole, _, dec = text.partition(".")
+    return int(whole + dec) == ns * 10 ** len(dec) // units[unit]
+
+def pct(part, total, text):
+    return int(text.replace(".", "")) == part * 10000 // total
+
+def figures(row, name_cols, g, total_ns, total_n, u):
+    """The figures of a group row: count, count%, total, time%, min, avg, p50, p99, p99.9, max."""
+    f = row[2 + name_cols:].split()
+    assert len(f) == 10, row
+    assert int(f[0]) == g["count"], (row, g["count"])
+    assert pct(g["count"], total_n, f[1]), (row, "count%")
+    assert cut(g["total_ns"], u[1], f[2]), (row, "total", g["total_ns"], u[1])
+    assert pct(g["total_ns"], total_ns, f[3]), (row, "time%")
+    p = g["percentiles_ns"]
+    for text, ns in zip(f[4:], (g["min_ns"], g["avg_ns"], p["p50"], p["p99"], p["p99.9"],
+                                g["max_ns"])):
+        assert cut(ns, u[0], text), (row, text, ns, u[0])
+
+def label(t):
+    if t["vm"] is not None:
+        return "%s/vcpu%d (pid %d)" % (t["vm"], t["vcpu"], t["pid"])
+    if t["vcpu"] is not None:
+        return "%d (%d)" % (t["vcpu"], t["pid"])
+    return "%s (%d)" % (t["comm"] or "-", t["pid"])
+
+def tasks(name, title):
+    lines, d = load(name)
+    head, rows, u = table(lines, title)
+    total_ns, total_n = d["total_ns"], d["pairs"]
+    want = {t["pid"]: t for t in d["vcpus"]}
+    # the name column: "  %-*s %9s", the count's title right-aligned
+    name_cols = head.index("count") - 7
+    seen, cuts = set(), 0
+    for r in rows:
+        cell = r[2:2 + name_cols].rstrip()
+        m = re.search(r"\((?:pid )?(\d+)\)$", cell)
+        assert m, "a row without its id: " + r
+        t = want[int(m.group(1))]
+        cuts += name_of(cell, label(t), name)
+        figures(r, name_cols, t, total_ns, total_n, u)
+        seen.add(t["pid"])
+    assert seen == set(want), (name, seen, set(want))
+    # the window table under it: the same names, wider column
+    at = lines.index(rows[-1]) + 1
+    whead = lines[at]
+    assert whead.split()[:2] == head.split()[:2], whead
+    # "  %-*s %9s %16s": in guest, then max/window right-aligned
+    wcols = whead.index("max/window") - 19
+    for r in lines[at + 1:at + 1 + len(rows)]:
+        cell = r[2:2 + wcols].rstrip()
+        t = want[int(re.search(r"\((?:pid )?(\d+)\)$", cell).group(1))]
+        cuts += name_of(cell, label(t), name + " window table")
+        if "in guest" in whead:
+            gp = r[2 + wcols:].split()[0]
+            assert gp == "%.3f%%" % (int(t["in_guest_percent"] * 1000 + 1e-6) / 1000), (r, t)
+    return cuts, name_cols
+
+def reasons(name, title):
+    lines, d = load(name)
+    head, rows, u = table(lines, title)
+    name_cols = head.index("count") - 7
+    want = {g["code"]: g for g in d["reasons"]}
+    cuts = 0
+    for r in rows:
+        cell = r[2:2 + name_cols].rstrip()
+        m = re.search(r"\((0x[0-9a-f]+)\)$", cell)
+        assert m, r
+        g = want.pop(int(m.group(1), 16))
+        cuts += name_of(cell, "%s(0x%x)" % (g["name"], g["code"]), name + " reasons")
+        figures(r, name_cols, g, d["total_ns"], d["pairs"], u)
+    assert not want, ("reasons without a row", want)
+    return cuts
+
+def exits(name, title, key):
+    """An exit list: every row's reason whole, its latency under the header's, as the JSON."""
+    lines, d = load(name)
+    at = [i for i, l in enumerate(lines) if l.startswith(title)]
+    assert at, "no list " + title
+    head = lines[at[0] + 1]
+    end = head.index("latency") + len("latency")
+    rows = [l for l in lines[at[0] + 2:] if l.startswith("  ") and
+            not l.lstrip().startswith(("why:", "info", "intr_info", "error_code"))]
+    rows = rows[:len(d[key])]
+    assert len(rows) == len(d[key]) and rows, (name, len(rows), len(d[key]))
+    widest = 0
+    for r, e in zip(rows, d[key]):
+        assert r[:end].endswith(" " + lat(e["latency_ns"])), (r, e["latency_ns"], end)
+        assert int(r[28:36]) == e["pid"], (r, e["pid"])   # "  %14s %4u %5s %8d"
+        assert e["reason"] in r[:end].split(), (r, e["reason"])
+        widest = max(widest, len(e["reason"]))
+    # the reason column as wide as the longest reason shown (at least 22)
+    assert end == 2 + 14 + 1 + 4 + 1 + 5 + 1 + 8 + 1 + max(widest, 22) + 1 + 10, (head, widest)
+    return widest
+
+# 1. KVM: the VM's name cut in the 24 columns, whole in the window table's wider column
+cuts, cols = tasks("kvm", "Per vCPU task")
+assert cuts == 2 and cols == 24, (cuts, cols)
+assert any(l.startswith("  " + MID + "/vcpu1 (pid 4194302) ") for l in open("kvm.txt")), \
+    "the whole name in the window table"
+assert reasons("kvm", "Exit reasons") >= 3
+assert exits("kvm", "Longest exits", "top") == len("vmgexit_ext_guest_request(0x80000012)")
+assert exits("kvmthr", "Exits of at least", "over_threshold") > 22
+
+# 2. system calls: the comms cut before their pid, long system call names
+cuts, cols = tasks("sys", "Per task")
+assert cuts == 2, cuts
+reasons("sys", "Per id")
+assert exits("sys", "Longest pairs", "top") == len("set_mempolicy_home_node(0x1c2)")
+exits("systhr", "Pairs of at least", "over_threshold")
+
+# 3. 24 vCPUs of a VM whose name fits no column: each cut, in both tables, each row its own
+cuts, _ = tasks("many", "Per vCPU task")
+assert cuts == 48, cuts
+
+# 4. histograms: the columns shown hold the JSON's counts, the total all pCPUs'
+for name, ncpus in (("manyhist", 24), ("sixhist", 6), ("sixlog", 6)):
+    lines, d = load(name)
+    h = d["histogram"]["cpus"]
+    assert len(h) == ncpus, len(h)
+    head = [l for l in lines if l.startswith("# from")][0].split()[2:]
+    shown = [int(c[4:]) for c in head[:-1]]
+    assert head[-1] == "total" and shown == [c["cpu"] for c in h[:len(shown)]], head
+    note = [l for l in lines if l.startswith("# Columns of")]
+    if len(shown) < ncpus:
+        assert note == ["# Columns of %d of the %d pCPUs only, to fit 120 columns (the total "
+                        "counts every one; --wide shows them)" % (len(shown), ncpus)], note
+    else:
+        assert not note, note
+    rows = {}
+    for l in lines[lines.index([l for l in lines if l.startswith("# from")][0]) + 1:]:
+        f = re.match(r"(.{12}) (.*)", l)
+        if not f or f.group(1).startswith(("over:", "count:", "min:", "avg:", "max:")):
+            break
+        rows[f.group(1).strip()] = [int(x) for x in f.group(2).split()[:len(shown) + 1]]
+    assert rows, name
+    for b in range(len(h[0]["counts"])):
+        want = [c["counts"][b] for c in h]
+        if not sum(want):
+            continue
+        lo = b * d["histogram"]["bucket_ns"] if not d["histogram"]["log2"] else (1 << b if b else 0)
+        got = rows.pop(lat(lo) if lo >= 1000 else "%d ns" % lo)
+        assert got == want[:len(shown)] + [sum(want)], (name, b, got, want)
+    assert not rows, (name, "rows without counts", rows)
+    over = [l for l in lines if l.startswith("over:")][0].split()[1:]
+    assert [int(x) for x in over] == [c["overflow"] for c in h][:len(shown)] + \
+        [sum(c["overflow"] for c in h)], over
+print("names, reasons and histograms fit; figures as the JSON's")
+PY
+
+# --wide: every pCPU's column and every name whole
+run vmtrace-report --wide --histogram --bucket 100ns --buckets 40 many.vmt
+expect_rc 0 "--wide"
+grep -q "^# from .* CPU-023 " out.txt || fail "--wide: not every pCPU's column"
+grep -q "^# Columns of" out.txt && fail "--wide: columns left out"
+[ "$(grep -c "^  $LONG/vcpu[0-9]* (pid 10[0-9][0-9]) " out.txt)" = 48 ] ||
+	fail "--wide: names cut: $(grep -m1 'pid 1000' out.txt)"
+exit 0
