@@ -15,7 +15,8 @@ need_tracefs
 mkdir libvirt
 export VMTRACE_LIBVIRT_DIR="$scratch/libvirt"
 a=vma$$
-b=vmb$$
+# a name too long for the end summary's VM column: cut there, its "(pid N)" kept
+b=vmb$$-with-a-name-too-long-for-the-vm-column-of-the-summary
 
 # start_vmm OUT ARGS...: fakevmm in the background until it printed its JSON line.
 start_vmm() {
@@ -97,6 +98,16 @@ done
 # two VMs in one file: --vm in report and convert selects each one's thread
 rec --vm "$a,$b" -o ab.vmt
 expect_rc 0 "--vm $a,$b"
+widths_ok out.txt || fail "--vm $a,$b: the summary passes 120 columns"
+python3 - out.txt "$b" "$b_tid" <<'EOF' || fail "--vm $a,$b: B's label in the summary"
+import re, sys
+name, tid = sys.argv[2], sys.argv[3]
+rows = [l for l in open(sys.argv[1]) if re.match(r"  +%s " % tid, l)]
+assert len(rows) == 1, rows
+m = re.search(r"  (\S+)~ \(pid %s\)$" % tid, rows[0].rstrip("\n"))
+assert m and (name + "/vcpu0").startswith(m.group(1)), rows[0]
+print("the summary row of B:", rows[0].rstrip())
+EOF
 run vmtrace-report --json ab.vmt
 mv out.txt ab.json
 for vm in "$a:$a_tid" "$b_pid:$b_tid"; do
