@@ -534,8 +534,9 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 
 	if (s->nreasons) {
 		for (i = 0, longest = 0; i < s->nreasons; i++) {
-			size_t n = strlen(vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key,
-							     label, sizeof(label)));
+			const struct vmt_group *g = &s->reasons[i];
+			size_t n = strlen(vmt_summary_reason(s, g->isa, g->key, label,
+							     sizeof(label)));
 
 			longest = n > longest ? n : longest;
 		}
@@ -880,8 +881,9 @@ void vmt_report_hist_text(FILE *f, const struct vmt_reader *r, const struct vmt_
 		fprintf(f, "# Histogram: buckets of %s, %u of them\n",
 			vmt_fmt_lat(clk, s->hist_bucket, a, sizeof(a)), s->hist_buckets);
 	if (shown < s->hist_ncpus)
-		fprintf(f, "# Columns of %u of the %u pCPUs only, to fit %u columns (the total counts "
-			"every one; --wide shows them)\n", shown, s->hist_ncpus, TEXT_COLUMNS);
+		fprintf(f, "# Columns of %u of the %u pCPUs only, to fit %u columns (the total "
+			"counts every one; --wide shows them)\n", shown, s->hist_ncpus,
+			TEXT_COLUMNS);
 	fprintf(f, "%-*s", HIST_LABEL, "# from");
 	for (row = 0; row < shown; row++) {
 		snprintf(a, sizeof(a), "CPU-%03u", s->hist_cpu[row]);
