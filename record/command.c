@@ -123,6 +123,19 @@ static int spawn(struct rec_command *c)
 	return ret;
 }
 
+int rec_command_split(int argc, char **argv, char ***command)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			*command = argv + i + 1;
+			return i;
+		}
+	}
+	return argc;
+}
+
 int rec_command_start(struct rec_command *c, int collector_cpu, const char **stop_reason)
 {
 	const char *name;

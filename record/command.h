@@ -33,6 +33,13 @@ struct rec_command {
  */
 int rec_command_init(struct rec_command *c, char **argv, int *exit_code);
 /*
+ * The command is what follows the first "--" of argv: *command points there (else stays
+ * as it was), and the count of arguments before it is returned, for argp to parse; cut
+ * there before argp sees it, since argp would permute it and take its options (sh -c ...)
+ * for ours. An option's value cannot be "--" then (-o -- fails as a missing value).
+ */
+int rec_command_split(int argc, char **argv, char ***command);
+/*
  * Start the command (tracing is on). The calling thread's CPU set is the recorder's
  * original one meanwhile, then collector_cpu again (-1: left). 0 or -errno (printed; then
  * *stop_reason is "command not run": the recording stops whole, the exit status says it).

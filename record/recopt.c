@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cmdline.h"
+#include "command.h"
 #include "container.h"
 #include "context.h"
 #include "log.h"
@@ -343,24 +344,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/*
- * The command is what follows the first "--": cut there before argp sees it, since argp
- * would permute it and take its options (sh -c ...) for ours. An option's value cannot be
- * "--" then (-o -- fails as a missing value).
- */
-static int split_command(int argc, char **argv, struct record_opts *o)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			o->command = argv + i + 1;
-			return i;
-		}
-	}
-	return argc;
-}
-
 int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 {
 	struct argp_child children[] = {
@@ -380,7 +363,7 @@ int rec_opts_parse(int argc, char **argv, struct record_opts *o)
 	for (i = 0; i < argc && len < (int)sizeof(o->cmdline) - 1; i++)
 		len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
 				i ? " " : "", argv[i]);
-	argc = split_command(argc, argv, o);
+	argc = rec_command_split(argc, argv, &o->command);
 	vmt_cmdline_parse(&argp, argc, argv, o);
 	/* the pages would garble the terminal and be lost: said before anything is traced */
 	if (vmt_outfile_binary_on_tty(o->output, ".vmt", msg, sizeof(msg))) {
