@@ -3,9 +3,11 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "livefmt.h"
 #include "livetask.h"
+#include "log.h"
 
 #define MAX_ROWS 16	/* of each table on a terminal */
 
@@ -112,7 +114,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
  * Without a terminal: one line of key=value pairs (exact ns, for scripts), with the task
  * that spent the most time out of the guest and the most frequent reason.
  */
-void rec_livefmt_line(const struct rec_live_frame *fr)
+static void kv_lines(const struct rec_live_frame *fr)
 {
 	const struct rec_live_reason *rtop = NULL;
 	const struct rec_live_task *top = NULL;
@@ -144,4 +146,42 @@ void rec_livefmt_line(const struct rec_live_frame *fr)
 	rec_livetask_keys(fr);
 	fputc('\n', fr->out);
 	rec_livetask_lines(fr);
+}
+
+/*
+ * The key=value lines, each folded between its pairs to VMT_LOG_WIDTH columns as every
+ * output is (the lines after a line's first start with two spaces: a reader joins them).
+ * They are made in memory first, to be folded whole.
+ */
+void rec_livefmt_line(const struct rec_live_frame *fr)
+{
+	struct rec_live_frame mem = *fr;
+	char *text = NULL, *line, *next, *folded;
+	size_t size = 0;
+
+	mem.out = open_memstream(&text, &size);
+	if (!mem.out) {
+		kv_lines(fr);	/* unfolded rather than not at all */
+		return;
+	}
+	kv_lines(&mem);
+	if (fclose(mem.out) || !text) {
+		free(text);
+		return;
+	}
+	/* a break turns a space into a newline and two spaces: at most three times the text */
+	folded = malloc(3 * size + 1);
+	for (line = text; folded && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		fprintf(fr->out, "%s\n", vmt_log_fold(line, 0, VMT_LOG_WIDTH, 2, folded,
+						       3 * size + 1));
+	}
+	if (!folded)
+		fputs(text, fr->out);
+	free(folded);
+	free(text);
 }

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vmtrace-record --live on this machine's tracefs with the syscall pair: a loop pinned to
 # CPU 1 makes system calls for 1.2 s while the recorder traces CPU 1 with --live=300ms, its
-# standard output a file (one line per interval). Checked against the recorded file,
-# recounted independently from vmtrace-convert --events (every entry that completed a pair,
-# by its time since the recording's start): each interval's count and longest exit are
-# those of the file's pairs that ended in that interval, the counts add up to
-# vmtrace-report's pairs, nothing was late or lost. On a pseudo-terminal (script) the
+# standard output a file (one line per interval, folded at 120 columns). Checked against
+# the recorded file, recounted independently from vmtrace-convert --events (every entry
+# that completed a pair, by its time since the recording's start): each interval's count and
+# longest exit are those of the file's pairs that ended in that interval, the counts add up
+# to vmtrace-report's pairs, nothing was late or lost. On a pseudo-terminal (script) the
 # table is redrawn in place, in the neutral words of a pair other than KVM's (pairs/s,
 # tasks, ids; no exit, vCPU or guest); --no-output writes no file; bad command lines get
 # one line and exit 64.
@@ -25,7 +25,9 @@ kill -INT "$rec_pid"
 wait "$rec_pid"
 rc=$?
 [ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record --live exited $rc"; }
-grep '^live ' rec.out >live.txt || { cat rec.out rec.err; fail "no live lines"; }
+# the lines are folded at 120 columns between their pairs: joined again to be read
+widths_ok rec.out || fail "live lines wider than 120 columns"
+unfold rec.out | grep '^live ' >live.txt || { cat rec.out rec.err; fail "no live lines"; }
 [ "$(wc -l <live.txt)" -ge 3 ] || { cat live.txt; fail "fewer than 3 intervals"; }
 ! grep -q 'came too late' rec.err || { cat rec.err; fail "records came late"; }
 
