@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "livefmt.h"
 #include "livetask.h"
 #include "log.h"
 
-#define MAX_ROWS 16	/* of each table on a terminal */
+#define MAX_ROWS 16	/* of each list on a terminal, at most */
 
 static char *fmt_ns(uint64_t ns, char *buf, size_t size)
 {
@@ -43,16 +47,69 @@ static double per_s(uint64_t n, uint64_t len_ns)
 	return len_ns ? (double)n * 1e9 / (double)len_ns : 0;
 }
 
-static void table_row(FILE *f, const char *label, const struct rec_live_stat *s, uint64_t len,
-		      uint64_t time)
+/* A frame's lines: cut at the screen's width, none past its height. */
+struct screen {
+	FILE *f;
+	unsigned int cols, left;	/* left: the lines still free */
+	int label;			/* the label column's width */
+};
+
+static void screen_line(struct screen *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void screen_line(struct screen *s, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	if (!s->left)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(s->f, "%.*s\n", (int)s->cols, line);
+	s->left--;
+}
+
+/* COLUMNS or LINES when a plain positive number, else def. */
+static unsigned int env_size(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	return *end || errno || !n || n > 10000 ? def : (unsigned int)n;
+}
+
+/*
+ * The terminal's size, read again at every frame: a resized window gets frames of its new
+ * size from the next interval on, without a SIGWINCH handler (each frame is drawn whole).
+ * A terminal that does not say (0): COLUMNS and LINES, else 80x24.
+ */
+static void screen_size(FILE *f, unsigned int *cols, unsigned int *rows)
+{
+	struct winsize ws;
+
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws))
+		ws.ws_col = ws.ws_row = 0;
+	*cols = ws.ws_col ? ws.ws_col : env_size("COLUMNS", 80);
+	*rows = ws.ws_row ? ws.ws_row : env_size("LINES", 24);
+}
+
+static void table_row(struct screen *scr, const char *label, const struct rec_live_stat *s,
+		      uint64_t len, uint64_t time)
 {
 	char p99[32], max[32];
 
 	/* a row with time from an open exit only has no latency yet */
-	fprintf(f, "  %-34.34s %12.0f %9.2f %% %13s %13s\n", label, per_s(s->count, len),
-		pct(s->sum, time),
-		s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
-		s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");
+	screen_line(scr, "  %-*.*s %12.0f %9.2f %% %13s %13s", scr->label, scr->label, label,
+		    per_s(s->count, len), pct(s->sum, time),
+		    s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
+		    s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");
 }
 
 static int by_count(const void *a, const void *b)
@@ -70,44 +127,128 @@ static int by_time(const void *a, const void *b)
 	return x->s.sum < y->s.sum ? 1 : x->s.sum > y->s.sum ? -1 : 0;
 }
 
-/* On a terminal: the whole screen, from its top left corner (as kvm_stat does). */
+static bool task_shown(const struct rec_live_task *t)
+{
+	return t->s.count || t->open;
+}
+
+static bool reason_shown(const struct rec_live_reason *r)
+{
+	return r->s.count || r->s.sum;	/* an open exit's reason has time only */
+}
+
+/* The lines of a list's first k rows of n, with "... and N more" when rows are left out. */
+static unsigned int list_lines(const unsigned char *cost, size_t k, size_t n)
+{
+	unsigned int lines = k < n;
+
+	while (k--)
+		lines += cost[k];
+	return lines;
+}
+
+/* The header, the column titles, "all" and the two lists' titles; blank lines apart. */
+#define FIXED_LINES 5
+#define BLANK_LINES 3
+
+/*
+ * How many rows of each list fit in room lines (the fixed ones not counted), and whether
+ * the blank lines do: the least important go first, the blank lines, then the last rows
+ * of the longer list (the reasons' when both are as long), so that both keep their top rows.
+ */
+static bool fit(unsigned int room, const unsigned char *tcost, size_t nt, size_t *kt,
+		const unsigned char *rcost, size_t nr, size_t *kr)
+{
+	bool blanks = list_lines(tcost, *kt, nt) + list_lines(rcost, *kr, nr) + BLANK_LINES <= room;
+	unsigned int lt, lr;
+
+	if (blanks)
+		return true;
+	while (*kt || *kr) {
+		lt = list_lines(tcost, *kt, nt);
+		lr = list_lines(rcost, *kr, nr);
+		if (lt + lr <= room)
+			break;
+		if (*kr && lr >= lt)
+			--*kr;
+		else
+			--*kt;
+	}
+	return false;
+}
+
+/*
+ * On a terminal: the whole screen, from its top left corner (as kvm_stat does), fitted to
+ * its size. The last line stays free for the cursor: a newline there would scroll the
+ * frame's top away.
+ */
 void rec_livefmt_table(const struct rec_live_frame *fr)
 {
+	unsigned char tcost[MAX_ROWS], rcost[MAX_ROWS];
+	size_t i, shown, nt = 0, nr = 0, kt, kr;
+	unsigned int cols, rows, room;
 	uint64_t len = fr->len_ns;
-	FILE *f = fr->out;
-	char buf[96];
-	size_t i, shown;
+	struct screen scr;
+	char buf[160];
+	bool blanks;
 
-	fputs("\033[H\033[2J", f);
-	fprintf(f, "vmtrace-record --live: interval %" PRIu64 ", %.3f s to %.3f s after the start "
-		"(lost %" PRIu64 ", late %" PRIu64 ")\n\n", fr->index,
-		(double)fr->start_ns / 1e9, (double)(fr->start_ns + len) / 1e9, fr->lost, fr->late);
-	/* another pair's words are the text report's: pairs, time in pairs, task, id */
-	fprintf(f, "  %-34s %12s %11s %13s %13s\n", "", fr->kvm ? "exits/s" : "pairs/s",
-		fr->kvm ? "out of guest" : "in pairs", "p99", "max");
-	snprintf(buf, sizeof(buf), "all (%u %s)", fr->active, fr->kvm ? "vCPU tasks" : "tasks");
-	table_row(f, buf, fr->all, len, len * fr->active);
-	fprintf(f, "\n%s\n", fr->kvm ? "vCPU task" : "task");
 	qsort(fr->tasks, fr->ntasks, sizeof(*fr->tasks), by_time);
-	for (i = shown = 0; i < fr->ntasks && shown < MAX_ROWS; i++) {
-		if (!fr->tasks[i]->s.count && !fr->tasks[i]->open)
+	qsort(fr->reasons, fr->nreasons, sizeof(*fr->reasons), by_count);
+	for (i = 0; i < fr->ntasks; i++)
+		if (task_shown(fr->tasks[i]) && nt++ < MAX_ROWS)
+			tcost[nt - 1] = 1 + fr->tasks[i]->open;	/* its marker's line */
+	for (i = 0; i < fr->nreasons; i++)
+		if (reason_shown(&fr->reasons[i]) && nr++ < MAX_ROWS)
+			rcost[nr - 1] = 1;
+	kt = nt < MAX_ROWS ? nt : MAX_ROWS;
+	kr = nr < MAX_ROWS ? nr : MAX_ROWS;
+	screen_size(fr->out, &cols, &rows);
+	scr = (struct screen){ .f = fr->out, .cols = cols, .left = rows > 1 ? rows - 1 : 1 };
+	/* the numbers keep their 55 columns; the labels narrow down to 8 */
+	scr.label = cols >= 55 + 34 ? 34 : cols >= 55 + 8 ? (int)cols - 55 : 8;
+	room = scr.left > FIXED_LINES ? scr.left - FIXED_LINES : 0;
+	blanks = fit(room, tcost, nt, &kt, rcost, nr, &kr);
+
+	fputs("\033[H\033[2J", fr->out);
+	screen_line(&scr, "vmtrace-record --live: interval %" PRIu64 ", %.3f s to %.3f s "
+		    "(lost %" PRIu64 ", late %" PRIu64 ")", fr->index, (double)fr->start_ns / 1e9,
+		    (double)(fr->start_ns + len) / 1e9, fr->lost, fr->late);
+	if (blanks)
+		screen_line(&scr, "%s", "");
+	/* another pair's words are the text report's: pairs, time in pairs, task, id */
+	screen_line(&scr, "  %-*s %12s %11s %13s %13s", scr.label, "",
+		    fr->kvm ? "exits/s" : "pairs/s", fr->kvm ? "out of guest" : "in pairs", "p99",
+		    "max");
+	snprintf(buf, sizeof(buf), "all (%u %s)", fr->active, fr->kvm ? "vCPU tasks" : "tasks");
+	table_row(&scr, buf, fr->all, len, len * fr->active);
+	if (blanks)
+		screen_line(&scr, "%s", "");
+	screen_line(&scr, "%s", fr->kvm ? "vCPU task" : "task");
+	for (i = shown = 0; i < fr->ntasks && shown < kt; i++) {
+		if (!task_shown(fr->tasks[i]))
 			continue;
-		table_row(f, task_label(fr->tasks[i], buf, sizeof(buf)), &fr->tasks[i]->s, len,
+		table_row(&scr, task_label(fr->tasks[i], buf, sizeof(buf)), &fr->tasks[i]->s, len,
 			  len);
-		rec_livetask_marker(f, fr, fr->tasks[i]);
+		if (rec_livetask_marker(fr, fr->tasks[i], buf, sizeof(buf)))
+			screen_line(&scr, "%s", buf);
 		shown++;
 	}
-	fprintf(f, "\n%s\n", fr->kvm ? "exit reason" : "id");
-	qsort(fr->reasons, fr->nreasons, sizeof(*fr->reasons), by_count);
-	for (i = shown = 0; i < fr->nreasons && shown < MAX_ROWS; i++) {
+	if (kt < nt)
+		screen_line(&scr, "  ... and %zu more", nt - kt);
+	if (blanks)
+		screen_line(&scr, "%s", "");
+	screen_line(&scr, "%s", fr->kvm ? "exit reason" : "id");
+	for (i = shown = 0; i < fr->nreasons && shown < kr; i++) {
 		const struct rec_live_reason *r = &fr->reasons[i];
 
-		if (!r->s.count && !r->s.sum)	/* an open exit's reason has time only */
+		if (!reason_shown(r))
 			continue;
-		table_row(f, vmt_exitreason_label(fr->names, r->isa, r->key, buf, sizeof(buf)),
+		table_row(&scr, vmt_exitreason_label(fr->names, r->isa, r->key, buf, sizeof(buf)),
 			  &r->s, len, len * fr->active);
 		shown++;
 	}
+	if (kr < nr)
+		screen_line(&scr, "  ... and %zu more", nr - kr);
 }
 
 /*

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * livefmt: how --live shows one interval (live.h): a table redrawn in place on a terminal,
- * or one line of key=value pairs. Stateless; called on the collector thread. The row
- * structs are live.c's, shared with this file only.
+ * fitted to its size, or one line of key=value pairs folded to 120 columns. Stateless;
+ * called on the collector thread. The row structs are live.c's, shared with this file only.
  */
 #ifndef REC_LIVEFMT_H
 #define REC_LIVEFMT_H

@@ -14,17 +14,19 @@ static const char *reason_label(const struct rec_live_frame *fr, const struct re
 	return vmt_exitreason_label(fr->names, t->open_isa, t->open_key, buf, size);
 }
 
-void rec_livetask_marker(FILE *f, const struct rec_live_frame *fr, const struct rec_live_task *t)
+bool rec_livetask_marker(const struct rec_live_frame *fr, const struct rec_live_task *t,
+			 char *out, size_t size)
 {
 	char buf[64];
 
 	if (!t->open)
-		return;
+		return false;
 	/* another pair's words, as the table's: a pair and its id */
-	fprintf(f, "    %s for %.3f s (since %.3f s, %s %.40s)\n",
-		fr->kvm ? "in an exit" : "in a pair", (double)t->open_ns / 1e9,
-		(double)t->open_since_ns / 1e9, fr->kvm ? "reason" : "id",
-		reason_label(fr, t, buf, sizeof(buf)));
+	snprintf(out, size, "    %s for %.3f s (since %.3f s, %s %.40s)",
+		 fr->kvm ? "in an exit" : "in a pair", (double)t->open_ns / 1e9,
+		 (double)t->open_since_ns / 1e9, fr->kvm ? "reason" : "id",
+		 reason_label(fr, t, buf, sizeof(buf)));
+	return true;
 }
 
 void rec_livetask_keys(const struct rec_live_frame *fr)
