@@ -299,7 +299,7 @@ static void publish(struct recorder *rec)
 	rec_output_publish(&rec->op, rec->recording && !untriggered_tail(rec));
 }
 
-/* The error in one line, what was written, the losses, the summary; the exit code. */
+/* The error and what it kept, what was written, the losses, the summary; the exit code. */
 static void report(struct recorder *rec)
 {
 	const char *where = rec->op.published ? rec->op.name : rec->op.tmp;
@@ -307,7 +307,7 @@ static void report(struct recorder *rec)
 	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
 	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
 	struct rec_losses ls;
-	char note[512];
+	char note[512], what[PATH_MAX + 128], kept[PATH_MAX + 256];
 
 	if (!rec->recording)
 		return;
@@ -323,19 +323,26 @@ static void report(struct recorder *rec)
 		rec->exit_code = 0;
 		return;
 	}
+	/*
+	 * The file and the problem on the first line, what was kept on the next (folded as
+	 * every long message is): a line of both, with two paths, was 149 columns.
+	 */
+	if (rec->read_err || rec->write_err) {
+		snprintf(what, sizeof(what), "the %" PRIu64 " chunk%s %s before %s kept in %s, not "
+			 "finished", chunks, cs, rec->read_err ? "read" : "written",
+			 *cs ? "are" : "is", where);
+		vmt_log_fold(what, 2, VMT_LOG_WIDTH, 2, kept, sizeof(kept));
+	}
 	if (rec->read_err)
-		vmt_err("%s: reading the ring buffer failed: %s; the %" PRIu64 " chunk%s read "
-			"before %s kept in %s, not finished", rec->ses.inst.dir,
-			strerror(-rec->read_err), chunks, cs, *cs ? "are" : "is", where);
+		vmt_err("%s: reading the ring buffer failed: %s;\n  %s", rec->ses.inst.dir,
+			strerror(-rec->read_err), kept);
 	else if (rec->write_err)
-		vmt_err("%s: write failed: %s; the %" PRIu64 " chunk%s written before %s kept in "
-			"%s, not finished", rec->op.tmp, strerror(-rec->write_err), chunks, cs,
-			*cs ? "are" : "is", where);
+		vmt_err("%s: write failed: %s;\n  %s", rec->op.tmp, strerror(-rec->write_err), kept);
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
-	vmt_info("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
-		 " KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
-		 bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
+	vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
+			" KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
+			bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
 	rec_losses_sum(rec->col, &ls);
 	ls.stats = rec->op.lost1 - rec->op.lost0;	/* every traced CPU's */
 	if (rec_losses_note(&ls, note, sizeof(note)))

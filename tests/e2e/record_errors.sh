@@ -63,6 +63,7 @@ if mount -t tmpfs -o size=4m tmpfs full 2>/dev/null; then
 	wait
 	[ "$rc" = 1 ] || { cat rec.err; fail "disk full: exit $rc, expected 1"; }
 	grep -q "No space left on device" rec.err || fail "disk full: no clear error"
+	widths_ok rec.err || fail "disk full: messages wider than 120 columns"
 	no_instance_left "$rec_pid"
 	f=$(ls full/f.vmt* | head -1)
 	run vmtrace-report --json "$f"

@@ -23,17 +23,24 @@ errors=$(unfold rec.err | grep -v -e '^vmtrace-record: recording ' -e '^vmtrace-
 [ "$(printf '%s\n' "$errors" | wc -l)" = 1 ] || { cat rec.err; fail "disk full: not one error line"; }
 printf '%s\n' "$errors" | grep -q "^vmtrace-record: full/f\.vmt\.$rec_pid\.part: write failed: No space left on device; the [0-9]* chunks\? written before \(is\|are\) kept in full/f\.vmt, not finished\$" ||
 	{ cat rec.err; fail "disk full: unexpected error line"; }
+# The file and the problem on the error's first line, what was kept on the next; every line
+# fits 120 columns (the one line of both was 149).
+grep -qx "vmtrace-record: full/f\.vmt\.$rec_pid\.part: write failed: No space left on device;" rec.err ||
+	{ cat rec.err; fail "disk full: the error's first line is not the file and the problem"; }
+grep -q "^  the [0-9]* chunks\? written before \(is\|are\) kept in full/f\.vmt, not finished\$" rec.err ||
+	{ cat rec.err; fail "disk full: the error's second line is not what was kept"; }
+widths_ok rec.err || fail "disk full: messages wider than 120 columns"
 [ -f full/f.vmt ] || fail "disk full: the recording was not published under its name"
 ls full/*.part 2>/dev/null && fail "disk full: a temporary file was left"
 run vmtrace-report --json full/f.vmt
 [ "$rc" = 2 ] || { cat err.txt; fail "disk full: report exit $rc, expected 2"; }
 grep -q "not finished" err.txt || fail "disk full: the report did not say 'not finished'"
 [ "$(json out.txt 'd["finished"]')" = False ] || fail "disk full: an END block was written"
-said=$(sed -n 's/.*; the \([0-9]*\) chunks\? written before.*/\1/p' rec.err)
+said=$(unfold rec.err | sed -n 's/.*; the \([0-9]*\) chunks\? written before.*/\1/p')
 [ "$(json out.txt 'd["chunks"]')" = "$said" ] ||
 	fail "disk full: $(json out.txt 'd["chunks"]') chunks in the file, the recorder said $said"
 [ "$said" = 1 ] && words="1 chunk written before is" || words="$said chunks written before are"
-grep -q "; the $words kept in " rec.err || { cat rec.err; fail "disk full: not 'the $words kept'"; }
+unfold rec.err | grep -q "; the $words kept in " || { cat rec.err; fail "disk full: not 'the $words kept'"; }
 [ "$(json out.txt 'd["pairs"] > 0 and d["bad_chunks"] == 0')" = True ] ||
 	fail "disk full: the chunks written do not read back"
 umount full
