@@ -218,26 +218,47 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	latency_lines(f, r, wd, s);
 }
 
+/* The tables' first column: a label wider than this pushes the row's figures right. */
+#define TASK_LABEL_COLUMNS 24
+
+/* "comm (pid)", its comm cut to fit the column, or "- (pid)" for a task never named. */
+static char *comm_label(const struct vmt_group *t, char *buf, size_t size)
+{
+	char whole[64];
+
+	snprintf(whole, sizeof(whole), "%s (%" PRId32 ")", t->comm[0] ? t->comm : "-", t->pid);
+	return vmt_fmt_fit(whole, TASK_LABEL_COLUMNS, buf, size);
+}
+
 void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	const struct vmt_vmmap *vm = vmt_reader_vmmap(r);	/* labels from --vm */
 	bool kvm = words_of(r) == &kvm_words;
 	size_t i, n = s->ntasks < 10 ? s->ntasks : 10;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], name[64];
+	bool named = false;
 
 	summary_block(f, r, s);
 	if (!n || !s->lat.count)
 		return;
+	/* tasks the context events named are "comm (pid)", as in the report's tables */
+	for (i = 0; i < n; i++)
+		named |= s->tasks[i].comm[0] != '\0';
 	fprintf(f, "Tasks (most pairs first%s):\n", s->ntasks > n ? ", top 10" : "");
 	/* a vCPU column for KVM's pair only: other pairs' tasks have none */
-	fprintf(f, "  %8s%s %12s %12s %12s %12s%s\n", "pid", kvm ? "   vcpu" : "", "pairs",
-		"avg", "max", "max/window", vm ? "  vm" : "");
+	if (named)
+		fprintf(f, "  %-*s", TASK_LABEL_COLUMNS, "task");
+	else
+		fprintf(f, "  %8s", "pid");
+	fprintf(f, "%s %12s %12s %12s %12s%s\n", kvm ? "   vcpu" : "", "pairs", "avg", "max",
+		"max/window", vm ? "  vm" : "");
 	for (i = 0; i < n; i++) {
 		const struct vmt_group *t = &s->tasks[i];
 		char v[16], whole[320], label[320];
 		/* the VM's label ends the line: cut to what is left of 120 columns */
-		unsigned int room = TEXT_COLUMNS - (2 + 8 + (kvm ? 7 : 0) + 4 * 13 + 2);
+		unsigned int room = TEXT_COLUMNS - (2 + (named ? TASK_LABEL_COLUMNS : 8) +
+						    (kvm ? 7 : 0) + 4 * 13 + 2);
 
 		if (t->has_vcpu)
 			snprintf(v, sizeof(v), " %6u", t->vcpu);
@@ -247,8 +268,12 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 			whole[0] = '\0';
 		label[0] = label[1] = ' ';
 		vmt_fmt_fit(whole, room, label + 2, sizeof(label) - 2);
-		fprintf(f, "  %8" PRId32 "%s %12" PRIu64 " %12s %12s %12s%s\n", t->pid,
-			kvm ? v : "", t->d.st.count, vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
+		if (named)
+			fprintf(f, "  %-*s", TASK_LABEL_COLUMNS, comm_label(t, name, sizeof(name)));
+		else
+			fprintf(f, "  %8" PRId32, t->pid);
+		fprintf(f, "%s %12" PRIu64 " %12s %12s %12s%s\n", kvm ? v : "", t->d.st.count,
+			vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
 			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), whole[0] ? label : "");
 	}
@@ -346,12 +371,11 @@ static char *task_label(const struct vmt_reader *r, const struct vmt_group *t, c
 
 	if (m && vmt_vmmap_label(m, t->pid, buf, size))
 		return buf;
+	/* whole: the table's column cuts it (vmt_fmt_fit) */
 	if (t->has_vcpu)
 		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
-	else if (t->comm[0])
-		snprintf(buf, size, "%s (%" PRId32 ")", t->comm, t->pid);
 	else
-		snprintf(buf, size, "- (%" PRId32 ")", t->pid);
+		snprintf(buf, size, "%s (%" PRId32 ")", t->comm[0] ? t->comm : "-", t->pid);
 	return buf;
 }
 

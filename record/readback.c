@@ -15,6 +15,8 @@
 void rec_readback_summary(const char *path)
 {
 	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
+	/* the context events name the tasks (comm), as they do in the report's tables */
+	struct vmt_iter_opts io = { .attribute = true };
 	struct vmt_summary s = { 0 };
 	struct vmt_consumer c;
 	struct vmt_reader *r;
@@ -26,7 +28,7 @@ void rec_readback_summary(const char *path)
 		vmt_err("%s: cannot read back: %s", path, why[0] ? why : strerror(-ret));
 		return;
 	}
-	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, NULL, &c, 1, &it) == 0) {
+	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, &io, &c, 1, &it) == 0) {
 		char msg[512];
 
 		vmt_report_summary_text(stdout, r, &s);

@@ -76,11 +76,15 @@ fi
 # The record's own summary agrees with the report's.
 grep -q "^Begin-end pairs = $(json r.json 'd["pairs"]')\$" rec.out ||
 	fail "record and report summaries differ"
-# its task table: no vCPU column for system calls, and the loop's row has the report's count
-grep -Eq '^ +pid +pairs +avg +max +max/window$' rec.out ||
+# its task table: no vCPU column for system calls; the tasks named by the context events
+# (recorded by default) as "comm (pid)", the loop's as the report names it (and as it is
+# called), its row with the report's count
+grep -Eq '^  task +pairs +avg +max +max/window$' rec.out ||
 	fail "task table header: $(grep -A1 '^Tasks' rec.out | tail -1)"
-[ "$(awk -v p="$loop_pid" '$1 == p { print $2 }' rec.out)" = "$pairs" ] ||
-	fail "the loop's row in the task table: $(awk -v p="$loop_pid" '$1 == p' rec.out)"
+comm=$(json r.json "[t['comm'] for t in d['vcpus'] if t['pid'] == $loop_pid][0]")
+[ "$comm" = syscall_loop ] || fail "the report names the loop '$comm'"
+[ "$(awk -v t="$comm ($loop_pid)" 'substr($0, 3, length(t) + 1) == t " " { print $3 }' rec.out)" = "$pairs" ] ||
+	fail "the loop's row in the task table: $(grep -A11 '^Tasks' rec.out)"
 
 # Metadata: the file describes itself.
 grep -a -q "raw_syscalls:sys_enter" run.vmt || fail "event name not in the file"
