@@ -221,13 +221,17 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 /* The tables' first column: a label wider than this pushes the row's figures right. */
 #define TASK_LABEL_COLUMNS 24
 
-/* "comm (pid)", its comm cut to fit the column, or "- (pid)" for a task never named. */
-static char *comm_label(const struct vmt_group *t, char *buf, size_t size)
+char *vmt_report_task_name(int32_t pid, const char *comm, int columns, char *buf, size_t size)
 {
 	char whole[64];
 
-	snprintf(whole, sizeof(whole), "%s (%" PRId32 ")", t->comm[0] ? t->comm : "-", t->pid);
-	return vmt_fmt_fit(whole, TASK_LABEL_COLUMNS, buf, size);
+	snprintf(whole, sizeof(whole), "%s (%" PRId32 ")", comm && comm[0] ? comm : "-", pid);
+	return vmt_fmt_fit(whole, columns > 0 ? (unsigned int)columns : 1, buf, size);
+}
+
+static char *comm_label(const struct vmt_group *t, char *buf, size_t size)
+{
+	return vmt_report_task_name(t->pid, t->comm, TASK_LABEL_COLUMNS, buf, size);
 }
 
 void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)

@@ -9,9 +9,10 @@
 #ifndef VMT_REPORTFMT_H
 #define VMT_REPORTFMT_H
 
-#include <stdio.h>
-
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "reader.h"
 #include "summary.h"
@@ -21,6 +22,11 @@ struct vmt_report_style {
 	bool wide;		/* every column and field, past 120 columns */
 };
 
+/*
+ * A task as the tables name it: "comm (pid)", comm cut with '~' so that it fits columns, or
+ * "- (pid)" for a task no context event named (comm NULL or ""). Returns buf.
+ */
+char *vmt_report_task_name(int32_t pid, const char *comm, int columns, char *buf, size_t size);
 /* The summary block (the original four figures among them), as vmtrace-record ends. */
 void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s);
 /* The full report: header, summary, percentiles, tables, causes, longest exits. */

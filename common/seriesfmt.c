@@ -18,9 +18,14 @@
 #include "timefmt.h"
 
 /* kvm: KVM's words (exits, entries, vCPUs); else another pair's (begins, ends, pairs) */
-void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
+/* The task column when tasks are named: the line's 120 columns, a pid's 8 given up. */
+#define NAME_COLUMNS 18
+
+void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
+		     const struct vmt_commtab *names)
 {
-	char iv[32], win[32], b[4][32];
+	bool named = names && names->n;
+	char iv[32], win[32], b[4][32], task[64];
 	size_t i;
 
 	fprintf(f, "Time series (intervals of %s from the recording's start, window %s;\n"
@@ -33,9 +38,9 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
 		return;
 	}
 	/* another pair has no vCPU: its column is untitled and empty, as in the exit lists */
-	fprintf(f, "  %14s %14s %6s %8s %10s %10s %6s %10s %10s %10s\n", "start (s)", "end (s)",
-		kvm ? "vcpu" : "", "pid", kvm ? "exits" : "pairs", "out", "out%", "max", "p99",
-		"max/window");
+	fprintf(f, "  %14s %14s %6s %-*s %10s %10s %6s %10s %10s %10s\n", "start (s)", "end (s)",
+		kvm ? "vcpu" : "", named ? NAME_COLUMNS : 8, named ? "task" : "     pid",
+		kvm ? "exits" : "pairs", "out", "out%", "max", "p99", "max/window");
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 		uint64_t end = r->start_ns + s->interval_ns;
@@ -47,10 +52,15 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm)
 			snprintf(v, sizeof(v), "%s", kvm ? "-" : "");	/* another pair: no title */
 		snprintf(pct, sizeof(pct), r->seen_ns ? "%.2f" : "-",
 			 vmt_share_pct(r->out_ns, r->seen_ns, 2));
-		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %8" PRId32
+		if (named)
+			vmt_report_task_name(r->pid, vmt_commtab_get(names, r->pid), NAME_COLUMNS,
+					     task, sizeof(task));
+		else
+			snprintf(task, sizeof(task), "%8" PRId32, r->pid);
+		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %-*s"
 			" %10" PRIu64 " %10s %6s %10s %10s %10s\n",
 			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
-			end % 1000000000, v, r->pid, r->exits,
+			end % 1000000000, v, named ? NAME_COLUMNS : 8, task, r->exits,
 			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
 			pct,
 			r->exits ? vmt_format_ns(r->max_ns, b[1], sizeof(b[1])) : "-",

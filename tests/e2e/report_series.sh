@@ -199,6 +199,29 @@ grep -q "from the task's first begin to its last end):$" w.txt &&
 	{ cat w.txt; fail "KVM words in a syscall pair's time series"; }
 vmtrace-report --interval 1s "$DATA/sample-kvm.vmt" | grep -q "first exit to its last entry):$" ||
 	fail "no KVM words in the KVM sample's time series"
+# A recording with context events names its tasks: "comm (pid)" in the table, as in the
+# report's other tables (the comm cut to fit the column), each row's name the one the JSON
+# gives its pid, the row's figures still in their columns and the line within 120.
+vmtrace-report --json --interval 500ms "$DATA/why/sample/kvm.vmt" >r.json || fail "why sample"
+vmtrace-report --interval 500ms "$DATA/why/sample/kvm.vmt" | sed -n '/^Time series/,$p' >n.txt ||
+	fail "why sample's table"
+python3 - n.txt r.json <<'PY' || { cat n.txt; fail "the tasks' names in the time series"; }
+import json, sys
+d = json.load(open(sys.argv[2]))
+comm = {t["pid"]: t["comm"] for t in d["vcpus"]}
+lines = open(sys.argv[1]).read().split("\n")[2:-1]
+assert lines[0][39:57].rstrip() == "task", lines[0]
+lines = lines[1:]
+assert len(lines) == len(d["series"]) > 0, (len(lines), len(d["series"]))
+for line, x in zip(lines, d["series"]):
+    pid, name = x["pid"], comm.get(x["pid"])
+    assert name, "the sample's vCPU thread %d is not named in the JSON" % pid
+    want = "%s (%d)" % (name[:18 - len(" (%d)" % pid)], pid)
+    assert line[39:57].rstrip() == want, (line, want)
+    assert int(line[57:68]) == x["exits"], (line, x)
+    assert len(line) <= 120, line
+print(len(lines), "rows named")
+PY
 check "trace.dat 20ms" 20000000 0 "$T/kvm.v7zstd.dat"
 check "x86-tsc trace.dat 1ms" 1000000 1 $SYS "$T/tsc2nsec.dat"
 
