@@ -182,6 +182,16 @@ static unsigned int bind_context(const struct vmt_pass_input *in, struct vmt_ctx
 	return bound;
 }
 
+/* The context events decoded for the consumers alone, without the engine. */
+static int start_decoding(struct vmt_pass *w, const struct vmt_pass_input *in)
+{
+	w->bind = malloc(sizeof(*w->bind));
+	if (!w->bind)
+		return -ENOMEM;
+	w->it->context_formats = bind_context(in, w->bind);
+	return 0;
+}
+
 /* The engine, when asked for and the recording has context events to feed it. */
 static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in)
 {
@@ -291,10 +301,10 @@ static int feed_context(struct vmt_pass *w, const struct vmt_item *item, bool wa
 	struct vmt_ctxev cev;
 	int ret;
 
-	if (!w->attrib || vmt_ctxbind_decode(w->bind, &item->rec, item->cpu, &cev) != 1)
+	if (!w->bind || vmt_ctxbind_decode(w->bind, &item->rec, item->cpu, &cev) != 1)
 		return 0;
 	w->it->context_records++;
-	ret = vmt_attrib_context(w->attrib, &cev);
+	ret = w->attrib ? vmt_attrib_context(w->attrib, &cev) : 0;
 	if (want)
 		EACH(w, context, &cev);
 	return ret;
@@ -371,6 +381,8 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		vmt_pairing_log_edges(w->pairing, o->edges);
 	if (o->attribute)
 		ret = start_attribution(w, in);
+	else if (o->context && w->want_context)
+		ret = start_decoding(w, in);
 	if (!ret)
 		EACH(w, start);
 	w->ret = ret;

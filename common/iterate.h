@@ -117,6 +117,11 @@ struct vmt_iter_opts {
 	 */
 	bool attribute;
 	/*
+	 * Without attribute: decode the context events all the same, for the consumers that
+	 * take them (their context callback), as the live view names its tasks by them.
+	 */
+	bool context;
+	/*
 	 * A time slice's pass (slicepass.h): log the pairing's edges here (pairing.h), or
 	 * NULL.
 	 */

@@ -261,46 +261,77 @@ static int parse_format(struct vmt_reader *r, const char *name_key, const char *
 	return 0;
 }
 
-static bool id_taken(const struct vmt_reader *r, uint32_t id)
+static bool id_taken(uint32_t id, const uint32_t *taken, unsigned int ntaken,
+		     struct vmt_evformat *const *fmts, unsigned int n)
 {
 	unsigned int i;
 
-	if (id == r->fbegin->id || id == r->fend->id)
-		return true;
-	for (i = 0; i < r->nctx; i++)
-		if (r->ctxfmt[i]->id == id)
+	for (i = 0; i < ntaken; i++)
+		if (taken[i] == id)
+			return true;
+	for (i = 0; i < n; i++)
+		if (fmts[i]->id == id)
 			return true;
 	return false;
 }
 
 /* One name of context.events with its format.ctx.<name>: 1 kept, 0 skipped, -ENOMEM. */
-static int load_context_event(struct vmt_reader *r, const char *name)
+static int load_context_event(const uint8_t *meta, size_t mlen, const char *name,
+			      const uint32_t *taken, unsigned int ntaken,
+			      struct vmt_evformat **fmts, unsigned int *n)
 {
 	const char *colon = strchr(name, ':');
 	char key[VMT_KV_MAX_KEY + 1], system[VMT_KV_MAX_KEY];
 	struct vmt_evformat *f;
-	const uint8_t *meta, *text;
-	size_t mlen;
+	const uint8_t *text;
 	uint32_t len;
-	int n;
+	int ret;
 
-	n = snprintf(key, sizeof(key), VMT_META_FORMAT_CTX "%s", name);
-	if (!colon || colon == name || !colon[1] || n < 0 || (size_t)n >= sizeof(key))
+	ret = snprintf(key, sizeof(key), VMT_META_FORMAT_CTX "%s", name);
+	if (!colon || colon == name || !colon[1] || ret < 0 || (size_t)ret >= sizeof(key))
 		return 0;
 	snprintf(system, sizeof(system), "%.*s", (int)(colon - name), name);
-	meta = vmt_source_meta(r->src, &mlen);
 	text = vmt_kv_get(meta, mlen, key, &len);
 	if (!text)
 		return 0;
-	n = vmt_evformat_parse((const char *)text, len, system, &f, NULL);
-	if (n)
-		return n == -ENOMEM ? n : 0;
-	if (strcmp(f->name, colon + 1) != 0 || id_taken(r, f->id)) {
+	ret = vmt_evformat_parse((const char *)text, len, system, &f, NULL);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	if (strcmp(f->name, colon + 1) != 0 || id_taken(f->id, taken, ntaken, fmts, *n)) {
 		vmt_evformat_free(f);
 		return 0;
 	}
-	r->ctxfmt[r->nctx++] = f;
+	fmts[(*n)++] = f;
 	return 1;
+}
+
+int vmt_meta_context_formats(const uint8_t *meta, size_t mlen, const char *names,
+			     const uint32_t *taken, unsigned int ntaken,
+			     struct vmt_evformat ***fmts, unsigned int *n, unsigned int *skipped)
+{
+	char *list, *name, *save = NULL;
+	unsigned int max = 1;
+	const char *p;
+	int ret = 0;
+
+	*fmts = NULL;
+	*n = *skipped = 0;
+	for (p = names; *p; p++)
+		max += *p == ',';
+	list = strdup(names);
+	*fmts = calloc(max, sizeof(**fmts));
+	if (!list || !*fmts) {
+		free(list);
+		return -ENOMEM;
+	}
+	for (name = strtok_r(list, ",", &save); name && ret >= 0;
+	     name = strtok_r(NULL, ",", &save)) {
+		ret = load_context_event(meta, mlen, name, taken, ntaken, *fmts, n);
+		if (ret == 0)
+			++*skipped;
+	}
+	free(list);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -329,10 +360,9 @@ const struct vmt_vmmap *vmt_reader_vmmap(const struct vmt_reader *r)
  */
 static int load_context(struct vmt_reader *r)
 {
-	char *list, *name, *save = NULL;
-	unsigned int max = 1;
-	const char *p;
-	int ret = 0;
+	uint32_t taken[2] = { r->fbegin->id, r->fend->id };
+	const uint8_t *meta;
+	size_t mlen;
 
 	r->ctx_names = vmt_reader_meta(r, VMT_META_CONTEXT_EVENTS);
 	r->ctx_missing = vmt_reader_meta(r, VMT_META_CONTEXT_MISSING);
@@ -340,22 +370,9 @@ static int load_context(struct vmt_reader *r)
 	read_vmmap(r);
 	if (!r->ctx_names)
 		return 0;
-	for (p = r->ctx_names; *p; p++)
-		max += *p == ',';
-	list = strdup(r->ctx_names);
-	r->ctxfmt = calloc(max, sizeof(*r->ctxfmt));
-	if (!list || !r->ctxfmt) {
-		free(list);
-		return -ENOMEM;
-	}
-	for (name = strtok_r(list, ",", &save); name && ret >= 0;
-	     name = strtok_r(NULL, ",", &save)) {
-		ret = load_context_event(r, name);
-		if (ret == 0)
-			r->ctx_skipped++;
-	}
-	free(list);
-	return ret < 0 ? ret : 0;
+	meta = vmt_source_meta(r->src, &mlen);
+	return vmt_meta_context_formats(meta, mlen, r->ctx_names, taken, 2, &r->ctxfmt,
+					&r->nctx, &r->ctx_skipped);
 }
 
 /* The clock and its unit (tclock.h) from the metadata. */

@@ -120,6 +120,24 @@ const struct vmt_cpulist *vmt_reader_cpus(const struct vmt_reader *r);
  */
 const struct vmt_evformat *const *vmt_reader_context_formats(const struct vmt_reader *r,
 							    unsigned int *n);
+/**
+ * vmt_meta_context_formats() - the context events' formats a META block lists
+ * @meta: the block (key-value, metakeys.h), @mlen its length
+ * @names: its context.events list ("sched:sched_switch,irq:irq_handler_entry,...")
+ * @taken: ids in use already (the pair's), @ntaken how many
+ * @fmts: the formats kept, in a new array; the caller frees each (vmt_evformat_free) and
+ *	the array, also after an error
+ * @n: how many were kept
+ * @skipped: how many were left out (no format, one that does not parse, names another
+ *	event or repeats an id): the pairs do not need them
+ *
+ * What vmt_reader_context_formats() gives, for a block not yet in a file (the recorder's).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vmt_meta_context_formats(const uint8_t *meta, size_t mlen, const char *names,
+			     const uint32_t *taken, unsigned int ntaken,
+			     struct vmt_evformat ***fmts, unsigned int *n, unsigned int *skipped);
 /* context.events as the file has it ("sched:sched_switch,irq:..."); NULL: not recorded. */
 const char *vmt_reader_context_names(const struct vmt_reader *r);
 /* context.missing: asked for but not on the recording kernel; NULL when none or unknown. */

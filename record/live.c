@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commtab.h"
 #include "exitreason.h"
 #include "iterate.h"
 #include "latstat.h"
@@ -28,6 +29,7 @@ struct rec_live {
 	const struct vmt_iter *it;	/* the pass's, for the exits still open */
 	const struct vmt_event *pending;	/* the exit of the pair being added */
 	int error;			/* of an interval's end: for the next callback */
+	struct vmt_commtab comms;	/* the tasks' names, as the context events give them */
 };
 
 static void iv_init(struct rec_live_stat *s)
@@ -171,7 +173,7 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	fr = (struct rec_live_frame){
 		.out = l->cfg.out, .all = &l->all, .tasks = l->tasks, .ntasks = l->ntasks,
 		.reasons = l->reasons, .nreasons = l->nreasons, .names = l->names,
-		.kvm = l->cfg.kvm,
+		.kvm = l->cfg.kvm, .comms = &l->comms,
 	};
 	for (i = 0; i < l->ntasks; i++)
 		active += l->tasks[i]->s.count > 0 || l->tasks[i]->open;
@@ -281,6 +283,20 @@ static int live_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64
 	return l->error;
 }
 
+/* The names only, as the report's tables name tasks: "comm (pid)". */
+static int live_context(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev)
+{
+	struct rec_live *l = state;
+
+	(void)it;
+	/* a fork-heavy host names more pids than are kept: forget them, learn them again */
+	if (l->comms.n >= VMT_COMMTAB_MAX) {
+		vmt_commtab_free(&l->comms);
+		vmt_commtab_init(&l->comms);
+	}
+	return vmt_commtab_context(&l->comms, ev);
+}
+
 static void live_task_free(void *state, void *task)
 {
 	(void)state;
@@ -292,6 +308,7 @@ static const struct vmt_consumer_ops live_ops = {
 	.start = live_start,
 	.pair = live_pair,
 	.gap = live_gap,
+	.context = live_context,
 	.task_free = live_task_free,
 };
 
@@ -323,6 +340,7 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 		return -ENOMEM;
 	l->cfg = *cfg;
 	iv_init(&l->all);
+	vmt_commtab_init(&l->comms);
 	*out = l;
 	return 0;
 }
@@ -355,5 +373,6 @@ void rec_live_free(struct rec_live *l)
 	for (i = 0; i < l->nreasons; i++)
 		vmt_latdist_free(&l->reasons[i].s.d);
 	free(l->reasons);
+	vmt_commtab_free(&l->comms);
 	free(l);
 }

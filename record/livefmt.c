@@ -28,9 +28,15 @@ static char *fmt_ns(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
-static const char *task_label(const struct rec_live_task *t, char *buf, size_t size)
+/* "comm (pid)" as the report names a task, when the context events named it */
+static const char *task_label(const struct rec_live_frame *fr, const struct rec_live_task *t,
+			      char *buf, size_t size)
 {
-	if (t->has_vcpu)
+	const char *comm = vmt_commtab_get(fr->comms, t->pid);
+
+	if (comm)
+		snprintf(buf, size, "%s (%" PRId32 ")", comm, t->pid);
+	else if (t->has_vcpu)
 		snprintf(buf, size, "pid %" PRId32 " vcpu %" PRIu32, t->pid, t->vcpu);
 	else
 		snprintf(buf, size, "pid %" PRId32, t->pid);
@@ -227,7 +233,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	for (i = shown = 0; i < fr->ntasks && shown < kt; i++) {
 		if (!task_shown(fr->tasks[i]))
 			continue;
-		table_row(&scr, task_label(fr->tasks[i], buf, sizeof(buf)), &fr->tasks[i]->s, len,
+		table_row(&scr, task_label(fr, fr->tasks[i], buf, sizeof(buf)), &fr->tasks[i]->s, len,
 			  len);
 		if (rec_livetask_marker(fr, fr->tasks[i], buf, sizeof(buf)))
 			screen_line(&scr, "%s", buf);

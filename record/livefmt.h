@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "commtab.h"
 #include "exitreason.h"
 #include "latstat.h"
 
@@ -54,6 +55,7 @@ struct rec_live_frame {
 	size_t nreasons;
 	const struct vmt_exitreasons *names;
 	bool kvm;			/* KVM's words, else another pair's (the keys stay) */
+	const struct vmt_commtab *comms;	/* the tasks' names known so far */
 };
 
 void rec_livefmt_table(const struct rec_live_frame *f);

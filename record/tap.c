@@ -37,6 +37,8 @@ struct rec_tap {
 	uint32_t page_size;
 	struct vmt_evformat *fbegin, *fend;
 	char *machine;		/* kernel.machine: names the ids of a system call pair */
+	struct vmt_evformat **ctxfmt;	/* the context events', for the consumers that name tasks */
+	unsigned int nctx;
 	struct vmt_evbind bind;
 	struct vmt_clock clock;
 	struct vmt_iter it;
@@ -310,6 +312,24 @@ static const struct rec_sink_ops tap_ops = {
 	.tick = tap_tick,
 };
 
+/* The context events the recording's META lists (none with --context none). */
+static int context_formats(struct rec_tap *t, struct vmt_pass_input *in)
+{
+	char *names = vmt_kv_get_str(t->cfg.meta, t->cfg.meta_len, VMT_META_CONTEXT_EVENTS);
+	uint32_t taken[2] = { t->fbegin->id, t->fend->id };
+	unsigned int skipped;
+	int ret;
+
+	if (!names)
+		return 0;
+	ret = vmt_meta_context_formats(t->cfg.meta, t->cfg.meta_len, names, taken, 2,
+				       &t->ctxfmt, &t->nctx, &skipped);
+	free(names);
+	in->context = (const struct vmt_evformat *const *)t->ctxfmt;
+	in->ncontext = t->nctx;
+	return ret;
+}
+
 int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 {
 	struct vmt_iter_opts io = { 0 };
@@ -339,7 +359,14 @@ int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 	in.begin_format = t->fbegin;
 	t->machine = vmt_kv_get_str(cfg->meta, cfg->meta_len, VMT_META_MACHINE);
 	in.machine = t->machine;
-	/* Live figures need the pairs only: context records pass as other records. */
+	ret = context_formats(t, &in);
+	if (ret)
+		goto out_free;
+	/*
+	 * Live figures need the pairs, not the attribution: the context events are decoded
+	 * for the consumers that take them only (the live view names its tasks by them).
+	 */
+	io.context = true;
 	ret = vmt_pass_begin(&in, &io, cfg->c, cfg->nc, &t->it, &t->pass);
 	if (ret)
 		goto out_free;
@@ -390,6 +417,9 @@ void rec_tap_free(struct rec_tap *t)
 	}
 	free(t->s);
 	vmt_evformat_free(t->fbegin);
+	while (t->nctx)
+		vmt_evformat_free(t->ctxfmt[--t->nctx]);
+	free(t->ctxfmt);
 	free(t->machine);
 	vmt_evformat_free(t->fend);
 	free(t);

@@ -10,7 +10,8 @@
 # ending in the interval or inside one at its end (as man/vmtrace-record.1 defines them), its
 # task rows plus its "N more" are that number, and its id rows plus theirs the number of ids
 # of those pairs. A window resized while the recorder runs (100x30 to 70x14, no signal
-# needed) gets frames of its new size from the next interval on.
+# needed) gets frames of its new size from the next interval on. With context events the
+# tasks are named "comm (pid)", as in the report's tables.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -187,5 +188,36 @@ if not any(len(f) > 13 for f in fs):
 for m in bad:
     print(m)
 sys.exit(1 if bad else 0)
+PY
+
+# With the context events (recorded by default) the tasks are named as in the report's
+# tables, "comm (pid)": the loop, at real-time priority on CPU 1, is "syscall_loop (PID)",
+# its pid as it says itself, in every frame that shows it once one has named it.
+for _ in 1 2 3 4 5 6; do
+	python3 ttyrun.py tty3.txt 100 40 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
+		--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
+	rc=$?
+	grep -q 'another recorder' tty3.txt || break
+	sleep 2
+done
+[ "$rc" = 0 ] || { cat tty3.txt; fail "--live with context events exited $rc"; }
+loop_pid=$(tr -d '\r' <tty3.txt | sed -n 's/^pid \([0-9]*\) calls .*/\1/p')
+[ -n "$loop_pid" ] || { cat tty3.txt; fail "the loop said no pid"; }
+python3 - tty3.txt "$loop_pid" <<'PY' || fail "the tasks' names on the terminal"
+import sys
+sys.path.insert(0, ".")
+from frames import frames
+fs, pid = frames(sys.argv[1]), int(sys.argv[2])
+named = False
+for i, f in enumerate(fs):
+    f = [l for l in f if not l.startswith("pid %d calls " % pid)]	# the loop's own line
+    assert len(f) <= 39 and max(map(len, f)) <= 100, (i, f)
+    for l in f:
+        if l.startswith("  syscall_loop (%d) " % pid):
+            named = True
+        elif named and (l.startswith("  pid %d " % pid) or "(%d) " % pid in l):
+            sys.exit("frame %d: the loop not named after it was: %s" % (i, l))
+assert named, "no frame named the loop 'syscall_loop (%d)'" % pid
+print(len(fs), "frames, the loop named")
 PY
 finish
