@@ -21,10 +21,10 @@
 /* The task column when tasks are named: the line's 120 columns, a pid's 8 given up. */
 #define NAME_COLUMNS 18
 
-void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
-		     const struct vmt_commtab *names)
+static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
+			const struct vmt_commtab *names)
 {
-	bool named = names && names->n;
+	bool named = names->n != 0;
 	char iv[32], win[32], b[4][32], task[64];
 	size_t i;
 
@@ -67,6 +67,20 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
 			r->exits ? vmt_format_ns(r->p99_ns, b[2], sizeof(b[2])) : "-",
 			r->exits ? vmt_format_ns(r->max_window_ns, b[3], sizeof(b[3])) : "-");
 	}
+}
+
+void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
+		     const struct vmt_summary *named_by)
+{
+	struct vmt_commtab names;
+	size_t i;
+
+	/* the summary's names of the tasks; one the table cannot keep stays a bare pid */
+	vmt_commtab_init(&names);
+	for (i = 0; named_by && i < named_by->ntasks; i++)
+		vmt_commtab_set(&names, named_by->tasks[i].pid, named_by->tasks[i].comm);
+	series_text(f, s, kvm, &names);
+	vmt_commtab_free(&names);
 }
 
 static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,

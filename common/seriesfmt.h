@@ -19,12 +19,12 @@
 #include "summary.h"
 
 /*
- * The table: one line per interval and vCPU task, within 120 columns. names: the tasks'
- * names (comm) by pid, or NULL; with one at least the tasks are "comm (pid)", as the
- * report's tables name them, else bare pids.
+ * The table: one line per interval and vCPU task, within 120 columns. named_by: a summary
+ * of the same recording whose tasks' names (comm) name the rows, or NULL; with one name at
+ * least the tasks are "comm (pid)", as the report's tables name them, else bare pids.
  */
 void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
-		     const struct vmt_commtab *names);
+		     const struct vmt_summary *named_by);
 /* The rows as a JSON array named name (NULL: a top value). */
 void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s);
 /* The rows as CSV with a header (csv) or as JSON lines, onto fd. Returns 0 or -errno. */

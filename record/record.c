@@ -323,21 +323,16 @@ static void report(struct recorder *rec)
 		rec->exit_code = 0;
 		return;
 	}
-	/*
-	 * The file and the problem on the first line, what was kept on the next (folded as
-	 * every long message is): a line of both, with two paths, was 149 columns.
-	 */
+	/* the file and its problem, then what was kept (folded): one line was 149 columns */
 	if (rec->read_err || rec->write_err) {
 		snprintf(what, sizeof(what), "the %" PRIu64 " chunk%s %s before %s kept in %s, not "
 			 "finished", chunks, cs, rec->read_err ? "read" : "written",
 			 *cs ? "are" : "is", where);
 		vmt_log_fold(what, 2, VMT_LOG_WIDTH, 2, kept, sizeof(kept));
+		vmt_err("%s: %s: %s;\n  %s", rec->read_err ? rec->ses.inst.dir : rec->op.tmp,
+			rec->read_err ? "reading the ring buffer failed" : "write failed",
+			strerror(-(rec->read_err ? rec->read_err : rec->write_err)), kept);
 	}
-	if (rec->read_err)
-		vmt_err("%s: reading the ring buffer failed: %s;\n  %s", rec->ses.inst.dir,
-			strerror(-rec->read_err), kept);
-	else if (rec->write_err)
-		vmt_err("%s: write failed: %s;\n  %s", rec->op.tmp, strerror(-rec->write_err), kept);
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kv.h"
-#include "kvmevent.h"
-#include "metakeys.h"
 #include "rbpage.h"
-#include "reader.h"
 #include "sysinfo.h"
 #include "tap.h"
+#include "tapfmt.h"
 #include "tclock.h"
 
 /* A copy of one chunk's pages, waiting for the merge. */
@@ -35,11 +32,7 @@ struct stream {
 struct rec_tap {
 	struct rec_tap_config cfg;
 	uint32_t page_size;
-	struct vmt_evformat *fbegin, *fend;
-	char *machine;		/* kernel.machine: names the ids of a system call pair */
-	struct vmt_evformat **ctxfmt;	/* the context events', for the consumers that name tasks */
-	unsigned int nctx;
-	struct vmt_evbind bind;
+	struct rec_tapfmt fmt;
 	struct vmt_clock clock;
 	struct vmt_iter it;
 	struct vmt_pass *pass;
@@ -53,29 +46,6 @@ struct rec_tap {
 	bool seen;
 	struct rec_tap_stats st;
 };
-
-static int parse_format(const struct rec_tap_config *cfg, const char *name_key,
-			const char *fmt_key, struct vmt_evformat **fmt)
-{
-	char *name = vmt_kv_get_str(cfg->meta, cfg->meta_len, name_key);
-	const uint8_t *text;
-	char *colon;
-	uint32_t len;
-	int ret = -EINVAL;
-
-	text = vmt_kv_get(cfg->meta, cfg->meta_len, fmt_key, &len);
-	if (!name || !text)
-		goto out_name;
-	colon = strchr(name, ':');
-	if (colon)
-		*colon = '\0';
-	ret = vmt_evformat_parse((const char *)text, len, colon ? name : NULL, fmt, NULL);
-	if (ret && ret != -ENOMEM)
-		ret = -EINVAL;
-out_name:
-	free(name);
-	return ret;
-}
 
 static void stream_free_block(struct rec_tap *t, struct stream *s)
 {
@@ -312,24 +282,6 @@ static const struct rec_sink_ops tap_ops = {
 	.tick = tap_tick,
 };
 
-/* The context events the recording's META lists (none with --context none). */
-static int context_formats(struct rec_tap *t, struct vmt_pass_input *in)
-{
-	char *names = vmt_kv_get_str(t->cfg.meta, t->cfg.meta_len, VMT_META_CONTEXT_EVENTS);
-	uint32_t taken[2] = { t->fbegin->id, t->fend->id };
-	unsigned int skipped;
-	int ret;
-
-	if (!names)
-		return 0;
-	ret = vmt_meta_context_formats(t->cfg.meta, t->cfg.meta_len, names, taken, 2,
-				       &t->ctxfmt, &t->nctx, &skipped);
-	free(names);
-	in->context = (const struct vmt_evformat *const *)t->ctxfmt;
-	in->ncontext = t->nctx;
-	return ret;
-}
-
 int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 {
 	struct vmt_iter_opts io = { 0 };
@@ -347,21 +299,10 @@ int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 	t->cfg = *cfg;
 	t->page_size = vmt_header_page_subbuf_size(&cfg->hp);
 	t->clock.ns_per_tick = 1.0;
-	ret = parse_format(cfg, VMT_META_EVENT_BEGIN, VMT_META_FORMAT_BEGIN, &t->fbegin);
-	if (!ret)
-		ret = parse_format(cfg, VMT_META_EVENT_END, VMT_META_FORMAT_END, &t->fend);
-	if (!ret && vmt_evbind_init(&t->bind, t->fbegin, t->fend))
-		ret = -EINVAL;
+	ret = rec_tapfmt_load(&t->fmt, cfg->meta, cfg->meta_len, &in);
 	if (ret)
 		goto out_free;
 	in.clock = &t->clock;
-	in.bind = &t->bind;
-	in.begin_format = t->fbegin;
-	t->machine = vmt_kv_get_str(cfg->meta, cfg->meta_len, VMT_META_MACHINE);
-	in.machine = t->machine;
-	ret = context_formats(t, &in);
-	if (ret)
-		goto out_free;
 	/*
 	 * Live figures need the pairs, not the attribution: the context events are decoded
 	 * for the consumers that take them only (the live view names its tasks by them).
@@ -416,11 +357,6 @@ void rec_tap_free(struct rec_tap *t)
 		free(t->s[i]);
 	}
 	free(t->s);
-	vmt_evformat_free(t->fbegin);
-	while (t->nctx)
-		vmt_evformat_free(t->ctxfmt[--t->nctx]);
-	free(t->ctxfmt);
-	free(t->machine);
-	vmt_evformat_free(t->fend);
+	rec_tapfmt_free(&t->fmt);
 	free(t);
 }

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commtab.h"
 #include "cpus.h"
 #include "evdump.h"
 #include "htmlreport.h"
@@ -250,16 +249,8 @@ static void print_text(struct report *rep)
 		vmt_report_hist_text(stdout, rep->r, &rep->s, &rep->style);
 	}
 	if (o->interval_ns) {
-		struct vmt_commtab names;
-		size_t i;
-
-		/* the summary's names of the tasks; one it cannot keep stays a bare pid */
-		vmt_commtab_init(&names);
-		for (i = 0; i < rep->s.ntasks; i++)
-			vmt_commtab_set(&names, rep->s.tasks[i].pid, rep->s.tasks[i].comm);
 		fputc('\n', stdout);
-		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r), &names);
-		vmt_commtab_free(&names);
+		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r), &rep->s);
 	}
 }
 
