@@ -102,7 +102,8 @@ widths_ok out.txt || fail "--vm $a,$b: the summary passes 120 columns"
 python3 - out.txt "$b" "$b_tid" <<'EOF' || fail "--vm $a,$b: B's label in the summary"
 import re, sys
 name, tid = sys.argv[2], sys.argv[3]
-rows = [l for l in open(sys.argv[1]) if re.match(r"  +%s " % tid, l)]
+# the row starts with the bare pid, or "comm (pid)" when context events named the thread
+rows = [l for l in open(sys.argv[1]) if re.match(r"  +(%s|\S.* \(%s\)) " % (tid, tid), l)]
 assert len(rows) == 1, rows
 m = re.search(r"  (\S+)~ \(pid %s\)$" % tid, rows[0].rstrip("\n"))
 assert m and (name + "/vcpu0").startswith(m.group(1)), rows[0]
