@@ -165,10 +165,8 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		out->damaged = true;
 	} else if (!st->finished && st->bad_end_at) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-			 "the recording's end record is damaged (at offset %llu): its end statistics "
-			 "and stop reason are not known; figures cover its %zu chunk%s",
-			 (unsigned long long)st->bad_end_at, vmt_source_nchunks(src),
-			 vmt_source_nchunks(src) == 1 ? "" : "s");
+			 "damaged end record at offset %llu: lost events and stop reason "
+			 "unknown", (unsigned long long)st->bad_end_at);
 		out->damaged = true;
 	} else if (!st->finished) {
 		/* whole blocks up to the end: still being written, or its recorder died */

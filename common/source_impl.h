@@ -48,6 +48,8 @@ struct vmt_source {
 	enum vmt_chunk_order order;
 	char description[256];
 	bool uses_pair, uses_format_dir;
+	/* .vmt: blocks skipped that may have been chunks (chunk info's holes_before) */
+	uint32_t holes;
 	void *priv;
 };
 

@@ -141,8 +141,7 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 	ci.missed_pages = get_le32(hdr + VMT_CH_MISSED_PAGES);
 	ci.missed_count = get_le64(hdr + VMT_CH_MISSED_COUNT);
 	ci.payload_crc = get_le32(hdr + VMT_BH_PAYLOAD_CRC);
-	/* a block whose header failed could have been any CPU's chunk */
-	ci.holes_before = (uint32_t)s->status.bad_blocks;
+	ci.holes_before = s->holes;
 	if (ci.page_count == 0 || ci.page_size < 32 || ci.page_size > (16u << 20) ||
 	    ci.raw_size != (uint64_t)ci.page_count * ci.page_size ||
 	    ci.raw_size > VMT_MAX_CHUNK_RAW || (ci.flags & ~VMT_CHUNK_ZSTD) ||
@@ -196,6 +195,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			uint64_t next = resync(s, off + 8);
 
 			bad_block(st, off);
+			s->holes++;	/* it could have been any CPU's chunk */
 			if (!next) {
 				st->truncated_at = off;
 				st->trunc_why = "damaged block header, nothing valid after it";
@@ -246,8 +246,11 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			ret = add_chunk(s, off, hdr, hsize, psize);
 			if (ret == -ENOMEM)
 				return ret;
-			if (ret)
+			if (ret) {
+				/* fields no writer writes: its CPU field is no surer than they are */
 				bad_block(st, off);
+				s->holes++;
+			}
 		} else if (type == VMT_BLOCK_END) {
 			uint64_t count;
 

@@ -127,6 +127,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_chunkbuf cb = { 0 };
 	uint8_t hdr[VMT_LEGACY_HEADER_SIZE];
 	size_t i, copied = 0;
+	bool skipped = false;
 	uint32_t cpu;
 	int ret;
 
@@ -140,8 +141,16 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	for (i = 0; !ret && i < vmt_source_nchunks(src); i++) {
 		const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
 
-		if (ci->cpu != cpu || copy_read(src, i, &cb, found))
+		if (ci->cpu != cpu)
 			continue;
+		if (copy_read(src, i, &cb, found)) {
+			skipped = true;
+			continue;
+		}
+		/* a damaged chunk before, or blocks skipped that may have been: flagged, as .vmt's */
+		if (skipped || vmt_source_hole_before(src, i))
+			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
+		skipped = false;
 		ret = vmt_io_write_full(fd, cb.raw, ci->raw_size);
 		copied++;
 	}
