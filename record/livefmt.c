@@ -12,6 +12,7 @@
 #include "livefmt.h"
 #include "livetask.h"
 #include "log.h"
+#include "timefmt.h"
 
 #define MAX_ROWS 16	/* of each list on a terminal, at most */
 
@@ -109,10 +110,12 @@ static void screen_size(FILE *f, unsigned int *cols, unsigned int *rows)
 static void table_row(struct screen *scr, const char *label, const struct rec_live_stat *s,
 		      uint64_t len, uint64_t time)
 {
-	char p99[32], max[32];
+	char p99[32], max[32], cut[128];
 
+	/* cut with '~' before its "(pid)" or "(0x..)", which tells the rows apart */
+	label = vmt_fmt_fit(label, (unsigned int)scr->label, cut, sizeof(cut));
 	/* a row with time from an open exit only has no latency yet */
-	screen_line(scr, "  %-*.*s %12.0f %9.2f %% %13s %13s", scr->label, scr->label, label,
+	screen_line(scr, "  %-*s %12.0f %9.2f %% %13s %13s", scr->label, label,
 		    per_s(s->count, len), pct(s->sum, time),
 		    s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
 		    s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");

@@ -15,8 +15,8 @@
 void rec_readback_summary(const char *path)
 {
 	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
-	/* the context events name the tasks (comm), as they do in the report's tables */
-	struct vmt_iter_opts io = { .attribute = true };
+	/* the context events name the tasks (comm) as in the report: decoded, not attributed */
+	struct vmt_iter_opts io = { .context = true };
 	struct vmt_summary s = { 0 };
 	struct vmt_consumer c;
 	struct vmt_reader *r;

@@ -322,7 +322,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    (o->json || o->legacy || o->verbose || o->around || o->threshold_ns ||
 		     o->histogram || o->bucket_ns || o->buckets || o->hist_log || o->wide))
 			argp_error(state, "--html - is the page alone on standard output: no --json, "
-				   "--legacy, -v, lists or histogram");
+				   "--legacy, -v, lists, histogram or --wide");
 		if (o->json && (o->wide || o->hist_cyclictest))
 			argp_error(state, "--json has every field: --wide and --hist-format are "
 				   "for text");

@@ -220,4 +220,25 @@ for i, f in enumerate(fs):
 assert named, "no frame named the loop 'syscall_loop (%d)'" % pid
 print(len(fs), "frames, the loop named")
 PY
+# On a narrow terminal (72 columns) the label column is narrower than "syscall_loop (PID)":
+# the name is cut with '~' before "(PID)", which stays, as in the report's tables.
+for _ in 1 2 3 4 5 6; do
+	python3 ttyrun.py tty4.txt 72 24 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
+		--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
+	rc=$?
+	grep -q 'another recorder' tty4.txt || break
+	sleep 2
+done
+[ "$rc" = 0 ] || { cat tty4.txt; fail "--live on 72 columns exited $rc"; }
+loop_pid=$(tr -d '\r' <tty4.txt | sed -n 's/^pid \([0-9]*\) calls .*/\1/p')
+python3 - tty4.txt "$loop_pid" <<'PY' || fail "the loop's cut name on 72 columns"
+import re, sys
+sys.path.insert(0, ".")
+from frames import frames
+fs, pid = frames(sys.argv[1]), int(sys.argv[2])
+rows = [l for f in fs for l in f if re.match(r"  sys\S*~ \(%d\) " % pid, l)]
+assert rows, "no row 'sys...~ (%d)' in %d frames:\n%s" % (pid, len(fs), "\n".join(l for f in fs for l in f if str(pid) in l))
+assert all(max(map(len, f)) <= 72 for f in fs)
+print(len(rows), "rows of the loop cut to:", rows[0].split(")")[0] + ")")
+PY
 finish

@@ -460,7 +460,7 @@ for args in "--json" "--legacy" "-v" "--around 1s" "--threshold 1ms" "--histogra
 	run vmtrace-report --html - $args "$DATA/sample-kvm.vmt"
 	expect_rc 64 "--html - $args"
 	expect_one_line_error vmtrace-report \
-		"--html - is the page alone on standard output: no --json, --legacy, -v, lists or histogram"
+		"--html - is the page alone on standard output: no --json, --legacy, -v, lists, histogram or --wide"
 	[ ! -s out.txt ] || fail "--html - $args: wrote to standard output"
 done
 # with a file name, both: the page in the file, the JSON on standard output, the same figures
