@@ -12,29 +12,8 @@ MSG="refusing to write binary %s data to a terminal; redirect it or use -o FILE"
 
 # on_tty CMD...: run CMD with standard output a new pseudo-terminal (stdin /dev/null);
 # what reached the terminal in tty.txt, stderr in err.txt, the status in $rc.
-cat >on_tty.py <<'PY'
-import os, pty, select, subprocess, sys
-master, slave = pty.openpty()
-with open("err.txt", "wb") as err:
-    p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=err)
-os.close(slave)
-data = b""
-while True:
-    ready, _, _ = select.select([master], [], [], 30)
-    if not ready:
-        break
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:		# EIO: the last writer closed the terminal
-        break
-    if not chunk:
-        break
-    data += chunk
-open("tty.txt", "wb").write(data)
-sys.exit(p.wait())
-PY
 on_tty() {
-	python3 on_tty.py "$@"
+	python3 "$top_srcdir/tests/helpers/ptyrun.py" --stderr err.txt tty.txt 80 24 -- "$@"
 	rc=$?
 }
 

@@ -35,35 +35,22 @@ for t in threads:
     t.join()
 PY
 
-# ttyrun.py OUT COLS ROWS [AFTER_S COLS2 ROWS2] -- COMMAND...: COMMAND on a pseudo-terminal
+# ttyrun OUT COLS ROWS [AFTER_S COLS2 ROWS2] -- COMMAND...: COMMAND on a pseudo-terminal
 # of COLS x ROWS (resized to COLS2 x ROWS2 AFTER_S seconds in), all it writes into OUT.
-cat >ttyrun.py <<'PY'
-import fcntl, os, select, struct, subprocess, sys, termios, time
-sep = sys.argv.index("--")
-out, size, cmd = sys.argv[1], [float(a) for a in sys.argv[2:sep]], sys.argv[sep + 1:]
-def winsize(fd, cols, rows):
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", int(rows), int(cols), 0, 0))
-master, slave = os.openpty()
-winsize(slave, size[0], size[1])
-p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
-os.close(slave)
-start, data = time.monotonic(), b""
-while True:
-    if len(size) == 5 and time.monotonic() - start >= size[2]:
-        winsize(master, size[3], size[4])
-        size = size[3:]
-    if not select.select([master], [], [], 0.05)[0]:
-        continue
-    try:
-        b = os.read(master, 65536)
-    except OSError:	# EIO: the last writer closed the terminal
-        break
-    if not b:
-        break
-    data += b
-open(out, "wb").write(data)
-sys.exit(p.wait())
-PY
+ttyrun() {
+	python3 "$top_srcdir/tests/helpers/ptyrun.py" "$@"
+}
+
+# tty_record OUT COLS ROWS [...] -- vmtrace-record ARGS...: ttyrun, tried again while another
+# session's recorder holds the CPUs; the status in $rc.
+tty_record() {
+	for _ in 1 2 3 4 5 6; do
+		ttyrun "$@"
+		rc=$?
+		grep -q 'another recorder' "$1" || return 0
+		sleep 2
+	done
+}
 
 # The frames of a run: the recorder's messages before the first are not one, and the last
 # is left out (the recorder's closing messages and summary follow it on the terminal).
@@ -79,7 +66,7 @@ PY
 clean=
 for _ in 1 2 3 4 5 6; do
 	rm -f run.vmt tty.txt
-	python3 ttyrun.py tty.txt 80 24 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
+	ttyrun tty.txt 80 24 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
 		--context none --live=300ms -o run.vmt -- python3 load.py 2
 	rc=$?
 	if grep -q 'another recorder' tty.txt; then
@@ -164,13 +151,8 @@ PY
 # A window resized while it runs: the frames fit the size they were drawn for, and those
 # drawn after the resize the new. The first frame comes 1.2 s in (the view is 1 s behind),
 # the resize at 2.5 s, the load stops at 4 s: the last three frames come after the resize.
-for _ in 1 2 3 4 5 6; do
-	python3 ttyrun.py tty2.txt 100 30 2.5 70 14 -- vmtrace-record -p 1 -c 0 \
-		-e "$SYSCALL_EVENTS" --context none --live=200ms --no-output -- python3 load.py 4
-	rc=$?
-	grep -q 'another recorder' tty2.txt || break
-	sleep 2
-done
+tty_record tty2.txt 100 30 2.5 70 14 -- vmtrace-record -p 1 -c 0 \
+	-e "$SYSCALL_EVENTS" --context none --live=200ms --no-output -- python3 load.py 4
 [ "$rc" = 0 ] || { cat tty2.txt; fail "--live on a resized terminal exited $rc"; }
 python3 - tty2.txt <<'PY' || fail "the frames on a resized terminal"
 import sys
@@ -193,13 +175,8 @@ PY
 # With the context events (recorded by default) the tasks are named as in the report's
 # tables, "comm (pid)": the loop, at real-time priority on CPU 1, is "syscall_loop (PID)",
 # its pid as it says itself, in every frame that shows it once one has named it.
-for _ in 1 2 3 4 5 6; do
-	python3 ttyrun.py tty3.txt 100 40 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
-		--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
-	rc=$?
-	grep -q 'another recorder' tty3.txt || break
-	sleep 2
-done
+tty_record tty3.txt 100 40 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
+	--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
 [ "$rc" = 0 ] || { cat tty3.txt; fail "--live with context events exited $rc"; }
 loop_pid=$(tr -d '\r' <tty3.txt | sed -n 's/^pid \([0-9]*\) calls .*/\1/p')
 [ -n "$loop_pid" ] || { cat tty3.txt; fail "the loop said no pid"; }
@@ -222,13 +199,8 @@ print(len(fs), "frames, the loop named")
 PY
 # On a narrow terminal (72 columns) the label column is narrower than "syscall_loop (PID)":
 # the name is cut with '~' before "(PID)", which stays, as in the report's tables.
-for _ in 1 2 3 4 5 6; do
-	python3 ttyrun.py tty4.txt 72 24 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
-		--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
-	rc=$?
-	grep -q 'another recorder' tty4.txt || break
-	sleep 2
-done
+tty_record tty4.txt 72 24 -- vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" \
+	--live=300ms --no-output -- "$HELPERS/syscall_loop" -r 1 0 2
 [ "$rc" = 0 ] || { cat tty4.txt; fail "--live on 72 columns exited $rc"; }
 loop_pid=$(tr -d '\r' <tty4.txt | sed -n 's/^pid \([0-9]*\) calls .*/\1/p')
 python3 - tty4.txt "$loop_pid" <<'PY' || fail "the loop's cut name on 72 columns"
