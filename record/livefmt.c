@@ -228,7 +228,8 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	screen_line(&scr, "  %-*s %12s %11s %13s %13s", scr.label, "",
 		    fr->kvm ? "exits/s" : "pairs/s", fr->kvm ? "out of guest" : "in pairs", "p99",
 		    "max");
-	snprintf(buf, sizeof(buf), "all (%u %s)", fr->active, fr->kvm ? "vCPU tasks" : "tasks");
+	snprintf(buf, sizeof(buf), "all (%u %s%s)", fr->active, fr->kvm ? "vCPU task" : "task",
+		 fr->active == 1 ? "" : "s");
 	table_row(&scr, buf, fr->all, len, len * fr->active);
 	if (blanks)
 		screen_line(&scr, "%s", "");

@@ -129,7 +129,7 @@ for f in fs:
         if b < edge and (e is None or e >= edge):
             tasks.add(t)
             ids.add(i)
-    n = int(re.search(r"^  all \((\d+) tasks\) ", "\n".join(f), re.M).group(1))
+    n = int(re.search(r"^  all \((\d+) tasks?\) ", "\n".join(f), re.M).group(1))
     if n != len(tasks):
         bad.append("interval %d: all (%d tasks), the file %d" % (k, n, len(tasks)))
     ti, ii = f.index("task"), f.index("id")
