@@ -747,6 +747,8 @@ static const char *const op_names[] = { ">", ">=", "<", "<=" };
 /* A metric's value for people: times as 3.351 ms, whole counts in full, the rest %.6g. */
 static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t size)
 {
+	if (isnan(v))	/* a side without these exits */
+		return "none";
 	if (metrics[m].time && v >= 0 && v < 1.8e19)
 		return vmt_format_ns((uint64_t)llround(v), buf, size);
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -761,7 +763,7 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 {
 	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
 	double before, after, x;
-	char a[48], b[48];
+	char a[48], b[48], pct[32];
 
 	if (!g) {
 		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
@@ -784,11 +786,16 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 		else
 			x = (after - before) / before * 100.0;
 		/* shown cut toward zero, as the table's changes; the verdict takes x itself */
-		snprintf(msg, size, "%s: %s %s %s -> %s (%+.2f %%) %s %+g %%", cd->text,
-			 g->name, metrics[cd->metric].name,
-			 value_text(cd->metric, before, a, sizeof(a)),
-			 value_text(cd->metric, after, b, sizeof(b)),
-			 isfinite(x) ? vmt_pct_cut(x, 2) : x, op_names[cd->op], cd->value);
+		if (isnan(x))
+			snprintf(pct, sizeof(pct), "no change to tell");
+		else
+			snprintf(pct, sizeof(pct), "%+.2f %%", isfinite(x) ? vmt_pct_cut(x, 2) : x);
+		snprintf(msg, size, "%s: %s %s %s -> %s (%s) %s %+g %%", cd->text, g->name,
+			 metrics[cd->metric].name, value_text(cd->metric, before, a, sizeof(a)),
+			 value_text(cd->metric, after, b, sizeof(b)), pct, op_names[cd->op],
+			 cd->value);
 	}
-	return !isnan(x) && holds(cd->op, x, cd->value);
+	if (isnan(x))	/* a recording without these exits: no figure to compare */
+		return 2;
+	return holds(cd->op, x, cd->value);
 }

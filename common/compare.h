@@ -124,9 +124,10 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 			 enum vmt_cmp_metric m);
 /*
  * Whether the condition holds; msg says what was compared either way ("p99>+10%: all p99
- * 51200 -> 60100 (+17.38 %) > +10 %"). Returns 1 (holds), 0 (does not), or -ENOENT when
- * neither recording has exits of the reason it names (msg says so): a misspelt name must
- * not pass a gate silently.
+ * 51200 -> 60100 (+17.38 %) > +10 %"). Returns 1 (holds), 0 (does not), 2 (cannot be told:
+ * a recording has none of these exits, "none" in msg; a gate counts it as holding), or
+ * -ENOENT when neither recording has exits of the reason it names (msg says so): a
+ * misspelt name must not pass a gate silently.
  */
 int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cond, char *msg,
 		      size_t size);

@@ -175,7 +175,8 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	}
 	for (k = 0; k < v->nconds; k++)
 		fprintf(f, "%s--fail-if: %s: %s\n", k ? "" : "\n",
-			v->verdicts && v->verdicts[k] == 1 ? "holds" : "does not hold",
+			!v->verdicts || !v->verdicts[k] ? "does not hold" :
+			v->verdicts[k] == 1 ? "holds" : "cannot tell (no exits), counted as holding",
 			v->details ? v->details[k] : v->conds[k].text);
 }
 
@@ -264,7 +265,9 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 	for (k = 0; k < v->nconds; k++) {
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_str(w, "condition", v->conds[k].text);
-		vmt_jsonw_bool(w, "holds", v->verdicts && v->verdicts[k] == 1);
+		/* one that cannot be told (a side without these exits) counts as holding */
+		vmt_jsonw_bool(w, "holds", v->verdicts && v->verdicts[k] != 0);
+		vmt_jsonw_bool(w, "evaluated", !v->verdicts || v->verdicts[k] != 2);
 		vmt_jsonw_str(w, "detail", v->details ? v->details[k] : NULL);
 		vmt_jsonw_object_close(w);
 	}

@@ -18,6 +18,7 @@
 #include "htmlcompare.h"
 #include "inputopt.h"
 #include "log.h"
+#include "nomatch.h"
 #include "outbuf.h"
 #include "outfile.h"
 #include "report_compare.h"
@@ -92,6 +93,13 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		goto out_close;
 	}
 	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
+	/* a side with nothing selected: its column is empty, said as the single report says it */
+	if (it.pairing.pairs <= it.filtered_out) {
+		if (!vmt_nomatch_explain(&it, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "no %s pairs: no latency figures",
+				 c->neutral ? "begin-end" : "exit-entry");
+		vmt_warn("%s: %s", file, msg);
+	}
 	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
 	for (i = 0; i < notes.n; i++)
 		vmt_warn("%s: %s", file, notes.note[i]);
@@ -132,7 +140,7 @@ static int check_conds(const struct vmt_compare *c, const struct vmt_cmp_cond *c
 			vmt_err("--fail-if %s", details[i]);
 			return -1;
 		}
-		held += verdicts[i];
+		held += verdicts[i] != 0;	/* 2, cannot tell: a gate fails closed */
 	}
 	return held;
 }
@@ -211,6 +219,8 @@ int report_compare(struct report_opts *o)
 	for (i = 0; !code && i < (unsigned int)n; i++) {
 		if (verdicts[i] == 1)
 			vmt_warn("--fail-if holds: %s", details[i]);
+		else if (verdicts[i] == 2)
+			vmt_warn("--fail-if cannot tell, counted as holding: %s", details[i]);
 	}
 	if (!code)
 		code = held ? 1 : damaged ? 2 : 0;

@@ -98,4 +98,21 @@ vmtrace-report --compare a.vmt b.vmt | grep -q -- '-100.0%' && fail "-99.976 % r
 vmtrace-report --compare --fail-if 'max<-50%' a.vmt b.vmt 2>/dev/null |
 	grep -q '^--fail-if: holds: max<-50%: all max 1.000 ms -> 240 ns (-99.97 %) < -50 %$' ||
 	fail "the --fail-if line"
+# A recording without exits (two exits, no entry: no pair) has no figure to compare: a gate
+# on it cannot tell, and fails closed (it "did not hold" and exited 0); the side is named
+printf 'page 0\nexit 0 1000 100 30 0\nexit 0 2000 100 30 0\n' |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" none.vmt || fail "mkvmt none.vmt"
+run vmtrace-report --compare --json --fail-if 'p99>+10%,max>2ms' a.vmt none.vmt
+expect_rc 1 "--fail-if on a recording without pairs"
+grep -qx "vmtrace-report: warning: none.vmt: no exit-entry pairs: no latency figures" err.txt ||
+	fail "the empty side not named: $(cat err.txt)"
+[ "$(grep -c '^vmtrace-report: warning: --fail-if cannot tell, counted as holding: ' err.txt)" = 2 ] ||
+	fail "the conditions that cannot be told: $(cat err.txt)"
+[ "$(json out.txt '[(f["holds"], f["evaluated"]) for f in d["compare"]["fail_if"]]')" = \
+  "[(True, False), (True, False)]" ] || fail "JSON fail_if: $(json out.txt 'd["compare"]["fail_if"]')"
+# one that can be told still is: a and b both have pairs
+run vmtrace-report --compare --json --fail-if 'p99>+10%' a.vmt b.vmt
+[ "$(json out.txt '[(f["holds"], f["evaluated"]) for f in d["compare"]["fail_if"]]')" = "[(False, True)]" ] ||
+	fail "JSON fail_if, both sides: $(json out.txt 'd["compare"]["fail_if"]')"
+expect_rc 0 "--fail-if that does not hold"
 exit 0
