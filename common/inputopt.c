@@ -197,6 +197,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		const char *where;
 
 		vmt_reader_lost(r, rd, &lost);
+		lost.end_unknown = false;	/* the note that the file is not finished says it */
 		/* damaged data lost its events as much as the kernel's flagged pages did */
 		where = lost.damaged && lost.uncounted ?
 			"while recording and with the damaged data" :

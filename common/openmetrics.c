@@ -343,10 +343,10 @@ static int totals(struct om *om)
 	/* a damaged chunk lost events nobody counted: lost_events alone would read clean */
 	family(om, "vmtrace_lost_uncounted", FAM_COUNTER, false,
 	       "Places where events were lost uncounted (damaged data, pages flagged without a "
-	       "count): vmtrace_lost_events_total is then a lower bound.");
+	       "count, no end statistics): vmtrace_lost_events_total is then a lower bound.");
 	if (!ret)
 		ret = sample_u64(om, "vmtrace_lost_uncounted_total", NULL, NULL,
-				 s->lost_damaged + s->lost_uncounted);
+				 s->lost_damaged + s->lost_uncounted + s->lost_end_unknown);
 	family(om, "vmtrace_orphans", FAM_COUNTER, false,
 	       "Exits without their entry and entries without their exit.");
 	if (!ret)

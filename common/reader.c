@@ -1124,9 +1124,24 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 	return lost;
 }
 
+/* Whether the recorder stored the ring buffers' statistics at its start (vmtrace-record). */
+static bool start_stats(const struct vmt_reader *r)
+{
+	char key[64], *text;
+
+	if (!r->cpus.n)
+		return false;
+	snprintf(key, sizeof(key), VMT_META_STATS_START "%u", r->cpus.cpu[0]);
+	text = vmt_reader_meta(r, key);
+	free(text);
+	return text != NULL;
+}
+
 void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
 		     struct vmt_lost *out)
 {
+	size_t elen;
+
 	memset(out, 0, sizeof(*out));
 	out->stats = vmt_reader_stats_lost(r, &out->stats_known);
 	out->counted = rd->missed_events > out->stats ? rd->missed_events : out->stats;
@@ -1137,6 +1152,7 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 	 */
 	if (!out->stats_known || !out->stats)
 		out->uncounted = rd->missed_uncounted;
+	out->end_unknown = !vmt_source_end(r->src, &elen) && start_stats(r);
 }
 
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)

@@ -171,6 +171,11 @@ struct vmt_lost {
 	bool stats_known;
 	uint64_t damaged;	/* blocks, chunks and pages skipped: their events not counted */
 	uint64_t uncounted;	/* flagged pages without a count the statistics do not cover */
+	/*
+	 * Statistics stored at the start and none at the end (a file not finished, a damaged
+	 * END): what the ring buffers counted lost (dropped events flag no page) is not known.
+	 */
+	bool end_unknown;
 };
 /* From r's metadata and rd, the walk's figures (vmt_reader_stats(), or a program's own). */
 void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
@@ -178,7 +183,7 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 /* Whether lost->counted is all of the lost events. */
 static inline bool vmt_lost_exact(const struct vmt_lost *lost)
 {
-	return !lost->damaged && !lost->uncounted;
+	return !lost->damaged && !lost->uncounted && !lost->end_unknown;
 }
 
 /* The walk. */

@@ -98,6 +98,8 @@ static void uncounted_words(char *buf, size_t size, const struct vmt_reader *r,
 						n[k] == 1 ? "" : "s",
 						k == 3 ? " flagged without a count" : "");
 	}
+	if (s->lost_end_unknown && len < size)
+		snprintf(buf + len, size - len, "%sno end statistics", len ? ", " : "");
 }
 
 static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *wd,

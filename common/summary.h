@@ -78,6 +78,7 @@ struct vmt_summary {
 	 * Damaged blocks, chunks and pages; flagged pages without a count.
 	 */
 	uint64_t lost_damaged, lost_uncounted;
+	bool lost_end_unknown;		/* vmt_lost.end_unknown */
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */
@@ -150,7 +151,7 @@ uint64_t vmt_summary_orphans(const struct vmt_summary *s);
 /* Whether lost_events is all of the lost events (none went uncounted). */
 static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
 {
-	return !s->lost_damaged && !s->lost_uncounted;
+	return !s->lost_damaged && !s->lost_uncounted && !s->lost_end_unknown;
 }
 /*
  * A vCPU task's share of time in the guest, in %: 100 x (1 - its out-of-guest time / the
