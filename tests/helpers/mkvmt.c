@@ -384,7 +384,8 @@ static void random_events(uint64_t exits, unsigned int ncpus, bool with_ctx)
 
 int main(int argc, char **argv)
 {
-	const char *dir, *out, *begin = "kvm:kvm_exit", *end = "kvm:kvm_entry";
+	const char *dir, *out;
+	char begin[128] = "kvm:kvm_exit", end[128] = "kvm:kvm_entry";
 	char line[512], clock[64] = "local", cpulist[256] = "", context[256] = "";
 	uint64_t stats_start[MAX_CPUS] = { 0 }, stats_end[MAX_CPUS] = { 0 };
 	uint64_t rand_exits = 0;
@@ -456,8 +457,8 @@ int main(int argc, char **argv)
 		if (!lines || !(lines[nlines++] = strdup(line)))
 			die("out of memory");
 		if (sscanf(line, "events %127s %127s", a, b) == 2) {
-			begin = strdup(a);
-			end = strdup(b);
+			memcpy(begin, a, sizeof(begin));
+			memcpy(end, b, sizeof(end));
 		}
 		sscanf(line, "clock %63s", clock);
 		sscanf(line, "isa %u", &isa_value);
