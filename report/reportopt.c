@@ -4,6 +4,7 @@
 #include <argp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmdline.h"
@@ -164,6 +165,10 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 		argp_error(state, "only one of the recordings can be standard input");
 	check_same_files(o);
 	o->file2 = o->files[1];
+	/* "--openmetrics out.prom run.vmt": its FILE is joined with '=' (an optional value) */
+	if (!o->compare && o->openmetrics && !o->metrics_file && access(o->files[0], F_OK) != 0)
+		argp_error(state, "--openmetrics reads one recording; to write the metrics into "
+			   "%s, give --openmetrics=%s", o->files[0], o->files[0]);
 	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
 			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
 			    o->around || o->why || o->wide || o->top_given || o->interval_ns ||
@@ -290,6 +295,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->child_inputs[1] = &o->fo;	/* the shared filter options */
 		break;
 	case ARGP_KEY_END:
+		/* "--html run.vmt": the recording was taken as the page's name */
+		if (!o->file && o->html && strcmp(o->html, "-") && access(o->html, F_OK) == 0)
+			argp_error(state, "no recording given: --html took %s as the page to write "
+				   "(--html PAGE.html RECORDING)", o->html);
 		if (!o->file)
 			argp_error(state, "no recording given");
 		if (o->openmetrics && (o->json || o->html || o->legacy || o->verbose ||

@@ -33,6 +33,16 @@ usage_error vmtrace-report
 usage_error vmtrace-report --top x x.vmt
 usage_error vmtrace-report --json --legacy x.vmt
 usage_error vmtrace-report --window
+# natural slips named as what they are: a recording taken as --html's page, a metrics file
+# given without '=' (it reads as a second recording)
+cp "$DATA/small-syscalls.vmt" s.vmt
+usage_error vmtrace-report --html s.vmt
+grep -qx "vmtrace-report: no recording given: --html took s.vmt as the page to write (--html PAGE.html RECORDING)" err.txt ||
+	fail "--html RECORDING: $(head -1 err.txt)"
+usage_error vmtrace-report --openmetrics out.prom s.vmt
+grep -qx "vmtrace-report: --openmetrics reads one recording; to write the metrics into out.prom, give --openmetrics=out.prom" err.txt ||
+	fail "--openmetrics FILE: $(head -1 err.txt)"
+[ ! -e out.prom ] || fail "--openmetrics FILE wrote out.prom"
 usage_error vmtrace-convert x.vmt
 usage_error vmtrace-convert --csv
 usage_error vmtrace-convert --legacy x.vmt
