@@ -170,7 +170,7 @@ double vmt_pct_cut(double pct, unsigned int decimals)
 char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size)
 {
 	size_t len = strlen(name), id = 0, keep = 0;
-	const char *open;
+	const char *open, *slash;
 
 	if (len <= cols) {
 		snprintf(buf, size, "%s", name);
@@ -184,6 +184,11 @@ char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size)
 		if (id == len)	/* all of it in parentheses: a name, no id */
 			id = 0;
 	}
+	/* a VM's vCPU, "web1/vcpu0 (pid N)": its "/vcpu0" tells the rows apart too */
+	slash = memrchr(name, '/', len - id);
+	if (slash && !memchr(slash, ' ', len - id - (size_t)(slash - name)) &&
+	    len - (size_t)(slash - name) <= 12 + id && cols >= len - (size_t)(slash - name) + 3)
+		id = len - (size_t)(slash - name);
 	if (cols > id + 1)
 		keep = cols - id - 1;
 	/* never half a UTF-8 character: back to the start of the one cut */

@@ -105,8 +105,9 @@ name, tid = sys.argv[2], sys.argv[3]
 # the row starts with the bare pid, or "comm (pid)" when context events named the thread
 rows = [l for l in open(sys.argv[1]) if re.match(r"  +(%s|\S.* \(%s\)) " % (tid, tid), l)]
 assert len(rows) == 1, rows
-m = re.search(r"  (\S+)~ \(pid %s\)$" % tid, rows[0].rstrip("\n"))
-assert m and (name + "/vcpu0").startswith(m.group(1)), rows[0]
+# cut before "/vcpu0 (pid N)", which stays: it tells the VM's vCPUs apart
+m = re.search(r"  (\S+)~/vcpu0 \(pid %s\)$" % tid, rows[0].rstrip("\n"))
+assert m and name.startswith(m.group(1)), rows[0]
 print("the summary row of B:", rows[0].rstrip())
 EOF
 run vmtrace-report --json ab.vmt

@@ -36,6 +36,10 @@ for k in range(300):
         ts += 500
 PY
 "$HELPERS/mkvmt" "$F" kvm.vmt <kvm.txt || fail "mkvmt kvm.vmt"
+# the long VM's two vCPUs, cut, still read apart: "/vcpuN" stays before the id
+vmtrace-report kvm.vmt >kvm-cut.txt 2>/dev/null || fail "report kvm.vmt"
+grep -q "^  web[^ ]*~/vcpu0 (pid 4194301) " kvm-cut.txt && grep -q "^  web[^ ]*~/vcpu1 (pid 4194302) " kvm-cut.txt ||
+	fail "the cut vCPU rows do not keep /vcpuN: $(grep -m2 'web1' kvm-cut.txt)"
 
 # 2. System calls of tasks without a vCPU, named by sched_switch: 15-character comms and
 # 7-digit pids (longer than the 24 columns), long system call names
@@ -114,10 +118,11 @@ def table(lines, title):
     return lines[at[0] + 1], rows, (m.group(1), m.group(2)) if m else None
 
 def name_of(cell, whole, what):
-    """A name cell: the whole name, or cut with '~' before its id, beginning as it does."""
+    """A name cell: the whole name, or cut with '~' before its id (and a VM's "/vcpuN"),
+    beginning as it does."""
     if cell == whole:
         return False
-    m = re.fullmatch(r"(.+)~( ?\(.*\))", cell)
+    m = re.fullmatch(r"(.+)~((?:/\S+)? ?\(.*\))", cell)
     assert m, "%s: %r is neither %r nor cut" % (what, cell, whole)
     assert whole.endswith(m.group(2)), "%s: %r lost the id of %r" % (what, cell, whole)
     assert whole.startswith(m.group(1)), "%s: %r is not %r cut" % (what, cell, whole)

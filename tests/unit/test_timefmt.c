@@ -25,7 +25,10 @@ static void test_fit(void **state)
 	} cases[] = {
 		{ "web1/vcpu0 (pid 12345)", 24, "web1/vcpu0 (pid 12345)" },
 		{ "web1/vcpu0 (pid 12345)", 22, "web1/vcpu0 (pid 12345)" },
-		{ "web1/vcpu0 (pid 12345)", 21, "web1/vcp~ (pid 12345)" },
+		{ "web1/vcpu0 (pid 12345)", 21, "we~/vcpu0 (pid 12345)" },
+		/* a VM's "/vcpuN" stays with the id where there is room: it tells vCPUs apart */
+		{ "web1-frontend-production/vcpu0 (pid 1000)", 24, "web1-f~/vcpu0 (pid 1000)" },
+		{ "web1-frontend-production/vcpu1 (pid 1001)", 24, "web1-f~/vcpu1 (pid 1001)" },
 		{ "averyverylongnm (4100001)", 24, "averyverylong~ (4100001)" },
 		{ "avic_unaccelerated_access(0x402)", 24, "avic_unaccelerat~(0x402)" },
 		/* no id: the name cut, a '~' at the end */
