@@ -35,18 +35,19 @@ static const struct pct pcts[] = {
 struct words {
 	const char *events, *pairs, *begins, *ends, *lat, *reason, *reasons, *task, *tasks;
 	const char *longest, *tasks_word;
+	const char *begin, *end;	/* one of begins, ends */
 };
 
 static const struct words kvm_words = {
 	"Number of VM events", "Exit-entry pairs", "exits", "entries",
 	"VM Exit-Entry latency", "reason", "Exit reasons", "vcpu (pid)", "Per vCPU task",
-	"Longest exits", "vCPU tasks",
+	"Longest exits", "vCPU tasks", "exit", "entry",
 };
 
 static const struct words neutral_words = {
 	"Number of events", "Begin-end pairs", "begins", "ends", "latency", "id",
 	"Per id (the begin event's id field)", "task (pid)", "Per task", "Longest pairs",
-	"tasks",
+	"tasks", "begin", "end",
 };
 
 static const struct words *words_of(const struct vmt_reader *r)
@@ -145,8 +146,9 @@ static void count_lines(FILE *f, const struct vmt_reader *r, const struct words 
 	lost_line(f, r, wd, s);
 	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " %s without %s, %" PRIu64
 		" %s without %s, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
-		s->pairing.orphan_begins, wd->begins, wd == &kvm_words ? "entry" : "end",
-		s->pairing.orphan_ends, wd->ends, wd == &kvm_words ? "exit" : "begin",
+		s->pairing.orphan_begins, s->pairing.orphan_begins == 1 ? wd->begin : wd->begins,
+		wd->end, s->pairing.orphan_ends, s->pairing.orphan_ends == 1 ? wd->end : wd->ends,
+		wd->begin,
 		s->pairing.unfinished);
 	if (s->pairing.gap_dropped)
 		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
