@@ -726,8 +726,10 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	int col;
 
 	/* another pair has no vCPU column title: nor a "-" under it */
-	snprintf(v, sizeof(v), (e->has & VMT_EVF_VCPU) ? "%u" : words_of(r) == &kvm_words ? "-" :
-		 "", e->vcpu);
+	if (e->has & VMT_EVF_VCPU)
+		snprintf(v, sizeof(v), "%u", e->vcpu);
+	else
+		snprintf(v, sizeof(v), "%s", words_of(r) == &kvm_words ? "-" : "");
 	/* the space before the fields only when there are some: no row ends in a blank */
 	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-*s %10s%s",
 		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
