@@ -348,7 +348,8 @@ static int totals(struct om *om)
 		ret = sample_u64(om, "vmtrace_lost_uncounted_total", NULL, NULL,
 				 s->lost_damaged + s->lost_uncounted + s->lost_end_unknown);
 	family(om, "vmtrace_orphans", FAM_COUNTER, false,
-	       "Exits without their entry and entries without their exit.");
+	       "Exits without their entry and entries without their exit, exits still open at "
+	       "the stop among them.");
 	if (!ret)
 		ret = sample_u64(om, "vmtrace_orphans_total", NULL, NULL,
 				 vmt_summary_orphans(s));

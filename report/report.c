@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -237,9 +238,11 @@ static void print_text(struct report *rep)
 		list_print_exits(&rep->thr, stdout);
 	}
 	if (rep->near.tmp) {
-		fprintf(stdout, "\nEvents within %s of %s:\n",
-			vmt_fmt_opt_ns(clk, o->around_span_ns, a, sizeof(a)),
-			vmt_fmt_opt_ns(clk, rep->around_ns, b, sizeof(b)));
+		/* the time as the event lines give theirs: seconds to the ns (ticks as they are) */
+		snprintf(b, sizeof(b), "%" PRIu64 ".%09" PRIu64 " s", rep->around_ns / 1000000000,
+			 rep->around_ns % 1000000000);
+		fprintf(stdout, "\nEvents within %s of %s:\n", vmt_fmt_opt_ns(clk, o->around_span_ns, a,
+			sizeof(a)), vmt_clock_in_ns(clk) ? b : vmt_fmt_opt_ns(clk, rep->around_ns, b, sizeof(b)));
 		list_print_text(&rep->near, stdout);
 		list_around_none(&rep->near, stdout, rep->around_ns, o->around_span_ns,
 				 vmt_reader_duration_ns(rep->r), !vmt_filter_is_empty(&o->fo.filter));

@@ -107,6 +107,8 @@ grep -q "^Longest exits:" out.txt || fail "top exits"
 sed -n '/^Exits of at least/,/^$/p' out.txt | grep -c "io(0x7b)" | grep -qx 2 ||
 	fail "threshold list: $(sed -n '/^Exits of at least/,$p' out.txt)"
 sed -n '/^Events within/,$p' out.txt >near.txt
+# its time in seconds to the ns, as its event lines give theirs (it read "of 5.000 ms")
+grep -qx "Events within 1.000 us of 0.005000000 s:" near.txt || fail "--around: $(head -1 near.txt)"
 grep -q "EXIT  vcpu 0 reason cpuid(0x72)" near.txt || fail "--around: exit"
 grep -q "ENTRY vcpu 0 .*latency 600 ns" near.txt || fail "--around: entry with its latency"
 [ "$(grep -c 'EXIT\|ENTRY' near.txt)" = 2 ] || fail "--around: only the events near 5 ms"
