@@ -828,7 +828,7 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	if (tc->off > file_size || tc->size > file_size - tc->off - (compressed ? 4 : 0)) {
 		st->finished = false;
 		st->truncated_at = tc->off < file_size ? tc->off : file_size;
-		st->trunc_why = "CPU data extends past the end of the file";
+		st->trunc_why = "the file ends inside a CPU's data, which starts";
 		if (tc->off >= file_size)
 			return 0;
 	}
