@@ -162,4 +162,12 @@ for f in kvm.v6.dat kvm.v7zstd.dat kvm.v7zlib.dat syscalls-extract.dat context.d
 		esac
 	done
 done
+# a file cut inside a CPU's data: the note says where that data starts, and that the file
+# ends inside it (it read "extends past the end of the file at offset N", N its start)
+f="$DATA/tracedat/kvm.v6.dat"
+head -c $(($(stat -c %s "$f") * 99 / 100)) "$f" >cut99.dat
+run vmtrace-report cut99.dat
+expect_rc 2 "kvm.v6.dat cut at 99 %"
+grep -q "^vmtrace-report: warning: cut99.dat: the recording was not finished (the file ends inside a CPU's data, which starts at offset [0-9]*); figures cover the [0-9]* complete chunks\{0,1\}$" err.txt ||
+	fail "the cut trace.dat's note: $(cat err.txt)"
 exit 0
