@@ -21,6 +21,7 @@
 #include "outfile.h"
 #include "svg.h"
 #include "timefmt.h"
+#include "vmfind.h"
 
 /*
  * The page's words: KVM's, or neutral ones for any other event pair, as the text report
@@ -235,8 +236,14 @@ static const char *reason_label(const struct page *p, const struct vmt_group *g,
 	return vmt_summary_reason(p->s, g->isa, g->key, buf, size);
 }
 
-static const char *task_label(const struct vmt_group *t, char *buf, size_t size)
+static const char *task_label(const struct page *p, const struct vmt_group *t, char *buf,
+			      size_t size)
 {
+	const struct vmt_vmmap *m = vmt_reader_vmmap(p->r);
+
+	/* a recording made with --vm names its VMs' vCPU threads: "web1/vcpu0 (pid 1234)" */
+	if (m && vmt_vmmap_label(m, t->pid, buf, size))
+		return buf;
 	if (t->has_vcpu)
 		snprintf(buf, size, "vCPU %u (pid %" PRId32 ")", t->vcpu, t->pid);
 	else if (t->comm[0])	/* the name the context events gave it (summary.h) */
@@ -774,7 +781,7 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 		       vmt_decade_ceil(lmax > 1 ? lmax : 10), 240, 140);
 	snprintf(id, sizeof(id), "ts-%u", idx);
 	snprintf(cap, sizeof(cap), "%s: %s per %s (%% of the time), longest %s%s",
-		 task_label(t, label, sizeof(label)), p->w->out,
+		 task_label(p, t, label, sizeof(label)), p->w->out,
 		 fmt_ns(k * se->interval_ns, b, sizeof(b)), p->w->one,
 		 k == 1 ? " and p99 (dashed)" : "");
 	out(p, "<figure>");
@@ -1190,7 +1197,7 @@ static void windows(struct page *p)
 		attr_u64(p, "data-pid", (uint64_t)(int64_t)t->pid);
 		attr_u64(p, "data-window-ns", ns(p, t->max_window_sum));
 		out(p, ">");
-		td(p, "l", task_label(t, label, sizeof(label)));
+		td(p, "l", task_label(p, t, label, sizeof(label)));
 		td(p, NULL, fmt_ns(ns(p, t->max_window_sum), b, sizeof(b)));
 		td(p, NULL, fmt_s(since_start(p, t->max_window_at), b, sizeof(b)));
 		snprintf(b, sizeof(b), "%.3f %%", vmt_pct_cut(in_guest(p, t), 3));

@@ -36,6 +36,11 @@ for k in range(300):
         ts += 500
 PY
 "$HELPERS/mkvmt" "$F" kvm.vmt <kvm.txt || fail "mkvmt kvm.vmt"
+# the HTML page names the VMs' vCPU threads as the text does (it had "vCPU 0 (pid N)")
+vmtrace-report --html kvm.html kvm.vmt >/dev/null 2>&1 || fail "--html kvm.vmt"
+for label in "$MID/vcpu0 (pid 4194301)" "$MID/vcpu1 (pid 4194302)" "db/vcpu0 (pid 2000)"; do
+	grep -qF ">$label" kvm.html || fail "the page has no '$label'"
+done
 # the long VM's two vCPUs, cut, still read apart: "/vcpuN" stays before the id
 vmtrace-report kvm.vmt >kvm-cut.txt 2>/dev/null || fail "report kvm.vmt"
 grep -q "^  web[^ ]*~/vcpu0 (pid 4194301) " kvm-cut.txt && grep -q "^  web[^ ]*~/vcpu1 (pid 4194302) " kvm-cut.txt ||
