@@ -12,6 +12,8 @@
 #include "jsonw.h"
 #include "outbuf.h"
 #include "perfetto.h"
+#include "reader.h"
+#include "vmfind.h"
 
 /* An interrupt handler running on a CPU, from its entry to its exit. */
 struct open_irq {
@@ -216,6 +218,22 @@ static void hex_arg(struct vmt_perfetto *p, const struct vmt_event *ex, uint16_t
 		vmt_jsonw_hex(&p->w, name, v);
 }
 
+/* A task's track: "web1/vcpu0 (pid 1234)" in a recording made with --vm, else its vCPU. */
+static const char *track_name(const struct vmt_iter *it, const struct vmt_pair *pr, char *buf,
+			      size_t size)
+{
+	const struct vmt_vmmap *m = it->r ? vmt_reader_vmmap(it->r) : NULL;
+	int32_t pid = pr->begin->pid;
+
+	if (m && vmt_vmmap_label(m, pid, buf, size))
+		return buf;
+	if (pr->end->has & VMT_EVF_VCPU)
+		snprintf(buf, size, "vCPU %u (task %d)", pr->end->vcpu, pid);
+	else
+		snprintf(buf, size, "task %d", pid);
+	return buf;
+}
+
 static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
 		   void **task)
 {
@@ -223,18 +241,14 @@ static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	const struct vmt_event *ex = pr->begin;
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
 	const char *name = NULL;
-	char label[64], tname[64];
+	char label[64], tname[160];
 	unsigned int k;
 
-	(void)it;
 	if (!*task) {
-		/* the task's track: named once, by its vCPU when the events carry one */
+		/* the task's track, named once */
 		*task = p;
-		if (pr->end->has & VMT_EVF_VCPU)
-			snprintf(tname, sizeof(tname), "vCPU %u (task %d)", pr->end->vcpu, ex->pid);
-		else
-			snprintf(tname, sizeof(tname), "task %d", ex->pid);
-		meta(p, "thread_name", VMT_PERFETTO_PID_TASKS, ex->pid, "name", tname, 0);
+		meta(p, "thread_name", VMT_PERFETTO_PID_TASKS, ex->pid, "name",
+		     track_name(it, pr, tname, sizeof(tname)), 0);
 	}
 	if (ex->has & VMT_EVF_REASON) {
 		name = vmt_exitreason_name(p->names, ex->isa, key);

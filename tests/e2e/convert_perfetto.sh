@@ -108,6 +108,27 @@ vmtrace-convert --perfetto "$DATA/small-syscalls.vmt" | python3 -c 'import json,
 	fail "--perfetto to standard output"
 
 # Headless Chromium's own JSON.parse over the file, read by a page next to it.
+# A recording made with --vm names each vCPU thread's track by its VM, as the text report
+# labels its rows ("web1/vcpu0 (pid 1000)"; it was "vCPU 0 (task 1000)" whatever the VM)
+printf '%s\n' "cpus 0" "meta vm.count 2" "meta vm.0.name web1" "meta vm.0.pid 900" \
+	"meta vm.0.vcpus 1000:0,1001:1" "meta vm.1.name db" "meta vm.1.pid 901" \
+	"meta vm.1.vcpus 2000:0" "page 0" \
+	"exit 0 1000 1000 30 0" "entry 0 2000 1000 0" "exit 0 3000 1001 30 1" "entry 0 4000 1001 1" \
+	"exit 0 5000 2000 30 0" "entry 0 6000 2000 0" "exit 0 7000 3000 30 0" "entry 0 8000 3000 0" |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" vms.vmt || fail "mkvmt vms.vmt"
+vmtrace-convert --perfetto -o vms.json vms.vmt || fail "--perfetto vms.vmt"
+vmtrace-report vms.vmt >vms.txt || fail "report vms.vmt"
+python3 - vms.json vms.txt <<'PY' || fail "the tracks of a recording made with --vm"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name")
+want = ["db/vcpu0 (pid 2000)", "vCPU 0 (task 3000)", "web1/vcpu0 (pid 1000)", "web1/vcpu1 (pid 1001)"]
+assert names == want, names
+text = open(sys.argv[2]).read()
+assert all(n in text for n in want if n.startswith(("web1", "db"))), text
+print("tracks:", names)
+PY
 if command -v chromium >/dev/null; then
 	cat >load.html <<'HTML'
 <!DOCTYPE html>
