@@ -70,15 +70,24 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 }
 
 void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
-		     const struct vmt_summary *named_by)
+		     const struct vmt_summary *named_by, const struct vmt_vmmap *vms)
 {
 	struct vmt_commtab names;
+	unsigned int vm, vcpu;
+	char label[160];
 	size_t i;
 
-	/* the summary's names of the tasks; one the table cannot keep stays a bare pid */
+	/* the tasks' names: a VM's vCPU ("web1/vcpu0"), else the summary's; none: a bare pid */
 	vmt_commtab_init(&names);
-	for (i = 0; named_by && i < named_by->ntasks; i++)
-		vmt_commtab_set(&names, named_by->tasks[i].pid, named_by->tasks[i].comm);
+	for (i = 0; named_by && i < named_by->ntasks; i++) {
+		const struct vmt_group *t = &named_by->tasks[i];
+
+		if (vms && !vmt_vmmap_lookup(vms, t->pid, &vm, &vcpu))
+			snprintf(label, sizeof(label), "%s/vcpu%u", vmt_vmmap_name(vms, vm), vcpu);
+		else
+			snprintf(label, sizeof(label), "%s", t->comm);
+		vmt_commtab_set(&names, t->pid, label);
+	}
 	series_text(f, s, kvm, &names);
 	vmt_commtab_free(&names);
 }

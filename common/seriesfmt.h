@@ -17,14 +17,17 @@
 #include "commtab.h"
 #include "series.h"
 #include "summary.h"
+#include "vmfind.h"
 
 /*
  * The table: one line per interval and vCPU task, within 120 columns. named_by: a summary
- * of the same recording whose tasks' names (comm) name the rows, or NULL; with one name at
- * least the tasks are "comm (pid)", as the report's tables name them, else bare pids.
+ * of the same recording whose tasks' names (comm) name the rows, or NULL; vms: the VMs a
+ * recording made with --vm names (their vCPU threads are "web1/vcpu0 (pid)"), or NULL. With
+ * one name at least the tasks are "name (pid)", as the report's tables name them, else
+ * bare pids.
  */
 void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
-		     const struct vmt_summary *named_by);
+		     const struct vmt_summary *named_by, const struct vmt_vmmap *vms);
 /* The rows as a JSON array named name (NULL: a top value). */
 void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s);
 /* The rows as CSV with a header (csv) or as JSON lines, onto fd. Returns 0 or -errno. */

@@ -253,7 +253,8 @@ static void print_text(struct report *rep)
 	}
 	if (o->interval_ns) {
 		fputc('\n', stdout);
-		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r), &rep->s);
+		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r), &rep->s,
+				vmt_reader_vmmap(rep->r));
 	}
 }
 

@@ -41,6 +41,12 @@ vmtrace-report --html kvm.html kvm.vmt >/dev/null 2>&1 || fail "--html kvm.vmt"
 for label in "$MID/vcpu0 (pid 4194301)" "$MID/vcpu1 (pid 4194302)" "db/vcpu0 (pid 2000)"; do
 	grep -qF ">$label" kvm.html || fail "the page has no '$label'"
 done
+# so does --interval's table: "db/vcpu0 (2000)", the long VM's cut before its pid (its vcpu
+# column tells the two apart: 18 columns leave no room for "/vcpuN" too)
+vmtrace-report --interval 100ms kvm.vmt >kvm-iv.txt 2>/dev/null || fail "--interval kvm.vmt"
+grep -q " db/vcpu0 (2000) " kvm-iv.txt || fail "--interval: no 'db/vcpu0 (2000)' row"
+grep -q " 1 web1-fr~ (4194302) " kvm-iv.txt || fail "--interval: $(grep -m1 '(4194302)' kvm-iv.txt)"
+widths_ok kvm-iv.txt || fail "--interval: lines over 120 columns"
 # the long VM's two vCPUs, cut, still read apart: "/vcpuN" stays before the id
 vmtrace-report kvm.vmt >kvm-cut.txt 2>/dev/null || fail "report kvm.vmt"
 grep -q "^  web[^ ]*~/vcpu0 (pid 4194301) " kvm-cut.txt && grep -q "^  web[^ ]*~/vcpu1 (pid 4194302) " kvm-cut.txt ||
