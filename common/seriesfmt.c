@@ -21,10 +21,25 @@
 /* The task column when tasks are named: the line's 120 columns, a pid's 8 given up. */
 #define NAME_COLUMNS 18
 
-static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
-			const struct vmt_commtab *names)
+/* A row's task: a VM's vCPU thread "web1/vcpu0 (1234)", else "comm (1234)", cut to fit. */
+static char *task_name(const struct vmt_commtab *names, const struct vmt_vmmap *vms,
+		       int32_t pid, char *buf, size_t size)
 {
-	bool named = names->n != 0;
+	unsigned int vm, vcpu;
+	char whole[320];
+
+	if (!vms || vmt_vmmap_lookup(vms, pid, &vm, &vcpu))
+		return vmt_report_task_name(pid, vmt_commtab_get(names, pid), NAME_COLUMNS, buf,
+					    size);
+	snprintf(whole, sizeof(whole), "%s/vcpu%u (%" PRId32 ")", vmt_vmmap_name(vms, vm), vcpu,
+		 pid);
+	return vmt_fmt_fit(whole, NAME_COLUMNS, buf, size);
+}
+
+static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
+			const struct vmt_commtab *names, const struct vmt_vmmap *vms)
+{
+	bool named = names->n != 0 || (vms && vmt_vmmap_count(vms));
 	char iv[32], win[32], b[4][32], task[64];
 	size_t i;
 
@@ -53,8 +68,7 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 		snprintf(pct, sizeof(pct), r->seen_ns ? "%.2f" : "-",
 			 vmt_share_pct(r->out_ns, r->seen_ns, 2));
 		if (named)
-			vmt_report_task_name(r->pid, vmt_commtab_get(names, r->pid), NAME_COLUMNS,
-					     task, sizeof(task));
+			task_name(names, vms, r->pid, task, sizeof(task));
 		else
 			snprintf(task, sizeof(task), "%8" PRId32, r->pid);
 		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %-*s"
@@ -73,22 +87,13 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
 		     const struct vmt_summary *named_by, const struct vmt_vmmap *vms)
 {
 	struct vmt_commtab names;
-	unsigned int vm, vcpu;
-	char label[160];
 	size_t i;
 
-	/* the tasks' names: a VM's vCPU ("web1/vcpu0"), else the summary's; none: a bare pid */
+	/* the summary's names of the tasks; one the table cannot keep stays a bare pid */
 	vmt_commtab_init(&names);
-	for (i = 0; named_by && i < named_by->ntasks; i++) {
-		const struct vmt_group *t = &named_by->tasks[i];
-
-		if (vms && !vmt_vmmap_lookup(vms, t->pid, &vm, &vcpu))
-			snprintf(label, sizeof(label), "%s/vcpu%u", vmt_vmmap_name(vms, vm), vcpu);
-		else
-			snprintf(label, sizeof(label), "%s", t->comm);
-		vmt_commtab_set(&names, t->pid, label);
-	}
-	series_text(f, s, kvm, &names);
+	for (i = 0; named_by && i < named_by->ntasks; i++)
+		vmt_commtab_set(&names, named_by->tasks[i].pid, named_by->tasks[i].comm);
+	series_text(f, s, kvm, &names, vms);
 	vmt_commtab_free(&names);
 }
 

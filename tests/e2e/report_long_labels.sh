@@ -47,6 +47,18 @@ vmtrace-report --interval 100ms kvm.vmt >kvm-iv.txt 2>/dev/null || fail "--inter
 grep -q " db/vcpu0 (2000) " kvm-iv.txt || fail "--interval: no 'db/vcpu0 (2000)' row"
 grep -q " 1 web1-fr~ (4194302) " kvm-iv.txt || fail "--interval: $(grep -m1 '(4194302)' kvm-iv.txt)"
 widths_ok kvm-iv.txt || fail "--interval: lines over 120 columns"
+# a vCPU index of two digits and VM names of 9 and 16 characters: every row keeps its VM's
+# "/vcpuN (pid)" whole (names kept 15 bytes once, and vCPU 10 read "vcpu1")
+printf '%s\n' "meta vm.count 2" "meta vm.0.name abcdefghi" "meta vm.0.pid 900" \
+	"meta vm.0.vcpus 1000:10,1001:1" "meta vm.1.name database-primary" "meta vm.1.pid 901" \
+	"meta vm.1.vcpus 2000:0,2001:1" "page 0" \
+	"exit 0 1000 1000 30 10" "entry 0 2000 1000 10" "exit 0 3000 1001 30 1" "entry 0 4000 1001 1" \
+	"exit 0 5000 2000 30 0" "entry 0 6000 2000 0" "exit 0 7000 2001 30 1" "entry 0 8000 2001 1" |
+	"$HELPERS/mkvmt" "$F" vm10.vmt || fail "mkvmt vm10.vmt"
+vmtrace-report --interval 1ms vm10.vmt >vm10.txt 2>/dev/null || fail "--interval vm10.vmt"
+for want in "abc~/vcpu10 (1000)" "abcd~/vcpu1 (1001)" "data~/vcpu0 (2000)" "data~/vcpu1 (2001)"; do
+	grep -qF " $want " vm10.txt || fail "--interval: no '$want' row: $(sed -n '/^Time series/,$p' vm10.txt)"
+done
 # the long VM's two vCPUs, cut, still read apart: "/vcpuN" stays before the id
 vmtrace-report kvm.vmt >kvm-cut.txt 2>/dev/null || fail "report kvm.vmt"
 grep -q "^  web[^ ]*~/vcpu0 (pid 4194301) " kvm-cut.txt && grep -q "^  web[^ ]*~/vcpu1 (pid 4194302) " kvm-cut.txt ||
