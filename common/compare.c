@@ -564,10 +564,10 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 		return n ? (double)s->d.st.max : NAN;
 	case VMT_CMP_WINDOW:
 		return n ? (double)s->max_window_ns : NAN;
-	case VMT_CMP_KS_P:
-		return g->ks_p;
+	case VMT_CMP_KS_P:	/* no test without exits on both sides (the table's "-") */
+		return g->side[0].d.st.count && g->side[1].d.st.count ? g->ks_p : NAN;
 	case VMT_CMP_KS_D:
-		return g->ks_d;
+		return g->side[0].d.st.count && g->side[1].d.st.count ? g->ks_d : NAN;
 	default:
 		if (m >= VMT_CMP_NMETRICS || !metrics[m].pct)
 			return NAN;

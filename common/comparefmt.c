@@ -176,7 +176,7 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	for (k = 0; k < v->nconds; k++)
 		fprintf(f, "%s--fail-if: %s: %s\n", k ? "" : "\n",
 			!v->verdicts || !v->verdicts[k] ? "does not hold" :
-			v->verdicts[k] == 1 ? "holds" : "cannot tell (no exits), counted as holding",
+			v->verdicts[k] == 1 ? "holds" : "cannot tell, counted as holding",
 			v->details ? v->details[k] : v->conds[k].text);
 }
 

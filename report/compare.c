@@ -98,7 +98,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		if (!vmt_nomatch_explain(&it, msg, sizeof(msg)))
 			snprintf(msg, sizeof(msg), "no %s pairs: no latency figures",
 				 c->neutral ? "begin-end" : "exit-entry");
-		vmt_warn("%s: %s", file, msg);
+		vmt_warn_folded("%s: %s", file, msg);
 	}
 	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
 	for (i = 0; i < notes.n; i++)
@@ -220,7 +220,7 @@ int report_compare(struct report_opts *o)
 		if (verdicts[i] == 1)
 			vmt_warn("--fail-if holds: %s", details[i]);
 		else if (verdicts[i] == 2)
-			vmt_warn("--fail-if cannot tell, counted as holding: %s", details[i]);
+			vmt_warn_folded("--fail-if cannot tell, counted as holding: %s", details[i]);
 	}
 	if (!code)
 		code = held ? 1 : damaged ? 2 : 0;

@@ -110,6 +110,12 @@ grep -qx "vmtrace-report: warning: none.vmt: no exit-entry pairs: no latency fig
 	fail "the conditions that cannot be told: $(cat err.txt)"
 [ "$(json out.txt '[(f["holds"], f["evaluated"]) for f in d["compare"]["fail_if"]]')" = \
   "[(True, False), (True, False)]" ] || fail "JSON fail_if: $(json out.txt 'd["compare"]["fail_if"]')"
+widths_ok err.txt || fail "--fail-if's warnings over 120 columns"
+# nor is there a Kolmogorov-Smirnov test without exits on both sides (it read p = 1)
+run vmtrace-report --compare --json --fail-if 'ks_p<0.01,ks_d>0.5' a.vmt none.vmt
+expect_rc 1 "--fail-if ks_p, ks_d on a recording without pairs"
+[ "$(json out.txt '[(f["holds"], f["evaluated"]) for f in d["compare"]["fail_if"]]')" = \
+  "[(True, False), (True, False)]" ] || fail "JSON fail_if ks: $(json out.txt 'd["compare"]["fail_if"]')"
 # one that can be told still is: a and b both have pairs
 run vmtrace-report --compare --json --fail-if 'p99>+10%' a.vmt b.vmt
 [ "$(json out.txt '[(f["holds"], f["evaluated"]) for f in d["compare"]["fail_if"]]')" = "[(False, True)]" ] ||
