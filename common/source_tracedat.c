@@ -826,9 +826,14 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	if (!tc->size)
 		return 0;
 	if (tc->off > file_size || tc->size > file_size - tc->off - (compressed ? 4 : 0)) {
-		st->finished = false;
-		st->truncated_at = tc->off < file_size ? tc->off : file_size;
-		st->trunc_why = "the file ends inside a CPU's data, which starts";
+		/* the first CPU cut says where: the CPUs after it start past the end */
+		if (st->finished) {
+			st->finished = false;
+			st->truncated_at = tc->off < file_size ? tc->off : file_size;
+			st->trunc_why = tc->off < file_size ?
+					"the file ends inside a CPU's data, which starts" :
+					"the file ends before a CPU's data";
+		}
 		if (tc->off >= file_size)
 			return 0;
 	}

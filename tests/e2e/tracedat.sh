@@ -170,4 +170,12 @@ run vmtrace-report cut99.dat
 expect_rc 2 "kvm.v6.dat cut at 99 %"
 grep -q "^vmtrace-report: warning: cut99.dat: the recording was not finished (the file ends inside a CPU's data, which starts at offset [0-9]*); figures cover the [0-9]* complete chunks\{0,1\}$" err.txt ||
 	fail "the cut trace.dat's note: $(cat err.txt)"
+# two CPUs, the file cut inside the first's data: the first cut is where (the second's data,
+# past the end, once overwrote it with the file's size)
+"$HELPERS/mkvmt" --random 3000 2 "$DATA/formats/linux-6.18-x86_64" rnd2.vmt >/dev/null || fail "mkvmt"
+"$HELPERS/mktracedat" -V 6 rnd2.vmt rnd2.dat || fail "mktracedat"
+head -c 100000 rnd2.dat >cut2.dat
+run vmtrace-report cut2.dat
+grep -q "^vmtrace-report: warning: cut2.dat: the recording was not finished (the file ends inside a CPU's data, which starts at offset 8192)" err.txt ||
+	fail "the two-CPU cut trace.dat's note: $(cat err.txt)"
 exit 0
