@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "timefmt.h"
 #include "vmfind.h"
 
 /* Bounds on what we read: comm is 16 bytes in the kernel, syscall about 150. */
@@ -1507,10 +1508,15 @@ int vmt_vmmap_find(const struct vmt_vmmap *m, const char *name_or_pid)
 char *vmt_vmmap_label(const struct vmt_vmmap *m, int32_t tid, char *buf, size_t size)
 {
 	unsigned int vm, vcpu;
+	char *whole;
 
-	if (vmt_vmmap_lookup(m, tid, &vm, &vcpu))
+	if (vmt_vmmap_lookup(m, tid, &vm, &vcpu) || !size)
 		return NULL;
-	snprintf(buf, size, "%s/vcpu%u (pid %" PRId32 ")", m->vm[vm].name, vcpu, tid);
+	/* a buffer too small for a long name: cut before "/vcpuN (pid N)", never in a character */
+	if (asprintf(&whole, "%s/vcpu%u (pid %" PRId32 ")", m->vm[vm].name, vcpu, tid) < 0)
+		return NULL;
+	vmt_fmt_fit(whole, (unsigned int)(size - 1), buf, size);
+	free(whole);
 	return buf;
 }
 

@@ -172,7 +172,11 @@ int vmt_vmmap_find(const struct vmt_vmmap *m, const char *name_or_pid);
  */
 int vmt_vmmap_vm_tids(const struct vmt_vmmap *m, unsigned int vm, int32_t **tids,
 		      unsigned int *n);
-/* "web1/vcpu1 (pid 1234)" for the thread 1234, or NULL when tid is not a known vCPU. */
+/*
+ * "web1/vcpu1 (pid 1234)" for the thread 1234, or NULL when tid is not a known vCPU; a name
+ * too long for buf is cut with '~' before "/vcpuN (pid N)" (vmt_fmt_fit), never inside a
+ * UTF-8 character.
+ */
 char *vmt_vmmap_label(const struct vmt_vmmap *m, int32_t tid, char *buf, size_t size);
 
 #endif

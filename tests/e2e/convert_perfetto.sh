@@ -129,6 +129,25 @@ text = open(sys.argv[2]).read()
 assert all(n in text for n in want if n.startswith(("web1", "db"))), text
 print("tracks:", names)
 PY
+# a VM name of 100 "é" (200 bytes): each track keeps its "/vcpuN (pid N)", the JSON stays
+# UTF-8 (a fixed buffer cut it inside a character, and both tracks read the same)
+python3 -c 'print("\n".join(["meta vm.count 1", "meta vm.0.name " + "\u00e9" * 100, "meta vm.0.pid 900",
+	"meta vm.0.vcpus 1000:0,1001:1", "page 0", "exit 0 1000 1000 30 0", "entry 0 2000 1000 0",
+	"exit 0 3000 1001 30 1", "entry 0 4000 1001 1"]))' |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" utf.vmt || fail "mkvmt utf.vmt"
+vmtrace-convert --perfetto -o utf.json utf.vmt || fail "--perfetto utf.vmt"
+vmtrace-report --html utf.html utf.vmt >/dev/null || fail "--html utf.vmt"
+python3 - utf.json utf.html <<'PY' || fail "a long UTF-8 VM name"
+import json, sys
+ev = json.load(open(sys.argv[1], encoding="utf-8"))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name")
+assert [n[-17:] for n in names] == ["/vcpu0 (pid 1000)", "/vcpu1 (pid 1001)"], names
+assert all(n.startswith("\u00e9") for n in names), names
+page = open(sys.argv[2], "rb").read().decode("utf-8")	# raises on a cut character
+assert "/vcpu0 (pid 1000)" in page and "/vcpu1 (pid 1001)" in page
+print("tracks:", [n[-24:] for n in names])
+PY
 if command -v chromium >/dev/null; then
 	cat >load.html <<'HTML'
 <!DOCTYPE html>
