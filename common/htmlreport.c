@@ -374,7 +374,15 @@ static void summary(struct page *p)
 	card_count(p, "pairs", s->pairing.pairs, p->w->pairs);
 	if (s->filtered_out)
 		card_count(p, "filtered_out", s->filtered_out, "pairs left out by filters");
-	card_count(p, "lost_events", s->lost_events, "lost events");
+	if (vmt_summary_lost_exact(s)) {
+		card_count(p, "lost_events", s->lost_events, "lost events");
+	} else {	/* some went uncounted (damage, no end statistics): never a bare 0 */
+		if (s->lost_events)
+			snprintf(b, sizeof(b), "at least %" PRIu64, s->lost_events);
+		else
+			snprintf(b, sizeof(b), "unknown");
+		card(p, "lost_events", s->lost_events, b, "lost events, not all counted");
+	}
 	card_count(p, "orphans", vmt_summary_orphans(s), "orphan events");
 	if (s->lat.count) {
 		card_ns(p, "min_ns", ns(p, s->lat.min), "minimum");

@@ -460,6 +460,10 @@ head -c 281338 "$DATA/sample-kvm.vmt" >ecut.vmt
 vmtrace-report --json ecut.vmt 2>/dev/null >ecut.json
 [ "$(json ecut.json '(d["finished"], d["lost_events"], d["lost_events_exact"])')" = "(False, 0, False)" ] ||
 	fail "ecut.vmt: $(json ecut.json '(d["finished"], d["lost_events"], d["lost_events_exact"])')"
+# the page's card too: "unknown", not a bare 0
+vmtrace-report --html ecut.html ecut.vmt >/dev/null 2>&1
+grep -q 'data-key="lost_events" data-v="0"><span class="v">unknown<' ecut.html ||
+	fail "ecut.vmt: the page's lost-events card: $(grep -o 'data-key="lost_events"[^/]*' ecut.html)"
 # a finished file of the same recorder stays exact
 [ "$(json egood.json 'd["lost_events_exact"]')" = True ] || fail "sample-kvm.vmt: losses not exact"
 vmtrace-convert --to-vmt -o ecopy.vmt ebad.vmt 2>/dev/null
