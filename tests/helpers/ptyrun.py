@@ -7,7 +7,7 @@
 COMMAND's standard output (and standard input and error, unless --stderr sends its
 standard error to FILE and its input is /dev/null) is the terminal, COLS x ROWS, resized to
 COLS2 x ROWS2 AFTER_S seconds in; what reached the terminal is written to OUT. The exit
-status is COMMAND's.
+status is COMMAND's; a COMMAND silent for 60 s is killed (a hang fails, never waits).
 """
 import fcntl, os, select, struct, subprocess, sys, termios, time
 
@@ -32,7 +32,11 @@ else:
     p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
 os.close(slave)
 start, data = time.monotonic(), b""
+last = start
 while True:
+    if time.monotonic() - last > 60:
+        p.kill()
+        break
     if len(size) == 5 and time.monotonic() - start >= size[2]:
         winsize(master, size[3], size[4])
         size = size[3:]
@@ -45,5 +49,6 @@ while True:
     if not b:
         break
     data += b
+    last = time.monotonic()
 open(out, "wb").write(data)
 sys.exit(p.wait())
