@@ -110,6 +110,8 @@ int vmt_writer_open(int fd, const struct vmt_kvbuf *meta, int level, struct vmt_
 		goto out_free;
 	w->off = sizeof(fh);
 	ret = write_block(w, bh, sizeof(bh), VMT_BLOCK_META, meta->buf, meta->len);
+	if (!ret)
+		ret = write_block(w, bh, sizeof(bh), VMT_BLOCK_META_COPY, meta->buf, meta->len);
 	if (ret)
 		goto out_free;
 	*out = w;

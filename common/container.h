@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * container: the .vmt file (man/vmtrace-file.5): its on-disk constants and its writer. The
- * writer appends a file header, one META block, CHNK blocks (per-CPU runs of whole
+ * writer appends a file header, one META block and its copy, CHNK blocks (per-CPU runs of whole
  * sub-buffers, each an independent zstd frame) and an END block; every block is complete on
  * its own, so a file cut anywhere reads back every whole chunk (source_vmt.c reads it).
  * A writer belongs to one thread at a time.
@@ -23,6 +23,12 @@
 #define VMT_BLOCK_META		0x4154454du	/* "META" */
 #define VMT_BLOCK_CHUNK		0x4b4e4843u	/* "CHNK" */
 #define VMT_BLOCK_END		0x00444e45u	/* "END\0" */
+/*
+ * A copy of the META block's payload, written right after it: one flipped bit in the
+ * metadata (the format files every event is decoded with) would otherwise lose the whole
+ * recording. Readers before it skip it as a block of unknown type.
+ */
+#define VMT_BLOCK_META_COPY	0x5950434du	/* "MCPY" */
 
 #define VMT_BLOCK_HEADER_SIZE	32	/* common part */
 #define VMT_CHUNK_HEADER_SIZE	88	/* common part plus the chunk fields */
@@ -63,7 +69,7 @@ uint32_t vmt_container_header_crc(uint8_t *hdr, uint32_t size);
 struct vmt_writer;
 
 /*
- * Write the file header and the META block to fd (opened for writing, positioned at 0).
+ * Write the file header, the META block and its copy to fd (opened for writing, positioned at 0).
  * The fd stays the caller's: the writer never closes it (common/outfile.h does). level is
  * the zstd level (0 stores chunks uncompressed).
  */

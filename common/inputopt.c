@@ -156,6 +156,11 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	const struct vmt_source_status *st = vmt_source_status(src);
 
 	memset(out, 0, sizeof(*out));
+	/* nothing was lost with it: a note, not damage that changes the exit status */
+	if (st->meta_damaged_at)
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged metadata block at offset %llu: its copy was read instead",
+			 (unsigned long long)st->meta_damaged_at);
 	if (!st->finished && st->trunc_why) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (%s at offset %llu); figures cover the "

@@ -77,6 +77,11 @@ struct vmt_source_status {
 	 * offset, or 0).
 	 */
 	uint64_t bad_end_at;
+	/*
+	 * A .vmt's META block that failed its checks, read from the copy written after it
+	 * (its offset, or 0): every event is still decoded, with the copy's formats.
+	 */
+	uint64_t meta_damaged_at;
 };
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
 

@@ -31,7 +31,8 @@ static bool vmt_probe(const uint8_t *head, size_t n)
 
 static bool known_type(uint32_t t)
 {
-	return t == VMT_BLOCK_META || t == VMT_BLOCK_CHUNK || t == VMT_BLOCK_END;
+	return t == VMT_BLOCK_META || t == VMT_BLOCK_META_COPY || t == VMT_BLOCK_CHUNK ||
+	       t == VMT_BLOCK_END;
 }
 
 /*
@@ -152,6 +153,26 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 }
 
 /* A block skipped while opening, counted; the first one's place kept for the warning. */
+/*
+ * Whether the block at off, whose header is damaged, is the metadata's copy: right after
+ * META, with META's payload. Its loss loses no event, so it is not counted as damage.
+ */
+static bool is_meta_copy(const struct vmt_source *s, uint64_t off, uint64_t meta_end)
+{
+	uint8_t *buf;
+	bool same;
+
+	if (!s->meta.buf || off != meta_end || !s->meta.len)
+		return false;
+	buf = malloc(s->meta.len);
+	if (!buf)
+		return false;
+	same = vmt_io_pread_full(s->fd, buf, s->meta.len, (off_t)(off + VMT_BLOCK_HEADER_SIZE)) ==
+	       (ssize_t)s->meta.len && memcmp(buf, s->meta.buf, s->meta.len) == 0;
+	free(buf);
+	return same;
+}
+
 static void bad_block(struct vmt_source_status *st, uint64_t off)
 {
 	if (!st->bad_blocks++)
@@ -164,7 +185,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 	uint8_t fh[VMT_FILE_HEADER_SIZE], hdr[VMT_MAX_BLOCK_HEADER];
 	struct vmt_source_status *st = &s->status;
 	const char *msg = NULL;
-	uint64_t off;
+	uint64_t off, meta_end = 0;	/* where a sound META block ends: its copy's place */
 	uint32_t hsize;
 	ssize_t n;
 	int ret;
@@ -194,8 +215,14 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		if (ret == -EBADMSG) {
 			uint64_t next = resync(s, off + 8);
 
-			bad_block(st, off);
-			s->holes++;	/* it could have been any CPU's chunk */
+			if (!s->meta.buf) {
+				/* the first block is the metadata: its copy may follow */
+				if (!st->meta_damaged_at)
+					st->meta_damaged_at = off;
+			} else if (!is_meta_copy(s, off, meta_end)) {
+				bad_block(st, off);
+				s->holes++;	/* it could have been any CPU's chunk */
+			}
 			if (!next) {
 				st->truncated_at = off;
 				st->trunc_why = "damaged block header, nothing valid after it";
@@ -213,7 +240,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			 * Cut before the metadata was whole: nothing can be read, and the file is
 			 * not damaged but short (a recorder killed, a copy stopped, a full disk).
 			 */
-			if (!s->meta.buf && ret == 0) {
+			if (!s->meta.buf && ret == 0 && !st->meta_damaged_at) {
 				snprintf(why, why_size, "truncated: the file is cut at byte %llu, "
 					 "inside the header of its first block (the metadata)",
 					 (unsigned long long)st->file_size);
@@ -229,17 +256,27 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			break;
 		}
 		type = get_le32(hdr + VMT_BH_TYPE);
-		if (type == VMT_BLOCK_META) {
+		if (type == VMT_BLOCK_META || type == VMT_BLOCK_META_COPY) {
+			bool copy = type == VMT_BLOCK_META_COPY;
+
 			if (s->meta.buf) {
-				bad_block(st, off);
+				if (!copy)
+					bad_block(st, off);
+				/* a copy after a sound META is not read again */
 			} else if (psize > VMT_MAX_META_SIZE ||
 				   read_payload(s, off + hsize, hdr, psize, &s->meta)) {
-				msg = "damaged metadata block";
-				ret = -EBADMSG;
-				goto out_why;
+				if (copy) {
+					msg = "damaged metadata block, and its copy";
+					ret = -EBADMSG;
+					goto out_why;
+				}
+				st->meta_damaged_at = off;	/* its copy follows, if written */
+			} else if (!copy) {
+				meta_end = off + hsize + psize;
 			}
 		} else if (!s->meta.buf) {
-			msg = "no metadata block at the start";
+			msg = st->meta_damaged_at ? "damaged metadata block" :
+			      "no metadata block at the start";
 			ret = -EBADMSG;
 			goto out_why;
 		} else if (type == VMT_BLOCK_CHUNK) {

@@ -537,8 +537,8 @@ while off < len(b):
     hs, ps = struct.unpack_from("<IQ", b, off + 4)
     blocks.append(b[off:off + hs + ps])
     off += hs + ps
-assert blocks[0][:4] == b"META" and blocks[1][:4] == b"CHNK"
-open(sys.argv[2], "wb").write(b[:16] + blocks[0] + blocks[1] + blocks[0] + b"".join(blocks[2:]))
+assert [k[:4] for k in blocks[:3]] == [b"META", b"MCPY", b"CHNK"]
+open(sys.argv[2], "wb").write(b[:16] + b"".join(blocks[:3]) + blocks[0] + b"".join(blocks[3:]))
 PY
 vmtrace-report --json hdm.vmt >hdm.json 2>/dev/null
 [ "$(json hdm.json '(d["pairs"], d["gap_dropped"], d["bad_blocks"], [v["gap_ns"] for v in d["vcpus"]])')" = \

@@ -39,6 +39,8 @@ struct fixture {
 	uint8_t *file;
 	size_t file_len;
 	uint64_t chunk_off[NCHUNKS];
+	uint64_t meta_off, meta_len;	/* META's payload */
+	uint64_t copy_off;		/* the MCPY block */
 };
 
 /* what vmt_source_open says of a file no loader takes, before what the file is */
@@ -83,6 +85,14 @@ static void write_file(struct fixture *fx, int level, bool finish)
 	vmt_kv_free(&end);
 	free(fx->file);
 	assert_int_equal(vmt_io_read_file(fx->path, 64 << 20, (char **)&fx->file, &fx->file_len), 0);
+	/* META right after the file header, then its copy, then the chunks */
+	fx->meta_off = VMT_FILE_HEADER_SIZE + VMT_BLOCK_HEADER_SIZE;
+	fx->meta_len = get_le64(fx->file + VMT_FILE_HEADER_SIZE + VMT_BH_PAYLOAD_SIZE);
+	fx->copy_off = fx->meta_off + fx->meta_len;
+	assert_int_equal(get_le32(fx->file + fx->copy_off), VMT_BLOCK_META_COPY);
+	assert_memory_equal(fx->file + fx->copy_off + VMT_BLOCK_HEADER_SIZE,
+			    fx->file + fx->meta_off, fx->meta_len);
+	assert_int_equal(fx->copy_off + VMT_BLOCK_HEADER_SIZE + fx->meta_len, fx->chunk_off[0]);
 }
 
 static int setup(void **state)
@@ -248,15 +258,30 @@ static void test_flips(void **state)
 		struct vmt_chunkbuf cb = { 0 };
 		const char *chunk_why = NULL;
 		char why[128] = "";
-		size_t i, good = 0;
+		size_t i, good = 0, meta_len;
+		const uint8_t *meta;
 
 		memcpy(copy, fx->file, fx->file_len);
 		copy[off] ^= 0x5a;
 		if (open_bytes(fx, copy, fx->file_len, &c, why, sizeof(why))) {
 			assert_true(why[0]);
-			assert_true(off < fx->chunk_off[0]);
+			/* the metadata has its copy: only the file header itself may fail */
+			if (off >= VMT_FILE_HEADER_SIZE)
+				print_error("offset %zu: %s\n", off, why);
+			assert_true(off < VMT_FILE_HEADER_SIZE);
 			continue;
 		}
+		/* a flip in META: its copy's metadata, whole; in the copy: META, unread copy */
+		meta = vmt_source_meta(c, &meta_len);
+		assert_int_equal(meta_len, fx->meta_len);
+		assert_memory_equal(meta, fx->file + fx->meta_off, meta_len);
+		assert_int_equal(vmt_source_status(c)->meta_damaged_at,
+				 off >= VMT_FILE_HEADER_SIZE && off < fx->copy_off ?
+				 VMT_FILE_HEADER_SIZE : 0);
+		/* a flipped chunk header skips the block; a flipped payload, the chunk's read */
+		assert_int_equal(vmt_source_status(c)->bad_blocks,
+				 off >= fx->chunk_off[0] &&
+				 off < fx->chunk_off[0] + VMT_CHUNK_HEADER_SIZE);
 		for (i = 0; i < vmt_source_nchunks(c); i++)
 			good += vmt_source_read_chunk(c, i, &cb, &chunk_why) == 0;
 		/* one chunk at most is lost to one flipped byte */

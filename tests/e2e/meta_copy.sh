@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The metadata's copy (man/vmtrace-file.5, MCPY): a byte flipped anywhere in a .vmt's META
+# block, header or payload, loses nothing: the report, the JSON and the CSV are those of the
+# sound file, with one note naming the file; a flip in the copy changes nothing at all; both
+# damaged, and a damaged META in a file written before the copy existed, are refused in one
+# line. The layout is checked by a Python walk of the blocks, the figures against the file
+# the copy was made from (the committed sample, which has no copy).
+. "$(dirname "$0")/lib.sh"
+
+src="$DATA/sample-kvm.vmt"
+run vmtrace-convert --to-vmt -o k.vmt "$src"
+expect_rc 0 "convert --to-vmt"
+
+# META at 16, then MCPY with the same payload, then the chunks; prints both blocks' spans
+set -- $(python3 - k.vmt <<'EOF'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+blocks, off = [], 16
+while off < len(b):
+    hsize, psize = struct.unpack_from("<IQ", b, off + 4)
+    blocks.append((b[off:off + 4], off, hsize, psize))
+    off += hsize + psize
+(t0, m, mh, mp), (t1, c, ch, cp) = blocks[:2]
+assert (t0, t1, m) == (b"META", b"MCPY", 16), blocks[:3]
+assert b[m + mh:m + mh + mp] == b[c + ch:c + ch + cp], "the copy differs from META"
+assert blocks[2][0] == b"CHNK" and blocks[-1][0] == b"END\0", blocks[2:3] + blocks[-1:]
+print(m, c, c + ch + cp)
+EOF
+) || fail "k.vmt: not META, its copy, the chunks"
+meta=$1 copy=$2 chunks=$3
+
+# The sound file's figures: the sample's, except its name
+strip='import json,sys; d=json.load(open(sys.argv[1])); d.pop("file"); print(json.dumps(d, sort_keys=True))'
+vmtrace-report --json "$src" >src.json && python3 -c "$strip" src.json >want.json || fail "sample report"
+vmtrace-report --json k.vmt >k.json && python3 -c "$strip" k.json >got.json || fail "k.vmt report"
+cmp -s want.json got.json || fail "k.vmt: figures differ from the sample's"
+grep -q '"meta_from_copy": false' want.json || fail "no meta_from_copy: false in the JSON"
+vmtrace-convert --csv -o want.csv k.vmt || fail "k.vmt CSV"
+
+# flip OFF FILE: k.vmt with one byte changed at OFF
+flip() {
+	cp k.vmt "$2"
+	python3 -c 'import sys; f=open(sys.argv[1], "r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0] ^ 0x5a]))' "$2" "$1"
+}
+
+# META's header every 3 bytes (each of its fields), its payload every 173 and its last byte
+offsets=$(python3 -c "import sys; m,c=int(sys.argv[1]),int(sys.argv[2]); print(*sorted(set(list(range(m, m + 32, 3)) + list(range(m + 32, c, 173)) + [c - 1])))" "$meta" "$copy")
+n=0
+for off in $offsets; do
+	flip "$off" f.vmt
+	run vmtrace-report --json f.vmt
+	expect_rc 0 "META flipped at $off"
+	[ "$(cat err.txt)" = "vmtrace-report: warning: f.vmt: damaged metadata block at offset 16: its copy was read instead" ] ||
+		{ cat err.txt; fail "META flipped at $off: not the one note"; }
+	python3 -c "$strip" out.txt | sed 's/"meta_from_copy": true/"meta_from_copy": false/' >got.json
+	cmp -s want.json got.json || fail "META flipped at $off: figures differ"
+	[ "$(json out.txt 'd["meta_from_copy"]')" = True ] || fail "META flipped at $off: meta_from_copy not true"
+	run vmtrace-convert --csv -o got.csv f.vmt
+	expect_rc 0 "META flipped at $off: CSV"
+	grep -q "^vmtrace-convert: warning: f.vmt: damaged metadata block at offset 16: its copy was read" err.txt ||
+		{ cat err.txt; fail "META flipped at $off: convert's note"; }
+	cmp -s want.csv got.csv || fail "META flipped at $off: CSV rows differ"
+	n=$((n + 1))
+done
+[ "$n" -gt 40 ] || fail "only $n META flips tried"
+
+# A flip in the copy: nothing to say, nothing changed
+for off in $copy $((copy + 20)) $((copy + 40)) $((chunks - 1)); do
+	flip "$off" f.vmt
+	run vmtrace-report --json f.vmt
+	expect_rc 0 "copy flipped at $off"
+	[ ! -s err.txt ] || { cat err.txt; fail "copy flipped at $off: a message"; }
+	python3 -c "$strip" out.txt >got.json
+	cmp -s want.json got.json || fail "copy flipped at $off: figures differ"
+done
+
+# Both damaged: one line naming the file, exit 1, for the report and the conversion
+flip $((meta + 100)) f1.vmt
+python3 -c 'import sys; f=open(sys.argv[1], "r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0] ^ 1]))' f1.vmt $((copy + 100))
+for prog in vmtrace-report vmtrace-convert; do
+	if [ "$prog" = vmtrace-report ]; then run $prog --json f1.vmt; else run $prog --csv -o f1.csv f1.vmt; fi
+	expect_one_line_error $prog "f1.vmt: damaged metadata block, and its copy"
+	[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "$prog: both damaged: exit $rc, $(cat err.txt)"
+done
+
+# A file from before the copy: a damaged META is still the end of it
+cp "$src" old.vmt
+python3 -c 'import sys; f=open(sys.argv[1], "r+b"); f.seek(200); b=f.read(1); f.seek(200); f.write(bytes([b[0] ^ 1]))' old.vmt
+run vmtrace-report old.vmt
+expect_one_line_error vmtrace-report "old.vmt: damaged metadata block"
+[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "old file: exit $rc, $(cat err.txt)"
+exit 0
