@@ -7,6 +7,7 @@
 
 #include "attrib.h"
 #include "htmlwhy.h"
+#include "timefmt.h"
 #include "svg.h"
 #include "cli.h"
 
@@ -103,8 +104,9 @@ static void bar(struct vmt_outbuf *o, const struct vmt_clock *clk, double y, con
 				  vmt_why_kind_names[k]);
 		fmt_ns_text(ns, b, sizeof(b));
 		vmt_svg_esc(o, b);
+		/* cut as the text's shares are: never above what it is */
 		vmt_outbuf_printf(o, " (%.1f%%)</title></rect>",
-				  100.0 * (double)w->ticks[k] / (double)total);
+				  vmt_pct_cut(100.0 * (double)w->ticks[k] / (double)total, 1));
 		stripes(o, k, x, y, wpx, ROW_H - 6);
 		/* the share written in the bar where it fits */
 		if (wpx >= 34) {
@@ -113,7 +115,8 @@ static void bar(struct vmt_outbuf *o, const struct vmt_clock *clk, double y, con
 			vmt_outbuf_str(o, "\" y=\"");
 			vmt_svg_num(o, y + 14);
 			vmt_outbuf_printf(o, "\">%.0f%%</text>",
-					  100.0 * (double)w->ticks[k] / (double)total);
+					  vmt_pct_cut(100.0 * (double)w->ticks[k] /
+						      (double)total, 0));
 		}
 		x += wpx;
 	}
