@@ -50,8 +50,8 @@ static void cell(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_grou
 		fprintf(f, " %9s", "-");
 	else if (cols[k].m == VMT_CMP_COUNT)
 		fprintf(f, " %9.0f", v);
-	else if (cols[k].m == VMT_CMP_RATE)
-		fprintf(f, " %9.1f", v);
+	else if (cols[k].m == VMT_CMP_RATE)	/* cut, as every figure: never above it */
+		fprintf(f, " %9.1f", vmt_pct_cut(v, 1));
 	else
 		fprintf(f, " %9s", vmt_fmt_in_cols(&ns_clock, (uint64_t)v,
 						   cols[k].m == VMT_CMP_WINDOW ? win : lat, 9, b,
@@ -188,7 +188,7 @@ static void json_num(struct vmt_jsonw *w, const char *name, double x)
 		return;
 	}
 	vmt_jsonw_member(w, name);
-	vmt_outbuf_printf(w->o, "%.6g", x);
+	vmt_outbuf_printf(w->o, "%.10g", x);
 }
 
 /* One side's figures as members of the object open. */
@@ -200,8 +200,8 @@ static void json_fields(struct vmt_jsonw *w, const struct vmt_compare *c,
 	for (k = 0; k < NCOLS; k++) {
 		double x = vmt_compare_value(c, g, side, cols[k].m);
 
-		if (cols[k].m == VMT_CMP_RATE)
-			json_num(w, cols[k].key, x);
+		if (cols[k].m == VMT_CMP_RATE)	/* to the thousandth, cut */
+			json_num(w, cols[k].key, isfinite(x) ? vmt_pct_cut(x, 3) : x);
 		else if (isnan(x))
 			vmt_jsonw_null(w, cols[k].key);
 		else

@@ -106,8 +106,8 @@ static const char *value_text(const struct vmt_compare *c, const struct vmt_cmp_
 		snprintf(buf, size, "-");
 	else if (cols[k].m == VMT_CMP_COUNT)
 		snprintf(buf, size, "%.0f", v);
-	else if (cols[k].m == VMT_CMP_RATE)
-		snprintf(buf, size, "%.1f", v);
+	else if (cols[k].m == VMT_CMP_RATE)	/* cut, as the text's */
+		snprintf(buf, size, "%.1f", vmt_pct_cut(v, 1));
 	else	/* as the text's table: four digits, cut, never above the figure */
 		vmt_format_ns(v >= 0 ? (uint64_t)v : 0, buf, size);
 	return buf;

@@ -97,7 +97,9 @@ for code in [None] + sorted(codes):
         f, v = g[side], vals[i]
         assert f["count"] == len(v), (code, side, f["count"], len(v))
         dur = reps[i]["duration_ns"] or reps[i]["span_ns"]   # a trace.dat has no duration
-        assert abs(f["rate_per_s"] - len(v) * 1e9 / dur) <= 1e-5 * max(f["rate_per_s"], 1), \
+        # cut to the thousandth: never above the rate, less than 0.001 below it
+        exact = len(v) * 1e9 / dur
+        assert -1e-9 * exact <= exact - f["rate_per_s"] < 0.001 + 1e-9 * exact, \
             (code, side, f["rate_per_s"], len(v), dur)
         if not v:
             assert f["p50_ns"] is None and f["max_ns"] is None, f
