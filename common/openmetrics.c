@@ -11,6 +11,7 @@
 #include "io.h"
 #include "openmetrics.h"
 #include "outfile.h"
+#include "vmfind.h"
 
 /* One rendering: where it goes and what every sample carries. */
 struct om {
@@ -19,6 +20,8 @@ struct om {
 	const struct vmt_clock *clk;
 	enum vmt_openmetrics_format fmt;
 	char *base;		/* host="...",vm="..." escaped, or "" */
+	bool base_vm;		/* base has a vm label */
+	const struct vmt_vmmap *vmmap;	/* the per-task vm labels' names, or NULL */
 };
 
 enum family_type { FAM_COUNTER, FAM_GAUGE, FAM_HISTOGRAM };
@@ -48,34 +51,6 @@ static int put_label(FILE *f, const char *name, const char *v)
 		fputc(*p, f);
 	}
 	fputc('"', f);
-	return 0;
-}
-
-/* The labels every sample has, as one escaped string (malloc'd into *out). */
-static int make_base(const struct vmt_openmetrics_labels *l, char **out)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f;
-	int ret = 0;
-
-	f = open_memstream(&buf, &size);
-	if (!f)
-		return -errno;
-	if (l && l->host && l->host[0])
-		ret = put_label(f, "host", l->host);
-	if (!ret && l && l->vm && l->vm[0]) {
-		if (l->host && l->host[0])
-			fputc(',', f);
-		ret = put_label(f, "vm", l->vm);
-	}
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	*out = buf;
 	return 0;
 }
 
@@ -112,47 +87,71 @@ static void family(struct om *om, const char *name, enum family_type type, bool 
 }
 
 /*
- * One sample: name, the base labels, then label=value (escaped) when label is non-NULL,
- * then le="..." when le is non-NULL, then the value.
+ * "n1=\"v1\",n2=\"v2\"" escaped (malloc'd into *out), a pair left out when its name is
+ * NULL; "" for none. -EINVAL for a control byte, -ENOMEM.
  */
-static int sample(struct om *om, const char *name, const char *label, const char *value_of,
-		  const char *le, const char *value)
+static int labels_of(const char *n1, const char *v1, const char *n2, const char *v2, char **out)
 {
-	bool any = om->base[0] || label || le;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
 	int ret = 0;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -errno;
+	if (n1)
+		ret = put_label(f, n1, v1);
+	if (!ret && n2) {
+		if (n1)
+			fputc(',', f);
+		ret = put_label(f, n2, v2);
+	}
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	return 0;
+}
+
+/*
+ * One sample: name, the base labels, then labels (escaped by labels_of(), "" or NULL for
+ * none), then le="..." when le is non-NULL, then the value.
+ */
+static void sample(struct om *om, const char *name, const char *labels, const char *le,
+		   const char *value)
+{
+	bool own = labels && labels[0];
+	bool any = om->base[0] || own || le;
 
 	fputs(name, om->f);
 	if (any)
 		fprintf(om->f, "{%s", om->base);
-	if (label) {
-		if (om->base[0])
-			fputc(',', om->f);
-		ret = put_label(om->f, label, value_of);
-	}
+	if (own)
+		fprintf(om->f, "%s%s", om->base[0] ? "," : "", labels);
 	if (le)
-		fprintf(om->f, "%sle=\"%s\"", om->base[0] || label ? "," : "", le);
+		fprintf(om->f, "%sle=\"%s\"", om->base[0] || own ? "," : "", le);
 	if (any)
 		fputc('}', om->f);
 	fprintf(om->f, " %s\n", value);
-	return ret;
 }
 
-static int sample_u64(struct om *om, const char *name, const char *label, const char *value_of,
-		      uint64_t v)
+static void sample_u64(struct om *om, const char *name, const char *labels, uint64_t v)
 {
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return sample(om, name, label, value_of, NULL, buf);
+	sample(om, name, labels, NULL, buf);
 }
 
-static int sample_sec(struct om *om, const char *name, const char *label, const char *value_of,
-		      uint64_t ticks)
+static void sample_sec(struct om *om, const char *name, const char *labels, uint64_t ticks)
 {
 	char buf[32];
 
-	return sample(om, name, label, value_of, NULL,
-		      seconds(vmt_clock_ns(om->clk, ticks), buf, sizeof(buf)));
+	sample(om, name, labels, NULL, seconds(vmt_clock_ns(om->clk, ticks), buf, sizeof(buf)));
 }
 
 /* The reason label but for clashes of two ISAs: name, else "0xCODE". */
@@ -185,26 +184,59 @@ static const char *reason_label(const struct vmt_summary *s, size_t i, char *buf
 			continue;
 		if (vmt_exitreason_name(s->names, g->isa, g->key))
 			return vmt_summary_reason(s, g->isa, g->key, buf, size);
-		snprintf(other, sizeof(other), "%s (isa %" PRIu32 ")", buf, g->isa);
-		snprintf(buf, size, "%s", other);
+		/* after a code ("0x4242"): fits, else cut at the end of buf */
+		snprintf(other, sizeof(other), " (isa %" PRIu32 ")", g->isa);
+		strncat(buf, other, size - strlen(buf) - 1);
 		return buf;
 	}
 	return buf;
 }
 
-/* The vcpu label of task i (see openmetrics.h). */
-static const char *vcpu_label(const struct vmt_summary *s, size_t i, char *buf, size_t size)
+/* What tells a vCPU task apart in the per-task families (see openmetrics.h). */
+struct task_id {
+	const char *vm;		/* its VM's name, "" when the map does not know it; NULL: no vm label */
+	bool has_vcpu;
+	uint32_t vcpu;
+};
+
+/*
+ * The vCPU index is the events' own, else the map's index of the thread, as the JSON
+ * report's vcpus give it (reportjson.c), so that the two views name a task alike.
+ */
+static void task_id(const struct vmt_group *t, const struct vmt_vmmap *m, bool per_vm,
+		    struct task_id *id)
 {
-	const struct vmt_group *t = &s->tasks[i];
+	unsigned int vm = 0, vcpu = 0;
+	bool known = m && vmt_vmmap_lookup(m, t->pid, &vm, &vcpu) == 0;
+
+	id->vm = !per_vm ? NULL : known ? vmt_vmmap_name(m, vm) : "";
+	id->has_vcpu = t->has_vcpu || known;
+	id->vcpu = t->has_vcpu ? t->vcpu : vcpu;
+}
+
+static bool same_vm(const struct task_id *a, const struct task_id *b)
+{
+	return !a->vm || !b->vm || strcmp(a->vm, b->vm) == 0;
+}
+
+/*
+ * The vcpu label of task i (see openmetrics.h): unique among the tasks of its vm label, so
+ * that two VMs' vCPU 0 read vm="a",vcpu="0" and vm="b",vcpu="0", not their pids.
+ */
+static const char *vcpu_label(const struct vmt_summary *s, const struct task_id *ids, size_t i,
+			      char *buf, size_t size)
+{
+	const struct task_id *t = &ids[i];
 	size_t j;
 
 	if (!t->has_vcpu) {
-		snprintf(buf, size, "pid %" PRId32, t->pid);
+		snprintf(buf, size, "pid %" PRId32, s->tasks[i].pid);
 		return buf;
 	}
 	for (j = 0; j < s->ntasks; j++) {
-		if (j != i && s->tasks[j].has_vcpu && s->tasks[j].vcpu == t->vcpu) {
-			snprintf(buf, size, "%" PRIu32 " (pid %" PRId32 ")", t->vcpu, t->pid);
+		if (j != i && ids[j].has_vcpu && ids[j].vcpu == t->vcpu && same_vm(&ids[j], t)) {
+			snprintf(buf, size, "%" PRIu32 " (pid %" PRId32 ")", t->vcpu,
+				 s->tasks[i].pid);
 			return buf;
 		}
 	}
@@ -247,129 +279,177 @@ static void bucket_counts(const struct vmt_latdist *d, const struct vmt_clock *c
 	}
 }
 
-static int histogram(struct om *om, const char *label, const char *value_of,
-		     const struct vmt_latdist *d)
+static void histogram(struct om *om, const char *labels, const struct vmt_latdist *d)
 {
 	uint64_t cum[VMT_OPENMETRICS_BOUNDS];
 	char le[32], v[32];
 	unsigned int b;
-	int ret;
 
 	bucket_counts(d, om->clk, cum);
 	for (b = 0; b < VMT_OPENMETRICS_BOUNDS; b++) {
 		snprintf(v, sizeof(v), "%" PRIu64, cum[b]);
-		ret = sample(om, "vmtrace_exit_latency_seconds_bucket", label, value_of,
-			     seconds(vmt_openmetrics_bound_ns(b), le, sizeof(le)), v);
-		if (ret)
-			return ret;
+		sample(om, "vmtrace_exit_latency_seconds_bucket", labels,
+		       seconds(vmt_openmetrics_bound_ns(b), le, sizeof(le)), v);
 	}
 	snprintf(v, sizeof(v), "%" PRIu64, d->st.count);
-	ret = sample(om, "vmtrace_exit_latency_seconds_bucket", label, value_of, "+Inf", v);
-	if (!ret)
-		ret = sample_u64(om, "vmtrace_exit_latency_seconds_count", label, value_of,
-				 d->st.count);
-	if (!ret)
-		ret = sample_sec(om, "vmtrace_exit_latency_seconds_sum", label, value_of,
-				 d->st.sum);
-	return ret;
+	sample(om, "vmtrace_exit_latency_seconds_bucket", labels, "+Inf", v);
+	sample_u64(om, "vmtrace_exit_latency_seconds_count", labels, d->st.count);
+	sample_sec(om, "vmtrace_exit_latency_seconds_sum", labels, d->st.sum);
+}
+
+static void free_labels(char **l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; l && i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* Each reason's labels (labels_of(); release with free_labels()) into (*out)[i]. */
+static int reason_labels(const struct vmt_summary *s, char ***out)
+{
+	char buf[160], **l = calloc(s->nreasons ? s->nreasons : 1, sizeof(*l));
+	size_t i;
+	int ret = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (i = 0; !ret && i < s->nreasons; i++)
+		ret = labels_of("reason", reason_label(s, i, buf, sizeof(buf)), NULL, NULL, &l[i]);
+	if (ret) {
+		free_labels(l, s->nreasons);
+		return ret;
+	}
+	*out = l;
+	return 0;
 }
 
 static int per_reason(struct om *om)
 {
 	const struct vmt_summary *s = om->s;
-	char buf[160];
+	char **labels;
 	size_t i;
-	int ret = 0;
+	int ret;
 
-	family(om, "vmtrace_exits", FAM_COUNTER, false,
-	       "Exits (exit-entry pairs) per exit reason.");
-	for (i = 0; !ret && i < s->nreasons; i++)
-		ret = sample_u64(om, "vmtrace_exits_total", "reason",
-				 reason_label(s, i, buf, sizeof(buf)), s->reasons[i].d.st.count);
+	ret = reason_labels(s, &labels);
 	if (ret)
 		return ret;
+	family(om, "vmtrace_exits", FAM_COUNTER, false,
+	       "Exits (exit-entry pairs) per exit reason.");
+	for (i = 0; i < s->nreasons; i++)
+		sample_u64(om, "vmtrace_exits_total", labels[i], s->reasons[i].d.st.count);
 	family(om, "vmtrace_exit_latency_seconds", FAM_HISTOGRAM, true,
 	       "Time from an exit to the next entry of the same task, per exit reason; bounds "
 	       "2^k-1 ns, k=6..32.");
-	for (i = 0; !ret && i < s->nreasons; i++)
-		ret = histogram(om, "reason", reason_label(s, i, buf, sizeof(buf)),
-				&s->reasons[i].d);
-	return ret;
+	for (i = 0; i < s->nreasons; i++)
+		histogram(om, labels[i], &s->reasons[i].d);
+	free_labels(labels, s->nreasons);
+	return 0;
+}
+
+/*
+ * Every task's vm (when per_vm) and vcpu labels. A vm label per task only when the caller
+ * gave none for every sample: a sample never has two (Prometheus refuses the exposition).
+ */
+static int task_labels(const struct om *om, char ***out)
+{
+	const struct vmt_summary *s = om->s;
+	bool per_vm = om->vmmap && !om->base_vm;
+	size_t n = s->ntasks ? s->ntasks : 1, i;
+	struct task_id *ids = calloc(n, sizeof(*ids));
+	char buf[64], **l = calloc(n, sizeof(*l));
+	int ret = 0;
+
+	if (!ids || !l) {
+		free(ids);
+		free(l);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->ntasks; i++)
+		task_id(&s->tasks[i], om->vmmap, per_vm, &ids[i]);
+	for (i = 0; !ret && i < s->ntasks; i++)
+		ret = labels_of(per_vm ? "vm" : NULL, ids[i].vm, "vcpu",
+				vcpu_label(s, ids, i, buf, sizeof(buf)), &l[i]);
+	free(ids);
+	if (ret) {
+		free_labels(l, s->ntasks);
+		return ret;
+	}
+	*out = l;
+	return 0;
 }
 
 static int per_task(struct om *om)
 {
 	const struct vmt_summary *s = om->s;
-	char buf[64];
+	char **labels;
 	size_t i;
-	int ret = 0;
+	int ret;
 
-	family(om, "vmtrace_vcpu_exits", FAM_COUNTER, false, "Exits per vCPU task.");
-	for (i = 0; !ret && i < s->ntasks; i++)
-		ret = sample_u64(om, "vmtrace_vcpu_exits_total", "vcpu",
-				 vcpu_label(s, i, buf, sizeof(buf)), s->tasks[i].d.st.count);
+	ret = task_labels(om, &labels);
 	if (ret)
 		return ret;
+	family(om, "vmtrace_vcpu_exits", FAM_COUNTER, false, "Exits per vCPU task.");
+	for (i = 0; i < s->ntasks; i++)
+		sample_u64(om, "vmtrace_vcpu_exits_total", labels[i], s->tasks[i].d.st.count);
 	family(om, "vmtrace_out_of_guest_seconds", FAM_COUNTER, true,
 	       "Time the vCPU task spent between exits and entries.");
-	for (i = 0; !ret && i < s->ntasks; i++)
-		ret = sample_sec(om, "vmtrace_out_of_guest_seconds_total", "vcpu",
-				 vcpu_label(s, i, buf, sizeof(buf)), s->tasks[i].d.st.sum);
-	if (ret)
-		return ret;
+	for (i = 0; i < s->ntasks; i++)
+		sample_sec(om, "vmtrace_out_of_guest_seconds_total", labels[i],
+			   s->tasks[i].d.st.sum);
 	family(om, "vmtrace_worst_window_seconds", FAM_GAUGE, true,
 	       "The vCPU task's largest out-of-guest time inside any window of "
 	       "vmtrace_window_seconds.");
-	for (i = 0; !ret && i < s->ntasks; i++)
-		ret = sample_sec(om, "vmtrace_worst_window_seconds", "vcpu",
-				 vcpu_label(s, i, buf, sizeof(buf)), s->tasks[i].max_window_sum);
-	return ret;
+	for (i = 0; i < s->ntasks; i++)
+		sample_sec(om, "vmtrace_worst_window_seconds", labels[i],
+			   s->tasks[i].max_window_sum);
+	free_labels(labels, s->ntasks);
+	return 0;
 }
 
-static int totals(struct om *om)
+static void totals(struct om *om)
 {
 	const struct vmt_summary *s = om->s;
 	char buf[32];
-	int ret;
 
 	family(om, "vmtrace_window_seconds", FAM_GAUGE, true,
 	       "Length of the sliding window of vmtrace_worst_window_seconds.");
-	ret = sample(om, "vmtrace_window_seconds", NULL, NULL, NULL,
-		     seconds(s->window_ns, buf, sizeof(buf)));
+	sample(om, "vmtrace_window_seconds", NULL, NULL, seconds(s->window_ns, buf, sizeof(buf)));
 	family(om, "vmtrace_lost_events", FAM_COUNTER, false,
 	       "Events the kernel dropped while recording.");
-	if (!ret)
-		ret = sample_u64(om, "vmtrace_lost_events_total", NULL, NULL, s->lost_events);
+	sample_u64(om, "vmtrace_lost_events_total", NULL, s->lost_events);
 	/* a damaged chunk lost events nobody counted: lost_events alone would read clean */
 	family(om, "vmtrace_lost_uncounted", FAM_COUNTER, false,
 	       "Places where events were lost uncounted (damaged data, pages flagged without a "
 	       "count, no end statistics): vmtrace_lost_events_total is then a lower bound.");
-	if (!ret)
-		ret = sample_u64(om, "vmtrace_lost_uncounted_total", NULL, NULL,
-				 s->lost_damaged + s->lost_uncounted + s->lost_end_unknown);
+	sample_u64(om, "vmtrace_lost_uncounted_total", NULL,
+		   s->lost_damaged + s->lost_uncounted + s->lost_end_unknown);
 	family(om, "vmtrace_orphans", FAM_COUNTER, false,
 	       "Exits without their entry and entries without their exit, exits still open at "
 	       "the stop among them.");
-	if (!ret)
-		ret = sample_u64(om, "vmtrace_orphans_total", NULL, NULL,
-				 vmt_summary_orphans(s));
-	return ret;
+	sample_u64(om, "vmtrace_orphans_total", NULL, vmt_summary_orphans(s));
 }
 
 int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt_clock *clk,
 			  const struct vmt_openmetrics_labels *l, enum vmt_openmetrics_format fmt)
 {
+	const char *host = l && l->host && l->host[0] ? l->host : NULL;
+	const char *vm = l && l->vm && l->vm[0] ? l->vm : NULL;
 	struct om om = { .f = f, .s = s, .clk = clk, .fmt = fmt };
 	int ret;
 
-	ret = make_base(l, &om.base);
+	/* the labels every sample has, escaped once */
+	ret = labels_of(host ? "host" : NULL, host, vm ? "vm" : NULL, vm, &om.base);
 	if (ret)
 		return ret;
+	om.base_vm = vm != NULL;
+	om.vmmap = l ? l->vmmap : NULL;
 	ret = per_reason(&om);
 	if (!ret)
 		ret = per_task(&om);
 	if (!ret)
-		ret = totals(&om);
+		totals(&om);
 	if (!ret && fmt == VMT_OPENMETRICS_TEXT)
 		fputs("# EOF\n", f);
 	free(om.base);

@@ -38,27 +38,44 @@ enum vmt_openmetrics_format {
 	VMT_OPENMETRICS_PROMETHEUS,
 };
 
-/* The labels every sample carries. NULL or "" leaves a label out (of every sample). */
+struct vmt_vmmap;
+
+/*
+ * The labels every sample carries. NULL or "" leaves a label out (of every sample). No
+ * program gives vm yet (a caller's name for the whole exposition, e.g. one recording per
+ * VM); vmmap gives the vCPU tasks' own.
+ */
 struct vmt_openmetrics_labels {
 	const char *host;
 	const char *vm;
+	/*
+	 * The recording's VM map (vmtrace-record --vm; vmfind.h) or NULL. When vm is not
+	 * given, every sample of the per-task families then has a vm label too: its task's
+	 * VM's name, "" when the map does not know the task (Prometheus reads an empty value
+	 * as no label), so that sum by (vm) adds a VM's vCPUs. Never two vm labels on a
+	 * sample: a given vm is the only one. Read only; the caller keeps it.
+	 */
+	const struct vmt_vmmap *vmmap;
 };
 
 /*
  * The families (every name starts with vmtrace_; label host, vm, then the others):
  *   vmtrace_exits_total{reason}                  counter  exit-entry pairs per exit reason
- *   vmtrace_vcpu_exits_total{vcpu}               counter  pairs per vCPU task
- *   vmtrace_out_of_guest_seconds_total{vcpu}     counter  time between exit and entry
+ *   vmtrace_vcpu_exits_total{vm,vcpu}            counter  pairs per vCPU task
+ *   vmtrace_out_of_guest_seconds_total{vm,vcpu}  counter  time between exit and entry
  *   vmtrace_exit_latency_seconds{reason}         histogram _bucket{le}, _sum, _count
- *   vmtrace_worst_window_seconds{vcpu}           gauge    the task's largest out-of-guest
+ *   vmtrace_worst_window_seconds{vm,vcpu}        gauge    the task's largest out-of-guest
  *                                                         time inside any sliding window
  *   vmtrace_window_seconds                       gauge    that window's length
  *   vmtrace_lost_events_total                    counter  events the kernel dropped
  *   vmtrace_orphans_total                        counter  exits or entries without pair
  * reason: the exit reason's name ("hlt"), "NAME(0xCODE)" when two ISAs share a name, or
  * "0xCODE" when no table knows it (a syscall pair: the syscall number; "0xCODE (isa N)"
- * when two ISAs have it). vcpu: the vCPU index ("1"), "1 (pid 1234)" when two tasks have
- * the same index, "pid 1234" when the events carry none. Values: integers, seconds as exact decimals of the ns figures.
+ * when two ISAs have it). vm: only with a map and no vm of the caller's (above). vcpu: the
+ * vCPU index (the events' own, else the map's index of the thread, as the JSON report's
+ * vcpus), "1 (pid 1234)" when two tasks of the same vm label have the same index (two VMs'
+ * vCPU 0 are vm="a",vcpu="0" and vm="b",vcpu="0"), "pid 1234" when neither gives one.
+ * Values: integers, seconds as exact decimals of the ns figures.
  */
 
 /*

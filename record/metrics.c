@@ -9,9 +9,11 @@
 #include "openmetrics.h"
 #include "summary.h"
 #include "sysinfo.h"
+#include "vmfind.h"
 
 struct rec_metrics {
 	char *path, *host;
+	struct vmt_vmmap *vmmap;	/* the vCPUs' vm labels (--vm), or NULL */
 	uint64_t interval_ns;
 	uint64_t next_ns;		/* CLOCK_MONOTONIC: the next publication is due */
 	struct vmt_summary s;
@@ -20,12 +22,13 @@ struct rec_metrics {
 	int error;
 };
 
-int rec_metrics_new(const char *path, uint64_t interval_ns, const char *host,
+int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
 		    struct rec_metrics **out)
 {
 	/* the report's defaults, so that the figures are vmtrace-report's */
 	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
 	struct rec_metrics *m;
+	char err[128];
 	int ret;
 
 	*out = NULL;
@@ -36,9 +39,15 @@ int rec_metrics_new(const char *path, uint64_t interval_ns, const char *host,
 		return -ENOMEM;
 	m->interval_ns = interval_ns;
 	m->path = strdup(path);
-	m->host = host ? strdup(host) : NULL;
-	ret = vmt_summary_consumer(&m->s, &so, &m->c);
-	if (!ret && (!m->path || (host && !m->host)))
+	/* the labels are the recording's, read from its META as vmtrace-report reads them */
+	m->host = vmt_kv_get_str(meta->buf, meta->len, "hostname");
+	ret = vmt_vmmap_from_meta(meta->buf, meta->len, &m->vmmap, err, sizeof(err));
+	/* none without --vm; a map the report could not read either is left out alike */
+	if (ret != -ENOMEM)
+		ret = 0;
+	if (!ret)
+		ret = vmt_summary_consumer(&m->s, &so, &m->c);
+	if (!ret && !m->path)
 		ret = -ENOMEM;
 	if (ret) {
 		rec_metrics_free(m);
@@ -56,7 +65,7 @@ struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m)
 static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vmt_iter *it,
 		   uint64_t lost)
 {
-	struct vmt_openmetrics_labels l = { .host = m->host };
+	struct vmt_openmetrics_labels l = { .host = m->host, .vmmap = m->vmmap };
 	int ret;
 
 	s->lost_events = lost;
@@ -107,5 +116,6 @@ void rec_metrics_free(struct rec_metrics *m)
 	vmt_summary_free(&m->s);
 	free(m->path);
 	free(m->host);
+	vmt_vmmap_free(m->vmmap);
 	free(m);
 }

@@ -12,11 +12,15 @@
 #include <stdint.h>
 
 #include "iterate.h"
+#include "kv.h"
 
 struct rec_metrics;
 
-/* host: the label (may be NULL). Returns 0, -EINVAL or -ENOMEM. */
-int rec_metrics_new(const char *path, uint64_t interval_ns, const char *host,
+/*
+ * meta: the recording's metadata, read now for the labels (its host name; the VM map of
+ * --vm for the vCPUs' vm). Returns 0, -EINVAL or -ENOMEM.
+ */
+int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
 		    struct rec_metrics **out);
 /* The consumer to give the pass (its summary). */
 struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m);

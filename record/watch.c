@@ -107,7 +107,6 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 		.interval_ns = o->live_ns, .out = stdout, .terminal = isatty(STDOUT_FILENO),
 		.kvm = vmt_evpair_is_kvm(o->begin),
 	};
-	char *host;
 	int ret = 0;
 
 	if (o->live_ns) {
@@ -117,10 +116,8 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 		w->c[w->nc++] = rec_live_consumer(w->live);
 	}
 	if (o->metrics) {
-		/* the host label is the recording's, as vmtrace-report --openmetrics gives it */
-		host = vmt_kv_get_str(meta->buf, meta->len, "hostname");
-		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, host, &w->metrics);
-		free(host);
+		/* the labels are the recording's, as vmtrace-report --openmetrics gives them */
+		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, meta, &w->metrics);
 		if (ret)
 			return ret;
 		w->c[w->nc++] = rec_metrics_consumer(w->metrics);

@@ -25,10 +25,10 @@ struct rec_watch;
  * For o->live_ns, o->metrics and o->threshold_ns (then the ring in front of q's sink
  * cc->sink, whose chunks go back to q's pool when dropped): the tap in front of cc->sink
  * (replaced by the tap's), with a look-behind of twice cc->chunk_max_age_ns, the page
- * layout and clock of ses, the formats and host name from meta, the live view on standard output (a table when it is a terminal), and a first
- * publication of the metrics (nothing yet) so that a file that cannot be written is said
- * at once. Says what failed (one line) and returns -errno; *out NULL when nothing is
- * asked for.
+ * layout and clock of ses, the formats, host name and VM map (--vm) from meta, the live
+ * view on standard output (a table when it is a terminal), and a first publication of the
+ * metrics (nothing yet) so that a file that cannot be written is said at once. Says what
+ * failed (one line) and returns -errno; *out NULL when nothing is asked for.
  */
 struct rec_chunkq;
 int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,

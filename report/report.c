@@ -271,13 +271,13 @@ static int write_html(struct report *rep)
 }
 
 /*
- * --openmetrics: host is the recording's (its metadata), not this machine's. =FILE is for
- * node_exporter's textfile collector, which reads Prometheus's text format, not OpenMetrics.
+ * --openmetrics: host and the vCPUs' vm are the recording's (its metadata), not this machine's.
+ * =FILE is for node_exporter's textfile collector: Prometheus's text format, not OpenMetrics.
  */
 static int print_openmetrics(struct report *rep)
 {
 	char *host = vmt_reader_meta(rep->r, "hostname");
-	struct vmt_openmetrics_labels l = { .host = host };
+	struct vmt_openmetrics_labels l = { .host = host, .vmmap = vmt_reader_vmmap(rep->r) };
 	const char *path = rep->o->metrics_file;
 	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
 	int ret;

@@ -197,7 +197,7 @@ static void check_buckets(const char *text, const char *reason, const uint64_t *
 static void test_values(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	struct vmt_openmetrics_labels l = { .host = "h1", .vm = "web1" };
 	char *text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
 	uint64_t sum = 0;
 	char want[256];
@@ -249,7 +249,7 @@ static void test_cycle_clock(void **state)
 {
 	struct fixture *fx = *state;
 	struct vmt_clock tsc = { 0.25, 0, 0 };
-	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	struct vmt_openmetrics_labels l = { .host = "h1", .vm = "web1" };
 	char *text = render(&fx->s, &tsc, &l, VMT_OPENMETRICS_TEXT);
 
 	check_buckets(text, "hlt", fx->vals[1], fx->nvals[1], &tsc);
@@ -276,8 +276,8 @@ static void test_prometheus_format(void **state)
 static void test_labels(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_openmetrics_labels l = { "a\"b\\c\nd", NULL };
-	struct vmt_openmetrics_labels bad = { "tab\there", NULL };
+	struct vmt_openmetrics_labels l = { .host = "a\"b\\c\nd" };
+	struct vmt_openmetrics_labels bad = { .host = "tab\there" };
 	char *text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
 	FILE *f = fopen("/dev/null", "w");
 
@@ -297,7 +297,7 @@ static void test_labels(void **state)
 static void test_publish(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_openmetrics_labels l = { "h1", "web1" };
+	struct vmt_openmetrics_labels l = { .host = "h1", .vm = "web1" };
 	char dir[] = "/tmp/test_openmetrics.XXXXXX", path[128], tmp[160], *want, *got;
 	size_t len;
 	FILE *f;
