@@ -137,6 +137,15 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_u64(w, "other_records", s->other_records);
 }
 
+/* The name of the VM whose vCPU thread tid is in the recording's map (--vm), or NULL. */
+static const char *task_vm(const struct vmt_reader *r, int32_t tid)
+{
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	unsigned int vm;
+
+	return m && vmt_vmmap_lookup(m, tid, &vm, NULL) == 0 ? vmt_vmmap_name(m, vm) : NULL;
+}
+
 /*
  * A task's vcpu: the events' own vCPU id, else the --vm map's index of its thread; and vm,
  * the VM's name in that map (null when it is none of the recording's vCPU threads).
@@ -205,7 +214,7 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_array_close(w);
 }
 
-/* One exit as the JSON lists show it (top). */
+/* One exit as the JSON lists show it (top, over_threshold). */
 void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 			  const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat,
 			  const struct vmt_why *why)
@@ -220,6 +229,7 @@ void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_u64(w, "latency_ns", vmt_clock_ns(clk, lat));
 	if (e->has & VMT_EVF_VCPU)
 		vmt_jsonw_u64(w, "vcpu", e->vcpu);
+	vmt_jsonw_str(w, "vm", task_vm(r, e->pid));
 	if (e->has & VMT_EVF_REASON) {
 		uint64_t key = vmt_exitreason_key(e->isa, e->reason);
 

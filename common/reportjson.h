@@ -19,7 +19,7 @@ void vmt_report_json(struct vmt_outbuf *o, const struct vmt_reader *r,
 void vmt_report_json_begin(struct vmt_jsonw *w, struct vmt_outbuf *o,
 			   const struct vmt_reader *r, const struct vmt_summary *s);
 void vmt_report_json_end(struct vmt_jsonw *w);
-/* The members of one exit in a JSON list (time_ns, ts, cpu, pid, latency_ns, ..., why). */
+/* The members of one exit in a JSON list (time_ns, ts, cpu, pid, latency_ns, vm, ..., why). */
 void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 			  const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat,
 			  const struct vmt_why *why);
