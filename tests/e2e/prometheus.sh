@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The real components: Debian's node_exporter with its textfile collector and a Prometheus
 # server scraping it, both on localhost (free ports, a temporary data directory, stopped at
-# the end). vmtrace-report --openmetrics=FILE publishes the bundled KVM sample and a real
-# syscall recording into the textfile directory; then Prometheus's HTTP API must give the
-# JSON report's counters, and histogram_quantile(0.99, ...) must lie in the bucket of the
-# report's p99 (tests/helpers/prometheus_check.py). Skips (77) without the packages
+# the end). vmtrace-report --openmetrics=FILE publishes the bundled KVM sample, a file of two
+# VMs with vm labels (tests/helpers/twovms.py) and a real syscall recording into the
+# textfile directory; then Prometheus's HTTP API must give the JSON report's counters (and
+# sum by (host, vm) each VM's), and histogram_quantile(0.99, ...) must lie in the bucket of
+# the report's p99 (tests/helpers/prometheus_check.py). Skips (77) without the packages
 # (scripts/setup-debian12.sh installs them).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -27,6 +28,13 @@ expect_rc 0 "--openmetrics=FILE"
 [ ! -s out.txt ] || fail "--openmetrics=FILE printed on stdout"
 vmtrace-report --json "$DATA/sample-kvm.vmt" >kvm.json || fail "--json"
 hosts="(none)=kvm.json"
+# two VMs of vmtrace-record --vm, each with a vCPU 0 (host: mkvmt): series with a vm label
+# beside the other files' without one, summed by vm
+$PY "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" vms.vmt <vms.txt || fail "mkvmt"
+vmtrace-report --openmetrics=tf/vms.prom vms.vmt || fail "--openmetrics=FILE vms.vmt"
+vmtrace-report --json vms.vmt >vms.json || fail "--json vms.vmt"
+hosts="$hosts mkvmt=vms.json"
 
 # A real recording: the syscall loop on CPU 1 (host: this machine's name).
 if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||

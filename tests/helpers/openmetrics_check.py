@@ -8,7 +8,8 @@ METRICS is parsed by python3-prometheus-client's OpenMetrics parser (an implemen
 independent of ours, strict about the format). Every counter and gauge must equal the JSON
 report's figure; every histogram bucket must equal a recount of the exits' latencies from
 vmtrace-convert --csv; the bucket that holds each reason's p99 (per the JSON) is the one
-where the cumulative count first reaches the p99's rank. Prints one line per check group
+where the cumulative count first reaches the p99's rank. With a VM map in the recording, the
+per-task samples' vm label must be the JSON's vm of the task. Prints one line per check group
 and exits 1 on the first mismatch.
 """
 import csv
@@ -28,10 +29,17 @@ def reason_label(r):
     return r["name"] if r["name"] is not None else "0x%x" % r["code"]
 
 
-def vcpu_label(v, tasks):
+def vm_label(v, per_vm):
+    """The vm label of a task's samples: its VM's name, "" when unknown; None: no label."""
+    return (v["vm"] or "") if per_vm else None
+
+
+def vcpu_label(v, tasks, per_vm):
+    """Unique among the tasks of the same vm label (two VMs' vCPU 0 need no pid)."""
     if v["vcpu"] is None:
         return "pid %d" % v["pid"]
-    if sum(1 for t in tasks if t["vcpu"] == v["vcpu"]) > 1:
+    if sum(1 for t in tasks if t["vcpu"] == v["vcpu"] and
+           vm_label(t, per_vm) == vm_label(v, per_vm)) > 1:
         return "%d (pid %d)" % (v["vcpu"], v["pid"])
     return "%d" % v["vcpu"]
 
@@ -77,10 +85,13 @@ def main():
                                                              r["count"]))
         if ns(sums[lab]) != r["total_ns"]:
             fail("reason %s: sum %r s, JSON %d ns" % (lab, sums[lab], r["total_ns"]))
-    if sum(exits.values()) != rep["pairs"]:
-        fail("exits add up to %d, JSON pairs %d" % (sum(exits.values()), rep["pairs"]))
+    # the pairs the filters kept (--reason, --vm, ...): all of them without filters
+    kept = rep["pairs"] - rep["filtered_out"]
+    if sum(exits.values()) != kept:
+        fail("exits add up to %d, JSON pairs %d (%d filtered out)"
+             % (sum(exits.values()), rep["pairs"], rep["filtered_out"]))
     print("exits per reason: %d reasons, %d pairs, counts and sums equal the JSON"
-          % (len(exits), rep["pairs"]))
+          % (len(exits), kept))
 
     # buckets: against a recount of the CSV's latencies
     lats = {}
@@ -119,15 +130,27 @@ def main():
                                                                               first))
     print("buckets: %d bounds equal a recount of the CSV; each p99 in its bucket" % nb)
 
-    # per vCPU task
+    # per vCPU task: with a VM map (vmtrace-record --vm), every sample of the three
+    # families has a vm label, the JSON's vm of the task ("" for null); without, none
     tasks = rep["vcpus"]
-    vex = {s.labels["vcpu"]: s.value for s in samples("vmtrace_vcpu_exits", "_total")}
-    oog = {s.labels["vcpu"]: s.value for s in samples("vmtrace_out_of_guest_seconds", "_total")}
-    win = {s.labels["vcpu"]: s.value for s in samples("vmtrace_worst_window_seconds")}
+    fam3 = (samples("vmtrace_vcpu_exits", "_total") +
+            samples("vmtrace_out_of_guest_seconds", "_total") +
+            samples("vmtrace_worst_window_seconds"))
+    per_vm = any("vm" in s.labels for s in fam3)
+    if per_vm and not all("vm" in s.labels for s in fam3):
+        fail("some per-task samples have a vm label, others not")
+    if not per_vm and any(t["vm"] is not None for t in tasks):
+        fail("the JSON names tasks' VMs, the metrics have no vm label")
+
+    def key(s):
+        return (s.labels.get("vm"), s.labels["vcpu"])
+    vex = {key(s): s.value for s in samples("vmtrace_vcpu_exits", "_total")}
+    oog = {key(s): s.value for s in samples("vmtrace_out_of_guest_seconds", "_total")}
+    win = {key(s): s.value for s in samples("vmtrace_worst_window_seconds")}
     if len(vex) != len(tasks) or len(oog) != len(tasks) or len(win) != len(tasks):
         fail("%d vCPU tasks in the metrics, %d in the JSON" % (len(vex), len(tasks)))
     for t in tasks:
-        lab = vcpu_label(t, tasks)
+        lab = (vm_label(t, per_vm), vcpu_label(t, tasks, per_vm))
         if vex.get(lab) != t["pairs"]:
             fail("vcpu %s: exits %s, JSON %d" % (lab, vex.get(lab), t["pairs"]))
         if ns(oog[lab]) != t["total_ns"]:
@@ -135,8 +158,8 @@ def main():
         if ns(win[lab]) != t["max_window_sum_ns"]:
             fail("vcpu %s: worst window %r s, JSON %d ns" % (lab, win[lab],
                                                            t["max_window_sum_ns"]))
-    print("vCPU tasks: %d, exits, out-of-guest time and worst window equal the JSON"
-          % len(tasks))
+    print("vCPU tasks: %d%s, exits, out-of-guest time and worst window equal the JSON"
+          % (len(tasks), " (vm labels: the JSON's vm)" if per_vm else ""))
 
     one = {n: samples(n, sfx)[0].value for n, sfx in
            (("vmtrace_window_seconds", ""), ("vmtrace_lost_events", "_total"),

@@ -8,7 +8,8 @@ Usage: prometheus_check.py URL TIMEOUT_S HOST=REPORT.json [HOST=REPORT.json ...]
 Waits (up to TIMEOUT_S) until every host's series are in Prometheus, then: every counter,
 count and sum equals the JSON; histogram_quantile(0.99, ...) per reason and per host (all
 reasons) lies in the same bucket (between the same 2^k-1 ns bounds) as the report's p99;
-the README's "worst 1 ms window" query names the JSON's worst window per host.
+the README's "worst 1 ms window" query names the JSON's worst window per host; with a VM
+map, the per-task series carry the JSON's vm and sum by (host, vm) adds up each VM's.
 """
 import json
 import math
@@ -72,15 +73,18 @@ def reason_label(r):
 
 
 def vcpu_label(v, tasks):
+    """Unique among the tasks of the same VM (vm; Prometheus drops an empty vm label)."""
     if v["vcpu"] is None:
         return "pid %d" % v["pid"]
-    if sum(1 for t in tasks if t["vcpu"] == v["vcpu"]) > 1:
+    if sum(1 for t in tasks if t["vcpu"] == v["vcpu"] and t["vm"] == v["vm"]) > 1:
         return "%d (pid %d)" % (v["vcpu"], v["pid"])
     return "%d" % v["vcpu"]
 
 
-def by(results, label):
-    return {m.get(label): v for m, v in results}
+def by(results, *labels):
+    if len(labels) == 1:
+        return {m.get(labels[0]): v for m, v in results}
+    return {tuple(m.get(k) for k in labels): v for m, v in results}
 
 
 def main():
@@ -131,18 +135,28 @@ def main():
                      "(vmtrace_exit_latency_seconds_bucket))"), "host")
         check_quantile("%s, all reasons" % host, q[host], rep["percentiles_ns"]["p99"])
         tasks = rep["vcpus"]
-        vex = by(query(url, "vmtrace_vcpu_exits_total" + sel), "vcpu")
-        oog = by(query(url, "vmtrace_out_of_guest_seconds_total" + sel), "vcpu")
-        win = by(query(url, "vmtrace_worst_window_seconds" + sel), "vcpu")
+        # a task's series: its VM's name (none when the map does not know it) and vCPU
+        vex = by(query(url, "vmtrace_vcpu_exits_total" + sel), "vm", "vcpu")
+        oog = by(query(url, "vmtrace_out_of_guest_seconds_total" + sel), "vm", "vcpu")
+        win = by(query(url, "vmtrace_worst_window_seconds" + sel), "vm", "vcpu")
         if len(vex) != len(tasks):
             fail("%s: %d vCPU tasks in Prometheus, %d in the JSON" % (host, len(vex), len(tasks)))
         for t in tasks:
-            lab = vcpu_label(t, tasks)
+            lab = (t["vm"], vcpu_label(t, tasks))
             if (vex.get(lab) != t["pairs"] or ns(oog[lab]) != t["total_ns"] or
                     ns(win[lab]) != t["max_window_sum_ns"]):
                 fail("%s vcpu %s: %s %s %s, JSON %d %d %d" % (host, lab, vex.get(lab),
                      oog.get(lab), win.get(lab), t["pairs"], t["total_ns"],
                      t["max_window_sum_ns"]))
+        # the man page's out-of-guest time per VM: PromQL's sums against the JSON's vcpus
+        per_vm = {}
+        for t in tasks:
+            if t["vm"] is not None:
+                per_vm[t["vm"]] = per_vm.get(t["vm"], 0) + t["total_ns"]
+        got = by(query(url, 'sum by (host, vm) (vmtrace_out_of_guest_seconds_total{vm!="",%s})'
+                       % sel[1:-1]), "vm")
+        if {vm: ns(v) for vm, v in got.items()} != per_vm:
+            fail("%s: out-of-guest time per VM %s, JSON %s" % (host, got, per_vm))
         for name, key in (("vmtrace_lost_events_total", "lost_events"),
                           ("vmtrace_orphans_total", "orphans")):
             v = query(url, name + sel)[0][1]
@@ -154,8 +168,8 @@ def main():
         if rep["window_ns"] == 1000000 and ns(w[host]) != rep["max_window_sum_ns"]:
             fail("%s: worst 1 ms window %r s, JSON %d ns" % (host, w[host],
                                                             rep["max_window_sum_ns"]))
-        print("%s: %d reasons, %d vCPU tasks, lost, orphans, worst window equal the JSON; "
-              "each p99 in its bucket" % (host, len(exits), len(tasks)))
+        print("%s: %d reasons, %d vCPU tasks (%d VMs), lost, orphans, worst window equal the "
+              "JSON; each p99 in its bucket" % (host, len(exits), len(tasks), len(per_vm)))
 
 
 main()

@@ -3,8 +3,8 @@
  * openmetrics: a summary built by hand from known latencies, rendered, and every sample read
  * back from the text: bucket counts against a recount of the raw values (below and above
  * the distribution's exact limit, values right at the bounds, a cycle clock), sums as
- * exact decimals, labels (collisions, unknown codes, escaping), both formats' framing, and
- * publishing into a path.
+ * exact decimals, labels (collisions, unknown codes, escaping, the vm of each vCPU task from
+ * a VM map), both formats' framing, and publishing into a path.
  */
 #include "config.h"
 
@@ -21,8 +21,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "kv.h"
 #include "openmetrics.h"
 #include "outfile.h"
+#include "vmfind.h"
 
 static const struct vmt_clock ns_clock = { 1.0, 0, 0 };
 
@@ -294,6 +296,111 @@ static void test_labels(void **state)
 	fclose(f);
 }
 
+/* A VM map as vmtrace-record --vm stores it; names[i] for VM i, vcpus[i] its threads. */
+static struct vmt_vmmap *vmmap(unsigned int n, const char *const *names,
+			       const char *const *vcpus)
+{
+	struct vmt_vmmap *m = NULL;
+	struct vmt_kvbuf kb;
+	char key[32], err[128];
+	unsigned int i;
+
+	vmt_kv_init(&kb);
+	vmt_kv_addf(&kb, "vm.count", "%u", n);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "vm.%u.name", i);
+		vmt_kv_add_str(&kb, key, names[i]);
+		snprintf(key, sizeof(key), "vm.%u.pid", i);
+		vmt_kv_addf(&kb, key, "%u", 900 + i);
+		snprintf(key, sizeof(key), "vm.%u.vcpus", i);
+		vmt_kv_add_str(&kb, key, vcpus[i]);
+	}
+	assert_int_equal(kb.error, 0);
+	assert_int_equal(vmt_vmmap_from_meta(kb.buf, kb.len, &m, err, sizeof(err)), 0);
+	vmt_kv_free(&kb);
+	return m;
+}
+
+/* Lines starting with prefix holding "vm=" exactly want times each (and how many lines). */
+static unsigned int vm_labels_each(const char *text, const char *prefix, unsigned int want)
+{
+	const char *p = text, *q, *end;
+	unsigned int lines = 0, n;
+
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (strncmp(p, prefix, strlen(prefix)) != 0)
+			continue;
+		for (n = 0, q = p; (q = strstr(q, "vm=\"")) && q < end; q++)
+			n++;
+		assert_int_equal(n, want);
+		lines++;
+	}
+	return lines;
+}
+
+static const char *const task_families[] = {
+	"vmtrace_vcpu_exits_total{", "vmtrace_out_of_guest_seconds_total{",
+	"vmtrace_worst_window_seconds{",
+};
+
+/*
+ * Tasks 100 and 101 are vCPU 0 of VMs a and b, 102 (no index in its events) is a's vCPU 1
+ * in the map, 103 (vCPU 3) is none of theirs: one vm label per per-task sample, none on the
+ * others; vcpu labels without pids, since vm tells the two vCPU 0 apart.
+ */
+static void test_vm_labels(void **state)
+{
+	struct fixture *fx = *state;
+	const char *const names[] = { "a", "b" }, *const vcpus[] = { "100:0,102:1", "101:0" };
+	struct vmt_vmmap *m = vmmap(2, names, vcpus);
+	struct vmt_openmetrics_labels l = { .host = "h1", .vmmap = m };
+	char *text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	size_t i;
+
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a\","
+				  "vcpu=\"0\"}"), 1);
+	assert_non_null(strstr(text, "\nvmtrace_out_of_guest_seconds_total{host=\"h1\",vm=\"b\","
+			       "vcpu=\"0\"} 2.000000002\n"));
+	assert_non_null(strstr(text, "\nvmtrace_worst_window_seconds{host=\"h1\",vm=\"a\","
+			       "vcpu=\"1\"} 0.000250002\n"));
+	assert_non_null(strstr(text, "\nvmtrace_vcpu_exits_total{host=\"h1\",vm=\"\","
+			       "vcpu=\"3\"} 1\n"));
+	assert_null(strstr(text, "(pid "));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(vm_labels_each(text, task_families[i], 1), NTASKS);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 0), NREASONS);
+	assert_int_equal(vm_labels_each(text, "vmtrace_orphans_total{", 0), 1);
+	free(text);
+
+	/* the caller's vm for every sample: the only vm label; vCPU 0 twice needs the pids */
+	l.vm = "web1";
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(vm_labels_each(text, task_families[i], 1), NTASKS);
+	assert_int_equal(vm_labels_each(text, "vmtrace_orphans_total{", 1), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"web1\","
+				  "vcpu=\"0 (pid 101)\"}"), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"web1\","
+				  "vcpu=\"1\"}"), 1);
+	free(text);
+	vmt_vmmap_free(m);
+
+	/* two VMs of the same name: their vCPU 0 are told apart by pid again */
+	m = vmmap(2, (const char *const[]){ "a", "a" }, vcpus);
+	l.vm = NULL;
+	l.vmmap = m;
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a\","
+				  "vcpu=\"0 (pid 100)\"}"), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a\","
+				  "vcpu=\"0 (pid 101)\"}"), 1);
+	free(text);
+	vmt_vmmap_free(m);
+}
+
 static void test_publish(void **state)
 {
 	struct fixture *fx = *state;
@@ -342,6 +449,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cycle_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prometheus_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vm_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
 	};
 

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A recording with the VM map of vmtrace-record --vm (two VMs, each with a vCPU 0 and a
+# vCPU 1, and a task of neither; tests/helpers/twovms.py, whose own count is the answer):
+# vmtrace-report --openmetrics gives the per-vCPU samples a vm label, parsed here by
+# python3-prometheus-client's OpenMetrics parser. Per VM, the sums of the exits and of the
+# out-of-guest seconds equal twovms.py's count of what it wrote, a recount of
+# vmtrace-convert --csv's rows by their vm column, and the JSON's vcpus by their vm;
+# vm="web1",vcpu="0" and vm="db",vcpu="0" need no pid. openmetrics_check.py checks every
+# sample against the JSON and the CSV; promtool (when installed) lints the textfile form,
+# which Prometheus refuses with a label twice. The JSON's top and over_threshold exits name
+# the VM of their task as the map does, null for the task of neither.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+$PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
+	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
+
+$PY "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" vms.vmt <vms.txt || fail "mkvmt"
+
+# check FILTER...: the metrics of vms.vmt (with the report's filter options) against the
+# JSON, the CSV and twovms.py's count
+check() {
+	run vmtrace-report --openmetrics "$@" vms.vmt
+	expect_rc 0 "--openmetrics $*"
+	[ ! -s err.txt ] || { cat err.txt >&2; fail "--openmetrics $*: messages on stderr"; }
+	mv out.txt om.txt
+	vmtrace-report --json "$@" vms.vmt >r.json || fail "--json $*"
+	vmtrace-convert --csv "$@" vms.vmt >pairs.csv || fail "--csv $*"
+	$PY "$top_srcdir/tests/helpers/openmetrics_check.py" om.txt r.json pairs.csv mkvmt ||
+		fail "--openmetrics $*: the metrics differ from the JSON (above)"
+	$PY - om.txt r.json pairs.csv truth.json "$@" <<'PY' || fail "--openmetrics $*: per VM"
+import csv, json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+om, rep, rows, truth = sys.argv[1:5]
+only = sys.argv[6] if sys.argv[5:6] == ["--vm"] else None
+fams = {f.name: f for f in text_string_to_metric_families(open(om).read())}
+rep = json.load(open(rep))
+truth = json.load(open(truth))
+want = {vm: v for vm, v in truth["per_vm"].items() if only is None or vm == only}
+
+def per_vm(fam, scale):
+    sums = {}
+    for s in fams[fam].samples:
+        assert "vm" in s.labels, s             # every sample of the family, "" or a name
+        sums[s.labels["vm"]] = sums.get(s.labels["vm"], 0) + round(s.value * scale)
+    return sums
+exits = per_vm("vmtrace_vcpu_exits", 1)
+oog = per_vm("vmtrace_out_of_guest_seconds", 1e9)
+assert set(per_vm("vmtrace_worst_window_seconds", 1e9)) == set(want), "worst window's vms"
+got = {vm: {"count": exits[vm], "total_ns": oog[vm]} for vm in exits}
+assert got == want, ("metrics", got, "twovms.py", want)
+# the same recounted from the CSV's rows and from the JSON's vcpus
+csvsum = {}
+for r in csv.DictReader(open(rows)):
+    v = csvsum.setdefault(r["vm"], {"count": 0, "total_ns": 0})
+    v["count"] += 1
+    v["total_ns"] += int(r["latency_ns"])
+assert csvsum == want, ("CSV", csvsum, "twovms.py", want)
+jsum = {}
+for t in rep["vcpus"]:
+    v = jsum.setdefault(t["vm"] or "", {"count": 0, "total_ns": 0})
+    v["count"] += t["pairs"]
+    v["total_ns"] += t["total_ns"]
+assert jsum == want, ("JSON", jsum, "twovms.py", want)
+# one series per VM and vCPU, named without pids
+labels = sorted((s.labels["vm"], s.labels["vcpu"]) for s in fams["vmtrace_vcpu_exits"].samples)
+expect = sorted(x for x in [("web1", "0"), ("web1", "1"), ("db", "0"), ("db", "1"), ("", "0")]
+                if only is None or x[0] == only)
+assert labels == expect, labels
+for f in fams.values():
+    for s in f.samples:
+        assert "vm" not in s.labels or f.name in ("vmtrace_vcpu_exits",
+               "vmtrace_out_of_guest_seconds", "vmtrace_worst_window_seconds"), s
+print("per VM (%s): exits and out-of-guest time equal twovms.py, the CSV and the JSON"
+      % ", ".join("%s %d" % (vm or '""', v["count"]) for vm, v in sorted(want.items())))
+PY
+}
+check
+check --vm db
+
+# Prometheus's text (the textfile form): promtool's linter, an outside parser
+run vmtrace-report --openmetrics=vms.prom vms.vmt
+expect_rc 0 "--openmetrics=FILE"
+grep -q '^vmtrace_vcpu_exits_total{host="mkvmt",vm="db",vcpu="0"} ' vms.prom ||
+	fail "--openmetrics=FILE: no vm label"
+if command -v promtool >/dev/null; then
+	promtool check metrics <vms.prom >lint.txt 2>&1 ||
+		{ cat lint.txt >&2; fail "promtool check metrics"; }
+else
+	skip_part "promtool (Debian package prometheus)"
+fi
+
+# The JSON's exits name their task's VM: top and over_threshold
+run vmtrace-report --json --top 40 --threshold 2ms vms.vmt
+expect_rc 0 "--json --top --threshold"
+$PY - out.txt truth.json <<'PY' || fail "--json: the exits' vm is not the map's"
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+vm_of = {int(k): v for k, v in truth["vm_of"].items()}
+for key in ("top", "over_threshold"):
+    seen = set()
+    for e in d[key]:
+        assert "vm" in e and e["vm"] == vm_of[e["pid"]], (key, e["pid"], e.get("vm"))
+        seen.add(e["vm"])
+    # the long exits are spread over every task: both VMs and the task of neither
+    assert seen == {"web1", "db", None}, (key, seen)
+assert d["over_threshold_count"] == len(d["over_threshold"]) > 0
+assert all(e["latency_ns"] >= truth["long_ns"] for e in d["over_threshold"])
+print("top %d, over_threshold %d: vm as the map says" % (len(d["top"]), len(d["over_threshold"])))
+PY
+finish
