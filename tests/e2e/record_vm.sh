@@ -7,7 +7,8 @@
 # file must hold the pair's events of those threads only (a recording of CPU 1 without
 # --vm shows the other VM's thread and the VMM's other threads are there to be filtered
 # out), the map and the filter must be in it, the reports label the threads and take
-# --vm, and bad --vm input is one line and 64.
+# --vm, --metrics labels their series with their VM's name, and bad --vm input is one line
+# and 64.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
@@ -96,8 +97,9 @@ EOF
 done
 
 # two VMs in one file: --vm in report and convert selects each one's thread
-rec --vm "$a,$b" -o ab.vmt
+rec --vm "$a,$b" --metrics ab.prom -o ab.vmt
 expect_rc 0 "--vm $a,$b"
+cp err.txt ab-rec.err
 widths_ok out.txt || fail "--vm $a,$b: the summary passes 120 columns"
 python3 - out.txt "$b" "$b_tid" <<'EOF' || fail "--vm $a,$b: B's label in the summary"
 import re, sys
@@ -112,6 +114,34 @@ print("the summary row of B:", rows[0].rstrip())
 EOF
 run vmtrace-report --json ab.vmt
 mv out.txt ab.json
+# --metrics: the recorder's last text names each vCPU thread's VM as the file's map does:
+# the two vCPU 0 are vm="A",vcpu="0" and vm="B",vcpu="0"; with the JSON's pairs, and byte
+# for byte what the report writes from the file, unless records came late or were lost
+# (record_metrics.sh)
+vmtrace-report --openmetrics=ab-report.prom ab.vmt || fail "--openmetrics=FILE ab.vmt"
+exact=1
+grep -q -e "came too late" -e "lost" ab-rec.err && exact=0
+python3 - ab.prom ab.json "$exact" <<'EOF' || fail "--vm $a,$b --metrics: the vm labels"
+import json, re, sys
+d = json.load(open(sys.argv[2]))
+series = {}
+for line in open(sys.argv[1]):
+    if line.startswith("vmtrace_vcpu_exits_total{"):
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', line.split("}")[0]))
+        series[(labels.get("vm"), labels["vcpu"])] = float(line.rsplit(" ", 1)[1])
+want = {(t["vm"], "%d" % t["vcpu"]): t["pairs"] for t in d["vcpus"]}
+assert len(want) == 2 and all(vm for vm, _ in want), want
+assert set(series) == set(want), ("metrics", sorted(series), "JSON", sorted(want))
+assert sys.argv[3] == "0" or series == want, (series, want)
+print("--metrics:", sorted(series))
+EOF
+if [ "$exact" = 1 ]; then
+	cmp ab.prom ab-report.prom ||
+		{ diff ab-report.prom ab.prom | head >&2; fail "--metrics differs from the report's"; }
+	echo "--metrics: byte for byte the report's"
+else
+	echo "--metrics: records came late or were lost: the labels compared, not the values"
+fi
 for vm in "$a:$a_tid" "$b_pid:$b_tid"; do
 	spec=${vm%:*}
 	tid=${vm#*:}
