@@ -194,7 +194,7 @@ static const char *reason_label(const struct vmt_summary *s, size_t i, char *buf
 
 /* What tells a vCPU task apart in the per-task families (see openmetrics.h). */
 struct task_id {
-	const char *vm;		/* its VM's name, "" when the map does not know it; NULL: no vm label */
+	const char *vm;		/* its VM's name, "" if the map lacks it; NULL: no vm label */
 	bool has_vcpu;
 	uint32_t vcpu;
 };
