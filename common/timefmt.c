@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textwidth.h"
 #include "timefmt.h"
 
 char *vmt_fmt_lat(const struct vmt_clock *c, uint64_t ticks, char *buf, size_t size)
@@ -169,15 +170,20 @@ double vmt_pct_cut(double pct, unsigned int decimals)
 
 char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size)
 {
-	size_t len = strlen(name), id = 0, keep = 0;
+	size_t len = strlen(name), id = 0, keep, room, idcols, tail;
 	const char *open, *slash;
 
-	if (len <= cols) {
-		snprintf(buf, size, "%s", name);
+	if (size < 2) {	/* no room for a '~' */
+		if (size)
+			buf[0] = '\0';
+		return buf;
+	}
+	if (vmt_textwidth_cols(name, len) <= cols && len < size) {
+		memcpy(buf, name, len + 1);
 		return buf;
 	}
 	/* the id, with the blank before it: what tells two cut rows apart */
-	if (name[len - 1] == ')' && (open = strrchr(name, '(')) != NULL) {
+	if (len && name[len - 1] == ')' && (open = strrchr(name, '(')) != NULL) {
 		id = len - (size_t)(open - name);
 		if (open > name && open[-1] == ' ')
 			id++;
@@ -186,15 +192,25 @@ char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size)
 	}
 	/* a VM's vCPU, "web1/vcpu0 (pid N)": its "/vcpu0" tells the rows apart too */
 	slash = memrchr(name, '/', len - id);
-	if (slash && !memchr(slash, ' ', len - id - (size_t)(slash - name)) &&
-	    len - (size_t)(slash - name) <= 12 + id && cols >= len - (size_t)(slash - name) + 3)
-		id = len - (size_t)(slash - name);
-	if (cols > id + 1)
-		keep = cols - id - 1;
-	/* never half a UTF-8 character: back to the start of the one cut */
-	while (keep && ((unsigned char)name[keep] & 0xc0) == 0x80)
-		keep--;
-	snprintf(buf, size, "%.*s~%s", (int)keep, name, name + len - id);
+	if (slash && !memchr(slash, ' ', len - id - (size_t)(slash - name))) {
+		tail = len - (size_t)(slash - name);
+		if (tail <= 12 + id && cols >= vmt_textwidth_cols(slash, tail) + 3)
+			id = tail;
+	}
+	/* an id too long for the buffer (never one of the tables'): the name alone, cut */
+	if (id + 2 > size)
+		id = 0;
+	idcols = vmt_textwidth_cols(name + len - id, id);
+	/*
+	 * the name's start within the columns left and the bytes the buffer has, never half
+	 * a UTF-8 character (columns: textwidth.h)
+	 */
+	room = size - id - 2;
+	keep = vmt_textwidth_cut(name, len - id, cols > idcols + 1 ? cols - idcols - 1 : 0, room);
+	memcpy(buf, name, keep);
+	buf[keep] = '~';
+	memcpy(buf + keep + 1, name + len - id, id);
+	buf[keep + 1 + id] = '\0';
 	return buf;
 }
 

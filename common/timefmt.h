@@ -65,14 +65,16 @@ double vmt_pct_cut(double pct, unsigned int decimals);
  * A name for a table's name column, in at most cols columns: whole when it fits, else cut
  * with '~' before its trailing id, so a cut row still says which task or code it is
  * ("web1-with-a-long-na~ (pid 12345)", "AVIC_UNACCELERATED_~(0x402)"; the id is a last
- * "(...)"). An id wider than cols alone is kept whole, after the '~'.
+ * "(...)"). An id wider than cols alone is kept whole, after the '~'. Columns are display
+ * columns (textwidth.h: "é" is 1, "中" 2); the cut never splits a UTF-8 character, nor
+ * passes size bytes (a name too long for buf is cut as one too wide).
  */
 char *vmt_fmt_fit(const char *name, unsigned int cols, char *buf, size_t size);
 /*
- * The width of a table's name column: as wide as its longest name, never narrower than
- * VMT_NAME_COLUMNS (the layout scripts know) nor so wide that a row passes 120 columns
- * (unless wide: --wide has no limit); a longer name is cut (vmt_fmt_fit). rest: the
- * columns of the row but the name's.
+ * The width of a table's name column: as wide as its longest name (longest: in display
+ * columns, vmt_textwidth()), never narrower than VMT_NAME_COLUMNS (the layout scripts
+ * know) nor so wide that a row passes 120 columns (unless wide: --wide has no limit); a
+ * longer name is cut (vmt_fmt_fit). rest: the columns of the row but the name's.
  */
 #define VMT_NAME_COLUMNS 24
 unsigned int vmt_fmt_name_cols(size_t longest, unsigned int rest, bool wide);

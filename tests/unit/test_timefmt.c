@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * timefmt: the name columns of the tables. vmt_fmt_fit() keeps a name that fits, else cuts
- * it with '~' before its id, never in a UTF-8 character; vmt_fmt_name_cols() sizes a column
- * between 24 and what 120 columns leave.
+ * timefmt: the name columns of the tables. vmt_fmt_fit() keeps a name that fits (in display
+ * columns), else cuts it with '~' before its id, never in a UTF-8 character;
+ * vmt_fmt_name_cols() sizes a column between 24 and what 120 columns leave.
  */
 #include "config.h"
 
@@ -37,9 +37,19 @@ static void test_fit(void **state)
 		{ "(sd-pam-with-a-long-name)", 10, "(sd-pam-w~" },
 		/* an id wider than the column stays whole, after the '~' */
 		{ "x (pid 4194304)", 8, "~ (pid 4194304)" },
-		/* "é" is two bytes (columns count bytes): the cut never keeps half of it */
-		{ "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)", 13, "vm\xc3\xa9~ (pid 1)" },
-		{ "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)", 12, "vm~ (pid 1)" },
+		/* "é" is two bytes and one column: 20 columns fit 20, and a cut keeps it whole */
+		{ "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)", 20, "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)" },
+		{ "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)", 13, "vm\xc3\xa9t~ (pid 1)" },
+		{ "vm\xc3\xa9t\xc3\xa9/vcpu0 (pid 1)", 12, "vm\xc3\xa9~ (pid 1)" },
+		/* "中" is two columns: one that would pass the column stays out */
+#define ZH "\xe4\xb8\xad\xe6\x96\x87\xe5\x90\x8d"	/* 中文名 */
+		{ ZH " (pid 7)", 12, "\xe4\xb8\xad~ (pid 7)" },
+		{ ZH " (pid 7)", 13, "\xe4\xb8\xad\xe6\x96\x87~ (pid 7)" },
+		{ ZH " (pid 7)", 14, ZH " (pid 7)" },
+		/* "тест" and half of "й", as the kernel cuts a comm: a lone byte is 1 column */
+#define RU "\xd1\x82\xd0\xb5\xd1\x81\xd1\x82\xd0"
+		{ RU " (42)", 10, RU " (42)" },
+		{ RU " (42)", 9, "\xd1\x82\xd0\xb5\xd1\x81~ (42)" },
 		{ "", 0, "" },
 	};
 	char buf[128];
@@ -52,6 +62,23 @@ static void test_fit(void **state)
 			fail_msg("%s in %u: \"%s\", want \"%s\"", cases[i].name, cases[i].cols, buf,
 				 cases[i].want);
 	}
+}
+
+/* A buffer too small for the name: cut as a name too wide, never inside a character. */
+static void test_fit_buffer(void **state)
+{
+	char buf[12];
+
+	(void)state;
+	/* "é" x 6 and " (pid 1)": 6 + 8 columns fit 100, but 12 + 8 bytes pass 12 */
+	vmt_fmt_fit("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 (pid 1)", 100, buf,
+		    sizeof(buf));
+	assert_string_equal(buf, "\xc3\xa9~ (pid 1)");
+	/* an odd room: the second byte of "é" would be the last that fits, so not its first */
+	vmt_fmt_fit("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 (pid 1)", 100, buf, 11);
+	assert_string_equal(buf, "~ (pid 1)");
+	vmt_fmt_fit("abc", 100, buf, 1);
+	assert_string_equal(buf, "");
 }
 
 static void test_name_cols(void **state)
@@ -69,6 +96,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_fit_buffer),
 		cmocka_unit_test(test_name_cols),
 	};
 
