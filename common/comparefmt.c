@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comparefmt.h"
+#include "textwidth.h"
 #include "timefmt.h"
 
 /* The comparison's figures are in ns whatever the recordings' clocks. */
@@ -72,7 +73,7 @@ static int name_width(const struct vmt_compare *c, int fixed)
 	size_t n;
 
 	for (n = 0; n < c->ngroups; n++) {
-		int len = (int)strlen(c->groups[n].name);
+		int len = (int)vmt_textwidth(c->groups[n].name);
 
 		if (len > w)
 			w = len;
@@ -80,13 +81,23 @@ static int name_width(const struct vmt_compare *c, int fixed)
 	return w < cap ? w : cap;
 }
 
-/* A name in a column of w: cut with a '~' when longer, so a cut never passes for a name. */
+/*
+ * A name in a column of w: cut with a '~' when longer, so a cut never passes for a name;
+ * in display columns, never inside a UTF-8 character (textwidth.h).
+ */
 static void name_cell(FILE *f, const char *name, int w)
 {
-	if ((int)strlen(name) <= w)
-		fprintf(f, "  %-*s", w, name);
-	else
-		fprintf(f, "  %.*s~", w - 1, name);
+	size_t len = strlen(name), keep;
+	int blank;
+
+	if ((int)vmt_textwidth_cols(name, len) <= w) {
+		fprintf(f, "  %-*s", vmt_textwidth_pad(name, (unsigned int)w), name);
+		return;
+	}
+	keep = vmt_textwidth_cut(name, len, w > 1 ? (size_t)w - 1 : 0, SIZE_MAX);
+	/* a wide character left out leaves a column: a blank keeps the figures in place */
+	blank = w - 1 - (int)vmt_textwidth_cols(name, keep);
+	fprintf(f, "  %.*s~%*s", (int)keep, name, blank > 0 ? blank : 0, "");
 }
 
 static bool beyond_noise(const struct vmt_cmp_group *g)
@@ -132,11 +143,12 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 		const struct vmt_cmp_group *g = &c->groups[n];
 
 		/* a name too long for the column has a line of its own rather than a cut */
-		if ((int)strlen(g->name) > nw)
+		if ((int)vmt_textwidth(g->name) > nw)
 			fprintf(f, "  %s\n", g->name);
 		for (i = 0; i < 2; i++) {
-			fprintf(f, "  %-*s %-6s", nw,
-				i || (int)strlen(g->name) > nw ? "" : g->name,
+			const char *shown = i || (int)vmt_textwidth(g->name) > nw ? "" : g->name;
+
+			fprintf(f, "  %-*s %-6s", vmt_textwidth_pad(shown, (unsigned int)nw), shown,
 				i ? "after" : "before");
 			for (k = 0; k < NCOLS; k++) {
 				if (cols[k].text)

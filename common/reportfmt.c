@@ -12,6 +12,7 @@
 #include "evrender.h"
 #include "reportfmt.h"
 #include "reportwhy.h"
+#include "textwidth.h"
 #include "timefmt.h"
 #include "vmfind.h"
 
@@ -276,10 +277,13 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 			whole[0] = '\0';
 		label[0] = label[1] = ' ';
 		vmt_fmt_fit(whole, room, label + 2, sizeof(label) - 2);
-		if (named)
-			fprintf(f, "  %-*s", TASK_LABEL_COLUMNS, comm_label(t, name, sizeof(name)));
-		else
+		/* padded in display columns: a UTF-8 comm keeps the figures under their titles */
+		if (named) {
+			comm_label(t, name, sizeof(name));
+			fprintf(f, "  %-*s", vmt_textwidth_pad(name, TASK_LABEL_COLUMNS), name);
+		} else {
 			fprintf(f, "  %8" PRId32, t->pid);
+		}
 		fprintf(f, "%s %12" PRIu64 " %12s %12s %12s%s\n", kvm ? v : "", t->d.st.count,
 			vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
@@ -348,8 +352,9 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	char b[32], name[320];
 	unsigned int k;
 
-	fprintf(f, "  %-*s %9" PRIu64 " %6.2f", (int)t->name_cols,
-		vmt_fmt_fit(label, t->name_cols, name, sizeof(name)), d->st.count,
+	vmt_fmt_fit(label, t->name_cols, name, sizeof(name));
+	fprintf(f, "  %-*s %9" PRIu64 " %6.2f", vmt_textwidth_pad(name, t->name_cols), name,
+		d->st.count,
 		vmt_share_pct(d->st.count, s->lat.count, 2));
 	fprintf(f, " %9s", cell9(clk, d->st.sum, t->total, b, sizeof(b)));
 	fprintf(f, " %6.2f", vmt_share_pct(d->st.sum, s->lat.sum, 2));
@@ -523,7 +528,7 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 	unsigned int cols;
 
 	for (i = 0; i < s->ntasks; i++) {
-		size_t n = strlen(task_label(t->r, &s->tasks[i], label, sizeof(label)));
+		size_t n = vmt_textwidth(task_label(t->r, &s->tasks[i], label, sizeof(label)));
 
 		if ((!shown || shown[i]) && n > longest)
 			longest = n;
@@ -550,9 +555,9 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 		snprintf(at, sizeof(at), "%s %s",
 			 vmt_fmt_time(clk, s->start_ts, g->max_window_at, b, sizeof(b)),
 			 vmt_fmt_time_unit(clk));
-		fprintf(f, "  %-*s %9s %16s %16s%s\n", (int)cols,
-			vmt_fmt_fit(task_label(t->r, g, label, sizeof(label)), cols, name,
-				    sizeof(name)), a, w, at, gaps ? gap : "");
+		vmt_fmt_fit(task_label(t->r, g, label, sizeof(label)), cols, name, sizeof(name));
+		fprintf(f, "  %-*s %9s %16s %16s%s\n", vmt_textwidth_pad(name, cols), name, a, w,
+			at, gaps ? gap : "");
 	}
 }
 
@@ -567,8 +572,8 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	if (s->nreasons) {
 		for (i = 0, longest = 0; i < s->nreasons; i++) {
 			const struct vmt_group *g = &s->reasons[i];
-			size_t n = strlen(vmt_summary_reason(s, g->isa, g->key, label,
-							     sizeof(label)));
+			size_t n = vmt_textwidth(vmt_summary_reason(s, g->isa, g->key, label,
+								    sizeof(label)));
 
 			longest = n > longest ? n : longest;
 		}
@@ -610,7 +615,7 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 			snprintf(title, sizeof(title), "%s, the %d with the most time", wd->tasks,
 				 TASK_ROWS);
 		for (i = 0, longest = 0; i < s->ntasks; i++) {
-			size_t n = strlen(task_label(r, &s->tasks[i], label, sizeof(label)));
+			size_t n = vmt_textwidth(task_label(r, &s->tasks[i], label, sizeof(label)));
 
 			if ((!shown || shown[i]) && n > longest)
 				longest = n;
@@ -696,7 +701,7 @@ size_t vmt_report_exit_reason_len(const struct vmt_summary *s, const struct vmt_
 {
 	char label[320];
 
-	return strlen(exit_reason(s, e, label, sizeof(label)));
+	return vmt_textwidth(exit_reason(s, e, label, sizeof(label)));
 }
 
 unsigned int vmt_report_exit_reason_cols(size_t longest, const struct vmt_report_style *st)
@@ -730,13 +735,16 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		snprintf(v, sizeof(v), "%u", e->vcpu);
 	else
 		snprintf(v, sizeof(v), "%s", words_of(r) == &kvm_words ? "-" : "");
+	vmt_fmt_fit(exit_reason(s, e, label, sizeof(label)), reason_cols, reason, sizeof(reason));
 	/* the space before the fields only when there are some: no row ends in a blank */
 	col = fprintf(f, "  %14s %4u %5s %8" PRId32 " %-*s %10s%s",
 		      vmt_fmt_time(clk, s->start_ts, e->ts, ts, sizeof(ts)), e->cpu, v, e->pid,
-		      (int)reason_cols, vmt_fmt_fit(exit_reason(s, e, label, sizeof(label)),
-						    reason_cols, reason, sizeof(reason)),
+		      vmt_textwidth_pad(reason, reason_cols), reason,
 		      vmt_fmt_lat(clk, lat, l, sizeof(l)),
 		      vmt_hexfields_any(e, st->wide) ? " " : "");
+	/* the row's columns so far, not its bytes: where its fields wrap depends on them */
+	if (col > 0)
+		col -= (int)(strlen(reason) - vmt_textwidth(reason));
 	/*
 	 * the guest RIP always, the other fields when --wide or when they say something; a
 	 * field that would end past column 120 continues under the header's "fields" (as -v

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reportwhy.h"
+#include "textwidth.h"
 #include "timefmt.h"
 #include "whyfmt.h"
 
@@ -75,7 +76,9 @@ static void kinds_row(FILE *f, const char *label, unsigned int cols, const struc
 
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		total += w->ticks[k];
-	fprintf(f, "  %-*s %10s", (int)cols, vmt_fmt_fit(label, cols, name, sizeof(name)),
+	/* cut and padded in display columns (textwidth.h) */
+	vmt_fmt_fit(label, cols, name, sizeof(name));
+	fprintf(f, "  %-*s %10s", vmt_textwidth_pad(name, cols), name,
 		vmt_fmt_lat(c, total, t, sizeof(t)));
 	for (k = 0; k < VMT_WHY_NKINDS; k++) {
 		if (!(recorded & 1u << k))
@@ -94,8 +97,8 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 	size_t i, longest = 0;
 
 	for (i = 0; i < s->nreasons; i++) {
-		size_t n = strlen(vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key, label,
-						     sizeof(label)));
+		size_t n = vmt_textwidth(vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key,
+							    label, sizeof(label)));
 
 		longest = n > longest ? n : longest;
 	}
@@ -146,7 +149,8 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 		if (rows[i].pid == VMT_WHY_PID_OTHER)
 			continue;
 		shown++;
-		longest = strlen(rows[i].name) > longest ? strlen(rows[i].name) : longest;
+		if (vmt_textwidth(rows[i].name) > longest)
+			longest = vmt_textwidth(rows[i].name);
 	}
 	cols = vmt_fmt_name_cols(longest, 2 + 11 + 9 + 11 * 3, false);
 	shown = 0;
@@ -168,10 +172,10 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 			snprintf(pid, sizeof(pid), "%" PRId32, rows[i].pid);
 		else
 			snprintf(pid, sizeof(pid), "-");
+		vmt_fmt_fit(rows[i].name[0] ? rows[i].name : "-", cols, name, sizeof(name));
 		fprintf(f, "  %-10s %-*s %8s %10" PRIu64 " %10s %10s\n",
 			rows[i].kind < VMT_WHY_NKINDS ? vmt_why_kind_names[rows[i].kind] : "?",
-			(int)cols, vmt_fmt_fit(rows[i].name[0] ? rows[i].name : "-", cols, name,
-					       sizeof(name)), pid, rows[i].count,
+			vmt_textwidth_pad(name, cols), name, pid, rows[i].count,
 			vmt_fmt_lat(c, rows[i].total, t, sizeof(t)),
 			vmt_fmt_lat(c, rows[i].max, m, sizeof(m)));
 	}

@@ -15,6 +15,7 @@
 #include "io.h"
 #include "reportfmt.h"
 #include "seriesfmt.h"
+#include "textwidth.h"
 #include "timefmt.h"
 
 /* kvm: KVM's words (exits, entries, vCPUs); else another pair's (begins, ends, pairs) */
@@ -40,7 +41,7 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 			const struct vmt_commtab *names, const struct vmt_vmmap *vms)
 {
 	bool named = names->n != 0 || (vms && vmt_vmmap_count(vms));
-	char iv[32], win[32], b[4][32], task[64];
+	char iv[32], win[32], b[4][32], task[160];	/* 18 columns of up to 4 bytes, an id */
 	size_t i;
 
 	fprintf(f, "Time series (intervals of %s from the recording's start, window %s;\n"
@@ -74,7 +75,8 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %-*s"
 			" %10" PRIu64 " %10s %6s %10s %10s %10s\n",
 			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
-			end % 1000000000, v, named ? NAME_COLUMNS : 8, task, r->exits,
+			end % 1000000000, v,
+			vmt_textwidth_pad(task, named ? NAME_COLUMNS : 8), task, r->exits,
 			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
 			pct,
 			r->exits ? vmt_format_ns(r->max_ns, b[1], sizeof(b[1])) : "-",
