@@ -12,6 +12,7 @@
 #include "livefmt.h"
 #include "livetask.h"
 #include "log.h"
+#include "textwidth.h"
 #include "timefmt.h"
 
 #define MAX_ROWS 16	/* of each list on a terminal, at most */
@@ -54,7 +55,10 @@ static double per_s(uint64_t n, uint64_t len_ns)
 	return len_ns ? (double)n * 1e9 / (double)len_ns : 0;
 }
 
-/* A frame's lines: cut at the screen's width, none past its height. */
+/*
+ * A frame's lines: cut at the screen's width in display columns (never inside a UTF-8
+ * character of a task's name), none past its height.
+ */
 struct screen {
 	FILE *f;
 	unsigned int cols, left;	/* left: the lines still free */
@@ -66,7 +70,7 @@ static void screen_line(struct screen *s, const char *fmt, ...)
 
 static void screen_line(struct screen *s, const char *fmt, ...)
 {
-	char line[256];
+	char line[512];	/* a label of 34 columns, 4 bytes each at most, and the figures */
 	va_list ap;
 
 	if (!s->left)
@@ -74,7 +78,8 @@ static void screen_line(struct screen *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(s->f, "%.*s\n", (int)s->cols, line);
+	fprintf(s->f, "%.*s\n", (int)vmt_textwidth_cut(line, strlen(line), s->cols, SIZE_MAX),
+		line);
 	s->left--;
 }
 
@@ -115,7 +120,8 @@ static void table_row(struct screen *scr, const char *label, const struct rec_li
 	/* cut with '~' before its "(pid)" or "(0x..)", which tells the rows apart */
 	label = vmt_fmt_fit(label, (unsigned int)scr->label, cut, sizeof(cut));
 	/* a row with time from an open exit only has no latency yet */
-	screen_line(scr, "  %-*s %12.0f %9.2f %% %13s %13s", scr->label, label,
+	screen_line(scr, "  %-*s %12.0f %9.2f %% %13s %13s",
+		    vmt_textwidth_pad(label, (unsigned int)scr->label), label,
 		    per_s(s->count, len), pct(s->sum, time),
 		    s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
 		    s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");
