@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textwidth.h"
 #include "timefmt.h"
 #include "whyfmt.h"
 
@@ -58,12 +59,13 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 				 " (incomplete: unknown time counted as kvm)";
 	uint64_t rest = 0;
 	char line[1024], part[128], t[32];
-	size_t len, budget;
+	size_t len, budget, used;
 
 	for (i = 0; i < n; i++)
 		order[i] = &w->parts[i];
 	qsort(order, n, sizeof(order[0]), by_ticks_desc);
 	len = (size_t)snprintf(line, sizeof(line), "%s =", vmt_fmt_lat(c, lat, t, sizeof(t)));
+	used = len;	/* columns: a task's UTF-8 name has fewer than its bytes (textwidth.h) */
 	/* room for the parts, keeping some for "+ N more ..." and the incomplete note */
 	budget = width ? width : sizeof(line) - 1;
 	if (budget > sizeof(line) - 1)
@@ -74,14 +76,16 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 		size_t plen;
 
 		vmt_whypart_text(c, order[i], part, sizeof(part));
-		plen = strlen(part) + (shown ? 3 : 1);
+		plen = vmt_textwidth(part) + (shown ? 3 : 1);
 		/* the first part always; the next ones, in order, while they fit with a tail */
-		if (shown && (rest || len + plen + (i + 1 < n ? 22 : 0) > budget)) {
+		if (shown && (rest || used + plen + (i + 1 < n ? 22 : 0) > budget ||
+			      len + strlen(part) + 3 >= sizeof(line))) {
 			rest += order[i]->ticks;
 			continue;
 		}
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s", shown ? " +" : "",
 					part);
+		used += plen;
 		shown++;
 	}
 	fputs(line, f);
