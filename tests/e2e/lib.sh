@@ -70,10 +70,11 @@ unfold() {
 	     NR > 1 { print line } { line = $0 } END { if (NR) print line }' "$1"
 }
 
-# widths_ok FILE...: every line at most 120 columns; those longer are shown.
+# widths_ok FILE...: every line at most 120 columns; those longer are shown. Display
+# columns, not bytes (awk here is mawk, which counts bytes): a wide character is 2, a
+# combining mark 0, from Python's Unicode tables (tests/helpers/textcols.py).
 widths_ok() {
-	awk 'length($0) > 120 { printf "%s:%d: %d columns: %s\n", FILENAME, FNR, length($0), $0; bad = 1 }
-	     END { exit bad }' "$@" >&2
+	python3 "$top_srcdir/tests/helpers/textcols.py" 120 "$@"
 }
 
 # json FILE EXPR: evaluate a Python expression on the parsed JSON object d.

@@ -234,7 +234,7 @@ run vmtrace-report --compare --fail-if 'p99<-10%' "$A" "$B"
 expect_rc 1 "text with a holding condition"
 grep -q '^--fail-if: holds: p99<-10%: all p99 271 ns -> 141 ns' out.txt || fail "text verdict"
 grep -q 'fail-if holds' err.txt || fail "no warning on stderr"
-awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
+widths_ok out.txt || fail "lines over 120 columns"
 [ "$(grep -c '^  [^ ].* before ' out.txt)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["compare"]["groups"]))' syscalls.json)" ] ||
 	fail "a block per group"
 echo "text: $(wc -l <out.txt) lines"

@@ -123,7 +123,7 @@ for mode in "" --compare; do
 		"small-syscalls.vmt: records raw_syscalls:sys_enter -> raw_syscalls:sys_exit, not kvm:kvm_exit -> kvm:kvm_entry"
 	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "kvm and syscalls: more than the one line"
 done
-awk 'length > 120 { exit 1 }' out.txt || fail "lines over 120 columns"
+widths_ok out.txt || fail "lines over 120 columns"
 
 # Options the merged figures have no use for are refused; a missing file is an error.
 for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.html' \
