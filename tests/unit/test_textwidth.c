@@ -39,7 +39,7 @@ static void test_cols(void **state)
 		{ "\xc2\xa0", 1 },					/* no-break space */
 		/* a comm the kernel cut inside "й" (D0 B9): the lone lead byte is 1 */
 		{ "\xd1\x82\xd0", 2 },
-		{ "\xe4\xb8", 2 },					/* half of 中: 2 bytes, 2 */
+		{ "\xe4\xb8", 2 },					/* half of 中 */
 		{ "\xe4\xb8x", 3 },
 		{ "\x80\xbf", 2 },					/* stray continuations */
 		{ "\xc0\xaf", 2 },					/* overlong '/' */
