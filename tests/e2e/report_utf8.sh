@@ -113,7 +113,7 @@ view merge kvm.vmt kvm2.vmt
 
 PYTHONPATH="$top_srcdir/tests/helpers" python3 - <<'PY' || fail "the tables' columns"
 import re
-from textcols import cols, read_lines
+from textcols import cells, check_row, cols, read_lines, text
 
 # The names given, as the kernel and mkvmt keep a comm: its first 15 bytes.
 def comm(s):
@@ -135,68 +135,6 @@ TASKS = {pid: "%s (%d)" % (comm(n), pid) for pid, n in (
 REASONS = {"cpuid-\u4e2d\u6587(0x72)", "io-caf\u00e9(0x7b)", "hlt-e\u0301(0x78)",
            "avic_unaccelerated_access(0x402)"}
 assert comm("\u0442\u0435\u0441\u0442\u043e\u0432\u044b\u0439").endswith("\udcd0")   # cut in "й"
-
-def cells(line):
-    """A line as its display columns: a wide character takes two cells (the second ""), a
-    combining mark joins the cell before it."""
-    out = []
-    for c in line:
-        w = cols(c)
-        if w == 0 and out:
-            out[-1] += c
-        else:
-            out.extend([c] + [""] * (w - 1))
-    return out
-
-def text(c):
-    return "".join(c)
-
-def ends(head, titles):
-    """The display column after each title of the header (ASCII titles, right-aligned)."""
-    h, at, out = text(cells(head)), 0, []
-    for t in titles:
-        at = h.index(t, at) + len(t)
-        out.append(at)
-    return out
-
-FIGURE = re.compile(r"-?[0-9.]+( ?(ns|us|ms|s|%|ticks))?|-|<[0-9.]+|new|[+-]?[0-9.]+ ?%|"
-                    r"[0-9]+/s")
-
-def check_row(row, head, titles, first_w, name_at, names, what, gap=0, side=None):
-    """row's figures end in the display columns where the header's titles end, each a
-    figure whole; its name cell, from name_at to the first figure's field (first_w columns
-    with its blank, after a column of gap for --compare's side), is a name of names padded
-    to the cell, or one cut with '~' before its id, between two characters, as wide as the
-    cell or one less (a wide character left out). Returns whether it was cut."""
-    r, e = cells(row), ends(head, titles)
-    name_end = e[0] - first_w - gap
-    for k, end in enumerate(e):
-        seg = text(r[e[k - 1] if k else name_end + gap:end])
-        assert len(r) >= end and r[end - 1] not in ("", " ") and \
-            (len(r) == end or r[end] == " "), \
-            "%s: a figure does not end under %r:\n%s\n%s" % (what, titles[k], head, row)
-        assert seg.startswith(" ") and FIGURE.fullmatch(seg.strip()), \
-            "%s: %r under %r is no figure:\n%s\n%s" % (what, seg, titles[k], head, row)
-    if gap:
-        assert re.fullmatch(side, text(r[name_end:name_end + gap])), (what, row)
-    padded = text(r[name_at:name_end])
-    cell, width = padded.rstrip(" "), name_end - name_at
-    if not cell:        # --compare's "after" and "change" rows, a name on a line of its own
-        assert (not names or "" in names) and len(padded) == width, (what, row)
-        return False
-    assert cell and padded == cell + " " * (len(padded) - len(cell)), (what, row)
-    assert cols(cell) <= width, "%s: %r passes its %d columns" % (what, cell, width)
-    if cell in names:
-        return False
-    m = re.fullmatch(r"(.*)~((?:/\S+)? ?\(.*\))", cell)
-    assert m, "%s: %r is no name of %s" % (what, cell, sorted(names))
-    whole = [n for n in names if n.endswith(m.group(2)) and n.startswith(m.group(1))]
-    assert whole, "%s: %r is no name cut" % (what, cell)
-    # cut between characters: what follows the kept part in the name is a character's start
-    rest = whole[0][len(m.group(1)):]
-    assert rest and cols(rest[0]) > 0, "%s: %r cut a character" % (what, cell)
-    assert cols(cell) in (width, width - 1), (what, cell, cols(cell), width)
-    return True
 
 def rows_of(lines, title, rowpat=None):
     """The header and the rows of the table after the line starting with title."""
