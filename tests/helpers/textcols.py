@@ -71,7 +71,8 @@ def check_row(row, head, titles, first_w, name_at, names, what, gap=0, side=None
     figure whole; its name cell, from name_at to the first figure's field (first_w columns
     with its blank, after a column of gap for --compare's side), is a name of names padded
     to the cell, or one cut with '~' before its id, between two characters, as wide as the
-    cell or one less (a wide character left out). Returns whether it was cut."""
+    cell or one less (a wide character left out); names None takes any. Returns whether it
+    was cut."""
     r, e = cells(row), ends(head, titles)
     name_end = e[0] - first_w - gap
     for k, end in enumerate(e):
@@ -90,7 +91,7 @@ def check_row(row, head, titles, first_w, name_at, names, what, gap=0, side=None
         return False
     assert cell and padded == cell + " " * (len(padded) - len(cell)), (what, row)
     assert cols(cell) <= width, "%s: %r passes its %d columns" % (what, cell, width)
-    if cell in names:
+    if names is None or cell in names:  # None: any name
         return False
     m = re.fullmatch(r"(.*)~((?:/\S+)? ?\(.*\))", cell)
     assert m, "%s: %r is no name of %s" % (what, cell, sorted(names))
