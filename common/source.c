@@ -277,6 +277,13 @@ out_why:
 	return ret;
 }
 
+int vmt_source_held_events(const struct vmt_source *s, char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	return s->ops->held_events ? s->ops->held_events(s, buf, size) : -EOPNOTSUPP;
+}
+
 void vmt_source_close(struct vmt_source *s)
 {
 	if (!s)

@@ -38,9 +38,9 @@ struct vmt_source;
  * Open path ("-": standard input, copied to an unlinked file in $TMPDIR or /tmp unless it
  * is a regular file). Returns 0, or -errno with why (why_size bytes, caller-owned) naming the
  * problem in a few words ("not a vmtrace recording, a trace.dat or a trace.bin (it starts
- * with 'hello world')", "no kvm:kvm_exit event
- * format in the file (choose the pair with --pair BEGIN,END)"), or the error's own
- * strerror() text when there is nothing more to say. opts may be NULL (no options); why
+ * with 'hello world')", "no kvm:nope event format in the file (the pair
+ * kvm:kvm_exit,kvm:nope); it holds records of ...: choose the pair with --pair BEGIN,END"),
+ * or the error's own strerror() text when there is nothing more to say. opts may be NULL (no options); why
  * may be NULL when why_size is 0.
  */
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
@@ -58,6 +58,16 @@ const char *vmt_source_description(const struct vmt_source *s);
 /* Whether the source read options it did not use (for "--pair ignored" warnings). */
 bool vmt_source_uses_pair(const struct vmt_source *s);
 bool vmt_source_uses_format_dir(const struct vmt_source *s);
+
+/*
+ * The events the file's pages hold, most records first, as words for a message: "records
+ * of raw_syscalls:sys_enter (2000), raw_syscalls:sys_exit (2000) and 3 more events", or
+ * "no event records". For a file without the pair asked for: what else it has. Reads the
+ * pages (a trace.dat's first 256 MiB of them). Returns how many different events it found
+ * (0: none), -EOPNOTSUPP for a format that names no events but its pair's (.vmt, trace.bin),
+ * -ENOMEM, -EBADMSG.
+ */
+int vmt_source_held_events(const struct vmt_source *s, char *buf, size_t size);
 
 /* META key/values (kv.h encoding, validated), and END's, or NULL when unfinished. */
 const uint8_t *vmt_source_meta(const struct vmt_source *s, size_t *len);

@@ -34,6 +34,11 @@ struct vmt_source_ops {
 	int (*read_part)(const struct vmt_source *s, size_t idx, uint64_t off, uint64_t len,
 			 struct vmt_chunkbuf *cb, const char **why);
 	void (*close)(struct vmt_source *s);	/* frees priv; may be NULL */
+	/*
+	 * vmt_source_held_events(); NULL for a format whose file names no events but its
+	 * pair's (.vmt, trace.bin): the words about a missing pair have nothing to add.
+	 */
+	int (*held_events)(const struct vmt_source *s, char *buf, size_t size);
 };
 
 struct vmt_source {

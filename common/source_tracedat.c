@@ -23,6 +23,7 @@
 #include "bytes.h"
 #include "chunk.h"
 #include "ctxevent.h"
+#include "evcensus.h"
 #include "evformat.h"
 #include "io.h"
 #include "kv.h"
@@ -1231,6 +1232,182 @@ static int ctx_meta(struct vmt_kvbuf *kb, struct cur *k, const char *const pair[
 	return ret;
 }
 
+/* Every event's id and name in the file's formats: for saying what a file holds. */
+struct td_name {
+	uint32_t id;
+	char *name;		/* "system:event" */
+};
+
+struct td_names {
+	struct td_name *v;
+	size_t n;
+};
+
+static void names_free(struct td_names *nm)
+{
+	size_t i;
+
+	if (!nm)
+		return;
+	for (i = 0; i < nm->n; i++)
+		free(nm->v[i].name);
+	free(nm->v);
+	free(nm);
+}
+
+/* One format's name and id from its first bytes ("name: X\nID: N\n"). 0, or -ENOMEM. */
+static int name_add(struct td_names *nm, const char *system, const char *head, size_t n)
+{
+	const char *p = memmem(head, n, "name: ", 6), *e, *id = memmem(head, n, "\nID: ", 5);
+	char num[16], *end;
+	struct td_name *bigger;
+	unsigned long v;
+	size_t el, il;
+
+	if (!p || !id)
+		return 0;	/* cut or not a format: nothing to name */
+	p += 6;
+	e = memchr(p, '\n', n - (size_t)(p - head));
+	id += 5;
+	el = e ? (size_t)(e - p) : 0;
+	il = (size_t)(head + n - id);
+	if (il >= sizeof(num))
+		il = sizeof(num) - 1;
+	memcpy(num, id, il);
+	num[il] = '\0';
+	v = strtoul(num, &end, 10);
+	if (!el || end == num || *end != '\n' || v >= VMT_EVCENSUS_IDS)
+		return 0;
+	if (!(nm->n & (nm->n + 1)) || !nm->v) {
+		bigger = realloc(nm->v, (nm->n + 1) * 2 * sizeof(*bigger));
+		if (!bigger)
+			return -ENOMEM;
+		nm->v = bigger;
+	}
+	nm->v[nm->n].id = (uint32_t)v;
+	nm->v[nm->n].name = malloc(strlen(system) + el + 2);
+	if (!nm->v[nm->n].name)
+		return -ENOMEM;
+	sprintf(nm->v[nm->n].name, "%s:%.*s", system, (int)el, p);
+	nm->n++;
+	return 0;
+}
+
+/* The names of every format in the formats at k. 0, -EBADMSG or -ENOMEM. */
+static int read_names(struct cur *k, struct td_names *nm)
+{
+	uint32_t nsys = cur_u32(k), s;
+	int ret = 0;
+
+	for (s = 0; s < nsys && !k->bad && !ret; s++) {
+		char *system = cur_str(k, 4096);
+		uint32_t nev = cur_u32(k), e;
+
+		for (e = 0; e < nev && !k->bad && system && !ret; e++) {
+			uint64_t size = cur_u64(k), at = k->pos;
+			char head[256];
+			size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
+
+			if (cur_get(k, head, n))
+				ret = name_add(nm, system, head, n);
+			k->pos = at;
+			cur_skip(k, size);
+		}
+		free(system);
+	}
+	return ret ? ret : k->bad ? -EBADMSG : 0;
+}
+
+static const char *name_of(const struct td_names *nm, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; nm && i < nm->n; i++)
+		if (nm->v[i].id == id)
+			return nm->v[i].name;
+	return NULL;
+}
+
+/* What a census found, most records first (then by id): "records of A (n), ... and K more". */
+#define HELD_SHOWN	4
+#define HELD_MAX_BYTES	(256ull << 20)
+
+static int tracedat_held_events(const struct vmt_source *s, char *buf, size_t size)
+{
+	struct vmt_evcensus *c = malloc(sizeof(*c));
+	uint32_t top[HELD_SHOWN], id;
+	unsigned int ntop = 0, k;
+	uint64_t kinds = 0;
+	size_t len = 0;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	ret = vmt_evcensus_count(s, HELD_MAX_BYTES, c);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	for (id = 0; id < VMT_EVCENSUS_IDS; id++) {
+		if (!c->records[id])
+			continue;
+		kinds++;
+		/* insertion into the few kept, largest first; ties keep the smaller id first */
+		for (k = ntop; k > 0 && c->records[top[k - 1]] < c->records[id]; k--)
+			if (k < HELD_SHOWN)
+				top[k] = top[k - 1];
+		if (k < HELD_SHOWN) {
+			top[k] = id;
+			if (ntop < HELD_SHOWN)
+				ntop++;
+		}
+	}
+	if (!kinds)
+		snprintf(buf, size, "no event records");
+	ret = kinds > INT32_MAX ? INT32_MAX : (int)kinds;
+	for (k = 0; k < ntop && len < size; k++) {
+		const char *name = name_of(s->priv, top[k]);
+		char idtext[24];
+
+		snprintf(idtext, sizeof(idtext), "event id %u", top[k]);
+		len += (size_t)snprintf(buf + len, size - len, "%s%s (%llu)",
+					!k ? "records of " : k + 1 == kinds ? " and " : ", ",
+					name ? name : idtext,
+					(unsigned long long)c->records[top[k]]);
+	}
+	if (kinds > ntop && len < size)
+		len += (size_t)snprintf(buf + len, size - len, " and %llu more event%s",
+					(unsigned long long)(kinds - ntop),
+					kinds - ntop == 1 ? "" : "s");
+	if (c->cut && len < size)
+		snprintf(buf + len, size - len, " in its first %llu MiB of pages",
+			 HELD_MAX_BYTES >> 20);
+	free(c);
+	return ret;
+}
+
+/*
+ * The pair's formats, or some of them, are not in the file: name what is missing, and what
+ * the file holds instead.
+ */
+static void say_missing(const struct vmt_source *s, const struct want w[2], char *buf,
+			size_t size)
+{
+	char held[320], what[400];
+
+	if (!w[0].text && !w[1].text)
+		snprintf(what, sizeof(what), "no %s or %s event format in the file", w[0].name,
+			 w[1].name);
+	else
+		snprintf(what, sizeof(what), "no %s event format in the file (the pair %s,%s)",
+			 !w[0].text ? w[0].name : w[1].name, w[0].name, w[1].name);
+	if (tracedat_held_events(s, held, sizeof(held)) <= 0)
+		snprintf(buf, size, "%s (choose the pair with --pair BEGIN,END)", what);
+	else
+		snprintf(buf, size, "%s; it holds %s: choose the pair with --pair BEGIN,END", what,
+			 held);
+}
+
 /*
  * Add the event pair to the metadata: pair is "SYSTEM:BEGIN,SYSTEM:END" (NULL: kvm_exit /
  * kvm_entry); the description says what the file is. A pair missing from the file is
@@ -1272,6 +1449,13 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 		k = (struct cur){ s->fd, NULL, td->formats_off, s->status.file_size, false };
 	}
 	ret = find_formats(&k, w, 2);
+	if (!ret) {
+		/* every event's name, for the words about a pair that is not there */
+		s->priv = calloc(1, sizeof(struct td_names));
+		k.pos = td->version >= 7 ? 0 : td->formats_off;
+		k.bad = false;
+		ret = !s->priv ? -ENOMEM : read_names(&k, s->priv);
+	}
 	if (!ret && w[0].text && w[1].text) {
 		const char *const names2[2] = { w[0].name, w[1].name };
 
@@ -1284,8 +1468,7 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 	if (ret == -EBADMSG)
 		*why = "damaged event formats section";
 	else if (!ret && (!w[0].text || !w[1].text)) {
-		snprintf(why_buf, why_size, "no %s event format in the file (choose the pair "
-			 "with --pair BEGIN,END)", !w[0].text ? w[0].name : w[1].name);
+		say_missing(s, w, why_buf, why_size);
 		ret = -ENOENT;
 	}
 	if (!ret) {
@@ -1303,6 +1486,12 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 	free(w[1].text);
 	free(names);
 	return ret;
+}
+
+static void tracedat_close(struct vmt_source *s)
+{
+	names_free(s->priv);
+	s->priv = NULL;
 }
 
 static bool tracedat_probe(const uint8_t *head, size_t n)
@@ -1364,5 +1553,6 @@ const struct vmt_source_ops vmt_source_tracedat_ops = {
 	.probe = tracedat_probe,
 	.open = tracedat_open,
 	.read_chunk = tracedat_read_chunk,
-	.close = NULL,
+	.close = tracedat_close,
+	.held_events = tracedat_held_events,
 };

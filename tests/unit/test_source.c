@@ -362,10 +362,12 @@ static void test_why_buffer(void **state)
 					 sizeof(why_a)), -ENOENT);
 	assert_int_equal(vmt_source_open(data("tracedat/kvm.v6.dat"), &b, &s, why_b,
 					 sizeof(why_b)), -ENOENT);
-	assert_string_equal(why_a, "no kvm:nope event format in the file (choose the pair with "
-			    "--pair BEGIN,END)");
-	assert_string_equal(why_b, "no kvm:other event format in the file (choose the pair with "
-			    "--pair BEGIN,END)");
+	assert_string_equal(why_a, "no kvm:nope event format in the file (the pair "
+			    "kvm:kvm_exit,kvm:nope); it holds records of kvm:kvm_exit (624) and "
+			    "kvm:kvm_entry (624): choose the pair with --pair BEGIN,END");
+	assert_string_equal(why_b, "no kvm:other event format in the file (the pair "
+			    "kvm:other,kvm:kvm_entry); it holds records of kvm:kvm_exit (624) and "
+			    "kvm:kvm_entry (624): choose the pair with --pair BEGIN,END");
 	/* the reader passes the source's words through */
 	assert_int_equal(vmt_reader_open(data("tracedat/kvm.v6.dat"), &a, &r, why_b,
 					 sizeof(why_b)), -ENOENT);

@@ -170,11 +170,40 @@ static void test_missing_pair(void **state)
 
 	(void)state;
 	assert_int_equal(vmt_reader_open(data("kvm.v6.dat"), &in, &r, why, sizeof(why)), -ENOENT);
-	assert_string_equal(why, "no kvm:nope event format in the file (choose the pair with "
-			    "--pair BEGIN,END)");
+	assert_string_equal(why, "no kvm:nope event format in the file (the pair "
+			    "kvm:kvm_exit,kvm:nope); it holds records of kvm:kvm_exit (624) and "
+			    "kvm:kvm_entry (624): choose the pair with --pair BEGIN,END");
 	in.pair = "kvm:kvm_exit";
 	assert_int_equal(vmt_reader_open(data("kvm.v6.dat"), &in, &r, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why, "the event pair must be SYSTEM:BEGIN,SYSTEM:END");
+}
+
+/*
+ * What a file holds besides the pair: its pages' records per event, named from its formats;
+ * the counts are trace-cmd report's lines of each event (syscalls-extract.report.txt.gz).
+ */
+static void test_held_events(void **state)
+{
+	struct vmt_input_opts in = { NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit" };
+	struct vmt_source *s;
+	char held[160], small[12];
+
+	(void)state;
+	assert_int_equal(vmt_source_open(data("syscalls-extract.dat"), &in, &s, held,
+					 sizeof(held)), 0);
+	assert_int_equal(vmt_source_held_events(s, held, sizeof(held)), 2);
+	assert_string_equal(held, "records of raw_syscalls:sys_enter (733) and "
+			    "raw_syscalls:sys_exit (732)");
+	/* cut to the buffer, never past it */
+	assert_int_equal(vmt_source_held_events(s, small, sizeof(small)), 2);
+	assert_string_equal(small, "records of ");
+	vmt_source_close(s);
+	/* a .vmt names no events but its pair's: nothing to say */
+	assert_int_equal(vmt_source_open(data("../sample-kvm.vmt"), NULL, &s, held,
+					 sizeof(held)), 0);
+	assert_int_equal(vmt_source_held_events(s, held, sizeof(held)), -EOPNOTSUPP);
+	assert_string_equal(held, "");
+	vmt_source_close(s);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -486,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_instance_buffer),
 		cmocka_unit_test(test_tsc2nsec),
 		cmocka_unit_test(test_missing_pair),
+		cmocka_unit_test(test_held_events),
 		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_chunk_size_checked),

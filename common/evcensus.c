@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "chunk.h"
+#include "evcensus.h"
+#include "evformat.h"
+#include "kv.h"
+#include "metakeys.h"
+#include "rbpage.h"
+
+/* One chunk's pages: every data record's common_type, its first two bytes. */
+static void count_pages(const struct vmt_header_page *hp, const uint8_t *raw, uint64_t size,
+			uint32_t page_size, struct vmt_evcensus *c)
+{
+	uint64_t off;
+
+	for (off = 0; page_size && size - off >= page_size; off += page_size) {
+		struct vmt_rbpage pg;
+		struct vmt_rbrecord rec;
+
+		c->pages++;
+		if (vmt_rbpage_init(&pg, hp, raw + off, page_size))
+			continue;
+		while (vmt_rbpage_next(&pg, &rec) == 1)
+			if (rec.len >= 2)
+				c->records[get_le16(rec.data)]++;
+	}
+}
+
+int vmt_evcensus_count(const struct vmt_source *s, uint64_t max_bytes, struct vmt_evcensus *c)
+{
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_header_page hp;
+	const uint8_t *meta, *text;
+	uint64_t bytes = 0;
+	size_t mlen, i, n = vmt_source_nchunks(s);
+	uint32_t tlen;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	meta = vmt_source_meta(s, &mlen);
+	text = vmt_kv_get(meta, mlen, VMT_META_HEADER_PAGE, &tlen);
+	if (!text || vmt_header_page_parse((const char *)text, tlen, &hp))
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(s, i);
+
+		if (max_bytes && bytes >= max_bytes) {
+			c->cut = true;
+			break;
+		}
+		ret = vmt_source_read_chunk(s, i, &cb, NULL);
+		if (ret == -ENOMEM)
+			break;
+		bytes += ci->raw_size;
+		if (!ret)
+			count_pages(&hp, cb.raw, ci->raw_size, ci->page_size, c);
+		ret = 0;
+	}
+	vmt_chunkbuf_free(&cb);
+	return ret;
+}
