@@ -575,6 +575,7 @@ int main(int argc, char **argv)
 				have_stats = true;
 			}
 		} else if (sscanf(lines[i], "endmeta %255s %n", ev, &n) == 1) {
+			lines[i][strcspn(lines[i], "\n")] = '\0';	/* as meta's value */
 			vmt_kv_add_str(&endkv, ev, lines[i] + n);
 		} else if (strncmp(lines[i], "unfinished", 10) == 0) {
 			finished = false;
