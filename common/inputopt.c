@@ -181,6 +181,18 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 vmt_source_nchunks(src) == 1 ? "" : "s");
 		out->damaged = true;
 	}
+	if (st->extra_meta) {
+		char more[48] = "";
+
+		if (st->extra_meta > 1)
+			snprintf(more, sizeof(more), " (and %llu more)",
+				 (unsigned long long)(st->extra_meta - 1));
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: a second metadata block at offset %llu%s, where a file has "
+			 "one: skipped (it held no events), the first one's keys kept",
+			 (unsigned long long)st->extra_meta_at, more);
+		out->damaged = true;
+	}
 	if (st->bad_blocks || rd->bad_chunks || rd->bad_pages) {
 		uint64_t n = st->bad_blocks + rd->bad_chunks + rd->bad_pages;
 		char counts[96], place[224];

@@ -128,7 +128,9 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_jsonw_i64(w, "max_window_pid", s->max_window_pid);
 	vmt_jsonw_u64(w, "chunks", s->rd.chunks);
 	vmt_jsonw_u64(w, "bad_chunks", s->rd.bad_chunks);
-	vmt_jsonw_u64(w, "bad_blocks", vmt_source_status(vmt_reader_source(r))->bad_blocks);
+	/* every block skipped as damage, a second META among them (which held no events) */
+	vmt_jsonw_u64(w, "bad_blocks", vmt_source_status(vmt_reader_source(r))->bad_blocks +
+				       vmt_source_status(vmt_reader_source(r))->extra_meta);
 	vmt_jsonw_bool(w, "meta_from_copy",
 		       vmt_source_status(vmt_reader_source(r))->meta_damaged_at != 0);
 	vmt_jsonw_u64(w, "pages", s->rd.pages);

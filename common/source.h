@@ -40,8 +40,8 @@ struct vmt_source;
  * problem in a few words ("not a vmtrace recording, a trace.dat or a trace.bin (it starts
  * with 'hello world')", "no kvm:nope event format in the file (the pair
  * kvm:kvm_exit,kvm:nope); it holds records of ...: choose the pair with --pair BEGIN,END"),
- * or the error's own strerror() text when there is nothing more to say. opts may be NULL (no options); why
- * may be NULL when why_size is 0.
+ * or the error's own strerror() text when there is nothing more to say. opts may be NULL
+ * (no options); why may be NULL when why_size is 0.
  */
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_source **out, char *why, size_t why_size);
@@ -92,6 +92,12 @@ struct vmt_source_status {
 	 * (its offset, or 0): every event is still decoded, with the copy's formats.
 	 */
 	uint64_t meta_damaged_at;
+	/*
+	 * A .vmt's META blocks after the first (vmtrace-file(5) allows one): damage, skipped,
+	 * but not data that lost events (not in bad_blocks); how many, and the first's offset.
+	 */
+	uint64_t extra_meta;
+	uint64_t extra_meta_at;
 };
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
 

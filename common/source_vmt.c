@@ -260,9 +260,9 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			bool copy = type == VMT_BLOCK_META_COPY;
 
 			if (s->meta.buf) {
-				if (!copy)
-					bad_block(st, off);
-				/* a copy after a sound META is not read again */
+				/* a sound META's copy is not read again; a META has no pages */
+				if (!copy && !st->extra_meta++)
+					st->extra_meta_at = off;
 			} else if (psize > VMT_MAX_META_SIZE ||
 				   read_payload(s, off + hsize, hdr, psize, &s->meta)) {
 				if (copy) {
