@@ -11,6 +11,8 @@
 # - in a syscall recording's words: the trigger is a pair, never an exit;
 # - several recordings as one (vmtrace-report A B C): a line per flight recording named by
 #   its file, and a "triggers" array of the same objects; none for other recordings.
+# - the trigger's line once, in every combination of views (a KVM flight recording by mkvmt,
+#   with the trigger's END keys; its values from the script's numbers).
 . "$(dirname "$0")/lib.sh"
 F="$DATA/flight/dropped.vmt"
 
@@ -87,4 +89,74 @@ expect_one_line_error vmtrace-report "sample-syscalls.vmt: --around trigger: no 
 run vmtrace-report --around trigger "$DATA/sample-kvm.vmt"
 expect_rc 1 "--around trigger on a KVM recording that is no flight recording"
 expect_one_line_error vmtrace-report "sample-kvm.vmt: --around trigger: no exit triggered this"
+
+# The trigger's line comes once, whatever views the report prints (it was reported as
+# printed after every table): a KVM flight recording written by mkvmt, its trigger the exit
+# of CPU 0 at 5000 ns (4000 ns after the first page), 4000 ns long, over a 3000 ns threshold;
+# and one where nothing triggered. Counted in the text of each combination of views.
+cat >fl.txt <<'EOS'
+meta trigger.threshold_ns 3000
+meta trigger.keep_ns 1000000
+cpus 0-1
+page 0
+exit 0 1000 100 30 0
+entry 0 2000 100 0
+exit 0 5000 100 12 0
+entry 0 9000 100 0
+page 1
+exit 1 1500 200 30 1
+entry 1 2500 200 1
+EOS
+grep -v "^meta trigger" fl.txt >plain.txt
+cat fl.txt - >trig.txt <<'EOS'
+endmeta trigger.ts 5000
+endmeta trigger.lat 4000
+endmeta trigger.cpu 0
+endmeta trigger.pid 100
+EOS
+F618="$DATA/formats/linux-6.18-x86_64"
+"$HELPERS/mkvmt" "$F618" trig.vmt <trig.txt || fail "mkvmt trig.vmt"
+"$HELPERS/mkvmt" "$F618" none.vmt <fl.txt || fail "mkvmt none.vmt"
+"$HELPERS/mkvmt" "$F618" plain.vmt <plain.txt || fail "mkvmt plain.vmt"
+trig="Triggered by the exit at 4.000 us (task 100, pCPU 0): 4.000 us, threshold 3.000 us;"
+trig="$trig see --around trigger"
+none="Flight recording (threshold 3.000 us): nothing triggered"
+count() {	# count FILE: lines of out.txt about a flight recording's trigger
+	grep -c "Triggered by\|Flight recording" out.txt
+}
+for views in "" "--histogram" "-v" "-v --why" "--wide" "--interval 2us" "--threshold 1us" \
+	     "--around trigger" "--reason 0x1e" "--cpu 1" "--top 1" "--bucket 1us --log" \
+	     "--histogram --interval 2us -v --wide --threshold 1us --why" \
+	     "--histogram --interval 2us --wide --threshold 1us --around trigger"; do
+	run vmtrace-report $views trig.vmt
+	expect_rc 0 "report $views trig.vmt"
+	[ "$(count)" = 1 ] && [ "$(grep -cxF "$trig" out.txt)" = 1 ] ||
+		{ cat out.txt; fail "$views: the trigger's line not once"; }
+	case $views in *"--around trigger"*) continue ;; esac	# none.vmt: refused
+	run vmtrace-report $views none.vmt
+	[ "$(count)" = 1 ] && [ "$(grep -cxF "$none" out.txt)" = 1 ] ||
+		{ cat out.txt; fail "$views: 'nothing triggered' not once"; }
+done
+# several recordings (they take filters and --window, no other view): one heading and a line
+# per flight recording, once
+for views in "" "--window 2us" "--reason 0x1e" "--cpu 0"; do
+	run vmtrace-report $views trig.vmt none.vmt plain.vmt
+	expect_rc 0 "report $views of three recordings"
+	[ "$(count)" = 3 ] && [ "$(grep -cxF "trig.vmt: $trig" out.txt)" = 1 ] &&
+		[ "$(grep -cxF "none.vmt: $none" out.txt)" = 1 ] &&
+		[ "$(grep -c "^Flight recordings:$" out.txt)" = 1 ] ||
+		{ cat out.txt; fail "$views, three recordings: the triggers' lines not once each"; }
+	run vmtrace-report --json $views trig.vmt none.vmt plain.vmt
+	[ "$(json out.txt 'len(d["triggers"])')" = 2 ] || fail "$views: JSON triggers"
+done
+run vmtrace-report --json trig.vmt
+[ "$(json out.txt '(d["trigger"]["at_ns"], d["trigger"]["latency_ns"], d["trigger"]["pid"])')" = \
+  "(4000, 4000, 100)" ] || fail "JSON trigger: $(json out.txt 'd["trigger"]')"
+# --compare: at most once (it names no trigger today)
+for views in "" "--window 2us" "--json"; do
+	run vmtrace-report --compare $views trig.vmt none.vmt
+	expect_rc 0 "--compare $views"
+	[ "$(count)" -le 2 ] && [ "$(grep -c "Triggered by" out.txt)" -le 1 ] ||
+		{ cat out.txt; fail "--compare $views: the trigger more than once"; }
+done
 exit 0
