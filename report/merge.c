@@ -124,7 +124,7 @@ int report_merge(struct report_opts *o)
 		ret = print_json(o, &merged, per, trig);
 	else {
 		vmt_merge_text(stdout, &merged, per, o->files, o->nfiles);
-		report_trigger_text_files(stdout, trig, o->files, o->nfiles);
+		report_trigger_text_files(stdout, trig, o->nfiles);
 	}
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;

@@ -96,10 +96,12 @@ static void trigger_line(FILE *f, const char *prefix, const struct report_trigge
 	}
 	vmt_format_ns(t->lat_ns, lat, sizeof(lat));
 	if (!t->in_file) {
+		/* after a list's "  [N] ", the line breaks earlier to stay within 120 columns */
 		fprintf(f, "%sTriggered by %s %s of %s (task %" PRId32 ", pCPU %" PRIu32 "), "
-			"threshold %s, that began before this file's pages:\n%s  the flight ring "
+			"threshold %s,%sthat began before this file's pages:%sthe flight ring "
 			"dropped them (a larger --ring-size keeps --keep)\n", prefix,
-			t->kvm ? "an" : "a", what, lat, t->pid, t->cpu, thr, *prefix ? "  " : "");
+			t->kvm ? "an" : "a", what, lat, t->pid, t->cpu, thr,
+			*prefix ? "\n      " : " ", *prefix ? " " : "\n  ");
 		return;
 	}
 	fprintf(f, "%sTriggered by the %s at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
@@ -128,8 +130,7 @@ void report_trigger_text(FILE *f, const struct report_trigger *t)
 	trigger_line(f, "", t);
 }
 
-void report_trigger_text_files(FILE *f, const struct report_trigger *t,
-			       const char *const *files, unsigned int n)
+void report_trigger_text_files(FILE *f, const struct report_trigger *t, unsigned int n)
 {
 	unsigned int i, flights = 0;
 
@@ -139,11 +140,12 @@ void report_trigger_text_files(FILE *f, const struct report_trigger *t,
 		return;
 	fputs("\nFlight recordings:\n", f);
 	for (i = 0; i < n; i++) {
-		char prefix[4096];
+		char prefix[24];
 
 		if (!t[i].flight)
 			continue;
-		snprintf(prefix, sizeof(prefix), "%s: ", files[i]);
+		/* numbered as the list of recordings at the top: a path may be any length */
+		snprintf(prefix, sizeof(prefix), "  [%u] ", i + 1);
 		trigger_line(f, prefix, &t[i]);
 	}
 }

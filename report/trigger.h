@@ -42,10 +42,10 @@ void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t);
 
 /*
  * Several recordings reported as one (report/merge.c): a line per flight recording, named
- * by its file, and a "triggers" array of {"file", "trigger"}; nothing when none is one.
+ * by its number in the report's list of recordings ("[2]"), and a "triggers" array of
+ * {"file", "trigger"}; nothing when none is one.
  */
-void report_trigger_text_files(FILE *f, const struct report_trigger *t,
-			       const char *const *files, unsigned int n);
+void report_trigger_text_files(FILE *f, const struct report_trigger *t, unsigned int n);
 void report_trigger_json_files(struct vmt_jsonw *w, const struct report_trigger *t,
 			       const char *const *files, unsigned int n);
 

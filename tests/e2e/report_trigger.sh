@@ -10,7 +10,8 @@
 #   as "known": false, never "nothing triggered"; --around trigger is a one-line error;
 # - in a syscall recording's words: the trigger is a pair, never an exit;
 # - several recordings as one (vmtrace-report A B C): a line per flight recording named by
-#   its file, and a "triggers" array of the same objects; none for other recordings.
+#   its number in the list of recordings ("  [3] "), within 120 columns, and a "triggers"
+#   array of the same objects; none for other recordings.
 # - the trigger's line once, in every combination of views (a KVM flight recording by mkvmt,
 #   with the trigger's END keys; its values from the script's numbers).
 . "$(dirname "$0")/lib.sh"
@@ -69,12 +70,15 @@ cp "$F" dropped.vmt
 run vmtrace-report dropped.vmt "$DATA/small-syscalls.vmt" unf.vmt
 [ "$rc" = 0 ] || [ "$rc" = 2 ] || { cat err.txt; fail "merged report exited $rc"; }
 sed -n '/^Flight recordings:$/,$p' out.txt >lines.txt
-l2="dropped.vmt: Triggered by a pair of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
-l2="$l2 that began before this file's pages:"
-l4="unf.vmt: Flight recording (threshold 1.100 s): not finished, so which pair triggered it"
+l2="  [1] Triggered by a pair of 1.200 s (task $pid, pCPU $cpu), threshold 1.100 s,"
+l3="      that began before this file's pages: the flight ring dropped them (a larger"
+l3="$l3 --ring-size keeps --keep)"
+l4="  [3] Flight recording (threshold 1.100 s): not finished, so which pair triggered it"
 l4="$l4 (if any) is unknown"
-[ "$(sed -n 2p lines.txt)" = "$l2" ] && [ "$(sed -n 4p lines.txt)" = "$l4" ] &&
+[ "$(sed -n 2p lines.txt)" = "$l2" ] && [ "$(sed -n 3p lines.txt)" = "$l3" ] &&
+	[ "$(sed -n 4p lines.txt)" = "$l4" ] &&
 	[ "$(wc -l <lines.txt)" = 4 ] || { cat out.txt; fail "merged: the flight recordings' lines"; }
+widths_ok out.txt || fail "merged: lines over 120 columns"
 run vmtrace-report --json dropped.vmt "$DATA/small-syscalls.vmt" unf.vmt
 want="[('dropped.vmt', True, False, $lat), ('unf.vmt', False, None, None)]"
 [ "$(json out.txt '[(t["file"], t["trigger"]["known"], t["trigger"].get("in_file"),
@@ -142,8 +146,8 @@ done
 for views in "" "--window 2us" "--reason 0x1e" "--cpu 0"; do
 	run vmtrace-report $views trig.vmt none.vmt plain.vmt
 	expect_rc 0 "report $views of three recordings"
-	[ "$(count)" = 3 ] && [ "$(grep -cxF "trig.vmt: $trig" out.txt)" = 1 ] &&
-		[ "$(grep -cxF "none.vmt: $none" out.txt)" = 1 ] &&
+	[ "$(count)" = 3 ] && [ "$(grep -cxF "  [1] $trig" out.txt)" = 1 ] &&
+		[ "$(grep -cxF "  [2] $none" out.txt)" = 1 ] &&
 		[ "$(grep -c "^Flight recordings:$" out.txt)" = 1 ] ||
 		{ cat out.txt; fail "$views, three recordings: the triggers' lines not once each"; }
 	run vmtrace-report --json $views trig.vmt none.vmt plain.vmt
