@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "metakeys.h"
@@ -53,7 +54,12 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	const char *w = begin_word(it);
 	char list[256], t[48];
 
-	if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus)) {
+	if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus) && it->r &&
+	    strcmp(vmt_source_format(vmt_reader_source(it->r)), "trace.bin") == 0) {
+		/* the original tool's file holds one CPU's pages and not its number */
+		snprintf(buf, size, "a trace.bin does not name the CPU it traced: its %ss are "
+			 "counted as CPU 0", w);
+	} else if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus)) {
 		snprintf(buf, size, "no %s on CPU%s %s", w, f->cpus.n > 1 ? "s" : "",
 			 vmt_cpulist_format(&f->cpus, list, sizeof(list)));
 	} else if (f->vcpus.n && !vmt_iter_ids_count(&it->vcpus) && !it->vcpus.beyond) {

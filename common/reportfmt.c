@@ -594,7 +594,9 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 
 		/* "12 (3 gaps)": far from VMT_NAME_COLUMNS */
 		t.name_cols = VMT_NAME_COLUMNS;
-		table_header(f, &t, "Per pCPU (of the begin event)", "cpu");
+		table_header(f, &t, strcmp(vmt_source_format(vmt_reader_source(r)), "trace.bin") ?
+				 "Per pCPU (of the begin event)" :
+				 "Per pCPU (a trace.bin does not name its one CPU: shown as 0)", "cpu");
 		for (i = 0; i < s->ncpus; i++) {
 			/* a pCPU that lost events (a gap, damaged data) lacks some of its exits */
 			if (s->cpus[i].gaps)

@@ -122,6 +122,15 @@ vmtrace-report --legacy --format-dir "$F618" one.bin >b.txt 2>/dev/null
 diff a.txt b.txt || fail "the trace.bin reads back differently"
 run vmtrace-convert --legacy --cpu 1 -o two1.bin two.vmt
 expect_rc 0 "legacy --cpu"
+# the trace.bin holds CPU 1's pages without the number: the report says so rather than
+# "no exit on CPU 1" beside "exits on CPU 0"
+run vmtrace-report --format-dir "$F618" --cpu 1 two1.bin
+expect_rc 0 "--cpu on a trace.bin (nothing selected is a report)"
+grep -q "^vmtrace-report: two1.bin: nothing selected: a trace.bin does not name the CPU it traced" err.txt ||
+	{ cat err.txt; fail "--cpu on a trace.bin: not said that it names no CPU"; }
+run vmtrace-report --format-dir "$F618" two1.bin
+grep -q "^Per pCPU (a trace.bin does not name its one CPU: shown as 0)" out.txt ||
+	fail "trace.bin: the pCPU table does not say its CPU is not named"
 # The original tool reads it: same events, average and maximum (its windows differ).
 seed=$(ls "$top_srcdir"/../shared/seed/*.txt 2>/dev/null | head -1)
 if [ -n "$seed" ] && command -v gcc >/dev/null; then
