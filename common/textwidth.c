@@ -12,33 +12,24 @@ struct range {
 };
 
 /*
- * Zero columns: combining marks (diacritics, Hebrew and Arabic points, Japanese voicing
- * marks, the supplements), zero-width spaces and joiners, variation selectors.
+ * The ranges of 0 and of 2 columns, generated from Unicode's tables by
+ * scripts/gen-textwidth.py (the rule is written there; tests/helpers/textcols.py applies it
+ * independently): sorted and disjoint, so a binary search finds a code point.
  */
-static const struct range zero[] = {
-	{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd }, { 0x0610, 0x061a },
-	{ 0x064b, 0x065f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff }, { 0x200b, 0x200f },
-	{ 0x20d0, 0x20ff }, { 0x302a, 0x302f }, { 0x3099, 0x309a }, { 0xfe00, 0xfe0f },
-	{ 0xfe20, 0xfe2f }, { 0xe0100, 0xe01ef },
-};
-
-/*
- * Two columns: the common East Asian wide and fullwidth blocks (Hangul Jamo, CJK and its
- * punctuation, kana, Yi, Hangul syllables, compatibility ideographs, vertical and small
- * forms, fullwidth forms, the pictographs and emoji, the supplementary ideographs).
- */
-static const struct range wide[] = {
-	{ 0x1100, 0x115f }, { 0x2e80, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
-	{ 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
-	{ 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
-};
+#include "textwidth_tables.h"
 
 static int in(const struct range *r, size_t n, uint32_t cp)
 {
-	size_t i;
+	size_t lo = 0, hi = n;
 
-	for (i = 0; i < n; i++) {
-		if (cp >= r[i].lo && cp <= r[i].hi)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cp < r[mid].lo)
+			hi = mid;
+		else if (cp > r[mid].hi)
+			lo = mid + 1;
+		else
 			return 1;
 	}
 	return 0;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Display columns of text as a terminal shows it, from Python's own Unicode tables
 (unicodedata), independent of vmtrace's C rule: East Asian wide and fullwidth characters
-are 2 columns, combining marks 0, any other character 1, and each byte that is no part of
+are 2 columns (and planes 2 and 3), combining marks and U+200B-U+200F 0, any other character 1, and each byte that is no part of
 valid UTF-8 1 (read with surrogateescape, each such byte is one surrogate).
 
 check_row() reads a row of a text table by these columns: its figures under the header's
@@ -20,10 +20,12 @@ def cols(s):
     for c in s:
         if "\udc80" <= c <= "\udcff":
             n += 1          # a byte of no valid sequence, printed as it is
-        elif unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me"):
-            continue
-        elif unicodedata.east_asian_width(c) in ("W", "F"):
-            n += 2
+        elif (unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me") or
+              "\u200b" <= c <= "\u200f"):
+            continue        # marks, and the zero-width space, joiners and marks
+        elif "\U00020000" <= c <= "\U0002fffd" or "\U00030000" <= c <= "\U0003fffd" or (
+                unicodedata.category(c) != "Cn" and unicodedata.east_asian_width(c) in ("W", "F")):
+            n += 2          # unassigned code points elsewhere are 1 (Python calls them F)
         else:
             n += 1
     return n
