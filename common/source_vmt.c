@@ -152,18 +152,21 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 	return vmt_source_push_chunk(s, &ci);
 }
 
-/* A block skipped while opening, counted; the first one's place kept for the warning. */
 /*
  * Whether the block at off, whose header is damaged, is the metadata's copy: right after
- * META, with META's payload. Its loss loses no event, so it is not counted as damage.
+ * META, and either holding META's payload or followed by a valid block (next) just where a
+ * copy of META's size ends. Its loss loses no event, so it is not counted as damage.
  */
-static bool is_meta_copy(const struct vmt_source *s, uint64_t off, uint64_t meta_end)
+static bool is_meta_copy(const struct vmt_source *s, uint64_t off, uint64_t meta_end,
+			 uint64_t next)
 {
 	uint8_t *buf;
 	bool same;
 
 	if (!s->meta.buf || off != meta_end || !s->meta.len)
 		return false;
+	if (next == off + VMT_BLOCK_HEADER_SIZE + s->meta.len)
+		return true;
 	buf = malloc(s->meta.len);
 	if (!buf)
 		return false;
@@ -173,6 +176,7 @@ static bool is_meta_copy(const struct vmt_source *s, uint64_t off, uint64_t meta
 	return same;
 }
 
+/* A block skipped while opening, counted; the first one's place kept for the warning. */
 static void bad_block(struct vmt_source_status *st, uint64_t off)
 {
 	if (!st->bad_blocks++)
@@ -215,11 +219,14 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		if (ret == -EBADMSG) {
 			uint64_t next = resync(s, off + 8);
 
-			if (!s->meta.buf) {
+			if (!s->meta.buf && st->meta_damaged_at) {
+				msg = "damaged metadata block, and its copy";
+				ret = -EBADMSG;
+				goto out_why;
+			} else if (!s->meta.buf) {
 				/* the first block is the metadata: its copy may follow */
-				if (!st->meta_damaged_at)
-					st->meta_damaged_at = off;
-			} else if (!is_meta_copy(s, off, meta_end)) {
+				st->meta_damaged_at = off;
+			} else if (!is_meta_copy(s, off, meta_end, next)) {
 				bad_block(st, off);
 				s->holes++;	/* it could have been any CPU's chunk */
 			}
@@ -240,7 +247,13 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			 * Cut before the metadata was whole: nothing can be read, and the file is
 			 * not damaged but short (a recorder killed, a copy stopped, a full disk).
 			 */
-			if (!s->meta.buf && ret == 0 && !st->meta_damaged_at) {
+			if (!s->meta.buf && st->meta_damaged_at) {
+				snprintf(why, why_size, "damaged metadata block, and the file is cut "
+					 "at byte %llu, before the end of its copy",
+					 (unsigned long long)st->file_size);
+				return -EBADMSG;
+			}
+			if (!s->meta.buf && ret == 0) {
 				snprintf(why, why_size, "truncated: the file is cut at byte %llu, "
 					 "inside the header of its first block (the metadata)",
 					 (unsigned long long)st->file_size);
@@ -263,6 +276,17 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 				/* a sound META's copy is not read again; a META has no pages */
 				if (!copy && !st->extra_meta++)
 					st->extra_meta_at = off;
+			} else if (copy != (st->meta_damaged_at != 0)) {
+				/*
+				 * A copy stands in only for a damaged META before it (a copy first is
+				 * skipped, as no writer puts it there), and only a copy does: a META
+				 * after a damaged one is not what a writer writes.
+				 */
+				if (!copy) {
+					msg = "damaged metadata block";
+					ret = -EBADMSG;
+					goto out_why;
+				}
 			} else if (psize > VMT_MAX_META_SIZE ||
 				   read_payload(s, off + hsize, hdr, psize, &s->meta)) {
 				if (copy) {

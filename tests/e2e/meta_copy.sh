@@ -84,6 +84,41 @@ for prog in vmtrace-report vmtrace-convert; do
 	[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "$prog: both damaged: exit $rc, $(cat err.txt)"
 done
 
+# Blocks out of a writer's order (the review's crafted files): the copy first is skipped,
+# META read; no META at all is refused, the copy is never the metadata on its own; a META
+# after a damaged one is not a copy; META damaged and the file cut in the copy says both;
+# a copy whose header and payload are both damaged, META sound, is no damage at all.
+python3 - k.vmt <<'EOF' || fail "crafting the blocks out of order"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+blocks, off = [], 16
+while off < len(b):
+    hsize, psize = struct.unpack_from("<IQ", b, off + 4)
+    blocks.append(b[off:off + hsize + psize])
+    off += hsize + psize
+meta, copy, rest = blocks[0], blocks[1], b"".join(blocks[2:])
+def flip(block, at):
+    x = bytearray(block); x[at] ^= 0x5a; return bytes(x)
+open("swapped.vmt", "wb").write(b[:16] + copy + meta + rest)
+open("nometa.vmt", "wb").write(b[:16] + copy + rest)
+open("twometa.vmt", "wb").write(b[:16] + flip(meta, 100) + meta + rest)
+open("cutcopy.vmt", "wb").write(b[:16] + flip(meta, 100) + copy[:10])
+open("badcopy.vmt", "wb").write(b[:16] + meta + flip(flip(copy, 20), 100) + rest)
+EOF
+for f in swapped badcopy; do
+	run vmtrace-report --json $f.vmt
+	expect_rc 0 "$f.vmt"
+	[ ! -s err.txt ] || { cat err.txt; fail "$f.vmt: a message"; }
+	python3 -c "$strip" out.txt >got.json
+	cmp -s want.json got.json || fail "$f.vmt: figures differ from the sound file's"
+done
+for f in "nometa:no metadata block at the start" "twometa:damaged metadata block" \
+	 "cutcopy:damaged metadata block, and the file is cut at byte "; do
+	run vmtrace-report --json "${f%%:*}.vmt"
+	expect_one_line_error vmtrace-report "${f%%:*}.vmt: ${f#*:}"
+	[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "${f%%:*}.vmt: exit $rc, $(cat err.txt)"
+done
+
 # A file from before the copy: a damaged META is still the end of it
 cp "$src" old.vmt
 python3 -c 'import sys; f=open(sys.argv[1], "r+b"); f.seek(200); b=f.read(1); f.seek(200); f.write(bytes([b[0] ^ 1]))' old.vmt
