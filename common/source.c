@@ -111,6 +111,28 @@ static void say_unknown(const uint8_t *head, size_t n, char *why, size_t why_siz
 		snprintf(why, why_size, "not %s (it starts with '%s')", formats, start);
 }
 
+/*
+ * Whether a loader can take a file that starts with head (n bytes as they arrive, the file
+ * possibly longer): 1 when one's probe does, 0 when a loader's magic still may (its first
+ * bytes so far), -1 when none can. A pipe is judged by this before it is copied whole.
+ */
+static int head_verdict(const uint8_t *head, size_t n)
+{
+	bool maybe = false;
+	size_t i;
+
+	for (i = 0; i < NLOADERS; i++) {
+		const struct vmt_source_ops *l = loaders[i];
+
+		if (l->probe(head, n))
+			return 1;
+		if (!memcmp(head, l->magic, n < l->magic_len ? n : l->magic_len))
+			maybe = true;
+	}
+	/* every probe reads at most HEAD_SIZE bytes: more will not change its mind */
+	return maybe && n < HEAD_SIZE ? 0 : -1;
+}
+
 /* An unlinked file for reading and writing in dir: gone when closed, whatever happens. */
 static int unlinked_tmpfile(const char *dir)
 {
@@ -133,14 +155,16 @@ static int unlinked_tmpfile(const char *dir)
 /*
  * A pipe (standard input "-", a FIFO, /dev/fd/N of a shell's <(...)) cannot be read at
  * offsets (pread), as every loader does: it is copied first to an unlinked file in $TMPDIR
- * (else /tmp), and in closes. what names the input in messages ("standard input", "the
+ * (else /tmp), and in closes. Its first bytes are shown to the loaders' probes as they
+ * arrive: a stream no loader takes is refused before more of it is copied. what names the input in messages ("standard input", "the
  * pipe"): the caller adds the path.
  */
 static int copy_pipe(int in, const char *what, char *why, size_t why_size)
 {
 	const char *dir = getenv("TMPDIR");
-	char buf[1 << 16];
-	int fd, ret;
+	uint8_t buf[1 << 16], head[HEAD_SIZE];
+	size_t head_n = 0;
+	int fd, ret, verdict = 0;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
@@ -162,11 +186,28 @@ static int copy_pipe(int in, const char *what, char *why, size_t why_size)
 				snprintf(why, why_size, "cannot read %s: %s", what, strerror(-ret));
 			break;
 		}
+		/*
+		 * Judged as the bytes arrive: what no loader takes (`yes |`, /dev/zero) is refused
+		 * at once, not copied until the disk is full.
+		 */
+		if (!verdict) {
+			size_t take = HEAD_SIZE - head_n < (size_t)n ? HEAD_SIZE - head_n : (size_t)n;
+
+			memcpy(head + head_n, buf, take);
+			head_n += take;
+			verdict = head_verdict(head, head_n);
+			if (verdict < 0) {
+				say_unknown(head, head_n, why, why_size);
+				ret = -EBADMSG;
+				break;
+			}
+		}
 		ret = vmt_io_write_full(fd, buf, (size_t)n);
 		if (ret) {
 			if (why_size)
-				snprintf(why, why_size, "cannot copy %s to a temporary file in %s: %s",
-					 what, dir, strerror(-ret));
+				snprintf(why, why_size, "cannot copy %s to a temporary file in %s: %s%s",
+					 what, dir, strerror(-ret), ret == -ENOSPC ? " (TMPDIR "
+					 "chooses another directory)" : "");
 			break;
 		}
 	}
