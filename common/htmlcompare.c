@@ -338,7 +338,7 @@ void vmt_html_compare(struct vmt_outbuf *o, const struct vmt_compare *c,
 }
 
 int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
-			  const char *const files[2])
+			  const char *const files[2], char *note, size_t note_size)
 {
 	struct vmt_outfile *of;
 	struct vmt_outbuf o;
@@ -348,9 +348,13 @@ int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
 		if (vmt_outfile_is_same_file(path, files[i]) == 1)
 			return -EINVAL;
 	}
+	if (note_size)
+		note[0] = '\0';
 	ret = vmt_outfile_open(path, 0, &of);
 	if (ret)
 		return ret;
+	if (note_size)
+		snprintf(note, note_size, "%s", vmt_outfile_note(of));
 	ret = vmt_outbuf_init(&o, vmt_outfile_fd(of));
 	if (ret)
 		goto out_abort;

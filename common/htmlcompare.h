@@ -20,9 +20,10 @@ void vmt_html_compare(struct vmt_outbuf *o, const struct vmt_compare *c,
 		      const char *const files[2]);
 /*
  * The page into path through outfile.h ("-" is standard output). Returns 0 or -errno;
- * -EINVAL when path is one of the recordings.
+ * -EINVAL when path is one of the recordings. note (note_size bytes) gets
+ * vmt_outfile_note()'s words, or "".
  */
 int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
-			  const char *const files[2]);
+			  const char *const files[2], char *note, size_t note_size);
 
 #endif

@@ -1245,7 +1245,8 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 }
 
 int vmt_html_write_file(const char *path, const struct vmt_reader *r,
-			const struct vmt_summary *s, const struct vmt_series *se)
+			const struct vmt_summary *s, const struct vmt_series *se, char *note,
+			size_t note_size)
 {
 	struct vmt_outfile *of;
 	struct vmt_outbuf o;
@@ -1253,9 +1254,13 @@ int vmt_html_write_file(const char *path, const struct vmt_reader *r,
 
 	if (strcmp(path, "-") != 0 && vmt_outfile_is_same_file(path, vmt_reader_path(r)) == 1)
 		return -EINVAL;
+	if (note_size)
+		note[0] = '\0';
 	ret = vmt_outfile_open(path, 0, &of);
 	if (ret)
 		return ret;
+	if (note_size)
+		snprintf(note, note_size, "%s", vmt_outfile_note(of));
 	ret = vmt_outbuf_init(&o, vmt_outfile_fd(of));
 	if (ret)
 		goto out_abort;

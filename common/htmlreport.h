@@ -28,9 +28,11 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 		     const struct vmt_summary *s, const struct vmt_series *se);
 /*
  * The page into path through outfile.h (a temporary name, renamed when complete; "-" is
- * standard output). Returns 0 or -errno; -EINVAL when path is the recording itself.
+ * standard output). Returns 0 or -errno; -EINVAL when path is the recording itself. note
+ * (note_size bytes) gets vmt_outfile_note()'s words, or "".
  */
 int vmt_html_write_file(const char *path, const struct vmt_reader *r,
-			const struct vmt_summary *s, const struct vmt_series *se);
+			const struct vmt_summary *s, const struct vmt_series *se, char *note,
+			size_t note_size);
 
 #endif

@@ -481,14 +481,18 @@ int vmt_openmetrics_write_fd(int fd, const struct vmt_summary *s, const struct v
 
 int vmt_openmetrics_publish(const char *path, const struct vmt_summary *s,
 			    const struct vmt_clock *clk, const struct vmt_openmetrics_labels *l,
-			    enum vmt_openmetrics_format fmt)
+			    enum vmt_openmetrics_format fmt, char *note, size_t note_size)
 {
 	struct vmt_outfile *of;
 	int ret;
 
+	if (note_size)
+		note[0] = '\0';
 	ret = vmt_outfile_open(path, 0, &of);
 	if (ret)
 		return ret;
+	if (note_size)
+		snprintf(note, note_size, "%s", vmt_outfile_note(of));
 	ret = vmt_openmetrics_write_fd(vmt_outfile_fd(of), s, clk, l, fmt);
 	if (ret) {
 		vmt_outfile_discard(of);

@@ -94,10 +94,12 @@ int vmt_openmetrics_write_fd(int fd, const struct vmt_summary *s, const struct v
  * a collector reading path sees the previous text or the new one, never a part: for
  * node_exporter's textfile collector (--collector.textfile.directory, files named *.prom;
  * the temporary name does not end in .prom, so it is never read) use
- * VMT_OPENMETRICS_PROMETHEUS. Returns 0 or -errno (the temporary file removed).
+ * VMT_OPENMETRICS_PROMETHEUS. The replaced file's mode, owner and group are kept; note
+ * (note_size bytes) gets vmt_outfile_note()'s words when they could not all be, else "".
+ * Returns 0 or -errno (the temporary file removed).
  */
 int vmt_openmetrics_publish(const char *path, const struct vmt_summary *s,
 			    const struct vmt_clock *clk, const struct vmt_openmetrics_labels *l,
-			    enum vmt_openmetrics_format fmt);
+			    enum vmt_openmetrics_format fmt, char *note, size_t note_size);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -19,8 +20,11 @@ struct vmt_outfile {
 	unsigned int flags;
 	int slot;		/* in the signal registry, or -1 */
 	bool direct;		/* standard output, a device or a FIFO: written in place */
+	bool created;		/* target made through a dangling link: removed on abort */
 	char *path;
+	char *target;		/* path, or where its symbolic links lead (== path if none) */
 	char *tmp;		/* == path when direct */
+	char note[256];		/* why the old file's owner or group could not be kept */
 };
 
 /*
@@ -87,10 +91,185 @@ void vmt_outfile_unlink_on_signal(void)
 	}
 }
 
+/*
+ * The descriptor of ours that p names, through /dev/fd/N, /dev/stdout, /proc/self/fd/N,
+ * /proc/PID/fd/N (this process) or /proc/thread-self/fd/N: N, else -1. Such a name is an
+ * open file description, not a place: written through a copy of the descriptor, at its
+ * offset and with its flags (">>" appends), as the shell does for these names.
+ */
+static int own_fd(const char *p)
+{
+	char dir[PATH_MAX], real[PATH_MAX], mine[64];
+	const char *slash = strrchr(p, '/'), *base = slash ? slash + 1 : p;
+	size_t dlen = slash ? (size_t)(slash - p) : 0;
+	char *end;
+	long n;
+
+	if (!slash || !*base || dlen >= sizeof(dir))
+		return -1;
+	errno = 0;
+	n = strtol(base, &end, 10);
+	if (*end || errno || n < 0 || n > INT_MAX || base[0] == '-' || base[0] == '+')
+		return -1;
+	memcpy(dir, p, dlen);
+	dir[dlen] = '\0';
+	if (!realpath(dlen ? dir : "/", real))
+		return -1;
+	snprintf(mine, sizeof(mine), "/proc/%ld/", (long)getpid());
+	if (strncmp(real, mine, strlen(mine)) != 0)
+		return -1;
+	end = real + strlen(mine);
+	if (strcmp(end, "fd") == 0)
+		return (int)n;
+	/* /proc/PID/task/TID/fd: the threads of a process share its descriptors */
+	if (strncmp(end, "task/", 5) == 0 && strlen(end) > 8 &&
+	    strcmp(end + strlen(end) - 3, "/fd") == 0)
+		return (int)n;
+	return -1;
+}
+
+/* Whether path, through its chain of symbolic links, names a descriptor of ours (own_fd). */
+static int link_to_own_fd(const char *path)
+{
+	char p[PATH_MAX], link[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	int depth, fd;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -1;
+	for (depth = 0; depth < 40; depth++) {
+		ssize_t n;
+		char *slash;
+
+		fd = own_fd(p);
+		if (fd >= 0)
+			return fd;
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			return -1;
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n < 0)
+			return -1;
+		link[n] = '\0';
+		slash = strrchr(p, '/');
+		if (link[0] == '/' || !slash)
+			snprintf(next, sizeof(next), "%s", link);
+		else if (snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - p), p, link) >=
+			 (int)sizeof(next))
+			return -1;
+		memcpy(p, next, sizeof(p));
+	}
+	return -1;
+}
+
+/*
+ * Where a symbolic link at path leads, into buf, as the kernel follows it (so that
+ * fs.protected_symlinks applies as it does to the shell's ">"): a dangling link's target is
+ * created through it (*created). *st is what it leads to. Returns 0 or -errno.
+ */
+static int follow_link(const char *path, char *buf, size_t size, struct stat *st,
+		       bool *created)
+{
+	char self[64];
+	ssize_t n;
+	int fd;
+
+	*created = false;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* no O_EXCL: it would refuse the link itself */
+		fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		n = -errno;
+		goto out;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	n = readlink(self, buf, size - 1);
+	if (n < 0 || (size_t)n >= size - 1 || buf[0] != '/') {
+		/* no /proc: the C library's walk, or the link's own name for a device or pipe */
+		if (!realpath(path, buf) && snprintf(buf, size, "%s", path) >= (int)size)
+			n = -ENAMETOOLONG;
+		else
+			n = 0;
+	} else {
+		buf[n] = '\0';
+		n = 0;
+	}
+out:
+	close(fd);
+	return (int)n;
+}
+
+/*
+ * How path is written: 1 directly (standard output, one of our descriptors, an existing
+ * file that is not regular: *fd set when it is one of ours, else -1), 0 through a temporary
+ * file next to target (path, or where its links lead), -errno when it cannot be told. *st is
+ * the existing file (st_mode 0 when there is none).
+ */
+static int resolve(const char *path, char *target, size_t size, int *fd, struct stat *st,
+		   bool *created)
+{
+	struct stat lst;
+	int ret;
+
+	*fd = -1;
+	*created = false;
+	memset(st, 0, sizeof(*st));
+	if (strcmp(path, "-") == 0) {
+		*fd = STDOUT_FILENO;
+		return 1;
+	}
+	*fd = link_to_own_fd(path);
+	if (*fd >= 0)
+		return 1;
+	if (snprintf(target, size, "%s", path) >= (int)size)
+		return -ENAMETOOLONG;
+	if (lstat(path, &lst) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(lst.st_mode)) {
+		ret = follow_link(path, target, size, st, created);
+		if (ret)
+			return ret;
+	} else {
+		*st = lst;
+	}
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	return S_ISREG(st->st_mode) ? 0 : 1;
+}
+
 int vmt_outfile_tmp_name(const char *path, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "%s.%ld.part", path, (long)getpid());
+	char target[PATH_MAX], link[PATH_MAX];
+	struct stat st, lst;
+	bool created;
+	int fd, ret, n;
 
+	if (strcmp(path, "-") != 0 && link_to_own_fd(path) < 0 && lstat(path, &lst) == 0 &&
+	    S_ISLNK(lst.st_mode) && stat(path, &st) < 0) {
+		/* a dangling link: its target's name, without creating it for a message */
+		const char *slash = strrchr(path, '/');
+		ssize_t len = readlink(path, link, sizeof(link) - 1);
+
+		if (len < 0)
+			return -errno;
+		link[len] = '\0';
+		if (link[0] == '/' || !slash)
+			n = snprintf(target, sizeof(target), "%s", link);
+		else
+			n = snprintf(target, sizeof(target), "%.*s/%s", (int)(slash - path), path,
+				     link);
+		if (n < 0 || (size_t)n >= sizeof(target))
+			return -ENAMETOOLONG;
+	} else {
+		ret = resolve(path, target, sizeof(target), &fd, &st, &created);
+		if (ret)
+			return ret < 0 ? ret : 1;
+	}
+	n = snprintf(buf, size, "%s.%ld.part", target, (long)getpid());
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -115,12 +294,42 @@ static int open_tmp(struct vmt_outfile *of)
 	return ret;
 }
 
+/*
+ * The replaced file's permission bits, owner and group, given to the temporary file before
+ * any byte is in it: readers that rely on them (node_exporter's textfile collector running
+ * as another user, a group's members) keep reading. Only root may give a file to another
+ * user, and a user only to a group of theirs: what could not be kept is said in of->note.
+ */
+static void keep_owner(struct vmt_outfile *of, const struct stat *old)
+{
+	mode_t mode = old->st_mode & 07777;
+	struct stat now;
+
+	if (fstat(of->fd, &now) < 0)
+		return;
+	if ((now.st_uid != old->st_uid || now.st_gid != old->st_gid) &&
+	    fchown(of->fd, old->st_uid, old->st_gid) < 0) {
+		/* the group at least, when the owner cannot be given */
+		if (now.st_gid != old->st_gid && fchown(of->fd, (uid_t)-1, old->st_gid) == 0)
+			now.st_gid = old->st_gid;
+		if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) {
+			snprintf(of->note, sizeof(of->note), "owner:group %lu:%lu, not the "
+				 "replaced file's %lu:%lu (only root can give a file away)", (unsigned long)now.st_uid,
+				 (unsigned long)now.st_gid, (unsigned long)old->st_uid,
+				 (unsigned long)old->st_gid);
+			/* set-id bits belong to the old owner and group only */
+			mode &= ~(mode_t)(S_ISUID | S_ISGID);
+		}
+	}
+	fchmod(of->fd, mode);
+}
+
 int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out)
 {
 	struct vmt_outfile *of;
-	char tmp[PATH_MAX];
+	char target[PATH_MAX], tmp[PATH_MAX];
 	struct stat st;
-	int ret;
+	int ret, fd;
 
 	*out = NULL;
 	if (!path || !*path)
@@ -136,29 +345,40 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	if (strcmp(path, "-") == 0) {
-		of->fd = STDOUT_FILENO;
+	ret = resolve(path, target, sizeof(target), &fd, &st, &of->created);
+	if (ret < 0)
+		goto out_free;
+	if (ret == 1) {
 		of->direct = true;
-	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			ret = -EISDIR;
-			goto out_free;
-		}
-		of->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd == STDOUT_FILENO && strcmp(path, "-") == 0)
+			of->fd = fd;
+		else if (fd >= 0)
+			of->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		else
+			of->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (of->fd < 0) {
 			ret = -errno;
 			goto out_free;
 		}
-		of->direct = true;
-	}
-	if (of->direct) {
-		of->tmp = of->path;
+		/* one of ours opened for reading only (/dev/stdin): no output there */
+		if (fd >= 0 && (fcntl(of->fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
+			ret = -EBADF;
+			goto out_free;
+		}
+		of->tmp = of->target = of->path;
 		*out = of;
 		return 0;
 	}
-	ret = vmt_outfile_tmp_name(path, tmp, sizeof(tmp));
-	if (ret)
+	of->target = strcmp(target, path) ? strdup(target) : of->path;
+	if (!of->target) {
+		ret = -ENOMEM;
 		goto out_free;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.part", target, (long)getpid()) >=
+	    (int)sizeof(tmp)) {
+		ret = -ENAMETOOLONG;
+		goto out_free;
+	}
 	of->tmp = strdup(tmp);
 	if (!of->tmp) {
 		ret = -ENOMEM;
@@ -167,11 +387,20 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 	ret = open_tmp(of);
 	if (ret)
 		goto out_free;
+	if (S_ISREG(st.st_mode) && !of->created)
+		keep_owner(of, &st);
 	*out = of;
 	return 0;
 
 out_free:
-	free(of->tmp);
+	if (of->fd >= 0 && of->fd != STDOUT_FILENO)
+		close(of->fd);
+	if (of->created)
+		unlink(target);
+	if (of->tmp != of->path)
+		free(of->tmp);
+	if (of->target != of->path)
+		free(of->target);
 	free(of->path);
 	free(of);
 	return ret;
@@ -192,11 +421,23 @@ const char *vmt_outfile_tmp_path(const struct vmt_outfile *of)
 	return of->tmp;
 }
 
+const char *vmt_outfile_target(const struct vmt_outfile *of)
+{
+	return of->target;
+}
+
+const char *vmt_outfile_note(const struct vmt_outfile *of)
+{
+	return of->note;
+}
+
 static void outfile_free(struct vmt_outfile *of)
 {
 	reg_remove(of->slot);
 	if (of->tmp != of->path)
 		free(of->tmp);
+	if (of->target != of->path)
+		free(of->target);
 	free(of->path);
 	free(of);
 }
@@ -219,17 +460,18 @@ static int move_into_place(struct vmt_outfile *of, bool *kept_old)
 	bool moved = false;
 	int ret;
 
-	if ((of->flags & VMT_OUTFILE_KEEP_OLD) && lstat(of->path, &st) == 0) {
-		if (snprintf(old, sizeof(old), "%s.old", of->path) >= (int)sizeof(old))
+	/* a target made through a dangling link is empty: nothing to keep */
+	if ((of->flags & VMT_OUTFILE_KEEP_OLD) && !of->created && lstat(of->target, &st) == 0) {
+		if (snprintf(old, sizeof(old), "%s.old", of->target) >= (int)sizeof(old))
 			return -ENAMETOOLONG;
-		if (rename(of->path, old) < 0)
+		if (rename(of->target, old) < 0)
 			return -errno;
 		moved = true;
 	}
-	if (rename(of->tmp, of->path) < 0) {
+	if (rename(of->tmp, of->target) < 0) {
 		ret = -errno;
 		if (moved)
-			rename(old, of->path);	/* the previous file back where it was */
+			rename(old, of->target);	/* the previous file back where it was */
 		return ret;
 	}
 	if (kept_old)
@@ -261,6 +503,8 @@ int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
 				*stuck = strdup(of->tmp);
 		} else if (ret) {
 			unlink(of->tmp);
+			if (of->created)
+				unlink(of->target);
 		}
 	}
 	outfile_free(of);
@@ -272,8 +516,11 @@ static void drop(struct vmt_outfile *of, bool remove)
 	if (!of)
 		return;
 	close_fd(of);
-	if (!of->direct && remove)
+	if (!of->direct && remove) {
 		unlink(of->tmp);
+		if (of->created)
+			unlink(of->target);
+	}
 	outfile_free(of);
 }
 
@@ -297,6 +544,38 @@ int vmt_outfile_is_same_file(const char *path, const char *input)
 	if ((strcmp(input, "-") ? stat(input, &b) : fstat(STDIN_FILENO, &b)) < 0)
 		return -errno;
 	return S_ISREG(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* What path, or standard output for "-", is: 0, or -errno (-ENOENT: nothing there yet). */
+static int stat_out(const char *path, struct stat *st)
+{
+	if ((strcmp(path, "-") ? stat(path, st) : fstat(STDOUT_FILENO, st)) < 0)
+		return -errno;
+	return 0;
+}
+
+int vmt_outfile_same_output(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	int ret;
+
+	ret = stat_out(a, &sa);
+	if (!ret)
+		ret = stat_out(b, &sb);
+	if (ret)
+		return ret == -ENOENT || ret == -ENOTDIR || ret == -EBADF ? 0 : ret;
+	/* a device takes any number of writers (/dev/null, a terminal) */
+	return !S_ISCHR(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int vmt_outfile_clash(const char *a, const char *what_a, const char *b, const char *what_b,
+		      char *msg, size_t size)
+{
+	if (vmt_outfile_same_output(a, b) != 1)
+		return 0;
+	snprintf(msg, size, "%s: %s is the same file as %s: refusing to write both into it", a,
+		 what_a, what_b);
+	return 1;
 }
 
 int vmt_outfile_binary_on_tty(const char *path, const char *format, char *msg, size_t size)

@@ -2,7 +2,10 @@
 /*
  * outfile: one discipline for every output file. A regular FILE is written as FILE.PID.part
  * next to it (created exclusively, never through a planted link) and renamed into place by
- * vmt_outfile_commit(); standard output ("-"), devices and FIFOs are written directly.
+ * vmt_outfile_commit(), keeping the replaced file's mode, owner and group; a symbolic link
+ * at FILE is followed, the file it leads to replaced and the link kept. Standard output
+ * ("-"), names of our own descriptors (/dev/stdout, /dev/fd/N), devices and FIFOs are
+ * written directly.
  * An outfile belongs to one thread from open to commit, abort or discard. The registry of
  * temporary names the signal handlers remove is static, shared and async-signal-safe.
  */
@@ -23,14 +26,23 @@ struct vmt_outfile;
 #define VMT_OUTFILE_KEEP_PARTIAL (1u << 1)
 
 /*
- * Open path for writing. "-" is standard output; an existing device or FIFO (/dev/null, a
- * pipe) is written directly (renaming over it would replace the device); a directory is
- * -EISDIR; else FILE.PID.part is created O_EXCL|O_NOFOLLOW, mode 0644 (less the umask),
- * next to FILE. Returns 0, or -errno with *out NULL (-EEXIST when something, a link
- * included, is at the temporary name).
+ * Open path for writing. "-" is standard output. A name of one of our descriptors, through
+ * any links (/dev/stdout, /dev/fd/N, /proc/self/fd/N), is written through a copy of that
+ * descriptor, at its offset and with its flags, as the shell does (-EBADF when it is not
+ * open or open for reading only). A symbolic link is followed by the kernel (so
+ * fs.protected_symlinks applies), a dangling one creating its target; what it leads to is
+ * then FILE below. An existing device, FIFO or socket (/dev/null, a pipe) is written
+ * directly (renaming over it would replace the device); a directory is -EISDIR; else
+ * FILE.PID.part is created O_EXCL|O_NOFOLLOW next to FILE, mode 0644 (less the umask), or
+ * the mode, owner and group of the regular FILE it replaces (vmt_outfile_note() says what
+ * of them could not be kept). Returns 0, or -errno with *out NULL (-EEXIST when something,
+ * a link included, is at the temporary name).
  */
 int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out);
-/* The temporary name vmt_outfile_open() uses for a regular path, into buf (for messages). */
+/*
+ * The temporary name vmt_outfile_open() uses for path, into buf (for messages): 0, or 1
+ * when path is written directly (no temporary name), or -errno.
+ */
 int vmt_outfile_tmp_name(const char *path, char *buf, size_t size);
 int vmt_outfile_fd(const struct vmt_outfile *of);
 /* The final name, as given ("-" for standard output). */
@@ -40,6 +52,13 @@ const char *vmt_outfile_path(const struct vmt_outfile *of);
  * directly (then the same pointer as vmt_outfile_path()).
  */
 const char *vmt_outfile_tmp_path(const struct vmt_outfile *of);
+/* The file replaced at commit: the final name, or where its symbolic links lead. */
+const char *vmt_outfile_target(const struct vmt_outfile *of);
+/*
+ * "" or, when the replaced file's owner or group could not be given to the new one (not
+ * root), a few words saying so, for a warning: the file is written all the same.
+ */
+const char *vmt_outfile_note(const struct vmt_outfile *of);
 
 /*
  * Finish: fsync (regular files), close, keep an existing FILE as FILE.old when asked
@@ -76,6 +95,19 @@ int vmt_outfile_is_same_file(const char *path, const char *input);
  */
 int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
 			   size_t size);
+/*
+ * 1 when outputs a and b ("-": standard output) are the same file (device and inode,
+ * through links), so that one would write over or into the other; a character device
+ * (/dev/null, a terminal) never is. 0 when not or when one does not exist, -errno on
+ * other errors.
+ */
+int vmt_outfile_same_output(const char *a, const char *b);
+/*
+ * Whether output a is the same file as output b (vmt_outfile_same_output()): then 1 with
+ * msg "A: WHAT_A is the same file as WHAT_B: refusing to write both into it"; else 0.
+ */
+int vmt_outfile_clash(const char *a, const char *what_a, const char *b, const char *what_b,
+		      char *msg, size_t size);
 /*
  * Whether writing binary data of the named format (".vmt", "trace.bin") to path would put
  * it on a terminal: path "-" with standard output a terminal, where the bytes garble the

@@ -87,18 +87,18 @@ static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 	vmt_outfile_unlink_on_signal();
 	ret = vmt_outfile_open(o->output ? o->output : "-", 0, of);
 	if (ret) {
-		struct stat st;
 		char tmp[4096];
 
 		/* a regular file is written under a temporary name first: that one failed */
-		if (o->output && (stat(o->output, &st) != 0 || S_ISREG(st.st_mode)) &&
-		    vmt_outfile_tmp_name(o->output, tmp, sizeof(tmp)) == 0)
+		if (o->output && vmt_outfile_tmp_name(o->output, tmp, sizeof(tmp)) == 0)
 			vmt_err("%s: cannot create its temporary file %s: %s", o->output, tmp,
 				strerror(-ret));
 		else
 			vmt_err("%s: cannot create: %s", o->output, strerror(-ret));
 		return EXIT_ERROR;
 	}
+	if (*vmt_outfile_note(*of))
+		vmt_warn_folded("%s: %s", o->output, vmt_outfile_note(*of));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "metrics.h"
 #include "openmetrics.h"
 #include "summary.h"
@@ -20,6 +21,7 @@ struct rec_metrics {
 	struct vmt_consumer c;
 	uint64_t published;
 	int error;
+	bool noted;			/* the owner that could not be kept: said once */
 };
 
 int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
@@ -66,10 +68,16 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 		   uint64_t lost)
 {
 	struct vmt_openmetrics_labels l = { .host = m->host, .vmmap = m->vmmap };
+	char note[256];
 	int ret;
 
 	s->lost_events = lost;
-	ret = vmt_openmetrics_publish(m->path, s, it->clock, &l, VMT_OPENMETRICS_PROMETHEUS);
+	ret = vmt_openmetrics_publish(m->path, s, it->clock, &l, VMT_OPENMETRICS_PROMETHEUS,
+				      note, sizeof(note));
+	if (!ret && note[0] && !m->noted) {
+		vmt_warn_folded("%s: %s", m->path, note);
+		m->noted = true;
+	}
 	if (ret && !m->error)
 		m->error = ret;
 	m->published += !ret;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,21 @@ int rec_output_name(const char *path, unsigned int index, char *buf, size_t size
 		dot = base + strlen(base);
 	n = snprintf(buf, size, "%.*s-%03u%s", (int)(dot - path), path, index, dot);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int rec_output_stdout_clash(const char *output, const char *metrics, bool live, bool quiet,
+			    char *msg, size_t size)
+{
+	char tmp[PATH_MAX];
+	bool renamed = output && vmt_outfile_tmp_name(output, tmp, sizeof(tmp)) == 0;
+	const char *what = live ? "standard output (--live's view)" :
+			   "standard output (the summary)";
+
+	if (!live && (quiet || !renamed))
+		return 0;
+	return (output && strcmp(output, "-") != 0 &&
+		vmt_outfile_clash(output, "the recording's output (-o)", "-", what, msg, size)) ||
+	       (metrics && vmt_outfile_clash(metrics, "the --metrics file", "-", what, msg, size));
 }
 
 /* The shared metadata, copied: each file adds its own start to it. */
@@ -64,6 +80,8 @@ int rec_output_open(struct rec_output *op)
 		return ret;
 	}
 	snprintf(op->tmp, sizeof(op->tmp), "%s", vmt_outfile_tmp_path(op->out));
+	if (*vmt_outfile_note(op->out))
+		vmt_warn_folded("%s: %s", op->name, vmt_outfile_note(op->out));
 	vmt_kv_free(&op->meta);
 	vmt_kv_free(&op->end);
 	kv_copy(&op->meta, op->base);
@@ -96,11 +114,14 @@ int rec_output_finish(struct rec_output *op, const struct rec_end_info *e)
 
 int rec_output_publish(struct rec_output *op, bool keep)
 {
+	char target[sizeof(op->name)];
 	bool kept_old;
 	int ret;
 
 	if (!op->out)
 		return 0;
+	/* where FILE.old goes: next to what a link at FILE leads to */
+	snprintf(target, sizeof(target), "%s", vmt_outfile_target(op->out));
 	if (!keep) {
 		vmt_outfile_discard(op->out);
 		op->out = NULL;
@@ -116,7 +137,7 @@ int rec_output_publish(struct rec_output *op, bool keep)
 	op->published = true;
 	op->published_files++;
 	if (kept_old)
-		vmt_info("the previous %s is kept as %s.old", op->name, op->name);
+		vmt_info("the previous %s is kept as %s.old", target, target);
 	return 0;
 }
 

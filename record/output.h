@@ -53,6 +53,13 @@ struct rec_output {
  */
 int rec_output_name(const char *path, unsigned int index, char *buf, size_t size);
 /*
+ * Whether an output (-o's output, NULL with --no-output; --metrics' metrics, or NULL) is
+ * the same file as standard output while the recorder writes there too: --live's view, or
+ * the summary read back from a file renamed into place (not with quiet), which would go
+ * into the file it replaces. Then 1, with msg the line that refuses it; else 0.
+ */
+int rec_output_stdout_clash(const char *output, const char *metrics, bool live, bool quiet,
+			    char *msg, size_t size);/*
  * Open the next file (the first, or the next numbered one): its temporary name, the
  * per-CPU stats at start, META, the file header. 0 or -errno (printed).
  */

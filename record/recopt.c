@@ -15,6 +15,7 @@
 #include "context.h"
 #include "log.h"
 #include "outfile.h"
+#include "output.h"
 #include "recopt.h"
 #include "tclock.h"
 #include "tracefs.h"
@@ -148,6 +149,7 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 			   const char *arg)
 {
 	uint64_t v = REC_DEFAULT_LIVE_NS;
+	char msg[PATH_MAX + 160];
 	struct stat st;
 
 	switch (key) {
@@ -213,10 +215,15 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
 			argp_error(state, "--no-output and -o together");
 		if (o->metrics && !o->no_output && (strcmp(o->metrics, o->output) == 0 ||
-						    vmt_outfile_is_same_file(o->metrics, o->output) == 1))
+						    vmt_outfile_same_output(o->metrics, o->output) == 1))
 			argp_error(state, "--metrics %s is the recording's output (-o)", o->metrics);
 		if (o->live_ns && strcmp(o->output, "-") == 0)
 			argp_error(state, "--live prints on standard output: not with -o -");
+		if (rec_output_stdout_clash(o->no_output ? NULL : o->output, o->metrics,
+					    o->live_ns != 0, o->quiet != 0, msg, sizeof(msg))) {
+			vmt_err("%s", msg);
+			exit(64);
+		}
 		/* The live figures are in ns while recording: a counter clock's rate is known
 		 * only at the end. */
 		if ((o->live_ns || o->metrics || o->threshold_ns) && o->clock &&

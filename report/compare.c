@@ -148,11 +148,14 @@ static int check_conds(const struct vmt_compare *c, const struct vmt_cmp_cond *c
 static int publish(const struct report_opts *o, const struct vmt_compare *c,
 		   const struct vmt_compare_view *v)
 {
+	char note[256];
 	int ret = 0;
 
 	if (o->html) {
 		vmt_outfile_unlink_on_signal();
-		ret = vmt_html_compare_file(o->html, c, v->file);
+		ret = vmt_html_compare_file(o->html, c, v->file, note, sizeof(note));
+		if (!ret && note[0])
+			vmt_warn_folded("%s: %s", o->html, note);
 		if (ret) {
 			vmt_err("%s: cannot write the HTML page: %s", o->html,
 				ret == -EINVAL ? "that is one of the recordings" : strerror(-ret));

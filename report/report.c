@@ -18,16 +18,14 @@
 
 #include "cpus.h"
 #include "evdump.h"
-#include "htmlreport.h"
 #include "inputopt.h"
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
 #include "metakeys.h"
 #include "nomatch.h"
-#include "openmetrics.h"
 #include "outbuf.h"
-#include "outfile.h"
+#include "reportfiles.h"
 #include "reportfmt.h"
 #include "reportjson.h"
 #include "report_compare.h"
@@ -258,60 +256,18 @@ static void print_text(struct report *rep)
 	}
 }
 
-static int write_html(struct report *rep)
-{
-	int ret;
-
-	vmt_outfile_unlink_on_signal();
-	ret = vmt_html_write_file(rep->o->html, rep->r, &rep->s, &rep->series);
-	if (ret)
-		vmt_err("%s: cannot write the HTML report: %s", rep->o->html,
-			ret == -EINVAL ? "that is the recording" : strerror(-ret));
-	return ret;
-}
-
-/*
- * --openmetrics: host and the vCPUs' vm are the recording's (its metadata), not this machine's.
- * =FILE is for node_exporter's textfile collector: Prometheus's text format, not OpenMetrics.
- */
-static int print_openmetrics(struct report *rep)
-{
-	char *host = vmt_reader_meta(rep->r, "hostname");
-	struct vmt_openmetrics_labels l = { .host = host, .vmmap = vmt_reader_vmmap(rep->r) };
-	const char *path = rep->o->metrics_file;
-	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
-	int ret;
-
-	/* a path that is the recording was refused with the options (reportopt.c) */
-	if (path) {
-		vmt_outfile_unlink_on_signal();
-		ret = vmt_openmetrics_publish(path, &rep->s, clk, &l, VMT_OPENMETRICS_PROMETHEUS);
-	} else {
-		fflush(stdout);
-		ret = vmt_openmetrics_write_fd(STDOUT_FILENO, &rep->s, clk, &l,
-					       VMT_OPENMETRICS_TEXT);
-	}
-	if (ret == -EINVAL)
-		vmt_err("%s: its host name holds a control character", rep->o->file);
-	else if (ret)
-		vmt_err("%s: cannot write the metrics: %s", path ? path : "standard output",
-			strerror(-ret));
-	free(host);
-	return ret ? 1 : 0;
-}
-
 static int print_views(struct report *rep)
 {
 	int ret = 0;
 
 	if (rep->o->html) {
-		if (write_html(rep))
+		if (report_write_html(rep->o->html, rep->r, &rep->s, &rep->series))
 			return 1;
 		if (strcmp(rep->o->html, "-") == 0)
 			return 0;	/* the page is the output */
 	}
 	if (rep->o->openmetrics)
-		return print_openmetrics(rep);
+		return report_openmetrics(rep->o->file, rep->o->metrics_file, rep->r, &rep->s);
 	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)

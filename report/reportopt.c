@@ -366,6 +366,17 @@ static void check_outputs(const struct report_opts *o)
 			}
 		}
 	}
+	/*
+	 * The report (text or JSON) goes to standard output beside a --html page: one file for
+	 * both would keep only the page, renamed over the report. --openmetrics=FILE takes no
+	 * other view and prints nothing, --html - is the page alone.
+	 */
+	if (o->html && strcmp(o->html, "-") != 0 &&
+	    vmt_outfile_clash(o->html, what[1], "-", "standard output (the report)", msg,
+			      sizeof(msg))) {
+		vmt_err("%s", msg);
+		exit(64);
+	}
 }
 
 void report_parse_args(struct report_opts *o, int argc, char **argv)

@@ -263,7 +263,7 @@ static void test_cycle_clock(void **state)
 static void test_prometheus_format(void **state)
 {
 	struct fixture *fx = *state;
-	char *text = render(&fx->s, &ns_clock, NULL, VMT_OPENMETRICS_PROMETHEUS);
+	char *text = render(&fx->s, &ns_clock, NULL, VMT_OPENMETRICS_PROMETHEUS, NULL, 0);
 
 	assert_non_null(strstr(text, "# TYPE vmtrace_exits_total counter\n"));
 	assert_non_null(strstr(text, "# TYPE vmtrace_exit_latency_seconds histogram\n"));
@@ -412,13 +412,13 @@ static void test_publish(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/vmtrace.prom", dir);
 	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
-						 VMT_OPENMETRICS_PROMETHEUS), 0);
+						 VMT_OPENMETRICS_PROMETHEUS, NULL, 0), 0);
 	/* again, over the first: replaced whole, nothing left behind */
 	fx->s.lost_events = 18;
 	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
-						 VMT_OPENMETRICS_PROMETHEUS), 0);
+						 VMT_OPENMETRICS_PROMETHEUS, NULL, 0), 0);
 	fx->s.lost_events = 17;
-	want = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS);
+	want = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS, NULL, 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	got = calloc(1, strlen(want) + 16);
@@ -437,7 +437,7 @@ static void test_publish(void **state)
 	/* a directory that does not exist */
 	snprintf(path, sizeof(path), "%s/vmtrace.prom", dir);
 	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
-						 VMT_OPENMETRICS_PROMETHEUS), -ENOENT);
+						 VMT_OPENMETRICS_PROMETHEUS, NULL, 0), -ENOENT);
 	free(want);
 	free(got);
 }
