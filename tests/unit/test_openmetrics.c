@@ -263,7 +263,7 @@ static void test_cycle_clock(void **state)
 static void test_prometheus_format(void **state)
 {
 	struct fixture *fx = *state;
-	char *text = render(&fx->s, &ns_clock, NULL, VMT_OPENMETRICS_PROMETHEUS, NULL, 0);
+	char *text = render(&fx->s, &ns_clock, NULL, VMT_OPENMETRICS_PROMETHEUS);
 
 	assert_non_null(strstr(text, "# TYPE vmtrace_exits_total counter\n"));
 	assert_non_null(strstr(text, "# TYPE vmtrace_exit_latency_seconds histogram\n"));
@@ -418,7 +418,7 @@ static void test_publish(void **state)
 	assert_int_equal(vmt_openmetrics_publish(path, &fx->s, &ns_clock, &l,
 						 VMT_OPENMETRICS_PROMETHEUS, NULL, 0), 0);
 	fx->s.lost_events = 17;
-	want = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS, NULL, 0);
+	want = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_PROMETHEUS);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	got = calloc(1, strlen(want) + 16);

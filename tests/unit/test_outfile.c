@@ -3,8 +3,10 @@
  * outfile: every path is checked on the real file system of a scratch directory, with
  * stat()/readlink() and the bytes read back: the temporary name (built here from getpid()),
  * the rename and FILE.old at commit, abort and KEEP_PARTIAL, /dev/null, a FIFO and standard
- * output written directly, a directory refused, a planted link never followed, same-file
- * detection, and the signal handlers in forked children that die by the signal.
+ * output written directly, a directory refused, a link planted at the temporary name never
+ * followed, a link at FILE followed to its target (kept, the target replaced), /dev/fd/N
+ * written through the descriptor (the bytes read from the pipe), the replaced file's mode
+ * and owner (stat), same-file detection, and the signal handlers in forked children.
  */
 #include "config.h"
 
@@ -132,7 +134,7 @@ static void test_commit_renames(void **state)
 static void test_keep_old(void **state)
 {
 	struct fx *fx = *state;
-	char target[PATH_MAX], link[PATH_MAX];
+	char target[PATH_MAX], link[PATH_MAX + 8];
 	struct vmt_outfile *of;
 	bool kept_old = false;
 	struct stat st;
@@ -147,7 +149,10 @@ static void test_keep_old(void **state)
 	expect_file(fx->path, "new");
 	expect_file(fx->old, "old");
 
-	/* A link at FILE is moved aside itself; its target is never written. */
+	/*
+	 * A link at FILE is followed: its target is replaced (kept as target.old), the link
+	 * stays, pointing at the new file.
+	 */
 	snprintf(target, sizeof(target), "%s/target", fx->dir);
 	put_file(target, "target");
 	unlink(fx->old);
@@ -157,15 +162,116 @@ static void test_keep_old(void **state)
 	write_str(of, "new");
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
 	assert_true(kept_old);
-	expect_file(target, "target");
-	assert_int_equal(lstat(fx->old, &st), 0);
+	expect_file(target, "new");
+	snprintf(link, sizeof(link), "%s.old", target);
+	expect_file(link, "target");
+	assert_false(exists(fx->old));
+	assert_int_equal(lstat(fx->path, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
-	n = readlink(fx->old, link, sizeof(link));
+	n = readlink(fx->path, link, sizeof(link));
 	assert_int_equal(n, 6);
 	assert_memory_equal(link, "target", 6);
-	assert_int_equal(lstat(fx->path, &st), 0);
-	assert_true(S_ISREG(st.st_mode));
 	expect_file(fx->path, "new");
+}
+
+/* A dangling link: its target is created, the link kept; abort removes the new target. */
+static void test_dangling_link(void **state)
+{
+	struct fx *fx = *state;
+	char target[PATH_MAX], name[PATH_MAX + 32], want[PATH_MAX + 32];
+	struct vmt_outfile *of;
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/later", fx->dir);
+	assert_int_equal(symlink("later", fx->path), 0);
+	assert_int_equal(vmt_outfile_tmp_name(fx->path, name, sizeof(name)), 0);
+	snprintf(want, sizeof(want), "%s.%ld.part", target, (long)getpid());
+	assert_string_equal(name, want);
+	assert_false(exists(target));	/* not created for a name */
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	vmt_outfile_abort(of);
+	assert_false(exists(target));
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	write_str(of, "made");
+	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+	expect_file(target, "made");
+	snprintf(want, sizeof(want), "%s.old", target);
+	assert_false(exists(want));	/* the empty file made through the link is no old one */
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+}
+
+/* The replaced file's mode, owner and group go to the new one (owner and group: as root). */
+static void test_mode_owner_kept(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	struct stat st;
+	bool root = geteuid() == 0;
+
+	put_file(fx->path, "old");
+	assert_int_equal(chmod(fx->path, 0640), 0);
+	if (root)
+		assert_int_equal(chown(fx->path, 65534, 65534), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_string_equal(vmt_outfile_note(of), "");
+	write_str(of, "new");
+	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+	expect_file(fx->path, "new");
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	if (root) {
+		assert_int_equal(st.st_uid, 65534);
+		assert_int_equal(st.st_gid, 65534);
+	}
+	/* a new file: the usual mode, less the umask */
+	unlink(fx->path);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644 & ~(unsigned int)umask(022));
+}
+
+/*
+ * /dev/fd/N, /proc/self/fd/N and a link to them write through descriptor N itself: the
+ * bytes arrive on the pipe, nothing is renamed, the link and /proc are left alone.
+ */
+static void test_own_descriptor(void **state)
+{
+	struct fx *fx = *state;
+	char name[PATH_MAX], buf[PATH_MAX + 32];
+	struct vmt_outfile *of;
+	struct stat st;
+	int p[2], i;
+
+	assert_int_equal(pipe(p), 0);
+	for (i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
+		else if (i == 1)
+			snprintf(name, sizeof(name), "/proc/self/fd/%d", p[1]);
+		else {
+			snprintf(buf, sizeof(buf), "/proc/self/fd/%d", p[1]);
+			assert_int_equal(symlink(buf, fx->path), 0);
+			snprintf(name, sizeof(name), "%s", fx->path);
+		}
+		assert_int_equal(vmt_outfile_tmp_name(name, buf, sizeof(buf)), 1);
+		assert_int_equal(vmt_outfile_open(name, VMT_OUTFILE_KEEP_OLD, &of), 0);
+		assert_ptr_equal(vmt_outfile_tmp_path(of), vmt_outfile_path(of));
+		write_str(of, "piped");
+		assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
+		assert_int_equal(read(p[0], buf, sizeof(buf)), 5);
+		assert_memory_equal(buf, "piped", 5);
+	}
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_false(exists(fx->old));
+	/* the read end, or a descriptor not open: no output there */
+	snprintf(name, sizeof(name), "/dev/fd/%d", p[0]);
+	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
 }
 
 static void test_abort(void **state)
@@ -314,6 +420,28 @@ static void test_stdout(void **state)
 	assert_int_equal(vmt_outfile_open("-", 0, &of), 0);
 	vmt_outfile_abort(of);
 	assert_true(fcntl(STDOUT_FILENO, F_GETFD) >= 0);
+}
+
+/* Two outputs of one run: the same file by any name, a device never. */
+static void test_same_output(void **state)
+{
+	struct fx *fx = *state;
+	char soft[PATH_MAX], other[PATH_MAX], msg[PATH_MAX * 2];
+
+	snprintf(soft, sizeof(soft), "%s/soft", fx->dir);
+	snprintf(other, sizeof(other), "%s/other", fx->dir);
+	put_file(fx->path, "a");
+	put_file(other, "b");
+	assert_int_equal(symlink("out.bin", soft), 0);
+	assert_int_equal(vmt_outfile_same_output(fx->path, soft), 1);
+	assert_int_equal(vmt_outfile_same_output(fx->path, other), 0);
+	assert_int_equal(vmt_outfile_same_output("/nonexistent-x", fx->path), 0);
+	assert_int_equal(vmt_outfile_same_output("/dev/null", "/dev/null"), 0);
+	assert_int_equal(vmt_outfile_clash(soft, "the page", fx->path, "the file", msg,
+					   sizeof(msg)), 1);
+	assert_non_null(strstr(msg, ": the page is the same file as the file: refusing"));
+	assert_int_equal(vmt_outfile_clash(other, "the page", fx->path, "the file", msg,
+					   sizeof(msg)), 0);
 }
 
 static void test_same_file(void **state)
@@ -506,6 +634,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_commit_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dangling_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mode_owner_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_descriptor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory_refused, setup, teardown),
