@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Two recorders on different CPUs work independently; a second one on a CPU already traced
-# refuses with a clear message. A symbolic link at the output path is never followed.
+# refuses with a clear message. A symbolic link at the output path is followed (its target
+# replaced, the link kept); -o /dev/stdout writes into standard output; an output that is
+# standard output's file while the summary goes there is refused.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -20,12 +22,37 @@ for f in one zero; do
 	expect_rc 0 "$f.vmt"
 done
 
-# A link planted at the output path: the link itself is moved aside, its target untouched.
+# A link at the output path is followed: its target is replaced (the previous one kept as
+# target.txt.old), the link stays a link to the recording.
 echo "precious" >target.txt
 ln -s target.txt link.vmt
 run vmtrace-record -q -p 1 -c 0 -s 200ms -e "$SYSCALL_EVENTS" -o link.vmt
 expect_rc 0 "recording over a link"
-[ "$(cat target.txt)" = precious ] || fail "the link's target was written"
-[ -L link.vmt.old ] || fail "the link was not kept as link.vmt.old"
-[ -f link.vmt ] && [ ! -L link.vmt ] || fail "link.vmt is not a new regular file"
+[ "$(readlink link.vmt)" = target.txt ] || fail "the link was replaced"
+[ "$(cat target.txt.old)" = precious ] || fail "the previous target is not target.txt.old"
+[ ! -e link.vmt.old ] || fail "the link was moved aside"
+run vmtrace-report --json link.vmt
+expect_rc 0 "the recording through the link"
+
+# -o /dev/stdout is standard output itself (as -o -): the file the shell opened gets the
+# recording, and /dev/stdout stays the link it is
+vmtrace-record -q -p 1 -c 0 -s 200ms -e "$SYSCALL_EVENTS" -o /dev/stdout >dev.vmt 2>err.txt ||
+	{ cat err.txt; fail "-o /dev/stdout"; }
+run vmtrace-report --json dev.vmt
+expect_rc 0 "the recording written through /dev/stdout"
+[ -L /dev/stdout ] || fail "/dev/stdout is no longer a link"
+
+# An output that is standard output's file while the summary goes there: refused (64),
+# before tracing, the file untouched
+echo keep >same.out
+for args in "-o same.out" "--metrics same.out -o m.vmt"; do
+	# shellcheck disable=SC2086
+	vmtrace-record -p 1 -c 0 -s 200ms -e "$SYSCALL_EVENTS" $args >>same.out 2>err.txt
+	rc=$?
+	expect_rc 64 "$args >>same.out"
+	expect_one_line_error vmtrace-record "same.out: .* is the same file as standard output (the summary)"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
+	[ "$(cat same.out)" = keep ] || fail "$args: same.out was written"
+	[ ! -e m.vmt ] || fail "$args: a recording was made"
+done
 exit 0
