@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * source: format sniffing (each magic, an empty file, a directory, short files, a bad
- * magic, a missing file), the error text in the caller's buffer (never a shared one), the
+ * magic, a missing file; a pipe judged as its bytes arrive, an endless one refused), the error text in the caller's buffer (never a shared one), the
  * trace.bin loader's three ways to its formats, and the same real pages (17 recorded KVM
  * pages, repeated) written here by hand as .vmt, trace.bin and trace.dat v6: every loader
  * must give back the same pages, parts of chunks, and the reader the same records, also
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -344,6 +346,79 @@ static void test_sniffing(void **state)
 	assert_string_equal(why, strerror(ENOENT));
 }
 
+/*
+ * A child writes into a pipe: a stream without end for a reader that reads on (1: "y\n" as
+ * yes(1) does, up to 64 MiB: the child's exit status 2), or file's bytes,
+ * the first 16 one at a time (0). Returns the read end's /dev/fd/N in name; *pid the child.
+ */
+static int pipe_from_child(int endless, const char *file, char *name, size_t size, pid_t *pid)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		char *buf = NULL;
+		size_t len = 0, i;
+
+		close(p[0]);
+		if (endless) {
+			/* EPIPE once the reader gave up; 2 when it read on and on (64 MiB) */
+			signal(SIGPIPE, SIG_IGN);
+			for (i = 0; i < (64u << 20) / 8; i++) {
+				if (write(p[1], "y\ny\ny\ny\n", 8) < 0)
+					_exit(errno == EPIPE ? 0 : 1);
+			}
+			_exit(2);
+		}
+		if (vmt_io_read_file(file, 64 << 20, &buf, &len))
+			_exit(1);
+		for (i = 0; i < 16 && i < len; i++) {
+			if (write(p[1], buf + i, 1) != 1)
+				_exit(1);
+			usleep(1000);
+		}
+		_exit(vmt_io_write_full(p[1], buf + i, len - i) ? 1 : 0);
+	}
+	close(p[1]);
+	snprintf(name, size, "/dev/fd/%d", p[0]);
+	return p[0];
+}
+
+/*
+ * A pipe is judged as its bytes arrive: an endless stream no loader takes is refused (not
+ * copied until the disk is full: the test would not end), a recording that arrives a byte at
+ * a time is still taken whole.
+ */
+static void test_pipe_probe(void **state)
+{
+	struct fixture *fx = *state;
+	struct vmt_source *s;
+	char why[160], name[32];
+	int status, rd;
+	pid_t pid;
+
+	rd = pipe_from_child(1, NULL, name, sizeof(name), &pid);
+	assert_int_equal(vmt_source_open(name, NULL, &s, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it starts with 'y')");
+	close(rd);	/* the writer gets EPIPE and ends */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rd = pipe_from_child(0, fx->path[0], name, sizeof(name), &pid);
+	assert_int_equal(vmt_source_open(name, NULL, &s, why, sizeof(why)), 0);
+	assert_string_equal(vmt_source_format(s), "vmt");
+	assert_true(vmt_source_nchunks(s) > 0);
+	vmt_source_close(s);
+	close(rd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* a character device: the same words, at once (/dev/zero never ends) */
+	assert_int_equal(vmt_source_open("/dev/zero", NULL, &s, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, NOT_READ "(it starts with '\\x00\\x00\\x00\\x00')");
+}
+
 /* The caller's buffer holds the words, cut to its size; no buffer at all is fine too. */
 static void test_why_buffer(void **state)
 {
@@ -640,6 +715,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sniffing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipe_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_why_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_legacy_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_pages, setup, teardown),
