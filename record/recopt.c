@@ -198,8 +198,10 @@ static void parse_live_opt(struct argp_state *state, struct record_opts *o, int 
 				   "--on-threshold TIME");
 		if (o->continue_n && !stat(o->output, &st) && S_ISDIR(st.st_mode))
 			argp_error(state, "--continue: -o %s is a directory", o->output);
+		/* /dev/stdout too: written through the descriptor (outfile.h), no names to number */
 		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0 ||
-				      (!stat(o->output, &st) && !S_ISREG(st.st_mode))))
+				      (!stat(o->output, &st) && !S_ISREG(st.st_mode)) ||
+				      vmt_outfile_tmp_name(o->output, msg, sizeof(msg)) == 1))
 			argp_error(state, "--continue writes numbered files: not with -o -, a "
 				   "device or --no-output");
 		o->ring_bytes = o->ring_bytes ? o->ring_bytes : REC_DEFAULT_RING_BYTES;
