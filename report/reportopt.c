@@ -119,71 +119,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/*
- * One recording given twice, by any names: merged, each of its exits would count twice, which
- * is never meant (a usage error, exit 64); compared with itself, it is a sanity check of the
- * comparison (every change 0), so only a warning says the two are one file.
- */
-#define NAME(f) (strcmp(f, "-") ? (f) : "standard input")
-static void check_same_files(const struct report_opts *o)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < o->nfiles; i++) {
-		for (k = i + 1; k < o->nfiles; k++) {
-			if (!vmt_input_same_file(o->files[i], o->files[k]))
-				continue;
-			if (o->compare) {
-				vmt_warn("%s and %s are the same file: comparing it with itself",
-					 NAME(o->files[i]), NAME(o->files[k]));
-				continue;
-			}
-			vmt_err("%s and %s are the same file: merged, each exit would count twice",
-				NAME(o->files[i]), NAME(o->files[k]));
-			exit(64);
-		}
-	}
-}
-
-/*
- * --compare takes two recordings, several without it are merged; both take only the
- * options that apply to every recording. --fail-if needs --compare.
- */
-static void check_several(struct argp_state *state, struct report_opts *o)
-{
-	unsigned int i, stdin_files = 0;
-
-	if (!o->compare && o->fail_if)
-		argp_error(state, "--fail-if goes with --compare");
-	if (o->compare && o->nfiles != 2)
-		argp_error(state, "--compare takes two recordings: BEFORE AFTER");
-	if (o->nfiles < 2)
-		return;
-	for (i = 0; i < o->nfiles; i++)
-		stdin_files += !strcmp(o->files[i], "-");
-	if (stdin_files > 1)
-		argp_error(state, "only one of the recordings can be standard input");
-	check_same_files(o);
-	o->file2 = o->files[1];
-	/* "--openmetrics out.prom run.vmt": its FILE is joined with '=' (an optional value) */
-	if (!o->compare && o->openmetrics && !o->metrics_file && access(o->files[0], F_OK) != 0)
-		argp_error(state, "--openmetrics reads one recording; to write the metrics into "
-			   "%s, give --openmetrics=%s", o->files[0], o->files[0]);
-	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
-			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
-			    o->around || o->why || o->wide || o->top_given || o->interval_ns ||
-			    o->html || o->openmetrics))
-		argp_error(state, "several recordings are merged into figures per exit reason "
-			   "and per file: they take --json, --window and the filters; no other "
-			   "view");
-	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
-			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
-			   o->around || o->why || o->wide || o->top_given || o->interval_ns ||
-			   o->openmetrics))
-		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
-			   "filters; no other view");
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
@@ -301,42 +236,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "(--html PAGE.html RECORDING)", o->html);
 		if (!o->file)
 			argp_error(state, "no recording given");
-		if (o->openmetrics && (o->json || o->html || o->legacy || o->verbose ||
-					o->around || o->threshold_ns || o->interval_ns ||
-					o->histogram || o->wide || o->top_given))
-			argp_error(state, "--openmetrics prints the metrics only: it takes no "
-				   "other view (--json, --html, --legacy, -v, lists, histogram)");
-		check_several(state, o);
-		if (o->json + o->legacy + o->verbose > 1)
-			argp_error(state, "--json, --legacy and --verbose exclude each other");
-		if (o->why && !o->verbose && !o->around)
-			argp_error(state, "--why goes with -v or --around (the report shows causes "
-				   "anyway)");
-		if (o->verbose && o->around)
-			argp_error(state, "-v prints every event, --around those near a time: "
-				   "choose one");
-		/* options the mode would ignore are refused, never dropped */
-		if (o->legacy && (o->histogram || o->top_given || o->threshold_ns || o->around ||
-				  o->wide || o->why || o->bucket_ns || o->buckets || o->hist_log))
-			argp_error(state, "--legacy prints the original four lines only: it takes "
-				   "no other view");
-		/* a cyclictest histogram's readers parse every line: nothing else is printed */
-		if (o->hist_cyclictest && (o->verbose || o->around || o->threshold_ns || o->why ||
-					   o->wide || o->top_given || o->interval_ns ||
-					   (o->html && strcmp(o->html, "-") == 0)))
-			argp_error(state, "--hist-format cyclictest prints the histogram alone, in "
-				   "cyclictest -h's layout: it takes no other view");
-		/* the page is all of standard output: a second output there would be dropped */
-		if (o->html && strcmp(o->html, "-") == 0 &&
-		    (o->json || o->legacy || o->verbose || o->around || o->threshold_ns ||
-		     o->histogram || o->bucket_ns || o->buckets || o->hist_log || o->wide))
-			argp_error(state, "--html - is the page alone on standard output: no --json, "
-				   "--legacy, -v, lists, histogram or --wide");
-		if (o->json && (o->wide || o->hist_cyclictest))
-			argp_error(state, "--json has every field: --wide and --hist-format are "
-				   "for text");
-		if (o->interval_ns && o->legacy)
-			argp_error(state, "--interval goes with the text or JSON report");
+		report_check_views(state, o);
 		if ((o->bucket_ns || o->buckets || o->hist_log) && !o->histogram)
 			o->histogram = 1;
 		break;

@@ -40,4 +40,11 @@ struct report_opts {
 /* Fill o with the defaults and the command line; exits on a usage error. */
 void report_parse_args(struct report_opts *o, int argc, char **argv);
 
+struct argp_state;
+/*
+ * reportcheck.c: once every option is read, refuse the combinations a view would ignore or
+ * mix (argp_error(), exit status 64), and set file2 for --compare.
+ */
+void report_check_views(struct argp_state *state, struct report_opts *o);
+
 #endif
