@@ -25,6 +25,29 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/*
+ * A pair that cannot measure what the report says it does, refused before any file is read:
+ * the same event twice pairs nothing (each one would end the one before), and KVM's pair
+ * the wrong way round is each vCPU's time in the guest, which every figure would present
+ * as time out of it. The form itself (SYSTEM:BEGIN,SYSTEM:END) is the trace.dat loader's
+ * to check, against the file's own event names.
+ */
+static void check_pair(struct argp_state *state, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len;
+
+	if (!comma || strchr(comma + 1, ','))
+		return;
+	len = (size_t)(comma - arg);
+	if (len && strlen(comma + 1) == len && strncmp(arg, comma + 1, len) == 0)
+		argp_error(state, "invalid --pair '%s': BEGIN and END are the same event", arg);
+	if (strcmp(arg, "kvm:kvm_entry,kvm:kvm_exit") == 0)
+		argp_error(state, "--pair %s measures the time in the guest (from each entry to "
+			   "the next exit); the out-of-guest pair is " VMT_TRACEDAT_DEFAULT_PAIR,
+			   arg);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct vmt_input_opts *o = state->input;
@@ -36,6 +59,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->format_dir = arg;
 		break;
 	case OPT_PAIR:
+		check_pair(state, arg);
 		o->pair = arg;
 		break;
 	default:
@@ -46,44 +70,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp vmt_input_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
-/* Which given option this file has no use for, or NULL. */
-static const char *unused_option(const struct vmt_source *src, const struct vmt_input_opts *o)
-{
-	bool vmt = strcmp(vmt_source_format(src), "vmt") == 0;
-
-	if (o->pair && !vmt_source_uses_pair(src))
-		return vmt ? "--pair does not apply: a .vmt file names its own event pair" :
-			     "--pair does not apply: a trace.bin holds kvm_exit and kvm_entry";
-	if (o->format_dir && !vmt_source_uses_format_dir(src))
-		return vmt ? "--format-dir does not apply: a .vmt file carries its own event "
-			     "formats" :
-			     "--format-dir does not apply: a trace.dat carries its own event "
-			     "formats";
-	return NULL;
-}
-
 int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_reader **r,
 		   char *msg, size_t msg_size, char *warn, size_t warn_size)
 {
-	const char *unused;
+	struct vmt_input_opts strict = *o;
 	int ret;
 
 	if (warn_size)
 		warn[0] = '\0';
 	msg[0] = '\0';
-	ret = vmt_reader_open(path, o, r, msg, msg_size);
+	/* an option the file does not use is refused by the source, once it knows the format */
+	strict.refuse_unused = true;
+	ret = vmt_reader_open(path, &strict, r, msg, msg_size);
 	if (ret) {
+		*r = NULL;
 		if (!msg[0])
 			snprintf(msg, msg_size, "%s", strerror(-ret));
 		return ret;
-	}
-	/* An option the file does not use would be silently dropped: refuse it instead. */
-	unused = unused_option(vmt_reader_source(*r), o);
-	if (unused) {
-		snprintf(msg, msg_size, "%s", unused);
-		vmt_reader_close(*r);
-		*r = NULL;
-		return VMT_INPUT_EUSAGE;
 	}
 	return 0;
 }

@@ -22,10 +22,9 @@ extern const struct argp vmt_input_argp;
 
 /*
  * vmt_input_open()'s answer when an input option does not apply to the file (--pair on a
- * .vmt, --format-dir on a trace.dat): a usage error, exit status 64. EDOM because no
- * system call made while opening a file returns it: it cannot be mistaken for an I/O error.
+ * .vmt, --format-dir on a trace.dat): a usage error, exit status 64 (source.h).
  */
-#define VMT_INPUT_EUSAGE (-EDOM)
+#define VMT_INPUT_EUSAGE VMT_SOURCE_EOPTION
 
 /*
  * Open path for reading. Returns 0, or -errno with msg saying what is wrong with the file,

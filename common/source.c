@@ -303,6 +303,20 @@ int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		ret = -EBADMSG;
 		goto out_free;
 	}
+	s->uses_pair = !s->ops->no_pair;
+	s->uses_format_dir = !s->ops->no_format_dir;
+	/*
+	 * An option this format has no use for would be dropped: refused, and before the
+	 * loader tries the file (a trace.bin's guessed layouts, a trace.dat's pair), whose
+	 * failure would hide that the option was the mistake.
+	 */
+	if (opts->refuse_unused && ((opts->pair && s->ops->no_pair) ||
+				    (opts->format_dir && s->ops->no_format_dir))) {
+		say(why, why_size, opts->pair && s->ops->no_pair ? s->ops->no_pair :
+		    s->ops->no_format_dir);
+		ret = VMT_SOURCE_EOPTION;
+		goto out_free;
+	}
 	ret = s->ops->open(s, opts, why, why_size);
 	if (ret)
 		goto out_free;

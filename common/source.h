@@ -11,6 +11,7 @@
 #ifndef VMT_SOURCE_H
 #define VMT_SOURCE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,10 +22,24 @@
 struct vmt_input_opts {
 	const char *format_dir;	/* a trace.bin's event formats, or NULL */
 	const char *pair;	/* a trace.dat's "SYSTEM:BEGIN,SYSTEM:END", or NULL (kvm) */
+	/*
+	 * Refuse an option the format has no use for (VMT_SOURCE_EOPTION), once the format is
+	 * known and before its loader tries the file, rather than ignore it: what the programs
+	 * ask for (inputopt.h), where an option dropped would go unnoticed.
+	 */
+	bool refuse_unused;
 };
 
 /* The default pair in a trace-cmd file: what `trace-cmd record -e kvm` enables. */
 #define VMT_TRACEDAT_DEFAULT_PAIR "kvm:kvm_exit,kvm:kvm_entry"
+
+/*
+ * vmt_source_open()'s answer when an input option does not apply to the file's format
+ * (--pair for a .vmt or a trace.bin, --format-dir for a .vmt or a trace.dat): a usage
+ * error, with why naming the option. EDOM because no system call made while opening a
+ * file returns it: it cannot be mistaken for an I/O error.
+ */
+#define VMT_SOURCE_EOPTION (-EDOM)
 
 /* The order in which a walk wants a source's chunks (for reading ahead). */
 enum vmt_chunk_order {
@@ -40,8 +55,9 @@ struct vmt_source;
  * problem in a few words ("not a vmtrace recording, a trace.dat or a trace.bin (it starts
  * with 'hello world')", "no kvm:nope event format in the file (the pair
  * kvm:kvm_exit,kvm:nope); it holds records of ...: choose the pair with --pair BEGIN,END"),
- * or the error's own strerror() text when there is nothing more to say. opts may be NULL
- * (no options); why may be NULL when why_size is 0.
+ * or the error's own strerror() text when there is nothing more to say, or, with
+ * opts->refuse_unused, VMT_SOURCE_EOPTION for an option the format has no use for
+ * (otherwise ignored). opts may be NULL (no options); why may be NULL when why_size is 0.
  */
 int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_source **out, char *why, size_t why_size);

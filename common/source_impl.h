@@ -20,6 +20,12 @@ struct vmt_source_ops {
 	const char *what;
 	const char *magic;
 	size_t magic_len;
+	/*
+	 * Why --pair and --format-dir do not apply to this format ("--pair does not apply: a
+	 * trace.bin holds kvm_exit and kvm_entry"), or NULL when the loader reads them: the
+	 * option is refused once the format is known, before the loader tries the file.
+	 */
+	const char *no_pair, *no_format_dir;
 	/* Whether the file's first bytes (n of them, at most 64) are this format's. */
 	bool (*probe)(const uint8_t *head, size_t n);
 	/*
@@ -52,7 +58,7 @@ struct vmt_source {
 	size_t nchunks, chunks_cap;
 	enum vmt_chunk_order order;
 	char description[256];
-	bool uses_pair, uses_format_dir;
+	bool uses_pair, uses_format_dir;	/* set from the ops by source.c */
 	/* .vmt: blocks skipped that may have been chunks (chunk info's holes_before) */
 	uint32_t holes;
 	void *priv;

@@ -399,7 +399,6 @@ static int legacy_open(struct vmt_source *s, const struct vmt_input_opts *opts, 
 	int ret;
 
 	s->order = VMT_ORDER_FIRST_TS;
-	s->uses_format_dir = true;
 	n = vmt_io_pread_full(s->fd, fh, sizeof(fh), 0);
 	if (n != (ssize_t)sizeof(fh))
 		return n < 0 ? (int)n : -EIO;
@@ -443,6 +442,7 @@ const struct vmt_source_ops vmt_source_legacy_ops = {
 	.what = "a trace.bin",
 	.magic = "\x01\x6d\xe9\xcc",	/* VMT_LEGACY_SIGNATURE, little-endian */
 	.magic_len = 4,
+	.no_pair = "--pair does not apply: a trace.bin holds kvm_exit and kvm_entry",
 	.probe = legacy_probe,
 	.open = legacy_open,
 	.read_chunk = vmt_source_read_stored,

@@ -1508,7 +1508,6 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 
 	/* its chunks do not state their times: read ahead round-robin over the CPUs' runs */
 	s->order = VMT_ORDER_SEQ;
-	s->uses_pair = true;
 	td = calloc(1, sizeof(*td));
 	if (!td)
 		return -ENOMEM;
@@ -1550,6 +1549,7 @@ const struct vmt_source_ops vmt_source_tracedat_ops = {
 	.what = "a trace.dat",
 	.magic = TRACEDAT_MAGIC,
 	.magic_len = TRACEDAT_MAGIC_LEN,
+	.no_format_dir = "--format-dir does not apply: a trace.dat carries its own event formats",
 	.probe = tracedat_probe,
 	.open = tracedat_open,
 	.read_chunk = tracedat_read_chunk,

@@ -130,7 +130,7 @@ run vmtrace-report "$T/kvm.v6.dat" --pair kvm_exit
 expect_one_line_error vmtrace-report "kvm.v6.dat: the event pair must be SYSTEM:BEGIN,SYSTEM:END"
 run vmtrace-report "$T/syscalls-extract.dat"
 expect_one_line_error vmtrace-report "no kvm:kvm_exit or kvm:kvm_entry event format in the file; it holds"
-# An input option the file has no use for is refused, never dropped (common/inputopt.c).
+# An input option the file has no use for is refused, never dropped (common/source.c).
 run vmtrace-report --pair kvm:kvm_exit,kvm:kvm_entry "$DATA/sample-kvm.vmt" --legacy
 expect_one_line_error vmtrace-report "sample-kvm.vmt: --pair does not apply"
 [ "$rc" = 64 ] || fail "--pair for a .vmt: exit $rc, not 64 (a bad command line)"
@@ -140,6 +140,24 @@ expect_one_line_error vmtrace-report "sample-kvm.vmt: --pair does not apply"
 run vmtrace-report --format-dir "$DATA/formats/linux-6.18-x86_64" "$T/kvm.v6.dat"
 expect_one_line_error vmtrace-report "kvm.v6.dat: --format-dir does not apply"
 [ "$rc" = 64 ] || fail "--format-dir for a trace.dat: exit $rc, not 64"
+# --pair for a trace.bin: refused as soon as the format is known, with or without the
+# formats that read it (without them, trying the guessed layouts would fail first and hide
+# the option as the mistake), by both programs
+vmtrace-convert --legacy --cpu 1 -o t.bin "$DATA/why/sample/kvm.vmt" 2>/dev/null ||
+	fail "convert --legacy the sample"
+KH="$DATA/formats/linux-6.1-kvmhost"
+vmtrace-report --legacy --format-dir "$KH" t.bin >/dev/null || fail "report t.bin with its formats"
+for p in "vmtrace-report" "vmtrace-report --format-dir $KH" "vmtrace-convert --csv" \
+	 "vmtrace-convert --csv --format-dir $KH"; do
+	# shellcheck disable=SC2086 # the program and its options
+	run $p --pair kvm:kvm_exit,kvm:kvm_entry t.bin
+	[ "$rc" = 64 ] && [ "$(cat err.txt)" = "${p%% *}: t.bin: --pair does not apply: a trace.bin holds kvm_exit and kvm_entry" ] &&
+		[ ! -s out.txt ] || fail "$p --pair t.bin: exit $rc: $(cat err.txt)"
+done
+# the pair the wrong way round reads the file, but measures the time in the guest: refused
+run vmtrace-report --pair kvm:kvm_entry,kvm:kvm_exit "$T/kvm.v6.dat"
+[ "$rc" = 64 ] && grep -q "^vmtrace-report: --pair kvm:kvm_entry,kvm:kvm_exit measures the time in the guest" err.txt &&
+	[ ! -s out.txt ] || fail "reversed --pair: exit $rc: $(cat err.txt)"
 { head -c 10 "$T/kvm.v6.dat"; printf '8\000'; tail -c +13 "$T/kvm.v6.dat"; } >v8.dat
 run vmtrace-report v8.dat
 expect_one_line_error vmtrace-report "v8.dat: unsupported trace.dat version"

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vmt_input_opts in = { NULL, NULL };
+	struct vmt_input_opts in = { 0 };
 
 	if (size < 1)
 		return 0;

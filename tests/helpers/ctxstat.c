@@ -40,7 +40,7 @@ struct pidcount {
 
 int main(int argc, char **argv)
 {
-	struct vmt_input_opts in = { NULL, NULL };
+	struct vmt_input_opts in = { 0 };
 	const struct vmt_evformat *const *f;
 	unsigned long long *count, kvm_run = 0, pair = 0, other = 0;
 	struct pidcount pc[MAX_PIDS];

@@ -80,7 +80,7 @@ static void test_vmt(void **state)
 
 static void test_tracedat(void **state)
 {
-	struct vmt_input_opts in = { NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit" };
+	struct vmt_input_opts in = { .pair = "raw_syscalls:sys_enter,raw_syscalls:sys_exit" };
 	struct vmt_evcensus *c = malloc(sizeof(*c));
 	struct vmt_source *s;
 	uint64_t total = 0;

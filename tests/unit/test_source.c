@@ -288,7 +288,7 @@ static void test_sniffing(void **state)
 
 	/* each magic goes to its loader (the trace.bin's real 6.1 pages with their formats) */
 	for (i = 0; i < 3; i++) {
-		struct vmt_input_opts in = { i == 1 ? data(KVMHOST) : NULL, NULL };
+		struct vmt_input_opts in = { .format_dir = i == 1 ? data(KVMHOST) : NULL };
 
 		assert_int_equal(vmt_source_open(fx->path[i], &in, &s, why, sizeof(why)), 0);
 		assert_string_equal(vmt_source_format(s), names[i]);
@@ -422,8 +422,8 @@ static void test_pipe_probe(void **state)
 /* The caller's buffer holds the words, cut to its size; no buffer at all is fine too. */
 static void test_why_buffer(void **state)
 {
-	struct vmt_input_opts a = { NULL, "kvm:kvm_exit,kvm:nope" };
-	struct vmt_input_opts b = { NULL, "kvm:other,kvm:kvm_entry" };
+	struct vmt_input_opts a = { .pair = "kvm:kvm_exit,kvm:nope" };
+	struct vmt_input_opts b = { .pair = "kvm:other,kvm:kvm_entry" };
 	struct fixture *fx = *state;
 	char small[6], why_a[320], why_b[320];
 	struct vmt_source *s;
@@ -453,7 +453,7 @@ static void test_why_buffer(void **state)
 static void test_legacy_formats(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_input_opts in = { NULL, NULL };
+	struct vmt_input_opts in = { 0 };
 	struct vmt_source *s;
 	char why[320], want[640], events[200];
 	const uint8_t *meta;
@@ -510,6 +510,53 @@ static void test_legacy_formats(void **state)
 	unlink(events);
 }
 
+/*
+ * Options a format has no use for: ignored by default, refused with refuse_unused as soon
+ * as the format is known: --pair on a trace.bin says so, not that no layout fits (the
+ * fixture's trace.bin does not decode with the guessed one: test_legacy_formats).
+ */
+static void test_unused_options(void **state)
+{
+	struct fixture *fx = *state;
+	static const struct {
+		unsigned int path;
+		bool pair, dir;
+		const char *why;
+	} cases[] = {
+		{ 1, true, false, "--pair does not apply: a trace.bin holds kvm_exit and "
+				  "kvm_entry" },
+		{ 0, true, false, "--pair does not apply: a .vmt file names its own event pair" },
+		{ 0, false, true, "--format-dir does not apply: a .vmt file carries its own event "
+				  "formats" },
+		{ 2, false, true, "--format-dir does not apply: a trace.dat carries its own event "
+				  "formats" },
+	};
+	struct vmt_input_opts in;
+	struct vmt_source *s;
+	char why[320];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&in, 0, sizeof(in));
+		in.pair = cases[i].pair ? "kvm:kvm_exit,kvm:kvm_entry" : NULL;
+		in.format_dir = cases[i].dir ? data(KVMHOST) : NULL;
+		in.refuse_unused = true;
+		assert_int_equal(vmt_source_open(fx->path[cases[i].path], &in, &s, why,
+						 sizeof(why)), VMT_SOURCE_EOPTION);
+		assert_string_equal(why, cases[i].why);
+	}
+	/* without refuse_unused the option is ignored (the trace.bin with its formats) */
+	memset(&in, 0, sizeof(in));
+	in.pair = "kvm:kvm_exit,kvm:kvm_entry";
+	in.format_dir = data(KVMHOST);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(vmt_source_open(fx->path[i], &in, &s, why, sizeof(why)), 0);
+		assert_int_equal(vmt_source_uses_pair(s), i == 2);
+		assert_int_equal(vmt_source_uses_format_dir(s), i == 1);
+		vmt_source_close(s);
+	}
+}
+
 /* The pages of all chunks of a source, in order (one CPU: 0). */
 static uint8_t *all_pages(const char *path, const struct vmt_input_opts *in, size_t *len,
 			  size_t *nchunks)
@@ -544,7 +591,7 @@ static uint8_t *all_pages(const char *path, const struct vmt_input_opts *in, siz
 static void test_same_pages(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_input_opts in = { .format_dir = data(KVMHOST) };
 	size_t expect[3] = { (fx->npages + VMT_CHUNK_PAGES - 1) / VMT_CHUNK_PAGES,
 			     (fx->npages + 255) / 256, (fx->npages + 255) / 256 };
 	unsigned int f;
@@ -565,7 +612,7 @@ static void test_same_pages(void **state)
 static void test_same_records(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_input_opts in = { .format_dir = data(KVMHOST) };
 	struct vmt_reader *r[3];
 	char why[320];
 	uint64_t exits = 0, entries = 0;
@@ -625,7 +672,7 @@ static void test_same_records(void **state)
 static void test_parts(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_input_opts in = { .format_dir = data(KVMHOST) };
 	unsigned int f;
 
 	for (f = 0; f < 3; f++) {
@@ -672,7 +719,7 @@ static void test_parts(void **state)
 static void test_windows(void **state)
 {
 	struct fixture *fx = *state;
-	struct vmt_input_opts in = { data(KVMHOST), NULL };
+	struct vmt_input_opts in = { .format_dir = data(KVMHOST) };
 	struct vmt_reader *r[4];
 	uint64_t n = 0;
 	unsigned int f;
@@ -718,6 +765,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipe_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_why_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_legacy_formats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unused_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parts, setup, teardown),

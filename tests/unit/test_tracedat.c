@@ -119,7 +119,7 @@ static void test_same_pages(void **state)
 static void test_instance_buffer(void **state)
 {
 	static const char *const files[] = { "syscalls-extract.dat", "syscalls-extract.v6.dat" };
-	struct vmt_input_opts in = { NULL, SYSCALLS };
+	struct vmt_input_opts in = { .pair = SYSCALLS };
 	unsigned int f;
 
 	(void)state;
@@ -146,7 +146,7 @@ static void test_instance_buffer(void **state)
 
 static void test_tsc2nsec(void **state)
 {
-	struct vmt_input_opts in = { NULL, SYSCALLS };
+	struct vmt_input_opts in = { .pair = SYSCALLS };
 	const struct vmt_clock *clk;
 	struct vmt_reader *r;
 	uint64_t t = 123456789012345ull;
@@ -164,7 +164,7 @@ static void test_tsc2nsec(void **state)
 
 static void test_missing_pair(void **state)
 {
-	struct vmt_input_opts in = { NULL, "kvm:kvm_exit,kvm:nope" };
+	struct vmt_input_opts in = { .pair = "kvm:kvm_exit,kvm:nope" };
 	struct vmt_reader *r;
 	char why[320];
 
@@ -184,7 +184,7 @@ static void test_missing_pair(void **state)
  */
 static void test_held_events(void **state)
 {
-	struct vmt_input_opts in = { NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit" };
+	struct vmt_input_opts in = { .pair = "raw_syscalls:sys_enter,raw_syscalls:sys_exit" };
 	struct vmt_source *s;
 	char held[160], small[12];
 
@@ -252,7 +252,7 @@ static void test_context(void **state)
 		"kvm:kvm_inj_virq,kvm:kvm_userspace_exit,kvm:kvm_vcpu_wakeup,nmi:nmi_handler,"
 		"sched:sched_switch,sched:sched_wakeup,sched:sched_waking,"
 		"syscalls:sys_enter_ioctl";
-	struct vmt_input_opts in = { NULL, SYSCALLS };
+	struct vmt_input_opts in = { .pair = SYSCALLS };
 	const struct vmt_evformat *const *f;
 	uint64_t count[VMT_CTX_NTYPES] = { 0 }, runnable = 0, dead = 0;
 	const struct vmt_item *it;
