@@ -47,6 +47,24 @@ uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *a
 	return v;
 }
 
+/*
+ * A list of names, as --reason and --vm take: an empty one, or an empty item (a ',' at
+ * either end or two together), would be skipped by the split and select more than was
+ * meant (all exits for "--reason ,"), so it is refused as the CPU lists' are.
+ */
+static const char *name_list(struct argp_state *state, const char *opt, const char *example,
+			     const char *arg)
+{
+	size_t len = strlen(arg);
+
+	if (!len)
+		argp_error(state, "empty %s", opt);
+	if (arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,"))
+		argp_error(state, "invalid %s list '%s': an empty item (expected e.g. %s)", opt,
+			   arg, example);
+	return arg;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct vmt_filter_opts *fo = state->input;
@@ -64,14 +82,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_REASON:
-		if (!*arg)
-			argp_error(state, "empty --reason");
-		fo->reasons = arg;
+		fo->reasons = name_list(state, "--reason", "hlt or hlt,io", arg);
 		break;
 	case OPT_VM:
-		if (!*arg)
-			argp_error(state, "empty --vm");
-		fo->vms = arg;
+		fo->vms = name_list(state, "--vm", "web1 or web1,web2", arg);
 		break;
 	case OPT_FROM:
 		f->from_ns = vmt_argp_time(state, "--from time", arg);
@@ -275,6 +289,41 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	free(list);
 	vmt_exitreasons_free(t);
 	return ret;
+}
+
+int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_reader *r,
+			    const char *reason)
+{
+	const struct vmt_filter *f = &fo->filter;
+	struct vmt_filter_opts one = { .reasons = reason };
+	unsigned int i, k;
+	char msg[256];
+	int ret;
+
+	if (!f->nreasons)
+		return 1;
+	/* the name resolved as --reason would resolve it, then looked for in the filter */
+	ret = vmt_filter_resolve(&one, r, msg, sizeof(msg));
+	if (ret)
+		return ret;
+	for (i = 0; i < one.filter.nreasons; i++) {
+		for (k = 0; k < f->nreasons; k++) {
+			if (one.filter.reason_key[i] == f->reason_key[k] &&
+			    (one.filter.reason_isa[i] == f->reason_isa[k] ||
+			     one.filter.reason_isa[i] == VMT_ISA_ANY ||
+			     f->reason_isa[k] == VMT_ISA_ANY))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo)
+{
+	const struct vmt_filter *f = &fo->filter;
+
+	return f->cpus.n ? "--cpu" : f->vcpus.n ? "--vcpu" : fo->vms ? "--vm" :
+	       fo->reasons ? "--reason" : f->has_from ? "--from" : f->has_to ? "--to" : NULL;
 }
 
 void vmt_filter_opts_free(struct vmt_filter_opts *fo)

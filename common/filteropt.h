@@ -32,7 +32,16 @@ extern const struct argp vmt_filter_argp;
  */
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size);
+/*
+ * Whether fo's resolved --reason filter keeps the exit reason named reason (a name or a
+ * number, as --reason takes it) in recording r: 1 (it does, or there is no --reason), 0 (it
+ * leaves that reason out), or -EINVAL when r has no such reason name.
+ */
+int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_reader *r,
+			    const char *reason);
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
+/* The first filter option given ("--cpu", "--reason", ...), or NULL when there is none. */
+const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo);
 /* A TIME option value in ns ("1ms", "2"), or argp_error() naming what and the value. */
 uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *arg);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -24,6 +25,13 @@
 #include "report_compare.h"
 
 #define MAX_CONDS 32
+
+/* --fail-if's conditions, and which name a reason that --reason leaves out */
+struct gate {
+	struct vmt_cmp_cond *conds;
+	unsigned int n;
+	bool left_out[MAX_CONDS];
+};
 
 /* report_compare.h: the span a recording's rates are per. */
 uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
@@ -56,8 +64,27 @@ int report_same_pair(const char *file, const struct vmt_reader *r, char *first, 
 }
 
 /* Open one side, resolve the filters against it, run its pass. Returns an exit status. */
+/*
+ * A condition on a reason the --reason filter leaves out finds no exits of it in either
+ * recording: said as the filter's doing, not as the recordings' (names resolve per
+ * recording, so each side is asked).
+ */
+static void mark_left_out(const struct vmt_filter_opts *fo, const struct vmt_reader *r,
+			  struct gate *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++) {
+		const char *reason = g->conds[i].reason;
+
+		if (reason[0] && strcasecmp(reason, "all") &&
+		    vmt_filter_keeps_reason(fo, r, reason) == 0)
+			g->left_out[i] = true;
+	}
+}
+
 static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int *damaged,
-		    char *pair, size_t size)
+		    struct gate *g, char *pair, size_t size)
 {
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -85,6 +112,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
 		goto out_close;
 	}
+	mark_left_out(&fo, r, g);
 	ret = vmt_compare_consumer(c, side, &cons);
 	if (!ret)
 		ret = vmt_iterate(r, &io, &cons, 1, &it);
@@ -128,15 +156,19 @@ static int print_json(const struct vmt_compare *c, const struct vmt_compare_view
 }
 
 /* Each condition checked; the number that hold, or -1 when one names no reason. */
-static int check_conds(const struct vmt_compare *c, const struct vmt_cmp_cond *conds,
-		       unsigned int n, int *verdicts, char (*details)[256])
+static int check_conds(const struct vmt_compare *c, const struct gate *g, const char *reasons,
+		       int *verdicts, char (*details)[256])
 {
 	unsigned int i;
 	int held = 0;
 
-	for (i = 0; i < n; i++) {
-		verdicts[i] = vmt_compare_check(c, &conds[i], details[i], sizeof(details[i]));
-		if (verdicts[i] < 0) {
+	for (i = 0; i < g->n; i++) {
+		verdicts[i] = vmt_compare_check(c, &g->conds[i], details[i], sizeof(details[i]));
+		if (verdicts[i] < 0 && g->left_out[i]) {
+			vmt_err("--fail-if %s: the --reason filter (%s) leaves exits of reason '%s' "
+				"out", g->conds[i].text, reasons, g->conds[i].reason);
+			return -1;
+		} else if (verdicts[i] < 0) {
 			vmt_err("--fail-if %s", details[i]);
 			return -1;
 		}
@@ -186,6 +218,7 @@ int report_compare(struct report_opts *o)
 	int verdicts[MAX_CONDS];
 	struct vmt_compare c;
 	int code = 1, damaged = 0, held = 0, n = 0;
+	struct gate g = { conds, 0, { false } };
 	char msg[256], pair[256] = "";
 	unsigned int i;
 
@@ -200,14 +233,15 @@ int report_compare(struct report_opts *o)
 			code = 64;
 			goto out;
 		}
+		g.n = (unsigned int)n;
 	}
-	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged, pair, sizeof(pair));
+	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged, &g, pair, sizeof(pair));
 	if (!code)
-		code = run_side(o, VMT_CMP_AFTER, &c, &damaged, pair, sizeof(pair));
+		code = run_side(o, VMT_CMP_AFTER, &c, &damaged, &g, pair, sizeof(pair));
 	if (code)
 		goto out;
 	vmt_compare_test(&c);
-	held = check_conds(&c, conds, (unsigned int)n, verdicts, details);
+	held = check_conds(&c, &g, o->fo.reasons, verdicts, details);
 	if (held < 0) {
 		code = 64;
 		goto out;

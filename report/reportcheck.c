@@ -83,6 +83,24 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 			   "filters; no other view");
 }
 
+/*
+ * Options that would make figures mean something other than what their labels say, or
+ * change nothing: refused rather than printed beside figures they do not apply to.
+ */
+static void check_figures(struct argp_state *state, const struct report_opts *o)
+{
+	const char *filter = vmt_filter_opts_given(&o->fo);
+
+	/*
+	 * The original tool's "Number of VM events" counts every event of the file, which no
+	 * filter can select from (the events of a pair the filter leaves out are still
+	 * events): filtered latencies beside it would be two populations as one.
+	 */
+	if (o->legacy && filter)
+		argp_error(state, "--legacy prints the original tool's figures, whose event count "
+			   "is of every event: it takes no filter (%s given)", filter);
+}
+
 void report_check_views(struct argp_state *state, struct report_opts *o)
 {
 	if (o->openmetrics && (o->json || o->html || o->legacy || o->verbose ||
@@ -121,4 +139,5 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 			   "for text");
 	if (o->interval_ns && o->legacy)
 		argp_error(state, "--interval goes with the text or JSON report");
+	check_figures(state, o);
 }

@@ -43,6 +43,35 @@ usage_error vmtrace-report --openmetrics out.prom s.vmt
 grep -qx "vmtrace-report: --openmetrics reads one recording; to write the metrics into out.prom, give --openmetrics=out.prom" err.txt ||
 	fail "--openmetrics FILE: $(head -1 err.txt)"
 [ ! -e out.prom ] || fail "--openmetrics FILE wrote out.prom"
+# options whose values would change what the figures mean, refused before any file is read
+# (x.vmt does not exist: a file read would say so instead)
+line1() {	# line1 TEXT: the usage error's first line is exactly TEXT
+	[ "$(head -1 err.txt)" = "$1" ] || fail "'$(head -1 err.txt)', not '$1'"
+}
+for p in vmtrace-report vmtrace-convert; do
+	fmt=
+	[ $p = vmtrace-convert ] && fmt=--csv
+	# KVM's pair the wrong way round is the time in the guest, not out of it
+	usage_error $p $fmt --pair kvm:kvm_entry,kvm:kvm_exit x.vmt
+	line1 "$p: --pair kvm:kvm_entry,kvm:kvm_exit measures the time in the guest (from each entry to the next exit); the out-of-guest pair is kvm:kvm_exit,kvm:kvm_entry"
+	usage_error $p $fmt --pair kvm:kvm_exit,kvm:kvm_exit x.vmt
+	line1 "$p: invalid --pair 'kvm:kvm_exit,kvm:kvm_exit': BEGIN and END are the same event"
+	# an empty item in a list of names is refused as in the CPU lists, not skipped
+	for list in , hlt, ,hlt hlt,,io; do
+		usage_error $p $fmt --reason "$list" x.vmt
+		line1 "$p: invalid --reason list '$list': an empty item (expected e.g. hlt or hlt,io)"
+	done
+	usage_error $p $fmt --vm web1, x.vmt
+	line1 "$p: invalid --vm list 'web1,': an empty item (expected e.g. web1 or web1,web2)"
+	usage_error $p $fmt --reason '' x.vmt
+	line1 "$p: empty --reason"
+done
+# the original's number of events counts every event: its four lines take no filter
+for f in "--cpu 1" "--vcpu 0" "--vm web1" "--reason hlt" "--from 1s" "--to 1s"; do
+	# shellcheck disable=SC2086 # the option and its value
+	usage_error vmtrace-report --legacy $f x.vmt
+	line1 "vmtrace-report: --legacy prints the original tool's figures, whose event count is of every event: it takes no filter (${f% *} given)"
+done
 usage_error vmtrace-convert x.vmt
 usage_error vmtrace-convert --csv
 usage_error vmtrace-convert --legacy x.vmt

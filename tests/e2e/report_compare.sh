@@ -220,6 +220,28 @@ for bad in 'p99>1ms,' 'p99>1ms,,max>2ms' ',p99>1ms' 'p99>1ms, ' ','; do
 	expect_one_line_error vmtrace-report "fail-if: '$bad': condition [0-9] is empty"
 	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "--fail-if '$bad': not one line alone"
 done
+# A condition on a reason the --reason filter leaves out: said as the filter's doing, not as
+# if the recordings lacked it (both kvm samples have io exits: counted in their CSV rows);
+# a reason the filter keeps but neither has is still the recordings'.
+K="$DATA/sample-kvm.vmt" S="$DATA/why/sample/kvm.vmt"
+for f in "$K" "$S"; do
+	vmtrace-convert --csv "$f" >io.csv || fail "convert $f"
+	[ "$(python3 -c 'import csv,sys; print(sum(r["reason"] == "io" for r in csv.DictReader(open(sys.argv[1]))))' io.csv)" -gt 0 ] ||
+		fail "$f has no io exits to leave out"
+done
+for reasons in hlt 0x78; do
+	for cond in 'io:p99>+10%' 'IO:max>1ms' '0x7b:count>1'; do
+		run vmtrace-report --compare --reason $reasons --fail-if "$cond" "$K" "$S"
+		[ "$rc" = 64 ] && [ ! -s out.txt ] &&
+			[ "$(cat err.txt)" = "vmtrace-report: --fail-if $cond: the --reason filter ($reasons) leaves exits of reason '${cond%%:*}' out" ] ||
+			fail "--reason $reasons --fail-if $cond: exit $rc: $(cat err.txt)"
+	done
+done
+run vmtrace-report --compare --reason hlt,io --fail-if 'io:count<0' "$K" "$S"
+expect_rc 0 "--reason hlt,io --fail-if io:count<0"
+run vmtrace-report --compare --reason hlt,msr --fail-if 'msr:p99>1%' "$K" "$S"
+[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-report: --fail-if msr:p99>1%: neither recording has exits of reason 'msr'" ] ||
+	fail "--reason hlt,msr --fail-if msr: exit $rc: $(cat err.txt)"
 run vmtrace-report --fail-if 'p99>+10%' "$A"
 expect_rc 64 "--fail-if without --compare"
 run vmtrace-report --compare "$A"
