@@ -807,7 +807,9 @@ static void wide_bucket(uint64_t max_ns, unsigned int n, char *buf, size_t size)
 
 /*
  * Most pairs past the last bucket say little in the rows: say so, and the width that
- * would hold the longest (a tenth is the threshold: a tail is what histograms are for).
+ * would hold the longest (a tenth is the threshold: a tail is what histograms are for);
+ * for log2 buckets, which have no width, how many of them would (bucket b holds 2^b to
+ * 2^(b+1) - 1 ticks, summary.c's hist_index()).
  */
 static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 			   uint64_t over)
@@ -815,18 +817,22 @@ static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	char end[48], width[48], max[48];
 
-	if (s->hist_log || !s->lat.count || over * 10 <= s->lat.count)
+	if (!s->lat.count || over * 10 <= s->lat.count)
 		return;
-	wide_bucket(vmt_clock_ns(clk, s->lat.max), s->hist_buckets, width, sizeof(width));
+	if (s->hist_log)
+		snprintf(width, sizeof(width), "%u", s->lat.max < 2 ? 1u :
+			 64u - (unsigned int)__builtin_clzll(s->lat.max));
+	else
+		wide_bucket(vmt_clock_ns(clk, s->lat.max), s->hist_buckets, width, sizeof(width));
 	if (vmt_clock_in_ns(clk))
 		vmt_format_ns(bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
 	else	/* ticks of no known length: the end in ticks; --bucket's ns are taken as ticks */
 		vmt_fmt_lat(clk, bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
 	fprintf(f, "Note: %" PRIu64 " of %" PRIu64 " pairs (%.1f %%) are over the last bucket, "
-		"which ends at %s;%s--bucket %s%s would hold the longest (%s)\n", over,
-		s->lat.count, 100.0 * (double)over / (double)s->lat.count, end,
-		vmt_clock_in_ns(clk) ? " " : "\n  ", width,
-		vmt_clock_in_ns(clk) ? "" : " (its ns taken as ticks)",
+		"which ends at %s;%s--bucket%s %s%s would hold the longest (%s)\n", over,
+		s->lat.count, vmt_pct_cut(100.0 * (double)over / (double)s->lat.count, 1), end,
+		vmt_clock_in_ns(clk) ? " " : "\n  ", s->hist_log ? "s" : "", width,
+		vmt_clock_in_ns(clk) || s->hist_log ? "" : " (its ns taken as ticks)",
 		vmt_fmt_lat(clk, s->lat.max, max, sizeof(max)));
 }
 

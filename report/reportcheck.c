@@ -99,6 +99,10 @@ static void check_figures(struct argp_state *state, const struct report_opts *o)
 	if (o->legacy && filter)
 		argp_error(state, "--legacy prints the original tool's figures, whose event count "
 			   "is of every event: it takes no filter (%s given)", filter);
+	/* log2 buckets have no width to set: --buckets says how many */
+	if (o->hist_log && o->bucket_ns)
+		argp_error(state, "--bucket sets the width of linear buckets; --log's are powers "
+			   "of 2 (--buckets sets how many)");
 }
 
 void report_check_views(struct argp_state *state, struct report_opts *o)

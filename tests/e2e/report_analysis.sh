@@ -75,6 +75,42 @@ wide=$(sed -n 's/^Note: .* --bucket \([0-9a-z]*\) would.*/\1/p' out.txt)
 run vmtrace-report --histogram --bucket "$wide" --buckets 5 a.vmt
 grep -q "^over: *0 *0 *0$" out.txt || fail "--bucket $wide: $(grep '^over' out.txt)"
 grep -q '^Note' out.txt && fail "a note with nothing over"
+# log2 buckets say how many of them would hold the longest: recounted from the script's own
+# latencies (bucket b holds 2^b to 2^(b+1) - 1 ns, so N buckets end at 2^N ns), the note
+# only past a tenth over; and --bucket, a width these buckets do not have, is refused
+lognote() {	# lognote N: the note for N log2 buckets, or nothing
+	python3 - "$1" <<'PY'
+import sys
+n = int(sys.argv[1])
+exits, lats = {}, []
+for w in open("script.txt").read().split("\n"):
+    f = w.split()
+    if f and f[0] == "exit":
+        exits[f[3]] = int(f[2])
+    elif f and f[0] == "entry":
+        lats.append(int(f[2]) - exits.pop(f[3]))
+over = sum(l >= 1 << n for l in lats)
+if over * 10 > len(lats):
+    end = 1 << n
+    end = "%d ns" % end if end < 1000 else "%.3f us" % (end / 1000)
+    print("Note: %d of %d pairs (%.1f %%) are over the last bucket, which ends at %s; "
+          "--buckets %d would hold the longest (%.3f us)" % (over, len(lats),
+          int(over * 1000 / len(lats)) / 10, end, max(lats).bit_length(), max(lats) / 1000))
+PY
+}
+for n in 3 9 10; do
+	run vmtrace-report --log --buckets $n a.vmt
+	expect_rc 0 "--log --buckets $n"
+	want=$(lognote $n)
+	[ "$(grep '^Note' out.txt)" = "$want" ] ||
+		fail "--log --buckets $n: '$(grep '^Note' out.txt)', not '$want'"
+	[ $n != 3 ] || [ -n "$want" ] || fail "the recount has no note for 3 log2 buckets"
+done
+run vmtrace-report --log --bucket 100ns a.vmt
+expect_rc 64 "--log --bucket"
+[ "$(head -1 err.txt)" = "vmtrace-report: --bucket sets the width of linear buckets; --log's are powers of 2 (--buckets sets how many)" ] ||
+	fail "--log --bucket: $(cat err.txt)"
+[ ! -s out.txt ] || fail "--log --bucket printed a report"
 run vmtrace-report --hist-format=cyclictest --bucket 100ns --buckets 5 a.vmt
 expect_rc 0 cyclictest
 sed -n '/^# Histogram$/,$p' out.txt >cyc.txt
