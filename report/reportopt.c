@@ -78,8 +78,9 @@ static const struct argp_option options[] = {
 	  "fields and each entry's latency", 2 },
 	{ "wide", OPT_WIDE, NULL, 0, "every column and field (past 120 columns): stddev, p90, "
 	  "p99.99, all of an exit's fields, every task (not the 32 with most time)", 2 },
-	{ "why", OPT_WHY, NULL, 0, "with -v: where each exit's time went, under its entry "
-	  "(the longest exits always show it when the recording has context events)", 2 },
+	{ "why", OPT_WHY, NULL, 0, "with -v or --around: where each exit's time went, under "
+	  "its entry (the longest exits always show it when the recording has context "
+	  "events)", 2 },
 	{ "top", OPT_TOP, "N", 0, "list the N longest exits (default 10, 0: none)", 2 },
 	{ "threshold", OPT_THRESHOLD, "TIME", 0, "list every exit of TIME or longer", 2 },
 	{ "around", OPT_AROUND, "TS[,SPAN]", 0, "print every event within SPAN (default 100us) "

@@ -72,6 +72,23 @@ for f in "--cpu 1" "--vcpu 0" "--vm web1" "--reason hlt" "--from 1s" "--to 1s"; 
 	usage_error vmtrace-report --legacy $f x.vmt
 	line1 "vmtrace-report: --legacy prints the original tool's figures, whose event count is of every event: it takes no filter (${f% *} given)"
 done
+# --why goes with -v or --around, as the program says, --help and the man page too: the
+# entries --around lists carry the why lines -v --why gives them
+W="$DATA/why/sample/kvm.vmt"
+usage_error vmtrace-report --why "$W"
+line1 "vmtrace-report: --why goes with -v or --around (the report shows causes anyway)"
+"$top_builddir/vmtrace-report" --help | grep -q -- "--why  *with -v or --around:" ||
+	fail "--help: --why without --around"
+sed -n '/^\.B \\-\\-why$/,/^\.TP$/p' "$top_srcdir/man/vmtrace-report.1" | tr '\n' ' ' |
+	grep -q 'With .B \\-v or .BR \\-\\-around :' || fail "the man page: --why without --around"
+vmtrace-report --around 0.0760s,300us --why "$W" | sed -n '/^Events within/,$p' >around.txt ||
+	fail "--around --why"
+vmtrace-report -v --why "$W" >verbose.txt || fail "-v --why"
+grep -q "^ *why: " around.txt || fail "--around --why: no why line"
+grep -A1 " ENTRY " around.txt | grep -v '^--$' >a.txt
+grep " ENTRY " around.txt >entries.txt
+grep -A1 -F -f entries.txt verbose.txt | grep -v '^--$' >b.txt
+cmp -s a.txt b.txt || fail "--around --why: the entries' why lines differ from -v --why's"
 usage_error vmtrace-convert x.vmt
 usage_error vmtrace-convert --csv
 usage_error vmtrace-convert --legacy x.vmt

@@ -131,6 +131,52 @@ for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.h
 	run vmtrace-report $opt "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
 	expect_rc 64 "$opt with two recordings"
 done
+# The man page lists exactly the views refused (SEVERAL RECORDINGS): every option of
+# --help's Output and Histogram groups, given with two recordings, is refused (exit 64, the
+# merge's line) when the list names it and accepted (exit 0) when not.
+python3 - "$top_srcdir/man/vmtrace-report.1" >listed.txt <<'PY' || fail "no list in the man page"
+import re, sys
+t = open(sys.argv[1]).read()
+t = t[t.index(".SH SEVERAL RECORDINGS"):t.index(".SH COMPARISON")]
+t = t[t.index("every other view is\nrefused (status 64):"):]
+t = t[t.index(":\n"):]
+lines = []
+for l in t.split("\n")[1:]:
+    if l.startswith(".\\\""):
+        continue
+    if not l.startswith(".BR"):
+        break
+    lines.append(l)
+opts = re.findall(r"\\-(?:\\-)?[a-z][a-z\\-]*", " ".join(lines))
+assert opts, "no options listed"
+print("\n".join(sorted(o.replace("\\-", "-") for o in opts)))
+PY
+vmtrace-report --help | sed -n '/^ Output:$/,/^ Comparison:$/p' |
+	sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)\(\[*=[^ ]*\)\{0,1\} .*/\1 \2 \3/p' >help.txt
+[ "$(wc -l <help.txt)" -ge 15 ] || fail "the help's view options: $(cat help.txt)"
+while read -r a b c; do
+	case $a in
+	-?,) short=${a%,} long=$b arg=$c ;;	# "-v, --verbose"
+	*) short= long=$a arg=$b ;;
+	esac
+	case $arg in
+	=TIME) val=1ms ;; =N) val=3 ;; =FILE) val=page.html ;; "=TS[,SPAN]") val=1s ;;
+	=FORMAT) val=text ;; "" | "[=FILE]") val= ;; *) fail "$long: no value for $arg" ;;
+	esac
+	# shellcheck disable=SC2086 # the option and its value
+	run vmtrace-report $long ${val:+"$val"} "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
+	if grep -qx -- "$long" listed.txt || { [ -n "$short" ] && grep -qx -- "$short" listed.txt; }; then
+		[ "$rc" = 64 ] && grep -q "^vmtrace-report: several recordings are merged" err.txt ||
+			fail "$long $val: listed as refused with several recordings, exit $rc: $(cat err.txt)"
+	else
+		[ "$rc" = 0 ] || fail "$long $val: not in the man page's list, but exit $rc: $(head -1 err.txt)"
+	fi
+	echo "$long" >>tried.txt
+done <help.txt
+for o in $(cat listed.txt); do
+	grep -qx -- "$o" tried.txt || [ "$o" = -v ] || fail "the man page lists $o, which --help's views lack"
+done
+echo "several recordings: $(wc -l <listed.txt) views refused as listed, $(($(wc -l <help.txt) - $(wc -l <listed.txt))) accepted"
 run vmtrace-report "$DATA/sample-kvm.vmt" nosuch.vmt
 expect_rc 1 "a missing file"
 expect_one_line_error vmtrace-report "nosuch.vmt"
