@@ -20,8 +20,8 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 40 },
 	{ "format-dir", OPT_FORMAT_DIR, "DIR", 0, "event formats for a trace.bin: a copy of "
 	  "the recording host's tracefs events/ directory", 40 },
-	{ "pair", OPT_PAIR, "BEGIN,END", 0, "the event pair of a trace.dat (default "
-	  VMT_TRACEDAT_DEFAULT_PAIR ")", 40 },
+	{ "pair", OPT_PAIR, "BEGIN,END", 0, "the event pair of a trace.dat: the time from "
+	  "BEGIN to END is measured (default " VMT_TRACEDAT_DEFAULT_PAIR ")", 40 },
 	{ 0 }
 };
 

@@ -73,7 +73,8 @@ static const struct argp_option options[] = {
 	  "trace-cmd trace.dat (the original -f; a plain argument works too)", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "json", OPT_JSON, NULL, 0, "print one JSON object", 2 },
-	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines", 2 },
+	{ "legacy", OPT_LEGACY, NULL, 0, "print exactly the original vm-trace's four lines (no "
+	  "filters: its event count is of every event)", 2 },
 	{ "verbose", 'v', NULL, 0, "print every event first, one line each, with decoded "
 	  "fields and each entry's latency", 2 },
 	{ "wide", OPT_WIDE, NULL, 0, "every column and field (past 120 columns): stddev, p90, "
@@ -108,8 +109,8 @@ static const struct argp_option options[] = {
 	  "('+10%'), a time with its unit ('2ms') or a number (e.g. 'p99>+10%,hlt:max>2ms')", 4 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
-	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us); implies --histogram",
-	  3 },
+	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us, not with --log); implies "
+	  "--histogram", 3 },
 	{ "buckets", OPT_BUCKETS, "N", 0, "number of buckets before the overflow row "
 	  "(default 100, 40 with --log); implies --histogram", 3 },
 	{ "log", OPT_LOG, NULL, 0, "log2 buckets instead of linear ones; implies --histogram",
