@@ -10,6 +10,7 @@
 
 #include "io.h"
 #include "openmetrics.h"
+#include "textwidth.h"
 #include "outfile.h"
 #include "vmfind.h"
 
@@ -33,22 +34,37 @@ uint64_t vmt_openmetrics_bound_ns(unsigned int i)
 	return (1ULL << (VMT_OPENMETRICS_BOUND_MIN_SHIFT + i)) - 1;
 }
 
-/* name="value" with OpenMetrics's three escapes; -EINVAL for other control bytes. */
+/*
+ * name="value" with OpenMetrics's three escapes; -EINVAL for other control bytes. The text
+ * format is UTF-8, and one invalid byte makes a scraper refuse the whole exposition: a byte
+ * that starts no valid sequence (a name cut inside a character, a name in another
+ * encoding) is written as U+FFFD, the replacement character.
+ */
 static int put_label(FILE *f, const char *name, const char *v)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)v;
+	size_t left = strlen(v);
 
 	fprintf(f, "%s=\"", name);
-	for (p = (const unsigned char *)v; *p; p++) {
-		if (*p == '\\' || *p == '"')
-			fputc('\\', f);
-		if (*p == '\n') {
+	while (left) {
+		size_t n = vmt_textwidth_seq((const char *)p, left);
+
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", f);
+			n = 1;
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+		} else if (*p == '\n') {
 			fputs("\\n", f);
-			continue;
-		}
-		if (*p < 0x20 || *p == 0x7f)
+		} else if (*p < 0x20 || *p == 0x7f) {
 			return -EINVAL;
-		fputc(*p, f);
+		} else {
+			if (*p == '\\' || *p == '"')
+				fputc('\\', f);
+			fputc(*p, f);
+		}
+		p += n;
+		left -= n;
 	}
 	fputc('"', f);
 	return 0;

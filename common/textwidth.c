@@ -86,6 +86,18 @@ static size_t next_char(const unsigned char *s, size_t n, unsigned int *cols)
 	return len;
 }
 
+size_t vmt_textwidth_seq(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int w;
+	size_t len;
+
+	if (p[0] < 0x80)
+		return 1;
+	len = next_char(p, n, &w);
+	return len > 1 ? len : 0;
+}
+
 size_t vmt_textwidth_cols(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;

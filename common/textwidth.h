@@ -12,6 +12,11 @@
 
 #include <stddef.h>
 
+/*
+ * The length of the valid UTF-8 sequence at s (n > 0 bytes left: 1 for ASCII), or 0 when
+ * its first byte starts none (a stray byte, a cut or overlong sequence, a surrogate).
+ */
+size_t vmt_textwidth_seq(const char *s, size_t n);
 /* The columns of the first len bytes of s. */
 size_t vmt_textwidth_cols(const char *s, size_t len);
 /* The columns of the string s. */

@@ -110,4 +110,21 @@ assert d["over_threshold_count"] == len(d["over_threshold"]) > 0
 assert all(e["latency_ns"] >= truth["long_ns"] for e in d["over_threshold"])
 print("top %d, over_threshold %d: vm as the map says" % (len(d["top"]), len(d["over_threshold"])))
 PY
+# A VM name that is not UTF-8 (a stray byte, a character cut short): the exposition stays
+# UTF-8, each such byte a U+FFFD, as Python's own decoding with "replace" gives it
+$PY - vms.txt bad.txt <<'PY' || fail "writing a name that is not UTF-8"
+import sys
+s = open(sys.argv[1], "rb").read().replace(b"meta vm.0.name web1", b"meta vm.0.name \xffweb\xc3-1")
+open(sys.argv[2], "wb").write(s)
+PY
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" bad.vmt <bad.txt || fail "mkvmt, bad name"
+vmtrace-report --openmetrics bad.vmt >bad.om || fail "--openmetrics, a name not UTF-8"
+$PY - bad.om <<'PY' || fail "--openmetrics: a name not UTF-8 breaks the exposition"
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open(sys.argv[1], "rb").read().decode("utf-8")     # strict: any bad byte raises
+want = b"\xffweb\xc3-1".decode("utf-8", "replace")
+vms = {s.labels.get("vm") for f in text_string_to_metric_families(text) for s in f.samples}
+assert want in vms and "db" in vms, vms
+PY
 finish
