@@ -104,9 +104,16 @@ static void trigger_line(FILE *f, const char *prefix, const struct report_trigge
 			*prefix ? "\n      " : " ", *prefix ? " " : "\n  ");
 		return;
 	}
-	fprintf(f, "%sTriggered by the %s at %s (task %" PRId32 ", pCPU %" PRIu32 "): %s, "
-		"threshold %s; see --around trigger\n", prefix, what,
-		vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat, thr);
+	{
+		char line[192], tail[64];
+		int n = snprintf(line, sizeof(line), "%sTriggered by the %s at %s (task %" PRId32
+				 ", pCPU %" PRIu32 "): %s,", prefix, what,
+				 vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat);
+		int m = snprintf(tail, sizeof(tail), "threshold %s; see --around trigger", thr);
+
+		/* a late trigger, a large pid and a list's "[N] " can pass 120 columns: break */
+		fprintf(f, "%s%s%s\n", line, n + 1 + m > 120 ? "\n      " : " ", tail);
+	}
 }
 
 const char *report_trigger_missing(const struct report_trigger *t, char *buf, size_t size)
