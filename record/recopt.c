@@ -23,19 +23,8 @@
 #define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
 
 enum {
-	OPT_CLEANUP = 256,
-	OPT_POLL,
-	OPT_CONTEXT,
-	OPT_LIVE,
-	OPT_NO_OUTPUT,
-	OPT_METRICS,
-	OPT_INTERVAL,
-	OPT_THRESHOLD,
-	OPT_KEEP,
-	OPT_AFTER,
-	OPT_VM,
-	OPT_CONTINUE,
-	OPT_RING_SIZE,
+	OPT_CLEANUP = 256, OPT_POLL, OPT_CONTEXT, OPT_LIVE, OPT_NO_OUTPUT, OPT_METRICS,
+	OPT_INTERVAL, OPT_THRESHOLD, OPT_KEEP, OPT_AFTER, OPT_VM, OPT_CONTINUE, OPT_RING_SIZE,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -139,6 +128,10 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 	    strcmp(o->begin, o->end) == 0)
 		argp_error(state, "invalid event pair '%s' (expected two different "
 			   "system:event names)", arg);
+	/* every figure would call each vCPU's time in the guest time out of it */
+	if (strcmp(arg, REC_DEFAULT_END "," REC_DEFAULT_BEGIN) == 0)
+		argp_error(state, "-e %s measures the time in the guest (from each entry to "
+			   "the next exit); the out-of-guest pair is " DEFAULT_EVENTS, arg);
 }
 
 /*

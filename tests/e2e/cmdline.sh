@@ -66,6 +66,9 @@ for p in vmtrace-report vmtrace-convert; do
 	usage_error $p $fmt --reason '' x.vmt
 	line1 "$p: empty --reason"
 done
+# the recorder's -e alike, refused while its options are read (nothing is recorded)
+usage_error vmtrace-record -p 1 -e kvm:kvm_entry,kvm:kvm_exit
+line1 "vmtrace-record: -e kvm:kvm_entry,kvm:kvm_exit measures the time in the guest (from each entry to the next exit); the out-of-guest pair is kvm:kvm_exit,kvm:kvm_entry"
 # the original's number of events counts every event: its four lines take no filter
 for f in "--cpu 1" "--vcpu 0" "--vm web1" "--reason hlt" "--from 1s" "--to 1s"; do
 	# shellcheck disable=SC2086 # the option and its value
