@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 /* for ZSTD_c_literalCompressionMode (an experimental parameter of the stable API) */
 #define ZSTD_STATIC_LINKING_ONLY
@@ -27,6 +30,13 @@ struct vmt_writer {
 	uint8_t *index;		/* 16 bytes per chunk: offset, cpu, page count */
 	size_t index_len, index_cap;
 	uint64_t nchunks;
+	/*
+	 * Whether a failed block may be cut off with ftruncate: only when the file is the
+	 * recording alone (a regular file written from offset 0, not appended to). Written
+	 * through a descriptor (">>", /dev/fd/N at some offset, a pipe), cutting at the
+	 * recording's own offset would destroy what the file held before it.
+	 */
+	bool may_truncate;
 };
 
 uint32_t vmt_container_header_crc(uint8_t *hdr, uint32_t size)
@@ -58,7 +68,7 @@ static int write_block(struct vmt_writer *w, uint8_t *hdr, uint32_t hsize, uint3
 		 * Cut the partial block off, so the file ends on a whole block (a reader
 		 * would stop there anyway; this keeps appending after ENOSPC impossible).
 		 */
-		if (ftruncate(w->fd, (off_t)w->off) == 0)
+		if (w->may_truncate && ftruncate(w->fd, (off_t)w->off) == 0)
 			lseek(w->fd, (off_t)w->off, SEEK_SET);
 		return ret;
 	}
@@ -79,6 +89,13 @@ int vmt_writer_open(int fd, const struct vmt_kvbuf *meta, int level, struct vmt_
 		return -ENOMEM;
 	w->fd = fd;
 	w->level = level;
+	{
+		struct stat st;
+		int fl = fcntl(fd, F_GETFL);
+
+		w->may_truncate = fl >= 0 && !(fl & O_APPEND) && fstat(fd, &st) == 0 &&
+				  S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) == 0;
+	}
 	if (level > 0) {
 		w->cctx = ZSTD_createCCtx();
 		if (!w->cctx) {

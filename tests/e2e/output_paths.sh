@@ -164,6 +164,17 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 	expect_rc 1 "a full TMPDIR"
 	expect_one_line_error vmtrace-report "-: cannot copy standard input to a temporary file in $scratch/tiny: No space left on device (TMPDIR"
 	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a full TMPDIR: not one line"; }
+	# A .vmt appended (>>) through a descriptor to a file that fills up: the recording's
+	# failed block is not cut off at its own offset, which would cut what the file held
+	# before it (the review: 150000 bytes became 54076)
+	head -c 150000 /dev/urandom >before.bin
+	unshare -m sh -c 'mount -t tmpfs -o size=200k tmpfs "$1" && cp "$2" "$1/log" &&
+		vmtrace-convert --to-vmt -o /dev/fd/3 "$3" 3>>"$1/log" 2>"$4/err.txt"; echo $? >"$4/rc.txt";
+		head -c 150000 "$1/log" >"$4/kept.bin"' sh "$scratch/tiny" before.bin "$K" "$scratch"
+	rc=$(cat rc.txt)
+	expect_rc 1 "a .vmt appended to a file that fills up"
+	grep -q "No space left on device" err.txt || { cat err.txt; fail "a full file: not ENOSPC"; }
+	cmp -s before.bin kept.bin || fail "a .vmt appended through a descriptor cut the file's earlier bytes"
 else
 	skip_part "no root or mount namespace: a full TMPDIR"
 fi
