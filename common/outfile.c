@@ -223,8 +223,16 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 		return 1;
 	}
 	*fd = link_to_own_fd(path);
-	if (*fd >= 0)
-		return 1;
+	if (*fd >= 0) {
+		int fl = fcntl(*fd, F_GETFD);
+
+		/*
+		 * Only a descriptor given to the program: every one it opens itself is
+		 * close-on-exec (an input's copy, the recorder's pipes), and one given across
+		 * exec cannot be. Writing into those would lose the output, or damage data.
+		 */
+		return fl < 0 || (fl & FD_CLOEXEC) ? -EBADF : 1;
+	}
 	if (snprintf(target, size, "%s", path) >= (int)size)
 		return -ENAMETOOLONG;
 	if (lstat(path, &lst) < 0)

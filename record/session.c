@@ -220,7 +220,7 @@ int rec_session_check_clock(const struct rec_session *s, const char *clock)
 	if (!clock)
 		return 0;
 	snprintf(path, sizeof(path), "%s/trace_clock", s->root);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return 0;	/* the instance's own write says what is wrong */
 	len = fread(text, 1, sizeof(text) - 1, f);

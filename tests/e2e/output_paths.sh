@@ -68,6 +68,16 @@ for o in so /dev/fd/1 /dev/stdout; do
 done
 [ -L /dev/stdout ] || fail "/dev/stdout is no longer a link"
 no_part "descriptors"
+# a descriptor given by the shell (3>file) is an output; one the program opened itself (a
+# piped input's copy is fd 3 when no 3 was given) is not: refused, the input not written
+vmtrace-convert --csv -o /dev/fd/3 "$K" 3>fd3.csv 2>err.txt || { cat err.txt; fail "-o /dev/fd/3 3>file"; }
+cmp -s fd3.csv direct.csv || fail "-o /dev/fd/3 3>fd3.csv: not the CSV"
+for prog in "vmtrace-convert --csv -o" "vmtrace-report --html"; do
+	cat "$K" | $prog /dev/fd/3 - >out.txt 2>err.txt
+	rc=$?
+	expect_rc 1 "$prog /dev/fd/3 with a piped input"
+	expect_one_line_error "${prog%% *}" "/dev/fd/3: .*Bad file descriptor"
+done
 
 # /dev/null: written, still the device
 run vmtrace-convert --csv -o /dev/null "$K"

@@ -272,6 +272,15 @@ static void test_own_descriptor(void **state)
 	close(p[0]);
 	close(p[1]);
 	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	/*
+	 * One the program opened itself (close-on-exec, as an input's copy is): not given
+	 * to it, so not an output (the review wrote the CSV into the piped input's copy)
+	 */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
+	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	close(p[0]);
+	close(p[1]);
 }
 
 static void test_abort(void **state)
