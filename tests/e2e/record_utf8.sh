@@ -42,6 +42,9 @@ assert comm[sys.argv[2]].endswith("\udcd0") and cols(comm[sys.argv[3]]) == 10, c
 pids = [int(p) for p in re.findall(r"^pid (\d+) calls ", text, re.M)]
 assert len(pids) == 2, pids
 names = {"%s (%d)" % (c, p) for c in comm.values() for p in pids}
+# a frame drawn between sh's fork and the loop's exec names the child "sh" (the recorder
+# names a pid as the context events last named it): a loop's row may read so
+names |= {"sh (%d)" % p for p in pids}
 
 chunks = text.split("\033[H\033[2J")
 frames, summary = chunks[1:-1], chunks[-1]
