@@ -128,6 +128,31 @@ static int own_fd(const char *p)
 	return -1;
 }
 
+/*
+ * Whether the symbolic link at path (lst its lstat) may be followed: the kernel's
+ * fs.protected_symlinks rule, kept whatever the sysctl says (it is 0 on some hosts), as
+ * the program may run as root. A link in a sticky, world-writable directory (/tmp) is
+ * followed only when it is ours or the directory owner's, so another user's link there
+ * cannot send an output over a file of theirs choosing.
+ */
+static bool link_may_be_followed(const char *path, const struct stat *lst)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat dst;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+		return false;
+	if (stat(dir, &dst) < 0)
+		return false;
+	return !(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) ||
+	       lst->st_uid == geteuid() || lst->st_uid == dst.st_uid;
+}
+
 /* Whether path, through its chain of symbolic links, names a descriptor of ours (own_fd). */
 static int link_to_own_fd(const char *path)
 {
@@ -146,6 +171,8 @@ static int link_to_own_fd(const char *path)
 			return fd;
 		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
 			return -1;
+		if (!link_may_be_followed(p, &st))
+			return -2;
 		n = readlink(p, link, sizeof(link) - 1);
 		if (n < 0)
 			return -1;
@@ -223,6 +250,8 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 		return 1;
 	}
 	*fd = link_to_own_fd(path);
+	if (*fd == -2)
+		return -EACCES;
 	if (*fd >= 0) {
 		int fl = fcntl(*fd, F_GETFD);
 
@@ -238,6 +267,8 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 	if (lstat(path, &lst) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISLNK(lst.st_mode)) {
+		if (!link_may_be_followed(path, &lst))
+			return -EACCES;
 		ret = follow_link(path, target, size, st, created);
 		if (ret)
 			return ret;

@@ -79,6 +79,26 @@ for prog in "vmtrace-convert --csv -o" "vmtrace-report --html"; do
 	expect_one_line_error "${prog%% *}" "/dev/fd/3: .*Bad file descriptor"
 done
 
+# Another user's link in a sticky, world-writable directory (/tmp's kind) is not followed,
+# whatever fs.protected_symlinks says: refused, the file it names untouched; the owner's
+# own link there is followed (the kernel's rule, kept by the program)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir sticky && chmod 1777 sticky && echo victim >victim.txt
+	ln -s "$scratch/victim.txt" sticky/theirs.csv && chown -h nobody sticky/theirs.csv
+	ln -s /proc/self/fd/2 sticky/fd.csv && chown -h nobody sticky/fd.csv
+	for o in sticky/theirs.csv sticky/fd.csv; do
+		run vmtrace-convert --csv -o $o "$K"
+		expect_rc 1 "-o $o (nobody's link in a sticky directory)"
+		expect_one_line_error vmtrace-convert "$o: .*Permission denied"
+	done
+	[ "$(cat victim.txt)" = victim ] || fail "nobody's link: the file it names was written"
+	ln -s "$scratch/victim.txt" sticky/mine.csv
+	vmtrace-convert --csv -o sticky/mine.csv "$K" 2>err.txt || { cat err.txt; fail "root's own link"; }
+	cmp -s victim.txt direct.csv || fail "root's own link in a sticky directory: not followed"
+else
+	skip_part "not root: another user's link in a sticky directory"
+fi
+
 # /dev/null: written, still the device
 run vmtrace-convert --csv -o /dev/null "$K"
 expect_rc 0 "-o /dev/null"
