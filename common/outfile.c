@@ -19,6 +19,7 @@ struct vmt_outfile {
 	int fd;
 	unsigned int flags;
 	int slot;		/* in the signal registry, or -1 */
+	int created_slot;	/* the created target's, or -1 */
 	bool direct;		/* standard output, a device or a FIFO: written in place */
 	bool created;		/* target made through a dangling link: removed on abort */
 	char *path;
@@ -327,8 +328,12 @@ static int open_tmp(struct vmt_outfile *of)
 	of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (of->fd < 0)
 		ret = -errno;
-	else if (!(of->flags & VMT_OUTFILE_KEEP_PARTIAL))
+	else if (!(of->flags & VMT_OUTFILE_KEEP_PARTIAL)) {
 		of->slot = reg_add(of->tmp);
+		/* the empty file made through a dangling link goes with it */
+		if (of->created)
+			of->created_slot = reg_add(of->target);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
@@ -377,7 +382,7 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 	if (!of)
 		return -ENOMEM;
 	of->fd = -1;
-	of->slot = -1;
+	of->slot = of->created_slot = -1;
 	of->flags = flags;
 	of->path = strdup(path);
 	if (!of->path) {
@@ -473,6 +478,7 @@ const char *vmt_outfile_note(const struct vmt_outfile *of)
 static void outfile_free(struct vmt_outfile *of)
 {
 	reg_remove(of->slot);
+	reg_remove(of->created_slot);
 	if (of->tmp != of->path)
 		free(of->tmp);
 	if (of->target != of->path)
@@ -535,6 +541,9 @@ int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
 	if (!ret)
 		ret = r2;
 	if (!of->direct) {
+		/* before the rename: then the target holds the output, no signal removes it */
+		reg_remove(of->created_slot);
+		of->created_slot = -1;
 		if (!ret)
 			ret = move_into_place(of, kept_old);
 		if (ret && (of->flags & VMT_OUTFILE_KEEP_PARTIAL)) {

@@ -636,6 +636,20 @@ static void test_signal_removes(void **state)
 	assert_true(exists(fx->tmp));
 	unlink(fx->tmp);
 	assert_false(exists(fx->path));
+	/* a target created through a dangling link goes with the temporary file (review) */
+	{
+		char target[PATH_MAX + 8];
+		struct stat st;
+
+		snprintf(target, sizeof(target), "%s.to", fx->path);
+		assert_int_equal(symlink(target, fx->path), 0);
+		status = signal_child(fx, 0, 0, SIGTERM, &alive);
+		assert_true(WIFSIGNALED(status));
+		assert_false(exists(fx->tmp));
+		assert_false(exists(target));
+		assert_int_equal(lstat(fx->path, &st), 0);	/* the link itself stays */
+		unlink(fx->path);
+	}
 }
 
 int main(void)
