@@ -131,7 +131,7 @@ int rec_output_publish(struct rec_output *op, bool keep)
 	op->out = NULL;
 	if (ret) {
 		vmt_err("%s: cannot rename to %s: %s; the recording stays in %s", op->tmp,
-			op->name, strerror(-ret), op->tmp);
+			target, strerror(-ret), op->tmp);
 		return ret;
 	}
 	op->published = true;
