@@ -11,6 +11,7 @@
 #include "evrender.h"
 #include "numfmt.h"
 #include "timefmt.h"
+#include "vmfind.h"
 #include "whyfmt.h"
 
 /*
@@ -89,6 +90,14 @@ static void json_event(struct vmt_evdump *d, const struct vmt_iter *it,
 	json_common(j, it, ev->ts, ev->cpu, ev->pid, ev->kind == VMT_EV_BEGIN ? "exit" : "entry");
 	if (ev->has & VMT_EVF_VCPU)
 		vmt_jsonw_u64(j, "vcpu", ev->vcpu);
+	/* the VM of the task, as the JSON's top exits name it, when the recording has a map */
+	if (it->r && vmt_reader_vmmap(it->r)) {
+		const struct vmt_vmmap *m = vmt_reader_vmmap(it->r);
+		unsigned int vm, vcpu;
+
+		vmt_jsonw_str(j, "vm", vmt_vmmap_lookup(m, ev->pid, &vm, &vcpu) == 0 ?
+				       vmt_vmmap_name(m, vm) : NULL);
+	}
 	if (ev->kind == VMT_EV_BEGIN && (ev->has & VMT_EVF_REASON)) {
 		uint64_t key = vmt_exitreason_key(ev->isa, ev->reason);
 

@@ -110,6 +110,18 @@ assert d["over_threshold_count"] == len(d["over_threshold"]) > 0
 assert all(e["latency_ns"] >= truth["long_ns"] for e in d["over_threshold"])
 print("top %d, over_threshold %d: vm as the map says" % (len(d["top"]), len(d["over_threshold"])))
 PY
+# and --around's exits and entries, as vmt_report_json_exit's
+run vmtrace-report --json --around 0.05s,50ms vms.vmt
+expect_rc 0 "--json --around"
+$PY - out.txt truth.json <<'PY' || fail "--json --around: the events' vm is not the map's"
+import json, sys
+d = json.load(open(sys.argv[1]))
+vm_of = {int(k): v for k, v in json.load(open(sys.argv[2]))["vm_of"].items()}
+ev = [e for e in d["around"] if e["kind"] in ("exit", "entry")]
+assert all(e["vm"] == vm_of[e["pid"]] for e in ev), [e for e in ev if e["vm"] != vm_of[e["pid"]]][:3]
+assert {e["vm"] for e in ev} == {"web1", "db", None}, {e["vm"] for e in ev}
+print("around: %d events, vm as the map says" % len(ev))
+PY
 # A VM name that is not UTF-8 (a stray byte, a character cut short): the exposition stays
 # UTF-8, each such byte a U+FFFD, as Python's own decoding with "replace" gives it
 $PY - vms.txt bad.txt <<'PY' || fail "writing a name that is not UTF-8"
