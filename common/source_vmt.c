@@ -229,6 +229,10 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 			} else if (!is_meta_copy(s, off, meta_end, next)) {
 				bad_block(st, off);
 				s->holes++;	/* it could have been any CPU's chunk */
+			} else if (next && next != off + VMT_BLOCK_HEADER_SIZE + s->meta.len) {
+				/* the copy, and a damaged block after it that the search passed */
+				bad_block(st, off + VMT_BLOCK_HEADER_SIZE + s->meta.len);
+				s->holes++;
 			}
 			if (!next) {
 				st->truncated_at = off;

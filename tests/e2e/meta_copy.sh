@@ -104,6 +104,8 @@ open("nometa.vmt", "wb").write(b[:16] + copy + rest)
 open("twometa.vmt", "wb").write(b[:16] + flip(meta, 100) + meta + rest)
 open("cutcopy.vmt", "wb").write(b[:16] + flip(meta, 100) + copy[:10])
 open("badcopy.vmt", "wb").write(b[:16] + meta + flip(flip(copy, 20), 100) + rest)
+open("badcopychunk.vmt", "wb").write(b[:16] + meta + flip(copy, 20) + flip(blocks[2], 20) +
+                                     b"".join(blocks[3:]))
 EOF
 for f in swapped badcopy; do
 	run vmtrace-report --json $f.vmt
@@ -112,6 +114,11 @@ for f in swapped badcopy; do
 	python3 -c "$strip" out.txt >got.json
 	cmp -s want.json got.json || fail "$f.vmt: figures differ from the sound file's"
 done
+# the copy's header damaged and the chunk after it too: the chunk is damage all the same
+run vmtrace-report --json badcopychunk.vmt
+expect_rc 2 "badcopychunk.vmt"
+[ "$(json out.txt '(d["bad_blocks"], d["lost_events_exact"])')" = "(1, False)" ] ||
+	fail "badcopychunk.vmt: the damaged chunk after the copy not counted: $(json out.txt '(d["bad_blocks"], d["lost_events_exact"])')"
 for f in "nometa:no metadata block at the start" "twometa:damaged metadata block" \
 	 "cutcopy:damaged metadata block, and the file is cut at byte "; do
 	run vmtrace-report --json "${f%%:*}.vmt"
