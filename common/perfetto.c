@@ -234,6 +234,15 @@ static const char *track_name(const struct vmt_iter *it, const struct vmt_pair *
 	return buf;
 }
 
+/* Task pid's vCPU index in the recording's --vm map, if it is one of its vCPU threads. */
+static bool map_vcpu(const struct vmt_iter *it, int32_t pid, unsigned int *vcpu)
+{
+	const struct vmt_vmmap *m = it->r ? vmt_reader_vmmap(it->r) : NULL;
+	unsigned int vm;
+
+	return m && vmt_vmmap_lookup(m, pid, &vm, vcpu) == 0;
+}
+
 static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
 		   void **task)
 {
@@ -242,7 +251,7 @@ static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
 	const char *name = NULL;
 	char label[64], tname[160];
-	unsigned int k;
+	unsigned int k, vcpu;
 
 	if (!*task) {
 		/* the task's track, named once */
@@ -265,6 +274,8 @@ static int pf_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		vmt_jsonw_u64(&p->w, "vcpu", pr->end->vcpu);
 	else if (ex->has & VMT_EVF_VCPU)
 		vmt_jsonw_u64(&p->w, "vcpu", ex->vcpu);
+	else if (map_vcpu(it, ex->pid, &vcpu))
+		vmt_jsonw_u64(&p->w, "vcpu", vcpu);	/* the --vm map's index, as in the CSV */
 	if (ex->has & VMT_EVF_REASON)
 		vmt_jsonw_u64(&p->w, "reason_code", key);
 	hex_arg(p, ex, VMT_EVF_RIP, "guest_rip", ex->rip);

@@ -38,7 +38,8 @@
 	X("start_ts_ns", TABS, 1, 1, ex->ts)					\
 	X("pcpu", U64, 1, 1, ex->cpu)						\
 	X("entry_pcpu", U64, 1, 1, pr->en_cpu)					\
-	X("vcpu", U64, 1, pr->has_vcpu, pr->vcpu)				\
+	X("vcpu", U64, 1, pr->has_vcpu || map_vcpu >= 0,				\
+	  pr->has_vcpu ? pr->vcpu : (uint64_t)map_vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
 	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -88,7 +89,8 @@ struct prow {
 #define PAIR_LOCALS(pr)								\
 	const struct vmt_event *ex = (pr)->ex;					\
 	bool has_reason = (ex->has & VMT_EVF_REASON) != 0;			\
-	const char *vmname = vm_name(f, ex->pid);				\
+	int64_t map_vcpu;							\
+	const char *vmname = vm_name(f, ex->pid, &map_vcpu);			\
 	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);			\
 	const struct rowwhy *wy = (pr)->why;					\
 	const struct vmt_whypart *cu = wy && wy->has_culprit ? &wy->culprit : NULL
@@ -101,7 +103,8 @@ struct prow {
 	X("task", I64, 1, 1, ev->pid)						\
 	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
-	X("vcpu", U64, 1, ev->has & VMT_EVF_VCPU, ev->vcpu)			\
+	X("vcpu", U64, 1, (ev->has & VMT_EVF_VCPU) || map_vcpu >= 0,		\
+	  (ev->has & VMT_EVF_VCPU) ? ev->vcpu : (uint64_t)map_vcpu)		\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
 	X("rip", HEX, 1, ev->has & VMT_EVF_RIP, ev->rip)			\
@@ -118,7 +121,8 @@ struct prow {
 	uint64_t lat = (latv);							\
 	bool is_exit = ev->kind == VMT_EV_BEGIN;				\
 	bool has_reason = is_exit && (ev->has & VMT_EVF_REASON);		\
-	const char *vmname = vm_name(f, ev->pid);				\
+	int64_t map_vcpu;							\
+	const char *vmname = vm_name(f, ev->pid, &map_vcpu);			\
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
 /*
@@ -219,13 +223,19 @@ struct vmt_rows {
 	struct vmt_rows_stats st;
 };
 
-/* The VM of a vCPU thread in the recording's --vm map, or NULL. */
-static inline const char *vm_name(const struct rowfmt *f, int32_t tid)
+/*
+ * The VM of a vCPU thread in the recording's --vm map, or NULL; *vcpu its index there (-1
+ * when the map lacks the thread): the vcpu cell when the events carry no vCPU id, as in
+ * the JSON's vcpus.
+ */
+static inline const char *vm_name(const struct rowfmt *f, int32_t tid, int64_t *vcpu)
 {
-	unsigned int vm, vcpu;
+	unsigned int vm, idx;
 
-	if (!f->vmmap || vmt_vmmap_lookup(f->vmmap, tid, &vm, &vcpu))
+	*vcpu = -1;
+	if (!f->vmmap || vmt_vmmap_lookup(f->vmmap, tid, &vm, &idx))
 		return NULL;
+	*vcpu = idx;
 	return vmt_vmmap_name(f->vmmap, vm);
 }
 

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A recording with the VM map of vmtrace-record --vm whose events carry no vCPU id (a
+# system-call pair, as recorded on hosts where kvm's events do not fire): every per-exit
+# view gives a mapped thread its vCPU index from the map, as the JSON's vcpus do, and none
+# to the task of neither VM. Checked against tests/helpers/twovms.py's own map, for the CSV,
+# JSON lines, the Perfetto timeline and the report's JSON.
+. "$(dirname "$0")/lib.sh"
+
+python3 "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
+# the same exits as system calls: no vcpu field in sys_enter or sys_exit
+{ echo "events raw_syscalls:sys_enter raw_syscalls:sys_exit"
+  sed -e 's/^\(exit [0-9]* [0-9]* [0-9]*\) 0x[0-9a-f]* [0-9]*$/\1 0/' \
+      -e 's/^\(entry [0-9]* [0-9]* [0-9]*\) [0-9]*$/\1/' vms.txt; } >sys.txt
+grep -q '^exit [0-9]* [0-9]* [0-9]* 0$' sys.txt || fail "the script's exits were not rewritten"
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" sys.vmt <sys.txt || fail "mkvmt"
+
+vmtrace-convert --csv sys.vmt >rows.csv || fail "--csv"
+vmtrace-convert --csv --events sys.vmt >events.csv || fail "--csv --events"
+vmtrace-convert --jsonl sys.vmt >rows.jsonl || fail "--jsonl"
+vmtrace-convert --perfetto sys.vmt >trace.json || fail "--perfetto"
+vmtrace-report --json sys.vmt >r.json || fail "--json"
+python3 - rows.csv events.csv rows.jsonl trace.json r.json vms.txt <<'PY' || fail "vcpu not the map's"
+import csv, json, re, sys
+rows, events, jsonl, trace, rep, script = sys.argv[1:7]
+vcpu_of = {}                      # the map as twovms.py wrote it: tid -> vCPU index
+for line in open(script):
+    m = re.match(r"meta vm\.\d+\.vcpus (.*)", line)
+    if m:
+        for t in m.group(1).split(","):
+            tid, idx = t.split(":")
+            vcpu_of[int(tid)] = int(idx)
+assert len(vcpu_of) == 4, vcpu_of
+def want(task):
+    return vcpu_of.get(int(task))
+n = 0
+for path in (rows, events):
+    for r in csv.DictReader(open(path, newline="")):
+        got = int(r["vcpu"]) if r["vcpu"] != "" else None
+        assert got == want(r["task"]), (path, r)
+        n += 1
+for line in open(jsonl):
+    r = json.loads(line)
+    assert r["vcpu"] == want(r["task"]), r
+    n += 1
+for e in json.load(open(trace))["traceEvents"]:
+    if e.get("cat") == "exit":
+        assert e["args"].get("vcpu") == want(e["tid"]), e
+        n += 1
+for t in json.load(open(rep))["vcpus"]:
+    assert t["vcpu"] == want(t["pid"]), t
+print("vcpu of", n, "rows and slices: the map's index, none for the task of neither VM")
+PY
+exit 0
