@@ -1155,21 +1155,78 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 	out->end_unknown = !vmt_source_end(r->src, &elen) && start_stats(r);
 }
 
+/* The latest last time of the chunks that know theirs (0: none). */
+static uint64_t last_page_ts(const struct vmt_reader *r)
+{
+	size_t i, n = vmt_source_nchunks(r->src);
+	uint64_t last = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		if (ci->last_ts > last)
+			last = ci->last_ts;
+	}
+	return last;
+}
+
+/*
+ * A flight recording's pages: from its first page to --after past the triggering exit's
+ * end, where they are cut, or to its last page when later (a recorder before that cut);
+ * UINT64_MAX when the file does not say (no trigger, no page).
+ */
+static uint64_t flight_held_ns(const struct vmt_reader *r, const uint8_t *meta, size_t mlen,
+			       const uint8_t *end, size_t elen)
+{
+	const struct vmt_clock *c = &r->clock;
+	uint64_t ts, lat, after, start, last, window = 0, pages = 0, gap;
+
+	if (vmt_kv_get_u64(end, elen, VMT_META_TRIGGER_TS, &ts) ||
+	    vmt_kv_get_u64(end, elen, VMT_META_TRIGGER_LAT, &lat) ||
+	    vmt_kv_get_u64(meta, mlen, VMT_META_TRIGGER_AFTER, &after))
+		return UINT64_MAX;
+	start = vmt_reader_start_ts(r);
+	if (!start)
+		return UINT64_MAX;
+	last = last_page_ts(r);
+	if (last > start)
+		pages = vmt_clock_ns(c, last - start);
+	if (ts + lat >= start) {
+		window = vmt_clock_ns(c, ts + lat - start) + after;
+	} else {
+		gap = vmt_clock_ns(c, start - ts - lat);	/* the exit ended before the pages */
+		window = after > gap ? after - gap : 0;
+	}
+	return pages > window ? pages : window;
+}
+
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 {
 	const uint8_t *meta, *end;
 	size_t mlen, elen;
-	uint64_t t0 = 0, t1 = 0, kept;
+	uint64_t t0 = 0, t1 = 0, kept, held;
 
 	meta = vmt_source_meta(r->src, &mlen);
 	end = vmt_source_end(r->src, &elen);
 	if (vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0) || !end ||
-	    vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1) || t1 < t0)
+	    vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1))
 		return 0;
-	/* a flight recording holds its pages from there (before t0 in a --continue file) */
+	/*
+	 * A flight recording holds its pages from there: before t0 in a --continue file, and
+	 * so may its end be (its window was over before the file was opened).
+	 */
 	if (!vmt_kv_get_u64(end, elen, VMT_META_MONO_KEPT, &kept) && kept <= t1)
 		t0 = kept;
-	return t1 - t0;
+	if (t1 < t0)
+		return 0;
+	/*
+	 * Its time ends with its pages, not when the recorder finished the file. Older
+	 * recorders wrote the latter (a second or more later, overlapping the next --continue
+	 * file's time), and the oldest no kept start: the pages' own span bounds it. The
+	 * recorder writes the end of its pages now, so this changes only old files.
+	 */
+	held = flight_held_ns(r, meta, mlen, end, elen);
+	return t1 - t0 > held ? held : t1 - t0;
 }
 
 uint64_t vmt_reader_start_ts(const struct vmt_reader *r)

@@ -63,6 +63,7 @@ int rec_output_open(struct rec_output *op)
 
 	op->files++;
 	op->finished = op->published = false;
+	op->held_end_ns = 0;
 	vmt_writer_free(op->writer);	/* the queue is idle: the previous file is finished */
 	op->writer = NULL;
 	if (!op->max_files)
@@ -102,13 +103,26 @@ void rec_output_stats_end(struct rec_output *op)
 	op->mono1 = rec_sysinfo_now_ns();
 }
 
+void rec_output_watch_end(struct rec_output *op, const struct rec_watch *w, bool done)
+{
+	struct rec_file_start fs = { op->mono0, op->st0.now_ts, op->prev_end_ns };
+
+	op->held_end_ns = done ? rec_watch_end_done(w, &fs, &op->end) :
+			  rec_watch_end(w, &fs, &op->end);
+}
+
 int rec_output_finish(struct rec_output *op, const struct rec_end_info *e)
 {
+	struct rec_end_info fe = *e;
 	int ret;
 
-	rec_sysinfo_end(&op->end, e);
+	fe.mono_held_end_ns = op->held_end_ns;
+	rec_sysinfo_end(&op->end, &fe);
 	ret = vmt_writer_finish(op->writer, &op->end);
 	op->finished = !ret;
+	/* the next file's time begins where this one's ends (what END says) */
+	op->prev_end_ns = fe.mono_held_end_ns && fe.mono_held_end_ns < fe.mono_end_ns ?
+			  fe.mono_held_end_ns : fe.mono_end_ns;
 	return ret;
 }
 
@@ -145,7 +159,6 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 		      const char *clock, bool quiet)
 {
 	struct rec_end_info e = { .stop_reason = "threshold", .clock = clock };
-	struct rec_file_start fs;
 	uint64_t chunks;
 	int ret;
 
@@ -154,9 +167,7 @@ int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_wa
 	if (ret)
 		return ret;	/* a write error: the caller's final report names it */
 	rec_output_stats_end(op);
-	fs.mono_ns = op->mono0;
-	fs.ts = op->st0.now_ts;
-	rec_watch_end_done(w, &fs, &op->end);
+	rec_output_watch_end(op, w, true);
 	e.mono_start_ns = op->mono0;
 	e.mono_end_ns = op->mono1;
 	e.ts_start = op->st0.now_ts;

@@ -37,6 +37,8 @@ struct rec_output {
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t lost0, lost1;		/* events lost by every traced CPU's stats, the same */
 	uint64_t mono0, mono1;
+	/* --on-threshold: the end of the time the file holds (0: none), the previous file's */
+	uint64_t held_end_ns, prev_end_ns;
 	uint64_t chunks0, pages0;	/* the writer queue's chunks, pages before this file */
 	char name[PATH_MAX];		/* its final name */
 	char tmp[PATH_MAX];		/* where its bytes go until published */
@@ -67,7 +69,14 @@ int rec_output_open(struct rec_output *op);
 /* The per-CPU stats and the time at the end into op->end (before the trigger's keys). */
 void rec_output_stats_end(struct rec_output *op);
 /*
- * END (e: how it stopped; e->col may be NULL while the collector runs) into the file.
+ * After rec_output_stats_end(): the watchers' keys into op->end (the trigger that is done
+ * with --continue's rotation, done true; else the last one) and the end of the time the
+ * file holds.
+ */
+void rec_output_watch_end(struct rec_output *op, const struct rec_watch *w, bool done);
+/*
+ * END (e: how it stopped; e->col may be NULL while the collector runs; its held end is
+ * op's) into the file.
  * 0 or -errno (the caller says what failed: it knows how many chunks came before).
  */
 int rec_output_finish(struct rec_output *op, const struct rec_end_info *e);

@@ -240,7 +240,6 @@ static void run_until_stop(struct recorder *rec)
 
 static void stop_and_drain(struct recorder *rec)
 {
-	struct rec_file_start fs = { rec->op.mono0, rec->op.st0.now_ts };
 	bool aborted = false;
 
 	/* Tracing off first: the drain then sees a fixed amount of data. */
@@ -262,7 +261,7 @@ static void stop_and_drain(struct recorder *rec)
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
 	rec_output_stats_end(&rec->op);
-	rec_watch_end(rec->watch, &fs, &rec->op.end);
+	rec_output_watch_end(&rec->op, rec->watch, false);
 }
 
 /*

@@ -309,7 +309,10 @@ void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
 	unsigned int i, n = e->col ? rec_collector_ncpus(e->col) : 0;
 
 	rec_sysinfo_add_time(kb, "time.end");
-	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64, e->mono_end_ns);
+	/* a flight file's time ends with its window, whenever the recorder finished it */
+	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64,
+		    e->mono_held_end_ns && e->mono_held_end_ns < e->mono_end_ns ?
+		    e->mono_held_end_ns : e->mono_end_ns);
 	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
 	/*
 	 * Constant-rate counters (x86-tsc): their rate against CLOCK_MONOTONIC over the

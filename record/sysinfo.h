@@ -79,11 +79,16 @@ struct rec_end_info {
 	const char *stop_reason;
 	const char *clock;
 	uint64_t mono_start_ns, mono_end_ns;
+	/* a flight file's: the end of the time it holds, when before mono_end_ns (0: none) */
+	uint64_t mono_held_end_ns;
 	uint64_t ts_start, ts_end;		/* the first CPU's "now ts" at start and end */
 	const struct rec_collector *col;	/* per-CPU page counts */
 };
 
-/* time.end, monotonic.end_ns, stop_reason, clock.ns_per_tick (counter clocks), pages. */
+/*
+ * time.end, monotonic.end_ns (the earlier of the stop and the held end), stop_reason,
+ * clock.ns_per_tick (counter clocks, over the whole time the recorder ran), pages.
+ */
 void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e);
 
 #endif

@@ -28,7 +28,7 @@ struct rec_watch {
 	unsigned int nc;
 	/* --on-threshold */
 	struct rec_ring *ring;
-	uint64_t threshold_ns, keep_ns;
+	uint64_t threshold_ns, keep_ns, after_ns;
 	const char *pair;		/* "exit" (KVM's pair) or "pair": the messages' word */
 };
 
@@ -94,6 +94,7 @@ static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t e
 		return ret;
 	w->threshold_ns = o->threshold_ns;
 	w->keep_ns = o->keep_ns;
+	w->after_ns = o->after_ns;
 	w->c[w->nc].ops = &trigger_ops;
 	w->c[w->nc++].state = w;
 	*sink = rec_ring_sink(w->ring);
@@ -215,33 +216,55 @@ bool rec_watch_done(const struct rec_watch *w, const char **reason)
 }
 
 /*
+ * A trace clock time on CLOCK_MONOTONIC, through the file's start. The trace clock counts
+ * ns (--on-threshold needs it). 0 when before the monotonic clock's start.
+ */
+static uint64_t to_mono(const struct rec_file_start *fs, uint64_t ts)
+{
+	if (ts >= fs->ts)
+		return fs->mono_ns + (ts - fs->ts);
+	return fs->ts - ts > fs->mono_ns ? 0 : fs->mono_ns - (fs->ts - ts);
+}
+
+/*
  * The triggering exit's keys into END and a line naming it; a warning when the pages
  * handed on do not reach back to its start, or (pages dropped for --ring-size) cover less
- * than --keep before it: the file would lack what was asked, silently.
+ * than --keep before it: the file would lack what was asked, silently. Returns the end of
+ * the time the file holds (see rec_watch_end()).
  */
-static void end_trigger(const struct rec_watch *w, const struct rec_ring_stats *st,
-			const struct rec_file_start *fs, struct vmt_kvbuf *end)
+static uint64_t end_trigger(const struct rec_watch *w, const struct rec_ring_stats *st,
+			    const struct rec_file_start *fs, struct vmt_kvbuf *end)
 {
 	const struct rec_ring_trigger *t = &st->trigger;
 	uint64_t keep_ns = w->keep_ns, cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
+	uint64_t until = 0;
 
 	if (!st->triggered)
-		return;
+		return 0;
 	vmt_kv_addf(end, VMT_META_TRIGGER_TS, "%" PRIu64, t->ts);
 	vmt_kv_addf(end, VMT_META_TRIGGER_LAT, "%" PRIu64, t->lat_ns);
 	vmt_kv_addf(end, VMT_META_TRIGGER_CPU, "%" PRIu32, t->cpu);
 	vmt_kv_addf(end, VMT_META_TRIGGER_PID, "%" PRId32, t->pid);
 	/*
+	 * The file holds the time up to --after past the exit's end (its pages are cut there),
+	 * not up to when the recorder finished it: the collector's settling wait after the
+	 * window, and with --continue the next file's, are in no file's time.
+	 */
+	if (fs->mono_ns)
+		until = to_mono(fs, t->ts + t->lat_ns + w->after_ns);
+	/*
 	 * The pages begin at the first kept page, not at the file's start: long before it
 	 * (hunting for hours), or after the previous file's end with --continue, whose next
-	 * file holds what the ring kept before it was opened. The trace clock counts ns
-	 * (--on-threshold needs it): mapped to CLOCK_MONOTONIC through the file's start.
+	 * file holds what the ring kept before it was opened. Not before the previous file's
+	 * end: a page cut at its window starts with that page's time stamp, and the files'
+	 * times must not overlap.
 	 */
 	if (st->kept_from_ts && fs->mono_ns) {
-		kept = st->kept_from_ts < fs->ts ?
-		       (fs->ts - st->kept_from_ts > fs->mono_ns ? 0 :
-			fs->mono_ns - (fs->ts - st->kept_from_ts)) :
-		       fs->mono_ns + (st->kept_from_ts - fs->ts);
+		kept = to_mono(fs, st->kept_from_ts);
+		if (kept < fs->prev_end_mono_ns)
+			kept = fs->prev_end_mono_ns;
+		if (until < kept)
+			until = kept;
 		vmt_kv_addf(end, VMT_META_MONO_KEPT, "%" PRIu64, kept);
 	}
 	vmt_info("%s %s of %" PRIu64 " ns (pid %" PRId32 ", CPU %" PRIu32 ") triggered: "
@@ -263,20 +286,21 @@ static void end_trigger(const struct rec_watch *w, const struct rec_ring_stats *
 			 "%.3f s (%" PRIu64 " chunk%s over --ring-size dropped); try a larger "
 			 "--ring-size", (double)(t->ts - st->kept_from_ts) / 1e9, w->pair,
 			 (double)keep_ns / 1e9, st->dropped_full, st->dropped_full == 1 ? "" : "s");
+	return until;
 }
 
-void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
-		   struct vmt_kvbuf *end)
+uint64_t rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
+		       struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
 
 	if (!w)
-		return;
+		return 0;
 	report(w);
 	if (!w->ring)
-		return;
+		return 0;
 	rec_ring_stats(w->ring, &st);
-	end_trigger(w, &st, fs, end);
+	return end_trigger(w, &st, fs, end);
 }
 
 bool rec_watch_triggered(const struct rec_watch *w)
@@ -289,13 +313,13 @@ bool rec_watch_triggered(const struct rec_watch *w)
 	return st.triggered;
 }
 
-void rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
-			struct vmt_kvbuf *end)
+uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
+			    struct vmt_kvbuf *end)
 {
 	struct rec_ring_stats st;
 
 	rec_ring_done_stats(w->ring, &st);
-	end_trigger(w, &st, fs, end);
+	return end_trigger(w, &st, fs, end);
 }
 
 void rec_watch_rearm(struct rec_watch *w)

@@ -39,26 +39,33 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
  * thread). Then *reason is set to "threshold" and true returned.
  */
 bool rec_watch_done(const struct rec_watch *w, const char **reason);
-/* The file's start: CLOCK_MONOTONIC and the trace clock, read together (0: unknown). */
+/*
+ * The file's start: CLOCK_MONOTONIC and the trace clock, read together (0: unknown); and
+ * with --continue the end the previous file claims (0: none), where this one's time begins.
+ */
 struct rec_file_start {
 	uint64_t mono_ns, ts;
+	uint64_t prev_end_mono_ns;
 };
 
 /*
  * After the collector ended: the triggering exit's keys (metakeys.h) into END, a line
- * naming it, and a warning when the watchers stopped or records came late.
+ * naming it, and a warning when the watchers stopped or records came late. Returns the end
+ * of what the file holds on CLOCK_MONOTONIC, --after past the triggering exit's end (the
+ * caller takes the earlier of it and the stop), or 0: no trigger, the end is the stop.
  */
-void rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
-		   struct vmt_kvbuf *end);
+uint64_t rec_watch_end(const struct rec_watch *w, const struct rec_file_start *fs,
+		       struct vmt_kvbuf *end);
 /* After the collector ended: a trigger came for the file in progress (--on-threshold). */
 bool rec_watch_triggered(const struct rec_watch *w);
 /*
  * --continue, while rec_watch_done() is true: the keys and line of the trigger that is
- * done into END of its file (the collector goes on meanwhile); then, once the next file is
- * open, rec_watch_rearm() lets the next trigger come.
+ * done into END of its file (the collector goes on meanwhile), and its end as
+ * rec_watch_end() returns it; then, once the next file is open, rec_watch_rearm() lets the
+ * next trigger come.
  */
-void rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
-			struct vmt_kvbuf *end);
+uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
+			    struct vmt_kvbuf *end);
 void rec_watch_rearm(struct rec_watch *w);
 /* After the collector is freed (its last chunks go through the tap). NULL is fine. */
 void rec_watch_free(struct rec_watch *w);

@@ -82,6 +82,39 @@ run vmtrace-report --openmetrics=r.prom run.vmt
 expect_rc 0 "report --openmetrics=FILE"
 cmp r.prom m.prom || { diff r.prom m.prom | head; fail "the recorder's last metrics differ"; }
 
+# A metrics file whose disk fills up while recording: said at once, while the recorder
+# runs (not only at its end), the file keeps the figures last written, and the end counts
+# the failures.
+mkdir full
+if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
+	cleanup_hooks="$cleanup_hooks; umount '$scratch/full'"
+	start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --metrics full/m.prom \
+		--interval 1s -o run2.vmt
+	dd if=/dev/zero of=full/fill bs=4k 2>/dev/null	# until the disk is full
+	"$HELPERS/syscall_loop" -r 1 20000 >loop.txt || fail "syscall_loop"
+	for _ in $(seq 100); do	# at most 10 s: a publication is due every second
+		grep -q "writing the metrics failed" rec.err && break
+		sleep 0.1
+	done
+	grep -q "^vmtrace-record: warning: full/m.prom: writing the metrics failed: No space left on device" rec.err ||
+		{ cat rec.err; fail "a full disk under the metrics: no warning while recording"; }
+	cp full/m.prom kept.prom	# the figures last written: no later write can succeed
+	whole kept.prom
+	sleep 2.5	# two more intervals
+	[ "$(grep -c "writing the metrics failed" rec.err)" = 1 ] || { cat rec.err; fail "said more than once"; }
+	kill -INT "$rec_pid"
+	wait "$rec_pid"
+	rc=$?
+	[ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record exited $rc with the metrics' disk full"; }
+	grep -q "warning: full/m.prom: writing the metrics failed [1-9][0-9]* of [1-9][0-9]* times, first: No space left on device" rec.err ||
+		{ cat rec.err; fail "no count of the failures at the end"; }
+	cmp -s kept.prom full/m.prom || fail "the metrics file did not keep the figures last written"
+	ls full/m.prom.* 2>/dev/null && fail "a temporary metrics file was left on the full disk"
+	vmtrace-report --json run2.vmt >/dev/null || fail "the recording is not whole"
+else
+	skip_part "no tmpfs mount: a full disk under the metrics"
+fi
+
 # Bad input.
 run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context none --metrics /nonexistent/m.prom \
 	-o x.vmt
