@@ -12,6 +12,7 @@
 #include "latstat.h"
 #include "live.h"
 #include "livefmt.h"
+#include "vmfind.h"
 
 struct rec_live {
 	struct rec_live_config cfg;
@@ -30,6 +31,7 @@ struct rec_live {
 	const struct vmt_event *pending;	/* the exit of the pair being added */
 	int error;			/* of an interval's end: for the next callback */
 	struct vmt_commtab comms;	/* the tasks' names, as the context events give them */
+	struct vmt_vmmap *vmmap;	/* the recording's VM map (--vm), or NULL */
 };
 
 static void iv_init(struct rec_live_stat *s)
@@ -173,7 +175,7 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	fr = (struct rec_live_frame){
 		.out = l->cfg.out, .all = &l->all, .tasks = l->tasks, .ntasks = l->ntasks,
 		.reasons = l->reasons, .nreasons = l->nreasons, .names = l->names,
-		.kvm = l->cfg.kvm, .comms = &l->comms,
+		.kvm = l->cfg.kvm, .comms = &l->comms, .vmmap = l->vmmap,
 	};
 	for (i = 0; i < l->ntasks; i++)
 		active += l->tasks[i]->s.count > 0 || l->tasks[i]->open;
@@ -331,6 +333,7 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 {
 	struct rec_live *l;
+	char err[128];
 
 	*out = NULL;
 	if (!cfg->interval_ns || !cfg->out)
@@ -341,6 +344,13 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 	l->cfg = *cfg;
 	iv_init(&l->all);
 	vmt_commtab_init(&l->comms);
+	/* none without --vm; a map the report could not read either is left out alike */
+	if (cfg->meta && vmt_vmmap_from_meta(cfg->meta->buf, cfg->meta->len, &l->vmmap, err,
+					     sizeof(err)) == -ENOMEM) {
+		rec_live_free(l);
+		return -ENOMEM;
+	}
+	l->cfg.meta = NULL;	/* the caller's: not kept past the start */
 	*out = l;
 	return 0;
 }
@@ -374,5 +384,6 @@ void rec_live_free(struct rec_live *l)
 		vmt_latdist_free(&l->reasons[i].s.d);
 	free(l->reasons);
 	vmt_commtab_free(&l->comms);
+	vmt_vmmap_free(l->vmmap);
 	free(l);
 }

@@ -22,6 +22,7 @@ struct rec_live_config {
 	FILE *out;
 	bool terminal;			/* redraw the table in place */
 	bool kvm;			/* KVM's pair: the table says exits and vCPUs */
+	const struct vmt_kvbuf *meta;	/* the recording's: its VM map (--vm) names tasks */
 };
 
 /* What the live view printed. */

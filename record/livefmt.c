@@ -14,6 +14,7 @@
 #include "log.h"
 #include "textwidth.h"
 #include "timefmt.h"
+#include "vmfind.h"
 
 #define MAX_ROWS 16	/* of each list on a terminal, at most */
 
@@ -30,12 +31,17 @@ static char *fmt_ns(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
-/* "comm (pid)" as the report names a task, when the context events named it */
+/*
+ * As the report's tables name a task: "web1/vcpu0 (pid 1234)" for a vCPU thread of the
+ * recording's VM map, else "comm (pid)" when the context events named it.
+ */
 static const char *task_label(const struct rec_live_frame *fr, const struct rec_live_task *t,
 			      char *buf, size_t size)
 {
 	const char *comm = vmt_commtab_get(fr->comms, t->pid);
 
+	if (fr->vmmap && vmt_vmmap_label(fr->vmmap, t->pid, buf, size))
+		return buf;
 	if (comm)
 		snprintf(buf, size, "%s (%" PRId32 ")", comm, t->pid);
 	else if (t->has_vcpu)
@@ -63,7 +69,30 @@ struct screen {
 	FILE *f;
 	unsigned int cols, left;	/* left: the lines still free */
 	int label;			/* the label column's width */
+	unsigned int figures;		/* the figure columns shown, from the left */
 };
+
+/*
+ * The figure columns, each with its space before it: exits/s, out of guest, p99, max. A
+ * narrow terminal loses them from the right, whole, once the label is down to 8 columns:
+ * a figure cut short ("36.04" of 36.043 ms) would read as another value.
+ */
+static const unsigned int figure_width[] = { 13, 13, 14, 14 };
+#define LABEL_MIN 8
+#define LABEL_MAX 34
+
+static void screen_columns(struct screen *s)
+{
+	unsigned int used = 2, i;	/* the indent */
+
+	for (i = 0; i < 4; i++)
+		used += figure_width[i];
+	s->figures = 4;
+	while (s->figures > 1 && used + LABEL_MIN > s->cols)
+		used -= figure_width[--s->figures];
+	s->label = used + LABEL_MAX <= s->cols ? LABEL_MAX :
+		   used + LABEL_MIN <= s->cols ? (int)(s->cols - used) : LABEL_MIN;
+}
 
 static void screen_line(struct screen *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -120,11 +149,15 @@ static void table_row(struct screen *scr, const char *label, const struct rec_li
 	/* cut with '~' before its "(pid)" or "(0x..)", which tells the rows apart */
 	label = vmt_fmt_fit(label, (unsigned int)scr->label, cut, sizeof(cut));
 	/* a row with time from an open exit only has no latency yet */
-	screen_line(scr, "  %-*s %12.0f %9.2f %% %13s %13s",
+	if (s->count) {
+		fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99));
+		fmt_ns(s->max, max, sizeof(max));
+	}
+	screen_line(scr, "  %-*s %12.0f%.*s%10.2f %%%.*s%13s%.*s%13s",
 		    vmt_textwidth_pad(label, (unsigned int)scr->label), label,
-		    per_s(s->count, len), pct(s->sum, time),
-		    s->count ? fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99)) : "-",
-		    s->count ? fmt_ns(s->max, max, sizeof(max)) : "-");
+		    per_s(s->count, len), scr->figures > 1, " ", pct(s->sum, time),
+		    scr->figures > 2, " ", scr->figures > 2 ? s->count ? p99 : "-" : "",
+		    scr->figures > 3, " ", scr->figures > 3 ? s->count ? max : "-" : "");
 }
 
 static int by_count(const void *a, const void *b)
@@ -219,8 +252,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	kr = nr < MAX_ROWS ? nr : MAX_ROWS;
 	screen_size(fr->out, &cols, &rows);
 	scr = (struct screen){ .f = fr->out, .cols = cols, .left = rows > 1 ? rows - 1 : 1 };
-	/* the numbers keep their 55 columns; the labels narrow down to 8 */
-	scr.label = cols >= 55 + 34 ? 34 : cols >= 55 + 8 ? (int)cols - 55 : 8;
+	screen_columns(&scr);
 	room = scr.left > FIXED_LINES ? scr.left - FIXED_LINES : 0;
 	blanks = fit(room, tcost, nt, &kt, rcost, nr, &kr);
 
@@ -231,9 +263,10 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	if (blanks)
 		screen_line(&scr, "%s", "");
 	/* another pair's words are the text report's: pairs, time in pairs, task, id */
-	screen_line(&scr, "  %-*s %12s %11s %13s %13s", scr.label, "",
-		    fr->kvm ? "exits/s" : "pairs/s", fr->kvm ? "out of guest" : "in pairs", "p99",
-		    "max");
+	screen_line(&scr, "  %-*s %12s%.*s%12s%.*s%13s%.*s%13s", scr.label, "",
+		    fr->kvm ? "exits/s" : "pairs/s", scr.figures > 1, " ",
+		    fr->kvm ? "out of guest" : "in pairs", scr.figures > 2, " ",
+		    scr.figures > 2 ? "p99" : "", scr.figures > 3, " ", scr.figures > 3 ? "max" : "");
 	snprintf(buf, sizeof(buf), "all (%u %s%s)", fr->active, fr->kvm ? "vCPU task" : "task",
 		 fr->active == 1 ? "" : "s");
 	table_row(&scr, buf, fr->all, len, len * fr->active);

@@ -15,6 +15,8 @@
 #include "exitreason.h"
 #include "latstat.h"
 
+struct vmt_vmmap;
+
 /* One row's figures over the current interval. */
 struct rec_live_stat {
 	uint64_t count, max;		/* exits that ended in the interval, longest */
@@ -56,6 +58,7 @@ struct rec_live_frame {
 	const struct vmt_exitreasons *names;
 	bool kvm;			/* KVM's words, else another pair's (the keys stay) */
 	const struct vmt_commtab *comms;	/* the tasks' names known so far */
+	const struct vmt_vmmap *vmmap;	/* the recording's VM map (--vm), or NULL */
 };
 
 void rec_livefmt_table(const struct rec_live_frame *f);

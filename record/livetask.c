@@ -4,7 +4,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "cli.h"
 #include "livetask.h"
+#include "vmfind.h"
 
 static const char *reason_label(const struct rec_live_frame *fr, const struct rec_live_task *t,
 				char *buf, size_t size)
@@ -17,13 +19,13 @@ static const char *reason_label(const struct rec_live_frame *fr, const struct re
 bool rec_livetask_marker(const struct rec_live_frame *fr, const struct rec_live_task *t,
 			 char *out, size_t size)
 {
-	char buf[64];
+	char buf[64], dur[32];
 
 	if (!t->open)
 		return false;
-	/* another pair's words, as the table's: a pair and its id */
-	snprintf(out, size, "    %s for %.3f s (since %.3f s, %s %.40s)",
-		 fr->kvm ? "in an exit" : "in a pair", (double)t->open_ns / 1e9,
+	/* another pair's words, as the table's: a pair and its id; "850.2 us", never "0.000 s" */
+	snprintf(out, size, "    %s for %s (since %.3f s, %s %.40s)",
+		 fr->kvm ? "in an exit" : "in a pair", vmt_format_ns(t->open_ns, dur, sizeof(dur)),
 		 (double)t->open_since_ns / 1e9, fr->kvm ? "reason" : "id",
 		 reason_label(fr, t, buf, sizeof(buf)));
 	return true;
@@ -63,8 +65,26 @@ static int by_time(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/*
+ * " vm=NAME" of a key=value line: a VM's name as given to --vm, with the bytes that would
+ * end the value or the line (spaces, '=', '%', controls) as %XX, so a script splits on spaces.
+ */
+static void put_vm(FILE *f, const char *name)
+{
+	const unsigned char *p;
+
+	fputs(" vm=", f);
+	for (p = (const unsigned char *)name; *p; p++) {
+		if (*p <= ' ' || *p == '=' || *p == '%' || *p == 0x7f)
+			fprintf(f, "%%%02X", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
 void rec_livetask_lines(const struct rec_live_frame *fr)
 {
+	unsigned int vm, vcpu;
 	char buf[64];
 	size_t i;
 
@@ -76,8 +96,13 @@ void rec_livetask_lines(const struct rec_live_frame *fr)
 		if (!t->s.count && !t->open)
 			continue;
 		fprintf(fr->out, "live-task interval=%" PRIu64 " pid=%" PRId32, fr->index, t->pid);
-		if (t->has_vcpu)
+		if (fr->vmmap && vmt_vmmap_lookup(fr->vmmap, t->pid, &vm, &vcpu) == 0) {
+			put_vm(fr->out, vmt_vmmap_name(fr->vmmap, vm));
+			/* the events' own id first, as the report's JSON */
+			fprintf(fr->out, " vcpu=%" PRIu32, t->has_vcpu ? t->vcpu : vcpu);
+		} else if (t->has_vcpu) {
 			fprintf(fr->out, " vcpu=%" PRIu32, t->vcpu);
+		}
 		fprintf(fr->out, " exits=%" PRIu64 " out_ns=%" PRIu64 " out_pct=%.3f max_ns=%" PRIu64,
 			t->s.count, t->s.sum,
 			fr->len_ns ? 100.0 * (double)t->s.sum / (double)fr->len_ns : 0, t->s.max);

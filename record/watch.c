@@ -106,7 +106,7 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 {
 	struct rec_live_config lc = {
 		.interval_ns = o->live_ns, .out = stdout, .terminal = isatty(STDOUT_FILENO),
-		.kvm = vmt_evpair_is_kvm(o->begin),
+		.kvm = vmt_evpair_is_kvm(o->begin), .meta = meta,
 	};
 	int ret = 0;
 

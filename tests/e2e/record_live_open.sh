@@ -134,7 +134,7 @@ for _ in 1 2 3 4 5 6; do
 	[ "$rc" = 0 ] || { cat tty.txt; fail "--live on a terminal exited $rc"; }
 	# (in the words of a pair other than KVM's)
 	if tr -d '\r' <tty.txt |
-		grep -Eq '^    in a pair for [0-9.]+ s \(since [0-9.]+ s, id [a-z0-9_]+\(0x[0-9a-f]+\)\)$'
+		grep -Eq '^    in a pair for [0-9.]+ (ns|us|ms|s) \(since [0-9.]+ s, id [a-z0-9_]+\(0x[0-9a-f]+\)\)$'
 	then
 		marked=1
 		break
