@@ -149,6 +149,15 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+uint64_t vmt_percentile_rank(double p, uint64_t n)
+{
+	/* parts per 1e9, rounded to the nearest: p as the user wrote it */
+	uint64_t ppb = p <= 0 ? 0 : p >= 100 ? 1000000000u : (uint64_t)llround(p * 1e7);
+	unsigned __int128 r = ((unsigned __int128)ppb * n + 999999999u) / 1000000000u;
+
+	return r < 1 ? 1 : r > n ? n : (uint64_t)r;
+}
+
 uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
 {
 	uint64_t n = d->st.count, rank, seen = 0, v;
@@ -156,11 +165,7 @@ uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p)
 
 	if (!n)
 		return 0;
-	rank = (uint64_t)ceil(p / 100.0 * (double)n);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
+	rank = vmt_percentile_rank(p, n);
 	/* the extremes are known exactly */
 	if (rank == n)
 		return d->st.max;

@@ -116,6 +116,11 @@ static inline int vmt_latdist_add(struct vmt_latdist *d, uint64_t v)
  * [min, max]. 0 when empty.
  */
 uint64_t vmt_latdist_percentile(const struct vmt_latdist *d, double p);
+/*
+ * The nearest rank of p % among n values, in 1..n: ceil(p / 100 * n) in integers, as p
+ * is written (to 1e-7 %): in doubles 99.9 / 100 * 1000 is 999.0000000000001, rank 1000.
+ */
+uint64_t vmt_percentile_rank(double p, uint64_t n);
 double vmt_latdist_stddev(const struct vmt_latdist *d);
 /* The bucket's lowest value (for tests and merging). */
 uint64_t vmt_latdist_bucket_low(unsigned int idx);

@@ -73,8 +73,7 @@ static uint64_t p99(const struct vmt_latdist *d)
 
 	if (d->hist || n != d->nexact)
 		return vmt_latdist_percentile(d, 99);
-	rank = (uint64_t)ceil(99 / 100.0 * (double)n);
-	rank = rank < 1 ? 1 : rank > n ? n : rank;
+	rank = vmt_percentile_rank(99, n);
 	m = (uint32_t)(n - rank + 1);
 	if (m > sizeof(top) / sizeof(top[0]) || rank == 1)
 		return vmt_latdist_percentile(d, 99);

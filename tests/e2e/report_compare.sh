@@ -13,6 +13,7 @@
 
 cat >recount.py <<'PY'
 import csv, json, math, sys
+from fractions import Fraction   # exact ranks: 99.9 / 100 * 1000 is not 999 in floats
 cmp_json, csv_a, csv_b, rep_a, rep_b = sys.argv[1:6]
 c = json.load(open(cmp_json))["compare"]
 reps = [json.load(open(rep_a)), json.load(open(rep_b))]
@@ -40,7 +41,7 @@ def bucket_low(i):
 
 def pct(vals, p):                   # nearest rank
     s = sorted(vals)
-    rank = min(max(math.ceil(p / 100 * len(s)), 1), len(s))
+    rank = min(max(math.ceil(Fraction(str(p)) / 100 * len(s)), 1), len(s))
     return s[rank - 1]
 
 def close(got, exact, n, p):

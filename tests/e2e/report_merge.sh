@@ -10,6 +10,7 @@
 
 cat >recount.py <<'PY'
 import csv, json, math, sys
+from fractions import Fraction   # exact ranks: 99.9 / 100 * 1000 is not 999 in floats
 m = json.load(open(sys.argv[1]))
 n = (len(sys.argv) - 2) // 2
 csvs, reps = sys.argv[2:2 + n], [json.load(open(f)) for f in sys.argv[2 + n:]]
@@ -27,7 +28,7 @@ def bucket_low(i):
     return (128 + (i & 127)) << (e - 7)
 
 def pct(s, p):
-    rank = min(max(math.ceil(p / 100 * len(s)), 1), len(s))
+    rank = min(max(math.ceil(Fraction(str(p)) / 100 * len(s)), 1), len(s))
     return s[rank - 1]
 
 def check(f, vals, span, what):

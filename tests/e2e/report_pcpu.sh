@@ -33,6 +33,7 @@ expect_rc 0
 mv out.txt m.json
 python3 - m.json script.txt <<'PY' || fail "per-pCPU figures differ from the script's"
 import json, math, sys
+from fractions import Fraction   # exact ranks: 99.9 / 100 * 1000 is not 999 in floats
 d = json.load(open(sys.argv[1]))
 open_exit, lat = {}, {}
 for line in open(sys.argv[2]):
@@ -44,7 +45,7 @@ for line in open(sys.argv[2]):
         lat.setdefault(cpu, []).append(int(w[2]) - ts)
 def rank(v, p):
     v = sorted(v)
-    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+    return v[max(1, math.ceil(Fraction(str(p)) / 100 * len(v))) - 1]
 ok = True
 for row in d["cpus_detail"]:
     v = lat[row["cpu"]]

@@ -15,6 +15,7 @@ T="$DATA/tracedat"
 
 cat >check.py <<'PY'
 import csv, json, math, sys
+from fractions import Fraction   # exact ranks
 from collections import defaultdict, deque
 
 report, exits_csv, series_csv, series_jsonl, interval, window, tol = sys.argv[1:8]
@@ -140,7 +141,7 @@ for x in series:
         continue
     if x["max_ns"] != lat[-1]:
         fail(f"{key}: max_ns {x['max_ns']}, the CSV {lat[-1]}")
-    rank = min(max(math.ceil(99 / 100.0 * len(lat)), 1), len(lat))
+    rank = min(max(math.ceil(Fraction(99, 100) * len(lat)), 1), len(lat))
     p99 = lat[rank - 1]
     if len(lat) <= 1024:
         checked_exact += 1

@@ -15,6 +15,7 @@ and exits 1 on the first mismatch.
 import csv
 import json
 import math
+from fractions import Fraction   # exact ranks
 import sys
 
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
@@ -122,7 +123,7 @@ def main():
         # the bucket of the p99: where the cumulative count first reaches its rank
         if r["count"]:
             p99 = r["p99_ns"]
-            rank = math.ceil(0.99 * r["count"])
+            rank = math.ceil(Fraction(99, 100) * r["count"])
             first = next(i for i, (le, c) in enumerate(bs) if c >= rank)
             mine = next(i for i, (le, c) in enumerate(bs) if math.isinf(le) or p99 <= ns(le))
             if first != mine:

@@ -154,6 +154,43 @@ static void test_percentiles_exact(void **state)
 	vmt_latdist_free(&d);
 }
 
+/*
+ * Ranks as a person counts them: p99.9 of 1000 values is the 999th, not the last (in
+ * doubles 99.9 / 100 * 1000 is 999.0000000000001). Every multiple of 1000 up to 2e6 and the
+ * percentiles the report prints, against the rank in integers: ceil(p * 10^k * n / 10^(k+2)).
+ */
+static void test_percentile_ranks(void **state)
+{
+	static const struct { double p; uint64_t num, den; } ps[] = {
+		{ 50, 50, 100 }, { 90, 90, 100 }, { 99, 99, 100 }, { 99.9, 999, 1000 },
+		{ 99.99, 9999, 10000 }, { 99.999, 99999, 100000 }, { 0.1, 1, 1000 },
+	};
+	struct vmt_latdist d;
+	uint64_t n, i;
+	size_t k;
+
+	(void)state;
+	for (n = 1000; n <= 2000000; n += 1000)
+		for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++)
+			assert_int_equal(vmt_percentile_rank(ps[k].p, n),
+					 (ps[k].num * n + ps[k].den - 1) / ps[k].den);
+	for (n = 1; n <= 3000; n++)
+		for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+			uint64_t r = (ps[k].num * n + ps[k].den - 1) / ps[k].den;
+
+			assert_int_equal(vmt_percentile_rank(ps[k].p, n), r ? r : 1);
+		}
+	assert_int_equal(vmt_percentile_rank(0, 10), 1);
+	assert_int_equal(vmt_percentile_rank(100, 10), 10);
+	/* the values 1..1000: p99.9 is 999 */
+	vmt_latdist_init(&d);
+	for (i = 1000; i >= 1; i--)
+		assert_int_equal(vmt_latdist_add(&d, i), 0);
+	assert_int_equal(vmt_latdist_percentile(&d, 99.9), 999);
+	assert_int_equal(vmt_latdist_percentile(&d, 99), 990);
+	vmt_latdist_free(&d);
+}
+
 /* Large inputs: every percentile within 0.8 % of the exact one, memory fixed. */
 static void test_percentiles_hist(void **state)
 {
@@ -289,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_window_cases),
 		cmocka_unit_test(test_window_random),
 		cmocka_unit_test(test_percentiles_exact),
+		cmocka_unit_test(test_percentile_ranks),
 		cmocka_unit_test(test_percentiles_hist),
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_merge),
