@@ -751,8 +751,12 @@ static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t
 		return "none";
 	if (metrics[m].time && v >= 0 && v < 1.8e19)
 		return vmt_format_ns((uint64_t)llround(v), buf, size);
-	if (v == floor(v) && fabs(v) < 1e15)
+	if (m == VMT_CMP_KS_P && v < 1e-300)	/* as the table: below a double's reach */
+		snprintf(buf, size, "<1e-300");
+	else if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, size, "%.0f", v);
+	else if (m == VMT_CMP_RATE && fabs(v) < 1e15)	/* as the table: cut to a tenth */
+		snprintf(buf, size, "%.1f", vmt_pct_cut(v, 1));
 	else
 		snprintf(buf, size, "%.6g", v);
 	return buf;
@@ -763,7 +767,8 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 {
 	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
 	double before, after, x;
-	char a[48], b[48], pct[32];
+	char a[48], b[48], pct[32], op[8];
+	int verdict;
 
 	if (!g) {
 		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
@@ -774,28 +779,31 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 	after = vmt_compare_value(c, g, VMT_CMP_AFTER, cd->metric);
 	if (!cd->relative) {
 		x = after;
-		snprintf(msg, size, "%s: %s %s %s %s %s", cd->text, g->name,
-			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)),
-			 op_names[cd->op], value_text(cd->metric, cd->value, b, sizeof(b)));
-	} else {
+	} else if (isnan(before) || isnan(after)) {
+		x = NAN;
+	} else if (before == 0) {
 		/* from nothing to something is an infinite rise; from nothing to nothing none */
-		if (isnan(before) || isnan(after))
-			x = NAN;
-		else if (before == 0)
-			x = after == 0 ? 0 : INFINITY;
-		else
-			x = (after - before) / before * 100.0;
-		/* shown cut toward zero, as the table's changes; the verdict takes x itself */
-		if (isnan(x))
-			snprintf(pct, sizeof(pct), "no change to tell");
-		else
-			snprintf(pct, sizeof(pct), "%+.2f %%", isfinite(x) ? vmt_pct_cut(x, 2) : x);
-		snprintf(msg, size, "%s: %s %s %s -> %s (%s) %s %+g %%", cd->text, g->name,
-			 metrics[cd->metric].name, value_text(cd->metric, before, a, sizeof(a)),
-			 value_text(cd->metric, after, b, sizeof(b)), pct, op_names[cd->op],
-			 cd->value);
+		x = after == 0 ? 0 : INFINITY;
+	} else {
+		x = (after - before) / before * 100.0;
 	}
-	if (isnan(x))	/* a recording without these exits: no figure to compare */
-		return 2;
-	return holds(cd->op, x, cd->value);
+	/* a recording without these exits: no figure to compare */
+	verdict = isnan(x) ? 2 : holds(cd->op, x, cd->value);
+	/* the relation as it is: "25145 not < 1000" when the condition does not hold */
+	snprintf(op, sizeof(op), "%s%s", verdict ? "" : "not ", op_names[cd->op]);
+	if (!cd->relative) {
+		snprintf(msg, size, "%s: %s %s %s %s %s", cd->text, g->name,
+			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)), op,
+			 value_text(cd->metric, cd->value, b, sizeof(b)));
+		return verdict;
+	}
+	/* shown cut toward zero, as the table's changes; the verdict takes x itself */
+	if (isnan(x))
+		snprintf(pct, sizeof(pct), "no change to tell");
+	else
+		snprintf(pct, sizeof(pct), "%+.2f %%", isfinite(x) ? vmt_pct_cut(x, 2) : x);
+	snprintf(msg, size, "%s: %s %s %s -> %s (%s) %s %+g %%", cd->text, g->name,
+		 metrics[cd->metric].name, value_text(cd->metric, before, a, sizeof(a)),
+		 value_text(cd->metric, after, b, sizeof(b)), pct, op, cd->value);
+	return verdict;
 }

@@ -171,6 +171,25 @@ assert g[0]["before"]["max_window_ns"] == w, (g[0]["before"], w)
 PY
 done
 
+# --fail-if's lines say the relation as it is ("N not < 10" when it does not hold), with
+# the rate cut to a tenth as the table shows it (never rounded up), from the JSON's figures.
+run vmtrace-report --compare --fail-if 'count<10,rate>1' "$DATA/sample-syscalls.vmt" "$DATA/small-syscalls.vmt"
+expect_rc 1 "--fail-if 'count<10,rate>1'"
+mv out.txt verdicts.txt
+vmtrace-report --compare --json "$DATA/sample-syscalls.vmt" "$DATA/small-syscalls.vmt" >v.json ||
+	fail "--compare --json"
+python3 - verdicts.txt v.json <<'PY' || fail "--fail-if lines"
+import json, sys
+from decimal import Decimal, ROUND_DOWN
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if l.startswith("--fail-if")]
+g = [g for g in json.load(open(sys.argv[2]))["compare"]["groups"] if g["reason_code"] is None][0]
+n, rate = g["after"]["count"], g["after"]["rate_per_s"]
+cut = str(Decimal(str(rate)).quantize(Decimal("0.1"), rounding=ROUND_DOWN))
+want = ["--fail-if: does not hold: count<10: all count %d not < 10" % n,
+        "--fail-if: holds: rate>1: all rate %s > 1" % cut]
+assert lines == want, (lines, want)
+PY
+
 # --fail-if: each condition's verdict as Python evaluates it from the JSON, and the status.
 A="$DATA/sample-syscalls.vmt" B="$DATA/small-syscalls.vmt"
 for cond in 'p99>+10%' 'p99<-10%' 'max>100us' 'max>=1s' 'count<1000' 'rate>2000' \
