@@ -19,8 +19,8 @@ struct rec_metrics {
 	uint64_t next_ns;		/* CLOCK_MONOTONIC: the next publication is due */
 	struct vmt_summary s;
 	struct vmt_consumer c;
-	uint64_t published;
-	int error;
+	uint64_t published, failed;
+	int error;			/* the first failure's */
 	bool noted;			/* the owner that could not be kept: said once */
 };
 
@@ -78,8 +78,16 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 		vmt_warn_folded("%s: %s", m->path, note);
 		m->noted = true;
 	}
-	if (ret && !m->error)
+	if (ret && !m->error && m->published) {
+		/*
+		 * Said at once (the first publication's failure stops the recorder instead): one
+		 * that runs for days would serve stale figures unseen.
+		 */
+		vmt_warn("%s: writing the metrics failed: %s (the file keeps the figures last "
+			 "written; tried again every interval)", m->path, strerror(-ret));
 		m->error = ret;
+	}
+	m->failed += ret != 0;
 	m->published += !ret;
 	return ret;
 }
@@ -112,8 +120,9 @@ uint64_t rec_metrics_published(const struct rec_metrics *m)
 	return m->published;
 }
 
-int rec_metrics_error(const struct rec_metrics *m)
+int rec_metrics_error(const struct rec_metrics *m, uint64_t *failed)
 {
+	*failed = m->failed;
 	return m->error;
 }
 

@@ -32,9 +32,9 @@ struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m);
  */
 int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64_t ts,
 			uint64_t lost);
-/* Publications done; the first failure (or 0). */
+/* Publications done; the first failure's -errno (or 0), and *failed the failed ones. */
 uint64_t rec_metrics_published(const struct rec_metrics *m);
-int rec_metrics_error(const struct rec_metrics *m);
+int rec_metrics_error(const struct rec_metrics *m, uint64_t *failed);
 void rec_metrics_free(struct rec_metrics *m);
 
 #endif

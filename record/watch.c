@@ -190,6 +190,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 static void report(const struct rec_watch *w)
 {
 	struct rec_tap_stats st;
+	uint64_t failed;
 	int err;
 
 	if (!w->tap)
@@ -201,9 +202,10 @@ static void report(const struct rec_watch *w)
 	if (st.late)
 		vmt_warn("%" PRIu64 " records came too late for the live figures (the file has "
 			 "them)", st.late);
-	err = w->metrics ? rec_metrics_error(w->metrics) : 0;
+	err = w->metrics ? rec_metrics_error(w->metrics, &failed) : 0;
 	if (err)
-		vmt_warn("%s: writing the metrics failed at least once: %s", w->metrics_path,
+		vmt_warn("%s: writing the metrics failed %" PRIu64 " of %" PRIu64 " times, first: %s",
+			 w->metrics_path, failed, failed + rec_metrics_published(w->metrics),
 			 strerror(-err));
 }
 
