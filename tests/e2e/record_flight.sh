@@ -233,28 +233,7 @@ grep -q "stopped by threshold" rec.err || fail "--ring-size 4M: not stopped by t
 [ "$(grep -c "try a larger --ring-size" rec.err)" = 1 ] ||
 	fail "--ring-size 4M: no warning (or more than one) that the kept pages fall short"
 
-# --continue's files after the first hold pages the ring kept before they were opened: each
-# file's recorded duration (vmtrace-report's duration_ns) covers its events (span_ns), so
-# that its rates are per the time its pages cover. Every exit triggers (1ns): many files.
-rm -f c*.vmt
-"$HELPERS/why_load" spikes 1 0 1 6000 1000 </dev/null >/dev/null 2>&1 &
-loop=$!
-cleanup_hooks="$cleanup_hooks; kill $loop 2>/dev/null"
-run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1ns \
-	--keep 1ns --after 1ns --continue 8 -s 4 -q -o c.vmt
-kill "$loop" 2>/dev/null
-wait "$loop"
-expect_rc 0 "--continue with every exit a trigger"
-[ "$(ls c-*.vmt | wc -l)" -ge 3 ] || { cat err.txt; fail "--continue 8 -s 4: under 3 files"; }
-for f in c-*.vmt; do
-	run vmtrace-report --json "$f"
-	expect_rc 0 "report on $f"
-	json out.txt 'd["duration_ns"], d["span_ns"]' | tr -d '(),' >dur.txt
-	read -r dur span <dur.txt
-	echo "$f: recorded $dur ns, events span $span ns"
-	[ "$dur" -gt 0 ] && [ "$dur" -ge "$span" ] ||
-		fail "$f: recorded $dur ns, less than its events' span $span ns"
-done
+# (the time --continue's files cover, their durations and rates: record_flight_span.sh)
 
 # The messages name the file the user asked for, and a directory as one.
 run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 1s \
