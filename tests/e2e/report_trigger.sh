@@ -5,7 +5,9 @@
 #   recording whose --ring-size was too small): the line says so instead of placing the
 #   exit at 0 ns, the JSON has "in_file": false and no at_ns, its latency, pid and CPU
 #   are the recorder's own (dropped-record.txt), no exit of the file is that one (a
-#   recount of vmtrace-convert --csv), and --around trigger is a one-line error;
+#   recount of vmtrace-convert --csv), and --around trigger is a one-line error; written
+#   by an older recorder (its END's end when it finished the file), its recorded duration
+#   is its pages' span (vmtrace-convert --events' times);
 # - the file was not finished (the trigger's keys are in END): "unknown", in the text and
 #   as "known": false, never "nothing triggered"; --around trigger is a one-line error;
 # - in a syscall recording's words: the trigger is a pair, never an exit;
@@ -35,6 +37,14 @@ want="[('cpu', $cpu), ('in_file', False), ('known', True), ('latency_ns', $lat),
 want="$want ('threshold_ns', 1100000000)]"
 [ "$(json out.txt 'sorted(d["trigger"].items())')" = "$want" ] ||
 	fail "trigger object: $(json out.txt 'd["trigger"]')"
+# an older recorder's file: END's end is when it finished the file (3.431 s after its
+# start) and its pages were not cut at the window; its duration is its pages' span
+dur=$(json out.txt 'd["duration_ns"]')
+vmtrace-convert --events --csv -o events.csv "$F" || fail "convert --events"
+span=$(python3 -c 'import csv, sys
+ts = [int(r["ts_ns"]) for r in csv.DictReader(open(sys.argv[1]))]
+print(max(ts) - min(ts))' events.csv)
+[ "$dur" = "$span" ] || fail "dropped.vmt: recorded $dur ns, its pages span $span ns"
 vmtrace-convert --csv -o exits.csv "$F" || fail "convert"
 python3 - exits.csv "$lat" "$pid" <<'PY' || fail "the trigger is in the file after all"
 import csv, sys

@@ -533,7 +533,8 @@ static uint64_t duration_of(const char *mono_start, const char *mono_end, const 
 /*
  * The recorded duration: monotonic start to end; a flight recording's first kept page,
  * when END has it, is where its pages begin (before the start in a --continue file, after
- * it when the trigger came late); a kept page after the end is not believed.
+ * it when the trigger came late, and so may its end be); a kept page after the end is not
+ * believed.
  */
 static void test_duration(void **state)
 {
@@ -545,6 +546,9 @@ static void test_duration(void **state)
 	assert_int_equal(duration_of("1000", "5000", "400"), 4600);
 	assert_int_equal(duration_of("1000", "5000", "4200"), 800);
 	assert_int_equal(duration_of("1000", "5000", "6000"), 4000);
+	/* a --continue file opened after its window was over: its end is before its start */
+	assert_int_equal(duration_of("5000", "1000", "400"), 600);
+	assert_int_equal(duration_of("5000", "1000", "1200"), 0);
 }
 
 int main(void)
