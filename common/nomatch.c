@@ -104,6 +104,21 @@ static bool held_instead(const struct vmt_reader *r, char *buf, size_t size)
 	return true;
 }
 
+/*
+ * A finished flight recording (vmtrace-record --on-threshold) that names no trigger: it
+ * holds no pages by design, which its report says ("nothing triggered").
+ */
+static bool untriggered_flight(const struct vmt_reader *r)
+{
+	char *thr = vmt_reader_meta(r, VMT_META_TRIGGER_THRESHOLD);
+	char *ts = thr ? vmt_reader_meta(r, VMT_META_TRIGGER_TS) : NULL;
+	bool untriggered = thr && !ts && vmt_source_status(vmt_reader_source(r))->finished;
+
+	free(thr);
+	free(ts);
+	return untriggered;
+}
+
 int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
 			 size_t size)
 {
@@ -112,7 +127,7 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 
 	if (size)
 		buf[0] = '\0';
-	if (it->exits)
+	if (it->exits || untriggered_flight(r))
 		return 0;
 	if (!vmt_source_nchunks(src) && !vmt_source_status(src)->finished) {
 		/* not the CPUs' fault: the caller's warning says where the file ends */

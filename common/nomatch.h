@@ -23,7 +23,8 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
 /*
  * After a pass over recording r without one begin event: the likely causes into buf (the
  * file cut before its first complete chunk, or which event never came on which CPUs).
- * Returns 1 then, else 0.
+ * Returns 1 then, else 0 (and for a flight recording that nothing triggered: it kept no
+ * pages by design).
  */
 int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
 			 size_t size);

@@ -23,7 +23,6 @@
 #include "command.h"
 #include "container.h"
 #include "context.h"
-#include "kvmevent.h"
 #include "log.h"
 #include "losses.h"
 #include "output.h"
@@ -311,14 +310,7 @@ static void report(struct recorder *rec)
 	if (!rec->recording)
 		return;
 	if (untriggered_tail(rec) && !rec->read_err && !rec->write_err && rec->stop_reason) {
-		if (!rec->op.published_files)
-			vmt_info("stopped by %s: no %s reached --on-threshold, no file written",
-				 rec->stop_reason,
-				 vmt_evpair_is_kvm(rec->o.begin) ? "exit" : "pair");
-		else
-			vmt_info("stopped by %s: %u file%s written, no trigger since",
-				 rec->stop_reason, rec->op.published_files,
-				 rec->op.published_files == 1 ? "" : "s");
+		rec_watch_untriggered(rec->watch, rec->stop_reason, NULL, rec->op.published_files);
 		rec->exit_code = 0;
 		return;
 	}
@@ -337,6 +329,8 @@ static void report(struct recorder *rec)
 	vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
 			" KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
 			bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
+	if (!rec->o.continue_n && rec->op.published)
+		rec_watch_untriggered(rec->watch, rec->stop_reason, rec->op.name, 0);
 	rec_losses_sum(rec->col, &ls);
 	ls.stats = rec->op.lost1 - rec->op.lost0;	/* every traced CPU's */
 	if (rec_losses_note(&ls, note, sizeof(note)))

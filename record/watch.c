@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "ring.h"
 #include "tap.h"
+#include "timefmt.h"
 #include "watch.h"
 
 /* Copies of pages the tap may hold for the merge before it merges early. */
@@ -322,6 +323,26 @@ uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_sta
 
 	rec_ring_done_stats(w->ring, &st);
 	return end_trigger(w, &st, fs, end);
+}
+
+void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const char *file,
+			   unsigned int files)
+{
+	char thr[32];
+
+	if (!w || !w->ring || rec_watch_triggered(w))
+		return;
+	vmt_fmt_exact_ns(w->threshold_ns, thr, sizeof(thr));
+	/* not the readback's "not one event": nothing was kept, as asked */
+	if (file)
+		vmt_info_folded("nothing triggered: no %s reached --on-threshold %s; %s holds "
+				"the recording's metadata, no pages", w->pair, thr, file);
+	else if (!files)
+		vmt_info("stopped by %s: no %s reached --on-threshold, no file written", stop,
+			 w->pair);
+	else
+		vmt_info("stopped by %s: %u file%s written, no trigger since", stop, files,
+			 files == 1 ? "" : "s");
 }
 
 void rec_watch_rearm(struct rec_watch *w)

@@ -67,6 +67,13 @@ bool rec_watch_triggered(const struct rec_watch *w);
 uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
 			    struct vmt_kvbuf *end);
 void rec_watch_rearm(struct rec_watch *w);
+/*
+ * After the collector ended, when nothing triggered the file in progress (--on-threshold):
+ * a line saying so and what was written: file, published without pages; or with --continue
+ * (file NULL) no file, or files files before it, stopped by stop. Nothing otherwise.
+ */
+void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const char *file,
+			   unsigned int files);
 /* After the collector is freed (its last chunks go through the tap). NULL is fine. */
 void rec_watch_free(struct rec_watch *w);
 

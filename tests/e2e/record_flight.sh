@@ -253,6 +253,31 @@ expect_rc 0 "--continue without a trigger"
 grep -q "stopped by duration: no pair reached --on-threshold, no file written" err.txt ||
 	{ cat err.txt; fail "--continue without a trigger: no line saying so"; }
 [ -z "$(ls z*.vmt* 2>/dev/null)" ] || fail "--continue without a trigger left $(ls z*.vmt*)"
+# Without --continue: the file, without pages by design; the recorder and the report say
+# "nothing triggered" once each, never that the event does not fire.
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --on-threshold 10s -s 1 \
+	-o z.vmt
+expect_rc 0 "a flight recording without a trigger"
+unfold err.txt >err1.txt
+cat err1.txt
+want="nothing triggered: no pair reached --on-threshold 10 s; z.vmt holds the recording's"
+[ "$(grep -c "nothing triggered" err1.txt)" = 1 ] && grep -q "$want metadata, no pages" err1.txt ||
+	fail "no trigger: the recorder does not say 'nothing triggered' once"
+! grep -q "not one .* event\|does not fire" err1.txt out.txt ||
+	fail "no trigger: the recorder warns that the event does not fire"
+run vmtrace-report z.vmt
+expect_rc 0 "report on a flight recording without a trigger"
+cat out.txt err.txt
+[ "$(cat out.txt err.txt | grep -c "nothing triggered")" = 1 ] &&
+	grep -q "^Flight recording (threshold 10.00 s): nothing triggered$" out.txt ||
+	fail "no trigger: the report does not say 'nothing triggered' once"
+! grep -q "not one .* event\|does not fire" out.txt err.txt ||
+	fail "no trigger: the report warns that the event does not fire"
+run vmtrace-report --json z.vmt
+expect_rc 0 "report --json on a flight recording without a trigger"
+[ "$(json out.txt 'd["pairs"], d["trigger"]')" = "(0, None)" ] &&
+	! grep -q "not one .* event\|does not fire" err.txt ||
+	fail "no trigger: the JSON's pairs or trigger, or a warning"
 
 # Memory stays bounded: the loop flat out (some 80 MB/s of pages here) for 12 s, no exit
 # of an hour: the ring would hold two hours, so --ring-size 64M holds it (full within a
