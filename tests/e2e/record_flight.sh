@@ -109,8 +109,9 @@ check_summary fr.vmt t.json rec.err
 [ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
 	e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$pid]" ] ||
 	fail "--around trigger does not list the exit that triggered"
-# the read itself (system call 0 on x86-64) began the exit that triggered
-grep -q "^[0-9]*,[0-9]*,1,$reader,[^,]*,exit,,0," events.csv ||
+# the read itself (system call 0 on x86-64) began the exit that triggered; its vcpu cell is
+# the --vm map's (the reader is the fake VMM's vCPU 0)
+grep -q "^[0-9]*,[0-9]*,1,$reader,[^,]*,exit,0,0," events.csv ||
 	fail "the reader's read() is not in the file"
 
 # --continue 2 with three reads 3.2 s apart (2 s bursts): fr-001.vmt and fr-002.vmt, a
