@@ -536,16 +536,6 @@ static const struct {
 	[VMT_CMP_KS_D] = { "ks_d", 0, false },
 };
 
-const char *vmt_compare_metric_name(enum vmt_cmp_metric m)
-{
-	return m < VMT_CMP_NMETRICS ? metrics[m].name : "?";
-}
-
-bool vmt_compare_metric_is_time(enum vmt_cmp_metric m)
-{
-	return m < VMT_CMP_NMETRICS && metrics[m].time;
-}
-
 double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
 			 enum vmt_cmp_metric m)
 {

@@ -109,9 +109,6 @@ struct vmt_cmp_cond {
 	char text[96];			/* as written */
 };
 
-/* Metric names as conditions spell them ("p99.9"), and whether the figure is a time. */
-const char *vmt_compare_metric_name(enum vmt_cmp_metric m);
-bool vmt_compare_metric_is_time(enum vmt_cmp_metric m);
 
 /*
  * Parse "p99>+10%,max>2ms,hlt:count>+50%" into at most max conditions. Returns how many,

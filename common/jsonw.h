@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jsonw: the one JSON writer (util-linux's lib/jsonwrt.c is the model): objects and arrays
- * opened and closed by name, commas and escaping done here, onto a struct vmt_outbuf.
+ * jsonw: the one JSON writer: objects and arrays opened and closed by name, commas and
+ * escaping done here, onto a struct vmt_outbuf.
  * Integers above 2^53 are written as strings ("9007199254740993"): many readers (Python's
  * json aside) parse numbers as doubles and would lose their last digits. Hex fields are
  * strings ("0x1f"). Compact output; the caller adds a newline after the top value. A

@@ -27,11 +27,6 @@ void vmt_log_set_quiet(int q)
 	quiet = q;
 }
 
-int vmt_log_quiet(void)
-{
-	return quiet;
-}
-
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
 	/* One buffered line, so lines from several threads never interleave mid-line. */

@@ -17,7 +17,6 @@
 void vmt_log_init(const char *progname);
 const char *vmt_log_progname(void);
 void vmt_log_set_quiet(int quiet);
-int vmt_log_quiet(void);
 
 /* An error: always printed. */
 void vmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -931,12 +931,6 @@ struct vmt_group *vmt_summary_reason_group(struct vmt_summary *s, uint32_t isa, 
 	return reason_group(s, isa, key);
 }
 
-void vmt_summary_top_add(struct vmt_summary *s, const struct vmt_pair *p)
-{
-	if (top_wants(s, p->lat))
-		top_add(s, p);
-}
-
 void vmt_summary_top_insert(struct vmt_summary *s, const struct vmt_top *t)
 {
 	if (s->work->o.top_n)

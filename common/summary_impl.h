@@ -67,7 +67,6 @@ const struct vmt_consumer_ops *vmt_summary_ops(void);
 struct task *vmt_summary_new_task(struct vmt_summary *s, int32_t pid);
 struct vmt_group *vmt_summary_cpu_group(struct vmt_summary *s, uint32_t cpu);
 struct vmt_group *vmt_summary_reason_group(struct vmt_summary *s, uint32_t isa, uint64_t key);
-void vmt_summary_top_add(struct vmt_summary *s, const struct vmt_pair *p);
 int vmt_summary_hist_add(struct vmt_summary *s, uint32_t cpu, uint64_t lat);
 int vmt_summary_hist_row(struct vmt_summary *s, uint32_t cpu);
 void vmt_summary_top_insert(struct vmt_summary *s, const struct vmt_top *t);

@@ -14,11 +14,6 @@ static const char *const json_keys[VMT_WHY_NKINDS] = {
 	"softirq_ns", "nmi_ns",
 };
 
-const char *vmt_why_json_key(unsigned int kind)
-{
-	return kind < VMT_WHY_NKINDS ? json_keys[kind] : "unknown_ns";
-}
-
 char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
 		       size_t size)
 {

@@ -34,7 +34,5 @@ void vmt_why_json_kinds(struct vmt_jsonw *jw, const struct vmt_clock *c, const u
 /* The why object under name: the kinds, incomplete, culprit and (with parts) the parts. */
 void vmt_why_json(struct vmt_jsonw *jw, const char *name, const struct vmt_clock *c,
 		  const struct vmt_why *w, uint32_t recorded, bool with_parts);
-/* A kind's JSON key: "kvm_ns", "userspace_ns", ... */
-const char *vmt_why_json_key(unsigned int kind);
 
 #endif

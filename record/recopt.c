@@ -61,7 +61,8 @@ static const char doc[] =
 	"\n"
 	"With -- COMMAND [ARGS], the recording starts, then COMMAND runs (on the recorder's "
 	"terminal and CPUs) and the recording stops when it exits; the exit status is then the "
-	"command's (128+N when signal N killed it, 127 when it cannot be found), or 1 when the "
+	"command's (128+N when signal N killed it, 127 when it cannot be found, 126 when it cannot "
+	"be run), or 1 when the "
 	"recording failed. A stop signal sent to the recorder is passed on to the command and "
 	"the recording goes on until the command exits; a second one stops it at once.";
 
