@@ -47,22 +47,40 @@ uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *a
 	return v;
 }
 
+/* A list item without the spaces around it ("hlt, io" as "hlt,io"), in place. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return s;
+}
+
 /*
  * A list of names, as --reason and --vm take: an empty one, or an empty item (a ',' at
- * either end or two together), would be skipped by the split and select more than was
- * meant (all exits for "--reason ,"), so it is refused as the CPU lists' are.
+ * either end, two together, or only spaces between), would be skipped by the split and
+ * select more than was meant (all exits for "--reason ,"), so it is refused as the CPU
+ * lists' are.
  */
 static const char *name_list(struct argp_state *state, const char *opt, const char *example,
 			     const char *arg)
 {
-	size_t len = strlen(arg);
+	const char *p = arg, *comma;
 
-	if (!len)
+	if (!*arg)
 		argp_error(state, "empty %s", opt);
-	if (arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,"))
-		argp_error(state, "invalid %s list '%s': an empty item (expected e.g. %s)", opt,
-			   arg, example);
-	return arg;
+	for (;; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (strspn(p, " \t") == (comma ? (size_t)(comma - p) : strlen(p)))
+			argp_error(state, "invalid %s list '%s': an empty item (expected e.g. %s)",
+				   opt, arg, example);
+		if (!comma)
+			return arg;
+	}
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -204,6 +222,7 @@ static int resolve_vms(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	if (!list)
 		return -ENOMEM;
 	for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
 		vm = vmt_vmmap_find(m, tok);
 		if (vm < 0) {
 			list_vms(m, have, sizeof(have));
@@ -248,6 +267,7 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons;
 		int n;
 
+		tok = trim(tok);
 		if (isdigit((unsigned char)*tok)) {
 			char *end;
 			unsigned long long v = strtoull(tok, &end, 0);

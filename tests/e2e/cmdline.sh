@@ -57,7 +57,7 @@ for p in vmtrace-report vmtrace-convert; do
 	usage_error $p $fmt --pair kvm:kvm_exit,kvm:kvm_exit x.vmt
 	line1 "$p: invalid --pair 'kvm:kvm_exit,kvm:kvm_exit': BEGIN and END are the same event"
 	# an empty item in a list of names is refused as in the CPU lists, not skipped
-	for list in , hlt, ,hlt hlt,,io; do
+	for list in , hlt, ,hlt hlt,,io 'hlt, ,io' ' '; do
 		usage_error $p $fmt --reason "$list" x.vmt
 		line1 "$p: invalid --reason list '$list': an empty item (expected e.g. hlt or hlt,io)"
 	done

@@ -108,4 +108,16 @@ run vmtrace-report --json --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit \
 expect_rc 0 "--reason getppid on a trace.dat"
 [ "$(json out.txt '[r["name"] for r in d["reasons"]]')" = "['getppid']" ] ||
 	fail "trace.dat: $(json out.txt '[r["name"] for r in d["reasons"]]')"
+# Spaces around a list's items are not part of the names ("hlt, io" as a shell user types
+# it): the same report as without them, for --reason of report and convert.
+K="$DATA/sample-kvm.vmt"
+vmtrace-report --json --reason hlt,io "$K" >tight.json || fail "--reason hlt,io"
+run vmtrace-report --json --reason ' hlt , io' "$K"
+expect_rc 0 "--reason ' hlt , io'"
+cmp -s tight.json out.txt || fail "--reason ' hlt , io' is not --reason hlt,io"
+[ "$(json tight.json 'sorted(r["name"] for r in d["reasons"])')" = "['hlt', 'io']" ] ||
+	fail "--reason hlt,io: $(json tight.json '[r["name"] for r in d["reasons"]]')"
+vmtrace-convert --csv --reason hlt,io "$K" >tight.csv || fail "convert --reason hlt,io"
+run vmtrace-convert --csv --reason 'hlt,	io ' "$K"
+cmp -s tight.csv out.txt || fail "convert --reason 'hlt, io ' is not --reason hlt,io"
 exit 0
