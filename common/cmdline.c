@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <argp.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,20 +80,38 @@ static FILE *hint_stream(void)
 	return f;
 }
 
+/*
+ * After --help, --usage or --version: exit 0 only when the text got out. A full disk or a
+ * closed pipe (--help >/dev/full) is an error like any output's, not a silent success.
+ */
+static void exit_written(FILE *out)
+{
+	if (fflush(out) == 0 && !ferror(out))
+		exit(0);
+	fprintf(stderr, "%s: standard output: %s\n", program_invocation_short_name,
+		strerror(errno ? errno : EIO));
+	exit(1);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
 	switch (key) {
 	case 'h':
 	case '?':
-		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK);
+		exit_written(state->out_stream);
 		break;
 	case OPT_USAGE:
-		argp_state_help(state, state->out_stream, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		argp_state_help(state, state->out_stream, ARGP_HELP_USAGE);
+		exit_written(state->out_stream);
 		break;
 	case 'V':
-		fprintf(state->out_stream, "%s\n", argp_program_version);
-		exit(0);
+		/* as GNU programs say it: the program, its package, the version */
+		fprintf(state->out_stream, "%s (%s) %s\n", program_invocation_short_name,
+			PACKAGE_NAME, PACKAGE_VERSION);
+		exit_written(state->out_stream);
+		break;
 	case ARGP_KEY_INIT:
 		state->err_stream = hint_stream();
 		break;

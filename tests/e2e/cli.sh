@@ -14,7 +14,16 @@ for p in vmtrace-record vmtrace-report vmtrace-convert; do
 		fail "$p --help: an example wrapped"
 	run $p --version
 	expect_rc 0 "$p --version"
-	grep -q "^vmtrace [0-9]" out.txt || fail "$p --version"
+	[ "$(cat out.txt)" = "$p (vmtrace) $(sed -n 's/^AC_INIT(\[vmtrace\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")" ] ||
+		fail "$p --version: $(cat out.txt), not '$p (vmtrace) VERSION' of configure.ac"
+	# a standard output that cannot take the text: an error, not a silent 0
+	for o in --version --help --usage; do
+		$p $o >/dev/full 2>err.txt
+		rc=$?
+		[ "$rc" = 1 ] || fail "$p $o >/dev/full: exit $rc"
+		[ "$(cat err.txt)" = "$p: standard output: No space left on device" ] ||
+			fail "$p $o >/dev/full: $(cat err.txt)"
+	done
 	run $p --no-such-option
 	[ "$rc" = 64 ] || fail "$p: bad option should exit 64 (EX_USAGE), got $rc"
 done
