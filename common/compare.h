@@ -44,6 +44,9 @@ struct cmp_pass;
 struct vmt_compare {
 	uint64_t window_ns;
 	uint64_t span_ns[2];		/* the span the filters select */
+	/* of its events alone, and whether span_ns is of a recorded duration (.vmt) */
+	uint64_t events_span_ns[2];
+	bool recorded[2];
 	/*
 	 * Of that span, the time lost events hid (vmt_compare_consumer): the rates are over
 	 * span_ns less this, as a vCPU's time in the guest leaves out its gaps

@@ -121,6 +121,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		goto out_close;
 	}
 	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
+	c->events_span_ns[side] = report_selected_span(&fo.filter, NULL, &it);
+	c->recorded[side] = vmt_reader_duration_ns(r) != 0;
 	/* a side with nothing selected: its column is empty, said as the single report says it */
 	if (it.pairing.pairs <= it.filtered_out) {
 		if (!vmt_nomatch_explain(&it, msg, sizeof(msg)))
@@ -175,6 +177,25 @@ static int check_conds(const struct vmt_compare *c, const struct gate *g, const 
 		held += verdicts[i] != 0;	/* 2, cannot tell: a gate fails closed */
 	}
 	return held;
+}
+
+/*
+ * Rates over the same kind of time on both sides: a .vmt's over its recorded duration, a
+ * trace.bin's or trace.dat's (no duration recorded) over its events' span. Mixed, the .vmt
+ * would read at half the rate of the same exits converted (the recorder's start and stop
+ * lie seconds outside the events): then both are over their events' span, and it is said.
+ */
+static void same_kind_of_span(const struct report_opts *o, struct vmt_compare *c)
+{
+	int side, without;
+
+	if (c->recorded[0] == c->recorded[1])
+		return;
+	without = c->recorded[0] ? 1 : 0;
+	for (side = 0; side < 2; side++)
+		c->span_ns[side] = c->events_span_ns[side];
+	vmt_warn_folded("%s has no recorded duration (a trace.bin, a trace.dat or a .vmt made of one): the rates of "
+			"both are over their events' span", without ? o->file2 : o->file);
 }
 
 static int publish(const struct report_opts *o, const struct vmt_compare *c,
@@ -240,6 +261,7 @@ int report_compare(struct report_opts *o)
 		code = run_side(o, VMT_CMP_AFTER, &c, &damaged, &g, pair, sizeof(pair));
 	if (code)
 		goto out;
+	same_kind_of_span(o, &c);
 	vmt_compare_test(&c);
 	held = check_conds(&c, &g, o->fo.reasons, verdicts, details);
 	if (held < 0) {

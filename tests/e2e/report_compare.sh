@@ -83,9 +83,15 @@ def ks(a, b):
         fac, prev = -fac, abs(term)
     return d, 1.0
 
+# a trace.dat has no recorded duration: its rates are over its events' span, and then the
+# other side's too (the same kind of time on both sides)
+if all(r["duration_ns"] for r in reps):
+    durs = [r["duration_ns"] for r in reps]
+else:
+    durs = [r["span_ns"] for r in reps]
 for i, side in enumerate(("before", "after")):
     # what the rates are over: the recording's duration, as its own report gives it
-    dur = reps[i]["duration_ns"] or reps[i]["span_ns"]
+    dur = durs[i]
     assert c[side]["duration_ns"] == dur, (side, c[side], dur)
 groups = {g["reason_code"]: g for g in c["groups"]}
 codes = set(sides[0]) | set(sides[1])
@@ -97,7 +103,7 @@ for code in [None] + sorted(codes):
     for i, side in enumerate(("before", "after")):
         f, v = g[side], vals[i]
         assert f["count"] == len(v), (code, side, f["count"], len(v))
-        dur = reps[i]["duration_ns"] or reps[i]["span_ns"]   # a trace.dat has no duration
+        dur = durs[i]
         # cut to the thousandth: never above the rate, less than 0.001 below it
         exact = len(v) * 1e9 / dur
         assert -1e-9 * exact <= exact - f["rate_per_s"] < 0.001 + 1e-9 * exact, \
@@ -188,6 +194,27 @@ cut = str(Decimal(str(rate)).quantize(Decimal("0.1"), rounding=ROUND_DOWN))
 want = ["--fail-if: does not hold: count<10: all count %d not < 10" % n,
         "--fail-if: holds: rate>1: all rate %s > 1" % cut]
 assert lines == want, (lines, want)
+PY
+
+# The same exits from a .vmt (a recorded duration) and from its trace.bin turned back into
+# a .vmt (none: its events' span): rates over the same kind of time on both sides, so no
+# change, with a warning; the JSON's durations are the events' spans of the report's JSON.
+K="$DATA/sample-kvm.vmt"
+vmtrace-convert --legacy -o k.bin "$K" 2>/dev/null || fail "--legacy"
+vmtrace-convert --to-vmt --format-dir "$DATA/formats/linux-6.1-kvmhost" -o k2.vmt k.bin ||
+	fail "--to-vmt of the trace.bin"
+run vmtrace-report --compare --json --fail-if 'rate>+1%,rate<-1%' "$K" k2.vmt
+expect_rc 0 "the same exits with and without a recorded duration"
+grep -q "k2.vmt has no recorded duration" err.txt || { cat err.txt; fail "no warning on the rates"; }
+vmtrace-report --json "$K" >k.json || fail "--json"
+python3 - out.txt k.json <<'PY' || fail "rates of a .vmt against its converted trace.bin"
+import json, sys
+c, k = json.load(open(sys.argv[1]))["compare"], json.load(open(sys.argv[2]))
+assert k["duration_ns"] > k["span_ns"] * 2, k["duration_ns"]    # the recorder's time is longer
+for side in ("before", "after"):
+    assert c[side]["duration_ns"] == k["span_ns"], (side, c[side]["duration_ns"], k["span_ns"])
+g = [g for g in c["groups"] if g["reason_code"] is None][0]
+assert g["before"]["rate_per_s"] == g["after"]["rate_per_s"], g
 PY
 
 # --fail-if: each condition's verdict as Python evaluates it from the JSON, and the status.
