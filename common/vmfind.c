@@ -465,35 +465,80 @@ static int in_kvm_run(const char *text, long *fd)
  */
 #define PF_USER_WORKER 0x00004000u
 #define PF_KTHREAD 0x00200000u
+#define STAT_FLAGS 9		/* fields of /proc/PID/task/TID/stat (proc(5)), from 1 */
+#define STAT_GUEST_TIME 43
 
-static int is_kernel_worker(const struct vmt_vmfind_env *env, pid_t pid, pid_t tid)
+/*
+ * Field `field` (>= 3) of a stat text as a number: "tid (comm) state ppid ... flags ...
+ * guest_time ...", where comm may hold ") ". -EINVAL when absent or not a number.
+ */
+static int stat_field(const char *text, int field, unsigned long long *v)
 {
-	char path[PATH_MAX], text[1024], *p, *end;
-	unsigned long long flags;
-	int field;
+	const char *p = strrchr(text, ')');
+	char *end;
+	int f;
 
-	if (mkpath(path, sizeof(path), "%s/%d/task/%d/stat", proc_root(env), (int)pid, (int)tid))
-		return 0;
-	if (read_small(path, text, sizeof(text)) < 0)
-		return 0;
-	/* "tid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold ") " */
-	p = strrchr(text, ')');
 	if (!p)
-		return 0;
+		return -EINVAL;
 	p++;
-	for (field = 3; field <= 9; field++) {
+	for (f = 3; ; f++) {
 		while (*p == ' ')
 			p++;
-		if (field == 9)
+		if (f == field || !*p)
 			break;
 		while (*p && *p != ' ')
 			p++;
 	}
 	errno = 0;
-	flags = strtoull(p, &end, 10);
-	if (errno || end == p || (*end != ' ' && *end != '\n' && *end))
+	*v = strtoull(p, &end, 10);
+	if (!*p || errno || end == p || (*end != ' ' && *end != '\n' && *end))
+		return -EINVAL;
+	return 0;
+}
+
+static int read_stat(const struct vmt_vmfind_env *env, pid_t pid, pid_t tid, char *text,
+		     size_t size)
+{
+	char path[PATH_MAX];
+
+	if (mkpath(path, sizeof(path), "%s/%d/task/%d/stat", proc_root(env), (int)pid, (int)tid))
+		return -ENAMETOOLONG;
+	return read_small(path, text, size) < 0 ? -ENOENT : 0;
+}
+
+static int is_kernel_worker(const struct vmt_vmfind_env *env, pid_t pid, pid_t tid)
+{
+	unsigned long long flags;
+	char text[1024];
+
+	if (read_stat(env, pid, tid, text, sizeof(text)) ||
+	    stat_field(text, STAT_FLAGS, &flags))
 		return 0;
 	return (flags & (PF_USER_WORKER | PF_KTHREAD)) != 0;
+}
+
+/*
+ * Has the thread run guest code? Its guest_time (clock ticks spent in the guest, only ever
+ * counted for a thread inside KVM_RUN) is above zero; or, where the kernel counts no guest
+ * time (a tick that finds the guest running is system time on some nested or software
+ * virtualized hosts, e.g. kvm_pvm), its kernel stack, readable by root only, shows it
+ * switched out inside an ioctl on a kvm-vcpu fd (kvm_vcpu_ioctl is that fd's ioctl
+ * handler, a function pointer: never inlined away). A busy vCPU thread is always running,
+ * so its syscall file says "running" and never shows the fd.
+ */
+static int ran_guest(const struct vmt_vmfind_env *env, pid_t pid, pid_t tid)
+{
+	char path[PATH_MAX], text[4096];
+	unsigned long long ticks;
+
+	if (!read_stat(env, pid, tid, text, sizeof(text)) &&
+	    !stat_field(text, STAT_GUEST_TIME, &ticks) && ticks > 0)
+		return 1;
+	if (mkpath(path, sizeof(path), "%s/%d/task/%d/stack", proc_root(env), (int)pid, (int)tid))
+		return 0;
+	if (read_small(path, text, sizeof(text)) < 0)
+		return 0;
+	return strstr(text, "] kvm_vcpu_ioctl+") != NULL;
 }
 
 static void sleep_us(unsigned int us)
@@ -504,6 +549,55 @@ static void sleep_us(unsigned int us)
 		;
 }
 
+static int cmp_pid(const void *a, const void *b);
+
+static int cmp_vcpufd_id(const void *a, const void *b)
+{
+	const struct vcpufd *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * Threads that ran guest code but were never seen in KVM_RUN (busy vCPUs) have no fd to
+ * tell their vCPU: they take the ids of the fds left over, both in ascending order. VMMs
+ * create their vCPUs in order: QEMU starts each vCPU thread and waits until it has made its
+ * vCPU before the next (qemu_init_vcpu()), others make the fds first and then the threads
+ * one by one. With more such threads than fds left none is taken (which would be a guess).
+ * Sets *paired to how many were given an id; returns 0 or -ENOMEM.
+ */
+static int pair_by_order(struct vcpufd *fds, unsigned int n_fds, const struct tidlist *tasks,
+			 const unsigned char *state, unsigned int *paired)
+{
+	unsigned int left = 0, n = 0, i, j;
+	pid_t *tid;
+
+	*paired = 0;
+	for (j = 0; j < n_fds; j++)
+		left += !fds[j].tid;
+	for (i = 0; i < tasks->n; i++)
+		n += state[i] == 2;
+	if (n == 0 || n > left)
+		return 0;
+	tid = malloc(n * sizeof(*tid));
+	if (!tid)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < tasks->n; i++) {
+		if (state[i] == 2)
+			tid[n++] = tasks->tid[i];
+	}
+	qsort(tid, n, sizeof(*tid), cmp_pid);
+	qsort(fds, n_fds, sizeof(*fds), cmp_vcpufd_id);
+	for (i = 0, j = 0; i < n; i++) {
+		while (fds[j].tid)
+			j++;
+		fds[j].tid = tid[i];
+	}
+	free(tid);
+	*paired = n;
+	return 0;
+}
+
 static int find_in_kvm_run(const struct vmt_vmfind_env *env, pid_t pid,
 			   const struct tidlist *tasks, struct vmt_vm *vm, unsigned int *cap,
 			   char *err, size_t err_size)
@@ -512,11 +606,11 @@ static int find_in_kvm_run(const struct vmt_vmfind_env *env, pid_t pid,
 			     VMT_VMFIND_KVM_RUN_TRIES;
 	unsigned int wait_us = env && env->kvm_run_wait_us ? env->kvm_run_wait_us :
 			       VMT_VMFIND_KVM_RUN_WAIT_US;
-	unsigned int n_fds = 0, found = 0, try, i, j;
+	unsigned int n_fds = 0, found = 0, by_order, try, i, j;
 	char path[PATH_MAX], text[SMALL_MAX];
 	char comm[16], full[SMALL_MAX];
 	struct vcpufd *fds = NULL;
-	unsigned char *skip = NULL;
+	unsigned char *state = NULL;
 	int ret;
 
 	ret = list_vcpu_fds(env, pid, &fds, &n_fds, err, err_size);
@@ -528,46 +622,62 @@ static int find_in_kvm_run(const struct vmt_vmfind_env *env, pid_t pid,
 			   (int)pid);
 		goto out_free;
 	}
-	skip = calloc(tasks->n ? tasks->n : 1, 1);
-	if (!skip) {
+	state = calloc(tasks->n ? tasks->n : 1, 1);
+	if (!state) {
 		ret = errf(err, err_size, -ENOMEM, "out of memory");
 		goto out_free;
 	}
-	/* skip a kernel worker, and a thread once matched: the metadata maps tid -> one vCPU */
+	/*
+	 * state: 0 not known to be a vCPU thread; 1 skipped, a kernel worker or a thread once
+	 * matched (the metadata maps tid -> one vCPU); 2 ran guest code, no fd seen yet.
+	 */
 	for (i = 0; i < tasks->n; i++)
-		skip[i] = (unsigned char)is_kernel_worker(env, pid, tasks->tid[i]);
-	/* A thread is seen only while asleep in KVM_RUN (a halted vCPU): sample a few times. */
+		state[i] = (unsigned char)is_kernel_worker(env, pid, tasks->tid[i]);
+	/*
+	 * A thread shows its fd only while asleep in KVM_RUN (a halted vCPU): sample a few
+	 * times. Every sample, even when all vCPU threads are known to have run guest code:
+	 * one caught asleep gets its vCPU from its fd rather than by order.
+	 */
 	for (try = 0; try < tries && found < n_fds; try++) {
 		if (try)
 			sleep_us(wait_us);
 		for (i = 0; i < tasks->n; i++) {
 			long fd;
 
-			if (skip[i])
+			if (state[i] == 1)
 				continue;
 
 			if (mkpath(path, sizeof(path), "%s/%d/task/%d/syscall", proc_root(env),
 				   (int)pid, (int)tasks->tid[i]))
 				continue;
-			if (read_small(path, text, sizeof(text)) < 0 || !in_kvm_run(text, &fd))
-				continue;
-			for (j = 0; j < n_fds; j++) {
-				if (fds[j].fd != fd || fds[j].tid)
-					continue;
-				fds[j].tid = tasks->tid[i];
-				skip[i] = 1;
-				found++;
-				break;
+			if (read_small(path, text, sizeof(text)) >= 0 && in_kvm_run(text, &fd)) {
+				for (j = 0; j < n_fds; j++) {
+					if (fds[j].fd != fd || fds[j].tid)
+						continue;
+					fds[j].tid = tasks->tid[i];
+					state[i] = 1;
+					found++;
+					break;
+				}
 			}
+			if (state[i] == 0 && ran_guest(env, pid, tasks->tid[i]))
+				state[i] = 2;
 		}
 	}
-	if (found == 0) {
-		ret = errf(err, err_size, -ENODEV,
-			   "pid %d: no thread seen in KVM_RUN on its %u kvm-vcpu fds in %u samples "
-			   "(no thread is named CPU n/KVM; QEMU names them with -name "
-			   "...,debug-threads=on)", (int)pid, n_fds, tries);
+	ret = pair_by_order(fds, n_fds, tasks, state, &by_order);
+	if (ret) {
+		ret = errf(err, err_size, ret, "out of memory");
 		goto out_free;
 	}
+	if (found + by_order == 0) {
+		ret = errf(err, err_size, -ENODEV,
+			   "pid %d: no thread seen in KVM_RUN on its %u kvm-vcpu fds in %u samples "
+			   "nor with guest time (no thread is named CPU n/KVM; QEMU names them with "
+			   "-name ...,debug-threads=on)", (int)pid, n_fds, tries);
+		goto out_free;
+	}
+	vm->method = by_order ? VMT_VMFIND_GUEST_TIME : VMT_VMFIND_KVM_RUN;
+	vm->n_by_order = by_order;
 	for (j = 0; j < n_fds; j++) {
 		if (!fds[j].tid)
 			continue;
@@ -580,7 +690,7 @@ static int find_in_kvm_run(const struct vmt_vmfind_env *env, pid_t pid,
 		}
 	}
 out_free:
-	free(skip);
+	free(state);
 	free(fds);
 	return ret;
 }
@@ -660,6 +770,7 @@ void vmt_vmfind_vm_clear(struct vmt_vm *vm)
 	vm->vcpu = NULL;
 	vm->n_vcpu = 0;
 	vm->n_vcpu_fds = 0;
+	vm->n_by_order = 0;
 	vmt_cpulist_free(&vm->cpus);
 }
 
@@ -673,6 +784,7 @@ int vmt_vmfind_vcpus(const struct vmt_vmfind_env *env, pid_t pid, struct vmt_vm 
 	vm->vcpu = NULL;
 	vm->n_vcpu = 0;
 	vm->n_vcpu_fds = 0;
+	vm->n_by_order = 0;
 	vm->cpus.n = 0;
 	vm->cpus.cpu = NULL;
 	ret = list_tasks(env, pid, &tasks);
@@ -1154,6 +1266,8 @@ const char *vmt_vmfind_method_name(enum vmt_vmfind_method m)
 		return "thread-names";
 	case VMT_VMFIND_KVM_RUN:
 		return "kvm-run";
+	case VMT_VMFIND_GUEST_TIME:
+		return "guest-time";
 	}
 	return "?";
 }

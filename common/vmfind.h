@@ -46,6 +46,13 @@ enum vmt_vmfind_method {
 	 * (the APIC id on x86), which is QEMU's CPU index only for flat topologies.
 	 */
 	VMT_VMFIND_KVM_RUN,
+	/*
+	 * As KVM_RUN, and also threads that ran guest code while never seen asleep in it
+	 * (busy vCPUs): a guest_time above zero in their stat, or a kernel stack inside the
+	 * kvm-vcpu fd's ioctl. Their index is that of the kvm-vcpu fds left over, both taken
+	 * in ascending order (the order VMMs create vCPUs in); n_by_order says how many.
+	 */
+	VMT_VMFIND_GUEST_TIME,
 };
 
 struct vmt_vcpu_thread {
@@ -63,11 +70,12 @@ struct vmt_vm {
 	unsigned int n_vcpu;		/* threads found, sorted by vCPU index then tid */
 	struct vmt_vcpu_thread *vcpu;
 	/*
-	 * KVM_RUN method only: kvm-vcpu fds the VMM holds. When larger than n_vcpu, some
-	 * vCPU threads were never seen inside KVM_RUN (busy in the guest, or in user space)
-	 * and are missing from vcpu[].
+	 * KVM_RUN and GUEST_TIME methods: kvm-vcpu fds the VMM holds. When larger than
+	 * n_vcpu, some vCPU threads were neither seen inside KVM_RUN nor found to have run
+	 * guest code, and are missing from vcpu[].
 	 */
 	unsigned int n_vcpu_fds;
+	unsigned int n_by_order;	/* GUEST_TIME: threads whose index is by order */
 	struct vmt_cpulist cpus;	/* union of the threads' allowed CPUs */
 };
 
@@ -102,8 +110,9 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
  * @err:	one line on failure
  *
  * Threads named "CPU <n>/KVM" when there are any; otherwise the threads seen inside
- * ioctl(KVM_RUN) on a kvm-vcpu fd over up to env->kvm_run_tries samples. Returns 0,
- * -ENOENT (no such process) or -ENODEV (no kvm-vcpu fd, or no thread seen in KVM_RUN).
+ * ioctl(KVM_RUN) on a kvm-vcpu fd over up to env->kvm_run_tries samples, and those that ran
+ * guest code (see VMT_VMFIND_GUEST_TIME). Returns 0, -ENOENT (no such process) or -ENODEV
+ * (no kvm-vcpu fd, or no vCPU thread told).
  */
 int vmt_vmfind_vcpus(const struct vmt_vmfind_env *env, pid_t pid, struct vmt_vm *vm,
 		     char *err, size_t err_size);
@@ -111,7 +120,8 @@ int vmt_vmfind_vcpus(const struct vmt_vmfind_env *env, pid_t pid, struct vmt_vm 
 void vmt_vmfind_vm_clear(struct vmt_vm *vm);
 void vmt_vmfind_free(struct vmt_vmfind *f);
 const char *vmt_vmfind_how_name(enum vmt_vmfind_how how);	/* "pid", "pidfile", "cmdline" */
-const char *vmt_vmfind_method_name(enum vmt_vmfind_method m);	/* "thread-names", "kvm-run" */
+/* "thread-names", "kvm-run", "guest-time" */
+const char *vmt_vmfind_method_name(enum vmt_vmfind_method m);
 
 /* All vCPU tids, sorted and unique, malloc'd into *tids. Returns 0 or -ENOMEM. */
 int vmt_vmfind_tids(const struct vmt_vmfind *f, pid_t **tids, unsigned int *n);

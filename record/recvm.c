@@ -30,9 +30,13 @@ static void say_found(const struct vmt_vmfind *f, const struct vmt_cpulist *trac
 			 (int)vm->pid, vmt_vmfind_how_name(vm->how), vm->n_vcpu,
 			 vmt_vmfind_method_name(vm->method),
 			 vmt_cpulist_format(&vm->cpus, cpus, sizeof(cpus)));
+		if (vm->n_by_order)
+			vmt_info("VM %s: %u busy vCPU thread(s) numbered in thread order (never "
+				 "seen in KVM_RUN)", vm->name, vm->n_by_order);
 		if (vm->n_vcpu_fds > vm->n_vcpu)
-			vmt_warn("VM %s: %u vCPU(s) with no thread found (never seen in KVM_RUN): "
-				 "not recorded", vm->name, vm->n_vcpu_fds - vm->n_vcpu);
+			vmt_warn("VM %s: %u vCPU(s) with no thread found (never seen in KVM_RUN, "
+				 "no guest time): not recorded", vm->name,
+				 vm->n_vcpu_fds - vm->n_vcpu);
 		for (j = 0; j < vm->cpus.n; j++) {
 			if (!vmt_cpulist_has(traced, vm->cpus.cpu[j])) {
 				vmt_warn("VM %s: its vCPU threads may run on CPU %u, which -p "

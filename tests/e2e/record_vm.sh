@@ -8,7 +8,7 @@
 # --vm shows the other VM's thread and the VMM's other threads are there to be filtered
 # out), the map and the filter must be in it, the reports label the threads and take
 # --vm, --metrics labels their series with their VM's name, and bad --vm input is one line
-# and 64.
+# and 64. Busy unnamed vCPU threads are found by their guest time.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
@@ -177,4 +177,22 @@ for spec in "nosuch$$" "$$"; do
 	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "--vm $spec: not one line"; }
 	[ ! -e bad.vmt ] || fail "--vm $spec: a file was written"
 done
+# busy vCPU threads without QEMU's names (never asleep in KVM_RUN): found by guest time,
+# numbered by the kvm-vcpu ids in ascending order (0 and 2 here), recorded as C's
+kill "$a_pid" "$b_pid"
+c=vmc$$
+start_vmm c.json -name "$c" --unnamed --busy --vcpus 2 --id-stride 2 --pin 1:1
+rec --vm "$c" -o c.vmt
+expect_rc 0 "--vm $c (busy, unnamed)"
+unfold err.txt | grep -qF "VM $c: pid $vmm_pid (by cmdline), 2 vCPU thread(s) (by guest-time)" ||
+	{ cat err.txt >&2; fail "--vm $c: not found by guest time"; }
+run vmtrace-report --json c.vmt
+python3 - out.txt c.json "$c" <<'EOF' || fail "--vm $c: the file's vCPU threads"
+import json, sys
+d, vmm, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+want = sorted((v["tid"], v["kvm_id"]) for v in vmm["vcpus"])
+have = sorted((v["pid"], v["vcpu"]) for v in d["vcpus"] if v.get("vm") == name)
+assert have == want, ("file", have, "fakevmm", want)
+assert {v["pid"] for v in d["vcpus"]} <= {t for t, _ in want}, d["vcpus"]
+EOF
 finish

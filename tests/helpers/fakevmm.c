@@ -6,6 +6,8 @@
  * asked, looping KVM_RUN on a tiny real-mode guest:
  *     idle (default): OUT 0x10 once, then CLI; HLT: the thread sleeps inside KVM_RUN
  *     --busy:         OUT 0x10 forever: the thread is always running
+ * As QEMU does, each thread has made its vCPU before the next one starts, so vCPU ids
+ * ascend with tids (common/vmfind.c relies on that for busy vCPUs).
  * Two threads that are no vCPUs ("IO iothread0/1", like QEMU's) make a system call every
  * 10 ms; one is created just before the vCPU threads and one just after, before any
  * KVM_RUN (whose first call starts KVM's own worker thread), so their tids border the vCPU
@@ -69,6 +71,7 @@ struct vcpu {
 	int pinned;
 	char comm[16];
 	cpu_set_t allowed;
+	volatile int created;	/* its KVM_CREATE_VCPU is done */
 };
 
 static int kvm_fd, vm_fd, started_pipe[2], unnamed;
@@ -169,6 +172,7 @@ static void *vcpu_thread(void *arg)
 	fd = ioctl(vm_fd, KVM_CREATE_VCPU, (unsigned long)v->kvm_id);
 	if (fd < 0)
 		die(77, "KVM_CREATE_VCPU");
+	v->created = 1;
 	run = mmap(NULL, (size_t)run_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (run == MAP_FAILED)
 		die(77, "mmap vcpu");
@@ -323,6 +327,8 @@ int main(int argc, char **argv)
 		errno = pthread_create(&vcpus[i].thread, NULL, vcpu_thread, &vcpus[i]);
 		if (errno)
 			die(1, "pthread_create");
+		while (!vcpus[i].created)
+			sched_yield();
 	}
 	start_io(&ios[1], 1);
 	pthread_barrier_wait(&go);

@@ -2,7 +2,7 @@
 /*
  * vmfind_cli (tests only): what common/vmfind finds for a --vm spec, as one JSON object on
  * stdout, for the end-to-end test to compare with what fakevmm says of itself:
- *   {"vms":[{"name":..,"pid":..,"how":..,"method":..,"vcpu_fds":..,"cpus":[..],
+ *   {"vms":[{"name":..,"pid":..,"how":..,"method":..,"vcpu_fds":..,"by_order":..,"cpus":[..],
  *            "vcpus":[{"tid":..,"vcpu":..,"comm":..,"cpus":[..]}]}],
  *    "cpus":[..], "filter":"..." or null, "filter_error":"..." or null, "filter_max":N,
  *    "labels":{"<tid>":"<label read back from the metadata>"}}
@@ -85,9 +85,10 @@ int main(int argc, char **argv)
 
 		printf("%s{\"name\":", i ? "," : "");
 		put_str(vm->name);
-		printf(",\"pid\":%d,\"how\":\"%s\",\"method\":\"%s\",\"vcpu_fds\":%u,\"cpus\":",
+		printf(",\"pid\":%d,\"how\":\"%s\",\"method\":\"%s\",\"vcpu_fds\":%u,"
+		       "\"by_order\":%u,\"cpus\":",
 		       (int)vm->pid, vmt_vmfind_how_name(vm->how),
-		       vmt_vmfind_method_name(vm->method), vm->n_vcpu_fds);
+		       vmt_vmfind_method_name(vm->method), vm->n_vcpu_fds, vm->n_by_order);
 		put_cpus(&vm->cpus);
 		printf(",\"vcpus\":[");
 		for (j = 0; j < vm->n_vcpu; j++) {

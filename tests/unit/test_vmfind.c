@@ -87,6 +87,8 @@ struct fthread {
 	const char *allowed;	/* Cpus_allowed_list; NULL: no status file */
 	const char *syscall;	/* NULL: none */
 	unsigned long flags;	/* the stat flags field */
+	unsigned long guest;	/* the stat guest_time field */
+	const char *stack;	/* the kernel stack file; NULL: none */
 };
 
 /* A process with its threads; cmdline holds NUL-separated arguments of cmdlen bytes. */
@@ -106,8 +108,15 @@ static void fake_proc(struct fake *fk, int pid, const char *cmdline, size_t cmdl
 		snprintf(rel, sizeof(rel), "%d/task/%d/comm", pid, t[i].tid);
 		put_filef(fk->proc, rel, "%s\n", t[i].comm);
 		snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, t[i].tid);
-		put_filef(fk->proc, rel, "%d (%s) S 1 %d %d 0 -1 %lu 0 0 0 0 0 0 0 20 0 1 0\n",
-			  t[i].tid, t[i].comm, pid, pid, t[i].flags ? t[i].flags : 0x400040UL);
+		/* fields 1-20, 21-42 zero, guest_time (43), cguest_time (44) */
+		put_filef(fk->proc, rel, "%d (%s) S 1 %d %d 0 -1 %lu 0 0 0 0 0 0 0 20 0 1 0"
+			  " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 %lu 0\n",
+			  t[i].tid, t[i].comm, pid, pid, t[i].flags ? t[i].flags : 0x400040UL,
+			  t[i].guest);
+		if (t[i].stack) {
+			snprintf(rel, sizeof(rel), "%d/task/%d/stack", pid, t[i].tid);
+			put_filef(fk->proc, rel, "%s", t[i].stack);
+		}
 		if (t[i].allowed) {
 			snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, t[i].tid);
 			put_filef(fk->proc, rel,
@@ -149,10 +158,10 @@ static void fake_pidfile(struct fake *fk, const char *name, const char *text)
 static void fake_web1(struct fake *fk)
 {
 	static const struct fthread t[] = {
-		{ 1000, "qemu-system-x86", "0-7", "7 0x5 0x3 0x0", 0 },
-		{ 1001, "CPU 0/KVM", "0-1", "running", 0 },
-		{ 1002, "CPU 12/KVM", "2,4-5", "running", 0 },
-		{ 1003, "IO iothread1", "0-7", "running", 0 },
+		{ 1000, "qemu-system-x86", "0-7", "7 0x5 0x3 0x0", 0, 0, NULL },
+		{ 1001, "CPU 0/KVM", "0-1", "running", 0, 0, NULL },
+		{ 1002, "CPU 12/KVM", "2,4-5", "running", 0, 0, NULL },
+		{ 1003, "IO iothread1", "0-7", "running", 0, 0, NULL },
 	};
 
 	fake_proc(fk, 1000, ARGS("/usr/bin/qemu-system-x86_64\0-name\0"
@@ -163,9 +172,9 @@ static void fake_web1(struct fake *fk)
 static void fake_web2(struct fake *fk)
 {
 	static const struct fthread t[] = {
-		{ 2000, "qemu-system-x86", "0-7", NULL, 0 },
-		{ 2001, "CPU 1/KVM", "3", NULL, 0 },
-		{ 2002, "CPU 0/KVM", "6-7", NULL, 0 },
+		{ 2000, "qemu-system-x86", "0-7", NULL, 0, 0, NULL },
+		{ 2001, "CPU 1/KVM", "3", NULL, 0, 0, NULL },
+		{ 2002, "CPU 0/KVM", "6-7", NULL, 0, 0, NULL },
 	};
 
 	fake_proc(fk, 2000, ARGS("qemu-system-x86_64\0-enable-kvm\0-name\0web2"), t, 3);
@@ -246,7 +255,7 @@ static void test_pidfile(void **state)
 
 static void test_cmdline_forms(void **state)
 {
-	static const struct fthread vcpu[] = { { 0, "CPU 0/KVM", "1", NULL, 0 } };
+	static const struct fthread vcpu[] = { { 0, "CPU 0/KVM", "1", NULL, 0, 0, NULL } };
 	static const struct {
 		int pid;
 		const char *cmd;
@@ -319,10 +328,10 @@ static void test_unknown_says_where(void **state)
 
 static void test_ambiguous(void **state)
 {
-	static const struct fthread a[] = { { 4001, "CPU 0/KVM", "0", NULL, 0 } };
-	static const struct fthread b[] = { { 4101, "CPU 0/KVM", "1", NULL, 0 } };
-	static const struct fthread sudo[] = { { 4200, "sudo", "0-1", NULL, 0 } };
-	static const struct fthread c[] = { { 4301, "CPU 0/KVM", "1", NULL, 0 } };
+	static const struct fthread a[] = { { 4001, "CPU 0/KVM", "0", NULL, 0, 0, NULL } };
+	static const struct fthread b[] = { { 4101, "CPU 0/KVM", "1", NULL, 0, 0, NULL } };
+	static const struct fthread sudo[] = { { 4200, "sudo", "0-1", NULL, 0, 0, NULL } };
+	static const struct fthread c[] = { { 4301, "CPU 0/KVM", "1", NULL, 0, 0, NULL } };
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
 
@@ -348,8 +357,8 @@ static void test_ambiguous(void **state)
 
 static void test_stale_pidfile(void **state)
 {
-	static const struct fthread sh[] = { { 5000, "bash", "0-1", NULL, 0 } };
-	static const struct fthread vm[] = { { 5101, "CPU 0/KVM", "1", NULL, 0 } };
+	static const struct fthread sh[] = { { 5000, "bash", "0-1", NULL, 0, 0, NULL } };
+	static const struct fthread vm[] = { { 5101, "CPU 0/KVM", "1", NULL, 0, 0, NULL } };
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
 
@@ -385,8 +394,8 @@ static void test_stale_pidfile(void **state)
 
 static void test_by_pid(void **state)
 {
-	static const struct fthread sh[] = { { 6000, "bash", "0-1", NULL, 0 },
-					     { 6001, "CPU 0/TCG", "0", NULL, 0 } };
+	static const struct fthread sh[] = { { 6000, "bash", "0-1", NULL, 0, 0, NULL },
+					     { 6001, "CPU 0/TCG", "0", NULL, 0, 0, NULL } };
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
 
@@ -463,13 +472,13 @@ static void test_kvm_run(void **state)
 {
 	char run12[128], run13[128], tcgets[128], worker[128];
 	struct fthread t[] = {
-		{ 7000, "qemu-system-x86", "0-7", "7 0x9 0x2 0x0 0x0 0x0 0x0 0x1 0x2", 0 },
-		{ 7001, "qemu-system-x86", "0", run12, 0 },
-		{ 7002, "qemu-system-x86", "1", run13, 0 },
-		{ 7003, "qemu-system-x86", "0-7", tcgets, 0 },
-		{ 7004, "qemu-system-x86", "2", "running", 0 },
+		{ 7000, "qemu-system-x86", "0-7", "7 0x9 0x2 0x0 0x0 0x0 0x0 0x1 0x2", 0, 0, NULL },
+		{ 7001, "qemu-system-x86", "0", run12, 0, 0, NULL },
+		{ 7002, "qemu-system-x86", "1", run13, 0, 0, NULL },
+		{ 7003, "qemu-system-x86", "0-7", tcgets, 0, 0, NULL },
+		{ 7004, "qemu-system-x86", "2", "running", 0, 0, NULL },
 		/* KVM's worker, a copy of the thread that made the first KVM_RUN on fd 14 */
-		{ 7005, "kvm-nx-lpage-re", "0-7", worker, 0x404040UL },
+		{ 7005, "kvm-nx-lpage-re", "0-7", worker, 0x404040UL, 0, NULL },
 	};
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
@@ -519,6 +528,81 @@ static void test_kvm_run(void **state)
 			 -ENODEV);
 	assert_non_null(strstr(fk->err, "no thread seen in KVM_RUN on its 3 kvm-vcpu fds in 3 "
 			       "samples"));
+}
+
+/*
+ * Busy vCPU threads, never asleep in KVM_RUN: told by their guest time, or by a kernel
+ * stack inside kvm_vcpu_ioctl where guest time is not counted; they take the ids of the
+ * fds left over in ascending order, by ascending tid. One thread caught in KVM_RUN keeps
+ * its fd's id.
+ */
+static const char vcpu_stack[] =
+	"[<0>] xfer_to_guest_mode_handle_work+0x75/0xa0\n"
+	"[<0>] kvm_arch_vcpu_ioctl_run+0xda4/0x1d50\n"
+	"[<0>] kvm_vcpu_ioctl+0x119/0xa60\n"
+	"[<0>] __x64_sys_ioctl+0x9b/0x100\n";
+static const char sleep_stack[] =
+	"[<0>] hrtimer_nanosleep+0xb5/0x130\n"
+	"[<0>] __x64_sys_clock_nanosleep+0xde/0x150\n";
+/* a name that only begins like the handler's is not it */
+static const char other_stack[] =
+	"[<0>] kvm_vcpu_ioctl_x86_get_xsave+0x10/0x20\n";
+
+static void test_guest_time(void **state)
+{
+	char run21[128], worker[128];
+	struct fthread t[] = {
+		{ 8000, "vmm", "0-7", "7 0x9 0x2 0x0 0x0 0x0 0x0 0x1 0x2", 0, 0, sleep_stack },
+		{ 8007, "vmm", "3", "running", 0, 5, NULL },		/* guest time */
+		{ 8002, "vmm", "2", "running", 0, 0, vcpu_stack },	/* stack only */
+		{ 8003, "vmm", "1", run21, 0, 9, vcpu_stack },	/* asleep in KVM_RUN */
+		{ 8004, "vmm", "0-7", "running", 0, 0, sleep_stack },	/* an I/O thread */
+		{ 8005, "vmm", "0-7", "running", 0, 0, other_stack },
+		{ 8006, "kvm-nx-lpage-re", "0-7", worker, 0x404040UL, 3, vcpu_stack },
+	};
+	struct fake *fk = *state;
+	struct vmt_vmfind f;
+	struct vmt_vm *vm;
+	char buf[64], path[PATH_MAX];
+
+	syscall_text(run21, sizeof(run21), 21, 0xae80);
+	syscall_text(worker, sizeof(worker), 20, 0xae80);
+	fake_proc(fk, 8000, ARGS("vmm\0-name\0busy"), t, 7);
+	fake_fd(fk, 8000, 20, "anon_inode:kvm-vcpu:6");
+	fake_fd(fk, 8000, 21, "anon_inode:kvm-vcpu:2");
+	fake_fd(fk, 8000, 22, "anon_inode:kvm-vcpu:0");
+	fake_fd(fk, 8000, 23, "anon_inode:kvm-vcpu:4");
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, "busy", &f, fk->err, sizeof(fk->err)), 0);
+	vm = &f.vm[0];
+	assert_int_equal(vm->method, VMT_VMFIND_GUEST_TIME);
+	assert_string_equal(vmt_vmfind_method_name(vm->method), "guest-time");
+	assert_int_equal(vm->n_vcpu_fds, 4);
+	assert_int_equal(vm->n_vcpu, 3);
+	assert_int_equal(vm->n_by_order, 2);
+	/* ids left over 0, 4, 6; threads by order 8002, 8007; 8003 has fd 21's id 2 */
+	assert_int_equal(vm->vcpu[0].tid, 8002);
+	assert_int_equal(vm->vcpu[0].vcpu, 0);
+	assert_int_equal(vm->vcpu[1].tid, 8003);
+	assert_int_equal(vm->vcpu[1].vcpu, 2);
+	assert_int_equal(vm->vcpu[2].tid, 8007);
+	assert_int_equal(vm->vcpu[2].vcpu, 4);
+	assert_string_equal(cpus_str(&vm->cpus, buf, sizeof(buf)), "1-3");
+	vmt_vmfind_free(&f);
+
+	/* more threads with guest time than fds left over: none is numbered by a guess */
+	snprintf(path, sizeof(path), "%s/8000/fd/22", fk->proc);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/8000/fd/23", fk->proc);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, "8000", &f, fk->err, sizeof(fk->err)), 0);
+	vm = &f.vm[0];
+	assert_int_equal(vm->method, VMT_VMFIND_KVM_RUN);
+	assert_int_equal(vm->n_vcpu_fds, 2);
+	assert_int_equal(vm->n_by_order, 0);
+	assert_int_equal(vm->n_vcpu, 1);
+	assert_int_equal(vm->vcpu[0].tid, 8003);
+	assert_int_equal(vm->vcpu[0].vcpu, 2);
+	vmt_vmfind_free(&f);
 }
 
 /* Evaluate a filter the way the kernel would for one pid: an independent reading. */
@@ -775,7 +859,7 @@ static void test_hostile_proc(void **state)
 		"CPU 1/KVMx", "CPU /KVM", "CPU -1/KVM", "CPU 99999999999/KVM", "cpu 1/KVM",
 		"CPU 1/TCG", "CPU 1 /KVM", "CPU 1/KVM\nCPU 2/KVM",
 	};
-	struct fthread t[] = { { 8001, "CPU 3/KVM", "3", NULL, 0 } };
+	struct fthread t[] = { { 8001, "CPU 3/KVM", "3", NULL, 0, 0, NULL } };
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
 	char big[600], rel[64], *cmd;
@@ -784,7 +868,7 @@ static void test_hostile_proc(void **state)
 
 	/* names that only look like a vCPU thread's */
 	for (i = 0; i < sizeof(bad_comm) / sizeof(bad_comm[0]); i++) {
-		struct fthread b = { 8100 + (int)i * 10 + 1, bad_comm[i], "0", "running", 0 };
+		struct fthread b = { 8100 + (int)i * 10 + 1, bad_comm[i], "0", "running", 0, 0, NULL };
 
 		fake_proc(fk, 8100 + (int)i * 10, ARGS("x"), &b, 1);
 		snprintf(rel, sizeof(rel), "%d", 8100 + (int)i * 10);
@@ -883,7 +967,7 @@ static void test_hostile_syscall(void **state)
 		"16 0xffffffffffffffffffff 0xae80",
 	};
 	char text[700];
-	struct fthread t = { 9001, "qemu", "0", text, 0 };
+	struct fthread t = { 9001, "qemu", "0", text, 0, 0, NULL };
 	struct fake *fk = *state;
 	struct vmt_vmfind f;
 	unsigned int i;
@@ -921,6 +1005,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_several, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meta_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meta_hostile, setup, teardown),
