@@ -1068,6 +1068,52 @@ static int has_control(const char *s)
 	return 0;
 }
 
+/* One spec's form: a pid of 1..INT32_MAX, or a name we could look up. */
+static int check_spec(const char *spec, char *err, size_t err_size)
+{
+	pid_t pid;
+
+	if (!*spec)
+		return errf(err, err_size, -EINVAL, "empty VM name");
+	if (is_digits(spec, strlen(spec))) {
+		if (parse_pid(spec, strlen(spec), &pid))
+			return errf(err, err_size, -EINVAL, "bad pid '%s' (1 to %d)", spec,
+				    INT32_MAX);
+		return 0;
+	}
+	if (strlen(spec) > NAME_MAX_LEN)
+		return errf(err, err_size, -EINVAL, "VM name '%.40s...' is longer than %d bytes",
+			    spec, NAME_MAX_LEN);
+	if (has_control(spec))
+		return errf(err, err_size, -EINVAL, "VM name with a control character");
+	return 0;
+}
+
+int vmt_vmfind_check_specs(const char *specs, char *err, size_t err_size)
+{
+	const char *p = specs;
+	char one[NAME_MAX_LEN + 2];
+	int ret;
+
+	if (!specs || !*specs)
+		return errf(err, err_size, -EINVAL, "no VM given");
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		/* longer than any good spec: cut, still too long for check_spec */
+		snprintf(one, sizeof(one), "%.*s", (int)(len < sizeof(one) ? len :
+							 sizeof(one) - 1), p);
+		ret = check_spec(one, err, err_size);
+		if (ret == -EINVAL && !*one)
+			return errf(err, err_size, ret, "empty VM name in '%s'", specs);
+		if (ret)
+			return ret;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
 /* One spec -> pid, how and a name to show. */
 static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t *pid,
 		       enum vmt_vmfind_how *how, char **name, char *err, size_t err_size)
@@ -1077,6 +1123,9 @@ static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t
 	unsigned int n = 0, nvmm = 0, i;
 	int ret;
 
+	ret = check_spec(spec, err, err_size);
+	if (ret)
+		return ret;
 	if (is_digits(spec, strlen(spec))) {
 		char *buf;
 		size_t len;
@@ -1099,12 +1148,6 @@ static int resolve_one(const struct vmt_vmfind_env *env, const char *spec, pid_t
 		free(buf);
 		goto out_name;
 	}
-	if (strlen(spec) > NAME_MAX_LEN)
-		return errf(err, err_size, -EINVAL, "VM name '%.40s...' is longer than %d bytes",
-			    spec, NAME_MAX_LEN);
-	if (has_control(spec))
-		return errf(err, err_size, -EINVAL, "VM name with a control character");
-
 	ret = from_pidfile(env, spec, pid, why, sizeof(why));
 	if (ret == 0) {
 		*how = VMT_VMFIND_BY_PIDFILE;
@@ -1170,14 +1213,16 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 		       struct vmt_vmfind *out, char *err, size_t err_size)
 {
 	const struct vmt_cpulist **lists = NULL;
+	const char **spec_of = NULL, **more;
 	struct vmt_vmfind f = { 0 };
 	char *copy, *spec, *next;
 	unsigned int cap = 0, i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!specs || !*specs)
-		return errf(err, err_size, -EINVAL, "no VM given");
+	ret = vmt_vmfind_check_specs(specs, err, err_size);
+	if (ret)
+		return ret;
 	copy = strdup(specs);
 	if (!copy)
 		return errf(err, err_size, -ENOMEM, "out of memory");
@@ -1198,8 +1243,17 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 		for (i = 0; i < f.n_vm && f.vm[i].pid != vm.pid; i++)
 			;
 		if (i < f.n_vm) {
-			free(vm.name);	/* the same VMM twice: once is enough */
-			continue;
+			free(vm.name);
+			/* the same spec twice counts once */
+			if (!strcmp(spec_of[i], spec))
+				continue;
+			/*
+			 * Two names of one VMM: the file keeps one name per VM, and a report
+			 * asked for the other would not find it.
+			 */
+			ret = errf(err, err_size, -EALREADY, "%s and %s are the same VM (pid %d)",
+				   spec_of[i], spec, (int)vm.pid);
+			goto out_free;
 		}
 		ret = vmt_vmfind_vcpus(env, vm.pid, &vm, sub, sizeof(sub));
 		if (ret) {
@@ -1222,7 +1276,16 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 				goto out_free;
 			}
 			f.vm = bigger;
+			more = realloc(spec_of, cap * sizeof(*more));
+			if (!more) {
+				vmt_vmfind_vm_clear(&vm);
+				free(vm.name);
+				ret = errf(err, err_size, -ENOMEM, "out of memory");
+				goto out_free;
+			}
+			spec_of = more;
 		}
+		spec_of[f.n_vm] = spec;	/* inside copy, which lives until the end */
 		f.vm[f.n_vm++] = vm;
 	}
 	lists = malloc((f.n_vm ? f.n_vm : 1) * sizeof(*lists));
@@ -1241,6 +1304,7 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 	memset(&f, 0, sizeof(f));
 out_free:
 	vmt_vmfind_free(&f);
+	free(spec_of);
 	free(lists);
 	free(copy);
 	return ret;

@@ -93,13 +93,22 @@ struct vmt_vmfind {
  * @err:	one line saying what is wrong, on failure
  *
  * All digits: that pid. Otherwise <libvirt_dir>/NAME.pid naming a live VMM, else the one
- * VMM whose command line has -name NAME or -name guest=NAME,... Specs naming the same
- * process count once. Returns 0, -ENOENT (unknown VM, no such pid), -ENODEV (not a VMM,
- * no vCPU thread found), -EEXIST (ambiguous name), -EACCES (unnamed vCPU threads of another
- * user's VMM: its fds are unreadable), -EINVAL (bad spec), -ENOMEM, ...
+ * VMM whose command line has -name NAME or -name guest=NAME,... The same spec twice counts
+ * once; two specs naming the same process are refused (the metadata keeps one name per VM).
+ * Returns 0, -ENOENT (unknown VM, no such pid), -ENODEV (not a VMM, no vCPU thread found),
+ * -EEXIST (ambiguous name), -EALREADY (two specs, one VM: "A and B are the same VM (pid
+ * N)"), -EACCES (unnamed vCPU threads of another user's VMM: its fds are unreadable),
+ * -EINVAL (bad spec, see vmt_vmfind_check_specs()), -ENOMEM, ...
  */
 int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 		       struct vmt_vmfind *out, char *err, size_t err_size);
+
+/*
+ * The form of "NAME|PID[,NAME|PID...]" alone, without looking anything up (for the command
+ * line's parser): no empty item, pids 1 to 2^31-1, names of at most 255 bytes without
+ * control characters. Returns 0 or -EINVAL with one line in err.
+ */
+int vmt_vmfind_check_specs(const char *specs, char *err, size_t err_size);
 
 /**
  * vmt_vmfind_vcpus() - the vCPU threads of one VMM process

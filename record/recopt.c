@@ -19,6 +19,7 @@
 #include "recopt.h"
 #include "tclock.h"
 #include "tracefs.h"
+#include "vmfind.h"
 
 #define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
 
@@ -308,11 +309,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->context = arg;
 		break;
 	}
-	case OPT_VM:
+	case OPT_VM: {
+		char why[160];
+
+		/* its form here, as every option's; whether the VMs exist once /proc is read */
 		if (!*arg)
 			argp_error(state, "empty --vm");
+		if (vmt_vmfind_check_specs(arg, why, sizeof(why)))
+			argp_error(state, "--vm: %s", why);
 		o->vm = arg;
 		break;
+	}
 	case OPT_POLL:
 		if (vmt_cli_parse_duration_ns(arg, &v) || v < 100000 || v > 1000000000ULL)
 			argp_error(state, "invalid poll interval '%s' (100us to 1s)", arg);

@@ -15,7 +15,7 @@
 static int exit_status(int err)
 {
 	return err == -ENOENT || err == -ENODEV || err == -EEXIST || err == -EINVAL ||
-	       err == -E2BIG ? 64 : 1;
+	       err == -E2BIG || err == -EALREADY ? 64 : 1;
 }
 
 static void say_found(const struct vmt_vmfind *f, const struct vmt_cpulist *traced)
@@ -61,7 +61,7 @@ int rec_vm_find(struct rec_vm *v, struct record_opts *o, int *exit_code)
 		env.libvirt_dir = NULL;
 	ret = vmt_vmfind_resolve(&env, v->specs, &v->found, err, sizeof(err));
 	if (ret) {
-		vmt_err("%s", err);
+		vmt_err("%s%s", ret == -EALREADY ? "--vm: " : "", err);
 		*exit_code = exit_status(ret);
 		return -1;
 	}

@@ -8,7 +8,8 @@
 # --vm shows the other VM's thread and the VMM's other threads are there to be filtered
 # out), the map and the filter must be in it, the reports label the threads and take
 # --vm, --metrics labels their series with their VM's name, and bad --vm input is one line
-# and 64. Busy unnamed vCPU threads are found by their guest time.
+# and 64 (with the --help hint when its form is wrong). Busy unnamed vCPU threads are found
+# by their guest time.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
@@ -177,6 +178,27 @@ for spec in "nosuch$$" "$$"; do
 	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "--vm $spec: not one line"; }
 	[ ! -e bad.vmt ] || fail "--vm $spec: a file was written"
 done
+# bad forms of --vm are bad command lines: one line, the --help hint, 64, no file
+for spec in "" 0 "$a,,$b" 2147483648; do
+	rec --vm="$spec" -o bad.vmt
+	expect_rc 64 "--vm='$spec'"
+	case $spec in
+	"") want="empty --vm" ;;
+	"$a,,$b") want="--vm: empty VM name in '$a,,$b'" ;;
+	*) want="--vm: bad pid '$spec' (1 to 2147483647)" ;;
+	esac
+	printf 'vmtrace-record: %s\nTry '\''vmtrace-record --help'\'' for more information.\n' \
+		"$want" >want.txt
+	cmp -s err.txt want.txt || { diff want.txt err.txt >&2; fail "--vm='$spec': the lines"; }
+	[ ! -e bad.vmt ] || fail "--vm='$spec': a file was written"
+done
+# one VM by two names: the file would keep one, and a report asked for the other would fail
+rec --vm "$a,$a_pid" -o bad.vmt
+expect_rc 64 "--vm $a,$a_pid"
+[ "$(cat err.txt)" = "vmtrace-record: --vm: $a and $a_pid are the same VM (pid $a_pid)" ] ||
+	{ cat err.txt >&2; fail "--vm $a,$a_pid: not the one line"; }
+[ ! -e bad.vmt ] || fail "--vm $a,$a_pid: a file was written"
+
 # busy vCPU threads without QEMU's names (never asleep in KVM_RUN): found by guest time,
 # numbered by the kvm-vcpu ids in ascending order (0 and 2 here), recorded as C's
 kill "$a_pid" "$b_pid"

@@ -143,8 +143,14 @@ else
 	skip_part "the checks as nobody (need root, setpriv and a nobody user)"
 fi
 
-# 3. Both at once: two VMs, the union of their CPUs, and a filter on all six threads.
-find_vm --libvirt libvirt "$name,$name-u,$named_pid"
+# 3. Both at once: two VMs, the union of their CPUs, and a filter on all six threads. One VM
+# given twice by the same spec counts once; by two (a name and its pid) it is refused: the
+# file keeps one name per VM.
+run "$CLI" --libvirt libvirt "$name,$named_pid"
+expect_rc 1
+[ "$(cat err.txt)" = "vmfind_cli: $name and $named_pid are the same VM (pid $named_pid)" ] ||
+	fail "one VM by two specs: $(cat err.txt)"
+find_vm --libvirt libvirt "$name,$name-u,$name"
 python3 - named.json unnamed.json found.json <<'EOF' || fail "two VMs"
 import json, sys
 a, b, got = (json.load(open(f)) for f in sys.argv[1:])

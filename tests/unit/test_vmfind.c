@@ -441,14 +441,38 @@ static void test_several(void **state)
 
 	fake_web1(fk);
 	fake_web2(fk);
-	assert_int_equal(vmt_vmfind_resolve(&fk->env, "web1,web2,1000", &f, fk->err,
+	/* the same spec twice counts once */
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, "web1,web2,web1", &f, fk->err,
 					    sizeof(fk->err)), 0);
-	assert_int_equal(f.n_vm, 2);	/* 1000 is web1 again */
+	assert_int_equal(f.n_vm, 2);
 	assert_string_equal(f.vm[0].name, "web1");
 	assert_string_equal(f.vm[1].name, "web2");
 	assert_string_equal(cpus_str(&f.vm[1].cpus, buf, sizeof(buf)), "3,6-7");
 	assert_string_equal(cpus_str(&f.cpus, buf, sizeof(buf)), "0-7");
 	vmt_vmfind_free(&f);
+
+	/* two names of one VM: the file would keep one, a report asked for the other fails */
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, "web1,web2,1000", &f, fk->err,
+					    sizeof(fk->err)), -EALREADY);
+	assert_string_equal(fk->err, "web1 and 1000 are the same VM (pid 1000)");
+	assert_int_equal(f.n_vm, 0);
+
+	/* the form alone, before anything is looked up */
+	assert_int_equal(vmt_vmfind_check_specs("web1,2000,x", fk->err, sizeof(fk->err)), 0);
+	assert_int_equal(vmt_vmfind_check_specs("web1,0", fk->err, sizeof(fk->err)), -EINVAL);
+	assert_string_equal(fk->err, "bad pid '0' (1 to 2147483647)");
+	assert_int_equal(vmt_vmfind_check_specs("2147483648", fk->err, sizeof(fk->err)),
+			 -EINVAL);
+	assert_int_equal(vmt_vmfind_check_specs("a,,b", fk->err, sizeof(fk->err)), -EINVAL);
+	assert_string_equal(fk->err, "empty VM name in 'a,,b'");
+	assert_int_equal(vmt_vmfind_check_specs("a,b\tc", fk->err, sizeof(fk->err)), -EINVAL);
+	assert_string_equal(fk->err, "VM name with a control character");
+	/* "no VM 'nope'" is no question of form: 0 here */
+	assert_int_equal(vmt_vmfind_check_specs("nope", fk->err, sizeof(fk->err)), 0);
+	/* a bad form is found before the VMs before it are looked up */
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, "nope,0", &f, fk->err, sizeof(fk->err)),
+			 -EINVAL);
+	assert_string_equal(fk->err, "bad pid '0' (1 to 2147483647)");
 
 	assert_int_equal(vmt_vmfind_resolve(&fk->env, "web1,,web2", &f, fk->err,
 					    sizeof(fk->err)), -EINVAL);
