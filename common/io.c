@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,4 +136,29 @@ int vmt_io_write_str(const char *path, const char *s)
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	return ret;
+}
+
+const char *vmt_io_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+int vmt_io_tmpfile(const char *dir, const char *name)
+{
+	char path[4096];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* file systems without O_TMPFILE */
+	if (snprintf(path, sizeof(path), "%s/%s.XXXXXX", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
 }

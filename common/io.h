@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * io: whole-buffer read/write loops that retry on EINTR and short transfers, and a
- * bounded "slurp a small text file" helper for tracefs and /proc files.
+ * bounded "slurp a small text file" helper for tracefs and /proc files, and the unlinked
+ * temporary files of a copied pipe and of the report's lists.
  * Stateless and thread-safe; errors are returned as negative errno, nothing is printed.
  */
 #ifndef VMT_IO_H
@@ -23,5 +24,13 @@ int vmt_io_write_full(int fd, const void *buf, size_t len);
 int vmt_io_read_file(const char *path, size_t max_bytes, char **out, size_t *len_out);
 /* Write a short string to a control file (tracefs); returns 0 or -errno. */
 int vmt_io_write_str(const char *path, const char *s);
+
+/* The directory of temporary files: $TMPDIR, else /tmp. */
+const char *vmt_io_tmpdir(void);
+/*
+ * An unlinked file for reading and writing in dir, gone when closed whatever happens
+ * (O_TMPFILE, else a file named name.XXXXXX unlinked at once). Returns the fd or -errno.
+ */
+int vmt_io_tmpfile(const char *dir, const char *name);
 
 #endif

@@ -133,25 +133,6 @@ static int head_verdict(const uint8_t *head, size_t n)
 	return maybe && n < HEAD_SIZE ? 0 : -1;
 }
 
-/* An unlinked file for reading and writing in dir: gone when closed, whatever happens. */
-static int unlinked_tmpfile(const char *dir)
-{
-	char path[4096];
-	int fd;
-
-	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	/* file systems without O_TMPFILE */
-	if (snprintf(path, sizeof(path), "%s/vmtrace-stdin.XXXXXX", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
-}
-
 /*
  * A pipe (standard input "-", a FIFO, /dev/fd/N of a shell's <(...)) cannot be read at
  * offsets (pread), as every loader does: it is copied first to an unlinked file in $TMPDIR
@@ -161,14 +142,12 @@ static int unlinked_tmpfile(const char *dir)
  */
 static int copy_pipe(int in, const char *what, char *why, size_t why_size)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = vmt_io_tmpdir();
 	uint8_t buf[1 << 16], head[HEAD_SIZE];
 	size_t head_n = 0;
 	int fd, ret, verdict = 0;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = unlinked_tmpfile(dir);
+	fd = vmt_io_tmpfile(dir, "vmtrace-stdin");
 	if (fd < 0) {
 		if (why_size)
 			snprintf(why, why_size, "cannot make a temporary file in %s for %s: %s",

@@ -3,26 +3,115 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "io.h"
 #include "lists.h"
+#include "log.h"
 #include "reportjson.h"
 
-static int open_tmp(struct report_list *l, bool json)
+/*
+ * The text list's FILE writes and reads the file through these, which keep the first
+ * error's errno: a FILE says only that one happened, and a flush later can lose it.
+ */
+static ssize_t tmp_read(void *cookie, char *buf, size_t n)
 {
-	l->tmp = tmpfile();
-	if (!l->tmp)
-		return -errno;
+	struct report_list *l = cookie;
+	ssize_t got = vmt_io_read_full(l->fd, buf, n);
+
+	if (got < 0 && !l->err)
+		l->err = (int)got;
+	return got < 0 ? -1 : got;
+}
+
+static ssize_t tmp_write(void *cookie, const char *buf, size_t n)
+{
+	struct report_list *l = cookie;
+	int ret = vmt_io_write_full(l->fd, buf, n);
+
+	if (ret && !l->err)
+		l->err = ret;
+	return ret ? 0 : (ssize_t)n;
+}
+
+static int tmp_seek(void *cookie, off64_t *off, int whence)
+{
+	struct report_list *l = cookie;
+	off_t to = lseek(l->fd, (off_t)*off, whence);
+
+	if (to < 0)
+		return -1;
+	*off = to;
+	return 0;
+}
+
+/*
+ * In $TMPDIR as a piped recording's copy (common/source.c): where the user said, named in
+ * the messages. Returns 0, or -errno once said.
+ */
+static int open_tmp(struct report_list *l, bool json, const char *what)
+{
+	static const cookie_io_functions_t io = { tmp_read, tmp_write, tmp_seek, NULL };
+
+	l->dir = vmt_io_tmpdir();
+	l->what = what;
+	l->fd = vmt_io_tmpfile(l->dir, "vmtrace-list");
+	if (l->fd < 0) {
+		vmt_err("cannot make a temporary file in %s for %s: %s", l->dir, what,
+			strerror(-l->fd));
+		return l->fd;
+	}
 	l->json = json;
+	l->tmp = fopencookie(l, "w+", io);
+	if (!l->tmp || (json && vmt_outbuf_init(&l->ob, l->fd))) {
+		vmt_err("cannot set up the report: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (json) {
-		if (vmt_outbuf_init(&l->ob, fileno(l->tmp)))
-			return -ENOMEM;
 		vmt_jsonw_init(&l->jw, &l->ob);
 		vmt_jsonw_array_open(&l->jw, NULL);
 	}
 	return 0;
+}
+
+/* The first error of the file so far: -errno, or 0. */
+static int tmp_error(const struct report_list *l)
+{
+	if (l->err)
+		return l->err;
+	if (l->json && l->ob.err)
+		return l->ob.err;
+	return l->tmp && ferror(l->tmp) ? -EIO : 0;
+}
+
+static int say_error(const struct report_list *l, int ret, bool reading)
+{
+	vmt_err("cannot %s %s %s a temporary file in %s: %s%s", reading ? "read back" : "write",
+		l->what, reading ? "from" : "to", l->dir, strerror(-ret),
+		ret == -ENOSPC ? " (TMPDIR chooses another directory)" : "");
+	return ret;
+}
+
+int list_check(const struct report_list *l)
+{
+	int ret = tmp_error(l);
+
+	return ret ? say_error(l, ret, false) : 0;
+}
+
+int list_finish(struct report_list *l)
+{
+	if (!l->tmp)
+		return 0;
+	if (l->json) {
+		vmt_jsonw_array_close(&l->jw);
+		vmt_outbuf_flush(&l->ob);
+	} else {
+		fflush(l->tmp);
+	}
+	return list_check(l);
 }
 
 static int thr_start(void *state, const struct vmt_iter *it)
@@ -120,12 +209,15 @@ static int thr_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 	if (p->lat < l->threshold)
 		return 0;
 	l->count++;
-	if (!l->json)
-		return exit_rec_write(l->tmp, p);
-	vmt_jsonw_object_open(&l->jw, NULL);
-	vmt_report_json_exit(&l->jw, l->r, l->s, p->begin, p->lat, p->why);
-	vmt_jsonw_object_close(&l->jw);
-	return l->ob.err;
+	if (!l->json) {
+		exit_rec_write(l->tmp, p);
+	} else {
+		vmt_jsonw_object_open(&l->jw, NULL);
+		vmt_report_json_exit(&l->jw, l->r, l->s, p->begin, p->lat, p->why);
+		vmt_jsonw_object_close(&l->jw);
+	}
+	/* the pass stops at once: a list cut short would pass for the whole list */
+	return tmp_error(l);
 }
 
 static const struct vmt_consumer_ops threshold_ops = {
@@ -138,7 +230,7 @@ int list_threshold(struct report_list *l, bool json, uint64_t threshold_ns,
 		   const struct vmt_reader *r, const struct vmt_summary *s,
 		   const struct vmt_report_style *st, struct vmt_consumer *c)
 {
-	int ret = open_tmp(l, json);
+	int ret = open_tmp(l, json, "the exits over --threshold");
 
 	if (ret)
 		return ret;
@@ -155,7 +247,7 @@ int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_
 		struct vmt_consumer *c)
 {
 	struct vmt_evdump_opts d = { 0 };
-	int ret = open_tmp(l, json);
+	int ret = open_tmp(l, json, "the events --around");
 
 	if (ret)
 		return ret;
@@ -182,63 +274,80 @@ void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint
 			"  none: no event was recorded then\n");
 }
 
-/* The bytes written so far, from the start of the temporary file. */
-static void copy_tmp(struct report_list *l, struct vmt_outbuf *to, FILE *to_file)
+/* The bytes written, from the start of the temporary file. Returns 0 or -errno (said). */
+static int copy_tmp(struct report_list *l, struct vmt_outbuf *to, FILE *to_file)
 {
 	char buf[65536];
 	ssize_t n;
 	off_t off = 0;
 
-	fflush(l->tmp);
-	while ((n = pread(fileno(l->tmp), buf, sizeof(buf), off)) > 0) {
+	while ((n = vmt_io_pread_full(l->fd, buf, sizeof(buf), off)) > 0) {
 		if (to)
 			vmt_outbuf_mem(to, buf, (size_t)n);
 		else
 			fwrite(buf, 1, (size_t)n, to_file);
 		off += n;
 	}
+	return n < 0 ? say_error(l, (int)n, true) : 0;
 }
 
-void list_print_text(struct report_list *l, FILE *out)
+int list_print_text(struct report_list *l, FILE *out)
 {
-	if (l->tmp)
-		copy_tmp(l, NULL, out);
+	return l->tmp ? copy_tmp(l, NULL, out) : 0;
 }
 
-void list_print_exits(struct report_list *l, FILE *out)
+/* From the first record: fewer than were written is an error (the file lost some). */
+static int read_exits(struct report_list *l, FILE *out, unsigned int cols, size_t *longest)
 {
 	struct vmt_why why;
 	struct exit_rec rec;
-	size_t longest = 0;
-	unsigned int cols;
+	uint64_t n = 0;
 
-	if (!l->tmp || !l->count)
-		return;
-	rewind(l->tmp);
-	while (exit_rec_read(l->tmp, &rec, &why)) {
-		size_t n = vmt_report_exit_reason_len(l->s, &rec.e);
+	if (fseeko(l->tmp, 0, SEEK_SET))
+		return say_error(l, -errno, true);
+	for (; exit_rec_read(l->tmp, &rec, &why); n++) {
+		if (out) {
+			vmt_report_exit_row(out, l->r, l->s, l->st, cols, &rec.e, rec.lat,
+					    rec.has_why ? &why : NULL);
+		} else {
+			size_t len = vmt_report_exit_reason_len(l->s, &rec.e);
 
-		longest = n > longest ? n : longest;
+			*longest = len > *longest ? len : *longest;
+		}
 	}
-	cols = vmt_report_exit_reason_cols(longest, l->st);
-	vmt_report_exit_header(out, l->r, cols);
-	rewind(l->tmp);
-	while (exit_rec_read(l->tmp, &rec, &why))
-		vmt_report_exit_row(out, l->r, l->s, l->st, cols, &rec.e, rec.lat,
-				    rec.has_why ? &why : NULL);
+	if (n == l->count)
+		return 0;
+	return say_error(l, l->err ? l->err : ferror(l->tmp) ? -EIO : -ENODATA, true);
 }
 
-void list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,
-		     const char *count_name)
+int list_print_exits(struct report_list *l, FILE *out)
 {
+	size_t longest = 0;
+	unsigned int cols;
+	int ret;
+
+	if (!l->tmp || !l->count)
+		return 0;
+	ret = read_exits(l, NULL, 0, &longest);
+	if (ret)
+		return ret;
+	cols = vmt_report_exit_reason_cols(longest, l->st);
+	vmt_report_exit_header(out, l->r, cols);
+	return read_exits(l, out, cols, NULL);
+}
+
+int list_print_json(struct report_list *l, struct vmt_jsonw *w, const char *name,
+		    const char *count_name)
+{
+	int ret;
+
 	if (!l->tmp)
-		return;
-	vmt_jsonw_array_close(&l->jw);
-	vmt_outbuf_flush(&l->ob);
+		return 0;
 	vmt_jsonw_member(w, name);
-	copy_tmp(l, w->o, NULL);
+	ret = copy_tmp(l, w->o, NULL);
 	if (count_name)
 		vmt_jsonw_u64(w, count_name, l->count ? l->count : l->dump.lines);
+	return ret;
 }
 
 void list_free(struct report_list *l)
@@ -247,6 +356,8 @@ void list_free(struct report_list *l)
 		vmt_outbuf_finish(&l->ob);
 	if (l->tmp)
 		fclose(l->tmp);
+	if (l->tmp || l->fd > 0)
+		close(l->fd);
 	vmt_evdump_free(&l->dump);
 	l->tmp = NULL;
 }

@@ -118,9 +118,9 @@ static int set_up_views(struct report *rep)
 		return -ENOENT;
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
-	if (!ret && o->threshold_ns)
-		ret = list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r, &rep->s,
-				     &rep->style, &rep->c[rep->nc++]);
+	if (!ret && o->threshold_ns && list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r,
+						       &rep->s, &rep->style, &rep->c[rep->nc++]))
+		return -1;	/* said */
 	vmt_reader_context_formats(rep->r, &nctx);
 	if (o->why && !nctx)	/* said first: the lists it would have filled can be long */
 		vmt_info_folded("%s: --why: the recording has no context events, so no causes to "
@@ -130,11 +130,11 @@ static int set_up_views(struct report *rep)
 					     .wide = o->wide != 0 };
 
 		ret = vmt_evdump_consumer(&rep->dump, &d, &rep->c[rep->nc++]);
-	} else if (!ret && o->around) {
-		ret = list_around(&rep->near, o->json, rep->around_ns > o->around_span_ns ?
-				  rep->around_ns - o->around_span_ns : 0,
-				  rep->around_ns + o->around_span_ns, o->why != 0,
-				  &rep->c[rep->nc++]);
+	} else if (!ret && o->around &&
+		   list_around(&rep->near, o->json, rep->around_ns > o->around_span_ns ?
+			       rep->around_ns - o->around_span_ns : 0,
+			       rep->around_ns + o->around_span_ns, o->why != 0, &rep->c[rep->nc++])) {
+		return -1;
 	}
 	if (!ret)
 		ret = add_series(rep);
@@ -188,11 +188,14 @@ static int run_pass(struct report *rep)
 	if (ret == -E2BIG)
 		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
 			rep->o->file, VMT_SERIES_MAX_ROWS);
-	else if (ret)
-		vmt_err("%s: %s", rep->o->file, strerror(-ret));
+	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))
+		vmt_err("%s: %s", rep->o->file, strerror(-ret));	/* the input's, not a list's */
+	if (!ret && !(ret = list_finish(&rep->thr)))
+		ret = list_finish(&rep->near);
 	return ret;
 }
 
+/* 0, -errno of standard output, or 1 when a list could not be read back (said) */
 static int print_json(struct report *rep)
 {
 	struct vmt_outbuf out;
@@ -205,15 +208,19 @@ static int print_json(struct report *rep)
 		return ret;
 	vmt_report_json_begin(&w, &out, rep->r, &rep->s);
 	report_trigger_json(&w, &rep->trig);
-	list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count");
-	list_print_json(&rep->near, &w, "around", NULL);
+	if (list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count") ||
+	    list_print_json(&rep->near, &w, "around", NULL)) {
+		vmt_outbuf_finish(&out);
+		return 1;	/* said */
+	}
 	if (rep->o->interval_ns)
 		vmt_series_json(&w, "series", &rep->series);
 	vmt_report_json_end(&w);
 	return vmt_outbuf_finish(&out);
 }
 
-static void print_text(struct report *rep)
+/* 0, or 1 when a list could not be read back (said) */
+static int print_text(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
 	const struct vmt_clock *clk = vmt_reader_clock(rep->r);
@@ -222,7 +229,7 @@ static void print_text(struct report *rep)
 	/* what cyclictest's histogram readers parse, alone (other views refused: reportopt.c) */
 	if (o->hist_cyclictest) {
 		vmt_report_hist_cyclictest(stdout, rep->r, &rep->s);
-		return;
+		return 0;
 	}
 	if (o->verbose)
 		fputc('\n', stdout);
@@ -233,7 +240,8 @@ static void print_text(struct report *rep)
 			vmt_reader_pairs_kvm(rep->r) ? "Exits" : "Pairs",
 			vmt_fmt_opt_ns(clk, o->threshold_ns, a, sizeof(a)),
 			(unsigned long long)rep->thr.count);
-		list_print_exits(&rep->thr, stdout);
+		if (list_print_exits(&rep->thr, stdout))
+			return 1;
 	}
 	if (rep->near.tmp) {
 		/* the time as the event lines give theirs: seconds to the ns (ticks as they are) */
@@ -241,7 +249,8 @@ static void print_text(struct report *rep)
 			 rep->around_ns % 1000000000);
 		fprintf(stdout, "\nEvents within %s of %s:\n", vmt_fmt_opt_ns(clk, o->around_span_ns, a,
 			sizeof(a)), vmt_clock_in_ns(clk) ? b : vmt_fmt_opt_ns(clk, rep->around_ns, b, sizeof(b)));
-		list_print_text(&rep->near, stdout);
+		if (list_print_text(&rep->near, stdout))
+			return 1;
 		list_around_none(&rep->near, stdout, rep->around_ns, o->around_span_ns,
 				 vmt_reader_duration_ns(rep->r), !vmt_filter_is_empty(&o->fo.filter));
 	}
@@ -254,6 +263,7 @@ static void print_text(struct report *rep)
 		vmt_series_text(stdout, &rep->series, vmt_reader_pairs_kvm(rep->r), &rep->s,
 				vmt_reader_vmmap(rep->r));
 	}
+	return 0;
 }
 
 static int print_views(struct report *rep)
@@ -273,7 +283,9 @@ static int print_views(struct report *rep)
 	else if (rep->o->legacy)
 		vmt_report_legacy(stdout, rep->r, &rep->s);
 	else
-		print_text(rep);
+		ret = print_text(rep);
+	if (ret == 1)
+		return 1;	/* a list's file, said */
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;
 	if (ret) {
