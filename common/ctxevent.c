@@ -9,6 +9,7 @@
 
 #include "bytes.h"
 #include "ctxevent.h"
+#include "textwidth.h"
 
 const struct vmt_ctxdefault vmt_ctx_default_events[] = {
 	{ "sched", "sched_switch", NULL },
@@ -381,24 +382,37 @@ static inline void copy_str(char *out, const uint8_t *p, size_t n)
 
 /*
  * A fixed char array (a comm): up to cap - 1 bytes, cut at the first NUL. A task names
- * itself (prctl PR_SET_NAME): control characters become '?', so that a newline or an
- * escape sequence in a name cannot break a table's rows or drive the terminal.
+ * itself (prctl PR_SET_NAME) with any bytes: control characters become '?', C0 and DEL as
+ * C1 (U+0080..U+009F: a terminal may take 0xc2 0x9b as CSI, as it does a bare 0x9b) and
+ * each byte that is no part of a valid UTF-8 sequence, so that a newline or an escape
+ * sequence in a name cannot break a table's rows or drive the terminal, and every output
+ * holds the same name.
  */
 static int get_comm(const struct vmt_rbrecord *rec, const struct vmt_ctxfield *f, char *out,
 		    size_t cap)
 {
-	size_t n = f->size < cap - 1 ? f->size : cap - 1;
+	size_t n = f->size < cap - 1 ? f->size : cap - 1, left, len;
 	const uint8_t *p;
-	char *c;
+	char *r, *w;
 
 	if ((uint32_t)f->offset + f->size > rec->len)
 		return -EBADMSG;
 	p = rec->data + f->offset;
 	copy_str(out, p, n);
-	for (c = out; *c; c++) {
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	left = strlen(out);
+	for (r = w = out; left; r += len, left -= len) {
+		unsigned char c = (unsigned char)*r;
+
+		len = c < 0x80 ? 1 : vmt_textwidth_seq(r, left);
+		if (!len || c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)r[1] < 0xa0)) {
+			*w++ = '?';
+			len = len ? len : 1;
+		} else {
+			memmove(w, r, len);
+			w += len;
+		}
 	}
+	*w = '\0';
 	return 0;
 }
 

@@ -2,8 +2,10 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "jsonw.h"
+#include "textwidth.h"
 
 void vmt_jsonw_init(struct vmt_jsonw *w, struct vmt_outbuf *o)
 {
@@ -12,6 +14,12 @@ void vmt_jsonw_init(struct vmt_jsonw *w, struct vmt_outbuf *o)
 	w->has_items = 0;
 }
 
+/*
+ * JSON is UTF-8 (RFC 8259), and one invalid byte makes a strict reader refuse the whole
+ * document: a byte that starts no valid sequence (a comm with any byte, a name cut inside a
+ * character) is written as U+FFFD, the replacement character, as OpenMetrics labels are.
+ * ASCII other than '"', '\\' and the controls is copied in runs.
+ */
 void vmt_json_escape(struct vmt_outbuf *o, const char *s)
 {
 	const char *run = s;
@@ -19,14 +27,22 @@ void vmt_json_escape(struct vmt_outbuf *o, const char *s)
 	vmt_outbuf_ch(o, '"');
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n;
 
-		if (c != '"' && c != '\\' && c >= 0x20)
+		if (c != '"' && c != '\\' && c >= 0x20 && c < 0x80)
 			continue;
+		n = c < 0x80 ? 1 : vmt_textwidth_seq(s, strnlen(s, 4));
+		if (n > 1) {
+			s += n - 1;
+			continue;
+		}
 		vmt_outbuf_mem(o, run, (size_t)(s - run));
 		run = s + 1;
 		if (c == '"' || c == '\\') {
 			vmt_outbuf_ch(o, '\\');
 			vmt_outbuf_ch(o, (char)c);
+		} else if (c >= 0x80) {
+			vmt_outbuf_str(o, "\xef\xbf\xbd");
 		} else {
 			vmt_outbuf_printf(o, "\\u%04x", c);
 		}

@@ -53,7 +53,10 @@ void vmt_jsonw_opt_u64(struct vmt_jsonw *w, const char *name, bool has, uint64_t
  */
 void vmt_jsonw_member(struct vmt_jsonw *w, const char *name);
 
-/* Write s as a JSON string literal (quotes included) without a member name. */
+/*
+ * Write s as a JSON string literal (quotes included) without a member name; bytes that are
+ * no part of a valid UTF-8 sequence become U+FFFD, so the output is always valid UTF-8.
+ */
 void vmt_json_escape(struct vmt_outbuf *o, const char *s);
 
 #endif

@@ -35,9 +35,11 @@ from textcols import check_row, cols
 
 raw = open(sys.argv[1], "rb").read().replace(b"\r", b"")
 text = raw.decode("utf-8", "surrogateescape")
-# the loops' comms: the first 15 bytes of their names, as the kernel keeps them
-comm = {n: os.fsencode(n)[:15].decode("utf-8", "surrogateescape") for n in sys.argv[2:4]}
-assert comm[sys.argv[2]].endswith("\udcd0") and cols(comm[sys.argv[3]]) == 10, comm
+# the loops' comms: the first 15 bytes of their names, as the kernel keeps them, a byte of no
+# valid sequence (the cut character's first) shown as '?' (common/ctxevent.c)
+comm = {n: "".join("?" if "\udc80" <= c <= "\udcff" else c for c in
+                   os.fsencode(n)[:15].decode("utf-8", "surrogateescape")) for n in sys.argv[2:4]}
+assert comm[sys.argv[2]].endswith("\u044b?") and cols(comm[sys.argv[3]]) == 10, comm
 # each loop says "pid PID calls N ..." at its end; which is which, its row's name tells
 pids = [int(p) for p in re.findall(r"^pid (\d+) calls ", text, re.M)]
 assert len(pids) == 2, pids

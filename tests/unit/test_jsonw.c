@@ -139,9 +139,26 @@ static size_t decode(const char *s, char *out)
 	return n;
 }
 
+#define FFFD "\xef\xbf\xbd"
+
 static void test_escaping(void **state)
 {
-	char in[256], out[256];
+	/* UTF-8 kept whole; each byte of no valid sequence U+FFFD (RFC 3629's table) */
+	static const struct {
+		const char *in, *want;
+	} utf8[] = {
+		{ "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80" },
+		{ "ev\xffil", "ev" FFFD "il" },
+		{ "\xc2\x9b", "\xc2\x9b" },			/* U+009B: valid UTF-8 */
+		{ "\x9b[31m", FFFD "[31m" },			/* a bare continuation byte */
+		{ "\xc0\xaf", FFFD FFFD },			/* overlong '/' */
+		{ "\xed\xa0\x80", FFFD FFFD FFFD },		/* a surrogate */
+		{ "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD },	/* too large */
+		{ "a\xe4\xb8", "a" FFFD FFFD },			/* cut at the end */
+		{ "\xe4\xb8\"", FFFD FFFD "\"" },		/* cut before a quote */
+	};
+	char in[256], out[1024], want[1024];
 	struct capture c;
 	unsigned int i;
 
@@ -149,11 +166,22 @@ static void test_escaping(void **state)
 	for (i = 1; i < 256; i++)
 		in[i - 1] = (char)i;
 	in[255] = '\0';
+	memcpy(want, in, 127);
+	for (i = 0; i < 128; i++)
+		memcpy(want + 127 + i * 3, FFFD, 3);
+	want[127 + 128 * 3] = '\0';
 	cap_open(&c);
 	vmt_jsonw_str(&c.w, NULL, in);
-	assert_int_equal(decode(cap_close(&c, 4096), out), 255);
-	assert_string_equal(out, in);
+	assert_int_equal(decode(cap_close(&c, 4096), out), 127 + 128 * 3);
+	assert_string_equal(out, want);
 	free(c.text);
+	for (i = 0; i < sizeof(utf8) / sizeof(utf8[0]); i++) {
+		cap_open(&c);
+		vmt_jsonw_str(&c.w, NULL, utf8[i].in);
+		assert_int_equal(decode(cap_close(&c, 4096), out), strlen(utf8[i].want));
+		assert_string_equal(out, utf8[i].want);
+		free(c.text);
+	}
 	cap_open(&c);
 	vmt_jsonw_object_open(&c.w, NULL);
 	vmt_jsonw_str(&c.w, "k\"ey", "a\\b\"c\n");
