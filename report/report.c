@@ -133,7 +133,8 @@ static int set_up_views(struct report *rep)
 	} else if (!ret && o->around &&
 		   list_around(&rep->near, o->json, rep->around_ns > o->around_span_ns ?
 			       rep->around_ns - o->around_span_ns : 0,
-			       rep->around_ns + o->around_span_ns, o->why != 0, &rep->c[rep->nc++])) {
+			       rep->around_ns + o->around_span_ns, o->why != 0,
+			       &rep->c[rep->nc++])) {
 		return -1;
 	}
 	if (!ret)
@@ -188,8 +189,8 @@ static int run_pass(struct report *rep)
 	if (ret == -E2BIG)
 		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
 			rep->o->file, VMT_SERIES_MAX_ROWS);
-	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))
-		vmt_err("%s: %s", rep->o->file, strerror(-ret));	/* the input's, not a list's */
+	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
+		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	if (!ret && !(ret = list_finish(&rep->thr)))
 		ret = list_finish(&rep->near);
 	return ret;
