@@ -28,6 +28,7 @@ struct vmt_exitreasons {
 	uint64_t ends_task[2];	/* a system call pair: exit and exit_group's numbers */
 	bool has_ends_task;
 	bool from_recording;
+	size_t longest;		/* the longest name's bytes */
 };
 
 #define VMX_ENTRY(c, s) { VMT_ISA_VMX, (uint64_t)(c), s },
@@ -57,6 +58,8 @@ static int add(struct vmt_exitreasons *t, uint32_t isa, uint64_t code, const cha
 	t->e[t->n].code = code;
 	t->e[t->n].name = name;
 	t->n++;
+	if (strlen(name) > t->longest)
+		t->longest = strlen(name);
 	return 0;
 }
 
@@ -284,6 +287,11 @@ const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, 
 	else
 		snprintf(buf, size, "0x%" PRIx64, key);
 	return buf;
+}
+
+size_t vmt_exitreasons_longest(const struct vmt_exitreasons *t)
+{
+	return t->longest;
 }
 
 bool vmt_exitreasons_empty(const struct vmt_exitreasons *t)

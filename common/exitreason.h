@@ -51,6 +51,8 @@ const char *vmt_exitreason_label(const struct vmt_exitreasons *t, uint32_t isa, 
  * calls that end their task and so never return.
  */
 bool vmt_exitreasons_ends_task(const struct vmt_exitreasons *t, uint64_t key);
+/* The bytes of the table's longest name (what a row of names must make room for). */
+size_t vmt_exitreasons_longest(const struct vmt_exitreasons *t);
 /* Whether the table has any name (a pair such as raw_syscalls has numbers only). */
 bool vmt_exitreasons_empty(const struct vmt_exitreasons *t);
 /* "Intel VMX", "AMD SVM", or "unknown ISA" for VMT_ISA_ANY. */

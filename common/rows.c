@@ -126,11 +126,13 @@ struct prow {
 	uint64_t key = vmt_exitreason_key(ev->isa, ev->reason)
 
 /*
- * The longest CSV row: 16 fields of at most 20 digits, a 128-byte reason name and a VM name
- * of at most 128 bytes, each quoted (quotes doubled: 258 bytes), and the why columns (9
- * numbers, a kind, a culprit's quoted name).
+ * A CSV row's room: at least CSV_ROW_MAX bytes (every row of ordinary names), more when the
+ * recording's names need it (row_max()): CSV_ROW_FIGURES for the figures (16 fields of at
+ * most 20 digits or 18 hex characters, the why columns' 9 numbers and a kind, commas, CRLF)
+ * and each name cell quoted with every byte a doubled quote.
  */
 #define CSV_ROW_MAX 1024
+#define CSV_ROW_FIGURES 640
 #define NAME_MAX_PLAIN 128
 
 /* A reason's name, as CSV wants it, cached per (isa, key). */
@@ -175,6 +177,7 @@ struct rowfmt {
 	bool why;		/* the why columns */
 	bool ns_clock;		/* ticks are ns: no conversion */
 	bool ticks;		/* ticks of unknown length: figures in ticks, and said so */
+	size_t row_max;		/* a CSV row's room (CSV_ROW_MAX or more) */
 	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
 	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
@@ -347,13 +350,11 @@ static CELL char *csv_BOOL(struct rowfmt *f, char *p, bool has, bool v)
 	return p + 1;
 }
 
-/* The quoted form of a name that needs it (RFC 4180: quotes doubled). */
+/* The quoted form of a name that needs it (RFC 4180: quotes doubled), whole (row_max()). */
 static char *csv_quoted(char *p, const char *s)
 {
-	size_t n = 0;
-
 	*p++ = '"';
-	for (; *s && n < NAME_MAX_PLAIN; s++, n++) {
+	for (; *s; s++) {
 		if (*s == '"')
 			*p++ = '"';
 		*p++ = *s;
@@ -540,7 +541,7 @@ static bool gap_take(struct vmt_rows *w, uint32_t cpu)
 	return seen;
 }
 
-/* A pair's CSV row at p (CSV_ROW_MAX bytes of room); returns its end. */
+/* A pair's CSV row at p (f->row_max bytes of room); returns its end. */
 static CELL char *pair_csv_row(struct rowfmt *f, char *p, const struct prow *pr)
 {
 	PAIR_LOCALS(pr);
@@ -551,7 +552,7 @@ static CELL char *pair_csv_row(struct rowfmt *f, char *p, const struct prow *pr)
 	return csv_end(p);
 }
 
-/* An event's CSV row at p (CSV_ROW_MAX bytes of room); returns its end. */
+/* An event's CSV row at p (f->row_max bytes of room); returns its end. */
 static CELL char *event_csv_row(struct rowfmt *f, char *p, const struct rowrec *e)
 {
 	EVENT_LOCALS(&e->ev, e->has_lat, e->lat);
@@ -597,7 +598,7 @@ static CELL void pair_csv(struct vmt_rows *w, const struct prow *pr)
 		return;
 	}
 	vmt_outbuf_commit(&w->out,
-			  pair_csv_row(&w->f, vmt_outbuf_reserve(&w->out, CSV_ROW_MAX), pr));
+			  pair_csv_row(&w->f, vmt_outbuf_reserve(&w->out, w->f.row_max), pr));
 	w->nrows++;
 }
 
@@ -989,7 +990,7 @@ static int on_event_csv(void *state, const struct vmt_iter *it, const struct vmt
 	r->lat = e->pair ? e->pair->lat : 0;
 	r->near_gap = gap_take(w, e->ev->cpu);
 	if (!w->pool) {
-		char *p = vmt_outbuf_reserve(&w->out, CSV_ROW_MAX);
+		char *p = vmt_outbuf_reserve(&w->out, w->f.row_max);
 
 		vmt_outbuf_commit(&w->out, event_csv_row(&w->f, p, r));
 		w->nrows++;
@@ -1060,7 +1061,7 @@ static int start_workers(struct vmt_rows *w)
 		ctx[i] = &w->wf[i];
 	}
 	ctx[n] = &w->f;		/* the pass's own, when it formats a batch itself */
-	if (vmt_fmtpool_new(w->o.fd, w->f.rec_size, CSV_ROW_MAX, n,
+	if (vmt_fmtpool_new(w->o.fd, w->f.rec_size, w->f.row_max, n,
 			    w->o.events ? format_events : format_pairs, ctx, &w->pool)) {
 		free(w->wf);
 		w->wf = NULL;
@@ -1068,6 +1069,27 @@ static int start_workers(struct vmt_rows *w)
 		return 0;
 	}
 	w->recs = vmt_fmtpool_records(w->pool);
+	return 0;
+}
+
+/*
+ * The room of the longest row these names can make: its three name cells (VM, reason,
+ * culprit) each quoted, every byte a doubled quote. -E2BIG past a quarter of the output
+ * buffer (a reason name of a format made up to be huge).
+ */
+static int row_max(struct rowfmt *f)
+{
+	size_t vm = 0, n = 0, i, room;
+
+	for (i = 0; f->vmmap && i < vmt_vmmap_count(f->vmmap); i++) {
+		n = strlen(vmt_vmmap_name(f->vmmap, (unsigned int)i));
+		vm = n > vm ? n : vm;
+	}
+	room = CSV_ROW_FIGURES + 2 * vm + 2 + 2 * vmt_exitreasons_longest(f->names) + 2 +
+	       2 * (VMT_WHY_NAME_LEN - 1) + 2;
+	if (room > VMT_OUTBUF_SIZE / 4)
+		return -E2BIG;
+	f->row_max = room > CSV_ROW_MAX ? room : CSV_ROW_MAX;
 	return 0;
 }
 
@@ -1092,6 +1114,9 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->f.names = w->names;
 	if (w->o.format != VMT_ROWS_CSV)
 		return w->out.err;
+	ret = row_max(&w->f);
+	if (ret)
+		return ret;
 	write_header(w);
 	/* the header goes out before the workers write any row */
 	ret = vmt_outbuf_flush(&w->out);
