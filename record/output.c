@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "outfile.h"
@@ -139,6 +140,7 @@ int rec_output_publish(struct rec_output *op, bool keep)
 	if (!keep) {
 		vmt_outfile_discard(op->out);
 		op->out = NULL;
+		op->discarded = true;
 		return 0;
 	}
 	ret = vmt_outfile_commit(op->out, &kept_old, NULL);
@@ -153,6 +155,34 @@ int rec_output_publish(struct rec_output *op, bool keep)
 	if (kept_old)
 		vmt_info("the previous %s is kept as %s.old", target, target);
 	return 0;
+}
+
+void rec_output_say_unfinished(const struct rec_output *op, const char *who, const char *what,
+			       int err, uint64_t chunks, const char *done)
+{
+	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
+	char fail[PATH_MAX + 128] = "", fate[2 * PATH_MAX + 64], out[sizeof(fate) + 64];
+
+	if (err)
+		snprintf(fail, sizeof(fail), "%s: %s: %s;", who, what, strerror(-err));
+	if (op->discarded) {
+		/* nothing to keep: the previous file is not replaced by nothing, one line */
+		if (access(op->name, F_OK) == 0)
+			snprintf(fate, sizeof(fate), "%s%snothing %s, %s unchanged", fail,
+				 *fail ? " " : "", done, op->name);
+		else
+			snprintf(fate, sizeof(fate), "%s%snothing %s, no %s made", fail,
+				 *fail ? " " : "", done, op->name);
+		vmt_err("%s", vmt_log_fold(fate, (unsigned int)strlen(vmt_log_progname()) + 2,
+					   VMT_LOG_WIDTH, 2, out, sizeof(out)));
+		return;
+	}
+	/* the file and its problem, then what was kept on a line of its own (one was 149) */
+	snprintf(fate, sizeof(fate), "the %" PRIu64 " chunk%s %s before %s kept in %s, not "
+		 "finished", chunks, cs, done, *cs ? "are" : "is",
+		 op->published ? op->name : op->tmp);
+	vmt_log_fold(fate, 2, VMT_LOG_WIDTH, 2, out, sizeof(out));
+	vmt_err("%s\n  %s", fail, out);
 }
 
 int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_watch *w,

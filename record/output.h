@@ -46,6 +46,7 @@ struct rec_output {
 	struct vmt_writer *writer;
 	bool finished;			/* END written */
 	bool published;			/* renamed to name */
+	bool discarded;			/* removed unpublished, name left as it was */
 };
 
 /*
@@ -82,6 +83,14 @@ void rec_output_watch_end(struct rec_output *op, const struct rec_watch *w, bool
 int rec_output_finish(struct rec_output *op, const struct rec_end_info *e);
 /* Rename the file into place (FILE.old kept), or remove it when !keep. 0 or -errno. */
 int rec_output_publish(struct rec_output *op, bool keep);
+/*
+ * A file left unfinished, in one message: what failed (who: the file or directory, what
+ * failed, err; err 0: said before), then where the chunks done ("read", "written") before
+ * are kept, or, when the file was discarded for holding none, that the file at its name
+ * is as it was (or that none was made).
+ */
+void rec_output_say_unfinished(const struct rec_output *op, const char *who, const char *what,
+			       int err, uint64_t chunks, const char *done);
 /*
  * --continue, once the trigger of the file in progress is done (rec_watch_done()): wait
  * until the writer queue wrote its chunks, finish the file with the trigger's keys

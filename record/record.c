@@ -291,10 +291,16 @@ static void finish_file(struct recorder *rec)
 	rec->write_err = rec_output_finish(&rec->op, &e);
 }
 
-/* Rename into place (FILE.old kept); nothing recorded: no file left behind. */
+/*
+ * Rename into place (FILE.old kept); nothing recorded, or not one chunk of an unfinished
+ * file (a full disk): no file left behind, a previous FILE left as it was.
+ */
 static void publish(struct recorder *rec)
 {
-	rec_output_publish(&rec->op, rec->recording && !untriggered_tail(rec));
+	bool empty = !rec->op.finished && rec_chunkq_written(rec->q) == rec->op.chunks0 &&
+		     strcmp(rec->op.tmp, rec->op.name) != 0;	/* not a device or a pipe */
+
+	rec_output_publish(&rec->op, rec->recording && !untriggered_tail(rec) && !empty);
 }
 
 /* The error and what it kept, what was written, the losses, the summary; the exit code. */
@@ -305,7 +311,7 @@ static void report(struct recorder *rec)
 	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
 	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
 	struct rec_losses ls;
-	char note[512], what[PATH_MAX + 128], kept[PATH_MAX + 256];
+	char note[512];
 
 	if (!rec->recording)
 		return;
@@ -314,16 +320,13 @@ static void report(struct recorder *rec)
 		rec->exit_code = 0;
 		return;
 	}
-	/* the file and its problem, then what was kept (folded): one line was 149 columns */
-	if (rec->read_err || rec->write_err) {
-		snprintf(what, sizeof(what), "the %" PRIu64 " chunk%s %s before %s kept in %s, not "
-			 "finished", chunks, cs, rec->read_err ? "read" : "written",
-			 *cs ? "are" : "is", where);
-		vmt_log_fold(what, 2, VMT_LOG_WIDTH, 2, kept, sizeof(kept));
-		vmt_err("%s: %s: %s;\n  %s", rec->read_err ? rec->ses.inst.dir : rec->op.tmp,
+	/* the file and its problem, then what was kept, or that nothing was */
+	if (rec->read_err || rec->write_err || rec->op.discarded)
+		rec_output_say_unfinished(&rec->op, rec->read_err ? rec->ses.inst.dir : rec->op.tmp,
 			rec->read_err ? "reading the ring buffer failed" : "write failed",
-			strerror(-(rec->read_err ? rec->read_err : rec->write_err)), kept);
-	}
+			rec->read_err ?: rec->write_err, chunks, rec->read_err ? "read" : "written");
+	if (rec->op.discarded)
+		return;	/* no summary of a file that is not there */
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64

@@ -74,6 +74,64 @@ else
 	skip_part "the full disk (cannot mount a tmpfs)"
 fi
 
+# A disk that holds the header and metadata but not one chunk (stored raw: a chunk is at
+# least a 4 KiB page and its header, more than the free space left in the last page): the
+# previous file stays as it was (byte for byte, no FILE.old), the temporary file goes,
+# and one line says so, with no summary after it. The free space is the metadata's pages,
+# measured on a probe recording with the same command line (a page more when it grew past
+# them meanwhile).
+meta_bytes() {
+	python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = 16
+while off + 32 <= len(b) and b[off:off + 4] in (b"META", b"MCPY"):
+    hsize, psize = struct.unpack_from("<IQ", b, off + 4)
+    off += hsize + psize
+print(off)
+PY
+}
+mkdir room nospace
+if mount -t tmpfs -o size=2m tmpfs nospace 2>/dev/null; then
+	cleanup_hooks="$cleanup_hooks; umount $scratch/nospace 2>/dev/null"
+	args="-p 1 -c 0 -s 1 -l 0 -e $SYSCALL_EVENTS"
+	# shellcheck disable=SC2086
+	vmtrace-record $args -o room/f.vmt >/dev/null 2>&1 || fail "the probe recording"
+	pages=$(( ($(meta_bytes room/f.vmt) + 4095) / 4096 ))
+	for old in "$DATA/sample-syscalls.vmt" ""; do
+		for extra in 0 1; do
+			rm -f nospace/*
+			[ -z "$old" ] || cp "$old" nospace/f.vmt
+			free=$(( $(stat -f -c '%a' nospace) * $(stat -f -c '%S' nospace) ))
+			dd if=/dev/zero of=nospace/fill bs=4096 \
+				count=$(( free / 4096 - pages - extra )) 2>/dev/null
+			# shellcheck disable=SC2086
+			start_record $args -o nospace/f.vmt
+			"$HELPERS/syscall_loop" 1 0 0.5 >/dev/null
+			wait "$rec_pid"
+			rc=$?
+			grep -q "cannot write: No space" rec.err || break	# the metadata fitted
+		done
+		[ "$rc" = 1 ] || { cat rec.err; fail "no room for a chunk: exit $rc, expected 1"; }
+		no_instance_left "$rec_pid"
+		[ -z "$old" ] && fate="no nospace/f.vmt made" || fate="nospace/f.vmt unchanged"
+		unfold rec.err | grep -v "^vmtrace-record: recording \|context events not on" >msgs.txt
+		grep -qx "vmtrace-record: nospace/f.vmt.$rec_pid.part: write failed: No space left on device; nothing written, $fate" msgs.txt ||
+			{ cat rec.err; fail "no room for a chunk: not one line saying '$fate'"; }
+		[ "$(wc -l <msgs.txt)" = 1 ] || { cat rec.err; fail "no room for a chunk: more said"; }
+		[ ! -s rec.out ] || { cat rec.out; fail "no room for a chunk: a summary of nothing"; }
+		ls nospace/*.part nospace/f.vmt.old 2>/dev/null && fail "no room for a chunk: files left"
+		if [ -n "$old" ]; then
+			cmp "$old" nospace/f.vmt || fail "no room for a chunk: the previous file changed"
+		else
+			[ ! -e nospace/f.vmt ] || fail "no room for a chunk: an empty file made"
+		fi
+	done
+	umount nospace
+else
+	skip_part "the disk without room for a chunk (cannot mount a tmpfs)"
+fi
+
 # A recording without one exit says so at its end, and so does its report: the event, the
 # CPUs traced, the likely causes. kvm_exit fires only where a guest runs: on this machine
 # never; elsewhere CPU 1 may have run one, then this part is left out.
