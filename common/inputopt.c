@@ -214,24 +214,36 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 "may be incomplete");
 	} else if (with_lost) {
 		struct vmt_lost lost;
-		const char *where;
+		const char *where, *more;
+		char unread[128] = "";
 
 		vmt_reader_lost(r, rd, &lost);
-		lost.end_unknown = false;	/* the note that the file is not finished says it */
+		if (!st->finished)	/* the note that the file is not finished says it */
+			lost.end_unknown = false;
 		/* damaged data lost its events as much as the kernel's flagged pages did */
 		where = lost.damaged && lost.uncounted ?
 			"while recording and with the damaged data" :
 			lost.damaged ? "with the damaged data" : "while recording";
+		more = lost.damaged ? "with the damaged data" : lost.uncounted ?
+		       "before pages flagged without their count" :
+		       "left unread in the ring buffer (no end statistics)";
+		/* never read out of the ring buffer: the recorder stopped reading first */
+		if (lost.unread)
+			snprintf(unread, sizeof(unread), ", %llu of them unread (%s)",
+				 (unsigned long long)lost.unread, lost.drain_cut ?
+				 "the drain was cut short" : "left at the stop");
+		else if (lost.drain_cut && lost.end_unknown)
+			where = "while recording: the final drain was cut short";
 		if (vmt_lost_exact(&lost) && lost.counted)
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-				 "%llu events were lost while recording; figures may be incomplete",
-				 (unsigned long long)lost.counted);
+				 "%llu events were lost%s%s; figures may be incomplete",
+				 (unsigned long long)lost.counted, *unread ? "" : " while recording",
+				 unread);
 		else if (!vmt_lost_exact(&lost) && lost.counted)
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
-				 "%llu events were lost while recording, and an unknown number "
+				 "%llu events were lost while recording%s, and an unknown number "
 				 "more %s; figures may be incomplete", (unsigned long long)lost.counted,
-				 lost.damaged ? "with the damaged data" : "before pages flagged "
-				 "without their count");
+				 unread, more);
 		else if (!vmt_lost_exact(&lost))
 			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 				 "events were lost %s, how many is not known; figures may be "

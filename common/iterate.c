@@ -208,9 +208,11 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 	ao.recorded = vmt_attrib_recorded(w->bind);
 	ao.segments = true;
 	if (in->r) {
-		bool known;
+		bool known, cut;
 
-		ao.no_loss = vmt_reader_stats_lost(in->r, &known) == 0 && known;
+		/* events left unread at the end took wake-ups along as much as overwritten ones */
+		ao.no_loss = vmt_reader_stats_lost(in->r, &known) == 0 && known &&
+			     vmt_reader_unread(in->r, &known, &cut) == 0;
 	}
 	/* nmi_handler's delta_ns in ticks */
 	if (c->tsc_mult) {

@@ -26,6 +26,12 @@
 #define VMT_META_STATS_START	"stats.start.cpu"	/* + CPU number */
 #define VMT_META_STATS_END	"stats.end.cpu"		/* + CPU number, in END */
 /*
+ * In END of vmtrace-record's last file: "complete", or "aborted" when a second stop signal
+ * cut the final drain short. Its presence says stats.end.cpuN were read after the recorder
+ * stopped reading, so their entries are events left unread in the ring buffer: lost.
+ */
+#define VMT_META_DRAIN		"drain"
+/*
  * Context events (sched, irq, ... for attribution). context.events lists those recorded,
  * comma-separated "system:event"; absent means none was recorded, which is not the same
  * as none firing. context.missing: asked for, not on the recording kernel.

@@ -1124,6 +1124,42 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 	return lost;
 }
 
+/*
+ * The entries of each traced CPU's end stats, when END's drain key says they were read after
+ * the recorder stopped reading (else they are still to be read: a --continue file's).
+ * *drain: there is such a key; *all: every CPU's end stats were there too.
+ */
+static uint64_t unread_sum(const struct vmt_reader *r, bool *drain, bool *all, bool *cut)
+{
+	char key[64], *text = vmt_reader_meta(r, VMT_META_DRAIN);
+	uint64_t sum = 0;
+	unsigned int i;
+
+	*drain = text != NULL;
+	*cut = text && strcmp(text, "aborted") == 0;
+	*all = *drain && r->cpus.n > 0;
+	free(text);
+	for (i = 0; *drain && i < r->cpus.n; i++) {
+		struct vmt_cpustats st;
+
+		snprintf(key, sizeof(key), VMT_META_STATS_END "%u", r->cpus.cpu[i]);
+		text = vmt_reader_meta(r, key);
+		if (text && vmt_tracefs_parse_stats(text, &st) == 0)
+			sum += st.entries;
+		else
+			*all = false;
+		free(text);
+	}
+	return sum;
+}
+
+uint64_t vmt_reader_unread(const struct vmt_reader *r, bool *known, bool *cut)
+{
+	bool drain;
+
+	return unread_sum(r, &drain, known, cut);
+}
+
 /* Whether the recorder stored the ring buffers' statistics at its start (vmtrace-record). */
 static bool start_stats(const struct vmt_reader *r)
 {
@@ -1141,6 +1177,7 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 		     struct vmt_lost *out)
 {
 	size_t elen;
+	bool drain;
 
 	memset(out, 0, sizeof(*out));
 	out->stats = vmt_reader_stats_lost(r, &out->stats_known);
@@ -1153,6 +1190,12 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 	if (!out->stats_known || !out->stats)
 		out->uncounted = rd->missed_uncounted;
 	out->end_unknown = !vmt_source_end(r->src, &elen) && start_stats(r);
+	/* never read out: lost as much as those overwritten, and counted by the kernel too */
+	out->unread = unread_sum(r, &drain, &out->unread_known, &out->drain_cut);
+	out->counted += out->unread;
+	/* a drain that says so, without a CPU's end stats: what it left is not known */
+	if (drain && !out->unread_known)
+		out->end_unknown = true;
 }
 
 /* The latest last time of the chunks that know theirs (0: none). */

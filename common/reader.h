@@ -157,6 +157,13 @@ uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
+/*
+ * Events the recorder left unread in the ring buffers when it stopped: the entries of the
+ * stats at the end when END's drain key says those were read after reading stopped.
+ * *known: there is such a key and every traced CPU's end stats; *cut: the key says the
+ * drain was cut short. 0 when unknown.
+ */
+uint64_t vmt_reader_unread(const struct vmt_reader *r, bool *known, bool *cut);
 
 /*
  * What is known of the events a recording lost, after a walk: those counted, and what
@@ -176,6 +183,14 @@ struct vmt_lost {
 	 * END): what the ring buffers counted lost (dropped events flag no page) is not known.
 	 */
 	bool end_unknown;
+	/*
+	 * Events the recorder left unread in the ring buffer when it stopped (stats.end's
+	 * entries, END's drain key): lost too, and part of counted. unread_known: the file
+	 * says (a drain key and every CPU's end stats); drain_cut: a second stop signal cut
+	 * the final drain short.
+	 */
+	uint64_t unread;
+	bool unread_known, drain_cut;
 };
 /* From r's metadata and rd, the walk's figures (vmt_reader_stats(), or a program's own). */
 void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,

@@ -108,8 +108,12 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 		      const struct vmt_summary *s)
 {
 	static const char tail[] = "; pairs never span a gap)";
-	char why[160], line[320];
+	char why[160], line[320], unread[96] = "";
 
+	/* events the recorder never read out (a drain cut short): lost but not a gap */
+	if (s->lost_unread)
+		snprintf(unread, sizeof(unread), "%" PRIu64 " unread%s; ", s->lost_unread,
+			 s->drain_cut ? ": drain cut short" : " at the stop");
 	if (!vmt_summary_lost_exact(s)) {
 		/*
 		 * The events of damaged data, or behind flagged pages without a count, are
@@ -118,7 +122,7 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 		uncounted_words(why, sizeof(why), r, s);
 		if (s->lost_events)
 			snprintf(line, sizeof(line), "Lost events = %" PRIu64 " and an unknown "
-				 "number more (not counted: %s", s->lost_events, why);
+				 "number more (%snot counted: %s", s->lost_events, unread, why);
 		else
 			snprintf(line, sizeof(line), "Lost events = an unknown number (not counted: "
 				 "%s", why);
@@ -129,9 +133,9 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 			fprintf(f, "%s)\n  (pairs never span a gap)\n", line);
 	} else if (s->lost_events || s->rd.missed_pages) {
 		/* every lost begin takes its end along: half the lost events, at most */
-		fprintf(f, "Lost events = %" PRIu64 " (up to %" PRIu64 " %s may be missing; "
-			"pairs never span a gap)\n", s->lost_events, (s->lost_events + 1) / 2,
-			wd->begins);
+		fprintf(f, "Lost events = %" PRIu64 " (%sup to %" PRIu64 " %s may be missing; "
+			"pairs never span a gap)\n", s->lost_events, unread,
+			(s->lost_events + 1) / 2, wd->begins);
 	} else {
 		fprintf(f, "Lost events = 0\n");
 	}

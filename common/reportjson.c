@@ -84,6 +84,9 @@ static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
 	vmt_jsonw_bool(w, "lost_events_exact", vmt_summary_lost_exact(s));
 	vmt_jsonw_opt_u64(w, "lost_events_stats", s->lost_stats_known, s->lost_stats);
 	vmt_jsonw_u64(w, "lost_events_pages", s->rd.missed_events);
+	/* in lost_events: left in the ring buffer at the stop (null: the file does not say) */
+	vmt_jsonw_opt_u64(w, "lost_events_unread", s->lost_unread_known, s->lost_unread);
+	vmt_jsonw_bool(w, "drain_cut", s->drain_cut);
 	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
 	vmt_jsonw_u64(w, "exits_maybe_missing", (s->lost_events + 1) / 2);
 	vmt_jsonw_u64(w, "orphans", vmt_summary_orphans(s));

@@ -708,9 +708,12 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		s->lost_damaged = lost.damaged;
 		s->lost_uncounted = lost.uncounted;
 		s->lost_end_unknown = lost.end_unknown;
+		s->lost_unread = lost.unread;
+		s->lost_unread_known = lost.unread_known;
+		s->drain_cut = lost.drain_cut;
 	}
-	s->lost_events = s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
-							      s->lost_stats;
+	s->lost_events = (s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
+							       s->lost_stats) + s->lost_unread;
 	return ret;
 }
 

@@ -79,6 +79,9 @@ struct vmt_summary {
 	 */
 	uint64_t lost_damaged, lost_uncounted;
 	bool lost_end_unknown;		/* vmt_lost.end_unknown */
+	/* vmt_lost.unread (in lost_events), unread_known, drain_cut */
+	uint64_t lost_unread;
+	bool lost_unread_known, drain_cut;
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */

@@ -88,8 +88,7 @@ int rec_output_open(struct rec_output *op)
 	vmt_kv_free(&op->end);
 	kv_copy(&op->meta, op->base);
 	vmt_kv_init(&op->end);
-	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0,
-			      &op->lost0);
+	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0, &op->lost0, NULL);
 	op->mono0 = rec_sysinfo_now_ns();
 	vmt_kv_addf(&op->meta, "monotonic.start_ns", "%" PRIu64, op->mono0);
 	ret = vmt_writer_open(vmt_outfile_fd(op->out), &op->meta, op->level, &op->writer);
@@ -100,7 +99,8 @@ int rec_output_open(struct rec_output *op)
 
 void rec_output_stats_end(struct rec_output *op)
 {
-	rec_session_add_stats(op->ses, op->cpus, "end", &op->end, &op->st1, &op->lost1);
+	op->unread_known = rec_session_add_stats(op->ses, op->cpus, "end", &op->end, &op->st1,
+						 &op->lost1, &op->unread) == op->cpus->n;
 	op->mono1 = rec_sysinfo_now_ns();
 }
 

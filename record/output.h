@@ -36,6 +36,9 @@ struct rec_output {
 	struct vmt_kvbuf meta, end;
 	struct vmt_cpustats st0, st1;	/* the first traced CPU's stats at start and end */
 	uint64_t lost0, lost1;		/* events lost by every traced CPU's stats, the same */
+	/* the entries of the stats at the end: after the final drain, events left unread */
+	uint64_t unread;
+	bool unread_known;		/* every traced CPU's stats read */
 	uint64_t mono0, mono1;
 	/* --on-threshold: the end of the time the file holds (0: none), the previous file's */
 	uint64_t held_end_ns, prev_end_ns;

@@ -52,6 +52,7 @@ struct recorder {
 	struct rec_watch *watch;	/* --live, --metrics, --on-threshold, or NULL */
 	struct vmt_kvbuf meta;		/* what every file's META starts with */
 	bool recording;			/* tracing was on: the file is to be published */
+	bool drain_cut;			/* a second stop signal cut the final drain short */
 	const char *stop_reason;	/* "duration", "SIGINT", ...; NULL: stopped by an error */
 	int read_err, write_err;	/* the collector's, the writer's (END included) */
 	int exit_code;
@@ -239,8 +240,6 @@ static void run_until_stop(struct recorder *rec)
 
 static void stop_and_drain(struct recorder *rec)
 {
-	bool aborted = false;
-
 	/* Tracing off first: the drain then sees a fixed amount of data. */
 	rec_session_tracing(&rec->ses, false);
 	rec_collector_stop(rec->col);
@@ -248,17 +247,18 @@ static void stop_and_drain(struct recorder *rec)
 		struct timespec to = { 0, 100000000L };
 		int sig = sigtimedwait(&rec->stop_sigs, NULL, &to);
 
-		if (sig > 0 && !aborted) {
+		if (sig > 0 && !rec->drain_cut) {
 			vmt_warn("%s during the final drain: finishing with what is read",
 				 rec_command_signame(sig));
 			rec_collector_abort_drain(rec->col);
 			rec_chunkq_unblock(rec->q);
-			aborted = true;
+			rec->drain_cut = true;
 		}
 	}
 	rec->read_err = rec_collector_join(rec->col);
 	rec_chunkq_close(rec->q);	/* when the collector never ran to close it */
 	rec->write_err = rec_chunkq_join(rec->q);
+	/* after the collector stopped reading: their entries are the events it left unread */
 	rec_output_stats_end(&rec->op);
 	rec_output_watch_end(&rec->op, rec->watch, false);
 }
@@ -283,6 +283,7 @@ static void finish_file(struct recorder *rec)
 		.stop_reason = rec->stop_reason, .clock = rec->ses.clock,
 		.mono_start_ns = rec->op.mono0, .mono_end_ns = rec->op.mono1,
 		.ts_start = rec->op.st0.now_ts, .ts_end = rec->op.st1.now_ts, .col = rec->col,
+		.drain = rec->o.threshold_ns ? NULL : rec->drain_cut ? "aborted" : "complete",
 	};
 
 	if (!rec->stop_reason || rec->read_err || rec->write_err || !rec->op.out ||
@@ -336,6 +337,9 @@ static void report(struct recorder *rec)
 		rec_watch_untriggered(rec->watch, rec->stop_reason, rec->op.name, 0);
 	rec_losses_sum(rec->col, &ls);
 	ls.stats = rec->op.lost1 - rec->op.lost0;	/* every traced CPU's */
+	ls.unread = rec->op.unread;
+	ls.unread_known = rec->op.unread_known;
+	ls.drain_cut = rec->drain_cut;
 	if (rec_losses_note(&ls, note, sizeof(note)))
 		vmt_warn_folded("%s", note);
 	/* Only a file renamed into place can be read back (not a device or a pipe). */

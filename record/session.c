@@ -284,15 +284,17 @@ int rec_session_tracing(struct rec_session *s, bool on)
 	return vmt_tracefs_write(&s->inst, "tracing_on", on ? "1" : "0");
 }
 
-void rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus,
-			   const char *when, struct vmt_kvbuf *kb, struct vmt_cpustats *first,
-			   uint64_t *lost)
+unsigned int rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus,
+				   const char *when, struct vmt_kvbuf *kb,
+				   struct vmt_cpustats *first, uint64_t *lost, uint64_t *entries)
 {
 	struct vmt_cpustats st;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	if (lost)
 		*lost = 0;
+	if (entries)
+		*entries = 0;
 	for (i = 0; i < cpus->n; i++) {
 		char rel[64], key[64], *text;
 
@@ -303,10 +305,16 @@ void rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus
 		vmt_kv_add_str(kb, key, text);
 		if (i == 0 && first)
 			vmt_tracefs_parse_stats(text, first);
-		if (lost && vmt_tracefs_parse_stats(text, &st) == 0)
-			*lost += vmt_cpustats_lost(&st);
+		if (vmt_tracefs_parse_stats(text, &st) == 0) {
+			n++;
+			if (lost)
+				*lost += vmt_cpustats_lost(&st);
+			if (entries)
+				*entries += st.entries;
+		}
 		free(text);
 	}
+	return n;
 }
 
 int rec_session_remove(struct rec_session *s)

@@ -56,12 +56,13 @@ int rec_session_open_raw(struct rec_session *s, unsigned int cpu);
 int rec_session_tracing(struct rec_session *s, bool on);
 /*
  * Add each traced CPU's per_cpu/cpuN/stats text as "stats.<when>.cpuN" to kb; the first
- * CPU's figures are parsed into *first when it is non-NULL, and the events every CPU's
- * figures count lost are summed into *lost when it is.
+ * CPU's figures are parsed into *first when it is non-NULL, the events every CPU's figures
+ * count lost are summed into *lost, and the entries still in the buffers into *entries,
+ * when those are. Returns how many CPUs' stats were read.
  */
-void rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus,
-			   const char *when, struct vmt_kvbuf *kb, struct vmt_cpustats *first,
-			   uint64_t *lost);
+unsigned int rec_session_add_stats(struct rec_session *s, const struct vmt_cpulist *cpus,
+				   const char *when, struct vmt_kvbuf *kb,
+				   struct vmt_cpustats *first, uint64_t *lost, uint64_t *entries);
 /* Remove the instance (every per-CPU fd closed first). 0 or -errno (printed). */
 int rec_session_remove(struct rec_session *s);
 

@@ -314,6 +314,8 @@ void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
 		    e->mono_held_end_ns && e->mono_held_end_ns < e->mono_end_ns ?
 		    e->mono_held_end_ns : e->mono_end_ns);
 	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
+	if (e->drain)
+		vmt_kv_add_str(kb, VMT_META_DRAIN, e->drain);
 	/*
 	 * Constant-rate counters (x86-tsc): their rate against CLOCK_MONOTONIC over the
 	 * recording. Not counter or uptime: their ticks are not of one length.

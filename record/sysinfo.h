@@ -83,10 +83,17 @@ struct rec_end_info {
 	uint64_t mono_held_end_ns;
 	uint64_t ts_start, ts_end;		/* the first CPU's "now ts" at start and end */
 	const struct rec_collector *col;	/* per-CPU page counts */
+	/*
+	 * "complete" or "aborted" (VMT_META_DRAIN) when the end stats were read after the
+	 * final drain; NULL (no key) when the collector goes on (--continue's rotation), and
+	 * in a flight recording, whose pages end with the part kept: what the drain left
+	 * there lies after it, not lost from the file.
+	 */
+	const char *drain;
 };
 
 /*
- * time.end, monotonic.end_ns (the earlier of the stop and the held end), stop_reason,
+ * time.end, monotonic.end_ns (the earlier of the stop and the held end), stop_reason, drain,
  * clock.ns_per_tick (counter clocks, over the whole time the recorder ran), pages.
  */
 void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e);

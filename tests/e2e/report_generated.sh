@@ -99,6 +99,53 @@ run vmtrace-report gap.vmt
 grep -q "^Lost events = 40" out.txt || fail "text report: lost events"
 grep -q "events were lost" err.txt || fail "no lost-events warning"
 
+# A final drain cut short by a second signal (END: drain aborted): the entries of the end
+# stats, 25 on CPU 0 and 4 on CPU 1, never reached the file: lost, exactly, besides the
+# 10 overwritten on CPU 1; the exit whose entry stayed in the buffer is open at the stop.
+unread_script() {
+	cat <<S
+cpus 0,1
+stats 0 0 0 25
+stats 1 0 10 4
+$1
+exit 0 1000 5 0x72 0
+entry 0 1100 5 0
+exit 0 2000 5 0x72 0
+exit 1 3000 6 0x72 1
+entry 1 3200 6 1
+S
+}
+unread_script "endmeta drain aborted" | gen unread "$F618"
+check unread 'd["lost_events"] == 39 and d["lost_events_unread"] == 29 and d["lost_events_exact"]'
+check unread 'd["lost_events_stats"] == 10 and d["drain_cut"] and d["open_at_stop"] == 1'
+grep -qx "vmtrace-report: warning: unread.vmt: 39 events were lost, 29 of them unread (the drain was cut short); figures may be incomplete" err.txt ||
+	{ cat err.txt; fail "unread: the warning"; }
+run vmtrace-report unread.vmt
+grep -q "^Lost events = 39 (29 unread: drain cut short; up to 20 exits may be missing; " out.txt ||
+	{ cat out.txt; fail "unread: the text report"; }
+# a copy keeps them; a copy of CPU 1 only, CPU 1's
+vmtrace-convert --to-vmt -o unread-copy.vmt unread.vmt 2>/dev/null || fail "unread: --to-vmt"
+vmtrace-convert --to-vmt --cpu 1 -o unread-1.vmt unread.vmt 2>/dev/null || fail "unread: --cpu 1"
+run vmtrace-report --json unread-copy.vmt
+mv out.txt unread-copy.json
+check unread-copy 'd["lost_events"] == 39 and d["lost_events_unread"] == 29'
+run vmtrace-report --json unread-1.vmt
+mv out.txt unread-1.json
+check unread-1 'd["lost_events"] == 14 and d["lost_events_unread"] == 4'
+# a complete drain that still left some (more than its rounds read): lost all the same
+unread_script "endmeta drain complete" | gen complete "$F618"
+check complete 'd["lost_events_unread"] == 29 and not d["drain_cut"]'
+grep -q "29 of them unread (left at the stop)" err.txt || { cat err.txt; fail "complete: warning"; }
+# no drain key (earlier recorders, a --continue file closed while reading went on): the
+# entries are still to be read, not lost
+unread_script "" | gen nodrain "$F618"
+check nodrain 'd["lost_events"] == 10 and d["lost_events_unread"] is None and not d["drain_cut"]'
+# a drain cut short without end statistics: how many it left is not known
+printf 'cpus 0\nendmeta drain aborted\nexit 0 1000 5 0x72 0\nentry 0 1100 5 0\n' |
+	gen nostats "$F618"
+check nostats 'not d["lost_events_exact"] and d["lost_events_unread"] is None'
+grep -q "how many is not known" err.txt || { cat err.txt; fail "nostats: no warning"; }
+
 # A task migrating from CPU 0 to CPU 1 between exit and entry, merged by timestamp, and
 # records of other events in between.
 gen migrate "$F618" <<'S'

@@ -13,7 +13,10 @@
  *                                  last one before the events, then each for the exits
  *                                  after it)
  *   cpus LIST                     (traced CPUs written to the metadata)
- *   stats CPU START_LOST END_LOST (per-CPU overrun at start and end)
+ *   stats CPU START_LOST END_LOST [END_ENTRIES]
+ *                                 (per-CPU overrun at start and end, and the entries
+ *                                  still in the buffer at the end: with "endmeta drain
+ *                                  aborted" those a recorder left unread)
  *   page CPU [missed [COUNT]]     (start a new page; flag lost events before it)
  *   chunk CPU                     (close the CPU's chunk: later pages go to a new one)
  *   firstts CPU TS                (the CPU's current chunk's header says it begins at TS,
@@ -388,6 +391,7 @@ int main(int argc, char **argv)
 	char begin[128] = "kvm:kvm_exit", end[128] = "kvm:kvm_entry";
 	char line[512], clock[64] = "local", cpulist[256] = "", context[256] = "";
 	uint64_t stats_start[MAX_CPUS] = { 0 }, stats_end[MAX_CPUS] = { 0 };
+	uint64_t entries_end[MAX_CPUS] = { 0 };
 	uint64_t rand_exits = 0;
 	unsigned int rand_cpus = 0, i;
 	bool finished = true, have_stats = false;
@@ -526,7 +530,7 @@ int main(int argc, char **argv)
 		random_events(rand_exits, rand_cpus, rand_ctx);
 	for (i = 0; i < nlines; i++) {
 		unsigned int cpu;
-		uint64_t ts, reason, a, b;
+		uint64_t ts, reason, a, b, c;
 		int32_t pid;
 		long vcpu;
 		char word[32], ev[256];
@@ -568,10 +572,12 @@ int main(int argc, char **argv)
 		} else if (sscanf(lines[i], "chunk %u", &cpu) == 1) {
 			if (cpu < MAX_CPUS)
 				flush_chunk(cpu);
-		} else if (sscanf(lines[i], "stats %u %" SCNu64 " %" SCNu64, &cpu, &a, &b) == 3) {
+		} else if ((n = sscanf(lines[i], "stats %u %" SCNu64 " %" SCNu64 " %" SCNu64, &cpu,
+				       &a, &b, &c)) >= 3) {
 			if (cpu < MAX_CPUS) {
 				stats_start[cpu] = a;
 				stats_end[cpu] = b;
+				entries_end[cpu] = n == 4 ? c : 0;
 				have_stats = true;
 			}
 		} else if (sscanf(lines[i], "endmeta %255s %n", ev, &n) == 1) {
@@ -594,7 +600,8 @@ int main(int argc, char **argv)
 			snprintf(key, sizeof(key), "stats.start.cpu%u", i);
 			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_start[i]);
 			snprintf(key, sizeof(key), "stats.end.cpu%u", i);
-			vmt_kv_addf(&endkv, key, "entries: 0\noverrun: %" PRIu64 "\n", stats_end[i]);
+			vmt_kv_addf(&endkv, key, "entries: %" PRIu64 "\noverrun: %" PRIu64 "\n",
+				    entries_end[i], stats_end[i]);
 		}
 	}
 	if (legacy_fd < 0 && finished && vmt_writer_finish(w, &endkv))

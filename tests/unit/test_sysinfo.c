@@ -457,7 +457,18 @@ static void test_end(void **state)
 	vmt_kv_init(&kb);
 	rec_sysinfo_end(&kb, &e);
 	assert_null(vmt_kv_get(kb.buf, kb.len, VMT_META_NS_PER_TICK, NULL));
+	assert_null(vmt_kv_get(kb.buf, kb.len, VMT_META_DRAIN, NULL));	/* a --continue rotation's */
 	vmt_kv_free(&kb);
+	/* the last file's: how the final drain ended, right after why it was asked for */
+	e.drain = "aborted";
+	vmt_kv_init(&kb);
+	rec_sysinfo_end(&kb, &e);
+	expect_kv(&kb, VMT_META_DRAIN, "aborted");
+	key_list(kb.buf, kb.len, keys, sizeof(keys));
+	assert_string_equal(keys, "time.end monotonic.end_ns stop_reason drain pages.cpu1 "
+			    "missed_pages.cpu1 pages.cpu3 missed_pages.cpu3");
+	vmt_kv_free(&kb);
+	e.drain = NULL;
 	rec_collector_free(col);
 	assert_int_equal(rec_collector_new(&cfg, &col), 0);
 	assert_int_equal(rec_collector_add_cpu(col, 1, open("/dev/null", O_RDONLY)), 0);
