@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "source.h"
 
 struct vmt_outfile {
 	int fd;
@@ -639,9 +640,17 @@ int vmt_outfile_over_input(const char *path, const char *input, const char *what
 			   size_t size)
 {
 	const char *end = ": refusing to write over it";
+	struct stat st;
 
 	if (vmt_outfile_is_same_file(path, input) != 1)
 		return 0;
+	/*
+	 * "> in.vmt" has emptied it before we ran: refusing saves nothing then, and a user
+	 * told only that would look for the recording in vain.
+	 */
+	if (!strcmp(path, "-") && fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		end = ": the shell has already emptied it (> truncates before the program starts)";
 	if (!strcmp(path, "-") && !strcmp(input, "-"))
 		snprintf(msg, size, "standard output is the file on standard input%s", end);
 	else if (!strcmp(path, "-"))
@@ -653,5 +662,25 @@ int vmt_outfile_over_input(const char *path, const char *input, const char *what
 	else
 		snprintf(msg, size, "%s: %s is the input file %s (another name or a link for it)%s",
 			 path, what, input, end);
+	return 1;
+}
+
+int vmt_outfile_over_recording(const char *path, const char *what, char *msg, size_t size)
+{
+	const char *kind;
+	struct stat st;
+	int fd;
+
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	kind = vmt_source_probe_fd(fd);
+	close(fd);
+	if (!kind)
+		return 0;
+	snprintf(msg, size, "%s holds a recording (%s): refusing to write %s over it", path, kind,
+		 what);
 	return 1;
 }

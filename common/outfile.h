@@ -91,10 +91,21 @@ int vmt_outfile_is_same_file(const char *path, const char *input);
  * Whether writing path would write over input (vmt_outfile_is_same_file() is 1): then 1,
  * with msg the line that says so, "FILE: WHAT is the input file: refusing to write over
  * it" (what: "the output", "the --html page"; "standard output is ...", "... the file on
- * standard input" for "-"); else 0, errors left to the open that follows.
+ * standard input" for "-", and "...: the shell has already emptied it (...)" instead of the
+ * refusal when standard output is that file and now empty); else 0, errors left to the
+ * open that follows.
  */
 int vmt_outfile_over_input(const char *path, const char *input, const char *what, char *msg,
 			   size_t size);
+/*
+ * Whether an output that is not a recording (what: "the HTML report", "the CSV") would
+ * replace path, an existing regular file (through links) that holds one: a .vmt, a
+ * trace.bin or a trace.dat, as the loaders' probes know them (source.h). Then 1, with msg
+ * "FILE holds a recording (.vmt): refusing to write WHAT over it"; else 0 (nothing there,
+ * another file, or unreadable: errors left to the open that follows). Standard output ("-")
+ * is never replaced: the shell's ">" has emptied it already, ">>" appends.
+ */
+int vmt_outfile_over_recording(const char *path, const char *what, char *msg, size_t size);
 /*
  * 1 when outputs a and b ("-": standard output) are the same file (device and inode,
  * through links), so that one would write over or into the other; a character device

@@ -379,6 +379,24 @@ int vmt_source_read_stored(const struct vmt_source *s, size_t idx, struct vmt_ch
 	return 0;
 }
 
+const char *vmt_source_probe_fd(int fd)
+{
+	uint8_t head[HEAD_SIZE];
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	n = vmt_io_pread_full(fd, head, sizeof(head), 0);
+	for (i = 0; n > 0 && i < NLOADERS; i++) {
+		if (loaders[i]->probe(head, (size_t)n))
+			/* the loader's name, but a .vmt as its users name it */
+			return strcmp(loaders[i]->name, "vmt") ? loaders[i]->name : ".vmt";
+	}
+	return NULL;
+}
+
 const char *vmt_source_format(const struct vmt_source *s)
 {
 	return s->ops->name;

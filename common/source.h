@@ -63,6 +63,14 @@ int vmt_source_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_source **out, char *why, size_t why_size);
 void vmt_source_close(struct vmt_source *s);
 
+/*
+ * Whether the regular file open on fd (read at its start, the offset left alone) holds a
+ * recording of a format read here, judged by the loaders' own probes, as vmt_source_open()
+ * judges it: the format as a user knows it (".vmt", "trace.bin", "trace.dat"), or NULL (not
+ * a regular file, unreadable, or none of them). For outputs that must not replace one.
+ */
+const char *vmt_source_probe_fd(int fd);
+
 /* The loader's name: "vmt", "trace.bin" or "trace.dat". */
 const char *vmt_source_format(const struct vmt_source *s);
 /*

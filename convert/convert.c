@@ -41,6 +41,26 @@ static int check_not_input(const struct convert_opts *o)
 	return EXIT_USAGE;
 }
 
+/*
+ * Rows or a timeline never replace another recording ("-o run1.vmt run2.vmt": the names
+ * swapped): one is lost for good, the other is not even converted. A recording written
+ * over one (--to-vmt, --legacy) is what was asked for.
+ */
+static int check_not_recording(const struct convert_opts *o)
+{
+	static const char *const what[] = {
+		[CONVERT_CSV] = "the CSV", [CONVERT_JSONL] = "the JSON lines",
+		[CONVERT_PERFETTO] = "the Perfetto timeline",
+	};
+	char msg[1024];
+
+	if (!o->output || o->format == CONVERT_LEGACY || o->format == CONVERT_VMT ||
+	    !vmt_outfile_over_recording(o->output, what[o->format], msg, sizeof(msg)))
+		return 0;
+	vmt_err("%s", msg);
+	return EXIT_USAGE;
+}
+
 /* Binary output on a terminal garbles it and is lost: a usage error, before any reading. */
 static int check_not_tty(const struct convert_opts *o)
 {
@@ -160,6 +180,8 @@ int main(int argc, char **argv)
 	vmt_log_init(argv[0]);
 	convert_parse_args(&o, argc, argv);
 	code = check_not_input(&o);
+	if (!code)
+		code = check_not_recording(&o);
 	if (!code)
 		code = check_not_tty(&o);
 	if (!code)

@@ -250,13 +250,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 /*
  * The report's outputs (standard output, --html's page, --openmetrics' file) never write
- * over a recording, by its name, a link, or as the regular file on standard input ("-",
- * read in place): a usage error, said before anything is read or written.
+ * over a recording: an input, by its name, a link, or as the regular file on standard input
+ * ("-", read in place), nor any other file that holds one ("--html run1.vmt run2.vmt" took
+ * run1.vmt for the page). A usage error, said before anything is read or written.
  */
 static void check_outputs(const struct report_opts *o)
 {
 	const char *out[] = { "-", o->html, o->metrics_file };
 	const char *what[] = { "standard output", "the --html page", "the --openmetrics file" };
+	const char *kind[] = { "the report", "the HTML report", "the OpenMetrics text" };
 	char msg[1024];
 	unsigned int i, k;
 
@@ -266,6 +268,10 @@ static void check_outputs(const struct report_opts *o)
 				vmt_err("%s", msg);
 				exit(64);
 			}
+		}
+		if (out[i] && vmt_outfile_over_recording(out[i], kind[i], msg, sizeof(msg))) {
+			vmt_err("%s", msg);
+			exit(64);
 		}
 	}
 	/*

@@ -62,11 +62,17 @@ cmp -s in.vmt orig.vmt || fail "standard output onto standard input's file chang
 vmtrace-convert --csv -o stdin.csv - <in.vmt || fail "- <in.vmt to another file"
 vmtrace-convert --csv -o in.csv in.vmt || fail "in.vmt to CSV"
 cmp -s stdin.csv in.csv || fail "- <in.vmt: not the rows of in.vmt"
-# The same bytes in another file are another file.
+# The same bytes in another file are another file: a recording may replace it (rows never
+# replace a recording: tests/e2e/output_over_recording.sh).
 cp two.vmt other.vmt
-run vmtrace-convert --csv -o other.vmt in.vmt
+run vmtrace-convert --to-vmt -o other.vmt in.vmt
 expect_rc 0 "a copy of the input as the output"
-head -1 other.vmt | grep -q '^start_ns,' || fail "the copy was not replaced by the CSV"
+grep -qa "converted_from" other.vmt || fail "the copy was not replaced by the .vmt"
+run vmtrace-report --json other.vmt
+expect_rc 0 "the copy read back"
+[ "$(json out.txt 'd["pairs"]')" = "$(vmtrace-report --json in.vmt |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["pairs"])')" ] ||
+	fail "the copy has not in.vmt's pairs"
 
 # --- Damaged chunks and unfinished files ----------------------------------------------------
 # Four bytes flipped in the middle of the third chunk's compressed data (block headers
@@ -98,6 +104,7 @@ for f in dmg.vmt cut.vmt; do
 	vmtrace-report --json $f >rep.json 2>rep.err
 	[ $? = 2 ] || fail "vmtrace-report does not find $f damaged or unfinished"
 	for mode in --csv --jsonl "--csv --events" --to-vmt; do
+		rm -f out	# the last --to-vmt's copy: rows never replace a recording
 		run vmtrace-convert $mode -o out $f
 		expect_rc 2 "$mode $f"
 		[ "$(warnings err.txt)" = "$(warnings rep.err)" ] ||

@@ -84,6 +84,17 @@ static void expect_file(const char *path, const char *text)
 	free(got);
 }
 
+static void expect_bytes(const char *path, const void *bytes, size_t n)
+{
+	char *got;
+	size_t len;
+
+	assert_int_equal(vmt_io_read_file(path, 1 << 20, &got, &len), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(got, bytes, len);
+	free(got);
+}
+
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -506,6 +517,114 @@ static void test_over_input(void **state)
 	assert_string_equal(msg, "");
 }
 
+static void put_bytes(const char *path, const void *b, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b, n), (ssize_t)n);
+	close(fd);
+}
+
+/*
+ * Outputs that are not recordings never replace a file that holds one, known by its first
+ * bytes as written here from the formats' own descriptions (man/vmtrace-file.5: "VMTRACE\0"
+ * and a 16-byte header; the original trace.bin: the 32-bit signature 0xcce96d01 and two
+ * ids; trace-cmd's trace.dat: "\027\010\104tracing"): 1 with the line naming the file and
+ * its kind, through a link too; any other file, a cut header, an empty file, a device, a
+ * missing file and standard output are 0. Nothing is written to any of them.
+ */
+static void test_over_recording(void **state)
+{
+	static const uint8_t vmt[24] = "VMTRACE\0\x01\0\0\0\x10\0\0\0META";
+	static const uint8_t bin[12] = { 0x01, 0x6d, 0xe9, 0xcc, 0x10, 0x00, 0x11, 0x00 };
+	static const uint8_t dat[16] = "\x17\x08\x44tracing6\0";
+	static const struct {
+		const char *name;
+		const void *bytes;
+		size_t n;		/* SIZE_MAX: a string's length */
+		const char *kind;	/* NULL: no recording */
+	} cases[] = {
+		{ "a.vmt", vmt, sizeof(vmt), ".vmt" },
+		{ "a.bin", bin, sizeof(bin), "trace.bin" },
+		{ "a.dat", dat, sizeof(dat), "trace.dat" },
+		{ "cut.vmt", vmt, 8, NULL },		/* its magic, not its header */
+		{ "cut.bin", bin, 4, NULL },
+		{ "page.html", "<!DOCTYPE html>\n<p>old page</p>\n", SIZE_MAX, NULL },
+		{ "rows.csv", "start_ns,latency_ns\n1,2\n", SIZE_MAX, NULL },
+		{ "empty", "", 0, NULL },
+	};
+	struct fx *fx = *state;
+	char path[PATH_MAX], link[PATH_MAX], msg[2 * PATH_MAX], want[2 * PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", fx->dir, cases[i].name);
+		put_bytes(path, cases[i].bytes, cases[i].n == SIZE_MAX ?
+			  strlen(cases[i].bytes) : cases[i].n);
+		msg[0] = '\0';
+		assert_int_equal(vmt_outfile_over_recording(path, "the CSV", msg, sizeof(msg)),
+				 cases[i].kind != NULL);
+		if (cases[i].kind) {
+			snprintf(want, sizeof(want), "%s holds a recording (%s): refusing to write "
+				 "the CSV over it", path, cases[i].kind);
+			assert_string_equal(msg, want);
+		} else {
+			assert_string_equal(msg, "");
+		}
+		assert_int_equal(unlink(path), 0);
+	}
+	snprintf(path, sizeof(path), "%s/a.vmt", fx->dir);
+	snprintf(link, sizeof(link), "%s/link", fx->dir);
+	put_bytes(path, vmt, sizeof(vmt));
+	assert_int_equal(symlink("a.vmt", link), 0);
+	assert_int_equal(vmt_outfile_over_recording(link, "the HTML report", msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "%s holds a recording (.vmt): refusing to write the HTML "
+		 "report over it", link);
+	assert_string_equal(msg, want);
+	expect_bytes(path, vmt, sizeof(vmt));	/* untouched */
+	assert_int_equal(vmt_outfile_over_recording(fx->path, "the CSV", msg, sizeof(msg)), 0);
+	assert_int_equal(vmt_outfile_over_recording("/dev/null", "the CSV", msg, sizeof(msg)), 0);
+	assert_int_equal(vmt_outfile_over_recording("-", "the CSV", msg, sizeof(msg)), 0);
+	unlink(link);
+	unlink(path);
+}
+
+/*
+ * "vmtrace-convert --csv in.vmt > in.vmt": the shell emptied the input before the program
+ * ran, and the line says so rather than that it refuses to write over it; with ">>" (the
+ * input still whole) it refuses as before.
+ */
+static void test_stdout_emptied(void **state)
+{
+	struct fx *fx = *state;
+	int saved_out = dup(STDOUT_FILENO), fd;
+	char msg[3 * PATH_MAX], want[3 * PATH_MAX];
+
+	assert_true(saved_out >= 0);
+	put_file(fx->path, "in");
+	fd = open(fx->path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0 && dup2(fd, STDOUT_FILENO) == STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(vmt_outfile_over_input("-", fx->path, "the output", msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "standard output is the input file %s: refusing to write "
+		 "over it", fx->path);
+	assert_string_equal(msg, want);
+	fd = open(fx->path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0 && dup2(fd, STDOUT_FILENO) == STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(vmt_outfile_over_input("-", fx->path, "the output", msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "standard output is the input file %s: the shell has already "
+		 "emptied it (> truncates before the program starts)", fx->path);
+	assert_string_equal(msg, want);
+	/* an output named by the user, empty or not, is not the shell's doing */
+	assert_int_equal(vmt_outfile_over_input(fx->path, fx->path, "the output", msg,
+						sizeof(msg)), 1);
+	assert_null(strstr(msg, "emptied"));
+	assert_int_equal(dup2(saved_out, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved_out);
+}
+
 /*
  * "-" as the input is standard input: the regular file there is the input (read in place),
  * a pipe is not (it is copied first); "-" as the path is standard output.
@@ -669,6 +788,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_over_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_recording, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stdout_emptied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_removes, setup, teardown),

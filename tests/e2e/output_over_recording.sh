@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Outputs that are not recordings never replace one (a trial lost run1.vmt to
+# "vmtrace-report --html run1.vmt run2.vmt", exit 0): for each kind of recording (.vmt,
+# the original trace.bin, a trace-cmd trace.dat) and each such output of both programs
+# (the HTML page, the OpenMetrics file, CSV, JSON lines, a series, the Perfetto timeline),
+# exit 64, one line naming the file and its kind, the file byte for byte as it was (cmp),
+# no temporary file left. An old page or CSV is still replaced, and a recording output
+# (--to-vmt, --legacy) over a recording still allowed, the input itself still refused.
+# Also: standard output redirected with > onto the input (said to be emptied already).
+. "$(dirname "$0")/lib.sh"
+
+F618="$DATA/formats/linux-6.18-x86_64"
+cp "$DATA/sample-kvm.vmt" in.vmt
+"$HELPERS/mkvmt" --random 2000 1 "$F618" keep.vmt || fail mkvmt
+"$HELPERS/mkvmt" --legacy --random 200 1 "$F618" keep.bin || fail "mkvmt --legacy"
+cp "$DATA/tracedat/kvm.v7zstd.dat" keep.dat
+# The kinds by their first bytes, read here (man/vmtrace-file.5, the original tool's
+# signature 0xcce96d01, trace-cmd's "\027\010\104tracing").
+python3 - <<'PY' || fail "the test's recordings are not of the kinds it expects"
+import struct
+assert open("keep.vmt", "rb").read(8) == b"VMTRACE\0"
+assert struct.unpack("<I", open("keep.bin", "rb").read(4))[0] == 0xcce96d01
+assert open("keep.dat", "rb").read(10) == b"\x17\x08\x44tracing"
+PY
+for f in keep.vmt keep.bin keep.dat; do cp $f orig.$f; done
+ln -s keep.vmt link.vmt
+
+kind() {	# kind FILE: the kind the message names
+	case $1 in
+	*.bin) echo trace.bin ;;
+	*.dat) echo trace.dat ;;
+	*) echo .vmt ;;
+	esac
+}
+
+refused() {	# refused PROG FILE WHAT CMD...: exit 64, one line, FILE untouched
+	local prog=$1 file=$2 what=$3 target
+	shift 3
+	run "$@"
+	expect_rc 64 "$*"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$*: not one line"; }
+	grep -qxF "$prog: $file holds a recording ($(kind "$file")): refusing to write $what over it" \
+		err.txt || { cat err.txt; fail "$*: the message"; }
+	target=$file
+	[ "$file" = link.vmt ] && target=keep.vmt
+	cmp -s "$target" "orig.$target" || fail "$*: $target changed"
+	[ ! -s out.txt ] || fail "$*: printed something"
+	! ls ./*.part 2>/dev/null || fail "$*: left a temporary file"
+}
+
+for f in keep.vmt keep.bin keep.dat link.vmt; do
+	refused vmtrace-report $f "the HTML report" vmtrace-report --html $f in.vmt
+	refused vmtrace-report $f "the OpenMetrics text" vmtrace-report --openmetrics=$f in.vmt
+	refused vmtrace-convert $f "the CSV" vmtrace-convert --csv -o $f in.vmt
+	refused vmtrace-convert $f "the CSV" vmtrace-convert --csv --series -o $f in.vmt
+	refused vmtrace-convert $f "the JSON lines" vmtrace-convert --jsonl -o $f in.vmt
+	refused vmtrace-convert $f "the Perfetto timeline" vmtrace-convert --perfetto -o $f in.vmt
+done
+[ -L link.vmt ] || fail "the link was replaced"
+# The trial's case: two recordings, the page's name forgotten.
+refused vmtrace-report keep.vmt "the HTML report" vmtrace-report --html keep.vmt in.vmt --json
+
+# Files that hold no recording are replaced, as before (the new content checked).
+echo '<!DOCTYPE html><p>old page' >old.html
+echo 'a,b' >old.csv
+: >empty.out
+run vmtrace-report --html old.html in.vmt
+expect_rc 0 "an old page"
+grep -q '<svg' old.html && ! grep -q 'old page' old.html || fail "the old page was not replaced"
+run vmtrace-convert --csv -o old.csv in.vmt
+expect_rc 0 "an old CSV"
+[ "$(head -1 old.csv | cut -d, -f1)" = start_ns ] || fail "the old CSV was not replaced"
+run vmtrace-convert --jsonl -o empty.out in.vmt
+expect_rc 0 "an empty file"
+[ "$(wc -l <empty.out)" = "$(($(wc -l <old.csv) - 1))" ] || fail "JSON lines: not a row per CSV row"
+run vmtrace-report --openmetrics=old.html in.vmt
+expect_rc 0 "metrics over a page"
+grep -q '^# TYPE vmtrace_' old.html && ! grep -q '<' old.html ||
+	fail "the metrics did not replace the page"
+
+# A recording written over a recording is what was asked for; the input stays refused.
+cp in.vmt copy.vmt
+run vmtrace-report --json keep.vmt
+n=$(json out.txt 'd["pairs"]')
+run vmtrace-convert --to-vmt -o copy.vmt keep.vmt
+expect_rc 0 "--to-vmt over another recording"
+run vmtrace-report --json copy.vmt
+expect_rc 0 "the --to-vmt copy read back"
+[ "$(json out.txt 'd["pairs"]')" = "$n" ] || fail "--to-vmt copy: not keep.vmt's $n pairs"
+cp in.vmt copy2.vmt
+run vmtrace-convert --legacy -o copy2.vmt keep.vmt
+expect_rc 0 "--legacy over another recording"
+run vmtrace-report --format-dir "$F618" copy2.vmt
+expect_rc 0 "the --legacy copy read back"
+run vmtrace-convert --to-vmt -o keep.vmt keep.vmt
+expect_rc 64 "--to-vmt over its input"
+grep -q "keep.vmt: the output is the input file: refusing" err.txt || fail "--to-vmt: $(cat err.txt)"
+cmp -s keep.vmt orig.keep.vmt || fail "--to-vmt over its input changed it"
+
+# --- Standard output onto the input: > has emptied it already ----------------------------
+for prog in vmtrace-convert vmtrace-report; do
+	opt=
+	[ $prog = vmtrace-convert ] && opt=--csv
+	cp orig.keep.vmt e.vmt
+	$prog $opt e.vmt >e.vmt 2>err.txt
+	rc=$?
+	expect_rc 64 "$prog e.vmt >e.vmt"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -qxF "$prog: standard output is the input file e.vmt: the \
+shell has already emptied it (> truncates before the program starts)" err.txt ||
+		{ cat err.txt; fail "$prog >e.vmt: the message"; }
+	cp orig.keep.vmt e.vmt
+	$prog $opt e.vmt >>e.vmt 2>err.txt
+	rc=$?
+	expect_rc 64 "$prog e.vmt >>e.vmt"
+	grep -q "standard output is the input file e.vmt: refusing to write over it" err.txt &&
+		! grep -q emptied err.txt || { cat err.txt; fail "$prog >>e.vmt: the message"; }
+	cmp -s e.vmt orig.keep.vmt || fail "$prog >>e.vmt changed it"
+done
+finish
