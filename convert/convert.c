@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "convertopt.h"
+#include "copycpus.h"
 #include "inputopt.h"
 #include "log.h"
 #include "outfile.h"
@@ -91,6 +92,8 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 		vmt_err("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
 		return EXIT_ERROR;
 	}
+	if (convert_check_cpus(o, *r))
+		return EXIT_USAGE;
 	/* a timeline and a series are in ns by their formats: ticks would pass for ns */
 	if (!vmt_clock_in_ns(vmt_reader_clock(*r)) && (o->format == CONVERT_PERFETTO || o->series)) {
 		vmt_err("%s: --%s needs times in ns; clock %s counts ticks of no known length",

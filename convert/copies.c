@@ -18,39 +18,8 @@
 #include "legacyfmt.h"
 #include "log.h"
 #include "metakeys.h"
+#include "copycpus.h"
 #include "writers.h"
-
-/* The CPUs that have chunks. */
-static void chunk_cpus(const struct vmt_source *src, struct vmt_iter_ids *cpus)
-{
-	size_t i;
-
-	memset(cpus, 0, sizeof(*cpus));
-	for (i = 0; i < vmt_source_nchunks(src); i++) {
-		uint32_t cpu = vmt_source_chunk(src, i)->cpu;
-
-		if (cpu < VMT_ITER_IDS)
-			cpus->bits[cpu / 64] |= 1ULL << (cpu % 64);
-		else
-			cpus->beyond++;
-	}
-}
-
-/* Copies of whole chunks: a note when the CPUs asked for have none. */
-static void say_copied(const struct convert_opts *o, const struct vmt_source *src,
-		       const struct vmt_cpulist *asked, size_t copied)
-{
-	struct vmt_iter_ids have;
-	char a[256], b[256];
-
-	if (copied || !asked->n)
-		return;
-	chunk_cpus(src, &have);
-	vmt_info("%s: nothing selected: no data on CPU%s %s; the recording has data on CPU%s %s",
-		 o->input, asked->n > 1 ? "s" : "", vmt_cpulist_format(asked, a, sizeof(a)),
-		 vmt_iter_ids_count(&have) == 1 ? "" : "s",
-		 vmt_iter_ids_format(&have, b, sizeof(b)));
-}
 
 /* Read chunk i for a copy; a damaged one is counted and skipped, as the reader does. */
 static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf *cb,
@@ -159,7 +128,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 		return ret;
 	}
-	say_copied(o, src, &o->fo.filter.cpus, copied);
+	convert_say_copied(o, src, &o->fo.filter.cpus, copied);
 	if (copied)	/* an empty trace.bin needs no reading back */
 		say_layout(o, vmt_reader_begin_format(r));
 	return 0;
@@ -199,25 +168,33 @@ static bool other_cpu_entry(const struct vmt_cpulist *cpus, const struct vmt_kv 
 	return false;
 }
 
-/* The traced CPUs of a copy made with --cpu: those of the recording that were asked for. */
-static void add_traced(struct vmt_kvbuf *meta, const struct vmt_cpulist *cpus,
-		       const struct vmt_kv *kv)
+/*
+ * The traced CPUs of a copy made with --cpu: those asked for that the recording traced or
+ * has chunks of (never none: convert_check_cpus() refused that, and the reader refuses an
+ * empty list).
+ */
+static void add_traced(struct vmt_kvbuf *meta, const struct vmt_source *src,
+		       const struct vmt_cpulist *cpus, const struct vmt_kv *kv)
 {
 	struct vmt_cpulist traced = { 0 }, kept = { 0 };
 	char text[256], list[1024];
+	struct vmt_iter_ids have;
 	unsigned int i;
 
 	snprintf(text, sizeof(text), "%.*s", (int)kv->val_len, (const char *)kv->val);
+	convert_chunk_cpus(src, &have);
 	kept.cpu = calloc(cpus->n, sizeof(*kept.cpu));
 	if (kept.cpu && vmt_cli_parse_cpulist(text, &traced) == 0) {
 		for (i = 0; i < cpus->n; i++) {
-			if (vmt_cpulist_has(&traced, cpus->cpu[i]))
+			if (vmt_cpulist_has(&traced, cpus->cpu[i]) ||
+			    vmt_iter_ids_has(&have, cpus->cpu[i]))
 				kept.cpu[kept.n++] = cpus->cpu[i];
 		}
-		vmt_kv_add_str(meta, VMT_META_CPUS, vmt_cpulist_format(&kept, list, sizeof(list)));
-	} else {
-		add_entry(meta, kv);
 	}
+	if (kept.n)
+		vmt_kv_add_str(meta, VMT_META_CPUS, vmt_cpulist_format(&kept, list, sizeof(list)));
+	else
+		add_entry(meta, kv);
 	vmt_cpulist_free(&traced);
 	free(kept.cpu);
 }
@@ -238,7 +215,7 @@ static void copy_meta(const struct convert_opts *o, const struct vmt_source *src
 	while (buf && vmt_kv_next(buf, len, &pos, &kv) > 0) {
 		if (cpus->n && kv.key_len == strlen(VMT_META_CPUS) &&
 		    memcmp(kv.key, VMT_META_CPUS, kv.key_len) == 0)
-			add_traced(meta, cpus, &kv);
+			add_traced(meta, src, cpus, &kv);
 		else if (!other_cpu_entry(cpus, &kv))
 			add_entry(meta, &kv);
 	}
@@ -260,7 +237,7 @@ static unsigned int copied_cpus(const struct vmt_source *src, const struct vmt_c
 	struct vmt_iter_ids have;
 	unsigned int n = 0, cpu;
 
-	chunk_cpus(src, &have);
+	convert_chunk_cpus(src, &have);
 	for (cpu = 0; cpu < VMT_ITER_IDS; cpu++)
 		if ((have.bits[cpu / 64] >> (cpu % 64) & 1) &&
 		    (!cpus->n || vmt_cpulist_has(cpus, cpu)))
@@ -317,6 +294,6 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 		return ret;
 	}
-	say_copied(o, src, cpus, copied);
+	convert_say_copied(o, src, cpus, copied);
 	return 0;
 }

@@ -7,7 +7,9 @@
 # exit 64, one line naming the file and its kind, the file byte for byte as it was (cmp),
 # no temporary file left. An old page or CSV is still replaced, and a recording output
 # (--to-vmt, --legacy) over a recording still allowed, the input itself still refused.
-# Also: standard output redirected with > onto the input (said to be emptied already).
+# Also: --to-vmt/--legacy with a --cpu the recording lacks (refused, no file; every file
+# written is read back), and standard output redirected with > onto the input (said to be
+# emptied already).
 . "$(dirname "$0")/lib.sh"
 
 F618="$DATA/formats/linux-6.18-x86_64"
@@ -97,6 +99,55 @@ run vmtrace-convert --to-vmt -o keep.vmt keep.vmt
 expect_rc 64 "--to-vmt over its input"
 grep -q "keep.vmt: the output is the input file: refusing" err.txt || fail "--to-vmt: $(cat err.txt)"
 cmp -s keep.vmt orig.keep.vmt || fail "--to-vmt over its input changed it"
+
+# --- --cpu naming no CPU of the recording ------------------------------------------------
+# Traced CPUs 0-3 (the metadata), data on CPUs 0 and 1 only.
+cat >s.txt <<'S'
+cpus 0-3
+exit 0 1000 7 0x78 0
+entry 0 1900 7 0
+exit 1 5000 8 0x78 1
+entry 1 15000 8 1
+exit 1 20000 8 0x78 1
+entry 1 20400 8 1
+S
+"$HELPERS/mkvmt" "$F618" four.vmt <s.txt || fail mkvmt
+for mode in --to-vmt --legacy; do
+	out=z.out
+	run vmtrace-convert $mode --cpu 7 -o $out four.vmt
+	expect_rc 64 "$mode --cpu 7"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -qxF \
+		"vmtrace-convert: four.vmt: no CPU 7 in the recording: it has CPUs 0-3 (--cpu chooses among them)" \
+		err.txt || { cat err.txt; fail "$mode --cpu 7: the message"; }
+	[ ! -e $out ] && ! ls ./*.part 2>/dev/null || fail "$mode --cpu 7 left a file"
+done
+# The trial's file: CPU 1 only (traced and with data), as its rows say.
+sample="$DATA/why/sample/kvm.vmt"
+has=$(vmtrace-convert --csv --events "$sample" | python3 -c '
+import csv, sys
+print(",".join(sorted({r["pcpu"] for r in csv.DictReader(sys.stdin)}, key=int)))')
+[ "$has" = 1 ] || fail "the sample's rows are on CPUs $has, not 1"
+run vmtrace-convert --to-vmt --cpu 3 -o z.vmt "$sample"
+expect_rc 64 "--to-vmt --cpu 3 on the sample"
+grep -qxF "vmtrace-convert: $sample: no CPU 3 in the recording: it has CPU $has (--cpu chooses among them)" \
+	err.txt || { cat err.txt; fail "--cpu 3: the message"; }
+[ ! -e z.vmt ] || fail "--cpu 3 left z.vmt"
+# A CPU traced without data, and one of two asked for: copies that read back.
+run vmtrace-convert --to-vmt --cpu 3 -o idle.vmt four.vmt
+expect_rc 0 "--cpu 3 (traced, no data)"
+grep -q "nothing selected: no data on CPU 3; the recording has data on CPUs 0-1" err.txt ||
+	fail "--cpu 3: no note: $(cat err.txt)"
+run vmtrace-report --json idle.vmt
+expect_rc 0 "idle.vmt read back"
+[ "$(json out.txt 'd["pairs"]')" = 0 ] || fail "idle.vmt: pairs"
+run vmtrace-convert --to-vmt --cpu 1,7 -o one.vmt four.vmt
+expect_rc 0 "--cpu 1,7"
+run vmtrace-report --json one.vmt
+expect_rc 0 "one.vmt read back"
+# CPU 1's pairs in the script above: 2
+[ "$(json out.txt 'd["pairs"]')" = 2 ] || fail "one.vmt: $(json out.txt 'd["pairs"]') pairs, not 2"
+run vmtrace-report one.vmt
+grep -qx "Traced CPUs: 1" out.txt || fail "one.vmt: $(grep Traced out.txt)"
 
 # --- Standard output onto the input: > has emptied it already ----------------------------
 for prog in vmtrace-convert vmtrace-report; do
