@@ -12,23 +12,38 @@
 #include "metakeys.h"
 #include "rbpage.h"
 
-/* One chunk's pages: every data record's common_type, its first two bytes. */
-static void count_pages(const struct vmt_header_page *hp, const uint8_t *raw, uint64_t size,
-			uint32_t page_size, struct vmt_evcensus *c)
+/*
+ * One chunk's pages: every data record's common_type, its first two bytes, counted into c,
+ * or with c NULL only those of id. Returns the records of id.
+ */
+static uint64_t count_pages(const struct vmt_header_page *hp, const uint8_t *raw,
+			    uint64_t size, uint32_t page_size, struct vmt_evcensus *c, uint32_t id)
 {
-	uint64_t off;
+	uint64_t off, n = 0;
 
 	for (off = 0; page_size && size - off >= page_size; off += page_size) {
 		struct vmt_rbpage pg;
 		struct vmt_rbrecord rec;
 
-		c->pages++;
+		if (c)
+			c->pages++;
 		if (vmt_rbpage_init(&pg, hp, raw + off, page_size))
 			continue;
-		while (vmt_rbpage_next(&pg, &rec) == 1)
-			if (rec.len >= 2)
+		while (vmt_rbpage_next(&pg, &rec) == 1) {
+			if (rec.len < 2)
+				continue;
+			if (c)
 				c->records[get_le16(rec.data)]++;
+			n += get_le16(rec.data) == id;
+		}
 	}
+	return n;
+}
+
+uint64_t vmt_evcensus_records_of(const struct vmt_header_page *hp, const uint8_t *raw,
+				 uint64_t size, uint32_t page_size, uint32_t id)
+{
+	return count_pages(hp, raw, size, page_size, NULL, id);
 }
 
 int vmt_evcensus_count(const struct vmt_source *s, uint64_t max_bytes, struct vmt_evcensus *c)
@@ -58,7 +73,7 @@ int vmt_evcensus_count(const struct vmt_source *s, uint64_t max_bytes, struct vm
 			break;
 		bytes += ci->raw_size;
 		if (!ret)
-			count_pages(&hp, cb.raw, ci->raw_size, ci->page_size, c);
+			count_pages(&hp, cb.raw, ci->raw_size, ci->page_size, c, 0);
 		ret = 0;
 	}
 	vmt_chunkbuf_free(&cb);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "evformat.h"
 #include "source.h"
 
 #define VMT_EVCENSUS_IDS 65536u	/* common_type is an unsigned short */
@@ -31,5 +32,20 @@ struct vmt_evcensus {
  * Return: 0, -EBADMSG when the metadata has no usable header_page, or -ENOMEM.
  */
 int vmt_evcensus_count(const struct vmt_source *s, uint64_t max_bytes, struct vmt_evcensus *c);
+
+/**
+ * vmt_evcensus_records_of() - the records of one event id in one chunk's pages
+ * @hp: the recording's header_page layout
+ * @raw: the chunk's pages, as read (vmt_source_read_chunk)
+ * @size: their bytes (the chunk's raw_size)
+ * @page_size: each page's bytes
+ * @id: the event id (common_type)
+ *
+ * For a copy of chunks that never decodes its events (vmtrace-convert --to-vmt) and still
+ * needs to know whether the pair's begin event is among them. A page that cannot be read
+ * counts nothing.
+ */
+uint64_t vmt_evcensus_records_of(const struct vmt_header_page *hp, const uint8_t *raw,
+				 uint64_t size, uint32_t page_size, uint32_t id);
 
 #endif

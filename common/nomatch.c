@@ -82,11 +82,7 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	}
 }
 
-/*
- * A file that names other events than its pair's (a trace.dat) and has no begin event: what
- * it holds instead, and how to pick a pair of those. False for other files.
- */
-static bool held_instead(const struct vmt_reader *r, char *buf, size_t size)
+int vmt_nomatch_held_instead(const struct vmt_reader *r, char *buf, size_t size)
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	char held[320], *cpus;
@@ -94,14 +90,14 @@ static bool held_instead(const struct vmt_reader *r, char *buf, size_t size)
 
 	n = vmt_source_held_events(src, held, sizeof(held));
 	if (n < 0)
-		return false;
+		return 0;
 	cpus = vmt_reader_meta(r, VMT_META_CPUS);
 	snprintf(buf, size, "not one %s event in the file (the pair %s,%s; CPUs traced: %s): it "
 		 "holds %s%s", vmt_reader_begin_name(r), vmt_reader_begin_name(r),
 		 vmt_reader_end_name(r), cpus && *cpus ? cpus : "not stored", held,
 		 n ? ": choose the pair with --pair BEGIN,END" : "");
 	free(cpus);
-	return true;
+	return 1;
 }
 
 /*
@@ -135,7 +131,7 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 			 "chunk");
 		return 1;
 	}
-	if (held_instead(r, buf, size))
+	if (vmt_nomatch_held_instead(r, buf, size))
 		return 1;
 	cpus = vmt_reader_meta(r, VMT_META_CPUS);
 	if (vmt_reader_pairs_kvm(r))
@@ -158,7 +154,7 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 	if (size)
 		buf[0] = '\0';
 	if (!it->exits) {
-		if (!it->r || !held_instead(it->r, buf, size))
+		if (!it->r || !vmt_nomatch_held_instead(it->r, buf, size))
 			snprintf(buf, size, "nothing selected: the recording has no %ss",
 				 begin_word(it));
 		return 1;

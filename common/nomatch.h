@@ -29,4 +29,13 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
 int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
 			 size_t size);
 
+/*
+ * A file that names other events than its pair's (a trace.dat) and has no begin event: what
+ * it holds instead, and how to pick a pair of those, into buf ("not one kvm:kvm_exit event
+ * in the file (...): it holds records of ...: choose the pair with --pair BEGIN,END").
+ * Returns 1 then; 0 for other files (their formats name no other events). The caller knows
+ * that the begin event is not there (a pass, or a census of every chunk).
+ */
+int vmt_nomatch_held_instead(const struct vmt_reader *r, char *buf, size_t size);
+
 #endif

@@ -12,14 +12,28 @@
 #include "bytes.h"
 #include "chunkcut.h"
 #include "container.h"
+#include "copycpus.h"
+#include "evcensus.h"
 #include "io.h"
 #include "kv.h"
 #include "iterate.h"
 #include "legacyfmt.h"
 #include "log.h"
 #include "metakeys.h"
-#include "copycpus.h"
+#include "nomatch.h"
 #include "writers.h"
+
+/*
+ * A copy of every chunk without one begin event: what --csv says of the same file (a
+ * trace.dat of other events: what it holds, and --pair), for a file that can say it.
+ */
+static void say_no_begin(const struct convert_opts *o, const struct vmt_reader *r)
+{
+	char msg[1024];
+
+	if (vmt_nomatch_held_instead(r, msg, sizeof(msg)))
+		vmt_info("%s: %s", o->input, msg);
+}
 
 /* Read chunk i for a copy; a damaged one is counted and skipped, as the reader does. */
 static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf *cb,
@@ -257,7 +271,10 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	uint64_t hole[VMT_ITER_IDS / 64 + 1] = { 0 };	/* CPUs whose last chunk was damaged */
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
+	uint32_t begin_id = vmt_reader_begin_format(r)->id;
+	uint64_t begins = 0;
 	size_t i, copied = 0;
+	bool left_out = false;
 	int ret;
 
 	vmt_kv_init(&meta);
@@ -270,12 +287,16 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		uint64_t *skipped = &hole[ci->cpu < VMT_ITER_IDS ? ci->cpu / 64 : VMT_ITER_IDS / 64];
 		uint64_t bit = 1ull << (ci->cpu % 64);	/* CPUs past the bitmap share a word */
 
-		if (cpus->n && !vmt_cpulist_has(cpus, ci->cpu))
+		if (cpus->n && !vmt_cpulist_has(cpus, ci->cpu)) {
+			left_out = true;
 			continue;
+		}
 		if (copy_read(src, i, &cb, found)) {
 			*skipped |= bit;
 			continue;
 		}
+		begins += vmt_evcensus_records_of(vmt_reader_header_page(r), cb.raw, ci->raw_size,
+						  ci->page_size, begin_id);
 		/* a damaged chunk of this CPU before, or blocks skipped that may have been */
 		if ((*skipped & bit) || vmt_source_hole_before(src, i))
 			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
@@ -295,5 +316,8 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		return ret;
 	}
 	convert_say_copied(o, src, cpus, copied);
+	/* with chunks left out by --cpu, the begin events may be in those: nothing to say */
+	if (!begins && !left_out)
+		say_no_begin(o, r);
 	return 0;
 }

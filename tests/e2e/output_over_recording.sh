@@ -8,8 +8,8 @@
 # no temporary file left. An old page or CSV is still replaced, and a recording output
 # (--to-vmt, --legacy) over a recording still allowed, the input itself still refused.
 # Also: --to-vmt/--legacy with a --cpu the recording lacks (refused, no file; every file
-# written is read back), and standard output redirected with > onto the input (said to be
-# emptied already).
+# written is read back), --to-vmt of a trace.dat without the pair (the --csv words), and
+# standard output redirected with > onto the input (said to be emptied already).
 . "$(dirname "$0")/lib.sh"
 
 F618="$DATA/formats/linux-6.18-x86_64"
@@ -148,6 +148,30 @@ expect_rc 0 "one.vmt read back"
 [ "$(json out.txt 'd["pairs"]')" = 2 ] || fail "one.vmt: $(json out.txt 'd["pairs"]') pairs, not 2"
 run vmtrace-report one.vmt
 grep -qx "Traced CPUs: 1" out.txt || fail "one.vmt: $(grep Traced out.txt)"
+
+# --- --to-vmt of a trace.dat without the pair: the words --csv has ----------------------
+ctx="$DATA/tracedat/context.dat"
+run vmtrace-convert --csv -o c.csv "$ctx"
+expect_rc 0 "--csv of context.dat"
+grep "not one kvm:kvm_exit event in the file" err.txt >csv.words || fail "--csv: no words"
+grep -q "choose the pair with --pair BEGIN,END" csv.words || fail "--csv: no --pair"
+run vmtrace-convert --to-vmt -o t.vmt "$ctx"
+expect_rc 0 "--to-vmt of context.dat"
+grep "not one kvm:kvm_exit event in the file" err.txt >vmt.words || fail "--to-vmt: no words"
+cmp -s csv.words vmt.words || { cat csv.words vmt.words; fail "--to-vmt: not --csv's words"; }
+run vmtrace-report t.vmt
+expect_rc 0 "t.vmt read back"
+run vmtrace-convert --to-vmt --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit -o t2.vmt "$ctx"
+expect_rc 0 "--to-vmt --pair"
+! grep -q "not one" err.txt || fail "--to-vmt --pair: $(cat err.txt)"
+run vmtrace-report --json t2.vmt
+expect_rc 0 "t2.vmt read back"
+[ "$(json out.txt 'd["pairs"]')" -gt 0 ] || fail "t2.vmt: no pairs"
+run vmtrace-convert --to-vmt -o k.vmt keep.dat
+expect_rc 0 "--to-vmt of a kvm trace.dat"
+! grep -q "not one" err.txt || fail "--to-vmt of kvm pairs: $(cat err.txt)"
+run vmtrace-report k.vmt
+expect_rc 0 "k.vmt read back"
 
 # --- Standard output onto the input: > has emptied it already ----------------------------
 for prog in vmtrace-convert vmtrace-report; do

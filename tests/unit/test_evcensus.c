@@ -2,7 +2,8 @@
 /*
  * evcensus: records per event id over a source's pages. Oracle: the reader's merged walk
  * of the same file (its own page decoding and chunk handling), each record's common_type
- * counted; and the committed trace.dat's counts from trace-cmd report.
+ * counted (by the census of a source, and one id in each chunk's pages); and the committed
+ * trace.dat's counts from trace-cmd report.
  */
 #include "config.h"
 
@@ -44,6 +45,39 @@ static void reader_counts(const char *path, const struct vmt_input_opts *in, uin
 	vmt_reader_close(r);
 }
 
+/*
+ * vmt_evcensus_records_of() summed over every chunk, for each id the reader met and for one
+ * it did not: the reader's counts (want).
+ */
+static void records_of_as_reader(const char *path, const struct vmt_input_opts *in,
+				 const uint64_t *want)
+{
+	struct vmt_chunkbuf cb = { 0 };
+	struct vmt_reader *r;
+	char why[320];
+	uint32_t id;
+	size_t i;
+
+	assert_int_equal(vmt_reader_open(path, in, &r, why, sizeof(why)), 0);
+	for (id = 0; id < VMT_EVCENSUS_IDS; id++) {
+		const struct vmt_source *s = vmt_reader_source(r);
+		uint64_t n = 0;
+
+		if (!want[id] && id != 65535)
+			continue;
+		for (i = 0; i < vmt_source_nchunks(s); i++) {
+			const struct vmt_chunk_info *ci = vmt_source_chunk(s, i);
+
+			assert_int_equal(vmt_source_read_chunk(s, i, &cb, NULL), 0);
+			n += vmt_evcensus_records_of(vmt_reader_header_page(r), cb.raw,
+						     ci->raw_size, ci->page_size, id);
+		}
+		assert_int_equal(n, want[id]);
+	}
+	vmt_chunkbuf_free(&cb);
+	vmt_reader_close(r);
+}
+
 static void same_as_reader(const char *path, const struct vmt_input_opts *in)
 {
 	struct vmt_evcensus *c = malloc(sizeof(*c));
@@ -63,6 +97,7 @@ static void same_as_reader(const char *path, const struct vmt_input_opts *in)
 		total += want[id];
 	}
 	assert_true(total > 0);
+	records_of_as_reader(path, in, want);
 	/* a limit of one byte: the first chunk only, and said to be cut when more follow */
 	assert_int_equal(vmt_evcensus_count(s, 1, c), 0);
 	assert_int_equal(c->cut, vmt_source_nchunks(s) > 1);
