@@ -35,6 +35,9 @@ int rec_output_stdout_clash(const char *output, const char *metrics, bool live, 
 	const char *what = live ? "standard output (--live's view)" :
 			   "standard output (the summary)";
 
+	/* metrics text never replaces a recording (another run's .vmt), as the report's */
+	if (metrics && vmt_outfile_over_recording(metrics, "the metrics", msg, size))
+		return 1;
 	if (!live && (quiet || !renamed))
 		return 0;
 	return (output && strcmp(output, "-") != 0 &&

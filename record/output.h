@@ -62,7 +62,8 @@ int rec_output_name(const char *path, unsigned int index, char *buf, size_t size
  * Whether an output (-o's output, NULL with --no-output; --metrics' metrics, or NULL) is
  * the same file as standard output while the recorder writes there too: --live's view, or
  * the summary read back from a file renamed into place (not with quiet), which would go
- * into the file it replaces. Then 1, with msg the line that refuses it; else 0.
+ * into the file it replaces; or the metrics would replace a recording (a .vmt, trace.bin
+ * or trace.dat already there). Then 1, with msg the line that refuses it; else 0.
  */
 int rec_output_stdout_clash(const char *output, const char *metrics, bool live, bool quiet,
 			    char *msg, size_t size);/*

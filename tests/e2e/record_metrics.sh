@@ -140,4 +140,11 @@ for m in old.vmt old-link.vmt; do
 	expect_one_line_error vmtrace-record "metrics $m is the recording's output"
 	[ "$(cat old.vmt)" = keep ] || fail "--metrics $m: old.vmt was touched"
 done
+# nor do they replace another recording (the report's --openmetrics=FILE alike)
+cp "$DATA/sample-kvm.vmt" other.vmt
+run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --metrics other.vmt -o x.vmt
+expect_rc 64 "--metrics over a recording"
+expect_one_line_error vmtrace-record "other.vmt holds a recording (.vmt): refusing to write the metrics over it"
+cmp -s other.vmt "$DATA/sample-kvm.vmt" || fail "--metrics over a recording: it was touched"
+[ ! -e x.vmt ] || fail "--metrics over a recording: a recording was made"
 finish
