@@ -83,8 +83,9 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 		 * Said at once (the first publication's failure stops the recorder instead): one
 		 * that runs for days would serve stale figures unseen.
 		 */
-		vmt_warn("%s: writing the metrics failed: %s (the file keeps the figures last "
-			 "written; tried again every interval)", m->path, strerror(-ret));
+		vmt_warn_folded("%s: writing the metrics failed: %s (the file keeps the figures "
+				"last written; tried again every interval)", m->path,
+				strerror(-ret));
 		m->error = ret;
 	}
 	m->failed += ret != 0;

@@ -205,9 +205,9 @@ static void report(const struct rec_watch *w)
 			 "them)", st.late);
 	err = w->metrics ? rec_metrics_error(w->metrics, &failed) : 0;
 	if (err)
-		vmt_warn("%s: writing the metrics failed %" PRIu64 " of %" PRIu64 " times, first: %s",
-			 w->metrics_path, failed, failed + rec_metrics_published(w->metrics),
-			 strerror(-err));
+		vmt_warn_folded("%s: writing the metrics failed %" PRIu64 " of %" PRIu64 " times, "
+				"first: %s", w->metrics_path, failed,
+				failed + rec_metrics_published(w->metrics), strerror(-err));
 }
 
 bool rec_watch_done(const struct rec_watch *w, const char **reason)

@@ -181,7 +181,8 @@ static int check_conds(const struct vmt_compare *c, const struct gate *g, const 
 
 /*
  * Rates over the same kind of time on both sides: a .vmt's over its recorded duration, a
- * trace.bin's or trace.dat's (no duration recorded) over its events' span. Mixed, the .vmt
+ * trace.bin's or trace.dat's (no duration recorded, nor an unfinished .vmt's) over its
+ * events' span. Mixed, the .vmt
  * would read at half the rate of the same exits converted (the recorder's start and stop
  * lie seconds outside the events): then both are over their events' span, and it is said.
  */
@@ -194,8 +195,9 @@ static void same_kind_of_span(const struct report_opts *o, struct vmt_compare *c
 	without = c->recorded[0] ? 1 : 0;
 	for (side = 0; side < 2; side++)
 		c->span_ns[side] = c->events_span_ns[side];
-	vmt_warn_folded("%s has no recorded duration (a trace.bin, a trace.dat or a .vmt made of one): the rates of "
-			"both are over their events' span", without ? o->file2 : o->file);
+	vmt_warn_folded("%s has no recorded duration (a trace.bin, a trace.dat, a .vmt made of one "
+			"or an unfinished one): the rates of both are over their events' span",
+			without ? o->file2 : o->file);
 }
 
 static int publish(const struct report_opts *o, const struct vmt_compare *c,

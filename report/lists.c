@@ -88,9 +88,10 @@ static int tmp_error(const struct report_list *l)
 
 static int say_error(const struct report_list *l, int ret, bool reading)
 {
-	vmt_err("cannot %s %s %s a temporary file in %s: %s%s", reading ? "read back" : "write",
-		l->what, reading ? "from" : "to", l->dir, strerror(-ret),
-		ret == -ENOSPC ? " (TMPDIR chooses another directory)" : "");
+	/* the directory first, as a file is named: the line then fits 120 columns with /tmp */
+	vmt_err("%s: cannot %s %s %s a temporary file: %s%s", l->dir,
+		reading ? "read back" : "write", l->what, reading ? "from" : "to", strerror(-ret),
+		ret == -ENOSPC ? " (set TMPDIR)" : "");
 	return ret;
 }
 

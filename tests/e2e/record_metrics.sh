@@ -106,7 +106,7 @@ if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
 	wait "$rec_pid"
 	rc=$?
 	[ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record exited $rc with the metrics' disk full"; }
-	grep -q "warning: full/m.prom: writing the metrics failed [1-9][0-9]* of [1-9][0-9]* times, first: No space left on device" rec.err ||
+	unfold rec.err | grep -q "warning: full/m.prom: writing the metrics failed [1-9][0-9]* of [1-9][0-9]* times, first: No space left on device" ||
 		{ cat rec.err; fail "no count of the failures at the end"; }
 	cmp -s kept.prom full/m.prom || fail "the metrics file did not keep the figures last written"
 	ls full/m.prom.* 2>/dev/null && fail "a temporary metrics file was left on the full disk"

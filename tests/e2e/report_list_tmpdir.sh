@@ -57,7 +57,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 		rc=$(cat rc.txt)
 		expect_rc 1 "a full TMPDIR ($args)"
 		case $args in *around*) what="the events --around" ;; *) what="the exits over --threshold" ;; esac
-		expect_one_line_error vmtrace-report "cannot write $what to a temporary file in $scratch/tiny: No space left on device (TMPDIR"
+		expect_one_line_error vmtrace-report "$scratch/tiny: cannot write $what to a temporary file: No space left on device (set TMPDIR)"
 		[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a full TMPDIR ($args): not one line"; }
 	done
 else
