@@ -563,21 +563,23 @@ static int cmp_vcpufd_id(const void *a, const void *b)
  * tell their vCPU: they take the ids of the fds left over, both in ascending order. VMMs
  * create their vCPUs in order: QEMU starts each vCPU thread and waits until it has made its
  * vCPU before the next (qemu_init_vcpu()), others make the fds first and then the threads
- * one by one. With more such threads than fds left none is taken (which would be a guess).
- * Sets *paired to how many were given an id; returns 0 or -ENOMEM.
+ * one by one. Only when that order decides every id: as many such threads as fds left over
+ * (a parked vCPU's fd without a thread, or a thread that stayed in user space, would leave
+ * one id to guess), and the threads seen in KVM_RUN in the same order as their ids. Else
+ * none is numbered. Sets *paired to how many were given an id; returns 0 or -ENOMEM.
  */
 static int pair_by_order(struct vcpufd *fds, unsigned int n_fds, const struct tidlist *tasks,
 			 const unsigned char *state, unsigned int *paired)
 {
 	unsigned int left = 0, n = 0, i, j;
-	pid_t *tid;
+	pid_t *tid, prev_tid = 0;
 
 	*paired = 0;
 	for (j = 0; j < n_fds; j++)
 		left += !fds[j].tid;
 	for (i = 0; i < tasks->n; i++)
 		n += state[i] == 2;
-	if (n == 0 || n > left)
+	if (n == 0 || n != left)
 		return 0;
 	tid = malloc(n * sizeof(*tid));
 	if (!tid)
@@ -592,6 +594,19 @@ static int pair_by_order(struct vcpufd *fds, unsigned int n_fds, const struct ti
 		while (fds[j].tid)
 			j++;
 		fds[j].tid = tid[i];
+	}
+	/* the order must hold for the threads whose ids are known too, else it is not QEMU's */
+	for (j = 0; j < n_fds && prev_tid >= 0; j++) {
+		prev_tid = fds[j].tid > prev_tid ? fds[j].tid : -1;
+	}
+	if (prev_tid < 0) {
+		for (i = 0, j = 0; j < n_fds; j++) {
+			if (i < n && fds[j].tid == tid[i]) {
+				fds[j].tid = 0;
+				i++;
+			}
+		}
+		n = 0;
 	}
 	free(tid);
 	*paired = n;
