@@ -1074,10 +1074,17 @@ static int from_pidfile(const struct vmt_vmfind_env *env, const char *name, pid_
 	return 0;
 }
 
+/*
+ * A control character in a name that reaches terminals: C0, DEL, or C1 (U+0080..U+009F,
+ * 0xc2 0x80..0x9f in UTF-8: a terminal may take U+009B as CSI). Other bytes pass, UTF-8 or
+ * not (a Latin-1 name stays readable).
+ */
 static int has_control(const char *s)
 {
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return 1;
 	}
 	return 0;

@@ -467,6 +467,12 @@ static void test_several(void **state)
 	assert_string_equal(fk->err, "empty VM name in 'a,,b'");
 	assert_int_equal(vmt_vmfind_check_specs("a,b\tc", fk->err, sizeof(fk->err)), -EINVAL);
 	assert_string_equal(fk->err, "VM name with a control character");
+	/* C1 too (U+009B, CSI to some terminals); Latin-1 and other UTF-8 pass */
+	assert_int_equal(vmt_vmfind_check_specs("ev\xc2\x9b" "31mil", fk->err, sizeof(fk->err)),
+			 -EINVAL);
+	assert_string_equal(fk->err, "VM name with a control character");
+	assert_int_equal(vmt_vmfind_check_specs("caf\xc3\xa9,caf\xe9,\xc2\xa0x", fk->err,
+						sizeof(fk->err)), 0);
 	/* "no VM 'nope'" is no question of form: 0 here */
 	assert_int_equal(vmt_vmfind_check_specs("nope", fk->err, sizeof(fk->err)), 0);
 	/* a bad form is found before the VMs before it are looked up */
@@ -868,6 +874,8 @@ static void test_meta_hostile(void **state)
 		{ "1", "a", NULL, "11:0", -EBADMSG },
 		{ "1", "", "10", "11:0", -EBADMSG },
 		{ "1", "a\nb", "10", "11:0", -EBADMSG },
+		{ "1", "a\xc2\x9b" "b", "10", "11:0", -EBADMSG },
+		{ "1", "caf\xe9", "10", "11:0", 0 },
 		{ "1", NULL, "10", "11:0", -EBADMSG },
 		{ "1", "a", "10", NULL, -EBADMSG },
 		{ "2", "a", "10", "11:0", -EBADMSG },
