@@ -1111,6 +1111,18 @@ static int check_spec(const char *spec, char *err, size_t err_size)
 	return 0;
 }
 
+/* An item of a --vm list without the spaces around it, in place. */
+static char *trim_spaces(char *s)
+{
+	char *end;
+
+	s += strspn(s, " \t");
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return s;
+}
+
 int vmt_vmfind_check_specs(const char *specs, char *err, size_t err_size)
 {
 	const char *p = specs;
@@ -1120,8 +1132,13 @@ int vmt_vmfind_check_specs(const char *specs, char *err, size_t err_size)
 	if (!specs || !*specs)
 		return errf(err, err_size, -EINVAL, "no VM given");
 	for (;;) {
-		size_t len = strcspn(p, ",");
+		size_t len, skip = strspn(p, " \t");
 
+		/* spaces around an item are not part of it ("web1, web2"), as report's --vm */
+		p += skip;
+		len = strcspn(p, ",");
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
 		/* longer than any good spec: cut, still too long for check_spec */
 		snprintf(one, sizeof(one), "%.*s", (int)(len < sizeof(one) ? len :
 							 sizeof(one) - 1), p);
@@ -1130,9 +1147,10 @@ int vmt_vmfind_check_specs(const char *specs, char *err, size_t err_size)
 			return errf(err, err_size, ret, "empty VM name in '%s'", specs);
 		if (ret)
 			return ret;
-		if (!p[len])
+		p += strcspn(p, ",");
+		if (!*p)
 			return 0;
-		p += len + 1;
+		p++;
 	}
 }
 
@@ -1255,6 +1273,7 @@ int vmt_vmfind_resolve(const struct vmt_vmfind_env *env, const char *specs,
 		next = strchr(spec, ',');
 		if (next)
 			*next++ = '\0';
+		spec = trim_spaces(spec);
 		if (!*spec) {
 			ret = errf(err, err_size, -EINVAL, "empty VM name in '%s'", specs);
 			goto out_free;

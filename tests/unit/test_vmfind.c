@@ -450,6 +450,17 @@ static void test_several(void **state)
 	assert_string_equal(cpus_str(&f.vm[1].cpus, buf, sizeof(buf)), "3,6-7");
 	assert_string_equal(cpus_str(&f.cpus, buf, sizeof(buf)), "0-7");
 	vmt_vmfind_free(&f);
+	/* spaces around the items are not part of them ("web1, web2"), as in report's --vm */
+	assert_int_equal(vmt_vmfind_check_specs(" web1 ,\tweb2 ", fk->err, sizeof(fk->err)), 0);
+	assert_int_equal(vmt_vmfind_resolve(&fk->env, " web1 ,\tweb2 , web1", &f, fk->err,
+					    sizeof(fk->err)), 0);
+	assert_int_equal(f.n_vm, 2);
+	assert_string_equal(f.vm[0].name, "web1");
+	assert_string_equal(f.vm[1].name, "web2");
+	vmt_vmfind_free(&f);
+	assert_int_equal(vmt_vmfind_check_specs("web1, ,web2", fk->err, sizeof(fk->err)),
+			 -EINVAL);
+	assert_string_equal(fk->err, "empty VM name in 'web1, ,web2'");
 
 	/* two names of one VM: the file would keep one, a report asked for the other fails */
 	assert_int_equal(vmt_vmfind_resolve(&fk->env, "web1,web2,1000", &f, fk->err,
