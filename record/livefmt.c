@@ -88,7 +88,7 @@ static void screen_columns(struct screen *s)
 	for (i = 0; i < 4; i++)
 		used += figure_width[i];
 	s->figures = 4;
-	while (s->figures > 1 && used + LABEL_MIN > s->cols)
+	while (s->figures > 0 && used + LABEL_MIN > s->cols)
 		used -= figure_width[--s->figures];
 	s->label = used + LABEL_MAX <= s->cols ? LABEL_MAX :
 		   used + LABEL_MIN <= s->cols ? (int)(s->cols - used) : LABEL_MIN;
@@ -141,10 +141,18 @@ static void screen_size(FILE *f, unsigned int *cols, unsigned int *rows)
 	*rows = ws.ws_row ? ws.ws_row : env_size("LINES", 24);
 }
 
+/* "  LABEL" padded, then the figure cells the screen's width keeps (screen_columns()). */
+static void figures_line(struct screen *scr, const char *label, char (*cell)[32])
+{
+	screen_line(scr, "  %-*s%s%s%s%s", vmt_textwidth_pad(label, (unsigned int)scr->label),
+		    label, scr->figures > 0 ? cell[0] : "", scr->figures > 1 ? cell[1] : "",
+		    scr->figures > 2 ? cell[2] : "", scr->figures > 3 ? cell[3] : "");
+}
+
 static void table_row(struct screen *scr, const char *label, const struct rec_live_stat *s,
 		      uint64_t len, uint64_t time)
 {
-	char p99[32], max[32], cut[128];
+	char p99[32] = "", max[32] = "", cut[128], cell[4][32];
 
 	/* cut with '~' before its "(pid)" or "(0x..)", which tells the rows apart */
 	label = vmt_fmt_fit(label, (unsigned int)scr->label, cut, sizeof(cut));
@@ -153,11 +161,11 @@ static void table_row(struct screen *scr, const char *label, const struct rec_li
 		fmt_ns(vmt_latdist_percentile(&s->d, 99), p99, sizeof(p99));
 		fmt_ns(s->max, max, sizeof(max));
 	}
-	screen_line(scr, "  %-*s %12.0f%.*s%10.2f %%%.*s%13s%.*s%13s",
-		    vmt_textwidth_pad(label, (unsigned int)scr->label), label,
-		    per_s(s->count, len), scr->figures > 1, " ", pct(s->sum, time),
-		    scr->figures > 2, " ", scr->figures > 2 ? s->count ? p99 : "-" : "",
-		    scr->figures > 3, " ", scr->figures > 3 ? s->count ? max : "-" : "");
+	snprintf(cell[0], sizeof(cell[0]), " %12.0f", per_s(s->count, len));
+	snprintf(cell[1], sizeof(cell[1]), " %10.2f %%", pct(s->sum, time));
+	snprintf(cell[2], sizeof(cell[2]), " %13s", s->count ? p99 : "-");
+	snprintf(cell[3], sizeof(cell[3]), " %13s", s->count ? max : "-");
+	figures_line(scr, label, cell);
 }
 
 static int by_count(const void *a, const void *b)
@@ -237,7 +245,7 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	unsigned int cols, rows, room;
 	uint64_t len = fr->len_ns;
 	struct screen scr;
-	char buf[160];
+	char buf[160], title[4][32];
 	bool blanks;
 
 	qsort(fr->tasks, fr->ntasks, sizeof(*fr->tasks), by_time);
@@ -263,10 +271,11 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	if (blanks)
 		screen_line(&scr, "%s", "");
 	/* another pair's words are the text report's: pairs, time in pairs, task, id */
-	screen_line(&scr, "  %-*s %12s%.*s%12s%.*s%13s%.*s%13s", scr.label, "",
-		    fr->kvm ? "exits/s" : "pairs/s", scr.figures > 1, " ",
-		    fr->kvm ? "out of guest" : "in pairs", scr.figures > 2, " ",
-		    scr.figures > 2 ? "p99" : "", scr.figures > 3, " ", scr.figures > 3 ? "max" : "");
+	snprintf(title[0], sizeof(title[0]), " %12s", fr->kvm ? "exits/s" : "pairs/s");
+	snprintf(title[1], sizeof(title[1]), " %12s", fr->kvm ? "out of guest" : "in pairs");
+	snprintf(title[2], sizeof(title[2]), " %13s", "p99");
+	snprintf(title[3], sizeof(title[3]), " %13s", "max");
+	figures_line(&scr, "", title);
 	snprintf(buf, sizeof(buf), "all (%u %s%s)", fr->active, fr->kvm ? "vCPU task" : "task",
 		 fr->active == 1 ? "" : "s");
 	table_row(&scr, buf, fr->all, len, len * fr->active);

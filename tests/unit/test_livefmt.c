@@ -174,11 +174,13 @@ static unsigned int count(const char *s, const char *what)
 
 static void test_widths(void **state)
 {
-	/* the figures shown at each width: 4, 3 (no max), 2 (no p99) */
+	/* the figures shown at each width: 4, 3 (no max), 2 (no p99), 1 (exits/s), none */
 	static const struct { unsigned int cols, figures; } w[] = {
 		{ 120, 4 }, { 90, 4 }, { 89, 4 }, { 64, 4 }, { 63, 3 }, { 60, 3 }, { 50, 3 }, { 49, 2 },
-		{ 40, 2 },
+		{ 40, 2 }, { 36, 2 }, { 35, 1 }, { 30, 1 }, { 23, 1 }, { 22, 0 }, { 20, 0 },
 	};
+	/* what each row of pid 1000 ends with: 2 exits in 0.3 s are 7 per s, 36.043 ms max */
+	static const char *const last[] = { "pid 1000", " 7", "%", "36.043 ms", "36.043 ms" };
 	struct fixture fx;
 	char buf[256], want[256];
 	size_t i;
@@ -188,16 +190,23 @@ static void test_widths(void **state)
 	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		char *t = frame(&fx, w[i].cols, true);
 		const char *row = line_of(t, "  pid 1000", buf, sizeof(buf));
+		size_t n, k;
 
 		assert_fits(t, w[i].cols);
 		assert_non_null(row);
-		/* whole figures: p99 and max (both 36.043 ms), then the p99 alone, then the share */
+		n = strlen(row);
+		while (n && row[n - 1] == ' ')	/* the label's padding, with no figure after it */
+			n--;
+		k = strlen(last[w[i].figures]);
+		/* whole figures: p99 and max (both 36.043 ms), the p99 alone, the share, exits/s */
 		assert_int_equal(count(row, "36.043 ms"), w[i].figures >= 3 ? w[i].figures - 2 : 0);
-		assert_true(row[strlen(row) - 1] == (w[i].figures >= 3 ? 's' : '%'));
+		assert_true(n >= k && !memcmp(row + n - k, last[w[i].figures], k));
+		assert_int_equal(count(row, "%"), w[i].figures >= 2);
 		/* the header names what is shown, nothing more */
 		assert_non_null(line_of(t, "   ", want, sizeof(want)));
 		assert_true((strstr(want, "max") != NULL) == (w[i].figures == 4));
 		assert_true((strstr(want, "p99") != NULL) == (w[i].figures >= 3));
+		assert_true((strstr(want, "exits/s") != NULL) == (w[i].figures >= 1));
 		/* and its titles end where the rows' figures do */
 		assert_int_equal(strlen(want), strlen(row));
 		free(t);
