@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "nomatch.h"
+#include "outbuf.h"
 #include "rows.h"
 #include "seriesfmt.h"
 #include "writers.h"
@@ -69,7 +70,10 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", convert_output_name(o), strerror(-werr));
 		return werr;
 	}
-	if (ret)
+	if (ret == -E2BIG)	/* vmt_rows' start: a row could not fit the output's buffer */
+		vmt_err("%s: a name in the recording (an exit reason or a VM) is too long for a "
+			"CSV row: the row would pass %u KiB", o->input, VMT_OUTBUF_SIZE / 4 / 1024);
+	else if (ret)
 		vmt_err("%s: %s", o->input, strerror(-ret));
 	else
 		say_rows(o, &it, rows, &st);

@@ -80,4 +80,17 @@ for view in ("", "--events", "--why"):
     assert {r["reason"] for r in rows if r["reason"]} == reasons, view
 PY
 done
+
+# A name too long for any row (300000 bytes, past a quarter of the output's 1 MiB buffer):
+# one line that says so, exit 1, not "Argument list too long"; the text report reads it.
+cp -r "$DATA/formats/linux-6.18-x86_64" huge || fail "copy the formats"
+python3 -c 'import sys; p = sys.argv[1]; s = open(p).read()
+open(p, "w").write(s.replace("\"cpuid\" }", "\"%s\" }" % ("c" * 300000)))' huge/kvm/kvm_exit/format
+printf 'exit 0 1000 100 0x72 0\nentry 0 2000 100 0\n' | "$HELPERS/mkvmt" huge huge.vmt ||
+	fail "mkvmt huge"
+run vmtrace-convert --csv huge.vmt
+expect_rc 1 "a 300000-byte reason name"
+expect_one_line_error vmtrace-convert "huge.vmt: a name in the recording (an exit reason or a VM) is too long for a CSV row: the row would pass 256 KiB"
+run vmtrace-report --json huge.vmt
+expect_rc 0 "the report on a 300000-byte reason name"
 finish
