@@ -489,14 +489,14 @@ out_free:
 	return ret;
 }
 
-static uint64_t total_ns(const struct vmt_cmp_group *g)
+static unsigned __int128 total_ns(const struct vmt_cmp_group *g)
 {
 	return g->side[VMT_CMP_AFTER].d.st.sum + g->side[VMT_CMP_BEFORE].d.st.sum;
 }
 
 static int by_total(const void *x, const void *y)
 {
-	uint64_t a = total_ns(x), b = total_ns(y);
+	unsigned __int128 a = total_ns(x), b = total_ns(y);
 
 	return (a < b) - (a > b);
 }
@@ -549,7 +549,7 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 		return c->span_ns[side] > c->gap_ns[side] ?
 		       (double)n * 1e9 / (double)(c->span_ns[side] - c->gap_ns[side]) : NAN;
 	case VMT_CMP_MEAN:
-		return n ? (double)s->d.st.sum / (double)n : NAN;
+		return n ? (double)vmt_latstat_avg(&s->d.st) : NAN;
 	case VMT_CMP_MAX:
 		return n ? (double)s->d.st.max : NAN;
 	case VMT_CMP_WINDOW:

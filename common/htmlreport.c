@@ -386,13 +386,13 @@ static void summary(struct page *p)
 	card_count(p, "orphans", vmt_summary_orphans(s), "orphan events");
 	if (s->lat.count) {
 		card_ns(p, "min_ns", ns(p, s->lat.min), "minimum");
-		card_ns(p, "avg_ns", ns(p, s->lat.sum / s->lat.count), "average");
+		card_ns(p, "avg_ns", ns(p, vmt_latstat_avg(&s->lat)), "average");
 		for (k = 0; k < 5; k++)
 			card_ns(p, keys[k], ns(p, vmt_latdist_percentile(&s->all, pcts[k])),
 				keys[k]);
 		card_ns(p, "max_ns", ns(p, s->lat.max), "maximum");
 		card_ns(p, "stddev_ns", ns(p, (uint64_t)vmt_latdist_stddev(&s->all)), "stddev");
-		card_ns(p, "total_ns", ns(p, s->lat.sum), p->w == &kvm_words ?
+		card_ns(p, "total_ns", ns(p, vmt_latstat_total(&s->lat)), p->w == &kvm_words ?
 			"out of guest in all" : "total time in pairs");
 		if (s->max_window_pid < 0)	/* no pair took any time */
 			snprintf(label, sizeof(label), "worst %s window",

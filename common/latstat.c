@@ -16,6 +16,20 @@ void vmt_latstat_init(struct vmt_latstat *s)
 	s->sum = 0;
 }
 
+double vmt_latstat_share(const struct vmt_latstat *part, const struct vmt_latstat *total)
+{
+	unsigned __int128 p = part->sum, t = total->sum;
+
+	/* both halved together until t fits 64 bits: p * 10000 then fits 128 */
+	while (t > UINT64_MAX) {
+		p >>= 1;
+		t >>= 1;
+	}
+	if (!t)
+		return 0.0;
+	return (double)(uint64_t)(p * 10000 / t) / 100.0;
+}
+
 void vmt_latstat_merge(struct vmt_latstat *into, const struct vmt_latstat *from)
 {
 	into->count += from->count;
@@ -244,19 +258,28 @@ int vmt_latdist_merge(struct vmt_latdist *into, const struct vmt_latdist *from)
 		}
 	}
 	vmt_latstat_merge(&into->st, &from->st);
-	into->sumsq += from->sumsq;
+	into->sumsq_wraps += from->sumsq_wraps;
+	if (__builtin_add_overflow(into->sumsq, from->sumsq, &into->sumsq))
+		into->sumsq_wraps++;
 	return 0;
 }
 
 double vmt_latdist_stddev(const struct vmt_latdist *d)
 {
-	long double n = (long double)d->st.count, sum = (long double)d->st.sum, var;
+	long double n = (long double)d->st.count, sum = (long double)d->st.sum, var, sd;
+	long double sumsq = (long double)d->sumsq + ldexpl((long double)d->sumsq_wraps, 128);
+	uint64_t range = d->st.max - d->st.min;
 
-	if (d->st.count < 2)
+	if (d->st.count < 2 || !range)
 		return 0.0;
 	/* sample variance: (sum of squares - sum^2 / n) / (n - 1), never below 0 */
-	var = ((long double)d->sumsq - sum * sum / n) / (n - 1);
-	return var > 0 ? (double)sqrtl(var) : 0.0;
+	var = (sumsq - sum * sum / n) / (n - 1);
+	sd = var > 0 ? sqrtl(var) : 0.0L;
+	/*
+	 * A sample's standard deviation never exceeds its range: with values near 2^63 ns the
+	 * difference above loses its low digits, and the figure must not contradict min and max.
+	 */
+	return (double)(sd > (long double)range ? (long double)range : sd);
 }
 
 int vmt_window_adopt(struct vmt_window *w, const struct vmt_window *from)

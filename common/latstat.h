@@ -13,10 +13,30 @@
 struct vmt_latstat {
 	uint64_t count;
 	uint64_t min, max;
-	uint64_t sum;
+	/*
+	 * 128 bits: timestamps come from the file, and four exits of 2^62 ns (damaged page
+	 * headers) would wrap 64 bits to a total and an average of 0 beside a maximum of 146
+	 * years. Read it through vmt_latstat_avg() and vmt_latstat_total().
+	 */
+	unsigned __int128 sum;
 };
 
 void vmt_latstat_init(struct vmt_latstat *s);
+/* The average, exact (never above max): 0 when empty. */
+static inline uint64_t vmt_latstat_avg(const struct vmt_latstat *s)
+{
+	return s->count ? (uint64_t)(s->sum / s->count) : 0;
+}
+/* The total as 64 bits: UINT64_MAX (584 years in ns) when it is more, never wrapped. */
+static inline uint64_t vmt_latstat_total(const struct vmt_latstat *s)
+{
+	return s->sum > UINT64_MAX ? UINT64_MAX : (uint64_t)s->sum;
+}
+/*
+ * part's share of total in %, cut (never rounded up) to 2 decimals as vmt_share_pct() cuts;
+ * totals past 64 bits keep their ratio.
+ */
+double vmt_latstat_share(const struct vmt_latstat *part, const struct vmt_latstat *total);
 static inline void vmt_latstat_add(struct vmt_latstat *s, uint64_t v)
 {
 	s->count++;
@@ -41,6 +61,7 @@ void vmt_latstat_merge(struct vmt_latstat *into, const struct vmt_latstat *from)
 struct vmt_latdist {
 	struct vmt_latstat st;
 	unsigned __int128 sumsq;	/* exact: the variance without a division per value */
+	uint64_t sumsq_wraps;	/* times sumsq passed 2^128 (values near 2^64 ns: damage) */
 	uint64_t *exact;	/* the first values, until it overflows */
 	uint32_t nexact;
 	/*
@@ -94,7 +115,8 @@ static inline void vmt_latval_init(struct vmt_latval *lv, uint64_t v)
 static inline int vmt_latdist_add_val(struct vmt_latdist *d, const struct vmt_latval *lv)
 {
 	vmt_latstat_add(&d->st, lv->v);
-	d->sumsq += lv->sq;
+	if (__builtin_expect(__builtin_add_overflow(d->sumsq, lv->sq, &d->sumsq), 0))
+		d->sumsq_wraps++;
 	if (d->hist) {
 		if (__builtin_expect(++d->hist[lv->bucket] == 0, 0))
 			return vmt_latdist_carry(d, lv->bucket);

@@ -310,7 +310,7 @@ static void histogram(struct om *om, const char *labels, const struct vmt_latdis
 	snprintf(v, sizeof(v), "%" PRIu64, d->st.count);
 	sample(om, "vmtrace_exit_latency_seconds_bucket", labels, "+Inf", v);
 	sample_u64(om, "vmtrace_exit_latency_seconds_count", labels, d->st.count);
-	sample_sec(om, "vmtrace_exit_latency_seconds_sum", labels, d->st.sum);
+	sample_sec(om, "vmtrace_exit_latency_seconds_sum", labels, vmt_latstat_total(&d->st));
 }
 
 static void free_labels(char **l, size_t n)
@@ -413,7 +413,7 @@ static int per_task(struct om *om)
 	       "Time the vCPU task spent between exits and entries.");
 	for (i = 0; i < s->ntasks; i++)
 		sample_sec(om, "vmtrace_out_of_guest_seconds_total", labels[i],
-			   s->tasks[i].d.st.sum);
+			   vmt_latstat_total(&s->tasks[i].d.st));
 	family(om, "vmtrace_worst_window_seconds", FAM_GAUGE, true,
 	       "The vCPU task's largest out-of-guest time inside any window of "
 	       "vmtrace_window_seconds.");

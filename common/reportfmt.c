@@ -167,7 +167,7 @@ static void latency_lines(FILE *f, const struct vmt_reader *r, const struct word
 			  const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	uint64_t avg = s->lat.sum / s->lat.count;
+	uint64_t avg = vmt_latstat_avg(&s->lat);
 	char a[48], b[48], c[48];
 
 	fprintf(f, "Minimum %s = %s\n", wd->lat, vmt_fmt_lat(clk, s->lat.min, a, sizeof(a)));
@@ -289,7 +289,7 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 			fprintf(f, "  %8" PRId32, t->pid);
 		}
 		fprintf(f, "%s %12" PRIu64 " %12s %12s %12s%s\n", kvm ? v : "", t->d.st.count,
-			vmt_fmt_lat(clk, t->d.st.sum / t->d.st.count, a, sizeof(a)),
+			vmt_fmt_lat(clk, vmt_latstat_avg(&t->d.st), a, sizeof(a)),
 			vmt_fmt_lat(clk, t->d.st.max, b, sizeof(b)),
 			vmt_fmt_lat(clk, t->max_window_sum, c, sizeof(c)), whole[0] ? label : "");
 	}
@@ -309,7 +309,7 @@ static struct table table_for(const struct vmt_reader *r, const struct vmt_summa
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	struct table t = { r, s, st, vmt_unit_for(clk, s->lat.max),
-			   vmt_unit_for_total(clk, s->lat.sum), VMT_NAME_COLUMNS };
+			   vmt_unit_for_total(clk, vmt_latstat_total(&s->lat)), VMT_NAME_COLUMNS };
 
 	return t;
 }
@@ -360,10 +360,10 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	fprintf(f, "  %-*s %9" PRIu64 " %6.2f", vmt_textwidth_pad(name, t->name_cols), name,
 		d->st.count,
 		vmt_share_pct(d->st.count, s->lat.count, 2));
-	fprintf(f, " %9s", cell9(clk, d->st.sum, t->total, b, sizeof(b)));
-	fprintf(f, " %6.2f", vmt_share_pct(d->st.sum, s->lat.sum, 2));
+	fprintf(f, " %9s", cell9(clk, vmt_latstat_total(&d->st), t->total, b, sizeof(b)));
+	fprintf(f, " %6.2f", vmt_latstat_share(&d->st, &s->lat));
 	fprintf(f, " %9s", cell9(clk, d->st.min, t->lat, b, sizeof(b)));
-	fprintf(f, " %9s", cell9(clk, d->st.sum / (d->st.count ? d->st.count : 1), t->lat, b,
+	fprintf(f, " %9s", cell9(clk, vmt_latstat_avg(&d->st), t->lat, b,
 				       sizeof(b)));
 	if (t->st->wide)
 		fprintf(f, " %9s", cell9(clk, (uint64_t)vmt_latdist_stddev(d), t->lat, b,
@@ -469,7 +469,7 @@ static int by_total_desc(const void *a, const void *b, void *arg)
 {
 	const struct vmt_group *g = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t tx = g[x].d.st.sum, ty = g[y].d.st.sum;
+	unsigned __int128 tx = g[x].d.st.sum, ty = g[y].d.st.sum;
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
@@ -504,7 +504,8 @@ static void tasks_not_shown(FILE *f, const struct table *t, const bool *shown, c
 			    const char *pairs_word)
 {
 	const struct vmt_summary *s = t->s;
-	uint64_t count = 0, sum = 0;
+	struct vmt_latstat rest = { .sum = 0 };
+	uint64_t count = 0;
 	size_t i;
 
 	if (!shown)
@@ -512,12 +513,12 @@ static void tasks_not_shown(FILE *f, const struct table *t, const bool *shown, c
 	for (i = 0; i < s->ntasks; i++) {
 		if (!shown[i]) {
 			count += s->tasks[i].d.st.count;
-			sum += s->tasks[i].d.st.sum;
+			rest.sum += s->tasks[i].d.st.sum;
 		}
 	}
 	fprintf(f, "  (%zu more %s, %" PRIu64 " %s, %.2f %% of the time: --wide or --json "
 		"lists every one)\n", s->ntasks - TASK_ROWS, what, count, pairs_word,
-		vmt_share_pct(sum, s->lat.sum, 2));
+		vmt_latstat_share(&rest, &s->lat));
 }
 
 static void window_table(FILE *f, const struct table *t, const struct words *wd,
@@ -765,7 +766,7 @@ void vmt_report_exit_row(FILE *f, const struct vmt_reader *r, const struct vmt_s
 void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	uint64_t avg = s->lat.count ? s->lat.sum / s->lat.count : 0;
+	uint64_t avg = vmt_latstat_avg(&s->lat);
 
 	fprintf(f, "Number of VM events = %" PRIu64 "\n", s->events);
 	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_clock_ns(clk, avg) / 1000);
@@ -859,7 +860,7 @@ static const char *hist_stat(const struct vmt_clock *clk, const struct vmt_latst
 {
 	if (!st)
 		return "-";
-	return vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? st->sum / st->count : st->max, buf,
+	return vmt_fmt_lat(clk, k == 0 ? st->min : k == 1 ? vmt_latstat_avg(st) : st->max, buf,
 			   size);
 }
 
@@ -1052,7 +1053,7 @@ void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 					if (s->cpus[i].key != s->hist_cpu[row] || !st->count)
 						continue;
 					v = vmt_clock_ns(clk, k == 0 ? st->min : k == 1 ?
-							  st->sum / st->count : st->max);
+							  vmt_latstat_avg(st) : st->max);
 				}
 				/* in bucket units, as cyclictest prints microseconds */
 				fprintf(f, " %05" PRIu64, unit_ns ? v / unit_ns : v);

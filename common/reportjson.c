@@ -20,7 +20,7 @@ static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
 	unsigned int k;
 
 	vmt_jsonw_u64(w, "count", d->st.count);
-	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, d->st.sum));
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, vmt_latstat_total(&d->st)));
 	if (!d->st.count) {
 		vmt_jsonw_null(w, "min_ns");
 		vmt_jsonw_null(w, "avg_ns");
@@ -30,7 +30,7 @@ static void json_dist(struct vmt_jsonw *w, const struct vmt_clock *clk,
 		return;
 	}
 	vmt_jsonw_u64(w, "min_ns", vmt_clock_ns(clk, d->st.min));
-	vmt_jsonw_u64(w, "avg_ns", vmt_clock_ns(clk, d->st.sum / d->st.count));
+	vmt_jsonw_u64(w, "avg_ns", vmt_clock_ns(clk, vmt_latstat_avg(&d->st)));
 	vmt_jsonw_u64(w, "max_ns", vmt_clock_ns(clk, d->st.max));
 	vmt_jsonw_u64(w, "stddev_ns", vmt_clock_ns(clk, (uint64_t)vmt_latdist_stddev(d)));
 	vmt_jsonw_u64(w, "p99_ns", vmt_clock_ns(clk, vmt_latdist_percentile(d, 99)));
@@ -106,7 +106,7 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_object_open(w, "latency_ns");
 	vmt_jsonw_opt_u64(w, "min", s->lat.count, vmt_clock_ns(clk, s->lat.min));
 	vmt_jsonw_opt_u64(w, "avg", s->lat.count,
-			  vmt_clock_ns(clk, s->lat.count ? s->lat.sum / s->lat.count : 0));
+			  vmt_clock_ns(clk, vmt_latstat_avg(&s->lat)));
 	vmt_jsonw_opt_u64(w, "max", s->lat.count, vmt_clock_ns(clk, s->lat.max));
 	vmt_jsonw_object_close(w);
 	if (s->lat.count) {
@@ -121,7 +121,7 @@ static void json_latency(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_jsonw_null(w, "percentiles_ns");
 		vmt_jsonw_null(w, "stddev_ns");
 	}
-	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, s->lat.sum));
+	vmt_jsonw_u64(w, "total_ns", vmt_clock_ns(clk, vmt_latstat_total(&s->lat)));
 	vmt_jsonw_u64(w, "window_ns", s->window_ns);
 	vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, s->max_window_sum));
 	vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, s->max_window_at));

@@ -339,12 +339,13 @@ static inline bool why_deferred(const struct vmt_why *w)
 /* g's plain complete exits into its sums: g->d has every exit g->why has, and those. */
 static void why_fill(struct vmt_group *g)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, total;
 	unsigned int k;
 
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		sum += g->why.ticks[k];
-	g->why.ticks[VMT_WHY_KVM] += g->d.st.sum - sum;
+	total = vmt_latstat_total(&g->d.st);
+	g->why.ticks[VMT_WHY_KVM] += total > sum ? total - sum : 0;
 	g->why.count = g->d.st.count;
 }
 

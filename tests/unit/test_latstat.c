@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
@@ -319,6 +320,58 @@ static void test_counter_carry(void **state)
 	vmt_latdist_free(&m);
 }
 
+/*
+ * Latencies near 2^64 ns come only from damaged timestamps, but the figures must still agree:
+ * the sum is wider than a value, the sum of squares counts its wraps past 2^128, the total
+ * saturates and the standard deviation never exceeds the range. The expected averages and
+ * deviations are exact rational arithmetic (Python's fractions), written here as numbers.
+ */
+static void test_huge_values(void **state)
+{
+	struct vmt_latdist d, e, m;
+	double sd;
+	int i;
+
+	(void)state;
+	vmt_latdist_init(&d);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(vmt_latdist_add(&d, UINT64_C(1) << 62), 0);
+	/* 4 * 2^62 is 2^64: one past what 64 bits hold */
+	assert_true(vmt_latstat_avg(&d.st) == UINT64_C(1) << 62);
+	assert_true(vmt_latstat_total(&d.st) == UINT64_MAX);
+	assert_true(vmt_latdist_stddev(&d) == 0.0);
+	assert_true(vmt_latstat_share(&d.st, &d.st) == 100.0);
+	vmt_latdist_free(&d);
+
+	/* 2^63 three times and 2^63 + 2^40: the squares pass 2^128 */
+	vmt_latdist_init(&d);
+	vmt_latdist_init(&e);
+	vmt_latdist_init(&m);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(vmt_latdist_add(&d, UINT64_C(1) << 63), 0);
+	assert_int_equal(vmt_latdist_add(&e, (UINT64_C(1) << 63) + (UINT64_C(1) << 40)), 0);
+	assert_int_equal(vmt_latdist_merge(&m, &d), 0);
+	assert_int_equal(vmt_latdist_merge(&m, &e), 0);
+	assert_true(vmt_latstat_avg(&m.st) == UINT64_C(9223372311732682752));
+	sd = vmt_latdist_stddev(&m);
+	assert_true(fabs(sd - 549755813888.0) < 549755813888.0 * 1e-3);
+	/* the three of the four: 3 * 2^63 / (4 * 2^63 + 2^40) is 74.99999998 %, cut to 74.99 */
+	assert_true(vmt_latstat_share(&d.st, &m.st) == 74.99);
+	vmt_latdist_free(&d);
+	vmt_latdist_free(&e);
+	vmt_latdist_free(&m);
+
+	/* 2^63, 2^63, 2^62: the sum passes 2^64, the average does not */
+	vmt_latdist_init(&d);
+	assert_int_equal(vmt_latdist_add(&d, UINT64_C(1) << 63), 0);
+	assert_int_equal(vmt_latdist_add(&d, UINT64_C(1) << 63), 0);
+	assert_int_equal(vmt_latdist_add(&d, UINT64_C(1) << 62), 0);
+	assert_true(vmt_latstat_avg(&d.st) == UINT64_C(7686143364045646506));
+	sd = vmt_latdist_stddev(&d);
+	assert_true(fabs(sd - 2.6625581641570857e18) < 2.6625581641570857e18 * 1e-6);
+	vmt_latdist_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_counter_carry),
+		cmocka_unit_test(test_huge_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
