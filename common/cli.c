@@ -252,6 +252,18 @@ char *vmt_format_ns(uint64_t ns, char *buf, size_t size)
 	}
 	/* four significant digits, cut (never rounded up: 999999 ns is 999.9 us, not 1000) */
 	whole = ns / scale;
+	if (whole >= 1000000) {
+		/* 11.5 days or more, damaged timestamps: a mantissa, as short as "999999.9 s" */
+		unsigned int e = 0;
+
+		while (whole >= 10000) {
+			whole /= 10;
+			e++;
+		}
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "e%u s", whole / 1000, whole % 1000,
+			 e + 3);
+		return buf;
+	}
 	decimals = whole >= 100 ? 1 : whole >= 10 ? 2 : 3;
 	{
 		uint64_t div = scale / (decimals == 1 ? 10 : decimals == 2 ? 100 : 1000);

@@ -53,8 +53,8 @@ static void cell(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_grou
 		fprintf(f, " %9.0f", v);
 	else if (cols[k].m == VMT_CMP_RATE)	/* cut, as every figure: never above it */
 		fprintf(f, " %9.1f", vmt_pct_cut(v, 1));
-	else
-		fprintf(f, " %9s", vmt_fmt_in_cols(&ns_clock, (uint64_t)v,
+	else	/* a double of 2^64 or more would convert to anything (0 on x86): the most */
+		fprintf(f, " %9s", vmt_fmt_in_cols(&ns_clock, v < 0x1p64 ? (uint64_t)v : UINT64_MAX,
 						   cols[k].m == VMT_CMP_WINDOW ? win : lat, 9, b,
 						   sizeof(b)));
 }

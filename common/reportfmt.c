@@ -402,18 +402,23 @@ static void percentile_line(FILE *f, const struct vmt_reader *r, const struct vm
 	char a[48];
 	unsigned int k;
 	bool ticks = !vmt_clock_in_ns(clk);
+	const struct vmt_unit tk = { "ticks", 1 };
 
-	/* ticks: the unit once, not after each of six figures (the line stays in 120 columns) */
+	/*
+	 * ticks: the unit once, not after each of six figures, and past 10 digits (damaged
+	 * timestamps) as a mantissa, so the line stays in 120 columns
+	 */
 	fprintf(f, ticks ? "Percentiles in ticks:" : "Percentiles:");
 	for (k = 0; k < NPCT; k++) {
 		uint64_t v = vmt_latdist_percentile(&s->all, pcts[k].p);
 
 		if (ticks)
-			snprintf(a, sizeof(a), "%" PRIu64, v);
+			vmt_fmt_in_cols(clk, v, tk, 10, a, sizeof(a));
 		fprintf(f, " %s %s", pcts[k].name, ticks ? a : vmt_fmt_lat(clk, v, a, sizeof(a)));
 	}
 	if (ticks)
-		fprintf(f, "; stddev %" PRIu64 "\n", (uint64_t)vmt_latdist_stddev(&s->all));
+		fprintf(f, "; stddev %s\n", vmt_fmt_in_cols(clk, (uint64_t)vmt_latdist_stddev(&s->all),
+							    tk, 10, a, sizeof(a)));
 	else
 		fprintf(f, "; stddev %s\n", vmt_fmt_lat(clk, (uint64_t)vmt_latdist_stddev(&s->all),
 						      a, sizeof(a)));
@@ -820,7 +825,8 @@ static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt
 			   uint64_t over)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	char end[48], width[48], max[48];
+	char end[48], width[48], max[48], head[160];
+	int n;
 
 	if (!s->lat.count || over * 10 <= s->lat.count)
 		return;
@@ -833,12 +839,15 @@ static void hist_over_note(FILE *f, const struct vmt_reader *r, const struct vmt
 		vmt_format_ns(bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
 	else	/* ticks of no known length: the end in ticks; --bucket's ns are taken as ticks */
 		vmt_fmt_lat(clk, bucket_low_ns(r, s, s->hist_buckets), end, sizeof(end));
-	fprintf(f, "Note: %" PRIu64 " of %" PRIu64 " pairs (%.1f %%) are over the last bucket, "
-		"which ends at %s;%s--bucket%s %s%s would hold the longest (%s)\n", over,
-		s->lat.count, vmt_pct_cut(100.0 * (double)over / (double)s->lat.count, 1), end,
-		vmt_clock_in_ns(clk) ? " " : "\n  ", s->hist_log ? "s" : "", width,
-		vmt_clock_in_ns(clk) || s->hist_log ? "" : " (its ns taken as ticks)",
-		vmt_fmt_lat(clk, s->lat.max, max, sizeof(max)));
+	n = snprintf(head, sizeof(head), "Note: %" PRIu64 " of %" PRIu64 " pairs (%.1f %%) are over "
+		     "the last bucket, which ends at %s;", over, s->lat.count,
+		     vmt_pct_cut(100.0 * (double)over / (double)s->lat.count, 1), end);
+	vmt_fmt_lat(clk, s->lat.max, max, sizeof(max));
+	/* the advice on a line of its own when the note would pass 120 columns */
+	fprintf(f, "%s%s--bucket%s %s%s would hold the longest (%s)\n", head,
+		vmt_clock_in_ns(clk) && n + 36 + (s->hist_log ? 1 : 0) + strlen(width) + strlen(max) <= 120 ? " " : "\n  ",
+		s->hist_log ? "s" : "", width,
+		vmt_clock_in_ns(clk) || s->hist_log ? "" : " (its ns taken as ticks)", max);
 }
 
 /* The per-pCPU distribution of the histogram's column row, or NULL. */

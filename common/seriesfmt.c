@@ -37,6 +37,24 @@ static char *task_name(const struct vmt_commtab *names, const struct vmt_vmmap *
 	return vmt_fmt_fit(whole, NAME_COLUMNS, buf, size);
 }
 
+/*
+ * A time from the start in the 14 columns of its cell: nanoseconds while the seconds have 4
+ * digits, then fewer decimals, cut, so a damaged timestamp (centuries in) moves no column.
+ */
+static char *time14(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t s = ns / 1000000000, frac = ns % 1000000000, w;
+	unsigned int digits = 1, decimals = 9;
+
+	for (w = s; w >= 10; w /= 10)
+		digits++;
+	/* at most 11 digits (2^64 ns): 2 decimals or more */
+	for (; digits > 4 && decimals > 13 - digits; decimals--)
+		frac /= 10;
+	snprintf(buf, size, "%4" PRIu64 ".%0*" PRIu64, s, (int)(decimals & 15), frac);
+	return buf;
+}
+
 static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 			const struct vmt_commtab *names, const struct vmt_vmmap *vms)
 {
@@ -60,7 +78,7 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
 		uint64_t end = r->start_ns + s->interval_ns;
-		char v[16], pct[16];
+		char v[16], pct[16], t0[32], t1[32];
 
 		if (r->has_vcpu)
 			snprintf(v, sizeof(v), "%u", r->vcpu);
@@ -72,10 +90,8 @@ static void series_text(FILE *f, const struct vmt_series *s, bool kvm,
 			task_name(names, vms, r->pid, task, sizeof(task));
 		else
 			snprintf(task, sizeof(task), "%8" PRId32, r->pid);
-		fprintf(f, "  %4" PRIu64 ".%09" PRIu64 " %4" PRIu64 ".%09" PRIu64 " %6s %-*s"
-			" %10" PRIu64 " %10s %6s %10s %10s %10s\n",
-			r->start_ns / 1000000000, r->start_ns % 1000000000, end / 1000000000,
-			end % 1000000000, v,
+		fprintf(f, "  %14s %14s %6s %-*s %10" PRIu64 " %10s %6s %10s %10s %10s\n",
+			time14(r->start_ns, t0, sizeof(t0)), time14(end, t1, sizeof(t1)), v,
 			vmt_textwidth_pad(task, named ? NAME_COLUMNS : 8), task, r->exits,
 			vmt_format_ns(r->out_ns, b[0], sizeof(b[0])),
 			pct,

@@ -59,7 +59,10 @@ struct vmt_unit vmt_unit_for(const struct vmt_clock *c, uint64_t max)
 		return (struct vmt_unit){ "ns", 1 };
 	if (ns < UINT64_C(10000000000))
 		return (struct vmt_unit){ "us", 1000 };
-	return (struct vmt_unit){ "ms", 1000000 };
+	/* ms while the largest fits a 9-column cell whole (11.5 days); past it, damage: s */
+	if (ns < UINT64_C(1000000000000000))
+		return (struct vmt_unit){ "ms", 1000000 };
+	return (struct vmt_unit){ "s", 1000000000 };
 }
 
 struct vmt_unit vmt_unit_for_total(const struct vmt_clock *c, uint64_t max)
@@ -108,6 +111,27 @@ char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, c
 	return buf;
 }
 
+/*
+ * A whole part of more digits than the cell has (a latency of centuries, from damaged
+ * timestamps) as mantissa and exponent, "1.8446e10", its digits cut as every figure is.
+ */
+static char *sci_cols(char *buf, size_t digits, unsigned int cols)
+{
+	char exp[24], mant[32];
+	size_t n;
+
+	snprintf(exp, sizeof(exp), "e%zu", digits - 1);
+	n = cols - strlen(exp) - 1;	/* the mantissa's digits: one before the point */
+	if (n > digits)
+		n = digits;
+	mant[0] = buf[0];
+	mant[1] = '.';
+	memcpy(mant + 2, buf + 1, n - 1);
+	mant[n + 1] = '\0';
+	snprintf(buf, cols + 1, "%s%s", mant, exp);
+	return buf;
+}
+
 char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u,
 		      unsigned int cols, char *buf, size_t size)
 {
@@ -117,6 +141,8 @@ char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit
 	vmt_fmt_in(c, ticks, u, buf, size);
 	len = strlen(buf);
 	dot = strchr(buf, '.');
+	if ((dot ? (size_t)(dot - buf) : len) > cols && cols >= 6 && size > cols)
+		return sci_cols(buf, dot ? (size_t)(dot - buf) : len, cols);
 	if (len <= cols || !dot || (size_t)(dot - buf) > cols || cols < 4 || size <= cols)
 		return buf;
 	/* fewer decimals, cut as the four digits are: a figure never shows more than it is */

@@ -36,7 +36,8 @@ struct vmt_unit {
 };
 /*
  * The unit of a column of latencies whose largest value is max (ticks): us for most,
- * ns below 1 us, ms from 10 s; "ticks" when the clock's rate is unknown.
+ * ns below 1 us, ms from 10 s, s from 10^15 ns (11.5 days: damaged timestamps; ms would not
+ * fit 9 columns); "ticks" when the clock's rate is unknown.
  */
 struct vmt_unit vmt_unit_for(const struct vmt_clock *c, uint64_t max);
 /* The same for totals: ms from 10 ms, s from 10 s. */
@@ -48,6 +49,8 @@ char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, c
  * The same within cols columns, for a table's cell: a small figure in a large unit (a
  * 94 ns total in a column of seconds) keeps the decimals that fit, cut, and one whose
  * digits that fit would all be 0 reads "<0.000001" (cols 9: less than the last digit).
+ * A whole part of more digits than cols (from cols 6) is a mantissa and its exponent, cut:
+ * 2^64 ns in s, cols 9, reads "1.8446e10".
  */
 char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u,
 		      unsigned int cols, char *buf, size_t size);

@@ -109,6 +109,11 @@ static void test_format_ns(void **state)
 	assert_string_equal(vmt_format_ns(1000000, buf, sizeof(buf)), "1.000 ms");
 	assert_string_equal(vmt_format_ns(1999999999, buf, sizeof(buf)), "1.999 s");
 	assert_string_equal(vmt_format_ns(4000000000000ULL, buf, sizeof(buf)), "4000.0 s");
+	/* a million seconds or more (damaged timestamps): a mantissa, cut, never longer */
+	assert_string_equal(vmt_format_ns(999999999999999ULL, buf, sizeof(buf)), "999999.9 s");
+	assert_string_equal(vmt_format_ns(1000000000000000ULL, buf, sizeof(buf)), "1.000e6 s");
+	assert_string_equal(vmt_format_ns(123456789012345678ULL, buf, sizeof(buf)), "1.234e8 s");
+	assert_string_equal(vmt_format_ns(UINT64_MAX, buf, sizeof(buf)), "1.844e10 s");
 }
 
 int main(void)

@@ -92,12 +92,39 @@ static void test_name_cols(void **state)
 	assert_int_equal(vmt_fmt_name_cols(90, 130, false), 24);
 }
 
+/*
+ * Latencies past what ms can show in 9 columns (damaged timestamps) are in s, and a whole
+ * part of more digits than the cell has is a mantissa with its exponent, cut.
+ */
+static void test_cells_huge(void **state)
+{
+	const struct vmt_clock ns = { .ns_per_tick = 1.0 }, ticks = { .ns_per_tick = 0 };
+	const struct vmt_unit tk = { "ticks", 1 };
+	char b[32];
+
+	(void)state;
+	assert_string_equal(vmt_unit_for(&ns, UINT64_C(999999999999999)).name, "ms");
+	assert_string_equal(vmt_unit_for(&ns, UINT64_C(1000000000000000)).name, "s");
+	assert_string_equal(vmt_fmt_in_cols(&ns, UINT64_C(999999999999999),
+					    vmt_unit_for(&ns, UINT64_C(999999999999999)), 9, b,
+					    sizeof(b)), "999999999");
+	assert_string_equal(vmt_fmt_in_cols(&ns, UINT64_MAX, vmt_unit_for(&ns, UINT64_MAX), 9, b,
+					    sizeof(b)), "1.8446e10");
+	assert_string_equal(vmt_fmt_in_cols(&ns, UINT64_C(1234567890123456789),
+					    vmt_unit_for(&ns, 1), 9, b, sizeof(b)), "1.2345e18");
+	assert_string_equal(vmt_fmt_in_cols(&ticks, UINT64_MAX, tk, 10, b, sizeof(b)),
+			    "1.84467e19");
+	assert_string_equal(vmt_fmt_in_cols(&ticks, UINT64_C(9999999999), tk, 10, b, sizeof(b)),
+			    "9999999999");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_fit_buffer),
 		cmocka_unit_test(test_name_cols),
+		cmocka_unit_test(test_cells_huge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
