@@ -777,14 +777,13 @@ void vmt_report_legacy(FILE *f, const struct vmt_reader *r, const struct vmt_sum
 	fprintf(f, "Average VM Exit-Entry latency = %" PRIu64 "us\n", vmt_clock_ns(clk, avg) / 1000);
 	fprintf(f, "Maximum VM Exit-Entry latency = %" PRIu64 "us\n",
 		vmt_clock_ns(clk, s->lat.max) / 1000);
-	/* the original's spelling for its 1 ms; whole microseconds, cut, never above the window */
-	if (s->window_ns % 1000000 == 0)
-		fprintf(f, "Maximum cumulative latency within %" PRIu64 "ms = %" PRIu64 "us\n",
-			s->window_ns / 1000000, vmt_clock_ns(clk, s->max_window_sum) / 1000);
-	else
-		fprintf(f, "Maximum cumulative latency within %s = %" PRIu64 "us\n",
-			vmt_fmt_exact_ns(s->window_ns, (char[32]){ 0 }, 32),
-			vmt_clock_ns(clk, s->max_window_sum) / 1000);
+	/*
+	 * The original's spelling, "within 1ms", for any window: whole ms (vmtrace-report
+	 * refuses others with --legacy, report/reportcheck.c); whole microseconds, cut, never
+	 * above the window.
+	 */
+	fprintf(f, "Maximum cumulative latency within %" PRIu64 "ms = %" PRIu64 "us\n",
+		s->window_ns / 1000000, vmt_clock_ns(clk, s->max_window_sum) / 1000);
 }
 
 /* The lower edge of bucket b, in ns. */

@@ -17,6 +17,7 @@
 #include "inputopt.h"
 #include "log.h"
 #include "reportopt.h"
+#include "timefmt.h"
 
 /*
  * One recording given twice, by any names: merged, each of its exits would count twice, which
@@ -143,5 +144,13 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 			   "for text");
 	if (o->interval_ns && o->legacy)
 		argp_error(state, "--interval goes with the text or JSON report");
+	/*
+	 * The original's last line is "within %ldms = %ldus": a window of no whole ms has no
+	 * such line, and any other spelling breaks the scripts --legacy is for.
+	 */
+	if (o->legacy && o->window_ns % 1000000)
+		argp_error(state, "--legacy prints the original's window in whole milliseconds "
+			   "(\"within 1ms\"): --window %s is not",
+			   vmt_fmt_exact_ns(o->window_ns, (char[32]){ 0 }, 32));
 	check_figures(state, o);
 }

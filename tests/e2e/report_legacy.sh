@@ -72,6 +72,39 @@ if [ -r /sys/kernel/tracing/events/kvm/kvm_exit/format ]; then
 else
 	skip_part "this host's formats (no readable kvm formats in tracefs)"
 fi
+# --window keeps the original's last line, "within Nms = Mus", for every whole-ms window
+# (the sums computed here, over every window ending where an exit ends); a window of no
+# whole ms has no such line and is refused (exit 64).
+cat >w.txt <<'S'
+exit 0 0 7 0x72 0
+entry 0 900000 7 0
+exit 0 1500000 7 0x78 0
+entry 0 2400000 7 0
+exit 0 2600000 7 0x78 0
+entry 0 2700000 7 0
+S
+"$HELPERS/mkvmt" --legacy "$F/linux-6.1-x86_64" w.bin <w.txt || fail mkvmt
+for w in 1 2 3 1000; do
+	run vmtrace-report --legacy --window ${w}ms --format-dir "$F/linux-6.1-x86_64" w.bin
+	expect_rc 0 "--legacy --window ${w}ms"
+	want=$(python3 - "$w" <<'PY'
+import sys
+w = int(sys.argv[1]) * 10**6
+iv = [(0, 900000), (1500000, 2400000), (2600000, 2700000)]
+best = max(sum(max(0, min(b, e) - max(a, e - w)) for a, b in iv) for _, e in iv)
+print("Maximum cumulative latency within %dms = %dus" % (w // 10**6, best // 1000))
+PY
+)
+	[ "$(sed -n 4p out.txt)" = "$want" ] || { cat out.txt; fail "--window ${w}ms: not '$want'"; }
+	[ "$(wc -l <out.txt)" = 4 ] || fail "--window ${w}ms: not four lines"
+done
+for w in 1500us 300ns 1001us 2500000ns; do
+	run vmtrace-report --legacy --window $w --format-dir "$F/linux-6.1-x86_64" w.bin
+	expect_rc 64 "--legacy --window $w"
+	grep -q "^vmtrace-report: --legacy prints the original's window in whole milliseconds.*--window" \
+		err.txt || { cat err.txt; fail "--legacy --window $w: no error naming --window"; }
+	[ ! -s out.txt ] || fail "--legacy --window $w: printed something"
+done
 # A page cut short: the whole pages are read, with a warning.
 head -c 3000 rt.bin >cut.bin
 run vmtrace-report cut.bin
