@@ -125,7 +125,8 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	}
 	lat = vmt_unit_for(&ns_clock, max);
 	win = vmt_unit_for_total(&ns_clock, wmax);
-	fprintf(f, "Before: %s\nAfter:  %s\n", v->file[0], v->file[1]);
+	vmt_fmt_path_lines(f, "Before: ", v->file[0], "", "  ");
+	vmt_fmt_path_lines(f, "After:  ", v->file[1], "", "  ");
 	fprintf(f, "\nComparison; latencies in %s, worst %s windows in %s; a change is beyond "
 		"noise when the\nKolmogorov-Smirnov test on the two distributions gives p < %g:\n",
 		lat.name, "sliding", win.name, VMT_CMP_ALPHA);
@@ -346,8 +347,10 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 	lat = vmt_unit_for(&ns_clock, max);
 	win = vmt_unit_for_total(&ns_clock, wmax);
 	fprintf(f, "Recordings, merged into one population:\n");
-	for (i = 0; i < n; i++)
-		fprintf(f, "  [%u] %s\n", i + 1, files[i]);
+	for (i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "  [%u] ", i + 1);
+		vmt_fmt_path_lines(f, label, files[i], "", "      ");
+	}
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
 		"recordings' summed durations less gaps:\n", lat.name, win.name);
 	merge_header(f, merged->neutral ? "id" : "reason", nw);

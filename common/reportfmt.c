@@ -64,8 +64,8 @@ static void source_lines(FILE *f, const struct vmt_reader *r)
 	const char *format = vmt_source_format(src);
 	char cpus[256];
 
-	fprintf(f, "File: %s%s\n", vmt_reader_path(r),
-		vmt_source_status(src)->finished ? "" : " (recording not finished)");
+	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r),
+			   vmt_source_status(src)->finished ? "" : " (recording not finished)", "  ");
 	if (strcmp(format, "trace.bin") == 0)
 		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
 			vmt_source_description(src));
@@ -1001,6 +1001,7 @@ void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	size_t w = (size_t)s->hist_buckets + 1;
 	unsigned int b, row;
+	char head[192];
 
 	if (!s->hist_buckets)
 		return;
@@ -1008,8 +1009,9 @@ void vmt_report_hist_cyclictest(FILE *f, const struct vmt_reader *r,
 	 * What cyclictest's header would say, as '#' comments its readers skip: the
 	 * recording, the rows' unit and which pCPU each column is (cyclictest's are threads)
 	 */
-	fprintf(f, "# vmtrace-report: %s: %s -> %s, %" PRIu64 " pairs\n", vmt_reader_path(r),
-		vmt_reader_begin_name(r), vmt_reader_end_name(r), s->lat.count);
+	snprintf(head, sizeof(head), ": %s -> %s, %" PRIu64 " pairs", vmt_reader_begin_name(r),
+		 vmt_reader_end_name(r), s->lat.count);
+	vmt_fmt_path_lines(f, "# vmtrace-report: ", vmt_reader_path(r), head, "#   ");
 	if (s->hist_log)
 		fprintf(f, "# Rows: log2 buckets (row N: 2^N to 2^(N+1) %s, row 0 from 0); "
 			"columns: pCPU", vmt_fmt_unit(clk));

@@ -158,6 +158,48 @@ char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit
 	return buf;
 }
 
+#define PATH_LINE_COLUMNS 120
+
+void vmt_fmt_path_lines(FILE *f, const char *label, const char *path, const char *tail,
+			const char *cont)
+{
+	size_t room = PATH_LINE_COLUMNS - vmt_textwidth(cont), len = strlen(path), n, last;
+	size_t lw = strlen(label);
+
+	if (vmt_textwidth(label) + vmt_textwidth(path) + vmt_textwidth(tail) <= PATH_LINE_COLUMNS) {
+		fprintf(f, "%s%s%s\n", label, path, tail);
+		return;
+	}
+	while (lw && label[lw - 1] == ' ')
+		lw--;
+	fprintf(f, "%.*s\n", (int)lw, label);
+	do {
+		n = vmt_textwidth_cut(path, len, room, SIZE_MAX);
+		if (n < len) {
+			/* after the last '/' that fits, unless the line would hold none */
+			for (last = n; last && path[last - 1] != '/'; last--)
+				;
+			n = last ? last : n ? n : 1;	/* 1: a character wider than a line */
+		}
+		fprintf(f, "%s%.*s", cont, (int)n, path);
+		path += n;
+		len -= n;
+		if (len)
+			fputc('\n', f);
+	} while (len);
+	last = vmt_textwidth_cols(path - n, n);
+	if (!*tail) {
+		fputc('\n', f);
+		return;
+	}
+	if (last + vmt_textwidth(tail) <= room) {
+		fprintf(f, "%s\n", tail);
+		return;
+	}
+	tail += strspn(tail, ": ");
+	fprintf(f, "\n%s%s\n", cont, tail);
+}
+
 char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size)
 {
 	if (ns && ns % 1000000000 == 0)

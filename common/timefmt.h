@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tclock.h"
 
@@ -54,6 +55,21 @@ char *vmt_fmt_in(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u, c
  */
 char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit u,
 		      unsigned int cols, char *buf, size_t size);
+/*
+ * vmt_fmt_path_lines() - a line naming a file, within 120 columns
+ * @f: where to write
+ * @label: what comes before the path, with its blank ("File: ", "  [1] ")
+ * @path: the file's path, as given
+ * @tail: what comes after it ("" for nothing)
+ * @cont: the start of the lines the path continues on ("  ", "#   ")
+ *
+ * label, path and tail on one line when they fit; else the label alone (its blanks cut),
+ * then the path on lines of its own after @cont, broken after a '/' when longer than a line
+ * (inside a name longer than a line, between two characters), and the tail after the path
+ * where it fits (else on a line of its own): the path's lines without @cont, joined, are the path.
+ */
+void vmt_fmt_path_lines(FILE *f, const char *label, const char *path, const char *tail,
+			const char *cont);
 /* An exact duration in the largest unit that divides it: "1 ms", "250 us", "999999 ns". */
 char *vmt_fmt_exact_ns(uint64_t ns, char *buf, size_t size);
 /*

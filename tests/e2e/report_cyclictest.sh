@@ -42,7 +42,11 @@ for l in lines:
     idx, counts = l.split(" ", 1)
     rows.append((int(idx), [int(c) for c in counts.split("\t")]))
 assert [i for i, _ in rows] == list(range(nbuckets)), "the rows' indices"
-assert lines[0].startswith("# vmtrace-report: ") and lines[2] == "# Histogram", lines[:3]
+# the recording's line (its path on '#' lines of its own when the line would pass 120
+# columns), the rows' line, then "# Histogram"
+rows_at = next(i for i, l in enumerate(lines) if l.startswith("# Rows: "))
+assert lines[0].startswith("# vmtrace-report:") and lines[rows_at + 1] == "# Histogram", lines[:5]
+assert all(l.startswith("#   ") for l in lines[1:rows_at]), lines[:rows_at]
 assert "# Histogram" in lines and lines.index("# Histogram") < \
     min(i for i, l in enumerate(lines) if not l.startswith("#")), "rows before # Histogram"
 
@@ -59,7 +63,7 @@ for p in pairs:
     else:
         over[c] += 1
 assert all(len(r) == len(cpus) for _, r in rows), "one column per pCPU"
-assert lines[1].endswith("columns: pCPU " + " ".join(map(str, cpus))), lines[1]
+assert lines[rows_at].endswith("columns: pCPU " + " ".join(map(str, cpus))), lines[rows_at]
 for k, c in enumerate(cpus):
     assert [r[k] for _, r in rows] == want[c], "pCPU %d's counts differ" % c
 tail = dict(l[2:].split(":", 1) for l in lines if l.startswith("# ") and ":" in l)
