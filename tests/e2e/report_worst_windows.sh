@@ -74,4 +74,36 @@ done
 # the case that was wrong: 40 tasks, 8 left out, and the 32 listed are not the first ten
 grep -q "^  (8 more vCPU tasks not shown" t40.plain.txt || fail "no count of the 8 left out"
 [ "$(grep -c '^  pid [0-9]* at ' t40.plain.txt)" = 32 ] || fail "not 32 windows"
+
+# Where the worst window is when several windows tie (man page: windows end where exits
+# end; per task the first to reach the maximum; across tasks the earliest, then the lowest
+# pid), in one pass and in time slices. pid 300: one exit of 24.79 ms from 10 ms, so every
+# 1 ms window inside it holds 1 ms and the one reported is its last ms. pid 200: two exits
+# of 1 ms, at 40 ms and 60 ms: the first. pid 100: one of 1 ms at 80 ms, later than 300's.
+cat >tie.s <<'S'
+exit 0 10000000 300 0x72
+entry 0 34790000 300
+exit 1 40000000 200 0x72
+entry 1 41000000 200
+exit 1 60000000 200 0x72
+entry 1 61000000 200
+exit 2 80000000 100 0x72
+entry 2 81000000 100
+S
+"$HELPERS/mkvmt" "$FMT" tie.vmt <tie.s || fail "mkvmt tie"
+for jobs in 1 4; do
+	vmtrace-report --jobs $jobs --json tie.vmt >tie.json || fail "tie: --json"
+	python3 - tie.json <<'PY' || fail "tie, --jobs $jobs: not the documented windows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+W = 10**6
+# the exits' ends relative to the first event (10 ms), less the window
+want = {300: 34790000 - W, 200: 41000000 - W, 100: 81000000 - W}
+got = {v["pid"]: (v["max_window_sum_ns"], v["max_window_start_ns"]) for v in d["vcpus"]}
+for pid, at in want.items():
+    assert got[pid] == (W, at - 10000000), (pid, got[pid], at - 10000000)
+assert (d["max_window_sum_ns"], d["max_window_pid"]) == (W, 300), d
+assert d["max_window_start_ns"] == want[300] - 10000000, d["max_window_start_ns"]
+PY
+done
 exit 0
