@@ -68,10 +68,12 @@ grep -q "^over: *3 *3 *6$" out.txt || { cat out.txt; fail "histogram overflow ro
 grep -q "^100 ns *1 *0 *1 #" out.txt || fail "histogram row with bars"
 grep -q "^count: *7 *4 *11$" out.txt || fail "histogram count row"
 # 6 of 11 over the last bucket: a note with the over row's count and a width that holds the
-# longest exit, which the report then shows in its rows (no overflow, no note)
-grep -qx "Note: 6 of 11 pairs (54.5 %) are over the last bucket, which ends at 500 ns; --bucket \([0-9]*[num]*s\) would hold the longest (.*)" out.txt ||
-	fail "histogram note: $(grep '^Note' out.txt)"
-wide=$(sed -n 's/^Note: .* --bucket \([0-9a-z]*\) would.*/\1/p' out.txt)
+# longest exit, which the report then shows in its rows (no overflow, no note); the advice
+# on a line of its own, as the note would pass 120 columns
+widths_ok out.txt || fail "histogram: lines over 120 columns"
+unfold out.txt | grep -qx "Note: 6 of 11 pairs (54.5 %) are over the last bucket, which ends at 500 ns; --bucket \([0-9]*[num]*s\) would hold the longest (.*)" ||
+	fail "histogram note: $(grep -A1 '^Note' out.txt)"
+wide=$(unfold out.txt | sed -n 's/^Note: .* --bucket \([0-9a-z]*\) would.*/\1/p')
 run vmtrace-report --histogram --bucket "$wide" --buckets 5 a.vmt
 grep -q "^over: *0 *0 *0$" out.txt || fail "--bucket $wide: $(grep '^over' out.txt)"
 grep -q '^Note' out.txt && fail "a note with nothing over"
@@ -102,8 +104,10 @@ for n in 3 9 10; do
 	run vmtrace-report --log --buckets $n a.vmt
 	expect_rc 0 "--log --buckets $n"
 	want=$(lognote $n)
-	[ "$(grep '^Note' out.txt)" = "$want" ] ||
-		fail "--log --buckets $n: '$(grep '^Note' out.txt)', not '$want'"
+	# the note joined again (its advice on a line of its own past 120 columns)
+	widths_ok out.txt || fail "--log --buckets $n: lines over 120 columns"
+	[ "$(unfold out.txt | grep '^Note')" = "$want" ] ||
+		fail "--log --buckets $n: '$(unfold out.txt | grep '^Note')', not '$want'"
 	[ $n != 3 ] || [ -n "$want" ] || fail "the recount has no note for 3 log2 buckets"
 done
 run vmtrace-report --log --bucket 100ns a.vmt
