@@ -350,7 +350,7 @@ int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
 	}
 	if (note_size)
 		note[0] = '\0';
-	ret = vmt_outfile_open(path, 0, &of);
+	ret = vmt_outfile_open(path, 0, &of, note, note_size);
 	if (ret)
 		return ret;
 	if (note_size)
@@ -362,9 +362,14 @@ int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
 	ret = vmt_outbuf_finish(&o);
 	if (ret)
 		goto out_abort;
-	return vmt_outfile_commit(of, NULL, NULL);
+	ret = vmt_outfile_commit(of, NULL, NULL);
+	if (ret && note_size)
+		note[0] = '\0';	/* the owner's words: not what failed */
+	return ret;
 
 out_abort:
 	vmt_outfile_abort(of);
+	if (note_size)
+		note[0] = '\0';
 	return ret;
 }

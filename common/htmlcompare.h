@@ -21,7 +21,8 @@ void vmt_html_compare(struct vmt_outbuf *o, const struct vmt_compare *c,
 /*
  * The page into path through outfile.h ("-" is standard output). Returns 0 or -errno;
  * -EINVAL when path is one of the recordings. note (note_size bytes) gets
- * vmt_outfile_note()'s words, or "".
+ * vmt_outfile_note()'s words, or ""; when the file cannot be opened, vmt_outfile_open()'s
+ * line that says why (else "" on an error).
  */
 int vmt_html_compare_file(const char *path, const struct vmt_compare *c,
 			  const char *const files[2], char *note, size_t note_size);

@@ -1256,7 +1256,7 @@ int vmt_html_write_file(const char *path, const struct vmt_reader *r,
 		return -EINVAL;
 	if (note_size)
 		note[0] = '\0';
-	ret = vmt_outfile_open(path, 0, &of);
+	ret = vmt_outfile_open(path, 0, &of, note, note_size);
 	if (ret)
 		return ret;
 	if (note_size)
@@ -1268,9 +1268,14 @@ int vmt_html_write_file(const char *path, const struct vmt_reader *r,
 	ret = vmt_outbuf_finish(&o);
 	if (ret)
 		goto out_abort;
-	return vmt_outfile_commit(of, NULL, NULL);
+	ret = vmt_outfile_commit(of, NULL, NULL);
+	if (ret && note_size)
+		note[0] = '\0';	/* the owner's words: not what failed */
+	return ret;
 
 out_abort:
 	vmt_outfile_abort(of);
+	if (note_size)
+		note[0] = '\0';
 	return ret;
 }

@@ -29,7 +29,8 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 /*
  * The page into path through outfile.h (a temporary name, renamed when complete; "-" is
  * standard output). Returns 0 or -errno; -EINVAL when path is the recording itself. note
- * (note_size bytes) gets vmt_outfile_note()'s words, or "".
+ * (note_size bytes) gets vmt_outfile_note()'s words, or ""; when the file cannot be
+ * opened, vmt_outfile_open()'s line that says why (else "" on an error).
  */
 int vmt_html_write_file(const char *path, const struct vmt_reader *r,
 			const struct vmt_summary *s, const struct vmt_series *se, char *note,

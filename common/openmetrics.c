@@ -504,15 +504,17 @@ int vmt_openmetrics_publish(const char *path, const struct vmt_summary *s,
 
 	if (note_size)
 		note[0] = '\0';
-	ret = vmt_outfile_open(path, 0, &of);
+	ret = vmt_outfile_open(path, 0, &of, note, note_size);
 	if (ret)
 		return ret;
 	if (note_size)
 		snprintf(note, note_size, "%s", vmt_outfile_note(of));
 	ret = vmt_openmetrics_write_fd(vmt_outfile_fd(of), s, clk, l, fmt);
-	if (ret) {
+	if (ret)
 		vmt_outfile_discard(of);
-		return ret;
-	}
-	return vmt_outfile_commit(of, NULL, NULL);
+	else
+		ret = vmt_outfile_commit(of, NULL, NULL);
+	if (ret && note_size)
+		note[0] = '\0';	/* the owner's words: not what failed */
+	return ret;
 }

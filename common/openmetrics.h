@@ -95,7 +95,9 @@ int vmt_openmetrics_write_fd(int fd, const struct vmt_summary *s, const struct v
  * node_exporter's textfile collector (--collector.textfile.directory, files named *.prom;
  * the temporary name does not end in .prom, so it is never read) use
  * VMT_OPENMETRICS_PROMETHEUS. The replaced file's mode, owner and group are kept; note
- * (note_size bytes) gets vmt_outfile_note()'s words when they could not all be, else "".
+ * (note_size bytes) gets vmt_outfile_note()'s words when they could not all be, else "";
+ * when the file cannot be opened, vmt_outfile_open()'s line that says why (else "" on an
+ * error).
  * Returns 0 or -errno (the temporary file removed).
  */
 int vmt_openmetrics_publish(const char *path, const struct vmt_summary *s,

@@ -232,18 +232,23 @@ out:
 	return (int)n;
 }
 
+/* the words for fs.protected_symlinks' refusal (link_may_be_followed) */
+#define FOREIGN_LINK "refusing to follow another user's symbolic link in a sticky, " \
+		     "world-writable directory"
+
 /*
  * How path is written: 1 directly (standard output, one of our descriptors, an existing
  * file that is not regular: *fd set when it is one of ours, else -1), 0 through a temporary
  * file next to target (path, or where its links lead), -errno when it cannot be told. *st is
- * the existing file (st_mode 0 when there is none).
+ * the existing file (st_mode 0 when there is none). *what: the step that failed, in words.
  */
 static int resolve(const char *path, char *target, size_t size, int *fd, struct stat *st,
-		   bool *created)
+		   bool *created, const char **what)
 {
 	struct stat lst;
 	int ret;
 
+	*what = "cannot open";
 	*fd = -1;
 	*created = false;
 	memset(st, 0, sizeof(*st));
@@ -252,8 +257,10 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 		return 1;
 	}
 	*fd = link_to_own_fd(path);
-	if (*fd == -2)
+	if (*fd == -2) {
+		*what = FOREIGN_LINK;
 		return -EACCES;
+	}
 	if (*fd >= 0) {
 		int fl = fcntl(*fd, F_GETFD);
 
@@ -262,6 +269,7 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 		 * close-on-exec (an input's copy, the recorder's pipes), and one given across
 		 * exec cannot be. Writing into those would lose the output, or damage data.
 		 */
+		*what = "cannot write into that descriptor (not one given to the program)";
 		return fl < 0 || (fl & FD_CLOEXEC) ? -EBADF : 1;
 	}
 	if (snprintf(target, size, "%s", path) >= (int)size)
@@ -269,11 +277,14 @@ static int resolve(const char *path, char *target, size_t size, int *fd, struct 
 	if (lstat(path, &lst) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISLNK(lst.st_mode)) {
+		*what = FOREIGN_LINK;
 		if (!link_may_be_followed(path, &lst))
 			return -EACCES;
+		*what = "cannot follow its symbolic link";
 		ret = follow_link(path, target, size, st, created);
 		if (ret)
 			return ret;
+		*what = "cannot open";
 	} else {
 		*st = lst;
 	}
@@ -286,6 +297,7 @@ int vmt_outfile_tmp_name(const char *path, char *buf, size_t size)
 {
 	char target[PATH_MAX], link[PATH_MAX];
 	struct stat st, lst;
+	const char *what;
 	bool created;
 	int fd, ret, n;
 
@@ -306,7 +318,7 @@ int vmt_outfile_tmp_name(const char *path, char *buf, size_t size)
 		if (n < 0 || (size_t)n >= sizeof(target))
 			return -ENAMETOOLONG;
 	} else {
-		ret = resolve(path, target, sizeof(target), &fd, &st, &created);
+		ret = resolve(path, target, sizeof(target), &fd, &st, &created, &what);
 		if (ret)
 			return ret < 0 ? ret : 1;
 	}
@@ -369,19 +381,52 @@ static void keep_owner(struct vmt_outfile *of, const struct stat *old)
 	fchmod(of->fd, mode);
 }
 
-int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out)
+/* "PATH: WHAT: ERROR" into msg (when there is one); returns err. */
+static int say(char *msg, size_t size, const char *path, const char *what, int err)
+{
+	if (msg && size)
+		snprintf(msg, size, "%s: %s: %s", path, what, strerror(-err));
+	return err;
+}
+
+/*
+ * Why the temporary file could not be made, in msg. When FILE is there (or something is at
+ * the temporary name), the file itself is not what failed: "No such file or directory"
+ * about an existing /proc/version, or "Permission denied" about a file the user may write
+ * in a directory they may not, would send them looking in the wrong place.
+ */
+static int say_tmp(char *msg, size_t size, const struct vmt_outfile *of, bool exists, int err)
+{
+	char what[2 * PATH_MAX + 96];
+
+	if (!exists && err != -EEXIST)
+		return say(msg, size, of->path, "cannot create", err);
+	if (of->target == of->path)
+		snprintf(what, sizeof(what), "cannot create the temporary file beside it (%s)",
+			 of->tmp);
+	else
+		snprintf(what, sizeof(what), "cannot create the temporary file beside %s, where "
+			 "its link leads (%s)", of->target, of->tmp);
+	return say(msg, size, of->path, what, err);
+}
+
+int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out,
+		     char *msg, size_t msg_size)
 {
 	struct vmt_outfile *of;
 	char target[PATH_MAX], tmp[PATH_MAX];
+	const char *what = "cannot open";
 	struct stat st;
 	int ret, fd;
 
 	*out = NULL;
+	if (msg && msg_size)
+		msg[0] = '\0';
 	if (!path || !*path)
-		return -EINVAL;
+		return say(msg, msg_size, "(no name)", "cannot open", -EINVAL);
 	of = calloc(1, sizeof(*of));
 	if (!of)
-		return -ENOMEM;
+		return say(msg, msg_size, path, what, -ENOMEM);
 	of->fd = -1;
 	of->slot = of->created_slot = -1;
 	of->flags = flags;
@@ -390,9 +435,10 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = resolve(path, target, sizeof(target), &fd, &st, &of->created);
+	ret = resolve(path, target, sizeof(target), &fd, &st, &of->created, &what);
 	if (ret < 0)
 		goto out_free;
+	what = "cannot open";
 	if (ret == 1) {
 		of->direct = true;
 		if (fd == STDOUT_FILENO && strcmp(path, "-") == 0)
@@ -407,6 +453,7 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 		}
 		/* one of ours opened for reading only (/dev/stdin): no output there */
 		if (fd >= 0 && (fcntl(of->fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
+			what = "cannot write into a descriptor open for reading only";
 			ret = -EBADF;
 			goto out_free;
 		}
@@ -421,6 +468,7 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.%ld.part", target, (long)getpid()) >=
 	    (int)sizeof(tmp)) {
+		what = "cannot name the temporary file beside it";
 		ret = -ENAMETOOLONG;
 		goto out_free;
 	}
@@ -430,21 +478,25 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 		goto out_free;
 	}
 	ret = open_tmp(of);
-	if (ret)
+	if (ret) {
+		say_tmp(msg, msg_size, of, st.st_mode != 0, ret);
 		goto out_free;
+	}
 	if (S_ISREG(st.st_mode) && !of->created)
 		keep_owner(of, &st);
 	*out = of;
 	return 0;
 
 out_free:
+	if (msg && msg_size && !msg[0])
+		say(msg, msg_size, path, what, ret);
 	if (of->fd >= 0 && of->fd != STDOUT_FILENO)
 		close(of->fd);
 	if (of->created)
 		unlink(target);
 	if (of->tmp != of->path)
 		free(of->tmp);
-	if (of->target != of->path)
+	if (of->target && of->target != of->path)
 		free(of->target);
 	free(of->path);
 	free(of);

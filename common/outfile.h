@@ -17,6 +17,9 @@
 
 struct vmt_outfile;
 
+/* Enough for vmt_outfile_open()'s message: two names and some words. */
+#define VMT_OUTFILE_MSG_SIZE	(2 * 4096 + 160)
+
 /* At commit an existing FILE is renamed FILE.old. */
 #define VMT_OUTFILE_KEEP_OLD	 (1u << 0)
 /*
@@ -36,9 +39,13 @@ struct vmt_outfile;
  * FILE.PID.part is created O_EXCL|O_NOFOLLOW next to FILE, mode 0644 (less the umask), or
  * the mode, owner and group of the regular FILE it replaces (vmt_outfile_note() says what
  * of them could not be kept). Returns 0, or -errno with *out NULL (-EEXIST when something,
- * a link included, is at the temporary name).
+ * a link included, is at the temporary name) and, when msg is not NULL, the one line that
+ * says what failed in msg: "FILE: cannot create: ERROR" for a new file, "FILE: cannot create
+ * the temporary file beside it (FILE.PID.part): ERROR" when FILE exists (its directory takes
+ * no new file: /proc, a read-only mount), "FILE: cannot open: ERROR" for the rest.
  */
-int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out);
+int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **out,
+		     char *msg, size_t msg_size);
 /*
  * The temporary name vmt_outfile_open() uses for path, into buf (for messages): 0, or 1
  * when path is written directly (no temporary name), or -errno.

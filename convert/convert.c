@@ -108,16 +108,11 @@ static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 	int ret;
 
 	vmt_outfile_unlink_on_signal();
-	ret = vmt_outfile_open(o->output ? o->output : "-", 0, of);
-	if (ret) {
-		char tmp[4096];
+	char msg[VMT_OUTFILE_MSG_SIZE];
 
-		/* a regular file is written under a temporary name first: that one failed */
-		if (o->output && vmt_outfile_tmp_name(o->output, tmp, sizeof(tmp)) == 0)
-			vmt_err("%s: cannot create its temporary file %s: %s", o->output, tmp,
-				strerror(-ret));
-		else
-			vmt_err("%s: cannot create: %s", o->output, strerror(-ret));
+	ret = vmt_outfile_open(o->output ? o->output : "-", 0, of, msg, sizeof(msg));
+	if (ret) {
+		vmt_err("%s", msg);	/* the file, and what failed: it or its temporary file */
 		return EXIT_ERROR;
 	}
 	if (*vmt_outfile_note(*of))

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "openmetrics.h"
+#include "outfile.h"
 #include "summary.h"
 #include "sysinfo.h"
 #include "vmfind.h"
@@ -22,6 +23,7 @@ struct rec_metrics {
 	uint64_t published, failed;
 	int error;			/* the first failure's */
 	bool noted;			/* the owner that could not be kept: said once */
+	char why[VMT_OUTFILE_MSG_SIZE];	/* the last failure, in one line */
 };
 
 int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
@@ -68,7 +70,7 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 		   uint64_t lost)
 {
 	struct vmt_openmetrics_labels l = { .host = m->host, .vmmap = m->vmmap };
-	char note[256];
+	char note[VMT_OUTFILE_MSG_SIZE];
 	int ret;
 
 	s->lost_events = lost;
@@ -78,14 +80,24 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 		vmt_warn_folded("%s: %s", m->path, note);
 		m->noted = true;
 	}
+	/* the temporary file that could not be made is named: not FILE, which may be there */
+	if (ret && note[0])
+		snprintf(m->why, sizeof(m->why), "%s", note);
+	else if (ret)
+		snprintf(m->why, sizeof(m->why), "%s: cannot write the metrics: %s", m->path,
+			 strerror(-ret));
 	if (ret && !m->error && m->published) {
 		/*
 		 * Said at once (the first publication's failure stops the recorder instead): one
 		 * that runs for days would serve stale figures unseen.
 		 */
-		vmt_warn_folded("%s: writing the metrics failed: %s (the file keeps the figures "
-				"last written; tried again every interval)", m->path,
-				strerror(-ret));
+		if (note[0])	/* what failed: FILE, or the temporary file beside it */
+			vmt_warn_folded("%s (the file keeps the figures last written; tried "
+					"again every interval)", note);
+		else
+			vmt_warn_folded("%s: writing the metrics failed: %s (the file keeps the "
+					"figures last written; tried again every interval)",
+					m->path, strerror(-ret));
 		m->error = ret;
 	}
 	m->failed += ret != 0;
@@ -119,6 +131,11 @@ int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64
 uint64_t rec_metrics_published(const struct rec_metrics *m)
 {
 	return m->published;
+}
+
+const char *rec_metrics_why(const struct rec_metrics *m)
+{
+	return m->why;
 }
 
 int rec_metrics_error(const struct rec_metrics *m, uint64_t *failed)

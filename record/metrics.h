@@ -35,6 +35,8 @@ int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64
 /* Publications done; the first failure's -errno (or 0), and *failed the failed ones. */
 uint64_t rec_metrics_published(const struct rec_metrics *m);
 int rec_metrics_error(const struct rec_metrics *m, uint64_t *failed);
+/* The last failure in one line: "FILE: what failed: ERROR" ("" when none failed). */
+const char *rec_metrics_why(const struct rec_metrics *m);
 void rec_metrics_free(struct rec_metrics *m);
 
 #endif

@@ -63,6 +63,7 @@ static void kv_copy(struct vmt_kvbuf *dst, const struct vmt_kvbuf *src)
 
 int rec_output_open(struct rec_output *op)
 {
+	char msg[VMT_OUTFILE_MSG_SIZE];
 	int ret;
 
 	op->files++;
@@ -75,13 +76,17 @@ int rec_output_open(struct rec_output *op)
 		      -ENAMETOOLONG : 0;
 	else
 		ret = rec_output_name(op->path, op->files, op->name, sizeof(op->name));
+	msg[0] = '\0';
 	if (!ret)
 		ret = vmt_outfile_open(op->name, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
-				       &op->out);
+				       &op->out, msg, sizeof(msg));
 	if (ret) {
-		/* the file the user asks for (FILE, or FILE-NNN), not its FILE.PID.part */
+		/* the file the user asks for (FILE, or FILE-NNN), then what failed */
 		snprintf(op->tmp, sizeof(op->tmp), "%s", op->name);
-		vmt_err("%s: cannot create: %s", op->name, strerror(-ret));
+		if (msg[0])
+			vmt_err("%s", msg);
+		else
+			vmt_err("%s: cannot create: %s", op->name, strerror(-ret));
 		return ret;
 	}
 	snprintf(op->tmp, sizeof(op->tmp), "%s", vmt_outfile_tmp_path(op->out));

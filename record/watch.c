@@ -179,7 +179,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	if (w->metrics) {
 		ret = rec_metrics_advance(w->metrics, rec_tap_iter(w->tap), 0, 0);
 		if (ret) {
-			vmt_err("%s: cannot write the metrics: %s", o->metrics, strerror(-ret));
+			vmt_err("%s", rec_metrics_why(w->metrics));
 			return ret;
 		}
 	}

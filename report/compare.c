@@ -203,7 +203,7 @@ static void same_kind_of_span(const struct report_opts *o, struct vmt_compare *c
 static int publish(const struct report_opts *o, const struct vmt_compare *c,
 		   const struct vmt_compare_view *v)
 {
-	char note[256];
+	char note[VMT_OUTFILE_MSG_SIZE];
 	int ret = 0;
 
 	if (o->html) {
@@ -211,6 +211,10 @@ static int publish(const struct report_opts *o, const struct vmt_compare *c,
 		ret = vmt_html_compare_file(o->html, c, v->file, note, sizeof(note));
 		if (!ret && note[0])
 			vmt_warn_folded("%s: %s", o->html, note);
+		if (ret && note[0]) {
+			vmt_err("%s", note);	/* what could not be opened, and why */
+			return 1;
+		}
 		if (ret) {
 			vmt_err("%s: cannot write the HTML page: %s", o->html,
 				ret == -EINVAL ? "that is one of the recordings" : strerror(-ret));

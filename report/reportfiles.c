@@ -16,16 +16,18 @@
 int report_write_html(const char *path, const struct vmt_reader *r, const struct vmt_summary *s,
 		      const struct vmt_series *se)
 {
-	char note[256];
+	char note[VMT_OUTFILE_MSG_SIZE];
 	int ret;
 
 	vmt_outfile_unlink_on_signal();
 	ret = vmt_html_write_file(path, r, s, se, note, sizeof(note));
-	if (ret) {
+	if (ret && note[0])
+		vmt_err("%s", note);	/* what could not be opened, and why */
+	else if (ret)
 		vmt_err("%s: cannot write the HTML report: %s", path,
 			ret == -EINVAL ? "that is the recording" : strerror(-ret));
+	if (ret)
 		return 1;
-	}
 	/* the replaced page's owner or group that could not be kept (outfile.h) */
 	if (note[0])
 		vmt_warn_folded("%s: %s", path, note);
@@ -42,7 +44,7 @@ int report_openmetrics(const char *file, const char *path, const struct vmt_read
 	char *host = vmt_reader_meta(r, "hostname");
 	struct vmt_openmetrics_labels l = { .host = host, .vmmap = vmt_reader_vmmap(r) };
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	char note[256];
+	char note[VMT_OUTFILE_MSG_SIZE] = "";
 	int ret;
 
 	/* a path that is the recording was refused with the options (reportopt.c) */
@@ -58,6 +60,8 @@ int report_openmetrics(const char *file, const char *path, const struct vmt_read
 	}
 	if (ret == -EINVAL)
 		vmt_err("%s: its host name holds a control character", file);
+	else if (ret && note[0])
+		vmt_err("%s", note);
 	else if (ret)
 		vmt_err("%s: cannot write the metrics: %s", path ? path : "standard output",
 			strerror(-ret));

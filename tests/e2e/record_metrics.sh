@@ -119,9 +119,22 @@ fi
 run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context none --metrics /nonexistent/m.prom \
 	-o x.vmt
 expect_rc 1 "an unwritable metrics file"
-expect_one_line_error vmtrace-record "/nonexistent/m.prom: cannot write the metrics"
+expect_one_line_error vmtrace-record "/nonexistent/m.prom: cannot create: No such file or directory$"
 [ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "not one line"; }
 [ ! -e x.vmt ] || fail "a recording was made although the metrics cannot be written"
+# a file that is there, in a directory that takes no new file: the temporary file beside it
+# failed, named with the recorder's pid (not "No such file" about a file that exists)
+if [ -f /proc/version ]; then
+	vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context none --metrics /proc/version \
+		-o x.vmt >out.txt 2>err.txt &
+	pid=$!
+	wait $pid
+	rc=$?
+	expect_rc 1 "--metrics /proc/version"
+	[ "$(cat err.txt)" = "vmtrace-record: /proc/version: cannot create the temporary file beside it \
+(/proc/version.$pid.part): No such file or directory" ] || { cat err.txt; fail "--metrics /proc/version: the message"; }
+	[ ! -e x.vmt ] || fail "--metrics /proc/version: a recording was made"
+fi
 run vmtrace-record -p 1 --interval 5s -e "$SYSCALL_EVENTS"
 expect_rc 64 "--interval without --metrics"
 expect_one_line_error vmtrace-record "interval needs --metrics"

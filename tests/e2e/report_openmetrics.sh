@@ -86,8 +86,37 @@ print(n)' m.prom >n.txt || fail "=FILE does not parse as Prometheus text"
 ls ./*.part 2>/dev/null && fail "temporary file left behind"
 run vmtrace-report --openmetrics=no/such/dir/m.prom "$DATA/sample-kvm.vmt"
 expect_rc 1 "--openmetrics=FILE in a missing directory"
-expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot write the metrics"
+expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot create: No such file or directory$"
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for an unwritable file"
+# A metrics file that is there in a directory that takes no new file (a read-only mount):
+# what failed is the temporary file beside it, named with the report's pid, not the file
+# (common/outfile.c); a new file there cannot be created at all. In a mount namespace of
+# its own, so that nothing is left mounted.
+mkdir ro
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+	unshare -m sh -c 'mount -t tmpfs tmpfs "$1"' sh "$scratch/ro" 2>/dev/null; then
+	unshare -m sh -c 'mount -t tmpfs tmpfs "$1" && echo old >"$1/m.prom" &&
+		mount -o remount,ro "$1" || exit 1
+		for f in m new; do
+			vmtrace-report --openmetrics="$1/$f.prom" "$2" >/dev/null 2>"$f.err" &
+			p=$!
+			wait $p
+			echo "$? $p" >"$f.rc"
+		done
+		cat "$1/m.prom" >kept.txt' sh "$scratch/ro" "$DATA/sample-kvm.vmt" ||
+		fail "a read-only tmpfs"
+	read -r rc p <m.rc
+	[ "$rc" = 1 ] || fail "--openmetrics=FILE on a read-only mount: exit $rc"
+	[ "$(cat m.err)" = "vmtrace-report: $scratch/ro/m.prom: cannot create the temporary file beside it \
+($scratch/ro/m.prom.$p.part): Read-only file system" ] || { cat m.err; fail "read-only mount: the message"; }
+	[ "$(cat kept.txt)" = old ] || fail "read-only mount: the metrics file changed"
+	read -r rc p <new.rc
+	[ "$rc" = 1 ] || fail "a new --openmetrics=FILE on a read-only mount: exit $rc"
+	[ "$(cat new.err)" = "vmtrace-report: $scratch/ro/new.prom: cannot create: Read-only file system" ] ||
+		{ cat new.err; fail "read-only mount, a new file: the message"; }
+else
+	skip_part "no root or mount namespace: a read-only mount"
+fi
 run vmtrace-report --openmetrics= "$DATA/sample-kvm.vmt"
 expect_rc 64 "--openmetrics= (empty)"
 # Never over the recording, by its name or through a link to it: a usage error (64).

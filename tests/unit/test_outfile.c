@@ -117,7 +117,7 @@ static void test_commit_renames(void **state)
 	struct stat st;
 
 	umask(mask);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), 0);
 	assert_string_equal(vmt_outfile_path(of), fx->path);
 	assert_string_equal(vmt_outfile_tmp_path(of), fx->tmp);
 	assert_int_equal(vmt_outfile_tmp_name(fx->path, name, sizeof(name)), 0);
@@ -133,7 +133,7 @@ static void test_commit_renames(void **state)
 	assert_int_equal(st.st_mode & 07777, 0644 & ~mask);
 
 	/* Without KEEP_OLD an existing file is replaced, and nothing is kept. */
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), 0);
 	write_str(of, "newer");
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
 	assert_false(kept_old);
@@ -152,7 +152,7 @@ static void test_keep_old(void **state)
 	ssize_t n;
 
 	put_file(fx->path, "old");
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	expect_file(fx->path, "old");	/* untouched until commit */
 	write_str(of, "new");
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
@@ -169,7 +169,7 @@ static void test_keep_old(void **state)
 	unlink(fx->old);
 	unlink(fx->path);
 	assert_int_equal(symlink("target", fx->path), 0);
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	write_str(of, "new");
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
 	assert_true(kept_old);
@@ -199,10 +199,10 @@ static void test_dangling_link(void **state)
 	snprintf(want, sizeof(want), "%s.%ld.part", target, (long)getpid());
 	assert_string_equal(name, want);
 	assert_false(exists(target));	/* not created for a name */
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	vmt_outfile_abort(of);
 	assert_false(exists(target));
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	write_str(of, "made");
 	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
 	expect_file(target, "made");
@@ -224,7 +224,7 @@ static void test_mode_owner_kept(void **state)
 	assert_int_equal(chmod(fx->path, 0640), 0);
 	if (root)
 		assert_int_equal(chown(fx->path, 65534, 65534), 0);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), 0);
 	assert_string_equal(vmt_outfile_note(of), "");
 	write_str(of, "new");
 	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
@@ -237,7 +237,7 @@ static void test_mode_owner_kept(void **state)
 	}
 	/* a new file: the usual mode, less the umask */
 	unlink(fx->path);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), 0);
 	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
 	assert_int_equal(stat(fx->path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644 & ~(unsigned int)umask(022));
@@ -267,7 +267,7 @@ static void test_own_descriptor(void **state)
 			snprintf(name, sizeof(name), "%s", fx->path);
 		}
 		assert_int_equal(vmt_outfile_tmp_name(name, buf, sizeof(buf)), 1);
-		assert_int_equal(vmt_outfile_open(name, VMT_OUTFILE_KEEP_OLD, &of), 0);
+		assert_int_equal(vmt_outfile_open(name, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 		assert_ptr_equal(vmt_outfile_tmp_path(of), vmt_outfile_path(of));
 		write_str(of, "piped");
 		assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
@@ -279,17 +279,17 @@ static void test_own_descriptor(void **state)
 	assert_false(exists(fx->old));
 	/* the read end, or a descriptor not open: no output there */
 	snprintf(name, sizeof(name), "/dev/fd/%d", p[0]);
-	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	assert_int_equal(vmt_outfile_open(name, 0, &of, NULL, 0), -EBADF);
 	close(p[0]);
 	close(p[1]);
-	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	assert_int_equal(vmt_outfile_open(name, 0, &of, NULL, 0), -EBADF);
 	/*
 	 * One the program opened itself (close-on-exec, as an input's copy is): not given
 	 * to it, so not an output (the review wrote the CSV into the piped input's copy)
 	 */
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	snprintf(name, sizeof(name), "/dev/fd/%d", p[1]);
-	assert_int_equal(vmt_outfile_open(name, 0, &of), -EBADF);
+	assert_int_equal(vmt_outfile_open(name, 0, &of, NULL, 0), -EBADF);
 	close(p[0]);
 	close(p[1]);
 }
@@ -300,7 +300,7 @@ static void test_abort(void **state)
 	struct vmt_outfile *of;
 
 	put_file(fx->path, "old");
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	write_str(of, "partial");
 	vmt_outfile_abort(of);
 	assert_false(exists(fx->tmp));
@@ -309,7 +309,7 @@ static void test_abort(void **state)
 	vmt_outfile_abort(NULL);
 
 	/* KEEP_PARTIAL: abort leaves the temporary file and what was written. */
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of, NULL, 0), 0);
 	write_str(of, "partial");
 	vmt_outfile_abort(of);
 	expect_file(fx->tmp, "partial");
@@ -317,7 +317,7 @@ static void test_abort(void **state)
 	unlink(fx->tmp);
 
 	/* discard removes it whatever the flags */
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of, NULL, 0), 0);
 	vmt_outfile_discard(of);
 	assert_false(exists(fx->tmp));
 }
@@ -330,7 +330,7 @@ static void test_commit_fails(void **state)
 	char *stuck = (char *)"x";
 	bool kept_old = true;
 
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_PARTIAL, &of, NULL, 0), 0);
 	write_str(of, "precious");
 	assert_int_equal(mkdir(fx->path, 0755), 0);
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, &stuck), -EISDIR);
@@ -343,7 +343,7 @@ static void test_commit_fails(void **state)
 
 	/* without KEEP_PARTIAL the temporary file goes */
 	assert_int_equal(rmdir(fx->path), 0);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), 0);
 	assert_int_equal(mkdir(fx->path, 0755), 0);
 	assert_int_equal(vmt_outfile_commit(of, NULL, &stuck), -EISDIR);
 	assert_null(stuck);
@@ -355,11 +355,57 @@ static void test_directory_refused(void **state)
 	struct fx *fx = *state;
 	struct vmt_outfile *of = (struct vmt_outfile *)&of;
 
-	assert_int_equal(vmt_outfile_open(fx->dir, 0, &of), -EISDIR);
+	assert_int_equal(vmt_outfile_open(fx->dir, 0, &of, NULL, 0), -EISDIR);
 	assert_null(of);
-	assert_int_equal(vmt_outfile_open("", 0, &of), -EINVAL);
-	assert_int_equal(vmt_outfile_open("/nonexistent-dir/x", 0, &of), -ENOENT);
+	assert_int_equal(vmt_outfile_open("", 0, &of, NULL, 0), -EINVAL);
+	assert_int_equal(vmt_outfile_open("/nonexistent-dir/x", 0, &of, NULL, 0), -ENOENT);
 	assert_null(of);
+}
+
+/*
+ * What failed, in the message: a new file that cannot be made is "cannot create"; an existing
+ * one whose directory takes no new file (/proc) is the temporary file's failure, named, not
+ * "No such file" about a file that is there; a link names where it leads; a directory and
+ * something planted at the temporary name (EEXIST) say so.
+ */
+static void test_open_messages(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	char msg[VMT_OUTFILE_MSG_SIZE], want[VMT_OUTFILE_MSG_SIZE], link[PATH_MAX];
+	long pid = (long)getpid();
+
+	assert_int_equal(vmt_outfile_open("/nonexistent-dir/x", 0, &of, msg, sizeof(msg)),
+			 -ENOENT);
+	assert_string_equal(msg, "/nonexistent-dir/x: cannot create: No such file or directory");
+	assert_int_equal(vmt_outfile_open(fx->dir, 0, &of, msg, sizeof(msg)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: cannot open: Is a directory", fx->dir);
+	assert_string_equal(msg, want);
+	if (access("/proc/version", F_OK) == 0) {
+		assert_int_equal(vmt_outfile_open("/proc/version", 0, &of, msg, sizeof(msg)),
+				 -ENOENT);
+		snprintf(want, sizeof(want), "/proc/version: cannot create the temporary file "
+			 "beside it (/proc/version.%ld.part): No such file or directory", pid);
+		assert_string_equal(msg, want);
+		snprintf(link, sizeof(link), "%s/v", fx->dir);
+		assert_int_equal(symlink("/proc/version", link), 0);
+		assert_int_equal(vmt_outfile_open(link, 0, &of, msg, sizeof(msg)), -ENOENT);
+		snprintf(want, sizeof(want), "%s: cannot create the temporary file beside "
+			 "/proc/version, where its link leads (/proc/version.%ld.part): No such file "
+			 "or directory", link, pid);
+		assert_string_equal(msg, want);
+	}
+	/* a new file, but something at its temporary name: that is what failed */
+	assert_int_equal(mkdir(fx->tmp, 0755), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, msg, sizeof(msg)), -EEXIST);
+	snprintf(want, sizeof(want), "%s: cannot create the temporary file beside it (%s): File "
+		 "exists", fx->path, fx->tmp);
+	assert_string_equal(msg, want);
+	assert_int_equal(rmdir(fx->tmp), 0);
+	/* success leaves msg empty, and NULL is fine */
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	vmt_outfile_discard(of);
 }
 
 /* Someone planted a link at the temporary name: open refuses, the target is untouched. */
@@ -372,14 +418,14 @@ static void test_tmp_link_not_followed(void **state)
 	snprintf(target, sizeof(target), "%s/victim", fx->dir);
 	put_file(target, "victim");
 	assert_int_equal(symlink(target, fx->tmp), 0);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), -EEXIST);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), -EEXIST);
 	assert_null(of);
 	expect_file(target, "victim");
 	/* a dangling link too: O_CREAT would otherwise create its target */
 	unlink(fx->tmp);
 	unlink(target);
 	assert_int_equal(symlink(target, fx->tmp), 0);
-	assert_int_equal(vmt_outfile_open(fx->path, 0, &of), -EEXIST);
+	assert_int_equal(vmt_outfile_open(fx->path, 0, &of, NULL, 0), -EEXIST);
 	assert_false(exists(target));
 	assert_false(exists(fx->path));
 }
@@ -391,7 +437,7 @@ static void test_dev_null(void **state)
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(vmt_outfile_open("/dev/null", VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open("/dev/null", VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	assert_ptr_equal(vmt_outfile_tmp_path(of), vmt_outfile_path(of));
 	write_str(of, "nothing");
 	assert_int_equal(vmt_outfile_commit(of, &kept_old, NULL), 0);
@@ -413,7 +459,7 @@ static void test_fifo(void **state)
 	/* a reader first, so opening for writing does not wait */
 	rd = open(fx->path, O_RDONLY | O_NONBLOCK);
 	assert_true(rd >= 0);
-	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD, &of, NULL, 0), 0);
 	assert_string_equal(vmt_outfile_tmp_path(of), fx->path);
 	assert_false(exists(fx->tmp));
 	write_str(of, "through");
@@ -432,12 +478,12 @@ static void test_stdout(void **state)
 	struct vmt_outfile *of;
 
 	(void)state;
-	assert_int_equal(vmt_outfile_open("-", 0, &of), 0);
+	assert_int_equal(vmt_outfile_open("-", 0, &of, NULL, 0), 0);
 	assert_int_equal(vmt_outfile_fd(of), STDOUT_FILENO);
 	assert_string_equal(vmt_outfile_path(of), "-");
 	assert_int_equal(vmt_outfile_commit(of, NULL, NULL), 0);
 	assert_true(fcntl(STDOUT_FILENO, F_GETFD) >= 0);	/* never closed */
-	assert_int_equal(vmt_outfile_open("-", 0, &of), 0);
+	assert_int_equal(vmt_outfile_open("-", 0, &of, NULL, 0), 0);
 	vmt_outfile_abort(of);
 	assert_true(fcntl(STDOUT_FILENO, F_GETFD) >= 0);
 }
@@ -693,7 +739,7 @@ static int signal_child(struct fx *fx, unsigned int flags, int ignore, int sig, 
 		if (ignore)
 			signal(ignore, SIG_IGN);
 		vmt_outfile_unlink_on_signal();
-		if (vmt_outfile_open(fx->path, flags, &of))
+		if (vmt_outfile_open(fx->path, flags, &of, NULL, 0))
 			_exit(3);
 		if (write(p[1], vmt_outfile_tmp_path(of), strlen(vmt_outfile_tmp_path(of))) < 0)
 			_exit(4);
@@ -783,6 +829,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_directory_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmp_link_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dev_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
