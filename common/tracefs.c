@@ -261,29 +261,46 @@ int vmt_tracefs_remove_stale(const char *root, unsigned int *removed, char *repo
 	return ret;
 }
 
-/* Does the hex mask ("00000000,00000002") have a bit of list set? Writes the CPU found. */
-static bool mask_overlaps(const char *mask, const struct vmt_cpulist *list, unsigned int *cpu)
+/*
+ * The CPUs of list whose bit the hex mask ("00000000,00000002") sets, into out (at most
+ * list->n, ascending: the mask is read from its least significant digit). A mask that is
+ * not hex has none.
+ */
+static void mask_overlap(const char *mask, const struct vmt_cpulist *list, unsigned int *out,
+			 unsigned int *n)
 {
 	size_t len = strlen(mask), i;
 	unsigned int bit = 0;
 
-	/* from the least significant (rightmost) hex digit */
+	*n = 0;
 	for (i = len; i-- > 0;) {
 		int v, k;
 
 		if (mask[i] == ',' || mask[i] == '\n' || mask[i] == ' ')
 			continue;
-		if (!isxdigit((unsigned char)mask[i]))
-			return false;
+		if (!isxdigit((unsigned char)mask[i])) {
+			*n = 0;
+			return;
+		}
 		v = isdigit((unsigned char)mask[i]) ? mask[i] - '0' : (tolower(mask[i]) - 'a' + 10);
 		for (k = 0; k < 4; k++, bit++) {
-			if ((v >> k & 1) && vmt_cpulist_has(list, bit)) {
-				*cpu = bit;
-				return true;
-			}
+			if ((v >> k & 1) && vmt_cpulist_has(list, bit) && *n < list->n)
+				out[(*n)++] = bit;
 		}
 	}
-	return false;
+}
+
+/* ", CPUs 0-1 (vmtrace-42, pid 42)" appended to who */
+static void add_who(char *who, size_t size, const char *name, long pid, unsigned int *cpu,
+		    unsigned int n)
+{
+	struct vmt_cpulist l = { n, cpu };
+	size_t len = strlen(who);
+	char cpus[256];
+
+	if (len < size)
+		snprintf(who + len, size - len, "%sCPU%s %s (%s, pid %ld)", len ? ", " : "",
+			 n == 1 ? "" : "s", vmt_cpulist_format(&l, cpus, sizeof(cpus)), name, pid);
 }
 
 int vmt_tracefs_find_conflict(const char *root, const char *self_name,
@@ -291,17 +308,26 @@ int vmt_tracefs_find_conflict(const char *root, const char *self_name,
 {
 	char path[PATH_MAX];
 	struct dirent *de;
+	unsigned int *cpu;
 	int found = 0;
 	DIR *d;
 
+	if (who_size)
+		who[0] = '\0';
 	snprintf(path, sizeof(path), "%s/instances", root);
+	cpu = malloc((cpus->n ? cpus->n : 1) * sizeof(*cpu));
+	if (!cpu)
+		return -ENOMEM;
 	d = opendir(path);
-	if (!d)
+	if (!d) {
+		free(cpu);
 		return -errno;
-	while (!found && (de = readdir(d))) {
+	}
+	/* every other recorder: the user learns all that holds the CPUs at once */
+	while ((de = readdir(d))) {
 		const char *num = de->d_name + strlen(VMT_INSTANCE_PREFIX);
 		char file[PATH_MAX], *mask;
-		unsigned int cpu;
+		unsigned int n;
 		long pid;
 
 		if (strncmp(de->d_name, VMT_INSTANCE_PREFIX, strlen(VMT_INSTANCE_PREFIX)) != 0 ||
@@ -315,13 +341,15 @@ int vmt_tracefs_find_conflict(const char *root, const char *self_name,
 			continue;
 		if (vmt_io_read_file(file, 65536, &mask, NULL))
 			continue;
-		if (mask_overlaps(mask, cpus, &cpu)) {
-			snprintf(who, who_size, "%s on CPU %u", de->d_name, cpu);
+		mask_overlap(mask, cpus, cpu, &n);
+		if (n) {
+			add_who(who, who_size, de->d_name, pid, cpu, n);
 			found = 1;
 		}
 		free(mask);
 	}
 	closedir(d);
+	free(cpu);
 	return found;
 }
 

@@ -61,8 +61,9 @@ int vmt_tracefs_remove_stale(const char *root, unsigned int *removed, char *repo
 			     size_t report_size);
 
 /*
- * Another live recorder's instance tracing any CPU of cpus (not self_name): returns 1 and
- * names it in who ("vmtrace-1234 on CPU 1"), 0 when there is none, or -errno.
+ * Other live recorders' instances tracing any CPU of cpus (not self_name): returns 1 and
+ * names each with exactly the CPUs of cpus it traces in who ("CPUs 0-1 (vmtrace-1234, pid
+ * 1234), CPU 3 (vmtrace-99, pid 99)"), 0 when there is none, or -errno.
  */
 int vmt_tracefs_find_conflict(const char *root, const char *self_name,
 			      const struct vmt_cpulist *cpus, char *who, size_t who_size);

@@ -82,7 +82,7 @@ static void clock_error(struct rec_session *s, const char *clock, int err)
 static int create_instance(struct rec_session *s, const struct record_opts *o)
 {
 	const char *dir = s->inst.dir;
-	char name[64], val[64], stale[512], who[128];
+	char name[64], val[64], stale[512], who[512];
 	unsigned int removed;
 	int ret;
 
@@ -92,8 +92,9 @@ static int create_instance(struct rec_session *s, const struct record_opts *o)
 	snprintf(name, sizeof(name), VMT_INSTANCE_PREFIX "%ld", (long)getpid());
 	ret = vmt_tracefs_find_conflict(s->root, name, &o->cpus, who, sizeof(who));
 	if (ret > 0) {
-		vmt_err("%s/instances: another recorder traces the same CPUs (%s); one recorder "
-			"per CPU", s->root, who);
+		/* exactly the CPUs held: of -p 0-1, "CPU 1" says that CPU 0 is free */
+		vmt_err("%s/instances: another recorder traces %s; one recorder per CPU",
+			s->root, who);
 		return -EBUSY;
 	}
 	ret = vmt_tracefs_instance_create(s->root, name, &s->inst);

@@ -77,7 +77,7 @@ static void fake_instance(const char *root, long pid, const char *mask)
 
 static void test_conflict(void **state)
 {
-	char root[] = "/tmp/vmt-tracefs-XXXXXX", path[PATH_MAX], who[128];
+	char root[] = "/tmp/vmt-tracefs-XXXXXX", path[PATH_MAX], who[256], a[128], b[128];
 	struct vmt_cpulist cpus = { 0, NULL };
 	long alive = (long)getppid(), dead = 999999999L;
 
@@ -92,7 +92,7 @@ static void test_conflict(void **state)
 	vmt_cpulist_free(&cpus);
 	assert_int_equal(vmt_cli_parse_cpulist("1", &cpus), 0);
 	assert_int_equal(vmt_tracefs_find_conflict(root, "vmtrace-1", &cpus, who, sizeof(who)), 1);
-	snprintf(path, sizeof(path), "vmtrace-%ld on CPU 1", alive);
+	snprintf(path, sizeof(path), "CPU 1 (vmtrace-%ld, pid %ld)", alive, alive);
 	assert_string_equal(who, path);
 	/* our own instance is no conflict */
 	snprintf(path, sizeof(path), "vmtrace-%ld", alive);
@@ -103,6 +103,21 @@ static void test_conflict(void **state)
 	snprintf(path, sizeof(path), "%s/instances/vmtrace-%ld/tracing_cpumask", root, alive);
 	assert_int_equal(vmt_io_write_str(path, "00000002,00000000\n"), 0);
 	assert_int_equal(vmt_tracefs_find_conflict(root, "vmtrace-1", &cpus, who, sizeof(who)), 1);
+	vmt_cpulist_free(&cpus);
+	/*
+	 * Exactly the CPUs each recorder holds of those asked for, every recorder named (in the
+	 * directory's order): 0-5 against one on 1,2,33 (only 1-2 asked for) and one on 3,7.
+	 */
+	assert_int_equal(vmt_io_write_str(path, "00000002,00000006\n"), 0);
+	fake_instance(root, (long)getpid(), "88\n");
+	assert_int_equal(vmt_cli_parse_cpulist("0-5", &cpus), 0);
+	assert_int_equal(vmt_tracefs_find_conflict(root, "vmtrace-1", &cpus, who, sizeof(who)), 1);
+	snprintf(a, sizeof(a), "CPUs 1-2 (vmtrace-%ld, pid %ld)", alive, alive);
+	snprintf(b, sizeof(b), "CPU 3 (vmtrace-%ld, pid %ld)", (long)getpid(), (long)getpid());
+	snprintf(path, sizeof(path), "%s, %s", a, b);
+	if (strcmp(who, path) != 0)
+		snprintf(path, sizeof(path), "%s, %s", b, a);
+	assert_string_equal(who, path);
 	vmt_cpulist_free(&cpus);
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
