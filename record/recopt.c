@@ -7,26 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmdline.h"
 #include "command.h"
 #include "container.h"
 #include "context.h"
+#include "liveopt.h"
 #include "log.h"
 #include "outfile.h"
-#include "output.h"
 #include "recopt.h"
-#include "tclock.h"
 #include "tracefs.h"
 #include "vmfind.h"
 
 #define DEFAULT_EVENTS REC_DEFAULT_BEGIN "," REC_DEFAULT_END
 
-enum {
-	OPT_CLEANUP = 256, OPT_POLL, OPT_CONTEXT, OPT_LIVE, OPT_NO_OUTPUT, OPT_METRICS,
-	OPT_INTERVAL, OPT_THRESHOLD, OPT_KEEP, OPT_AFTER, OPT_VM, OPT_CONTINUE, OPT_RING_SIZE,
-};
+enum { OPT_CLEANUP = 256, OPT_POLL, OPT_CONTEXT, OPT_VM };	/* the others: liveopt.h */
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 
@@ -87,28 +82,29 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file (default " REC_DEFAULT_OUTPUT ")", 3 },
 	{ "level", 'l', "N", 0, "zstd level, 1-19, 0 stores uncompressed (default 1)", 3 },
 	{ "quiet", 'q', NULL, 0, "no progress and no summary", 3 },
-	{ "live", OPT_LIVE, "TIME", OPTION_ARG_OPTIONAL, "every TIME (default 1s) print exits/s, "
+	{ "live", REC_OPT_LIVE, "TIME", OPTION_ARG_OPTIONAL, "every TIME (default 1s) print exits/s, "
 	  "out-of-guest %, p99 and max per vCPU and per exit reason of the last interval, "
 	  "while recording (a table redrawn on a terminal, else one line per interval)", 3 },
-	{ "no-output", OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
-	{ "metrics", OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
+	{ "no-output", REC_OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
+	{ "metrics", REC_OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
 	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
 	  "collector)", 3 },
-	{ "interval", OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)", 3 },
-	{ "on-threshold", OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
+	{ "interval", REC_OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)", 3 },
+	{ "on-threshold", REC_OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
 	  "in memory; when an exit lasts TIME or more, write that and --after past it, then "
 	  "stop", 3 },
-	{ "keep", OPT_KEEP, "TIME", 0, "with --on-threshold: what to keep before the exit "
+	{ "keep", REC_OPT_KEEP, "TIME", 0, "with --on-threshold: what to keep before the exit "
 	  "(default 10s)", 3 },
-	{ "after", OPT_AFTER, "TIME", 0, "with --on-threshold: what to write after the exit "
+	{ "after", REC_OPT_AFTER, "TIME", 0, "with --on-threshold: what to write after the exit "
 	  "(default 1s)", 3 },
-	{ "continue", OPT_CONTINUE, "N", 0, "with --on-threshold: go on after a trigger, each "
+	{ "continue", REC_OPT_CONTINUE, "N", 0, "with --on-threshold: go on after a trigger, each "
 	  "into a new numbered file (FILE-001.vmt, ...), and stop after N", 3 },
-	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "with --on-threshold: hold at most SIZE of "
+	{ "ring-size", REC_OPT_RING_SIZE, "SIZE", 0, "with --on-threshold: hold at most SIZE of "
 	  "pages in memory, the oldest go first beyond it (default 512M)", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
-	  "only remove ftrace instances left by recorders that died, then exit", 4 },
+	  "only remove ftrace instances left by recorders that died, then exit (no other "
+	  "option)", 4 },
 	{ 0 }
 };
 
@@ -137,104 +133,23 @@ static void parse_events(struct argp_state *state, struct record_opts *o, const 
 }
 
 /*
- * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after,
- * --continue, --ring-size, and what they need from the other options at the end.
+ * --cleanup removes the instances of recorders that died and uses nothing else of the
+ * command line: an option given with it would be ignored without a word (-p 1 cleans up
+ * every CPU's), so it is refused, as conflicting options are.
  */
-static void parse_live_opt(struct argp_state *state, struct record_opts *o, int key,
-			   const char *arg)
+static void check_cleanup(struct argp_state *state, const struct record_opts *o)
 {
-	uint64_t v = REC_DEFAULT_LIVE_NS;
-	char msg[PATH_MAX + 160];
-	struct stat st;
+	const struct argp_option *opt;
 
-	switch (key) {
-	case OPT_LIVE:
-		if (arg && (vmt_cli_parse_duration_ns(arg, &v) || v < 10000000ULL ||
-			    v > 3600000000000ULL))
-			argp_error(state, "invalid --live interval '%s' (10ms to 1h)", arg);
-		o->live_ns = v;
-		break;
-	case OPT_NO_OUTPUT:
-		o->no_output = 1;
-		break;
-	case OPT_METRICS:
-		if (!*arg)
-			argp_error(state, "empty --metrics file name");
-		o->metrics = arg;
-		break;
-	case OPT_INTERVAL:
-		if (vmt_cli_parse_duration_ns(arg, &v) || v < 1000000000ULL || v > 3600000000000ULL)
-			argp_error(state, "invalid --interval '%s' (1s to 1h)", arg);
-		o->metrics_interval_ns = v;
-		break;
-	case OPT_THRESHOLD:
-	case OPT_KEEP:
-	case OPT_AFTER:
-		if (vmt_cli_parse_duration_ns(arg, &v) || v > 3600000000000ULL || v == 0)
-			argp_error(state, "invalid --%s '%s' (1ns to 1h)", key == OPT_THRESHOLD ?
-				   "on-threshold" : key == OPT_KEEP ? "keep" : "after", arg);
-		*(key == OPT_THRESHOLD ? &o->threshold_ns : key == OPT_KEEP ? &o->keep_ns :
-		  &o->after_ns) = v;
-		break;
-	case OPT_CONTINUE:
-		if (vmt_cli_parse_u64(arg, &v) || v == 0 || v > 99999)
-			argp_error(state, "invalid --continue '%s' (1 to 99999 files)", arg);
-		o->continue_n = (unsigned int)v;
-		break;
-	case OPT_RING_SIZE:
-		if (vmt_cli_parse_size(arg, 1024, &v) || v < (1u << 20) || v > (64ULL << 30))
-			argp_error(state, "invalid --ring-size '%s' (1M to 64G)", arg);
-		o->ring_bytes = v;
-		break;
-	case ARGP_KEY_END:
-		if ((o->keep_ns || o->after_ns || o->continue_n || o->ring_bytes) &&
-		    !o->threshold_ns)
-			argp_error(state, "--keep, --after, --continue and --ring-size need "
-				   "--on-threshold TIME");
-		if (o->continue_n && !stat(o->output, &st) && S_ISDIR(st.st_mode))
-			argp_error(state, "--continue: -o %s is a directory", o->output);
-		/* /dev/stdout too: written through the descriptor (outfile.h), no names to number */
-		if (o->continue_n && (o->no_output || strcmp(o->output, "-") == 0 ||
-				      (!stat(o->output, &st) && !S_ISREG(st.st_mode)) ||
-				      vmt_outfile_tmp_name(o->output, msg, sizeof(msg)) == 1))
-			argp_error(state, "--continue writes numbered files: not with -o -, a "
-				   "device or --no-output");
-		o->ring_bytes = o->ring_bytes ? o->ring_bytes : REC_DEFAULT_RING_BYTES;
-		o->keep_ns = o->keep_ns ? o->keep_ns : REC_DEFAULT_KEEP_NS;
-		o->after_ns = o->after_ns ? o->after_ns : REC_DEFAULT_AFTER_NS;
-		if (o->metrics_interval_ns && !o->metrics)
-			argp_error(state, "--interval needs --metrics FILE");
-		o->metrics_interval_ns = o->metrics_interval_ns ? o->metrics_interval_ns :
-					 REC_DEFAULT_METRICS_NS;
-		if (o->no_output && !o->live_ns && !o->metrics)
-			argp_error(state, "--no-output needs --live or --metrics (there would be "
-				   "nothing to see)");
-		if (o->no_output && strcmp(o->output, REC_DEFAULT_OUTPUT) != 0)
-			argp_error(state, "--no-output and -o together");
-		if (o->metrics && !o->no_output && (strcmp(o->metrics, o->output) == 0 ||
-						    vmt_outfile_same_output(o->metrics, o->output) == 1))
-			argp_error(state, "--metrics %s is the recording's output (-o)", o->metrics);
-		if (o->live_ns && strcmp(o->output, "-") == 0)
-			argp_error(state, "--live prints on standard output: not with -o -");
-		if (rec_output_stdout_clash(o->no_output ? NULL : o->output, o->metrics,
-					    o->live_ns != 0, o->quiet != 0, msg, sizeof(msg))) {
-			vmt_err("%s", msg);
-			exit(64);
-		}
-		/* The live figures are in ns while recording: a counter clock's rate is known
-		 * only at the end. */
-		if ((o->live_ns || o->metrics || o->threshold_ns) && o->clock &&
-		    !vmt_clock_is_ns(o->clock))
-			argp_error(state, "--%s needs a nanosecond trace clock (local, global, "
-				   "mono, ...), not '%s'", o->live_ns ? "live" : o->metrics ?
-				   "metrics" : "on-threshold", o->clock);
-		if (o->no_output) {
-			/* the pages still flow through the writer, stored, to nowhere */
-			o->output = "/dev/null";
-			o->level = 0;
-		}
-		break;
-	}
+	if (!o->cleanup_only || !o->other_key)
+		return;
+	for (opt = options; opt->name || opt->doc; opt++)
+		if (opt->name && opt->key == o->other_key)
+			break;
+	if (o->other_key < 256)
+		argp_error(state, "--cleanup takes no other option: not with -%c (--%s)",
+			   o->other_key, opt->name);
+	argp_error(state, "--cleanup takes no other option: not with --%s", opt->name);
 }
 
 static void check_command(struct argp_state *state, const struct record_opts *o)
@@ -255,6 +170,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct record_opts *o = state->input;
 	uint64_t v;
 
+	if (key > 0 && key < 0x1000 && key != OPT_CLEANUP && !o->other_key)
+		o->other_key = key;	/* an option of ours (argp's own keys are above) */
 	switch (key) {
 	case 'p':
 		vmt_cpulist_free(&o->cpus);
@@ -329,24 +246,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s' (a command to run goes after --)",
 			   arg);
 		break;
-	case OPT_LIVE:
-	case OPT_NO_OUTPUT:
-	case OPT_METRICS:
-	case OPT_INTERVAL:
-	case OPT_THRESHOLD:
-	case OPT_KEEP:
-	case OPT_AFTER:
-	case OPT_CONTINUE:
-	case OPT_RING_SIZE:
-		parse_live_opt(state, o, key, arg);
+	case REC_OPT_LIVE:
+	case REC_OPT_NO_OUTPUT:
+	case REC_OPT_METRICS:
+	case REC_OPT_INTERVAL:
+	case REC_OPT_THRESHOLD:
+	case REC_OPT_KEEP:
+	case REC_OPT_AFTER:
+	case REC_OPT_CONTINUE:
+	case REC_OPT_RING_SIZE:
+		rec_liveopt_parse(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->cleanup_only && !o->cpus.n && !o->vm)
 			argp_error(state, "no CPU to trace: give -p LIST or --vm VM");
-		if (o->cleanup_only && o->vm)
-			argp_error(state, "--cleanup records no VM");
+		check_cleanup(state, o);
 		check_command(state, o);
-		parse_live_opt(state, o, key, arg);
+		rec_liveopt_parse(state, o, key, arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -35,6 +35,7 @@ struct record_opts {
 	int level;
 	int quiet;
 	int cleanup_only;
+	int other_key;			/* the first option given but --cleanup (its key), or 0 */
 	uint64_t poll_ns;
 	uint64_t live_ns;		/* --live interval; 0: no live view */
 	int no_output;

@@ -28,6 +28,42 @@ usage_error vmtrace-record
 usage_error vmtrace-record -p
 usage_error vmtrace-record -p x
 usage_error vmtrace-record -p 1 -s 10x
+# --cleanup uses no other option: each option --help lists, given a valid value, is refused
+# by its names (before or after --cleanup), not ignored (-p 1 would clean up every CPU's)
+"$top_builddir/vmtrace-record" --help |
+	sed -n 's/^ \{2,6\}\(-\(.\), \)\{0,1\}--\([a-z-]*\)\(\[\{0,1\}=\([^ ]*\)\)\{0,1\} .*/\2|\3|\5/p' >opts.txt
+[ "$(wc -l <opts.txt)" -ge 20 ] || { cat opts.txt; fail "the options of vmtrace-record --help"; }
+n=0
+while IFS="|" read -r short long arg; do
+	case $long in cleanup|help|usage|version) continue ;; esac
+	case $arg in
+	"") val= ;;
+	*TIME*) val=1s ;;
+	SIZE) val=8M ;;
+	FILE) val=x.out ;;
+	BEGIN,END) val=$SYSCALL_EVENTS ;;
+	VM*) val=web1 ;;
+	NAME) val=local ;;
+	LIST) val=1 ;;
+	*) val=1 ;;
+	esac
+	[ "$long" = context ] && val=none
+	names="--$long"
+	[ -n "$short" ] && names="-$short (--$long)"
+	for order in before after; do
+		if [ "$order" = before ]; then
+			set -- "--$long${val:+=$val}" --cleanup
+		else
+			set -- --cleanup "--$long${val:+=$val}"
+		fi
+		usage_error vmtrace-record "$@"
+		[ "$(head -1 err.txt)" = "vmtrace-record: --cleanup takes no other option: not with $names" ] ||
+			{ cat err.txt; fail "vmtrace-record $*: the message"; }
+	done
+	n=$((n + 1))
+done <opts.txt
+[ "$n" -ge 20 ] || fail "only $n options tried with --cleanup"
+[ ! -e x.out ] || fail "an option given with --cleanup wrote x.out"
 usage_error vmtrace-record -p 1 stray
 usage_error vmtrace-report
 usage_error vmtrace-report --top x x.vmt
