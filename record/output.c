@@ -193,6 +193,22 @@ void rec_output_say_unfinished(const struct rec_output *op, const char *who, con
 	vmt_err("%s\n  %s", fail, out);
 }
 
+void rec_output_say_written(const struct rec_output *op, bool no_output, uint64_t chunks,
+			    uint64_t pages_kib, const char *stop)
+{
+	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
+	uint64_t bytes = op->writer ? vmt_writer_bytes(op->writer) : 0;
+
+	if (no_output)
+		vmt_info_folded("read %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages; no "
+				"recording written (--no-output), stopped by %s", chunks, cs, pages_kib,
+				stop);
+	else
+		vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %"
+				PRIu64 " KiB, stopped by %s", op->published ? op->name : op->tmp,
+				chunks, cs, pages_kib, bytes / 1024, stop);
+}
+
 int rec_output_rotate(struct rec_output *op, struct rec_chunkq *q, struct rec_watch *w,
 		      const char *clock, bool quiet)
 {

@@ -96,6 +96,14 @@ int rec_output_publish(struct rec_output *op, bool keep);
 void rec_output_say_unfinished(const struct rec_output *op, const char *who, const char *what,
 			       int err, uint64_t chunks, const char *done);
 /*
+ * The closing line: "wrote FILE: N chunks, P KiB of pages -> B KiB, stopped by STOP" (the
+ * file's bytes), or with no_output (the pages went to /dev/null, stored: no file to speak
+ * of, and more bytes than pages) "read N chunks, P KiB of pages; no recording written
+ * (--no-output), stopped by STOP" (--metrics' file is written all the same).
+ */
+void rec_output_say_written(const struct rec_output *op, bool no_output, uint64_t chunks,
+			    uint64_t pages_kib, const char *stop);
+/*
  * --continue, once the trigger of the file in progress is done (rec_watch_done()): wait
  * until the writer queue wrote its chunks, finish the file with the trigger's keys
  * (stopped by "threshold"), publish it, open the next one, hand the queue its writer and

@@ -85,7 +85,8 @@ static const struct argp_option options[] = {
 	{ "live", REC_OPT_LIVE, "TIME", OPTION_ARG_OPTIONAL, "every TIME (default 1s) print exits/s, "
 	  "out-of-guest %, p99 and max per vCPU and per exit reason of the last interval, "
 	  "while recording (a table redrawn on a terminal, else one line per interval)", 3 },
-	{ "no-output", REC_OPT_NO_OUTPUT, NULL, 0, "with --live: only watch, write no file", 3 },
+	{ "no-output", REC_OPT_NO_OUTPUT, NULL, 0, "with --live or --metrics: only watch, "
+	  "write no recording", 3 },
 	{ "metrics", REC_OPT_METRICS, "FILE", 0, "while recording, rewrite FILE atomically every "
 	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
 	  "collector)", 3 },

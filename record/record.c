@@ -195,10 +195,13 @@ static int start(struct recorder *rec)
 	rec->recording = true;
 	if (rec->o.collector >= 0)
 		snprintf(col, sizeof(col), "collector CPU %d", rec->o.collector);
-	vmt_info_folded("recording %s -> %s and %u context events on CPU %s (%s, clock %s) "
-			"into %s%s", rec->o.begin, rec->o.end, rec->ctx.n,
-			vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col,
-			rec->ses.clock, rec->op.name, rec->o.duration_ns ? "" : "; Ctrl-C to stop");
+	/* --no-output: the pages go to /dev/null, which is no file to name */
+	vmt_info_folded("%s %s -> %s and %u context events on CPU %s (%s, clock %s%s)%s%s%s",
+			rec->o.no_output ? "watching" : "recording", rec->o.begin, rec->o.end,
+			rec->ctx.n, vmt_cpulist_format(&rec->o.cpus, cpus, sizeof(cpus)), col,
+			rec->ses.clock, rec->o.no_output ? "; --no-output: nothing kept" : "",
+			rec->o.no_output ? "" : " into ", rec->o.no_output ? "" : rec->op.name,
+			rec->o.duration_ns ? "" : "; Ctrl-C to stop");
 	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
@@ -307,10 +310,7 @@ static void publish(struct recorder *rec)
 /* The error and what it kept, what was written, the losses, the summary; the exit code. */
 static void report(struct recorder *rec)
 {
-	const char *where = rec->op.published ? rec->op.name : rec->op.tmp;
 	uint64_t chunks = rec_chunkq_written(rec->q) - rec->op.chunks0, pages;
-	uint64_t bytes = rec->op.writer ? vmt_writer_bytes(rec->op.writer) : 0;
-	const char *cs = chunks == 1 ? "" : "s";	/* "1 chunk", "0 chunks" */
 	struct rec_losses ls;
 	char note[512];
 
@@ -330,9 +330,8 @@ static void report(struct recorder *rec)
 		return;	/* no summary of a file that is not there */
 	/* the file's own pages: with --on-threshold most of those read were never kept */
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
-	vmt_info_folded("wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " KiB of pages -> %" PRIu64
-			" KiB, stopped by %s", where, chunks, cs, pages * rec->ses.page_size / 1024,
-			bytes / 1024, rec->write_err ? "write error" : rec->stop_reason ?: "error");
+	rec_output_say_written(&rec->op, rec->o.no_output, chunks, pages * rec->ses.page_size / 1024,
+			       rec->write_err ? "write error" : rec->stop_reason ?: "error");
 	if (!rec->o.continue_n && rec->op.published)
 		rec_watch_untriggered(rec->watch, rec->stop_reason, rec->op.name, 0);
 	rec_losses_sum(rec->col, &ls);

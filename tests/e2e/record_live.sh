@@ -113,6 +113,29 @@ PY
 grep -q '^live interval=' tty.txt && fail "key=value lines on a terminal"
 [ ! -e trace.vmt ] || fail "--no-output wrote trace.vmt"
 
+# --no-output says what it does, not that it wrote a file (/dev/null, where the pages go):
+# "watching ... nothing kept" at the start, "read N chunks, P KiB of pages; no recording
+# written" at the end. P against what the live lines saw: every pair is two records of 16
+# bytes or more (a 4-byte header, the 8 bytes of common fields, the id), and a chunk holds
+# 1 MiB of pages at most.
+run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --live=300ms --no-output \
+	-- "$HELPERS/syscall_loop" -r 1 0 1
+expect_rc 0 "--live --no-output"
+unfold err.txt >msgs.txt
+[ "$(head -1 msgs.txt)" = "vmtrace-record: watching $(echo "$SYSCALL_EVENTS" | sed 's/,/ -> /') and 0 \
+context events on CPU 1 (collector CPU 0, clock local; --no-output: nothing kept); Ctrl-C to stop" ] ||
+	{ cat err.txt; fail "--no-output: the start line"; }
+grep -q '/dev/null\|wrote' msgs.txt && { cat err.txt; fail "--no-output: a file named"; }
+end=$(sed -n 's/^vmtrace-record: read \([0-9]*\) chunks\{0,1\}, \([0-9]*\) KiB of pages; no recording written (--no-output), stopped by command$/\1 \2/p' msgs.txt)
+[ -n "$end" ] || { cat err.txt; fail "--no-output: the closing line"; }
+seen=$(unfold out.txt | sed -n 's/^live interval=.* exits=\([0-9]*\) .*/\1/p' | awk '{n += $1} END {print n + 0}')
+# shellcheck disable=SC2086
+set -- $end
+[ "$seen" -gt 0 ] || { cat out.txt; fail "--no-output: the live lines saw no pair"; }
+[ "$2" -ge $((seen * 32 / 1024)) ] && [ "$2" -le $(($1 * 1024)) ] && [ "$1" -ge 1 ] ||
+	fail "--no-output: $1 chunks, $2 KiB of pages for $seen pairs"
+[ ! -e trace.vmt ] || fail "--no-output wrote trace.vmt"
+
 # Bad command lines: one line, exit 64.
 run vmtrace-record -p 1 --live=1ms -e "$SYSCALL_EVENTS"
 expect_rc 64 "--live=1ms"
