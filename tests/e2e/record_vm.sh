@@ -96,6 +96,26 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 sys.exit(a != b)
 EOF
 done
+# The VM map's keys as man/vmtrace-file.5 lays them out, read by vmtmeta.py (no vmtrace
+# code), against what fakevmm says of itself: its pid, its one vCPU thread (vCPU 0) pinned
+# to CPU 1, found by its QEMU-style thread name; the pair filtered to that thread. Every
+# META and END key of the file, and of the recording without --vm, is one the page lists.
+python3 "$top_srcdir/tests/helpers/vmtmeta.py" a.vmt >meta.json || fail "vmtmeta.py a.vmt"
+python3 - meta.json "$a" "$a_pid" "$a_tid" <<'EOF' || fail "the VM map's keys"
+import json, sys
+m = json.load(open(sys.argv[1]))["meta"]
+name, pid, tid = sys.argv[2:]
+want = {"vm.count": "1", "vm.0.name": name, "vm.0.pid": pid, "vm.0.vcpus": tid + ":0",
+        "vm.0.cpus": "1", "vm.0.method": "thread-names", "vm.0.missing": "0",
+        "filter.pair": "common_pid == " + tid}
+got = {k: m.get(k) for k in want}
+got.update({k: v for k, v in m.items() if k.startswith("vm.") and k not in want})
+assert got == want, (got, want)
+EOF
+for f in a.vmt all.vmt; do
+	python3 "$top_srcdir/tests/helpers/metaspec.py" "$top_srcdir/man/vmtrace-file.5" "$f" ||
+		fail "$f: keys that man/vmtrace-file.5 does not list"
+done
 
 # two VMs in one file: --vm in report and convert selects each one's thread
 rec --vm "$a,$b" --metrics ab.prom -o ab.vmt

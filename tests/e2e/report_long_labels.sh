@@ -7,7 +7,8 @@
 # name does; the figures of the rows are the JSON's for the same task or reason (cut to
 # four digits as the tables print them, recounted here); the exit lists' columns line up
 # under their header and show each exit's whole reason; the histogram's columns hold the
-# JSON's counts and a line says which pCPUs' columns were left out.
+# JSON's counts and a line says which pCPUs' columns were left out. A VM map that is not
+# well formed (man/vmtrace-file.5) labels nothing: it is left out whole.
 . "$(dirname "$0")/lib.sh"
 
 F="$DATA/formats/linux-6.18-x86_64"
@@ -310,4 +311,33 @@ grep -q "^# from .* CPU-023 " out.txt || fail "--wide: not every pCPU's column"
 grep -q "^# Columns of" out.txt && fail "--wide: columns left out"
 [ "$(grep -c "^  $LONG/vcpu[0-9]* (pid 10[0-9][0-9]) " out.txt)" = 48 ] ||
 	fail "--wide: names cut: $(grep -m1 'pid 1000' out.txt)"
+
+# A VM map that does not read as man/vmtrace-file.5 lays it out is left out whole, never
+# in part (no thread labelled, --vm finds no map), and the recording is read all the same.
+# The well-formed map first: tasks 1000 and 1001 (--random on 2 CPUs) are web's vCPUs 0, 1.
+map_labels() {	# map_labels KEY=VALUE...: the (pid, vm) of the report's tasks
+	args=
+	for kv in "$@"; do
+		args="$args --meta $kv"
+	done
+	# shellcheck disable=SC2086
+	"$HELPERS/mkvmt" $args --random 2000 2 "$F" map.vmt || fail "mkvmt $*"
+	run vmtrace-report --json map.vmt
+	expect_rc 0 "a recording whose map is $*"
+	json out.txt 'sorted((v["pid"], v.get("vm")) for v in d["vcpus"])'
+}
+good="vm.count=1 vm.0.name=web vm.0.pid=900 vm.0.vcpus=1000:0,1001:1"
+# shellcheck disable=SC2086
+[ "$(map_labels $good)" = "[(1000, 'web'), (1001, 'web')]" ] || fail "the well-formed map"
+for bad in vm.count=x vm.count=4097 vm.count=2 vm.0.name= vm.0.pid=0 vm.0.pid=2147483648 \
+	vm.0.vcpus=1000:0,1000:1 vm.0.vcpus=1000-0 vm.0.vcpus=1000:0, vm.0.vcpus=0:0 \
+	vm.0.vcpus=1000:16777216; do
+	key=${bad%%=*}
+	# shellcheck disable=SC2086
+	set -- $(echo "$good" | tr ' ' '\n' | grep -v "^$key=") "$bad"
+	[ "$(map_labels "$@")" = "[(1000, None), (1001, None)]" ] ||
+		fail "a map with $bad: labels kept"
+	run vmtrace-report --vm web map.vmt
+	expect_one_line_error vmtrace-report "--vm web: this recording has no VM map"
+done
 exit 0
