@@ -249,6 +249,18 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	bool isa_known = false;
 	int ret = 0;
 
+	/*
+	 * --vcpu on events without a vCPU id would select nothing, whatever the list: an
+	 * option the recording has no use for, said before the pass rather than after it.
+	 */
+	if (f->vcpus.n && !vmt_reader_bind(r)->begin.vcpu.size) {
+		char ids[128];
+
+		snprintf(msg, size, "--vcpu %s: %s events carry no vCPU id (their format has no "
+			 "vcpu_id field); --cpu selects by CPU", vmt_cpulist_format(&f->vcpus,
+			 ids, sizeof(ids)), vmt_reader_begin_name(r));
+		return -EINVAL;
+	}
 	if (fo->vms) {
 		ret = resolve_vms(fo, r, msg, size);
 		if (ret)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,20 +26,31 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/* Whether s..s+len is SYSTEM:NAME: one colon with a name on each side of it. */
+static bool event_name_ok(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+
+	return colon && colon > s && colon < s + len - 1 &&
+	       !memchr(colon + 1, ':', len - (size_t)(colon + 1 - s));
+}
+
 /*
- * A pair that cannot measure what the report says it does, refused before any file is read:
- * the same event twice pairs nothing (each one would end the one before), and KVM's pair
- * the wrong way round is each vCPU's time in the guest, which every figure would present
- * as time out of it. The form itself (SYSTEM:BEGIN,SYSTEM:END) is the trace.dat loader's
- * to check, against the file's own event names.
+ * A pair that cannot measure what the report says it does, refused before any file is read,
+ * as any bad command line is: one not of the form SYSTEM:BEGIN,SYSTEM:END, the same event
+ * twice (it pairs nothing: each one would end the one before), and KVM's pair the wrong
+ * way round (each vCPU's time in the guest, which every figure would present as time out
+ * of it). Whether the file has those events is the trace.dat loader's to say.
  */
 static void check_pair(struct argp_state *state, const char *arg)
 {
 	const char *comma = strchr(arg, ',');
 	size_t len;
 
-	if (!comma || strchr(comma + 1, ','))
-		return;
+	if (!comma || strchr(comma + 1, ',') || !event_name_ok(arg, (size_t)(comma - arg)) ||
+	    !event_name_ok(comma + 1, strlen(comma + 1)))
+		argp_error(state, "invalid --pair '%s': the form is SYSTEM:BEGIN,SYSTEM:END, e.g. "
+			   VMT_TRACEDAT_DEFAULT_PAIR, arg);
 	len = (size_t)(comma - arg);
 	if (len && strlen(comma + 1) == len && strncmp(arg, comma + 1, len) == 0)
 		argp_error(state, "invalid --pair '%s': BEGIN and END are the same event", arg);

@@ -69,7 +69,7 @@ static int open_input(struct report *rep)
 	ret = vmt_filter_resolve(&rep->o->fo, rep->r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", rep->o->file, ret == -EINVAL ? msg : strerror(-ret));
-		return 1;
+		return ret == -EINVAL ? 64 : 1;	/* a filter the input does not fit */
 	}
 	/* seconds by their formats: ticks of no known length would be passed off as ns */
 	if (!vmt_clock_in_ns(vmt_reader_clock(rep->r)) &&

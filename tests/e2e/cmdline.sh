@@ -92,6 +92,12 @@ for p in vmtrace-report vmtrace-convert; do
 	line1 "$p: --pair kvm:kvm_entry,kvm:kvm_exit measures the time in the guest (from each entry to the next exit); the out-of-guest pair is kvm:kvm_exit,kvm:kvm_entry"
 	usage_error $p $fmt --pair kvm:kvm_exit,kvm:kvm_exit x.vmt
 	line1 "$p: invalid --pair 'kvm:kvm_exit,kvm:kvm_exit': BEGIN and END are the same event"
+	# not of the form SYSTEM:BEGIN,SYSTEM:END: a bad command line as well, whatever the file
+	for pair in a kvm:kvm_exit kvm:kvm_exit, ,kvm:kvm_entry kvm:,kvm:kvm_entry :a,kvm:b \
+		    a:b:c,d:e kvm:kvm_exit,kvm:kvm_entry,x kvm_exit,kvm_entry; do
+		usage_error $p $fmt --pair "$pair" "$DATA/tracedat/kvm.v6.dat"
+		line1 "$p: invalid --pair '$pair': the form is SYSTEM:BEGIN,SYSTEM:END, e.g. kvm:kvm_exit,kvm:kvm_entry"
+	done
 	# an empty item in a list of names is refused as in the CPU lists, not skipped
 	for list in , hlt, ,hlt hlt,,io 'hlt, ,io' ' '; do
 		usage_error $p $fmt --reason "$list" x.vmt

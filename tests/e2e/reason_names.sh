@@ -41,13 +41,13 @@ vmtrace-convert --csv --reason HLT -o hlt.csv "$K" || fail "convert --reason HLT
 	fail "convert --reason HLT: $(($(wc -l <hlt.csv) - 1)) rows, expected $hlt"
 
 run vmtrace-report --reason EXTERNAL_INTERRUPT "$K"
-expect_rc 1 "a VMX name on an SVM recording"
+expect_rc 64 "a VMX name on an SVM recording"
 expect_one_line_error vmtrace-report "EXTERNAL_INTERRUPT is an Intel VMX exit reason; this recording is AMD SVM, whose name is interrupt\$"
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
 run vmtrace-convert --csv --reason EPT_VIOLATION "$K"
 expect_one_line_error vmtrace-convert "EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf\$"
 run vmtrace-report --reason hltt "$K"
-expect_rc 1 "an unknown name"
+expect_rc 64 "an unknown name"
 expect_one_line_error vmtrace-report "unknown exit reason 'hltt' in this AMD SVM recording (did you mean hlt?); give a number or one of: interrupt, nmi, vintr, cpuid, pause, hlt, io, msr, npf, read_cr0, "
 [ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
 
@@ -95,12 +95,12 @@ expect_rc 0 "--reason getppid on system calls"
 print(sum(1 for r in csv.DictReader(open(sys.argv[1], newline="")) if r["reason"] == "getppid"
           and r["reason_code"] == "110"))' sys.csv)" ] || fail "--reason getppid: $(selected out.txt)"
 run vmtrace-report --reason getpppid "$S"
-expect_rc 1 "an unknown system call"
+expect_rc 64 "an unknown system call"
 expect_one_line_error vmtrace-report "unknown system call 'getpppid' (did you mean getppid?); give a number or a name of syscalls(2)\$"
 # A pair other than raw_syscalls and kvm has numbers only.
 run vmtrace-report --pair sched:sched_switch,sched:sched_wakeup --reason read \
 	"$DATA/tracedat/context.dat"
-expect_rc 1 "a name for sched_switch"
+expect_rc 64 "a name for sched_switch"
 expect_one_line_error vmtrace-report "'read': sched:sched_switch events have numbers, not names"
 # A trace.dat of system calls names them too (its uname's last word is the machine).
 run vmtrace-report --json --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit \

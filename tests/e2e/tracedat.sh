@@ -126,8 +126,12 @@ fi
 run vmtrace-report "$T/kvm.v6.dat" --pair kvm:kvm_exit,kvm:nope
 expect_one_line_error vmtrace-report "kvm.v6.dat: no kvm:nope event format in the file"
 # (what the file holds instead: tests/e2e/tracedat_other_events.sh)
+# a --pair not of the form is a bad command line, refused before the file is read
+# (tests/e2e/cmdline.sh)
 run vmtrace-report "$T/kvm.v6.dat" --pair kvm_exit
-expect_one_line_error vmtrace-report "kvm.v6.dat: the event pair must be SYSTEM:BEGIN,SYSTEM:END"
+expect_rc 64 "--pair kvm_exit"
+grep -qx "vmtrace-report: invalid --pair 'kvm_exit': the form is SYSTEM:BEGIN,SYSTEM:END, e.g. kvm:kvm_exit,kvm:kvm_entry" err.txt ||
+	fail "--pair kvm_exit: $(cat err.txt)"
 run vmtrace-report "$T/syscalls-extract.dat"
 expect_one_line_error vmtrace-report "no kvm:kvm_exit or kvm:kvm_entry event format in the file; it holds"
 # An input option the file has no use for is refused, never dropped (common/source.c).
