@@ -48,7 +48,7 @@ enum {
 };
 
 /* Section ids are the ids of the options that point at them. */
-enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3 };
+enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3, SEC_STRINGS = 15 };
 
 #define SEC_COMPRESSED	1u
 #define SECTION_HEADER	16
@@ -56,6 +56,8 @@ enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3 };
 #define MAX_OPTION_SECTIONS 64
 #define MAX_FORMAT	(1u << 20)
 #define MAX_CPUS	4096u
+#define MAX_SKIP	(1ull << 32)	/* a part skipped (kallsyms...) past it is damage */
+#define MAX_WALK	(1u << 16)	/* sections walked looking for a cut */
 
 struct td_cpu {
 	uint32_t cpu;
@@ -98,6 +100,9 @@ struct tracedat {
 	size_t nstat;
 	char *stat_buffer;	/* the buffer the CPUSTAT options now describe */
 	size_t chosen;
+	uint64_t first_section;	/* v7: where its run of sections starts */
+	const char *part;	/* v6: the part of the headers being read */
+	char msg[192];		/* a message with numbers, for *why */
 };
 
 /* A bounded reader over the file or over a decompressed section. */
@@ -106,11 +111,13 @@ struct cur {
 	const uint8_t *mem;	/* NULL: the file */
 	uint64_t pos, end;
 	bool bad;
+	bool eof;	/* a read ran into end: over the file, the file is cut short there */
 };
 
 static bool cur_get(struct cur *k, void *dst, uint64_t n)
 {
 	if (k->bad || n > k->end - k->pos) {
+		k->eof |= !k->bad;
 		k->bad = true;
 		memset(dst, 0, n);
 		return false;
@@ -150,11 +157,22 @@ static uint64_t cur_u64(struct cur *k)
 	return get_le64(b);
 }
 
+/*
+ * Whether n bytes of at most max are there: a size the file gave, within max but past the
+ * end, is a file cut short (eof); over max, it is damage (bad alone).
+ */
+static bool cur_has(struct cur *k, uint64_t n, uint64_t max)
+{
+	if (!k->bad && n <= max && n <= k->end - k->pos)
+		return true;
+	k->eof |= !k->bad && n <= max;
+	k->bad = true;
+	return false;
+}
+
 static void cur_skip(struct cur *k, uint64_t n)
 {
-	if (k->bad || n > k->end - k->pos)
-		k->bad = true;
-	else
+	if (cur_has(k, n, MAX_SKIP))
 		k->pos += n;
 }
 
@@ -162,7 +180,7 @@ static void cur_skip(struct cur *k, uint64_t n)
 static char *cur_str(struct cur *k, size_t max)
 {
 	char tmp[4096];
-	size_t n = max < sizeof(tmp) ? max : sizeof(tmp), len;
+	size_t want = max < sizeof(tmp) ? max : sizeof(tmp), n = want, len;
 	char *s;
 
 	if (k->bad)
@@ -175,6 +193,7 @@ static char *cur_str(struct cur *k, size_t max)
 		n = 0;
 	s = memchr(tmp, '\0', n);
 	if (!s) {
+		k->eof = n < want;	/* it ran into the end before its NUL */
 		k->bad = true;
 		return NULL;
 	}
@@ -192,6 +211,111 @@ static char *opt_str(const uint8_t *data, uint32_t size)
 	const uint8_t *nul = memchr(data, '\0', size);
 
 	return strndup((const char *)data, nul ? (size_t)(nul - data) : size);
+}
+
+/* "truncated: the file is cut at byte N, inside its WHAT", in td's buffer. */
+static const char *cut_at(struct tracedat *td, const struct vmt_source *s, const char *what)
+{
+	snprintf(td->msg, sizeof(td->msg), "truncated: the file is cut at byte %llu, inside its %s",
+		 (unsigned long long)s->status.file_size, what);
+	return td->msg;
+}
+
+/*
+ * The sections trace-cmd writes (trace-cmd.dat.v7(5): a section's id is the id of the option
+ * that points at it), by name, and the words for a file cut in one, or at its end, after
+ * the CPUs' data.
+ */
+#define SECTION(id, name) { id, name, \
+	"the file is cut short after the CPUs' data, inside its " name " section, which starts", \
+	"the file is cut short after the CPUs' data, at the end of its " name " section, which " \
+	"starts" }
+static const struct {
+	uint16_t id;
+	const char *name, *cut_inside, *cut_after;
+} sec_names[] = {
+	SECTION(SEC_OPTIONS, "options"), SECTION(SEC_FLYRECORD, "flyrecord (CPU data)"),
+	SECTION(SEC_STRINGS, "strings"), SECTION(OPT_HEADER_INFO, "headers"),
+	SECTION(17, "ftrace events"), SECTION(OPT_EVENT_FORMATS, "event formats"),
+	SECTION(19, "kallsyms"), SECTION(20, "printk formats"), SECTION(21, "command lines"),
+	SECTION(OPT_BUFFER_TEXT, "text (latency) data"),
+};
+
+/* Where a v7 file is cut: in the section at at, or (inside false) after it. */
+struct cut {
+	uint64_t at;
+	int which;	/* its index in sec_names[]; -1: its header is cut before its id */
+	bool inside;
+};
+
+/*
+ * trace-cmd writes a v7 file as one run of sections from its first header to its end, each a
+ * 16-byte header (id, flags, the id of its name in the strings section, size) and size
+ * bytes. Walked from the first, a section whose header or body passes the end of the file
+ * is where the file was cut. A run that ends where the file does is whole, unless its
+ * sections name themselves from a strings section that is not there (trace-cmd writes it
+ * last): then the file was cut after its last whole section. False when the file is whole,
+ * or the walk meets bytes that are no section's header (damage: it cannot tell).
+ */
+static bool find_cut(const struct vmt_source *s, uint64_t off, struct cut *c)
+{
+	uint64_t file_size = s->status.file_size;
+	bool named = false, strings = false;
+	unsigned int n, i;
+
+	c->at = off;
+	c->which = -1;
+	c->inside = true;
+	if (!off)
+		return false;
+	for (n = 0; off < file_size && n < MAX_WALK; n++) {
+		struct cur k = { s->fd, NULL, off, file_size, false, false };
+		uint16_t id = cur_u16(&k), flags = cur_u16(&k);
+		uint32_t name = cur_u32(&k);
+		uint64_t size = cur_u64(&k);
+
+		c->at = off;
+		c->which = -1;
+		if (file_size - off < 2)
+			return true;	/* not even the id */
+		for (i = 0; i < sizeof(sec_names) / sizeof(sec_names[0]); i++) {
+			if (sec_names[i].id == id)
+				c->which = (int)i;
+		}
+		if (c->which < 0 || flags > SEC_COMPRESSED)
+			return false;
+		if (k.bad || size > file_size - k.pos)
+			return true;
+		named |= name != 0;
+		strings |= id == SEC_STRINGS;
+		off = k.pos + size;
+	}
+	if (!n)
+		return true;	/* cut right after the first header: at is the file's end */
+	c->inside = false;
+	return off == file_size && named && !strings;
+}
+
+/* A cut that find_cut() finds from td's first section, said in why; false when none. */
+static bool say_cut(const struct vmt_source *s, const struct tracedat *td, char *why,
+		    size_t why_size)
+{
+	unsigned long long size = s->status.file_size;
+	struct cut c;
+
+	if (td->version < 7 || !find_cut(s, td->first_section, &c))
+		return false;
+	if (c.which < 0 && c.at == size)
+		snprintf(why, why_size, "truncated: the file is cut at byte %llu, after its first "
+			 "header", size);
+	else if (c.which < 0)
+		snprintf(why, why_size, "truncated: the file is cut at byte %llu, inside the "
+			 "header of a section at offset %llu", size, (unsigned long long)c.at);
+	else
+		snprintf(why, why_size, "truncated: the file is cut at byte %llu, %s its %s "
+			 "section (at offset %llu)", size, c.inside ? "inside" : "at the end of",
+			 sec_names[c.which].name, (unsigned long long)c.at);
+	return true;
 }
 
 static void tracedat_free(struct tracedat *td)
@@ -263,7 +387,7 @@ static int read_block(const struct vmt_source *s, const struct tracedat *td,
 	struct vmt_chunk_info ci = { 0 };
 	uint8_t *comp = NULL, *raw = NULL;
 	void *ctx = NULL;
-	struct cur k = { s->fd, NULL, off, off + size, false };
+	struct cur k = { s->fd, NULL, off, off + size, false, false };
 	int ret;
 
 	if (!compressed) {
@@ -313,7 +437,7 @@ static int read_section(const struct vmt_source *s, const struct tracedat *td,
 			uint64_t off, uint16_t want_id, uint8_t **out, uint64_t *len,
 			const char **why)
 {
-	struct cur k = { s->fd, NULL, off, s->status.file_size, false };
+	struct cur k = { s->fd, NULL, off, s->status.file_size, false, false };
 	uint16_t id, flags;
 	uint64_t size;
 
@@ -322,9 +446,10 @@ static int read_section(const struct vmt_source *s, const struct tracedat *td,
 	cur_u32(&k);		/* the description's string id */
 	size = cur_u64(&k);
 	if (k.bad || id != want_id || size > s->status.file_size - k.pos) {
-		*why = k.bad ? "section header past the end of the file" :
-		       id != want_id ? "a section is not where its option points" :
-				       "section extends past the end of the file";
+		*why = k.bad ? "an option points past the end of the file: the file is cut short "
+			       "after a whole section, or damaged" :
+		       id != want_id ? "damaged: a section is not where its option points" :
+				       "damaged: a section's size passes the end of the file";
 		return -EBADMSG;
 	}
 	return read_block(s, td, k.pos, size, flags & SEC_COMPRESSED, out, len, why);
@@ -359,7 +484,7 @@ static struct td_buffer *add_buffer(struct tracedat *td)
 static int option_buffer(struct tracedat *td, const uint8_t *data, uint32_t size,
 			 bool text)
 {
-	struct cur k = { -1, data, 0, size, false };
+	struct cur k = { -1, data, 0, size, false, false };
 	struct td_buffer *b = add_buffer(td);
 	uint32_t i;
 
@@ -509,7 +634,7 @@ static int walk_options(struct tracedat *td, struct cur *k, uint64_t *next,
 		if (id == OPT_DONE && td->version < 7)
 			break;
 		size = cur_u32(k);
-		if (k->bad || size > MAX_OPTION || size > k->end - k->pos) {
+		if (!cur_has(k, size, MAX_OPTION)) {
 			*why = "option larger than the file";
 			ret = -EBADMSG;
 			break;
@@ -547,7 +672,7 @@ static int read_header_info(struct tracedat *td, struct cur *k, const char **why
 		return -EBADMSG;
 	}
 	n = cur_u64(k);
-	if (k->bad || n > MAX_FORMAT || n > k->end - k->pos) {
+	if (!cur_has(k, n, MAX_FORMAT)) {
 		*why = "header_page larger than the file";
 		return -EBADMSG;
 	}
@@ -589,6 +714,13 @@ static void skip_formats(struct cur *k)
 	}
 }
 
+/* The part of the v6 headers read next, for the words about a cut: the first one cut stays. */
+static void part(struct tracedat *td, const struct cur *k, const char *name)
+{
+	if (!k->bad)
+		td->part = name;
+}
+
 static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 		   const char **why)
 {
@@ -599,21 +731,28 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 	size_t b;
 	int ret;
 
+	td->part = "header_page and header_event";
 	ret = read_header_info(td, k, why);
 	if (ret)
 		return ret;
-	n = cur_u32(k);				/* ftrace formats */
+	part(td, k, "ftrace event formats");
+	n = cur_u32(k);
 	for (i = 0; i < n && !k->bad; i++)
 		cur_skip(k, cur_u64(k));
 	td->formats_off = k->pos;
+	part(td, k, "event formats");
 	skip_formats(k);
-	cur_skip(k, cur_u32(k));		/* kallsyms */
-	cur_skip(k, cur_u32(k));		/* printk formats */
-	cur_skip(k, cur_u64(k));		/* saved command lines */
+	part(td, k, "kallsyms");
+	cur_skip(k, cur_u32(k));
+	part(td, k, "printk formats");
+	cur_skip(k, cur_u32(k));
+	part(td, k, "saved command lines");
+	cur_skip(k, cur_u64(k));
+	part(td, k, "headers (the CPU count and the options)");
 	cpus = cur_u32(k);
 	cur_get(k, word, 10);
 	if (k->bad) {
-		*why = "the file ends inside its headers";
+		*why = "damaged headers: a size in them passes the end of the file";
 		return -EBADMSG;
 	}
 	if (cpus > MAX_CPUS) {
@@ -621,6 +760,7 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 		return -EBADMSG;
 	}
 	if (memcmp(word, "options  ", 10) == 0) {
+		part(td, k, "options");
 		ret = walk_options(td, k, &next, why);
 		if (ret)
 			return ret;
@@ -644,12 +784,16 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 	/* every buffer's table: cpus x (offset, size) */
 	for (b = 0; b < td->nbuf; b++) {
 		struct td_buffer *bf = &td->buf[b];
-		struct cur t = { s->fd, NULL, bf->offset, s->status.file_size, false };
+		struct cur t = { s->fd, NULL, bf->offset, s->status.file_size, false, false };
 
 		bf->page_size = td->page_size;
 		if (b > 0) {
 			/* an instance's data starts with its own "flyrecord\0" or "latency  \0" */
 			cur_get(&t, word, 10);
+			if (t.eof) {
+				td->part = "tables of CPU data";
+				k->eof = true;
+			}
 			if (t.bad || (memcmp(word, "flyrecord", 10) != 0 &&
 				      memcmp(word, "latency  ", 10) != 0)) {
 				*why = "a BUFFER option does not point at flyrecord data";
@@ -669,6 +813,8 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 			bf->cpu[i].size = cur_u64(&t);
 		}
 		if (t.bad) {
+			td->part = "tables of CPU data";
+			k->eof |= t.eof;
 			*why = "the table of CPU data runs past the end of the file";
 			return -EBADMSG;
 		}
@@ -686,9 +832,10 @@ static int open_v7(struct vmt_source *s, struct tracedat *td, struct cur *k,
 	int ret;
 
 	if (k->bad) {
-		*why = "the file ends inside its headers";
+		*why = cut_at(td, s, "first header");
 		return -EBADMSG;
 	}
+	td->first_section = k->pos;
 	while (off) {
 		struct cur o;
 		uint64_t next = 0;
@@ -700,7 +847,7 @@ static int open_v7(struct vmt_source *s, struct tracedat *td, struct cur *k,
 		ret = read_section(s, td, off, SEC_OPTIONS, &buf, &len, why);
 		if (ret)
 			return ret;
-		o = (struct cur){ -1, buf, 0, len, false };
+		o = (struct cur){ -1, buf, 0, len, false, false };
 		ret = walk_options(td, &o, &next, why);
 		free(buf);
 		if (ret)
@@ -715,7 +862,7 @@ static int open_v7(struct vmt_source *s, struct tracedat *td, struct cur *k,
 	if (ret)
 		return ret;
 	{
-		struct cur h = { -1, buf, 0, len, false };
+		struct cur h = { -1, buf, 0, len, false, false };
 
 		ret = read_header_info(td, &h, why);
 	}
@@ -826,31 +973,43 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	ci.first_ts = UINT64_MAX;
 	if (!tc->size)
 		return 0;
-	if (tc->off > file_size || tc->size > file_size - tc->off - (compressed ? 4 : 0)) {
+	/* (the count before compressed chunks too: file_size - tc->off may be under 4) */
+	if (tc->off > file_size || tc->size > file_size - tc->off ||
+	    file_size - tc->off - tc->size < (compressed ? 4 : 0)) {
 		/* the first CPU cut says where: the CPUs after it start past the end */
 		if (st->finished) {
 			st->finished = false;
 			st->truncated_at = tc->off < file_size ? tc->off : file_size;
 			st->trunc_why = tc->off < file_size ?
-					"the file ends inside a CPU's data, which starts" :
-					"the file ends before a CPU's data";
+					"the file is cut short inside a CPU's data, which starts" :
+					"the file is cut short before a CPU's data";
 		}
 		if (tc->off >= file_size)
 			return 0;
 	}
 	if (compressed) {
 		/* trace-cmd's size counts the chunks (8 + data each) but not the count */
-		struct cur k = { s->fd, NULL, tc->off, tc->off + 4 + tc->size, false };
+		struct cur k = { s->fd, NULL, tc->off, tc->off + 4 + tc->size, false, false };
 		uint32_t count = cur_u32(&k), i;
 
 		if (k.end > file_size)
 			k.end = file_size;
 		ci.flags = td->comp_flag;
 		for (i = 0; i < count; i++) {
+			uint64_t at = k.pos;
+
 			ci.payload_size = cur_u32(&k);
 			ci.raw_size = cur_u32(&k);
 			ci.offset = k.pos;
 			cur_skip(&k, ci.payload_size);
+			if (k.bad && k.end == file_size && (k.eof || at + 8 > file_size)) {
+				/* the file ends first: cut there, whatever the CPU's size said */
+				st->finished = false;
+				st->truncated_at = at;
+				st->trunc_why = "the file is cut short inside a compression chunk, "
+						"which starts";
+				break;
+			}
 			if (k.bad) {
 				st->finished = false;
 				st->truncated_at = ci.offset;
@@ -894,6 +1053,25 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		}
 	}
 	return 0;
+}
+
+/*
+ * A v7 file whose CPUs' data is whole but which is cut after it (in the flyrecord section's
+ * padding, or in the sections trace-cmd writes last: options, strings) still reads whole,
+ * yet is not the file that was written: said as a cut, with the section it is cut in.
+ */
+static void note_cut_after_data(struct vmt_source *s, const struct tracedat *td)
+{
+	struct vmt_source_status *st = &s->status;
+	struct cut c;
+
+	if (!st->finished || td->version < 7 || !find_cut(s, td->first_section, &c))
+		return;
+	st->finished = false;
+	st->truncated_at = c.at;
+	st->trunc_why = c.which < 0 ? "the file is cut short after the CPUs' data, inside the "
+				      "header of a section, which starts" :
+			c.inside ? sec_names[c.which].cut_inside : sec_names[c.which].cut_after;
 }
 
 /* Metadata for the reader, as a .vmt's META and END would carry it. */
@@ -958,7 +1136,7 @@ static int build_meta(struct vmt_source *s, struct tracedat *td, const char **wh
 /* The file's headers, options and chunks, and its metadata but for the pair. */
 static int open_file(struct vmt_source *s, struct tracedat *td, const char **why)
 {
-	struct cur k = { s->fd, NULL, TRACEDAT_MAGIC_LEN, s->status.file_size, false };
+	struct cur k = { s->fd, NULL, TRACEDAT_MAGIC_LEN, s->status.file_size, false, false };
 	char *version, *comp = NULL, *compver = NULL;
 	uint8_t endian, longsize;
 	size_t i;
@@ -972,7 +1150,8 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 	td->page_size = cur_u32(&k);
 	if (k.bad || !version) {
 		free(version);
-		*why = "trace.dat ends inside its first header";
+		*why = k.eof ? cut_at(td, s, "first header") :
+			       "damaged first header: its version is no string";
 		return -EBADMSG;
 	}
 	td->version = (uint32_t)strtoul(version, NULL, 10);
@@ -1000,7 +1179,8 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 		if (!comp || !compver) {
 			free(comp);
 			free(compver);
-			*why = "trace.dat ends inside its compression header";
+			*why = k.eof ? cut_at(td, s, "compression header") :
+				       "damaged compression header: its names are no strings";
 			return -EBADMSG;
 		}
 		snprintf(td->compression, sizeof(td->compression), "%s", comp);
@@ -1018,6 +1198,8 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 		ret = open_v7(s, td, &k, why);
 	} else {
 		ret = open_v6(s, td, &k, why);
+		if (ret == -EBADMSG && k.eof)
+			*why = cut_at(td, s, td->part);
 	}
 	if (ret)
 		return ret;
@@ -1033,11 +1215,14 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 
 		if (td->version >= 7 && b->ncpu) {
 			/* the section header says whether its CPU data is compressed */
-			struct cur sec = { s->fd, NULL, b->offset, s->status.file_size, false };
+			struct cur sec = { s->fd, NULL, b->offset, s->status.file_size, false,
+					   false };
 			uint16_t id = cur_u16(&sec), flags = cur_u16(&sec);
 
 			if (sec.bad || id != SEC_FLYRECORD) {
-				*why = "the BUFFER option does not point at a flyrecord section";
+				*why = sec.eof ? "an option points past the end of the file: the "
+						 "file is cut short after a whole section, or damaged" :
+						 "the BUFFER option does not point at a flyrecord section";
 				return -EBADMSG;
 			}
 			compressed = flags & SEC_COMPRESSED;
@@ -1060,6 +1245,7 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 			}
 		}
 	}
+	note_cut_after_data(s, td);
 	return build_meta(s, td, why);
 }
 
@@ -1409,6 +1595,21 @@ static void say_missing(const struct vmt_source *s, const struct want w[2], char
 }
 
 /*
+ * What the report's Format line says of the file: an instance's buffer by name; the
+ * top-level buffer has none (trace-cmd's "" for it), so nothing is said of it.
+ */
+static void describe(struct vmt_source *s, const struct tracedat *td, const struct td_buffer *b)
+{
+	char which[96] = "";
+
+	if (b->name[0])
+		snprintf(which, sizeof(which), ", buffer \"%s\"", b->name);
+	snprintf(s->description, sizeof(s->description), "trace-cmd trace.dat v%u, %s%s%s",
+		 td->version, strcmp(td->compression, "none") ? td->compression : "uncompressed",
+		 which, td->tsc2nsec ? ", tsc2nsec" : "");
+}
+
+/*
  * Add the event pair to the metadata: pair is "SYSTEM:BEGIN,SYSTEM:END" (NULL: kvm_exit /
  * kvm_entry); the description says what the file is. A pair missing from the file is
  * named in why (why_size bytes), other problems in *why.
@@ -1444,9 +1645,9 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 			free(names);
 			return ret;
 		}
-		k = (struct cur){ -1, buf, 0, len, false };
+		k = (struct cur){ -1, buf, 0, len, false, false };
 	} else {
-		k = (struct cur){ s->fd, NULL, td->formats_off, s->status.file_size, false };
+		k = (struct cur){ s->fd, NULL, td->formats_off, s->status.file_size, false, false };
 	}
 	ret = find_formats(&k, w, 2);
 	if (!ret) {
@@ -1476,10 +1677,7 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 		vmt_kv_add_str(kb, VMT_META_EVENT_END, w[1].name);
 		vmt_kv_add(kb, VMT_META_FORMAT_BEGIN, w[0].text, w[0].len);
 		vmt_kv_add(kb, VMT_META_FORMAT_END, w[1].text, w[1].len);
-		snprintf(s->description, sizeof(s->description),
-			 "trace-cmd trace.dat v%u, %s, buffer \"%s\"%s",
-			 td->version, strcmp(td->compression, "none") ? td->compression :
-			 "uncompressed", b->name, td->tsc2nsec ? ", tsc2nsec" : "");
+		describe(s, td, b);
 		ret = kb->error;
 	}
 	free(w[0].text);
@@ -1516,6 +1714,9 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 		msg = NULL;
 		ret = pair_meta(s, td, opts->pair, &msg, why, why_size);
 	}
+	/* what failed in a file cut short: the cut, and where, rather than what ran into it */
+	if (ret == -EBADMSG && say_cut(s, td, why, why_size))
+		msg = NULL;
 	if (ret && msg)
 		snprintf(why, why_size, "%s", msg);
 	tracedat_free(td);

@@ -42,8 +42,8 @@ for clock in local x86-tsc; do
 		trace-cmd report -t -i "$f" >tc.txt 2>/dev/null || fail "trace-cmd report $f"
 		vmtrace-report --json --pair "$SYSCALL_EVENTS" "$f" >"$f.json" ||
 			fail "vmtrace-report $f ($clock)"
-		# the buffer vmtrace read: format_source ends with buffer "NAME"
-		buf=$(json "$f.json" 'd["format_source"].rsplit("buffer ", 1)[1].strip(chr(34))')
+		# the buffer vmtrace read: format_source ends with buffer "NAME" (none: the top-level one)
+		buf=$(json "$f.json" '(d["format_source"].rsplit(", buffer ", 1)[1:] or [""])[0].strip(chr(34))')
 		vmtrace-convert --csv --events --pair "$SYSCALL_EVENTS" "$f" >ev.csv ||
 			fail "vmtrace-convert $f ($clock)"
 		$ORACLE tc.txt ev.csv sys_enter sys_exit "$buf" ||
@@ -52,7 +52,7 @@ for clock in local x86-tsc; do
 	# 5000 calls of the loop on CPU 1, all kept (4 MiB per CPU is plenty). The clock is
 	# what the file says: trace-cmd 3.1 extract writes the top instance's clock in the
 	# BUFFER option ("local" here even with x86-tsc), and trace-cmd report trusts it too.
-	buf=$(json x.dat.json 'd["format_source"].rsplit("buffer ", 1)[1].strip(chr(34))')
+	buf=$(json x.dat.json '(d["format_source"].rsplit(", buffer ", 1)[1:] or [""])[0].strip(chr(34))')
 	if [ "$buf" = "$(basename "$inst")" ]; then
 		json x.dat.json 'd["pairs"] >= 5000 and d["lost_events"] == 0' |
 			grep -q True || { cat x.dat.json; fail "figures ($clock)"; }

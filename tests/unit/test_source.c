@@ -331,7 +331,7 @@ static void test_sniffing(void **state)
 	/* the magic decides, not the name */
 	assert_int_equal(open_bytes(fx, TRACEDAT_MAGIC "9", 11, why, sizeof(why), NULL),
 			 -EBADMSG);
-	assert_string_equal(why, "trace.dat ends inside its first header");
+	assert_string_equal(why, "truncated: the file is cut at byte 11, inside its first header");
 	/* not a file */
 	snprintf(p, sizeof(p), "%s/d", fx->dir);
 	assert_int_equal(mkdir(p, 0755), 0);
