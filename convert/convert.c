@@ -90,7 +90,8 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 	ret = vmt_filter_resolve(&o->fo, *r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
-		return ret == -EINVAL ? EXIT_USAGE : EXIT_ERROR;	/* a filter the input does not fit */
+		/* -EINVAL: a filter the input does not fit, as an unused option is */
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_ERROR;
 	}
 	if (convert_check_cpus(o, *r))
 		return EXIT_USAGE;
