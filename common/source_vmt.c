@@ -183,6 +183,9 @@ static void bad_block(struct vmt_source_status *st, uint64_t off)
 		st->bad_block_at = off;
 }
 
+#define DAMAGED_META_NO_COPY \
+	"damaged metadata block, and no copy of it (written before recorders made one)"
+
 static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, char *why,
 		    size_t why_size)
 {
@@ -303,7 +306,11 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 				meta_end = off + hsize + psize;
 			}
 		} else if (!s->meta.buf) {
-			msg = st->meta_damaged_at ? "damaged metadata block" :
+			/*
+			 * Every recorder since the copy writes it right after META: another block
+			 * there means the file was written before, and nothing stands in for it.
+			 */
+			msg = st->meta_damaged_at ? DAMAGED_META_NO_COPY :
 			      "no metadata block at the start";
 			ret = -EBADMSG;
 			goto out_why;
@@ -335,10 +342,13 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		off += hsize + psize;
 	}
 	if (!s->meta.buf) {
-		/* the recorder writes its metadata block right after the header: cut there */
+		/*
+		 * The recorder writes its metadata block right after the header: cut there. A
+		 * damaged one that ends the file may be an old file's, or the copy was cut off.
+		 */
 		msg = st->file_size <= VMT_FILE_HEADER_SIZE ?
 		      "truncated: the file is cut after its header, before its metadata block" :
-		      "damaged metadata block";
+		      "damaged metadata block, and the file ends after it: no copy of it";
 		ret = -EBADMSG;
 		goto out_why;
 	}

@@ -126,10 +126,30 @@ for f in "nometa:no metadata block at the start" "twometa:damaged metadata block
 	[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "${f%%:*}.vmt: exit $rc, $(cat err.txt)"
 done
 
-# A file from before the copy: a damaged META is still the end of it
-cp "$src" old.vmt
-python3 -c 'import sys; f=open(sys.argv[1], "r+b"); f.seek(200); b=f.read(1); f.seek(200); f.write(bytes([b[0] ^ 1]))' old.vmt
-run vmtrace-report old.vmt
-expect_one_line_error vmtrace-report "old.vmt: damaged metadata block"
-[ "$(wc -l <err.txt)" = 1 ] && [ "$rc" = 1 ] || fail "old file: exit $rc, $(cat err.txt)"
+# A file from before the copy (the bundled sample: its META is followed by a CHNK block, as
+# the walk below finds): a damaged META is still the end of it, and the line says there is
+# no copy to fall back on and why, for a flip in the block's header or in its payload.
+python3 - "$src" <<'EOF' || fail "the sample has a copy of its META"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = struct.unpack_from("<I", b, 12)[0]
+hsize, psize = struct.unpack_from("<IQ", b, off + 4)
+assert b[off:off + 4] == b"META" and b[off + hsize + psize:][:4] == b"CHNK"
+EOF
+for at in 20 200 $((meta + 100)); do
+	cp "$src" old.vmt
+	python3 -c 'import sys; f=open(sys.argv[1], "r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0] ^ 1]))' old.vmt "$at"
+	for prog in vmtrace-report vmtrace-convert; do
+		if [ "$prog" = vmtrace-report ]; then run $prog old.vmt; else run $prog --csv -o old.csv old.vmt; fi
+		[ "$rc" = 1 ] && [ "$(cat err.txt)" = "$prog: old.vmt: damaged metadata block, and no copy of it (written before recorders made one)" ] ||
+			fail "old file flipped at $at: $prog: exit $rc, $(cat err.txt)"
+		[ ! -e old.csv ] || fail "old file flipped at $at: a CSV was left"
+	done
+done
+# the file ends with the damaged META: an old file's, or one cut before its copy
+end=$(python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); o = struct.unpack_from("<I", b, 12)[0]; h, p = struct.unpack_from("<IQ", b, o + 4); print(o + h + p)' "$src")
+head -c "$end" old.vmt >metaonly.vmt
+run vmtrace-report metaonly.vmt
+[ "$rc" = 1 ] && [ "$(cat err.txt)" = "vmtrace-report: metaonly.vmt: damaged metadata block, and the file ends after it: no copy of it" ] ||
+	fail "a damaged META that ends the file: exit $rc, $(cat err.txt)"
 exit 0
