@@ -16,6 +16,8 @@
 int report_write_html(const char *path, const struct vmt_reader *r, const struct vmt_summary *s,
 		      const struct vmt_series *se)
 {
+	/* "-" is standard output, named as the other outputs name it */
+	const char *name = strcmp(path, "-") ? path : "standard output";
 	char note[VMT_OUTFILE_MSG_SIZE];
 	int ret;
 
@@ -24,13 +26,13 @@ int report_write_html(const char *path, const struct vmt_reader *r, const struct
 	if (ret && note[0])
 		vmt_err("%s", note);	/* what could not be opened, and why */
 	else if (ret)
-		vmt_err("%s: cannot write the HTML report: %s", path,
+		vmt_err("%s: cannot write the HTML report: %s", name,
 			ret == -EINVAL ? "that is the recording" : strerror(-ret));
 	if (ret)
 		return 1;
 	/* the replaced page's owner or group that could not be kept (outfile.h) */
 	if (note[0])
-		vmt_warn_folded("%s: %s", path, note);
+		vmt_warn_folded("%s: %s", name, note);
 	return 0;
 }
 

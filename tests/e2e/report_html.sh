@@ -453,6 +453,11 @@ python3 validate.py big.html >v.out 2>&1 || fail "big: $(cat v.out)"
 # Standard output, and never over the recording.
 vmtrace-report --html - "$DATA/sample-kvm.vmt" >stdout.html || fail "--html -"
 head -c 15 stdout.html | grep -q '<!DOCTYPE html>' || fail "--html - did not write the page"
+# a standard output that cannot take it is named so, as the other outputs name it
+vmtrace-report --html - "$DATA/sample-kvm.vmt" >/dev/full 2>err.txt
+rc=$?
+[ "$rc" = 1 ] && [ "$(cat err.txt)" = "vmtrace-report: standard output: cannot write the HTML report: No space left on device" ] ||
+	fail "--html - >/dev/full: exit $rc, $(cat err.txt)"
 # the page is all of standard output: a second view there is refused, never dropped
 cp "$DATA/sample-kvm.vmt" b.vmt
 for args in "--json" "--legacy" "-v" "--around 1s" "--threshold 1ms" "--histogram" "--bucket 2us" \
