@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <argp.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,13 +108,43 @@ static void check_figures(struct argp_state *state, const struct report_opts *o)
 			   "of 2 (--buckets sets how many)");
 }
 
+/*
+ * The views given that --openmetrics would drop, "--interval, --wide", into buf (empty: none):
+ * the histogram's own options too, which would print nothing beside the metrics.
+ */
+static void openmetrics_conflicts(const struct report_opts *o, char *buf, size_t size)
+{
+	bool hist_opt = o->hist_cyclictest || o->hist_log || o->bucket_ns || o->buckets;
+	const struct {
+		bool given;
+		const char *name;
+	} v[] = {
+		{ o->json, "--json" }, { o->html, "--html" }, { o->legacy, "--legacy" },
+		{ o->verbose, "-v" }, { o->around, "--around" }, { o->threshold_ns, "--threshold" },
+		{ o->top_given, "--top" }, { o->interval_ns, "--interval" },
+		{ o->histogram && !hist_opt, "--histogram" },
+		{ o->hist_cyclictest, "--hist-format" }, { o->hist_log, "--log" },
+		{ o->bucket_ns, "--bucket" }, { o->buckets, "--buckets" }, { o->wide, "--wide" },
+	};
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(v) / sizeof(v[0]) && len < size; i++) {
+		if (v[i].given)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						v[i].name);
+	}
+}
+
 void report_check_views(struct argp_state *state, struct report_opts *o)
 {
-	if (o->openmetrics && (o->json || o->html || o->legacy || o->verbose ||
-				o->around || o->threshold_ns || o->interval_ns ||
-				o->histogram || o->wide || o->top_given))
-		argp_error(state, "--openmetrics prints the metrics only: it takes no "
-			   "other view (--json, --html, --legacy, -v, lists, histogram)");
+	char views[160] = "";
+
+	if (o->openmetrics)
+		openmetrics_conflicts(o, views, sizeof(views));
+	if (views[0])
+		argp_error(state, "--openmetrics prints the metrics only: it takes no other view "
+			   "(%s given)", views);
 	check_several(state, o);
 	if (o->json + o->legacy + o->verbose > 1)
 		argp_error(state, "--json, --legacy and --verbose exclude each other");
