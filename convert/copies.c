@@ -58,11 +58,17 @@ static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32
 	size_t i, n = vmt_source_nchunks(src);
 	bool several = false;
 
-	/* The original tool, and a trace.bin's reader, know its two ids as these events only. */
+	/*
+	 * The original tool, and a trace.bin's reader, know its two ids as these events only.
+	 * What to do instead depends on the input: a .vmt is read as it is, another file
+	 * (a trace.dat) becomes one with --to-vmt.
+	 */
 	if (strcmp(vmt_reader_begin_name(r), "kvm:kvm_exit") ||
 	    strcmp(vmt_reader_end_name(r), "kvm:kvm_entry")) {
-		vmt_err("%s: a trace.bin holds kvm_exit/kvm_entry pairs only, not %s/%s: use --to-vmt",
-			o->input, vmt_reader_begin_name(r), vmt_reader_end_name(r));
+		vmt_err("%s: a trace.bin holds kvm_exit/kvm_entry pairs only, not %s/%s%s", o->input,
+			vmt_reader_begin_name(r), vmt_reader_end_name(r),
+			strcmp(vmt_source_format(src), "vmt") == 0 ?
+			" (vmtrace-report reads this .vmt as it is)" : ": use --to-vmt for a .vmt");
 		return -EINVAL;
 	}
 	if (vmt_header_page_subbuf_size(hp) != VMT_LEGACY_PAGE_SIZE || hp->commit_size != 8) {
