@@ -188,6 +188,16 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 "damaged end record at offset %llu: lost events and stop reason "
 			 "unknown", (unsigned long long)st->bad_end_at);
 		out->damaged = true;
+	} else if (!st->finished && st->end_counts && st->end_chunks > vmt_source_nchunks(src)) {
+		/* its end is there: the recorder finished it, damage took chunks (a run of them
+		 * counts as one damaged place) */
+		uint64_t lost = st->end_chunks - vmt_source_nchunks(src);
+
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: its end record counts %llu chunks, %zu were read whole: "
+			 "%llu chunk%s lost with the damaged data", (unsigned long long)st->end_chunks,
+			 vmt_source_nchunks(src), (unsigned long long)lost, lost == 1 ? "" : "s");
+		out->damaged = true;
 	} else if (!st->finished) {
 		/* whole blocks up to the end: still being written, or its recorder died */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,

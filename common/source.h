@@ -112,6 +112,12 @@ struct vmt_source_status {
 	 */
 	uint64_t bad_end_at;
 	/*
+	 * A .vmt's sound END block: the chunks its writer counted (end_chunks, when
+	 * end_counts). Not finished beside it: damage took chunks, not the recorder's end.
+	 */
+	bool end_counts;
+	uint64_t end_chunks;
+	/*
 	 * A .vmt's META block that failed its checks, read from the copy written after it
 	 * (its offset, or 0): every event is still decoded, with the copy's formats.
 	 */

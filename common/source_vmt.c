@@ -331,8 +331,10 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 				st->bad_end_at = off;
 			} else {
 				s->end_present = true;
-				st->finished = vmt_kv_get_u64(s->end.buf, s->end.len, "chunk.count",
-							      &count) == 0 &&
+				st->end_counts = vmt_kv_get_u64(s->end.buf, s->end.len,
+								"chunk.count", &count) == 0;
+				st->end_chunks = st->end_counts ? count : 0;
+				st->finished = st->end_counts &&
 					       count == s->nchunks + st->bad_blocks;
 			}
 			off += hsize + psize;

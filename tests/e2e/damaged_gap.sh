@@ -546,4 +546,29 @@ vmtrace-report --json hdm.vmt >hdm.json 2>/dev/null
   '(d["pairs"], d["gap_dropped"], d["bad_blocks"], [v["gap_ns"] for v in d["vcpus"]])')"
 vmtrace-report --json hd.vmt >hd.json 2>/dev/null
 [ "$(json hd.json '(d["pairs"], d["gap_dropped"])')" = "(4, 0)" ] || fail "hd.vmt: undamaged"
+
+# 4 KiB overwritten across several chunks of a finished recording, its END sound: the
+# damage took chunks, the recorder did finish (not "no end record"); how many chunks it
+# took, counted here from the file's own blocks: those the 4 KiB touch.
+cp "$DATA/sample-kvm.vmt" run.vmt
+want=$(python3 - run.vmt <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, total, hit = 16, 0, 0
+while off < len(b):
+    typ, hs, ps = struct.unpack_from("<IIQ", b, off)
+    if typ == 0x4B4E4843:                          # CHNK
+        total += 1
+        hit += off < 104096 and off + hs + ps > 100000
+    off += hs + ps
+print("its end record counts %d chunks, %d were read whole: %d chunks lost with the "
+      "damaged data" % (total, total - hit, hit))
+PY
+)
+python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(100000); f.write(b"\xff" * 4096)' run.vmt
+run vmtrace-report run.vmt
+expect_rc 2 "4 KiB of chunks overwritten"
+grep -qF "vmtrace-report: warning: run.vmt: damaged file: $want" err.txt ||
+	{ cat err.txt; fail "not: $want"; }
+grep -q "not finished" err.txt && fail "a finished recording's damage said to be an unfinished one"
 finish
