@@ -66,10 +66,18 @@ static void source_lines(FILE *f, const struct vmt_reader *r)
 
 	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r),
 			   vmt_source_status(src)->finished ? "" : " (recording not finished)", "  ");
-	if (strcmp(format, "trace.bin") == 0)
-		fprintf(f, "Format: the original vm-trace trace.bin, %s; one CPU, not named\n",
-			vmt_source_description(src));
-	else if (strcmp(format, "trace.dat") == 0)
+	if (strcmp(format, "trace.bin") == 0) {
+		const char *how = vmt_source_description(src);	/* may name a --format-dir */
+		char line[512];
+
+		snprintf(line, sizeof(line), "Format: the original vm-trace trace.bin, %s; one CPU, "
+			 "not named", how);
+		if (vmt_textwidth(line) <= TEXT_COLUMNS || strncmp(how, "formats from /", 14) != 0)
+			fprintf(f, "%s\n", line);
+		else	/* a long --format-dir: on lines of its own, as File:'s path */
+			vmt_fmt_path_lines(f, "Format: the original vm-trace trace.bin, one CPU, not "
+					   "named, formats from ", how + 13, "", "  ");
+	} else if (strcmp(format, "trace.dat") == 0)
 		fprintf(f, "Format: %s\n", vmt_source_description(src));
 	fprintf(f, "Events: %s -> %s, clock %s (%s)\n", vmt_reader_begin_name(r),
 		vmt_reader_end_name(r), vmt_reader_clock_name(r), vmt_fmt_unit(clk));

@@ -7,6 +7,8 @@
 #ifndef VMT_SOURCE_IMPL_H
 #define VMT_SOURCE_IMPL_H
 
+#include <limits.h>
+
 #include "kv.h"
 #include "source.h"
 
@@ -57,7 +59,7 @@ struct vmt_source {
 	struct vmt_chunk_info *chunks;
 	size_t nchunks, chunks_cap;
 	enum vmt_chunk_order order;
-	char description[256];
+	char description[PATH_MAX + 64];	/* may name a --format-dir: a path whole */
 	bool uses_pair, uses_format_dir;	/* set from the ops by source.c */
 	/* .vmt: blocks skipped that may have been chunks (chunk info's holes_before) */
 	uint32_t holes;

@@ -42,6 +42,16 @@ uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reade
 	return vmt_compare_selected_ns(f, r, it, &start);
 }
 
+int report_open_failed(const char *file, const char *msg, int ret)
+{
+	if (ret == VMT_INPUT_EUSAGE && strstr(msg, "does not apply"))
+		vmt_err("%s: %s (they go to every recording: convert the one that needs them "
+			"first, vmtrace-convert --to-vmt)", file, msg);
+	else
+		vmt_err("%s: %s", file, msg);
+	return ret == VMT_INPUT_EUSAGE ? 64 : 1;
+}
+
 int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size)
 {
 	char pair[256];
@@ -99,10 +109,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 
 	fo.filter.nreasons = 0;
 	ret = vmt_input_open(file, &o->in, &r, msg, sizeof(msg), warn, sizeof(warn));
-	if (ret) {
-		vmt_err("%s: %s", file, msg);
-		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
-	}
+	if (ret)
+		return report_open_failed(file, msg, ret);
 	ret = report_same_pair(file, r, pair, size);
 	if (ret)
 		goto out_close;

@@ -40,10 +40,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 
 	fo.filter.nreasons = 0;
 	ret = vmt_input_open(file, &o->in, &r, msg, sizeof(msg), warn, sizeof(warn));
-	if (ret) {
-		vmt_err("%s: %s", file, msg);
-		return ret == VMT_INPUT_EUSAGE ? 64 : 1;
-	}
+	if (ret)
+		return report_open_failed(file, msg, ret);
 	ret = report_same_pair(file, r, pair, 256);
 	if (ret)
 		goto out_close;

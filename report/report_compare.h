@@ -29,5 +29,11 @@ uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reade
  * known length (counter, uptime) is refused too, with 64: the populations are in ns.
  */
 int report_same_pair(const char *file, const struct vmt_reader *r, char *first, size_t size);
+/*
+ * A recording of several that could not be opened: its line (file: msg), with the way out
+ * when --format-dir or --pair, which go to every file, do not apply to this one. Returns
+ * the exit status: 64 for a usage error (ret VMT_INPUT_EUSAGE), else 1.
+ */
+int report_open_failed(const char *file, const char *msg, int ret);
 
 #endif

@@ -203,6 +203,14 @@ K="$DATA/sample-kvm.vmt"
 vmtrace-convert --legacy -o k.bin "$K" 2>/dev/null || fail "--legacy"
 vmtrace-convert --to-vmt --format-dir "$DATA/formats/linux-6.1-kvmhost" -o k2.vmt k.bin ||
 	fail "--to-vmt of the trace.bin"
+# --format-dir goes to both: on the .vmt it does not apply, and the line says the way out
+for v in --compare ""; do
+	# shellcheck disable=SC2086 # merge without --compare
+	run vmtrace-report $v --format-dir "$DATA/formats/linux-6.1-kvmhost" "$K" k.bin
+	expect_rc 64 "${v:-merge} of a .vmt and a trace.bin with --format-dir"
+	[ "$(cat err.txt)" = "vmtrace-report: $K: --format-dir does not apply: a .vmt file carries its own event formats (they go to every recording: convert the one that needs them first, vmtrace-convert --to-vmt)" ] ||
+		fail "${v:-merge} with --format-dir: $(cat err.txt)"
+done
 run vmtrace-report --compare --json --fail-if 'rate>+1%,rate<-1%' "$K" k2.vmt
 expect_rc 0 "the same exits with and without a recorded duration"
 grep -q "k2.vmt has no recorded duration" err.txt || { cat err.txt; fail "no warning on the rates"; }

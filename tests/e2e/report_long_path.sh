@@ -65,4 +65,22 @@ done
 # a short path stays on its label's line
 run vmtrace-report "$S"
 grep -qx "File: $S" out.txt || fail "a short path: not on the File line"
+# a trace.bin read with a long --format-dir: the Format line's directory on lines of its own
+vmtrace-convert --legacy -o t.bin "$S" 2>/dev/null || fail "--legacy"
+fd="$d/$(python3 -c 'print("f" * 60)')"
+mkdir -p "$fd" && cp -r "$DATA/formats/linux-6.1-kvmhost/." "$fd/" || fail "copy the formats"
+run vmtrace-report --format-dir "$fd" t.bin
+expect_rc 0 "a trace.bin with a long --format-dir"
+awk 'length > 120 { print; bad = 1 } END { exit bad }' out.txt || fail "the Format line passes 120 columns"
+python3 - out.txt "$fd" <<'PY' || fail "the Format line's directory"
+import sys
+lines, fd = open(sys.argv[1]).read().splitlines(), sys.argv[2]
+i = lines.index("Format: the original vm-trace trace.bin, one CPU, not named, formats from")
+got = ""
+for m in lines[i + 1:]:
+    if not m.startswith("  "):
+        break
+    got += m[2:]
+assert got == fd, got
+PY
 exit 0
