@@ -29,7 +29,7 @@ wait "$loop"
 expect_rc 0 "--continue with every pair a trigger"
 [ "$(ls c-*.vmt | wc -l)" -ge 3 ] || { cat err.txt; fail "--continue 4 -s 6: under 3 files"; }
 for f in c-*.vmt; do
-	python3 "$HELPERS/vmtmeta.py" "$f" >"$f.meta" || fail "$f: cannot read its metadata"
+	python3 "$top_srcdir/tests/helpers/vmtmeta.py" "$f" >"$f.meta" || fail "$f: cannot read its metadata"
 	run vmtrace-report --json "$f"
 	expect_rc 0 "report on $f"
 	mv out.txt "$f.json"
