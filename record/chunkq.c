@@ -23,6 +23,7 @@ struct rec_chunkq {
 	struct rec_chunk *pool[POOL_CAP];
 	unsigned int npool;
 	size_t queued_bytes;
+	size_t lent_bytes;	/* rec_chunkq_lend() */
 	bool closed;
 	bool unblocked;
 	bool writing;		/* the writer thread holds a chunk */
@@ -101,8 +102,8 @@ static int sink_put(void *arg, struct rec_chunk *c)
 	 * Waiting here lets the kernel overwrite and count what we cannot take; dropping a
 	 * chunk ourselves would leave a gap that no page flag marks.
 	 */
-	while (q->queued_bytes > q->cfg.max_queued_bytes && !q->error && !q->unblocked &&
-	       !q->closed)
+	while (q->queued_bytes > q->cfg.max_queued_bytes + q->lent_bytes && !q->error &&
+	       !q->unblocked && !q->closed)
 		pthread_cond_wait(&q->cond, &q->lock);
 	if (q->closed) {
 		ret = -EPIPE;
@@ -126,6 +127,14 @@ void rec_chunkq_recycle(struct rec_chunkq *q, struct rec_chunk *c)
 {
 	pthread_mutex_lock(&q->lock);
 	recycle_locked(q, c);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void rec_chunkq_lend(struct rec_chunkq *q, size_t bytes)
+{
+	pthread_mutex_lock(&q->lock);
+	q->lent_bytes = bytes;
+	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -159,6 +168,12 @@ static void *writer_thread(void *arg)
 	uint64_t last_sync = rec_sysinfo_now_ns();
 
 	rec_sysinfo_pin_self(q->cfg.cpu);
+	/*
+	 * At equal real-time priority a FIFO writer compressing a trigger's kept pages would
+	 * hold the CPU for seconds while the collector waits to read; then the kernel
+	 * overwrites events (tests/e2e/record_flight_load.sh).
+	 */
+	rec_sysinfo_below_collector();
 	for (;;) {
 		struct vmt_writer *w;
 		struct rec_chunk *c;

@@ -35,6 +35,14 @@ void rec_chunkq_recycle(struct rec_chunkq *q, struct rec_chunk *c);
 int rec_chunkq_start(struct rec_chunkq *q);
 /* No more chunks (the sink's close). The writer writes what is queued, then ends. */
 void rec_chunkq_close(struct rec_chunkq *q);
+/*
+ * Room lent by a flight recorder's ring (ring.h): its pages held no longer, so the queue
+ * may take that much beyond max_queued_bytes before the sink waits. The pages it kept
+ * move to the queue at a trigger; waiting for the writer then would stall the collector
+ * while the kernel overwrites what comes next (pages in memory stay within the ring's
+ * bound plus max_queued_bytes).
+ */
+void rec_chunkq_lend(struct rec_chunkq *q, size_t bytes);
 /* Stop waiting for room: the sink queues beyond the bound (a second stop signal). */
 void rec_chunkq_unblock(struct rec_chunkq *q);
 /* Wait for the writer thread to end (after close). Returns its first write error, or 0. */

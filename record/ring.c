@@ -173,7 +173,19 @@ static void settle(struct rec_ring *r)
 		finish(r);
 }
 
-/* The trigger came: what is held from keep_ns before it goes on, in arrival order. */
+/* What the ring does not hold of its bound, the queue may hold (ring.h: lend). */
+static void lend(struct rec_ring *r)
+{
+	if (r->cfg.lend)
+		r->cfg.lend(r->cfg.recycle_arg, r->st.held_bytes < r->cfg.max_bytes ?
+			    r->cfg.max_bytes - r->st.held_bytes : 0);
+}
+
+/*
+ * The trigger came: what is held from keep_ns before it goes on, in arrival order. The
+ * pages leave the ring's bound for the queue's at once: the collector must not wait for
+ * the writer to compress them (up to --ring-size) while the kernel overwrites what comes.
+ */
 static void flush(struct rec_ring *r)
 {
 	uint64_t ts = r->st.trigger.ts, cutoff = ts > r->cfg.keep_ns ? ts - r->cfg.keep_ns : 0;
@@ -183,6 +195,7 @@ static void flush(struct rec_ring *r)
 	r->head = r->tail = NULL;
 	r->st.held_bytes = 0;
 	r->state = AFTER;
+	lend(r);
 	while ((c = list)) {
 		list = c->next;
 		c->next = NULL;
@@ -248,6 +261,8 @@ static int ring_put(void *arg, struct rec_chunk *c)
 			flush(r);
 	}
 	evict(r);
+	if (r->state == AFTER)
+		lend(r);
 	return r->error;
 }
 

@@ -37,7 +37,12 @@ struct rec_ring_config {
 	unsigned int max_triggers;	/* triggers handed on at most; 0 is 1 */
 	/* a chunk that will not be written goes back here (the queue's pool) */
 	void (*recycle)(void *arg, struct rec_chunk *c);
-	void *recycle_arg;
+	/*
+	 * Optional: the ring holds bytes fewer than max_bytes; the queue may take that much more
+	 * (rec_chunkq_lend), so that handing on the kept pages at a trigger does not stall.
+	 */
+	void (*lend)(void *arg, size_t bytes);
+	void *recycle_arg;		/* and lend's */
 };
 
 struct rec_ring_stats {

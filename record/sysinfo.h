@@ -22,6 +22,12 @@ struct rec_collector;
 uint64_t rec_sysinfo_now_ns(void);
 /* Pin the calling thread to cpu (-1: leave it). 0 or -errno. */
 int rec_sysinfo_pin_self(int cpu);
+/*
+ * Under a real-time policy (the recorder started by chrt), the calling thread one priority
+ * below the others (SCHED_OTHER below priority 2): the writer's compression shares the
+ * collector CPU and must never keep the collector from the ring buffers. 0 or -errno.
+ */
+int rec_sysinfo_below_collector(void);
 
 /* The text of /sys/devices/system/cpu/online ("0-3,8\n") into online. 0 or -errno. */
 int rec_sysinfo_parse_online(const char *text, struct vmt_cpulist *online);

@@ -77,6 +77,11 @@ static void recycle(void *q, struct rec_chunk *c)
 	rec_chunkq_recycle(q, c);
 }
 
+static void lend(void *q, size_t bytes)
+{
+	rec_chunkq_lend(q, bytes);
+}
+
 /* The ring in front of the writer queue's sink. */
 static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t extra_ns,
 		    uint64_t settle_ns, const struct vmt_header_page *hp, struct rec_chunkq *q,
@@ -87,6 +92,7 @@ static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t e
 		.hold_extra_ns = extra_ns, .settle_ns = settle_ns, .max_bytes = (size_t)o->ring_bytes,
 		.max_triggers = o->continue_n ? o->continue_n : 1,
 		.recycle = recycle,
+		.lend = lend,
 		.recycle_arg = q,
 	};
 	int ret = rec_ring_new(&rc, &w->ring);

@@ -208,16 +208,20 @@ static void *drain(void *arg)
  * The writer writes to a pipe of one page that nobody reads: it blocks on its first
  * chunk. The queue then takes chunks up to its bound (the chunk being written counts) and
  * put waits; nothing is dropped. Once the pipe is read, every chunk arrives, in order.
- * With unblock, the puts return at once although the writer is still stuck.
+ * With unblock, the puts return at once although the writer is still stuck. With room
+ * lent (a flight recorder's ring handing on its pages), the puts go on for that many
+ * bytes more, then wait again.
  */
-static void backpressure(bool unblock)
+enum bp_mode { BP_WAIT, BP_UNBLOCK, BP_LEND };
+
+static void backpressure(enum bp_mode mode)
 {
 	struct producer pr = { .n = 20 };
 	struct fx fx = { 0 };
 	struct drainer d;
 	pthread_t tp, td;
 	char path[] = "/tmp/vmt-chunkq-pipe-XXXXXX";
-	unsigned int seen;
+	unsigned int seen, lent;
 	int p[2];
 
 	assert_int_equal(pipe(p), 0);
@@ -227,12 +231,27 @@ static void backpressure(bool unblock)
 	assert_int_equal(pthread_create(&tp, NULL, produce, &pr), 0);
 	usleep(200000);
 	seen = atomic_load(&pr.done);
-	if (!unblock) {
+	if (mode != BP_UNBLOCK) {
 		/* chunk 0 in the writer (counted), chunk 1 queued, chunk 2 waits for room */
 		assert_true(seen >= 1 && seen <= 3);
 		usleep(200000);
 		assert_int_equal(atomic_load(&pr.done), seen);	/* still waiting */
-	} else {
+	}
+	if (mode == BP_LEND) {
+		/*
+		 * 5 chunks of room: chunks have 1 to 4 pages, so at least 5 more go, and not
+		 * all 20 (50 pages, over the bound's 4 and the 20 lent)
+		 */
+		rec_chunkq_lend(fx.q, 5 * CHUNK);
+		for (lent = 0; lent < 2000 && atomic_load(&pr.done) < seen + 5; lent++)
+			usleep(5000);	/* a loaded machine: up to 10 s */
+		usleep(200000);
+		lent = atomic_load(&pr.done);
+		assert_true(lent >= seen + 5 && lent < pr.n);
+		usleep(200000);
+		assert_int_equal(atomic_load(&pr.done), lent);	/* waiting again */
+		assert_int_equal(rec_chunkq_written(fx.q), 0);
+	} else if (mode == BP_UNBLOCK) {
 		rec_chunkq_unblock(fx.q);
 		usleep(200000);
 		assert_int_equal(atomic_load(&pr.done), pr.n);
@@ -260,13 +279,19 @@ static void backpressure(bool unblock)
 static void test_backpressure_waits(void **state)
 {
 	(void)state;
-	backpressure(false);
+	backpressure(BP_WAIT);
 }
 
 static void test_unblock(void **state)
 {
 	(void)state;
-	backpressure(true);
+	backpressure(BP_UNBLOCK);
+}
+
+static void test_lend(void **state)
+{
+	(void)state;
+	backpressure(BP_LEND);
 }
 
 /*
@@ -338,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_order_kept),
 		cmocka_unit_test(test_backpressure_waits),
 		cmocka_unit_test(test_unblock),
+		cmocka_unit_test(test_lend),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_pool_reuse),
 	};

@@ -27,6 +27,8 @@
 /* The next sink: keeps the first timestamps of what reaches it, and its records' times. */
 struct next {
 	unsigned int puts, recycled, closes;
+	unsigned int lends, puts_at_lend;	/* puts before the first lend */
+	size_t lent;			/* the last room lent */
 	uint64_t pages;
 	uint64_t first_page_ts;		/* of the first chunk put */
 	uint64_t second_page_ts;	/* its second page's (UINT64_MAX: none) */
@@ -105,6 +107,13 @@ static void next_recycle(void *arg, struct rec_chunk *c)
 	((struct next *)arg)->recycled++;
 	free(c->buf);
 	free(c);
+}
+
+static void next_lend(void *arg, size_t bytes)
+{
+	if (!((struct next *)arg)->lends++)
+		((struct next *)arg)->puts_at_lend = ((struct next *)arg)->puts;
+	((struct next *)arg)->lent = bytes;
 }
 
 static const struct rec_sink_ops next_ops = { next_get, next_put, next_close, NULL };
@@ -217,7 +226,7 @@ static struct rec_ring *ring_for(struct next *n, uint64_t keep, uint64_t after,
 	struct rec_ring_config rc = {
 		.next = { &next_ops, n }, .keep_ns = keep, .after_ns = after,
 		.hold_extra_ns = extra, .max_bytes = max_bytes, .recycle = next_recycle,
-		.recycle_arg = n, .max_triggers = max_triggers, .settle_ns = settle_ns,
+		.lend = next_lend, .recycle_arg = n, .max_triggers = max_triggers, .settle_ns = settle_ns,
 	};
 	struct rec_ring *r;
 
@@ -253,9 +262,15 @@ static void test_trigger(void **state)
 	for (i = 0; i <= mid; i++)
 		put_chunk(&f, s, i);
 	assert_int_equal(n.puts, 0);	/* nothing before the trigger */
+	assert_int_equal(n.lends, 0);	/* nor room lent to the queue */
 	rec_ring_trigger(r, &(struct rec_ring_trigger){ .ts = trig, .lat_ns = 1 });
 	assert_false(rec_ring_done(r));
-	for (i = mid + 1; i < f.nchunks; i++)
+	put_chunk(&f, s, mid + 1);
+	/* the kept pages went on: their room is the queue's, before it took them */
+	assert_true(n.lends >= 1);
+	assert_int_equal(n.puts_at_lend, 0);
+	assert_int_equal(n.lent, SIZE_MAX);
+	for (i = mid + 2; i < f.nchunks; i++)
 		put_chunk(&f, s, i);
 	assert_true(rec_ring_done(r));
 	s.ops->close(s.arg);

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -420,6 +422,40 @@ static void no_close(void *arg)
 
 static const struct rec_sink_ops no_sink = { no_get, no_put, no_close, NULL };
 
+static int policy_now(int *prio)
+{
+	struct sched_param sp;
+	int policy;
+
+	assert_int_equal(pthread_getschedparam(pthread_self(), &policy, &sp), 0);
+	*prio = sp.sched_priority;
+	return policy;
+}
+
+/*
+ * The writer below the collector: one real-time priority lower, SCHED_OTHER from the
+ * lowest, and a thread under SCHED_OTHER left as it is. This thread plays the writer.
+ */
+static void test_below_collector(void **state)
+{
+	struct sched_param sp = { .sched_priority = 20 };
+	int prio;
+
+	(void)state;
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		skip();		/* not root: no real-time policy to leave */
+	assert_int_equal(rec_sysinfo_below_collector(), 0);
+	assert_int_equal(policy_now(&prio), SCHED_FIFO);
+	assert_int_equal(prio, 19);
+	sp.sched_priority = sched_get_priority_min(SCHED_RR);
+	assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_RR, &sp), 0);
+	assert_int_equal(rec_sysinfo_below_collector(), 0);
+	assert_int_equal(policy_now(&prio), SCHED_OTHER);
+	assert_int_equal(prio, 0);
+	assert_int_equal(rec_sysinfo_below_collector(), 0);
+	assert_int_equal(policy_now(&prio), SCHED_OTHER);
+}
+
 static void test_end(void **state)
 {
 	struct rec_collector_config cfg = { .poll_ns = 1, .cpu = -1, .sink = { &no_sink, NULL } };
@@ -503,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_choose_collector),
 		cmocka_unit_test_setup_teardown(test_meta, fake_setup, fake_teardown),
 		cmocka_unit_test(test_end),
+		cmocka_unit_test(test_below_collector),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
