@@ -130,6 +130,8 @@ static int cmp_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->start_ts = it->start_ts;
+	p->c->why[p->side] |= it->why;
+	p->c->why_recorded[p->side] = it->why_recorded;
 	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
 	return vmt_exitreasons_new(it->begin_format, it->machine, &p->names);
 }
@@ -166,6 +168,22 @@ static struct cmp_task_reason *task_reason(struct cmp_pass *p, struct cmp_task *
 	return r;
 }
 
+/* The pair's causes, in ns, into a side: a plain exit's whole latency is kvm's. */
+static void why_add(struct vmt_cmp_side *s, const struct vmt_clock *clock,
+		    const struct vmt_why *w, uint64_t lat_ns)
+{
+	unsigned int k;
+
+	s->why_exits++;
+	s->why_incomplete += w->incomplete;
+	if (w->plain) {
+		s->why_ns[VMT_WHY_KVM] += lat_ns;
+		return;
+	}
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		s->why_ns[k] += vmt_clock_ns(clock, w->ticks[k]);
+}
+
 static int cmp_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *pr,
 		    void **task)
 {
@@ -190,6 +208,10 @@ static int cmp_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 	if (g == SIZE_MAX)
 		return -ENOMEM;
 	vmt_latval_init(&lv, vmt_clock_ns(p->clock, pr->lat));
+	if (pr->why) {
+		why_add(&c->groups[0].side[p->side], p->clock, pr->why, lv.v);
+		why_add(&c->groups[g].side[p->side], p->clock, pr->why, lv.v);
+	}
 	if (vmt_latdist_add_val(&c->groups[0].side[p->side].d, &lv) ||
 	    vmt_latdist_add_val(&c->groups[g].side[p->side].d, &lv))
 		return -ENOMEM;
@@ -536,6 +558,12 @@ static const struct {
 	[VMT_CMP_KS_D] = { "ks_d", 0, false },
 };
 
+double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns)
+{
+	return c->span_ns[side] > c->gap_ns[side] ?
+	       (double)ns * 1e9 / (double)(c->span_ns[side] - c->gap_ns[side]) : NAN;
+}
+
 double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
 			 enum vmt_cmp_metric m)
 {
@@ -546,8 +574,7 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 	case VMT_CMP_COUNT:
 		return (double)n;
 	case VMT_CMP_RATE:
-		return c->span_ns[side] > c->gap_ns[side] ?
-		       (double)n * 1e9 / (double)(c->span_ns[side] - c->gap_ns[side]) : NAN;
+		return vmt_compare_per_s(c, side, n);
 	case VMT_CMP_MEAN:
 		return n ? (double)vmt_latstat_avg(&s->d.st) : NAN;
 	case VMT_CMP_MAX:

@@ -27,6 +27,13 @@
 struct vmt_cmp_side {
 	struct vmt_latdist d;		/* ns */
 	uint64_t max_window_ns;		/* the largest out-of-guest time in any window */
+	/*
+	 * Where its exits' time went (a recording with context events, vmt_compare.why):
+	 * ns per kind (enum vmt_why_kind), of why_exits exits, why_incomplete of them with
+	 * time of unknown cause (counted as kvm, as the report does)
+	 */
+	uint64_t why_ns[VMT_WHY_NKINDS];
+	uint64_t why_exits, why_incomplete;
 };
 
 /* One group (overall, or one exit reason) in both recordings. */
@@ -47,6 +54,8 @@ struct vmt_compare {
 	/* of its events alone, and whether span_ns is of a recorded duration (.vmt) */
 	uint64_t events_span_ns[2];
 	bool recorded[2];
+	bool why[2];			/* the side's exits carry their causes */
+	uint32_t why_recorded[2];	/* the kinds it can tell (vmt_attrib_recorded) */
 	/*
 	 * Of that span, the time lost events hid (vmt_compare_consumer): the rates are over
 	 * span_ns less this, as a vCPU's time in the guest leaves out its gaps
@@ -120,6 +129,11 @@ struct vmt_cmp_cond {
 int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned int max,
 			    char *msg, size_t size);
 /* A group's figure in one side (NAN when it has none: p99 of no exits). */
+/*
+ * ns of a side's time per second of the span its rates are over (as VMT_CMP_RATE's), NAN
+ * when that span is empty: causes compare across recordings of other lengths.
+ */
+double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns);
 double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
 			 enum vmt_cmp_metric m);
 /*

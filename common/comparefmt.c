@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "comparefmt.h"
@@ -105,6 +106,86 @@ static bool beyond_noise(const struct vmt_cmp_group *g)
 	return !isnan(g->ks_p) && g->ks_p < VMT_CMP_ALPHA;
 }
 
+/* "+12.3%", "new", "-" in 9 columns, as the table's changes. */
+static void change_cell(FILE *f, double x)
+{
+	/* cut toward zero as every figure is: -99.976 % is -99.9 %, never -100.0 % */
+	if (isnan(x))
+		fprintf(f, " %9s", "-");
+	else if (isinf(x))
+		fprintf(f, " %9s", "new");
+	else if (fabs(vmt_pct_cut(x, 1)) < 100000)
+		fprintf(f, " %+8.1f%%", vmt_pct_cut(x, 1));
+	else if (x < 1e7)	/* 9 columns still: no decimal, cut */
+		fprintf(f, " %+8.0f%%", vmt_pct_cut(x, 0));
+	else
+		fprintf(f, " %9s", ">9999999%");
+}
+
+static uint64_t why_total(const struct vmt_cmp_side *s)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		sum += s->why_ns[k];
+	return sum;
+}
+
+/*
+ * Where the exits' time went, side by side: each kind's total and share of its side's,
+ * and the change of its time per second (the rates' span: recordings of other lengths).
+ */
+static void causes_text(FILE *f, const struct vmt_compare *c, const struct vmt_cmp_group *g)
+{
+	const struct vmt_cmp_side *s = g->side;
+	uint64_t max = 0, tot[2] = { why_total(&s[0]), why_total(&s[1]) };
+	char a[32];
+	struct vmt_unit u;
+	unsigned int k, i;
+
+	if (!c->why[0] || !c->why[1]) {
+		fprintf(f, "\nCauses: only the %s recording holds context events, nothing to compare "
+			"them with.\n", c->why[0] ? "before" : "after");
+		return;
+	}
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		for (i = 0; i < 2; i++)
+			max = s[i].why_ns[k] > max ? s[i].why_ns[k] : max;
+	u = vmt_unit_for_total(&ns_clock, max);
+	fprintf(f, "\nCauses (context events): the %s time out of the guest by kind, in %s, "
+		"and the change\nof each kind's time per second:\n", c->neutral ? "pairs'" :
+		"exits'", u.name);
+	fprintf(f, "  %-10s %10s %6s %10s %6s %9s\n", "kind", "before", "share", "after",
+		"share", "change/s");
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		bool told[2] = { c->why_recorded[0] >> k & 1, c->why_recorded[1] >> k & 1 };
+
+		if (!s[0].why_ns[k] && !s[1].why_ns[k])
+			continue;
+		fprintf(f, "  %-10s", vmt_why_kind_names[k]);
+		/* a kind a recording cannot tell: "-", not 0 */
+		for (i = 0; i < 2; i++) {
+			if (!told[i]) {
+				fprintf(f, " %10s %6s", "-", "-");
+				continue;
+			}
+			vmt_fmt_in(&ns_clock, s[i].why_ns[k], u, a, sizeof(a));
+			fprintf(f, " %10s %5.1f%%", a, tot[i] ? vmt_pct_cut(100.0 *
+				(double)s[i].why_ns[k] / (double)tot[i], 1) : 0);
+		}
+		change_cell(f, told[0] && told[1] ?
+			    change_pct(vmt_compare_per_s(c, 0, s[0].why_ns[k]),
+				       vmt_compare_per_s(c, 1, s[1].why_ns[k])) : NAN);
+		fputc('\n', f);
+	}
+	for (i = 0; i < 2; i++)
+		if (s[i].why_incomplete)
+			fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " %s with time of unknown cause, "
+				"counted as kvm\n", i ? "after" : "before", s[i].why_incomplete,
+				s[i].why_exits, c->neutral ? "pairs" : "exits");
+}
+
 void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_compare_view *v)
 {
 	uint64_t max = 0, wmax = 0;
@@ -159,24 +240,9 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 		}
 		fprintf(f, "  %-*s %-6s", nw, "", "change");
 		for (k = 0; k < NCOLS; k++) {
-			double x;
-
-			if (!cols[k].text)
-				continue;
-			x = change_pct(vmt_compare_value(c, g, 0, cols[k].m),
-					      vmt_compare_value(c, g, 1, cols[k].m));
-
-			/* cut toward zero as every figure is: -99.976 % is -99.9 %, never -100.0 % */
-			if (isnan(x))
-				fprintf(f, " %9s", "-");
-			else if (isinf(x))
-				fprintf(f, " %9s", "new");
-			else if (fabs(vmt_pct_cut(x, 1)) < 100000)
-				fprintf(f, " %+8.1f%%", vmt_pct_cut(x, 1));
-			else if (x < 1e7)	/* 9 columns still: no decimal, cut */
-				fprintf(f, " %+8.0f%%", vmt_pct_cut(x, 0));
-			else
-				fprintf(f, " %9s", ">9999999%");
+			if (cols[k].text)
+				change_cell(f, change_pct(vmt_compare_value(c, g, 0, cols[k].m),
+							  vmt_compare_value(c, g, 1, cols[k].m)));
 		}
 		if (isnan(g->ks_p) || !g->side[0].d.st.count || !g->side[1].d.st.count)
 			fprintf(f, " %6s %8s %s\n", "-", "-", "-");
@@ -186,6 +252,8 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 			fprintf(f, " %6.4f %8.2g %s\n", g->ks_d, g->ks_p,
 				beyond_noise(g) ? "yes" : "no");
 	}
+	if (c->ngroups && (c->why[0] || c->why[1]))
+		causes_text(f, c, &c->groups[0]);
 	for (k = 0; k < v->nconds; k++)
 		fprintf(f, "%s--fail-if: %s: %s\n", k ? "" : "\n",
 			!v->verdicts || !v->verdicts[k] ? "does not hold" :
@@ -220,6 +288,38 @@ static void json_fields(struct vmt_jsonw *w, const struct vmt_compare *c,
 		else
 			vmt_jsonw_u64(w, cols[k].key, (uint64_t)x);
 	}
+}
+
+/* "causes": a side's time per kind, null for a side without context events. */
+static void json_causes(struct vmt_jsonw *w, const struct vmt_compare *c,
+			const struct vmt_cmp_group *g)
+{
+	char key[32];
+	unsigned int i, k;
+
+	if (!c->why[0] && !c->why[1]) {
+		vmt_jsonw_null(w, "causes");
+		return;
+	}
+	vmt_jsonw_object_open(w, "causes");
+	for (i = 0; i < 2; i++) {
+		const struct vmt_cmp_side *s = &g->side[i];
+
+		if (!c->why[i]) {
+			vmt_jsonw_null(w, i ? "after" : "before");
+			continue;
+		}
+		vmt_jsonw_object_open(w, i ? "after" : "before");
+		vmt_jsonw_u64(w, "exits", s->why_exits);
+		vmt_jsonw_u64(w, "incomplete", s->why_incomplete);
+		for (k = 0; k < VMT_WHY_NKINDS; k++) {
+			snprintf(key, sizeof(key), "%s_ns", vmt_why_kind_names[k]);
+			/* null: the recording cannot tell this kind */
+			vmt_jsonw_opt_u64(w, key, c->why_recorded[i] >> k & 1, s->why_ns[k]);
+		}
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_object_close(w);
 }
 
 static void json_side(struct vmt_jsonw *w, const struct vmt_compare *c,
@@ -271,6 +371,7 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 			vmt_jsonw_bool(w, "beyond_noise", beyond_noise(g));
 		else
 			vmt_jsonw_null(w, "beyond_noise");
+		json_causes(w, c, g);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);

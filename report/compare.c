@@ -98,7 +98,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 {
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
-	struct vmt_iter_opts io = { .filter = &fo.filter };
+	/* causes too, when the recordings hold context events */
+	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = true };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];

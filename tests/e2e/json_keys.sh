@@ -33,6 +33,7 @@ report --threshold 15ms --around 0.5s,20us "$why"
 report --interval 100ms "$why"
 report "$kvm" "$why"
 report --compare --fail-if 'max>1ms,hlt:count>+50%' "$kvm" "$why"
+report --compare "$why" "$why"
 
 m=0
 convert() {

@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vmtrace-report --compare with causes: two recordings with context events (the bundled
+# real one and a generated one of 4 CPUs) side by side. Python recounts each side's time
+# per kind from vmtrace-convert --csv --why's rows, overall and per reason, and checks the
+# JSON "causes" to the ns; then the text's table (each kind's total, share, and the change
+# of its time per second over the durations the JSON gives), the same with a filter, and a
+# side without context events: null in JSON, one line in the text, no table.
+. "$(dirname "$0")/lib.sh"
+
+A=$DATA/why/sample/kvm.vmt
+"$HELPERS/mkvmt" --context --random 20000 4 "$top_srcdir/tests/data/formats/linux-6.1-kvmhost" \
+	b.vmt || fail "mkvmt"
+
+cat >recount.py <<'PY'
+import csv, json, sys
+from fractions import Fraction
+cmp_json, csv_a, csv_b, text = sys.argv[1:5]
+c = json.load(open(cmp_json))["compare"]
+KINDS = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+
+untold = [set(), set()]              # kinds a recording cannot tell: empty cells, null
+
+def sums(path, side):
+    out = {}
+    for r in csv.DictReader(open(path, newline="")):
+        for key in ("all", r["reason"]):
+            s = out.setdefault(key, {"exits": 0, "incomplete": 0, **{k: 0 for k in KINDS}})
+            s["exits"] += 1
+            s["incomplete"] += int(r["incomplete"])
+            for k in KINDS:
+                if r[k + "_ns"] == "":
+                    untold[side].add(k)
+                else:
+                    s[k] += int(r[k + "_ns"])
+    return out
+
+sides = [sums(csv_a, 0), sums(csv_b, 1)]
+for i in (0, 1):
+    for g in sides[i].values():
+        for k in untold[i]:
+            g[k] = None
+bad = 0
+for g in c["groups"]:
+    for i, name in enumerate(("before", "after")):
+        got, want = g["causes"][name], sides[i].get(g["reason"])
+        if want is None:            # no exit of that reason on this side
+            want = {"exits": 0, "incomplete": 0,
+                    **{k: None if k in untold[i] else 0 for k in KINDS}}
+        for k in ["exits", "incomplete"] + KINDS:
+            key = k if k in ("exits", "incomplete") else k + "_ns"
+            if got[key] != want[k]:
+                print("%s %s %s: %s, recounted %s" % (g["reason"], name, key, got[key], want[k]))
+                bad += 1
+
+# the text: one row per kind with time on either side, for all exits
+def cut(x, d):                     # figures are cut toward zero, never rounded up
+    q = Fraction(10) ** d
+    return float(int(x * q) / q)
+
+span = [Fraction(c[s]["duration_ns"] - c[s]["gap_ns"]) for s in ("before", "after")]
+tot = [sum(sides[i]["all"][k] or 0 for k in KINDS) for i in (0, 1)]
+lines = open(text).read().split("\n")
+start = [n for n, l in enumerate(lines) if l.startswith("  kind ")][0] + 1
+rows = {}
+for l in lines[start:]:
+    f = l.split()
+    if len(f) != 6:
+        break
+    rows[f[0]] = f
+for k in KINDS:
+    a, b = sides[0]["all"][k], sides[1]["all"][k]
+    if not a and not b:             # no time (or not told) on either side: no row
+        if k in rows:
+            print("a row for %s, without time" % k)
+            bad += 1
+        continue
+    f = rows.get(k)
+    if not f:
+        print("no row for %s" % k)
+        bad += 1
+        continue
+    for j, (v, t) in enumerate(((a, tot[0]), (b, tot[1]))):
+        share = "-" if v is None else "%.1f%%" % cut(Fraction(100 * v, t), 1)
+        if f[2 + 2 * j] != share:
+            print("%s share %d: %s, recounted %s" % (k, j, f[2 + 2 * j], share))
+            bad += 1
+    if a is None or b is None:
+        if f[5] != "-":
+            print("%s change/s: %s, not - (a side cannot tell)" % (k, f[5]))
+            bad += 1
+    elif a:
+        ch = (Fraction(b) / span[1]) / (Fraction(a) / span[0]) * 100 - 100
+        want = "%+.1f%%" % cut(ch, 1)
+        if f[5] != want:
+            print("%s change/s: %s, recounted %s" % (k, f[5], want))
+            bad += 1
+    elif f[5] != "new":
+        print("%s change/s: %s, not new" % (k, f[5]))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+# compare_check NAME [FILTERS...]: the JSON and the text of --compare A b.vmt against the rows
+compare_check() {
+	local name=$1
+	shift
+	run vmtrace-report --compare "$@" --json "$A" b.vmt
+	expect_rc 0 "--compare --json $*"
+	mv out.txt "$name.json"
+	run vmtrace-report --compare "$@" "$A" b.vmt
+	expect_rc 0 "--compare $*"
+	mv out.txt "$name.txt"
+	grep -q "^Causes (context events)" "$name.txt" || fail "$name: no causes in the text"
+	for f in "$A" b.vmt; do
+		run vmtrace-convert --csv --why "$@" -o "$name.$(basename "$f").csv" "$f"
+		expect_rc 0 "convert --csv --why $* $f"
+	done
+	python3 recount.py "$name.json" "$name.$(basename "$A").csv" "$name.b.vmt.csv" "$name.txt" ||
+		fail "$name: the causes are not the rows' sums"
+}
+compare_check all
+compare_check cpu1 --cpu 1
+compare_check later --from 5ms
+
+# a side without context events: no table, a line saying why, null in JSON
+run vmtrace-report --compare "$DATA/sample-kvm.vmt" b.vmt
+expect_rc 0 "--compare without context on one side"
+grep -q "^Causes: only the after recording holds context events, nothing to compare them with.$" \
+	out.txt || fail "no line saying the before side has no causes"
+! grep -q "^  kind " out.txt || fail "a causes table with one side"
+run vmtrace-report --compare --json "$DATA/sample-kvm.vmt" b.vmt
+expect_rc 0 "--compare --json without context on one side"
+[ "$(json out.txt '[g["causes"]["before"] for g in d["compare"]["groups"]][0]')" = None ] ||
+	fail "the before side's causes are not null"
+[ "$(json out.txt 'd["compare"]["groups"][0]["causes"]["after"]["exits"]')" = \
+  "$(json out.txt 'd["compare"]["groups"][0]["after"]["count"]')" ] ||
+	fail "the after side's causes do not count its exits"
+# neither side: causes null, no line
+run vmtrace-report --compare --json "$DATA/sample-kvm.vmt" "$DATA/sample-kvm.vmt"
+[ "$(json out.txt 'd["compare"]["groups"][0]["causes"]')" = None ] || fail "causes not null"
+finish
