@@ -105,11 +105,35 @@ int rec_output_open(struct rec_output *op)
 	return ret;
 }
 
+void rec_output_tracing_off(struct rec_output *op)
+{
+	struct vmt_cpustats st;
+	char rel[64], *text;
+
+	op->mono_off = rec_sysinfo_now_ns();
+	op->off = true;
+	op->ts_off = 0;
+	if (!op->cpus->n)
+		return;
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", op->cpus->cpu[0]);
+	if (vmt_tracefs_read(&op->ses->inst, rel, &text))
+		return;
+	if (vmt_tracefs_parse_stats(text, &st) == 0)
+		op->ts_off = st.now_ts;
+	free(text);
+}
+
+uint64_t rec_output_end_ts(const struct rec_output *op)
+{
+	return op->off && op->ts_off ? op->ts_off : op->st1.now_ts;
+}
+
 void rec_output_stats_end(struct rec_output *op)
 {
 	op->unread_known = rec_session_add_stats(op->ses, op->cpus, "end", &op->end, &op->st1,
 						 &op->lost1, &op->unread) == op->cpus->n;
-	op->mono1 = rec_sysinfo_now_ns();
+	/* after the final drain: the file's time ended when tracing went off */
+	op->mono1 = op->off ? op->mono_off : rec_sysinfo_now_ns();
 }
 
 void rec_output_watch_end(struct rec_output *op, const struct rec_watch *w, bool done)

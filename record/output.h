@@ -40,6 +40,12 @@ struct rec_output {
 	uint64_t unread;
 	bool unread_known;		/* every traced CPU's stats read */
 	uint64_t mono0, mono1;
+	/*
+	 * When tracing was switched off for good (rec_output_tracing_off), the file's end:
+	 * its recorded duration ends there, not after the drain (some 100 ms later)
+	 */
+	bool off;
+	uint64_t mono_off, ts_off;
 	/* --on-threshold: the end of the time the file holds (0: none), the previous file's */
 	uint64_t held_end_ns, prev_end_ns;
 	uint64_t chunks0, pages0;	/* the writer queue's chunks, pages before this file */
@@ -51,6 +57,11 @@ struct rec_output {
 	bool published;			/* renamed to name */
 	bool discarded;			/* removed unpublished, name left as it was */
 };
+
+/* Tracing was just switched off: the file's time ends now (its trace clock too). */
+void rec_output_tracing_off(struct rec_output *op);
+/* The trace clock at the file's end: when tracing went off, else the end stats'. */
+uint64_t rec_output_end_ts(const struct rec_output *op);
 
 /*
  * File number index (from 1) of path with --continue: "-NNN" (at least 3 digits) before

@@ -245,6 +245,7 @@ static void stop_and_drain(struct recorder *rec)
 {
 	/* Tracing off first: the drain then sees a fixed amount of data. */
 	rec_session_tracing(&rec->ses, false);
+	rec_output_tracing_off(&rec->op);
 	rec_collector_stop(rec->col);
 	while (!rec_collector_done(rec->col)) {
 		struct timespec to = { 0, 100000000L };
@@ -285,7 +286,7 @@ static void finish_file(struct recorder *rec)
 	struct rec_end_info e = {
 		.stop_reason = rec->stop_reason, .clock = rec->ses.clock,
 		.mono_start_ns = rec->op.mono0, .mono_end_ns = rec->op.mono1,
-		.ts_start = rec->op.st0.now_ts, .ts_end = rec->op.st1.now_ts, .col = rec->col,
+		.ts_start = rec->op.st0.now_ts, .ts_end = rec_output_end_ts(&rec->op), .col = rec->col,
 		.drain = rec->o.threshold_ns ? NULL : rec->drain_cut ? "aborted" : "complete",
 	};
 
