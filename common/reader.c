@@ -1124,12 +1124,30 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 	return lost;
 }
 
+/* The latest last time of cpu's chunks that know theirs: its last record read (0: none). */
+static uint64_t cpu_last_ts(const struct vmt_reader *r, uint32_t cpu)
+{
+	size_t i, n = vmt_source_nchunks(r->src);
+	uint64_t last = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		if (ci->cpu == cpu && ci->last_ts > last)
+			last = ci->last_ts;
+	}
+	return last;
+}
+
 /*
  * The entries of each traced CPU's end stats, when END's drain key says they were read after
  * the recorder stopped reading (else they are still to be read: a --continue file's).
- * *drain: there is such a key; *all: every CPU's end stats were there too.
+ * *drain: there is such a key; *all: every CPU's end stats were there too. A CPU's entries
+ * came after the last record read from it: those of a CPU whose last record lies after
+ * to_ts go to *after instead (UINT64_MAX: none do).
  */
-static uint64_t unread_sum(const struct vmt_reader *r, bool *drain, bool *all, bool *cut)
+static uint64_t unread_sum(const struct vmt_reader *r, uint64_t to_ts, uint64_t *after,
+			   bool *drain, bool *all, bool *cut)
 {
 	char key[64], *text = vmt_reader_meta(r, VMT_META_DRAIN);
 	uint64_t sum = 0;
@@ -1138,16 +1156,21 @@ static uint64_t unread_sum(const struct vmt_reader *r, bool *drain, bool *all, b
 	*drain = text != NULL;
 	*cut = text && strcmp(text, "aborted") == 0;
 	*all = *drain && r->cpus.n > 0;
+	*after = 0;
 	free(text);
 	for (i = 0; *drain && i < r->cpus.n; i++) {
 		struct vmt_cpustats st;
 
 		snprintf(key, sizeof(key), VMT_META_STATS_END "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key);
-		if (text && vmt_tracefs_parse_stats(text, &st) == 0)
-			sum += st.entries;
-		else
+		if (text && vmt_tracefs_parse_stats(text, &st) == 0) {
+			if (to_ts != UINT64_MAX && cpu_last_ts(r, r->cpus.cpu[i]) > to_ts)
+				*after += st.entries;
+			else
+				sum += st.entries;
+		} else {
 			*all = false;
+		}
 		free(text);
 	}
 	return sum;
@@ -1155,9 +1178,17 @@ static uint64_t unread_sum(const struct vmt_reader *r, bool *drain, bool *all, b
 
 uint64_t vmt_reader_unread(const struct vmt_reader *r, bool *known, bool *cut)
 {
+	uint64_t after;
 	bool drain;
 
-	return unread_sum(r, &drain, known, cut);
+	return unread_sum(r, UINT64_MAX, &after, &drain, known, cut);
+}
+
+uint64_t vmt_reader_unread_until(const struct vmt_reader *r, uint64_t to_ts, uint64_t *after)
+{
+	bool drain, known, cut;
+
+	return unread_sum(r, to_ts, after, &drain, &known, &cut);
 }
 
 /* Whether the recorder stored the ring buffers' statistics at its start (vmtrace-record). */
@@ -1176,6 +1207,7 @@ static bool start_stats(const struct vmt_reader *r)
 void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
 		     struct vmt_lost *out)
 {
+	uint64_t after;
 	size_t elen;
 	bool drain;
 
@@ -1191,7 +1223,8 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 		out->uncounted = rd->missed_uncounted;
 	out->end_unknown = !vmt_source_end(r->src, &elen) && start_stats(r);
 	/* never read out: lost as much as those overwritten, and counted by the kernel too */
-	out->unread = unread_sum(r, &drain, &out->unread_known, &out->drain_cut);
+	out->unread = unread_sum(r, UINT64_MAX, &after, &drain, &out->unread_known,
+				 &out->drain_cut);
 	out->counted += out->unread;
 	/* a drain that says so, without a CPU's end stats: what it left is not known */
 	if (drain && !out->unread_known)

@@ -164,6 +164,12 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
  * drain was cut short. 0 when unknown.
  */
 uint64_t vmt_reader_unread(const struct vmt_reader *r, bool *known, bool *cut);
+/*
+ * Of those, the ones that can lie up to to_ts (a --to): a CPU's were left after the last
+ * record read from it (its chunks' last time), so those of a CPU whose last record lies
+ * after to_ts cannot, and go to *after. A CPU without a known last time keeps its own.
+ */
+uint64_t vmt_reader_unread_until(const struct vmt_reader *r, uint64_t to_ts, uint64_t *after);
 
 /*
  * What is known of the events a recording lost, after a walk: those counted, and what

@@ -112,6 +112,23 @@ static void uncounted_words(char *buf, size_t size, const struct vmt_reader *r,
 		snprintf(buf + len, size - len, "%sno end statistics", len ? ", " : "");
 }
 
+/*
+ * A --from/--to window's losses of unknown time, on a line of their own (the lost events'
+ * line is full): the unread events after its end, left out, and those it kept.
+ */
+static void window_lost_line(FILE *f, const struct vmt_summary *s)
+{
+	if (!s->lost_unread_after && !s->lost_unknown_kept)
+		return;
+	fprintf(f, "  (in the window:");
+	if (s->lost_unread_after)
+		fprintf(f, " %" PRIu64 " unread after its end left out%s", s->lost_unread_after,
+			s->lost_unknown_kept ? "," : "");
+	if (s->lost_unknown_kept)
+		fprintf(f, " %" PRIu64 " lost at unknown times kept", s->lost_unknown_kept);
+	fprintf(f, ")\n");
+}
+
 static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *wd,
 		      const struct vmt_summary *s)
 {
@@ -147,6 +164,7 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 	} else {
 		fprintf(f, "Lost events = 0\n");
 	}
+	window_lost_line(f, s);
 }
 
 static void count_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,

@@ -87,6 +87,9 @@ static void json_counts(struct vmt_jsonw *w, const struct vmt_summary *s)
 	/* in lost_events: left in the ring buffer at the stop (null: the file does not say) */
 	vmt_jsonw_opt_u64(w, "lost_events_unread", s->lost_unread_known, s->lost_unread);
 	vmt_jsonw_bool(w, "drain_cut", s->drain_cut);
+	/* a --from/--to window: losses of unknown time it kept, unread ones after it left out */
+	vmt_jsonw_opt_u64(w, "lost_events_unknown_time_kept", s->lost_window, s->lost_unknown_kept);
+	vmt_jsonw_opt_u64(w, "lost_events_left_out", s->lost_window, s->lost_unread_after);
 	vmt_jsonw_u64(w, "missed_pages", s->rd.missed_pages);
 	vmt_jsonw_u64(w, "exits_maybe_missing", (s->lost_events + 1) / 2);
 	vmt_jsonw_u64(w, "orphans", vmt_summary_orphans(s));

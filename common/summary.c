@@ -665,6 +665,26 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	return 0;
 }
 
+/*
+ * A --from/--to window counts the losses that can lie inside it. Unread events came after
+ * the last record read from their CPU: a window ending before that has none of them. The
+ * statistics' count beyond the flagged pages' is known per CPU only, not when: it stays,
+ * and so do unread events the window reaches, said as kept (the text and JSON).
+ */
+static void lost_in_window(struct vmt_summary *s, const struct vmt_iter *it)
+{
+	const struct vmt_filter *f = it->filter;
+
+	if (!f || (!f->has_from && !f->has_to))
+		return;
+	s->lost_window = true;
+	if (it->r && f->has_to && s->lost_unread)
+		s->lost_unread = vmt_reader_unread_until(it->r, f->to_ts, &s->lost_unread_after);
+	s->lost_unknown_kept = s->lost_unread;
+	if (s->lost_stats_known && s->lost_stats > s->rd.missed_events)
+		s->lost_unknown_kept += s->lost_stats - s->rd.missed_events;
+}
+
 static int on_finish(void *state, const struct vmt_iter *it)
 {
 	struct vmt_summary *s = state;
@@ -713,6 +733,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		s->lost_unread_known = lost.unread_known;
 		s->drain_cut = lost.drain_cut;
 	}
+	lost_in_window(s, it);
 	s->lost_events = (s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
 							       s->lost_stats) + s->lost_unread;
 	return ret;

@@ -82,6 +82,14 @@ struct vmt_summary {
 	/* vmt_lost.unread (in lost_events), unread_known, drain_cut */
 	uint64_t lost_unread;
 	bool lost_unread_known, drain_cut;
+	/*
+	 * A --from/--to window (lost_window): the losses of unknown time it kept in
+	 * lost_events, as they can lie inside it (the ring-buffer statistics' count beyond the
+	 * pages', known per CPU only; unread events kept), and the unread events it left out
+	 * (left on CPUs whose last record read lies after --to, so after the window).
+	 */
+	bool lost_window;
+	uint64_t lost_unknown_kept, lost_unread_after;
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */

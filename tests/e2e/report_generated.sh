@@ -146,6 +146,71 @@ printf 'cpus 0\nendmeta drain aborted\nexit 0 1000 5 0x72 0\nentry 0 1100 5 0\n'
 check nostats 'not d["lost_events_exact"] and d["lost_events_unread"] is None'
 grep -q "how many is not known" err.txt || { cat err.txt; fail "nostats: no warning"; }
 
+# A --from/--to window counts the losses that can lie inside it. Unread events came after
+# their CPU's last record read (CPU 0's at 2400 ns, CPU 1's at 3200 ns): a --to before
+# that leaves that CPU's out. The statistics' count beyond the flagged page's (10 - 7) has
+# no time: kept, and said. Recounted here from the script, --to counted from the first
+# page (1000 ns).
+{ unread_script "endmeta drain aborted"; echo "page 0 missed 7"; echo "exit 0 2400 5 0x72 0"; } |
+	sed '/^exit 0 2000/d' >win.txt
+"$HELPERS/mkvmt" "$F618" win.vmt <win.txt || fail "mkvmt win"
+recount() {	# recount SCRIPT TO_NS: "lost kept_unknown left_out" as the window must count them
+	python3 - "$1" "$2" <<'EOF2'
+import sys
+stats, entries, last, pages = 0, {}, {}, 0
+for w in (l.split() for l in open(sys.argv[1])):
+    if w and w[0] == "stats":
+        stats += int(w[3]) - int(w[2]); entries[int(w[1])] = int(w[4])
+    elif w and w[0] in ("exit", "entry"):
+        last[int(w[1])] = max(last.get(int(w[1]), 0), int(w[2]))
+    elif w and w[0] == "page" and len(w) > 3 and w[2] == "missed":
+        pages += int(w[3])
+start = min(int(w[2]) for w in (l.split() for l in open(sys.argv[1])) if w and w[0] in ("exit", "entry"))
+to = start + int(sys.argv[2]) if sys.argv[2] != "-" else None
+kept = sum(n for c, n in entries.items() if to is None or last[c] <= to)
+print(max(stats, pages) + kept, kept + max(stats - pages, 0), sum(entries.values()) - kept)
+EOF2
+}
+for to in 500 1500 2200 5000 -; do
+	set -- $(recount win.txt $to)
+	if [ $to = - ]; then
+		run vmtrace-report --json --from=0 win.vmt
+	else
+		run vmtrace-report --json --to=${to}ns win.vmt
+	fi
+	expect_rc 0 "window $to"
+	mv out.txt win$to.json
+	check win$to "d['lost_events'] == $1 and d['lost_events_unknown_time_kept'] == $2 and \
+d['lost_events_left_out'] == $3 and d['lost_events_unread'] == $1 - 10 and d['lost_events_exact']"
+	check win$to "d['exits_maybe_missing'] == ($1 + 1) // 2"
+done
+# the sums the recount gave: --to=500ns (1500 ns) leaves all 29 unread out, --to=1500ns
+# (2500 ns) CPU 1's 4, --to=2200ns (3200 ns, CPU 1's last record) none
+check win500 'd["lost_events"] == 10 and d["lost_events_left_out"] == 29'
+check win1500 'd["lost_events"] == 35 and d["lost_events_left_out"] == 4'
+check win2200 'd["lost_events"] == 39 and d["lost_events_left_out"] == 0'
+# without a window: every loss, nothing said of kept or left out
+run vmtrace-report --json win.vmt
+mv out.txt winall.json
+check winall 'd["lost_events"] == 39 and d["lost_events_unknown_time_kept"] is None'
+check winall 'd["lost_events_left_out"] is None'
+run vmtrace-report --to=1500ns win.vmt
+grep -qx "Lost events = 35 (25 unread: drain cut short; up to 18 exits may be missing; pairs never span a gap)" out.txt &&
+	grep -qx "  (in the window: 4 unread after its end left out, 28 lost at unknown times kept)" out.txt ||
+	{ cat out.txt; fail "window: the text's lost events"; }
+widths_ok out.txt || fail "window: lines over 120 columns"
+run vmtrace-report --to=500ns win.vmt
+grep -qx "  (in the window: 29 unread after its end left out, 3 lost at unknown times kept)" out.txt ||
+	{ cat out.txt; fail "window 500 ns: the text's lost events"; }
+run vmtrace-report win.vmt
+grep -q "in the window" out.txt && fail "no window: the window's line"
+# every unread left out and nothing else lost: 0, saying what was left out
+printf 'cpus 0\nstats 0 0 0 6\nendmeta drain aborted\nexit 0 1000 5 0x72 0\nentry 0 1100 5 0\nexit 0 9000 5 0x72 0\nentry 0 9100 5 0\n' |
+	"$HELPERS/mkvmt" "$F618" win0.vmt || fail "mkvmt win0"
+run vmtrace-report --to=1us win0.vmt
+grep -qx "Lost events = 0" out.txt && grep -qx "  (in the window: 6 unread after its end left out)" out.txt ||
+	{ cat out.txt; fail "win0: text"; }
+
 # A task migrating from CPU 0 to CPU 1 between exit and entry, merged by timestamp, and
 # records of other events in between.
 gen migrate "$F618" <<'S'
