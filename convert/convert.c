@@ -78,6 +78,7 @@ static int check_not_tty(const struct convert_opts *o)
 static int open_input(struct convert_opts *o, struct vmt_reader **r)
 {
 	char msg[512], warn[256];
+	uint32_t cpu;
 	int ret;
 
 	ret = vmt_input_open(o->input, &o->in, r, msg, sizeof(msg), warn, sizeof(warn));
@@ -94,6 +95,9 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_ERROR;
 	}
 	if (convert_check_cpus(o, *r))
+		return EXIT_USAGE;
+	/* an input a trace.bin cannot hold: refused before any output, as an unfit option */
+	if (o->format == CONVERT_LEGACY && convert_legacy_cpu(o, *r, &cpu))
 		return EXIT_USAGE;
 	/* a timeline and a series are in ns by their formats: ticks would pass for ns */
 	if (!vmt_clock_in_ns(vmt_reader_clock(*r)) && (o->format == CONVERT_PERFETTO || o->series)) {

@@ -49,48 +49,6 @@ static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf
 	return -1;
 }
 
-/* What --legacy can take from this input: one CPU's 64-bit 4 KiB sub-buffers. */
-static int legacy_cpu(const struct convert_opts *o, struct vmt_reader *r, uint32_t *cpu)
-{
-	const struct vmt_header_page *hp = vmt_reader_header_page(r);
-	const struct vmt_source *src = vmt_reader_source(r);
-	const struct vmt_filter *f = &o->fo.filter;	/* convertopt.c: one CPU at most */
-	size_t i, n = vmt_source_nchunks(src);
-	bool several = false;
-
-	/*
-	 * The original tool, and a trace.bin's reader, know its two ids as these events only.
-	 * What to do instead depends on the input: a .vmt is read as it is, another file
-	 * (a trace.dat) becomes one with --to-vmt.
-	 */
-	if (strcmp(vmt_reader_begin_name(r), "kvm:kvm_exit") ||
-	    strcmp(vmt_reader_end_name(r), "kvm:kvm_entry")) {
-		vmt_err("%s: a trace.bin holds kvm_exit/kvm_entry pairs only, not %s/%s%s", o->input,
-			vmt_reader_begin_name(r), vmt_reader_end_name(r),
-			strcmp(vmt_source_format(src), "vmt") == 0 ?
-			" (vmtrace-report reads this .vmt as it is)" : ": use --to-vmt for a .vmt");
-		return -EINVAL;
-	}
-	if (vmt_header_page_subbuf_size(hp) != VMT_LEGACY_PAGE_SIZE || hp->commit_size != 8) {
-		vmt_err("%s: the original trace.bin holds 64-bit 4 KiB sub-buffers only", o->input);
-		return -EINVAL;
-	}
-	for (i = 1; i < n; i++) {
-		if (vmt_source_chunk(src, i)->cpu != vmt_source_chunk(src, 0)->cpu)
-			several = true;
-	}
-	if (f->cpus.n) {
-		*cpu = f->cpus.cpu[0];
-	} else if (several) {
-		vmt_err("%s: the recording has several CPUs and trace.bin holds one: choose with "
-			"--cpu", o->input);
-		return -EINVAL;
-	} else {
-		*cpu = n ? vmt_source_chunk(src, 0)->cpu : 0;
-	}
-	return 0;
-}
-
 /*
  * A trace.bin holds no event formats: a reader guesses the original tool's 2015 layout
  * (exit_reason at 16, isa at 32), which the original itself needs only for its ids and
@@ -120,7 +78,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	uint32_t cpu;
 	int ret;
 
-	ret = legacy_cpu(o, r, &cpu);
+	ret = convert_legacy_cpu(o, r, &cpu);
 	if (ret)
 		return ret;
 	put_le32(hdr, VMT_LEGACY_SIGNATURE);

@@ -101,11 +101,11 @@ expect_one_line_error vmtrace-convert "4 KiB sub-buffers only"
 # (the advice fits the input: a .vmt is read as it is, a trace.dat becomes one with --to-vmt)
 cp "$DATA/small-syscalls.vmt" "$DATA/tracedat/syscalls-extract.dat" .
 run vmtrace-convert --legacy -o sys.bin small-syscalls.vmt
-[ "$rc" = 1 ] && [ "$(cat err.txt)" = "vmtrace-convert: small-syscalls.vmt: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit (vmtrace-report reads this .vmt as it is)" ] ||
+[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-convert: small-syscalls.vmt: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit (vmtrace-report reads this .vmt as it is)" ] ||
 	fail "--legacy of a system-call .vmt: exit $rc, $(cat err.txt)"
 [ ! -e sys.bin ] || fail "a refused conversion left sys.bin"
 run vmtrace-convert --legacy -o sys.bin --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit syscalls-extract.dat
-[ "$rc" = 1 ] && [ "$(cat err.txt)" = "vmtrace-convert: syscalls-extract.dat: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit: use --to-vmt for a .vmt" ] ||
+[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-convert: syscalls-extract.dat: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit: use --to-vmt for a .vmt" ] ||
 	fail "--legacy of a system-call trace.dat: exit $rc, $(cat err.txt)"
 [ ! -e sys.bin ] || fail "a refused conversion left sys.bin"
 run vmtrace-convert --legacy -o one.bin one.vmt

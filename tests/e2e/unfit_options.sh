@@ -4,7 +4,8 @@
 # vmtrace-convert refuse it with exit status 64 and one line naming the file, the option and
 # why, with no --help hint (the command line is well formed; the file is what it does not
 # fit), and write nothing: --vcpu on events without a vCPU id, --vm on a recording without
-# a VM map, --format-dir and --pair on a .vmt; single reports, merges and comparisons alike.
+# a VM map, --format-dir and --pair on a .vmt; single reports, merges and comparisons alike;
+# vmtrace-convert --legacy on an input a trace.bin cannot hold.
 . "$(dirname "$0")/lib.sh"
 
 S="$DATA/sample-syscalls.vmt"
@@ -64,4 +65,35 @@ unfit "vmtrace-report: $W: --vm web1: this recording has no VM map (it was not m
 cp "$K" k.vmt
 unfit "vmtrace-report: $W: --vm web1: this recording has no VM map (it was not made with vmtrace-record --vm)" \
 	vmtrace-report --vm web1 "$W" k.vmt
+
+# vmtrace-convert --legacy on an input a trace.bin cannot hold (README: 64, an option the
+# input does not fit): another pair, several CPUs without --cpu, sub-buffers other than the
+# original's 64-bit 4 KiB ones. One line, exit 64, no trace.bin left.
+F618="$DATA/formats/linux-6.18-x86_64"
+printf 'exit 0 1000 5 0x72 0\nentry 0 1100 5 0\nexit 1 2000 6 0x72 1\nentry 1 2300 6 1\n' >two.txt
+"$HELPERS/mkvmt" "$F618" two.vmt <two.txt || fail "mkvmt two.vmt"
+mkdir -p f16/kvm/kvm_exit f16/kvm/kvm_entry
+cp "$DATA/formats/header_page_16k" f16/header_page
+cp "$F618/kvm/kvm_exit/format" f16/kvm/kvm_exit/
+cp "$F618/kvm/kvm_entry/format" f16/kvm/kvm_entry/
+head -2 two.txt | "$HELPERS/mkvmt" f16 p16.vmt || fail "mkvmt p16.vmt"
+cp "$DATA/tracedat/syscalls-extract.dat" .
+legacy_unfit() {	# legacy_unfit LINE ARGS...
+	line=$1
+	shift
+	unfit "$line" vmtrace-convert --legacy -o "$scratch/t.bin" "$@"
+	[ ! -e t.bin ] && ! ls ./*.part 2>/dev/null || fail "--legacy $*: an output file was left"
+}
+legacy_unfit "vmtrace-convert: $S: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit (vmtrace-report reads this .vmt as it is)" \
+	"$S"
+legacy_unfit "vmtrace-convert: syscalls-extract.dat: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit: use --to-vmt for a .vmt" \
+	--pair raw_syscalls:sys_enter,raw_syscalls:sys_exit syscalls-extract.dat
+legacy_unfit "vmtrace-convert: two.vmt: the recording has several CPUs and trace.bin holds one: choose with --cpu" \
+	two.vmt
+legacy_unfit "vmtrace-convert: p16.vmt: the original trace.bin holds 64-bit 4 KiB sub-buffers only" \
+	p16.vmt
+# the same inputs where they fit: one CPU chosen
+run vmtrace-convert --legacy --cpu 1 -o t.bin two.vmt
+expect_rc 0 "--legacy --cpu 1 of two CPUs"
+[ -s t.bin ] || fail "--legacy --cpu 1: no trace.bin"
 finish
