@@ -52,6 +52,22 @@ struct report {
 	uint64_t around_ns;		/* --around's centre */
 };
 
+/*
+ * --why on a recording without context events has no causes to show: an option the file
+ * has no use for (64), as --vcpu on events without a vCPU id is, in one line.
+ */
+static int check_why(const struct report *rep)
+{
+	unsigned int nctx;
+
+	vmt_reader_context_formats(rep->r, &nctx);
+	if (!rep->o->why || nctx)
+		return 0;
+	vmt_err("%s: --why: the recording has no context events, so no causes to show "
+		"(vmtrace-record records them unless given --context none)", rep->o->file);
+	return 64;
+}
+
 /* 0, or the exit status: 64 for an option the file has no use for, as the merge's. */
 static int open_input(struct report *rep)
 {
@@ -79,7 +95,7 @@ static int open_input(struct report *rep)
 			rep->o->legacy ? "legacy" : "interval", vmt_reader_clock_name(rep->r));
 		return 64;
 	}
-	return 0;
+	return check_why(rep);
 }
 
 /* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
@@ -100,7 +116,6 @@ static int set_up_views(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
 	struct vmt_summary_opts so = { 0 };
-	unsigned int nctx;
 	char msg[96];
 	int ret;
 
@@ -121,10 +136,6 @@ static int set_up_views(struct report *rep)
 	if (!ret && o->threshold_ns && list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r,
 						       &rep->s, &rep->style, &rep->c[rep->nc++]))
 		return -1;	/* said */
-	vmt_reader_context_formats(rep->r, &nctx);
-	if (o->why && !nctx)	/* said first: the lists it would have filled can be long */
-		vmt_info_folded("%s: --why: the recording has no context events, so no causes to "
-				"show (vmtrace-record records them unless given --context none)", o->file);
 	if (!ret && o->verbose) {
 		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0,
 					     .wide = o->wide != 0 };

@@ -9,6 +9,8 @@ for f in "$DATA/sample-kvm.vmt" "$DATA/sample-syscalls.vmt" "$DATA/why/sample/kv
 	for args in "" "--wide" "--threshold 100us" "--threshold 1us --wide" "--top 40" \
 		    "--around 1s" "--around 5ms,1ms --why" "-v" "-v --why" "-v --wide" \
 		    "--histogram" "--hist-format cyclictest" "--interval 500ms"; do
+		# --why takes a recording with context events (the others: exit 64, unfit_options.sh)
+		case "$args:$f" in *--why*:*/why/*) ;; *--why*) continue ;; esac
 		# shellcheck disable=SC2086 # the options are words
 		run vmtrace-report $args "$f"
 		expect_rc 0 "$f $args"
