@@ -48,12 +48,40 @@ static void check_same_files(const struct report_opts *o)
 }
 
 /*
+ * The views given that a merge of several recordings refuses, "--legacy, -v", into buf
+ * (empty: none), each as it was given, so that the refusal names what to leave out.
+ */
+static void merge_conflicts(const struct report_opts *o, char *buf, size_t size)
+{
+	const struct {
+		bool given;
+		const char *name;
+	} v[] = {
+		{ o->legacy, "--legacy" }, { o->verbose, "-v" }, { o->why, "--why" },
+		{ o->wide, "--wide" }, { o->top_given, "--top" }, { o->threshold_ns, "--threshold" },
+		{ o->around, "--around" }, { o->interval_ns, "--interval" }, { o->html, "--html" },
+		{ o->openmetrics, "--openmetrics" }, { o->histogram_given, "--histogram" },
+		{ o->bucket_ns, "--bucket" }, { o->buckets, "--buckets" }, { o->hist_log, "--log" },
+		{ o->hist_format_given, "--hist-format" },
+	};
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(v) / sizeof(v[0]) && len < size; i++) {
+		if (v[i].given)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						v[i].name);
+	}
+}
+
+/*
  * --compare takes two recordings, several without it are merged; both take only the
  * options that apply to every recording. --fail-if needs --compare.
  */
 static void check_several(struct argp_state *state, struct report_opts *o)
 {
 	unsigned int i, stdin_files = 0;
+	char views[192];
 
 	if (!o->compare && o->fail_if)
 		argp_error(state, "--fail-if goes with --compare");
@@ -71,13 +99,11 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 	if (!o->compare && o->openmetrics && !o->metrics_file && access(o->files[0], F_OK) != 0)
 		argp_error(state, "--openmetrics reads one recording; to write the metrics into "
 			   "%s, give --openmetrics=%s", o->files[0], o->files[0]);
-	if (!o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
-			    o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
-			    o->around || o->why || o->wide || o->top_given || o->interval_ns ||
-			    o->html || o->openmetrics))
+	merge_conflicts(o, views, sizeof(views));
+	if (!o->compare && views[0])
 		argp_error(state, "several recordings are merged into figures per exit reason "
 			   "and per file: they take --json, --window and the filters; no other "
-			   "view");
+			   "view (%s given)", views);
 	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
 			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
 			   o->around || o->why || o->wide || o->top_given || o->interval_ns ||

@@ -182,6 +182,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HISTOGRAM:
 		o->histogram = 1;
+		o->histogram_given = true;
 		break;
 	case OPT_BUCKET:
 		o->bucket_ns = vmt_argp_time(state, "bucket width", arg);
@@ -202,6 +203,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (strcmp(arg, "text") != 0)
 			argp_error(state, "invalid --hist-format '%s' (text or cyclictest)", arg);
 		o->histogram = 1;
+		o->hist_format_given = true;
 		break;
 	case OPT_INTERVAL:
 		o->interval_ns = vmt_argp_time(state, "interval", arg);

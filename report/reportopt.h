@@ -24,6 +24,8 @@ struct report_opts {
 	const char *fail_if;		/* --fail-if conditions, or NULL */
 	struct vmt_input_opts in;
 	int json, openmetrics, legacy, verbose, histogram, hist_log, hist_cyclictest, why, wide;
+	/* given as such (histogram is set by --hist-format too): for naming them */
+	bool histogram_given, hist_format_given;
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
 	unsigned int jobs;		/* --jobs: threads for the time slices (0: online CPUs) */

@@ -126,11 +126,25 @@ for mode in "" --compare; do
 done
 widths_ok out.txt || fail "lines over 120 columns"
 
-# Options the merged figures have no use for are refused; a missing file is an error.
+# Options the merged figures have no use for are refused, in a line that names the views
+# given; a missing file is an error.
+refused() {	# refused VIEWS: the merge's refusal naming them
+	echo "vmtrace-report: several recordings are merged into figures per exit reason and per file: they take --json, --window and the filters; no other view ($1 given)"
+}
 for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.html' \
-	'--top 3'; do
+	'--top 3' '-v --why --wide' '--histogram --buckets 5 --log' '--verbose --legacy' \
+	'--openmetrics=m.prom' '--around 1s --why'; do
 	run vmtrace-report $opt "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
 	expect_rc 64 "$opt with two recordings"
+	# the options as given, values dropped, --verbose by its short name, in the order the
+	# line lists them (--legacy before -v, the histogram's options last)
+	case $opt in
+	'--verbose --legacy') want="--legacy, -v" ;;
+	'--around 1s --why') want="--why, --around" ;;
+	*) want=$(echo "$opt" | sed 's/ [0-9][^ ]*//g; s/=[^ ]*//; s/ x\.html//; s/ /, /g') ;;
+	esac
+	[ "$(head -1 err.txt)" = "$(refused "$want")" ] || fail "$opt: $(head -1 err.txt)"
+	[ ! -e x.html ] && [ ! -e m.prom ] || fail "$opt: a file was written"
 done
 # The man page lists exactly the views refused (SEVERAL RECORDINGS): every option of
 # --help's Output and Histogram groups, given with two recordings, is refused (exit 64, the
@@ -169,6 +183,9 @@ while read -r a b c; do
 	if grep -qx -- "$long" listed.txt || { [ -n "$short" ] && grep -qx -- "$short" listed.txt; }; then
 		[ "$rc" = 64 ] && grep -q "^vmtrace-report: several recordings are merged" err.txt ||
 			fail "$long $val: listed as refused with several recordings, exit $rc: $(cat err.txt)"
+		# the line names the view given (-v by its short name), nothing else
+		[ "$(head -1 err.txt)" = "$(refused "${short:-$long}")" ] ||
+			fail "$long $val: the refusal does not name it: $(head -1 err.txt)"
 	else
 		[ "$rc" = 0 ] || fail "$long $val: not in the man page's list, but exit $rc: $(head -1 err.txt)"
 	fi
