@@ -58,8 +58,9 @@ static void merge_conflicts(const struct report_opts *o, char *buf, size_t size)
 		const char *name;
 	} v[] = {
 		{ o->legacy, "--legacy" }, { o->verbose, "-v" }, { o->why, "--why" },
-		{ o->wide, "--wide" }, { o->top_given, "--top" }, { o->threshold_ns, "--threshold" },
-		{ o->around, "--around" }, { o->interval_ns, "--interval" }, { o->html, "--html" },
+		{ o->wide, "--wide" }, { o->top_given, "--top" },
+		{ o->threshold_ns, "--threshold" }, { o->around, "--around" },
+		{ o->interval_ns, "--interval" }, { o->html, "--html" },
 		{ o->openmetrics, "--openmetrics" }, { o->histogram_given, "--histogram" },
 		{ o->bucket_ns, "--bucket" }, { o->buckets, "--buckets" }, { o->hist_log, "--log" },
 		{ o->hist_format_given, "--hist-format" },
