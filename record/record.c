@@ -55,6 +55,7 @@ struct recorder {
 	bool drain_cut;			/* a second stop signal cut the final drain short */
 	const char *stop_reason;	/* "duration", "SIGINT", ...; NULL: stopped by an error */
 	int read_err, write_err;	/* the collector's, the writer's (END included) */
+	int collector_choice;		/* enum rec_collector_choice */
 	int exit_code;
 };
 
@@ -104,11 +105,7 @@ static int probe(struct recorder *rec)
 		rec->exit_code = ret == -ENOENT || ret == -EINVAL ? 64 : 1;	/* a bad name */
 		return -1;
 	}
-	if (col == REC_COLLECTOR_TRACED)
-		vmt_warn("collector CPU %d is also traced: the collector's own work will show in "
-			 "its latencies", o->collector);
-	if (col == REC_COLLECTOR_UNPINNED)
-		vmt_warn("every online CPU is traced: the collector runs unpinned");
+	rec->collector_choice = col;	/* said once the instance is ours (no conflict) */
 	/* Main too (the threads inherit it): our system calls never run on a traced CPU. */
 	if (rec_sysinfo_pin_self(o->collector))
 		vmt_warn("cannot pin to collector CPU %d", o->collector);
@@ -381,6 +378,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (rec_session_setup(&rec.ses, &rec.o, &rec.ctx) ||
+	    rec_sysinfo_warn_collector(rec.collector_choice, rec.o.collector) ||
 	    rec_vm_apply(&rec.vm, &rec.ses, &rec.o) || open_output(&rec) || setup_collection(&rec))
 		goto out_teardown;
 	if (start(&rec) == 0)

@@ -169,6 +169,16 @@ int rec_sysinfo_check_cpus(struct vmt_cpulist *traced, const char *derived,
 	return ret;
 }
 
+int rec_sysinfo_warn_collector(int choice, int collector)
+{
+	if (choice == REC_COLLECTOR_TRACED)
+		vmt_warn("collector CPU %d is also traced: the collector's own work will show in "
+			 "its latencies", collector);
+	if (choice == REC_COLLECTOR_UNPINNED)
+		vmt_warn("every online CPU is traced: the collector runs unpinned");
+	return 0;
+}
+
 uint64_t rec_sysinfo_now_ns(void)
 {
 	struct timespec ts;

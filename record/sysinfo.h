@@ -56,6 +56,8 @@ enum rec_collector_choice {
  */
 int rec_sysinfo_choose_collector(const struct vmt_cpulist *traced,
 				 const struct vmt_cpulist *online, int *collector);
+/* The warning a choice deserves (a traced or no collector CPU); returns 0. */
+int rec_sysinfo_warn_collector(int choice, int collector);
 /*
  * Both checks at once, each failure said in one line: reads the online CPUs into online,
  * then chooses the collector. traced is either what the command line named (derived NULL)

@@ -29,6 +29,8 @@ expect_rc 1 "a second recorder on CPUs 0-1"
 [ "$(refusal)" = "vmtrace-record: $root/instances: another recorder traces CPU 1 (vmtrace-$first, \
 pid $first); one recorder per CPU" ] || { cat err.txt; fail "-p 0-1 against -p 1"; }
 [ ! -e two.vmt ] || fail "the refused recorder (-p 0-1) wrote a file"
+# refused, it says nothing of its collector (every CPU traced: "runs unpinned" came first)
+! grep -q "collector" err.txt || { cat err.txt; fail "a collector warning before the refusal"; }
 # CPU 0 is free: a recorder there works alongside (collecting on CPU 1).
 run vmtrace-record -q -p 0 -c 1 -s 1 -e "$SYSCALL_EVENTS" -o zero.vmt
 expect_rc 0 "a recorder on another CPU"
