@@ -228,6 +228,7 @@ static void run_until_stop(struct recorder *rec)
 		if (rec_command_exited(&rec->cmd, &rec->stop_reason) || rec_chunkq_error(rec->q) ||
 		    rec_collector_error(rec->col))
 			return;
+		rec_vm_check_gone(&rec->vm);
 		if (!rec_watch_done(rec->watch, &rec->stop_reason))
 			continue;
 		if (rec->op.files >= rec->o.continue_n)	/* the last file: stop */

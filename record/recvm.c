@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "metakeys.h"
@@ -123,10 +124,49 @@ void rec_vm_meta(const struct rec_vm *v, struct vmt_kvbuf *kb)
 	vmt_kv_add_str(kb, VMT_META_FILTER_PAIR, v->filter);
 }
 
+/* Whether any of vm's vCPU threads still exists (not reaped: a zombie's task is gone). */
+static bool vcpus_left(const struct vmt_vm *vm)
+{
+	char path[64];
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; i < vm->n_vcpu; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)vm->pid,
+			 (int)vm->vcpu[i].tid);
+		if (stat(path, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
+void rec_vm_check_gone(struct rec_vm *v)
+{
+	unsigned int i;
+
+	if (!v->specs || !v->found.n_vm)
+		return;
+	if (!v->gone && !(v->gone = calloc(v->found.n_vm, 1)))
+		return;
+	for (i = 0; i < v->found.n_vm; i++) {
+		const struct vmt_vm *vm = &v->found.vm[i];
+
+		if (v->gone[i] || vcpus_left(vm))
+			continue;
+		v->gone[i] = 1;
+		vmt_warn_folded("VM %s (pid %d) is gone: none of its vCPU threads is left; the "
+				"recording goes on without them, and a VM started again as %s is "
+				"not recorded (its threads are new): record it anew", vm->name,
+				(int)vm->pid, vm->name);
+	}
+}
+
 void rec_vm_free(struct rec_vm *v)
 {
 	if (!v->specs)
 		return;
+	free(v->gone);
+	v->gone = NULL;
 	vmt_vmfind_free(&v->found);
 	free(v->filter);
 	v->filter = NULL;

@@ -19,6 +19,7 @@ struct rec_vm {
 	char *filter;			/* "common_pid == ..." for the pair's two events */
 	/* What the CPUs traced are when found here (no -p), else NULL: see sysinfo.h. */
 	const char *cpus_derived;
+	unsigned char *gone;		/* per VM: said to have exited (rec_vm_check_gone) */
 };
 
 /*
@@ -32,6 +33,11 @@ int rec_vm_find(struct rec_vm *v, struct record_opts *o, int *exit_code);
 int rec_vm_apply(const struct rec_vm *v, struct rec_session *s, const struct record_opts *o);
 /* The VM map (vm.*) and filter.pair into META; errors are sticky in kb. */
 void rec_vm_meta(const struct rec_vm *v, struct vmt_kvbuf *kb);
+/*
+ * While recording: a VM none of whose vCPU threads is left is said once (a warning). The
+ * filter names those threads: a VM started again under its name is not recorded.
+ */
+void rec_vm_check_gone(struct rec_vm *v);
 void rec_vm_free(struct rec_vm *v);
 
 #endif

@@ -237,4 +237,25 @@ have = sorted((v["pid"], v["vcpu"]) for v in d["vcpus"] if v.get("vm") == name)
 assert have == want, ("file", have, "fakevmm", want)
 assert {v["pid"] for v in d["vcpus"]} <= {t for t, _ in want}, d["vcpus"]
 EOF
+
+# A VM that exits while recorded is said once, by name and pid (its threads are gone: the
+# filter names them, so a VM started again under that name would not be recorded); the
+# recording goes on and is kept.
+d=vmd$$
+start_vmm d.json -name "$d" --busy --vcpus 1 --pin 1
+d_pid=$vmm_pid
+start_record -c 0 -e "$SYSCALL_EVENTS" --context none --vm "$d" -o d.vmt
+kill "$d_pid"
+wait "$d_pid" 2>/dev/null
+for _ in $(seq 200); do
+	grep -q "is gone" rec.err && break
+	sleep 0.05
+done
+kill -INT "$rec_pid"
+wait "$rec_pid" || { cat rec.err; fail "--vm with its VM gone: not exit 0"; }
+gone="VM $d (pid $d_pid) is gone: none of its vCPU threads is left; the recording goes on"
+gone="$gone without them, and a VM started again as $d is not recorded"
+[ "$(unfold rec.err | grep -cF "$gone")" = 1 ] ||
+	{ cat rec.err; fail "the VM's exit is not said once"; }
+[ -s d.vmt ] || fail "the recording of a VM that exited was not kept"
 finish
