@@ -152,6 +152,18 @@ grep -qx "Events within 1.000 us of 0.005000000 s:" near.txt || fail "--around: 
 grep -q "EXIT  vcpu 0 reason cpuid(0x72)" near.txt || fail "--around: exit"
 grep -q "ENTRY vcpu 0 .*latency 600 ns" near.txt || fail "--around: entry with its latency"
 [ "$(grep -c 'EXIT\|ENTRY' near.txt)" = 2 ] || fail "--around: only the events near 5 ms"
+# a span that holds the exit but not its entry (600 ns later): the entry is listed all the
+# same, with the latency the exit's line cannot give; nothing else after the span
+run vmtrace-report --around 5ms,100ns a.vmt
+expect_rc 0 "--around 5ms,100ns"
+sed -n '/^Events within/,$p' out.txt >near2.txt
+grep -q "EXIT  vcpu 0 reason cpuid(0x72)" near2.txt || fail "--around 100ns: the exit"
+grep -q "ENTRY vcpu 0 .*latency 600 ns" near2.txt ||
+	{ cat near2.txt; fail "--around 100ns: the exit's entry after the span"; }
+[ "$(grep -c 'EXIT\|ENTRY' near2.txt)" = 2 ] || fail "--around 100ns: more than the exit and its entry"
+run vmtrace-report --json --around 5ms,100ns a.vmt
+[ "$(json out.txt '[(e["kind"], e.get("latency_ns")) for e in d["around"]]')" = \
+  "[('exit', None), ('entry', 600)]" ] || fail "--around 100ns JSON: $(json out.txt 'd["around"]')"
 
 # Verbose: every event, in order, entries with their latency.
 run vmtrace-report -v a.vmt
