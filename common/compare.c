@@ -130,8 +130,13 @@ static int cmp_start(void *state, const struct vmt_iter *it)
 
 	p->clock = it->clock;
 	p->start_ts = it->start_ts;
-	p->c->why[p->side] |= it->why;
-	p->c->why_recorded[p->side] = it->why_recorded;
+	/* several passes into one side (a merge): the kinds every one of them can tell */
+	if (it->why) {
+		p->c->why_recorded[p->side] = p->c->why[p->side] ?
+					      p->c->why_recorded[p->side] & it->why_recorded :
+					      it->why_recorded;
+		p->c->why[p->side] = true;
+	}
 	p->window = vmt_clock_ticks_ceil(it->clock, p->c->window_ns);
 	return vmt_exitreasons_new(it->begin_format, it->machine, &p->names);
 }

@@ -290,35 +290,40 @@ static void json_fields(struct vmt_jsonw *w, const struct vmt_compare *c,
 	}
 }
 
-/* "causes": a side's time per kind, null for a side without context events. */
+/* A side's causes as the object key (exits, incomplete, <kind>_ns), null without them. */
+static void json_side_causes(struct vmt_jsonw *w, const char *key, const struct vmt_compare *c,
+			     const struct vmt_cmp_group *g, int side)
+{
+	const struct vmt_cmp_side *s = &g->side[side];
+	char name[32];
+	unsigned int k;
+
+	if (!c->why[side]) {
+		vmt_jsonw_null(w, key);
+		return;
+	}
+	vmt_jsonw_object_open(w, key);
+	vmt_jsonw_u64(w, "exits", s->why_exits);
+	vmt_jsonw_u64(w, "incomplete", s->why_incomplete);
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		snprintf(name, sizeof(name), "%s_ns", vmt_why_kind_names[k]);
+		/* null: the recording cannot tell this kind */
+		vmt_jsonw_opt_u64(w, name, c->why_recorded[side] >> k & 1, s->why_ns[k]);
+	}
+	vmt_jsonw_object_close(w);
+}
+
+/* "causes": both sides' (json_side_causes), null when neither has context events. */
 static void json_causes(struct vmt_jsonw *w, const struct vmt_compare *c,
 			const struct vmt_cmp_group *g)
 {
-	char key[32];
-	unsigned int i, k;
-
 	if (!c->why[0] && !c->why[1]) {
 		vmt_jsonw_null(w, "causes");
 		return;
 	}
 	vmt_jsonw_object_open(w, "causes");
-	for (i = 0; i < 2; i++) {
-		const struct vmt_cmp_side *s = &g->side[i];
-
-		if (!c->why[i]) {
-			vmt_jsonw_null(w, i ? "after" : "before");
-			continue;
-		}
-		vmt_jsonw_object_open(w, i ? "after" : "before");
-		vmt_jsonw_u64(w, "exits", s->why_exits);
-		vmt_jsonw_u64(w, "incomplete", s->why_incomplete);
-		for (k = 0; k < VMT_WHY_NKINDS; k++) {
-			snprintf(key, sizeof(key), "%s_ns", vmt_why_kind_names[k]);
-			/* null: the recording cannot tell this kind */
-			vmt_jsonw_opt_u64(w, key, c->why_recorded[i] >> k & 1, s->why_ns[k]);
-		}
-		vmt_jsonw_object_close(w);
-	}
+	json_side_causes(w, "before", c, g, 0);
+	json_side_causes(w, "after", c, g, 1);
 	vmt_jsonw_object_close(w);
 }
 
@@ -427,6 +432,60 @@ static void merge_row(FILE *f, const struct vmt_compare *c, const struct vmt_cmp
 	fputc('\n', f);
 }
 
+/* One row of shares: label, the total out of the guest, each kind's share ("-": untold). */
+static void shares_row(FILE *f, const char *label, const struct vmt_compare *c, struct vmt_unit u)
+{
+	const struct vmt_cmp_side *s = &c->groups[0].side[0];
+	uint64_t tot = why_total(s);
+	char a[32];
+	unsigned int k;
+
+	vmt_fmt_in(&ns_clock, tot, u, a, sizeof(a));
+	fprintf(f, "  %-9s %10s", label, a);
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		if (!(c->why_recorded[0] >> k & 1))
+			fprintf(f, " %9s", "-");
+		else
+			fprintf(f, " %8.1f%%", tot ? vmt_pct_cut(100.0 * (double)s->why_ns[k] /
+								 (double)tot, 1) : 0);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * The merge's causes: all recordings with context events together, then each, as shares of
+ * each kind in their time out of the guest.
+ */
+static void merge_causes(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
+			 unsigned int n)
+{
+	unsigned int i, k, with = 0;
+	uint64_t max = why_total(&merged->groups[0].side[0]);
+	char label[32];
+	struct vmt_unit u = vmt_unit_for_total(&ns_clock, max);
+
+	for (i = 0; i < n; i++)
+		with += per[i].why[0];
+	fprintf(f, "\nCauses (context events): each kind's share of the time out of the guest, "
+		"total in %s", u.name);
+	if (with < n)
+		fprintf(f, ";\n\"all\" is the %u recording%s that hold%s context events", with,
+			with == 1 ? "" : "s", with == 1 ? "s" : "");
+	fprintf(f, ":\n");
+	fprintf(f, "  %-9s %10s", "recording", "total");
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		fprintf(f, " %9s", vmt_why_kind_names[k]);
+	fputc('\n', f);
+	shares_row(f, "all", merged, u);
+	for (i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "[%u]", i + 1);
+		if (per[i].why[0])
+			shares_row(f, label, &per[i], u);
+		else
+			fprintf(f, "  %-9s no context events\n", label);
+	}
+}
+
 void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
 		    const char *const *files, unsigned int n)
 {
@@ -464,6 +523,8 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 		snprintf(label, sizeof(label), "[%u]", i + 1);
 		merge_row(f, &per[i], &per[i].groups[0], label, nw, lat, win);
 	}
+	if (merged->why[0])
+		merge_causes(f, merged, per, n);
 }
 
 void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
@@ -479,6 +540,7 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 		vmt_jsonw_u64(w, "duration_ns", per[i].span_ns[0]);
 		vmt_jsonw_u64(w, "gap_ns", per[i].gap_ns[0]);
 		json_fields(w, &per[i], &per[i].groups[0], 0);
+		json_side_causes(w, "causes", &per[i], &per[i].groups[0], 0);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
@@ -497,6 +559,7 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 		else
 			vmt_jsonw_u64(w, "reason_code", gr->key);
 		json_fields(w, merged, gr, 0);
+		json_side_causes(w, "causes", merged, gr, 0);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);

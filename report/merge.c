@@ -29,7 +29,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 {
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
-	struct vmt_iter_opts io = { .filter = &fo.filter };
+	/* causes too, when a recording holds context events */
+	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = true };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];

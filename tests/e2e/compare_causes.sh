@@ -5,7 +5,8 @@
 # per kind from vmtrace-convert --csv --why's rows, overall and per reason, and checks the
 # JSON "causes" to the ns; then the text's table (each kind's total, share, and the change
 # of its time per second over the durations the JSON gives), the same with a filter, and a
-# side without context events: null in JSON, one line in the text, no table.
+# side without context events: null in JSON, one line in the text, no table. And several
+# recordings merged: each one's causes and all together (those with context events).
 . "$(dirname "$0")/lib.sh"
 
 A=$DATA/why/sample/kvm.vmt
@@ -136,6 +137,69 @@ expect_rc 0 "--compare --json without context on one side"
 [ "$(json out.txt 'd["compare"]["groups"][0]["causes"]["after"]["exits"]')" = \
   "$(json out.txt 'd["compare"]["groups"][0]["after"]["count"]')" ] ||
 	fail "the after side's causes do not count its exits"
+# several recordings merged: each file's causes and those of all that hold context events,
+# against the rows (a kind one of them cannot tell is null in the merged figures), and the
+# text's shares
+run vmtrace-report --json "$A" b.vmt "$DATA/sample-kvm.vmt"
+expect_rc 0 "merge --json"
+mv out.txt merge.json
+run vmtrace-report "$A" b.vmt "$DATA/sample-kvm.vmt"
+expect_rc 0 "merge"
+mv out.txt merge.txt
+python3 - merge.json all.$(basename "$A").csv all.b.vmt.csv merge.txt <<'PY' ||
+import csv, json, sys
+from fractions import Fraction
+d = json.load(open(sys.argv[1]))
+KINDS = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+def sums(path):
+    s, untold = {"exits": 0, "incomplete": 0, **{k: 0 for k in KINDS}}, set()
+    for r in csv.DictReader(open(path, newline="")):
+        s["exits"] += 1
+        s["incomplete"] += int(r["incomplete"])
+        for k in KINDS:
+            if r[k + "_ns"] == "":
+                untold.add(k)
+            else:
+                s[k] += int(r[k + "_ns"])
+    return {key: (None if key in untold else v) for key, v in s.items()}
+files = [sums(sys.argv[2]), sums(sys.argv[3])]
+bad = []
+for i, want in enumerate(files + [None]):
+    got = d["files"][i]["causes"]
+    if want is None:
+        if got is not None:
+            bad.append("file %d: causes without context events" % (i + 1))
+        continue
+    for k in ["exits", "incomplete"] + KINDS:
+        key = k if k in ("exits", "incomplete") else k + "_ns"
+        if got[key] != want[k]:
+            bad.append("file %d %s: %s, recounted %s" % (i + 1, key, got[key], want[k]))
+merged = {k: None if files[0][k] is None or files[1][k] is None else files[0][k] + files[1][k]
+          for k in ["exits", "incomplete"] + KINDS}
+got = d["merged"]["groups"][0]["causes"]
+for k in ["exits", "incomplete"] + KINDS:
+    key = k if k in ("exits", "incomplete") else k + "_ns"
+    if got[key] != merged[k]:
+        bad.append("merged %s: %s, recounted %s" % (key, got[key], merged[k]))
+def cut(x):
+    return float(int(x * 10) / Fraction(10))
+rows = {l.split()[0]: l.split() for l in open(sys.argv[4]) if l.startswith("  ")}
+# the total of the merged time is each file's sum of all its parts, told or not
+def total(v, f):
+    return sum(f[k] or 0 for k in KINDS)
+for label, f, tot in (("all", merged, total(None, files[0]) + total(None, files[1])),
+                      ("[1]", files[0], total(None, files[0])),
+                      ("[2]", files[1], total(None, files[1]))):
+    want = ["-" if f[k] is None else "%.1f%%" % cut(Fraction(100 * f[k], tot)) for k in KINDS]
+    if rows[label][2:] != want:
+        bad.append("%s shares %s, recounted %s" % (label, rows[label][2:], want))
+if rows["[3]"][1:] != ["no", "context", "events"]:
+    bad.append("[3]: %s" % rows["[3]"])
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	fail "the merged causes are not the rows' sums"
+
 # neither side: causes null, no line
 run vmtrace-report --compare --json "$DATA/sample-kvm.vmt" "$DATA/sample-kvm.vmt"
 [ "$(json out.txt 'd["compare"]["groups"][0]["causes"]')" = None ] || fail "causes not null"
