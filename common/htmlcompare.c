@@ -174,6 +174,74 @@ static void figures(struct vmt_outbuf *o, const struct vmt_compare *c)
 	out(o, "</tbody></table></div></section>\n");
 }
 
+static uint64_t why_total(const struct vmt_cmp_side *s)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		sum += s->why_ns[k];
+	return sum;
+}
+
+/*
+ * The causes of all exits side by side, as the text's table (comparefmt.c): each kind's
+ * time, its share of its recording's time out of the guest, the change of its time per
+ * second; "-" where a recording cannot tell the kind. One line when one side has none.
+ */
+static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
+{
+	const struct vmt_cmp_side *s = c->groups[0].side;
+	uint64_t tot[2] = { why_total(&s[0]), why_total(&s[1]) };
+	unsigned int k, i;
+	char b[64];
+
+	if (!c->ngroups || (!c->why[0] && !c->why[1]))
+		return;
+	out(o, "<section id=\"causes\"><h2>Causes</h2>");
+	if (!c->why[0] || !c->why[1]) {
+		vmt_outbuf_printf(o, "<p class=\"note\">Only the %s recording holds context events: "
+				  "nothing to compare its causes with.</p></section>\n",
+				  c->why[0] ? "before" : "after");
+		return;
+	}
+	out(o, "<p class=\"note\">Where the time out of the guest went, by kind (from the context "
+	    "events), and the change of each kind's time per second.</p><div class=\"wrap\">"
+	    "<table><thead><tr><th class=\"l\">kind</th><th>before</th><th>share</th>"
+	    "<th>after</th><th>share</th><th>change/s</th></tr></thead><tbody>");
+	for (k = 0; k < VMT_WHY_NKINDS; k++) {
+		bool told[2] = { c->why_recorded[0] >> k & 1, c->why_recorded[1] >> k & 1 };
+		double x0, x1;
+
+		if (!s[0].why_ns[k] && !s[1].why_ns[k])
+			continue;
+		vmt_outbuf_printf(o, "<tr data-kind=\"%s\">", vmt_why_kind_names[k]);
+		td(o, "l", vmt_why_kind_names[k]);
+		for (i = 0; i < 2; i++) {
+			if (!told[i]) {
+				td(o, NULL, "-");
+				td(o, NULL, "-");
+				continue;
+			}
+			td(o, NULL, vmt_format_ns(s[i].why_ns[k], b, sizeof(b)));
+			snprintf(b, sizeof(b), "%.1f%%", tot[i] ? vmt_pct_cut(100.0 *
+				 (double)s[i].why_ns[k] / (double)tot[i], 1) : 0);
+			td(o, NULL, b);
+		}
+		x0 = vmt_compare_per_s(c, 0, s[0].why_ns[k]);
+		x1 = vmt_compare_per_s(c, 1, s[1].why_ns[k]);
+		if (!told[0] || !told[1] || isnan(x0) || isnan(x1))
+			snprintf(b, sizeof(b), "-");
+		else if (x0 == 0)
+			snprintf(b, sizeof(b), x1 == 0 ? "+0.0%%" : "new");
+		else
+			snprintf(b, sizeof(b), "%+.1f%%", vmt_pct_cut((x1 - x0) / x0 * 100.0, 1));
+		td(o, NULL, b);
+		out(o, "</tr>");
+	}
+	out(o, "</tbody></table></div></section>\n");
+}
+
 /* "100%", "1%", "0.001%": a share of exits. */
 static char *fmt_share(double v, char *buf, size_t size)
 {
@@ -332,6 +400,7 @@ void vmt_html_compare(struct vmt_outbuf *o, const struct vmt_compare *c,
 			  "two-sample Kolmogorov-Smirnov test on the two distributions gives "
 			  "p &lt; %g (vmtrace-report(1), COMPARISON).</p>\n", VMT_CMP_ALPHA);
 	figures(o, c);
+	causes(o, c);
 	distributions(o, c);
 	out(o, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION
 	    " (vmtrace-report --compare --html).</p></footer>\n</body></html>\n");

@@ -121,6 +121,52 @@ compare_check() {
 		fail "$name: the causes are not the rows' sums"
 }
 compare_check all
+# the page's table: totals as the text views print them (tests/helpers/latfmt.py) from the
+# JSON's ns, shares and changes as the text's rows (checked above)
+vmtrace-report --compare --html page.html "$A" b.vmt >/dev/null || fail "--compare --html"
+python3 - page.html all.json all.txt "$top_srcdir/tests/helpers" <<'PY' || fail "the page's causes"
+import json, sys
+from html.parser import HTMLParser
+sys.path.insert(0, sys.argv[4])
+from latfmt import lat
+class P(HTMLParser):
+    rows, row, cell = {}, None, None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "tr" and "data-kind" in a:
+            self.row = self.rows.setdefault(a["data-kind"], [])
+        elif tag == "td" and self.row is not None:
+            self.cell = ""
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.row.append(self.cell)
+            self.cell = None
+        elif tag == "tr":
+            self.row = None
+p = P()
+p.feed(open(sys.argv[1]).read())
+c = json.load(open(sys.argv[2]))["compare"]["groups"][0]["causes"]
+text = {l.split()[0]: l.split() for l in open(sys.argv[3]) if l.startswith("  ") and
+        len(l.split()) == 6}
+bad = []
+if not p.rows:
+    bad.append("no causes table in the page")
+for kind, cells in p.rows.items():
+    want = [kind]
+    for side, (share) in (("before", 2), ("after", 4)):
+        ns = c[side][kind + "_ns"]
+        want += ["-", "-"] if ns is None else [lat(ns), text[kind][share]]
+    want.append(text[kind][5])
+    if cells != want:
+        bad.append("%s: %s, expected %s" % (kind, cells, want))
+if set(p.rows) != {k for k in text if k != "kind"}:
+    bad.append("kinds %s, the text's %s" % (sorted(p.rows), sorted(text)))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
 compare_check cpu1 --cpu 1
 compare_check later --from 5ms
 
