@@ -28,6 +28,7 @@
 #include "io.h"
 #include "kv.h"
 #include "metakeys.h"
+#include "rbpage.h"
 #include "source_impl.h"
 
 #define TRACEDAT_MAGIC		"\x17\x08\x44tracing"
@@ -101,6 +102,9 @@ struct tracedat {
 	char *stat_buffer;	/* the buffer the CPUSTAT options now describe */
 	size_t chosen;
 	uint64_t first_section;	/* v7: where its run of sections starts */
+	uint64_t headers_end;	/* v6: the end of its last table of CPU data */
+	struct vmt_header_page hp;	/* the header_page parsed (hp_ok), for the checks */
+	bool hp_ok;
 	const char *part;	/* v6: the part of the headers being read */
 	char msg[192];		/* a message with numbers, for *why */
 };
@@ -685,6 +689,7 @@ static int read_header_info(struct tracedat *td, struct cur *k, const char **why
 	cur_get(k, td->header_page, n);
 	td->header_page[n] = '\0';
 	td->header_page_len = n;
+	td->hp_ok = !vmt_header_page_parse((const char *)td->header_page, n, &td->hp);
 	cur_get(k, name, 13);
 	if (k->bad || memcmp(name, "header_event", 13) != 0) {
 		*why = "no header_event after header_page";
@@ -812,6 +817,8 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 			bf->cpu[i].off = cur_u64(&t);
 			bf->cpu[i].size = cur_u64(&t);
 		}
+		if (t.pos > td->headers_end)
+			td->headers_end = t.pos;
 		if (t.bad) {
 			td->part = "tables of CPU data";
 			k->eof |= t.eof;
@@ -1018,8 +1025,10 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 			}
 			if (ci.raw_size % ps || !ci.raw_size || ci.raw_size > VMT_MAX_CHUNK_RAW) {
 				/* not whole pages: cannot be decoded, a hole in this CPU's pages */
-				if (!st->bad_blocks++)
+				if (!st->bad_blocks++) {
 					st->bad_block_at = ci.offset;
+					st->bad_block_why = "a compression chunk that is not whole pages";
+				}
 				ci.holes_before++;
 				continue;
 			}
@@ -1032,6 +1041,11 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		}
 		(void)why;
 		return 0;
+	}
+	if (tc->size % ps && !st->bad_blocks++) {
+		/* pages the kernel wrote whole: a size that is not is damage, its tail unread */
+		st->bad_block_at = tc->off + tc->size / ps * ps;
+		st->bad_block_why = "a CPU's data that is not whole pages";
 	}
 	{
 		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
@@ -1072,6 +1086,91 @@ static void note_cut_after_data(struct vmt_source *s, const struct tracedat *td)
 	st->trunc_why = c.which < 0 ? "the file is cut short after the CPUs' data, inside the "
 				      "header of a section, which starts" :
 			c.inside ? sec_names[c.which].cut_inside : sec_names[c.which].cut_after;
+}
+
+/*
+ * A sub-buffer ("page") is a power of two of the machine's pages (4 KiB at the least on every
+ * architecture Linux runs on, more with buffer_subbuf_size_kb): a page size the kernel
+ * cannot have is a damaged header, and reading with it loses or mixes pages silently.
+ */
+static bool page_size_possible(uint32_t ps)
+{
+	return ps >= 4096 && ps <= (1u << 24) && !(ps & (ps - 1));
+}
+
+static int cmp_cpu_off(const void *a, const void *b)
+{
+	const struct td_cpu *x = *(const struct td_cpu *const *)a;
+	const struct td_cpu *y = *(const struct td_cpu *const *)b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/*
+ * What the headers say of the chosen buffer's data, checked before a page is read: its page
+ * size against the kernel's possible ones and the header_page's (the page size the kernel
+ * wrote it with; an instance's may differ in a v7 file, which states its own), and its CPUs'
+ * data after the headers and apart from each other (two CPUs on the same bytes would count
+ * their events twice). A cut file is not refused here: its sizes are those written.
+ */
+static int check_layout(struct tracedat *td, const struct td_buffer *b, bool compressed,
+			const char **why)
+{
+	uint64_t start = td->version >= 7 ? b->offset + SECTION_HEADER : td->headers_end;
+	const struct td_cpu **by_off;
+	uint32_t i, n = 0;
+	bool bad = true;
+
+	if (!page_size_possible(b->page_size)) {
+		snprintf(td->msg, sizeof(td->msg), "damaged header: page size %u, which no kernel "
+			 "writes (a power of two of at least 4096 bytes)", b->page_size);
+		*why = td->msg;
+		return -EBADMSG;
+	}
+	if (td->hp_ok && (td->version < 7 || !b->name[0]) &&
+	    vmt_header_page_subbuf_size(&td->hp) != b->page_size) {
+		snprintf(td->msg, sizeof(td->msg), "damaged header: page size %u, but its "
+			 "header_page gives pages of %u bytes", b->page_size,
+			 vmt_header_page_subbuf_size(&td->hp));
+		*why = td->msg;
+		return -EBADMSG;
+	}
+	by_off = calloc(b->ncpu ? b->ncpu : 1, sizeof(*by_off));
+	if (!by_off)
+		return -ENOMEM;
+	for (i = 0; i < b->ncpu; i++) {
+		const struct td_cpu *c = &b->cpu[i];
+
+		if (!c->size)
+			continue;
+		if (c->off < start) {
+			snprintf(td->msg, sizeof(td->msg), "damaged header: CPU %u's data starts at "
+				 "offset %llu, inside the headers (they end at %llu)", c->cpu,
+				 (unsigned long long)c->off, (unsigned long long)start);
+			break;
+		}
+		by_off[n++] = c;
+	}
+	if (i == b->ncpu) {
+		bad = false;
+		qsort(by_off, n, sizeof(*by_off), cmp_cpu_off);
+		for (i = 1; i < n && !bad; i++) {
+			const struct td_cpu *a = by_off[i - 1], *c = by_off[i];
+
+			/* compressed data starts with a chunk count its size leaves out */
+			if (a->size + (compressed ? 4 : 0) > c->off - a->off) {
+				snprintf(td->msg, sizeof(td->msg), "damaged header: the data of CPU %u "
+					 "and CPU %u overlap (from offset %llu)", a->cpu, c->cpu,
+					 (unsigned long long)c->off);
+				bad = true;
+			}
+		}
+	}
+	free(by_off);
+	if (!bad)
+		return 0;
+	*why = td->msg;
+	return -EBADMSG;
 }
 
 /* Metadata for the reader, as a .vmt's META and END would carry it. */
@@ -1168,8 +1267,10 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 		*why = "bad long size in the trace.dat header";
 		return -EBADMSG;
 	}
-	if (td->page_size < 64 || td->page_size > (1u << 24)) {
-		*why = "bad page size in the trace.dat header";
+	if (!page_size_possible(td->page_size)) {
+		snprintf(td->msg, sizeof(td->msg), "bad page size %u in the trace.dat header (a "
+			 "power of two of at least 4096 bytes)", td->page_size);
+		*why = td->msg;
 		return -EBADMSG;
 	}
 	strcpy(td->compression, "none");
@@ -1231,10 +1332,9 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 				return -EBADMSG;
 			}
 		}
-		if (b->page_size < 64 || b->page_size > (1u << 24)) {
-			*why = "bad page size in the BUFFER option";
-			return -EBADMSG;
-		}
+		ret = check_layout(td, b, compressed, why);
+		if (ret)
+			return ret;
 		for (i = 0; i < b->ncpu; i++) {
 			ret = cpu_chunks(s, td, b, &b->cpu[i], compressed, why);
 			if (ret) {
