@@ -3,9 +3,9 @@
  * source: format sniffing (each magic, an empty file, a directory, short files, a bad
  * magic, a missing file; a pipe judged as its bytes arrive, an endless one refused), the error text in the caller's buffer (never a shared one), the
  * trace.bin loader's three ways to its formats, and the same real pages (17 recorded KVM
- * pages, repeated) written here by hand as .vmt, trace.bin and trace.dat v6: every loader
- * must give back the same pages, parts of chunks, and the reader the same records, also
- * read in windows.
+ * pages, repeated later in time) written here by hand as .vmt, trace.bin and trace.dat v6:
+ * every loader must give back the same pages, parts of chunks, and the reader the same
+ * records, also read in windows.
  */
 #include "config.h"
 
@@ -213,8 +213,19 @@ static int setup(void **state)
 	assert_int_equal(len % PAGE, 0);
 	fx->npages = len / PAGE * REPEAT;
 	fx->pages = malloc(fx->npages * PAGE);
-	for (r = 0; r < REPEAT; r++)
+	for (r = 0; r < REPEAT; r++) {
+		size_t q;
+
 		memcpy(fx->pages + r * len, real, len);
+		/*
+		 * each copy later than the one before, as a CPU's pages are (the trace.dat loader
+		 * leaves out a page stamped before the page before it): its pages' times (their
+		 * first 8 bytes) moved by the copies' span and a millisecond
+		 */
+		for (q = 0; r && q < len; q += PAGE)
+			put_le64(fx->pages + r * len + q, get_le64(real + q) +
+				 r * (get_le64(real + len - PAGE) - get_le64(real) + 1000000));
+	}
 	free(real);
 	assert_int_equal(vmt_io_read_file(data(KVMHOST "/header_page"), 1 << 20, &fx->hp,
 					  &fx->lhp), 0);
