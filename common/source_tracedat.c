@@ -959,6 +959,98 @@ static uint64_t first_page_ts(const struct vmt_source *s, const struct vmt_chunk
 	return out;
 }
 
+#define NO_RECORDS	UINT64_MAX		/* a page's time that says nothing */
+#define OUT_OF_ORDER	(UINT64_MAX - 1)	/* a page left out for its time */
+
+/*
+ * When the CPU's statistics were read ("now ts:" of its CPUSTAT option, which trace-cmd reads
+ * once the recording stopped), in the pages' clock: seconds and microseconds for a clock in
+ * ns (rounded up to the next microsecond: the kernel prints it cut), counts for a counter
+ * clock; UINT64_MAX when the file does not say.
+ */
+static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, uint32_t cpu)
+{
+	unsigned long long sec, us;
+	const char *p;
+	size_t i;
+	int used;
+
+	for (i = 0; i < td->nstat; i++) {
+		if (td->stat[i].cpu != cpu || strcmp(td->stat[i].buffer, b->name) != 0)
+			continue;
+		p = strstr(td->stat[i].text, "\nnow ts:");
+		if (!p)
+			return UINT64_MAX;
+		used = 0;
+		if (sscanf(p + 9, " %llu.%6llu%n", &sec, &us, &used) == 2 && used &&
+		    sec < UINT64_MAX / 1000000000ull - 1)
+			return sec * 1000000000ull + (us + 1) * 1000ull;
+		return sscanf(p + 9, " %llu", &sec) == 1 ? sec : UINT64_MAX;
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * The times of a CPU's n pages stored at off (ps apart), from their headers (the
+ * header_page's layout, else a 64-bit kernel's), into ts; NO_RECORDS for a page without
+ * records, whose time says nothing (a zeroed page has 0), or one the reader refuses anyway.
+ */
+static void page_times(const struct vmt_source *s, const struct tracedat *td, uint64_t off,
+		       uint32_t ps, uint64_t n, uint64_t *ts)
+{
+	struct vmt_header_page hp;
+	uint8_t h[64];
+	uint64_t p;
+
+	if (td->hp_ok && td->hp.data_offset <= sizeof(h))
+		hp = td->hp;
+	else
+		vmt_header_page_default(&hp);
+	for (p = 0; p < n; p++) {
+		uint32_t commit;
+
+		ts[p] = NO_RECORDS;
+		if (vmt_io_pread_full(s->fd, h, hp.data_offset, (off_t)(off + p * ps)) !=
+		    (ssize_t)hp.data_offset)
+			continue;
+		commit = (uint32_t)get_le_n(h + hp.commit_offset, hp.commit_size) &
+			 VMT_RB_COMMIT_MASK;
+		if (commit && commit <= hp.data_size && commit <= ps - hp.data_offset)
+			ts[p] = get_le64(h + hp.ts_offset);
+	}
+}
+
+/*
+ * The kernel fills a CPU's pages one after the other, each stamped when its first record
+ * is written: a page with records whose time is 0 (no trace clock reads 0 once records are
+ * written), before the last sound page's, or past the next page's while that one follows
+ * the last sound page (this page is then the odd one, not the next), or past until (the
+ * time the CPU's statistics were read, after its last page) is damaged, and its records'
+ * times with it. Such pages are marked OUT_OF_ORDER; how many, returned.
+ */
+static uint64_t pages_out_of_order(uint64_t *ts, uint64_t n, uint64_t until)
+{
+	uint64_t p, next = 0, prev = 0, bad = 0;
+	bool have_prev = false;
+
+	for (p = 0; p < n; p++) {
+		if (ts[p] == NO_RECORDS)
+			continue;
+		if (next <= p)
+			for (next = p + 1; next < n && ts[next] == NO_RECORDS; next++)
+				;
+		if (ts[p] == 0 || ts[p] > until || (have_prev && ts[p] < prev) ||
+		    (next < n && ts[next] < ts[p] && (!have_prev || ts[next] >= prev))) {
+			ts[p] = OUT_OF_ORDER;
+			bad++;
+			continue;
+		}
+		prev = ts[p];
+		have_prev = true;
+	}
+	return bad;
+}
+
 /*
  * One CPU's data as chunks: v7 compression chunks (<4 count>, then <4 size> <4 raw size>
  * <data> each), or slices of whole pages when stored as they are.
@@ -1049,22 +1141,41 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	}
 	{
 		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
-		uint64_t pages = avail / ps, p;
+		uint64_t pages = avail / ps, p = 0, q;
+		uint64_t *ts = malloc((pages ? pages : 1) * sizeof(*ts));
 
-		for (p = 0; p < pages; p += slice_pages) {
-			uint8_t ts[8];
-
-			ci.page_count = pages - p < slice_pages ? (uint32_t)(pages - p) : slice_pages;
+		if (!ts)
+			return -ENOMEM;
+		page_times(s, td, tc->off, ps, pages, ts);
+		pages_out_of_order(ts, pages, stats_now(td, b, tc->cpu));
+		while (p < pages) {
+			if (ts[p] == OUT_OF_ORDER) {
+				/* left out, as a damaged chunk is: no pair spans the hole */
+				if (!st->bad_blocks++) {
+					st->bad_block_at = tc->off + p * ps;
+					st->bad_block_why = "a page whose time is out of order with its "
+							    "CPU's other pages";
+				}
+				ci.holes_before++;
+				p++;
+				continue;
+			}
+			for (q = p; q < pages && q - p < slice_pages && ts[q] != OUT_OF_ORDER; q++)
+				;
+			ci.page_count = (uint32_t)(q - p);
 			ci.offset = tc->off + p * ps;
 			ci.raw_size = ci.payload_size = (uint64_t)ci.page_count * ps;
 			/* a page starts with its timestamp: the prefetch order for free */
-			ci.first_ts = vmt_io_pread_full(s->fd, ts, 8, (off_t)ci.offset) == 8 ?
-				      get_le64(ts) : UINT64_MAX;
+			ci.first_ts = ts[p] == NO_RECORDS ? UINT64_MAX : ts[p];
 			ci.seq = seq++;
 			ret = add_chunk(s, &ci);
-			if (ret)
+			if (ret) {
+				free(ts);
 				return ret;
+			}
+			p = q;
 		}
+		free(ts);
 	}
 	return 0;
 }
@@ -1527,6 +1638,9 @@ struct td_name {
 struct td_names {
 	struct td_name *v;
 	size_t n;
+	/* the header_page, for the times of a compression chunk's pages (hp_ok: parsed) */
+	struct vmt_header_page hp;
+	bool hp_ok;
 };
 
 static void names_free(struct td_names *nm)
@@ -1752,10 +1866,16 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 	ret = find_formats(&k, w, 2);
 	if (!ret) {
 		/* every event's name, for the words about a pair that is not there */
-		s->priv = calloc(1, sizeof(struct td_names));
+		struct td_names *nm = calloc(1, sizeof(*nm));
+
+		s->priv = nm;
+		if (nm) {
+			nm->hp = td->hp;
+			nm->hp_ok = td->hp_ok;
+		}
 		k.pos = td->version >= 7 ? 0 : td->formats_off;
 		k.bad = false;
-		ret = !s->priv ? -ENOMEM : read_names(&k, s->priv);
+		ret = !nm ? -ENOMEM : read_names(&k, nm);
 	}
 	if (!ret && w[0].text && w[1].text) {
 		const char *const names2[2] = { w[0].name, w[1].name };
@@ -1823,11 +1943,42 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 	return ret;
 }
 
+/*
+ * Whether a decompressed chunk's pages (raw) are out of order as pages_out_of_order() says,
+ * among themselves: the pages of the chunks before it are not at hand here.
+ */
+static bool chunk_out_of_order(const struct vmt_header_page *hp,
+			       const struct vmt_chunk_info *ci, const uint8_t *raw)
+{
+	uint64_t *ts, p, n = ci->page_count;
+	bool bad;
+
+	if (ci->page_size < hp->data_offset || !n)
+		return false;
+	ts = malloc(n * sizeof(*ts));
+	if (!ts)
+		return false;	/* not known: read as it is */
+	for (p = 0; p < n; p++) {
+		const uint8_t *pg = raw + p * ci->page_size;
+		uint32_t commit = (uint32_t)get_le_n(pg + hp->commit_offset, hp->commit_size) &
+				  VMT_RB_COMMIT_MASK;
+
+		ts[p] = commit && commit <= hp->data_size &&
+			commit <= ci->page_size - hp->data_offset ?
+			get_le64(pg + hp->ts_offset) : NO_RECORDS;
+	}
+	bad = pages_out_of_order(ts, n, UINT64_MAX) != 0;
+	free(ts);
+	return bad;
+}
+
 static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
 			       const char **why)
 {
 	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	const struct td_names *nm = s->priv;
 	ssize_t n;
+	int ret;
 
 	if (!(ci->flags & (VMT_CHUNK_ZSTD | VMT_CHUNK_ZLIB)))
 		return vmt_source_read_stored(s, idx, cb, why);
@@ -1842,7 +1993,13 @@ static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vm
 		*why = "cannot read the compressed chunk";
 		return n < 0 ? (int)n : -EIO;
 	}
-	return decompress(ci, cb->comp, cb->raw, &cb->dctx, why);
+	ret = decompress(ci, cb->comp, cb->raw, &cb->dctx, why);
+	if (!ret && nm && nm->hp_ok && chunk_out_of_order(&nm->hp, ci, cb->raw)) {
+		/* its pages only come out here: the chunk is damaged as one that fails its check */
+		*why = "a page whose time is out of order with its CPU's other pages";
+		ret = -EBADMSG;
+	}
+	return ret;
 }
 
 const struct vmt_source_ops vmt_source_tracedat_ops = {

@@ -7,15 +7,20 @@
 #  - a CPU's data inside the headers, or two CPUs on the same bytes: a one-line refusal;
 #  - a CPU's size that is not whole pages: exit 2, the damage said, and the events of
 #    the whole pages, which are trace-cmd's events before the last page's time;
+#  - a page stamped out of order with its CPU's pages (before the one before it, past the
+#    next one, past the time its CPU's statistics were read, or 0): left out as a damaged
+#    chunk is, exit 2, its events lost: the event count and the longest pair those of
+#    trace-cmd's events outside that page's time give, with no pair across it, and the
+#    same report on two threads as on one;
 # vmtrace-convert --to-vmt exits as the report does on each of them.
 . "$(dirname "$0")/lib.sh"
 
 T="$DATA/tracedat"
 command -v python3 >/dev/null || skip "python3"
-python3 - "$top_builddir" "$T/kvm.v6.dat" "$T/kvm.v6.report.txt.gz" <<'EOF' || fail "damaged trace.dat"
-import gzip, re, struct, subprocess, sys
+python3 - "$top_builddir" "$T/kvm.v6.dat" "$T/kvm.v6.report.txt.gz" "$T/kvm.v7zlib.dat" <<'EOF' || fail "damaged trace.dat"
+import gzip, json, re, struct, subprocess, sys, zlib
 
-build, base, tcreport = sys.argv[1:]
+build, base, tcreport = sys.argv[1:4]
 REPORT, CONVERT = build + "/vmtrace-report", build + "/vmtrace-convert"
 b = bytearray(open(base, "rb").read())
 bad = 0
@@ -154,7 +159,90 @@ check("odd", with_cpu(DATA_CPU, off, size - 100), 2,
       r"damaged data skipped: 1 block \(a CPU's data that is not whole pages\): the block "
       r"at offset %d" % (off + size - PS), want)
 
-print("%d damaged files checked" % 10)
+
+
+def tracecmd_pairs(dropped_from, dropped_until):
+    """trace-cmd's events without those of a dropped page of DATA_CPU (times in [from,
+    until)), and the longest exit-entry pair of one task among them that no dropped event
+    lies inside (the report pairs nothing across lost events)"""
+    kept, longest, open_exit = 0, 0, {}
+    for line in gzip.open(tcreport, "rt"):
+        m = re.search(r"-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}): kvm_(exit|entry):", line)
+        if not m:
+            continue
+        pid, cpu = int(m.group(1)), int(m.group(2))
+        ts = int(m.group(3)) * 10**9 + int(m.group(4))
+        if cpu == DATA_CPU and dropped_from <= ts < dropped_until:
+            open_exit.clear()       # a hole: no pair spans it
+            continue
+        kept += 1
+        if m.group(5) == "exit":
+            open_exit[pid] = ts
+        elif pid in open_exit:
+            longest = max(longest, ts - open_exit.pop(pid))
+    return kept, longest
+
+
+def page_ts(i):
+    return struct.unpack_from("<Q", b, off + i * PS)[0]
+
+
+def check_page(name, data, page, npages):
+    """page of DATA_CPU's data stamped out of order: left out, said, its events lost"""
+    global bad
+    until = page_ts(page + 1) if page + 1 < npages else 2**64
+    want_events, want_max = tracecmd_pairs(page_ts(page), until)
+    check(name, data, 2, r"damaged data skipped: 1 block \(a page whose time is out of order "
+          r"with its CPU's other pages\): the block at offset %d" % (off + page * PS),
+          want_events)
+    rc, out, _ = run(REPORT, ["--json", name + ".dat"])
+    got = json.loads(out)["latency_ns"]["max"] if out else None
+    one = run(REPORT, ["--jobs", "1", name + ".dat"])
+    two = run(REPORT, ["--jobs", "2", name + ".dat"])
+    if got != want_max or one != two:
+        print("FAIL %s: max %r ns, trace-cmd's events give %d; --jobs 2 same as 1: %s"
+              % (name, got, want_max, one == two))
+        bad += 1
+
+
+npages = size // PS
+for page, add in ((5, 3600 * 10**9), (npages - 1, 3600 * 10**9), (0, None)):
+    d = bytearray(b)
+    struct.pack_into("<Q", d, off + page * PS, 0 if add is None else page_ts(page) + add)
+    check_page("time%d" % page, d, page, npages)
+
+# The same in a compression chunk (kvm.v7zlib.dat holds kvm.v6.dat's pages, 4 a chunk):
+# its pages come out only as it is read, and the chunk is left out whole, as a damaged one.
+z = open(sys.argv[4], "rb").read()
+zoff = z.index(struct.pack("<II", 1, 4096))     # BUFFER option's CPU 1: <4 cpu> <8 off>
+zoff = struct.unpack_from("<Q", z, zoff + 4)[0]
+q, chunk = zoff + 4, None
+for i in range(struct.unpack_from("<I", z, zoff)[0]):
+    cs, rs = struct.unpack_from("<II", z, q)
+    raw = bytearray(zlib.decompress(z[q + 8:q + 8 + cs]))
+    if chunk is None and rs // PS >= 3 and i > 0:
+        chunk = (q, cs, raw)
+    q += 8 + cs
+q, cs, raw = chunk
+first, npg = struct.unpack_from("<Q", raw, 0)[0], len(raw) // PS
+nxt = [i for i in range(npages) if page_ts(i) == first][0] + npg
+struct.pack_into("<Q", raw, PS, struct.unpack_from("<Q", raw, PS)[0] + 3600 * 10**9)
+comp = min((zlib.compress(bytes(raw), lv) for lv in range(1, 10)), key=len)
+assert len(comp) <= cs, "the changed chunk does not fit"
+d = bytearray(z)
+d[q + 8:q + 8 + cs] = comp + bytes(cs - len(comp))   # zlib stops at its stream's end
+want_events, want_max = tracecmd_pairs(first, page_ts(nxt) if nxt < npages else 2**64)
+check("ztime", d, 2, r"damaged data skipped: 1 chunk \(a page whose time is out of order "
+      r"with its CPU's other pages\): the chunk at offset %d, CPU %d, %d pages"
+      % (q + 8, DATA_CPU, npg), want_events)
+rc, out, _ = run(REPORT, ["--json", "ztime.dat"])
+same = run(REPORT, ["--jobs", "1", "ztime.dat"]) == run(REPORT, ["--jobs", "2", "ztime.dat"])
+if rc != 2 or json.loads(out)["latency_ns"]["max"] != want_max or not same:
+    print("FAIL ztime: max %r, trace-cmd's events give %d; --jobs 2 same as 1: %s"
+          % (out[:80], want_max, same))
+    bad += 1
+
+print("%d damaged files checked" % 14)
 sys.exit(1 if bad else 0)
 EOF
 finish
