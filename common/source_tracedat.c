@@ -961,6 +961,27 @@ static uint64_t first_page_ts(const struct vmt_source *s, const struct vmt_chunk
 
 #define NO_RECORDS	UINT64_MAX		/* a page's time that says nothing */
 #define OUT_OF_ORDER	(UINT64_MAX - 1)	/* a page left out for its time */
+#define BAD_COMMIT	(UINT64_MAX - 2)	/* a page whose records pass its end */
+#define WHY_ORDER	"a page whose time is out of order with its CPU's other pages"
+#define WHY_COMMIT	"page commit beyond the page size"
+
+/*
+ * The time of the page at pg (its header, hp's layout, ps bytes a page): NO_RECORDS when
+ * it holds none, whose time says nothing (a zeroed page has 0), BAD_COMMIT when its length
+ * passes the page (the reader could not decode it: damage, found here so that a copy that
+ * does not decode pages finds it as the report does).
+ */
+static uint64_t page_time(const struct vmt_header_page *hp, const uint8_t *pg, uint32_t ps)
+{
+	uint32_t commit = (uint32_t)get_le_n(pg + hp->commit_offset, hp->commit_size) &
+			  VMT_RB_COMMIT_MASK;
+
+	if (!commit)
+		return NO_RECORDS;
+	if (commit > hp->data_size || commit > ps - hp->data_offset)
+		return BAD_COMMIT;
+	return get_le64(pg + hp->ts_offset);
+}
 
 /*
  * When the CPU's statistics were read ("now ts:" of its CPUSTAT option, which trace-cmd reads
@@ -992,8 +1013,7 @@ static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, 
 
 /*
  * The times of a CPU's n pages stored at off (ps apart), from their headers (the
- * header_page's layout, else a 64-bit kernel's), into ts; NO_RECORDS for a page without
- * records, whose time says nothing (a zeroed page has 0), or one the reader refuses anyway.
+ * header_page's layout, else a 64-bit kernel's), into ts, as page_time() gives them.
  */
 static void page_times(const struct vmt_source *s, const struct tracedat *td, uint64_t off,
 		       uint32_t ps, uint64_t n, uint64_t *ts)
@@ -1006,18 +1026,9 @@ static void page_times(const struct vmt_source *s, const struct tracedat *td, ui
 		hp = td->hp;
 	else
 		vmt_header_page_default(&hp);
-	for (p = 0; p < n; p++) {
-		uint32_t commit;
-
-		ts[p] = NO_RECORDS;
-		if (vmt_io_pread_full(s->fd, h, hp.data_offset, (off_t)(off + p * ps)) !=
-		    (ssize_t)hp.data_offset)
-			continue;
-		commit = (uint32_t)get_le_n(h + hp.commit_offset, hp.commit_size) &
-			 VMT_RB_COMMIT_MASK;
-		if (commit && commit <= hp.data_size && commit <= ps - hp.data_offset)
-			ts[p] = get_le64(h + hp.ts_offset);
-	}
+	for (p = 0; p < n; p++)
+		ts[p] = vmt_io_pread_full(s->fd, h, hp.data_offset, (off_t)(off + p * ps)) ==
+			(ssize_t)hp.data_offset ? page_time(&hp, h, ps) : NO_RECORDS;
 }
 
 /*
@@ -1034,10 +1045,10 @@ static uint64_t pages_out_of_order(uint64_t *ts, uint64_t n, uint64_t until)
 	bool have_prev = false;
 
 	for (p = 0; p < n; p++) {
-		if (ts[p] == NO_RECORDS)
+		if (ts[p] >= BAD_COMMIT)
 			continue;
 		if (next <= p)
-			for (next = p + 1; next < n && ts[next] == NO_RECORDS; next++)
+			for (next = p + 1; next < n && ts[next] >= BAD_COMMIT; next++)
 				;
 		if (ts[p] == 0 || ts[p] > until || (have_prev && ts[p] < prev) ||
 		    (next < n && ts[next] < ts[p] && (!have_prev || ts[next] >= prev))) {
@@ -1149,18 +1160,18 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		page_times(s, td, tc->off, ps, pages, ts);
 		pages_out_of_order(ts, pages, stats_now(td, b, tc->cpu));
 		while (p < pages) {
-			if (ts[p] == OUT_OF_ORDER) {
+			if (ts[p] == OUT_OF_ORDER || ts[p] == BAD_COMMIT) {
 				/* left out, as a damaged chunk is: no pair spans the hole */
 				if (!st->bad_blocks++) {
 					st->bad_block_at = tc->off + p * ps;
-					st->bad_block_why = "a page whose time is out of order with its "
-							    "CPU's other pages";
+					st->bad_block_why = ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER;
 				}
 				ci.holes_before++;
 				p++;
 				continue;
 			}
-			for (q = p; q < pages && q - p < slice_pages && ts[q] != OUT_OF_ORDER; q++)
+			for (q = p; q < pages && q - p < slice_pages && ts[q] != OUT_OF_ORDER &&
+				    ts[q] != BAD_COMMIT; q++)
 				;
 			ci.page_count = (uint32_t)(q - p);
 			ci.offset = tc->off + p * ps;
@@ -1944,32 +1955,30 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 }
 
 /*
- * Whether a decompressed chunk's pages (raw) are out of order as pages_out_of_order() says,
- * among themselves: the pages of the chunks before it are not at hand here.
+ * Why a decompressed chunk's pages (raw) are damaged, as pages left out of stored data
+ * would be (page_time(), pages_out_of_order() among themselves: the pages of the chunks
+ * before it are not at hand here), or NULL.
  */
-static bool chunk_out_of_order(const struct vmt_header_page *hp,
-			       const struct vmt_chunk_info *ci, const uint8_t *raw)
+static const char *chunk_damage(const struct vmt_header_page *hp,
+				const struct vmt_chunk_info *ci, const uint8_t *raw)
 {
+	const char *why = NULL;
 	uint64_t *ts, p, n = ci->page_count;
-	bool bad;
 
 	if (ci->page_size < hp->data_offset || !n)
-		return false;
+		return NULL;
 	ts = malloc(n * sizeof(*ts));
 	if (!ts)
-		return false;	/* not known: read as it is */
-	for (p = 0; p < n; p++) {
-		const uint8_t *pg = raw + p * ci->page_size;
-		uint32_t commit = (uint32_t)get_le_n(pg + hp->commit_offset, hp->commit_size) &
-				  VMT_RB_COMMIT_MASK;
-
-		ts[p] = commit && commit <= hp->data_size &&
-			commit <= ci->page_size - hp->data_offset ?
-			get_le64(pg + hp->ts_offset) : NO_RECORDS;
+		return NULL;	/* not known: read as it is */
+	for (p = 0; p < n && !why; p++) {
+		ts[p] = page_time(hp, raw + p * ci->page_size, ci->page_size);
+		if (ts[p] == BAD_COMMIT)
+			why = WHY_COMMIT;
 	}
-	bad = pages_out_of_order(ts, n, UINT64_MAX) != 0;
+	if (!why && pages_out_of_order(ts, n, UINT64_MAX))
+		why = WHY_ORDER;
 	free(ts);
-	return bad;
+	return why;
 }
 
 static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chunkbuf *cb,
@@ -1994,11 +2003,8 @@ static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vm
 		return n < 0 ? (int)n : -EIO;
 	}
 	ret = decompress(ci, cb->comp, cb->raw, &cb->dctx, why);
-	if (!ret && nm && nm->hp_ok && chunk_out_of_order(&nm->hp, ci, cb->raw)) {
-		/* its pages only come out here: the chunk is damaged as one that fails its check */
-		*why = "a page whose time is out of order with its CPU's other pages";
-		ret = -EBADMSG;
-	}
+	if (!ret && nm && nm->hp_ok && (*why = chunk_damage(&nm->hp, ci, cb->raw)) != NULL)
+		ret = -EBADMSG;	/* its pages only come out here: damaged as a chunk that fails */
 	return ret;
 }
 
