@@ -22,6 +22,7 @@
 
 #include "bytes.h"
 #include "chunk.h"
+#include "cli.h"
 #include "ctxevent.h"
 #include "evcensus.h"
 #include "evformat.h"
@@ -1231,9 +1232,11 @@ static int cmp_cpu_off(const void *a, const void *b)
 /*
  * What the headers say of the chosen buffer's data, checked before a page is read: its page
  * size against the kernel's possible ones and the header_page's (the page size the kernel
- * wrote it with; an instance's may differ in a v7 file, which states its own), and its CPUs'
- * data after the headers and apart from each other (two CPUs on the same bytes would count
- * their events twice). A cut file is not refused here: its sizes are those written.
+ * wrote it with; an instance's may differ in a v7 file, which states its own), its CPUs'
+ * numbers (the reader's list takes those below VMT_CLI_MAX_CPUS, each once: a v6 file
+ * numbers them itself, a v7 BUFFER option names them), and its CPUs' data after the
+ * headers and apart from each other (two CPUs on the same bytes would count their events
+ * twice). A cut file is not refused here: its sizes are those written.
  */
 static int check_layout(struct tracedat *td, const struct td_buffer *b, bool compressed,
 			const char **why)
@@ -1262,7 +1265,21 @@ static int check_layout(struct tracedat *td, const struct td_buffer *b, bool com
 		return -ENOMEM;
 	for (i = 0; i < b->ncpu; i++) {
 		const struct td_cpu *c = &b->cpu[i];
+		uint32_t j;
 
+		if (c->cpu >= VMT_CLI_MAX_CPUS) {
+			snprintf(td->msg, sizeof(td->msg), "damaged BUFFER option: it names CPU %u, "
+				 "a number a trace.dat cannot have (CPUs are numbered below %u)",
+				 c->cpu, VMT_CLI_MAX_CPUS);
+			break;
+		}
+		for (j = 0; j < i && b->cpu[j].cpu != c->cpu; j++)
+			;
+		if (j < i) {
+			snprintf(td->msg, sizeof(td->msg), "damaged BUFFER option: it names CPU %u "
+				 "twice", c->cpu);
+			break;
+		}
 		if (!c->size)
 			continue;
 		if (c->off < start) {

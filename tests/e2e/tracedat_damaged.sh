@@ -14,6 +14,7 @@
 #    same report on two threads as on one;
 #  - a page whose length passes its end: left out as found when the file is opened, so
 #    that vmtrace-convert --to-vmt, which copies pages without decoding them, says it too;
+#  - a v7 BUFFER option naming a CPU numbered 8192 or more: a one-line refusal saying so;
 # vmtrace-convert --to-vmt exits as the report does on each of them.
 . "$(dirname "$0")/lib.sh"
 
@@ -99,20 +100,22 @@ def run(prog, args):
 
 
 def check(name, data, want_rc, want_msg, want_events=None):
-    """the report and convert --to-vmt of data: their status, the message (a regex), and
-    with want_events the report's count of events"""
+    """the report and convert --to-vmt of data: their status, the message (a regex; None:
+    nothing said), and with want_events the report's count of events"""
     global bad
     path = name + ".dat"
     open(path, "wb").write(data)
     rc, out, err = run(REPORT, [path])
-    ok = rc == want_rc and any(re.search(want_msg, l) for l in err)
+    said = lambda lines: not lines if want_msg is None else any(re.search(want_msg, l)
+                                                                for l in lines)
+    ok = rc == want_rc and said(err)
     if want_rc == 1:
         ok = ok and len(err) == 1 and err[0].startswith("vmtrace-report: %s: " % path)
     if want_events is not None:
         m = re.search(r"Number of VM events = (\d+)", out)
         ok = ok and m and int(m.group(1)) == want_events
     crc, _, cerr = run(CONVERT, ["--to-vmt", "-o", name + ".vmt", path])
-    ok = ok and crc == want_rc and any(re.search(want_msg, l) for l in cerr)
+    ok = ok and crc == want_rc and said(cerr)
     if not ok:
         print("FAIL %s: report exit %d %r, convert exit %d %r; wanted exit %d, %r, %r events"
               % (name, rc, err, crc, cerr, want_rc, want_msg, want_events))
@@ -262,7 +265,44 @@ want_events, _ = tracecmd_pairs(first, page_ts(nxt) if nxt < npages else 2**64)
 check("zcommit", d, 2, r"damaged data skipped: 1 chunk \(page commit beyond the page size\): "
       r"the chunk at offset %d, CPU %d, %d pages" % (q + 8, DATA_CPU, npg), want_events)
 
-print("%d damaged files checked" % 16)
+
+
+def buffer_cpu_at(f):
+    """where the first BUFFER option of v7 file f names its first CPU (trace-cmd.dat.v7(5):
+    <8 offset> name clock <4 page size> <4 CPUs>, then <4 cpu> <8 offset> <8 size> each)"""
+    p = f.index(b"\0", 10) + 1 + 6
+    p = f.index(b"\0", f.index(b"\0", p) + 1) + 1
+    opt = struct.unpack_from("<Q", f, p)[0]
+    assert struct.unpack_from("<H", f, opt + 2)[0] == 0      # options stored as they are
+    q = opt + 16
+    while True:
+        oid, osize = struct.unpack_from("<HI", f, q)
+        if oid == 3:
+            r = f.index(b"\0", q + 6 + 8) + 1
+            r = f.index(b"\0", r) + 1
+            assert struct.unpack_from("<I", f, r + 4)[0] >= 1
+            return r + 8
+        assert oid != 0
+        q += 6 + osize
+
+
+# A CPU number no machine has: said as what it is, not as the reader's metadata
+at = buffer_cpu_at(z)
+assert struct.unpack_from("<I", z, at)[0] == DATA_CPU
+for cpu in (65535, 8192, 2**32 - 1):
+    d = bytearray(z)
+    struct.pack_into("<I", d, at, cpu)
+    check("cpu%d" % cpu, d, 1, r"damaged BUFFER option: it names CPU %d, a number a trace.dat "
+          r"cannot have \(CPUs are numbered below 8192\)$" % cpu)
+d = bytearray(z)
+struct.pack_into("<I", d, at, 8191)             # the largest the reader takes: read whole
+check("cpu8191", d, 0, None, len(EVENTS))
+rc, out, _ = run(REPORT, ["cpu8191.dat"])
+if "Traced CPUs: 8191\n" not in out:
+    print("FAIL cpu8191: %r" % out[:300])
+    bad += 1
+
+print("%d damaged files checked" % 20)
 sys.exit(1 if bad else 0)
 EOF
 finish
