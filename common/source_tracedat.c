@@ -71,6 +71,7 @@ struct td_buffer {
 	char *clock;		/* v7; v6 takes the TRACECLOCK option */
 	uint32_t page_size;
 	uint64_t offset;	/* v7: its flyrecord section; v6: its table of CPU data */
+	uint64_t table_end;	/* v6: the end of that table, where its CPUs' data may start */
 	uint32_t ncpu;
 	struct td_cpu *cpu;
 	bool latency;		/* a text buffer (BUFFER_TEXT / "latency"): nothing to decode */
@@ -103,7 +104,6 @@ struct tracedat {
 	char *stat_buffer;	/* the buffer the CPUSTAT options now describe */
 	size_t chosen;
 	uint64_t first_section;	/* v7: where its run of sections starts */
-	uint64_t headers_end;	/* v6: the end of its last table of CPU data */
 	struct vmt_header_page hp;	/* the header_page parsed (hp_ok), for the checks */
 	bool hp_ok;
 	const char *part;	/* v6: the part of the headers being read */
@@ -818,8 +818,7 @@ static int open_v6(struct vmt_source *s, struct tracedat *td, struct cur *k,
 			bf->cpu[i].off = cur_u64(&t);
 			bf->cpu[i].size = cur_u64(&t);
 		}
-		if (t.pos > td->headers_end)
-			td->headers_end = t.pos;
+		bf->table_end = t.pos;
 		if (t.bad) {
 			td->part = "tables of CPU data";
 			k->eof |= t.eof;
@@ -1241,7 +1240,7 @@ static int cmp_cpu_off(const void *a, const void *b)
 static int check_layout(struct tracedat *td, const struct td_buffer *b, bool compressed,
 			const char **why)
 {
-	uint64_t start = td->version >= 7 ? b->offset + SECTION_HEADER : td->headers_end;
+	uint64_t start = td->version >= 7 ? b->offset + SECTION_HEADER : b->table_end;
 	const struct td_cpu **by_off;
 	uint32_t i, n = 0;
 	bool bad = true;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A trace.dat whose headers lie about its data (tests/data/tracedat/kvm.v6.dat changed in
-# place, its layout read here as trace-cmd.dat.v6(5) describes it, not by the program):
+# A trace.dat whose headers or pages lie about its data (tests/data/tracedat/kvm.v6.dat
+# and kvm.v7zlib.dat changed in place, their layout read here as trace-cmd.dat.v6(5) and
+# trace-cmd.dat.v7(5) describe it, not by the program; the values expected come from
+# trace-cmd's own report of the same events, kvm.v6.report.txt.gz, one vCPU task on one CPU):
 #  - a page size the kernel cannot write (not a power of two of 4096 bytes or more) or
 #    one that is not the header_page's sub-buffer size: a one-line refusal naming both;
 #  - a CPU's data inside the headers, or two CPUs on the same bytes: a one-line refusal;
@@ -20,7 +22,8 @@
 
 T="$DATA/tracedat"
 command -v python3 >/dev/null || skip "python3"
-python3 - "$top_builddir" "$T/kvm.v6.dat" "$T/kvm.v6.report.txt.gz" "$T/kvm.v7zlib.dat" <<'EOF' || fail "damaged trace.dat"
+python3 - "$top_builddir" "$T/kvm.v6.dat" "$T/kvm.v6.report.txt.gz" "$T/kvm.v7zlib.dat" \
+	<<'EOF' || fail "damaged trace.dat"
 import gzip, json, re, struct, subprocess, sys, zlib
 
 build, base, tcreport = sys.argv[1:4]
@@ -163,7 +166,6 @@ assert 0 < want < len(EVENTS)
 check("odd", with_cpu(DATA_CPU, off, size - 100), 2,
       r"damaged data skipped: 1 block \(a CPU's data that is not whole pages\): the block "
       r"at offset %d" % (off + size - PS), want)
-
 
 
 def tracecmd_pairs(dropped_from, dropped_until):
