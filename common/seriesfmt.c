@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -115,13 +116,40 @@ void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
 	vmt_commtab_free(&names);
 }
 
-static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,
-		     const struct vmt_series_row *r)
+/*
+ * A row's VM and vCPU: the vCPU id its events carry, else its thread's index in the
+ * recording's --vm map (vms), as the exit rows and the JSON's vcpus give them; the VM's
+ * name from the map, NULL for a task of no VM or without a map.
+ */
+static const char *row_vm(const struct vmt_vmmap *vms, const struct vmt_series_row *r,
+			  bool *has_vcpu, uint64_t *vcpu)
 {
+	unsigned int vm, idx;
+
+	*has_vcpu = r->has_vcpu;
+	*vcpu = r->vcpu;
+	if (!vms || vmt_vmmap_lookup(vms, r->pid, &vm, &idx))
+		return NULL;
+	if (!r->has_vcpu) {
+		*has_vcpu = true;
+		*vcpu = idx;
+	}
+	return vmt_vmmap_name(vms, vm);
+}
+
+static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,
+		     const struct vmt_vmmap *vms, const struct vmt_series_row *r)
+{
+	const char *vm;
+	uint64_t vcpu;
+	bool has_vcpu;
+
+	vm = row_vm(vms, r, &has_vcpu, &vcpu);
 	vmt_jsonw_u64(w, "start_ns", r->start_ns);
 	vmt_jsonw_u64(w, "end_ns", r->start_ns + s->interval_ns);
-	vmt_jsonw_opt_u64(w, "vcpu", r->has_vcpu, r->vcpu);
+	vmt_jsonw_opt_u64(w, "vcpu", has_vcpu, vcpu);
 	vmt_jsonw_i64(w, "pid", r->pid);
+	vmt_jsonw_str(w, "vm", vm);	/* null: no VM (every row has the key) */
 	vmt_jsonw_u64(w, "exits", r->exits);
 	vmt_jsonw_u64(w, "out_ns", r->out_ns);
 	vmt_jsonw_u64(w, "seen_ns", r->seen_ns);
@@ -130,14 +158,15 @@ static void json_row(struct vmt_jsonw *w, const struct vmt_series *s,
 	vmt_jsonw_opt_u64(w, "max_window_ns", r->exits, r->max_window_ns);
 }
 
-void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s)
+void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s,
+		     const struct vmt_vmmap *vms)
 {
 	size_t i;
 
 	vmt_jsonw_array_open(w, name);
 	for (i = 0; i < s->nrows; i++) {
 		vmt_jsonw_object_open(w, NULL);
-		json_row(w, s, &s->rows[i]);
+		json_row(w, s, vms, &s->rows[i]);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
@@ -150,7 +179,27 @@ static void csv_opt(struct vmt_outbuf *o, bool has, uint64_t v)
 		vmt_outbuf_u64(o, v);
 }
 
-int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
+/* A name cell (RFC 4180): quoted, with its quotes doubled, when it holds , " CR or LF. */
+static void csv_name(struct vmt_outbuf *o, const char *s)
+{
+	vmt_outbuf_ch(o, ',');
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		vmt_outbuf_str(o, s);
+		return;
+	}
+	vmt_outbuf_ch(o, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			vmt_outbuf_ch(o, '"');
+		vmt_outbuf_ch(o, *s);
+	}
+	vmt_outbuf_ch(o, '"');
+}
+
+int vmt_series_write_rows(int fd, const struct vmt_series *s, const struct vmt_vmmap *vms,
+			  bool csv)
 {
 	struct vmt_outbuf o;
 	struct vmt_jsonw w;
@@ -161,24 +210,29 @@ int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv)
 	if (ret)
 		return ret;
 	if (csv)
-		vmt_outbuf_str(&o, "start_ns,end_ns,vcpu,pid,exits,out_ns,max_ns,p99_ns,"
+		vmt_outbuf_str(&o, "start_ns,end_ns,vcpu,pid,vm,exits,out_ns,max_ns,p99_ns,"
 			       "max_window_ns,seen_ns\r\n");
 	for (i = 0; i < s->nrows; i++) {
 		const struct vmt_series_row *r = &s->rows[i];
+		const char *vm;
+		uint64_t vcpu;
+		bool has_vcpu;
 
 		if (!csv) {
 			vmt_jsonw_init(&w, &o);
 			vmt_jsonw_object_open(&w, NULL);
-			json_row(&w, s, r);
+			json_row(&w, s, vms, r);
 			vmt_jsonw_object_close(&w);
 			vmt_outbuf_ch(&o, '\n');
 			continue;
 		}
+		vm = row_vm(vms, r, &has_vcpu, &vcpu);
 		vmt_outbuf_u64(&o, r->start_ns);
 		csv_opt(&o, true, r->start_ns + s->interval_ns);
-		csv_opt(&o, r->has_vcpu, r->vcpu);
+		csv_opt(&o, has_vcpu, vcpu);
 		vmt_outbuf_ch(&o, ',');
 		vmt_outbuf_i64(&o, r->pid);
+		csv_name(&o, vm);
 		csv_opt(&o, true, r->exits);
 		csv_opt(&o, true, r->out_ns);
 		csv_opt(&o, r->exits, r->max_ns);

@@ -2,7 +2,7 @@
 /*
  * seriesfmt: the time series (series.h) as people and programs read it: a text table, a
  * JSON array (the report's "series" key), CSV and JSON lines rows, with the same keys
- * everywhere (start_ns, end_ns, vcpu, pid, exits, out_ns, max_ns, p99_ns, max_window_ns;
+ * everywhere (start_ns, end_ns, vcpu, pid, vm, exits, out_ns, max_ns, p99_ns, max_window_ns;
  * man/vmtrace-report.1). Renderers write where the caller says and keep no state.
  */
 #ifndef VMT_SERIESFMT_H
@@ -28,8 +28,16 @@
  */
 void vmt_series_text(FILE *f, const struct vmt_series *s, bool kvm,
 		     const struct vmt_summary *named_by, const struct vmt_vmmap *vms);
-/* The rows as a JSON array named name (NULL: a top value). */
-void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s);
-/* The rows as CSV with a header (csv) or as JSON lines, onto fd. Returns 0 or -errno. */
-int vmt_series_write_rows(int fd, const struct vmt_series *s, bool csv);
+/*
+ * The rows as a JSON array named name (NULL: a top value). vms: the recording's --vm map,
+ * or NULL; it names a row's VM (vm) and gives its vCPU index where the events carry none.
+ */
+void vmt_series_json(struct vmt_jsonw *w, const char *name, const struct vmt_series *s,
+		     const struct vmt_vmmap *vms);
+/*
+ * The rows as CSV with a header (csv) or as JSON lines, onto fd, VMs and vCPUs as in
+ * vmt_series_json(). Returns 0 or -errno.
+ */
+int vmt_series_write_rows(int fd, const struct vmt_series *s, const struct vmt_vmmap *vms,
+			  bool csv);
 #endif

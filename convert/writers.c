@@ -104,7 +104,8 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", o->input, ret == -E2BIG ? "too many rows: choose a longer "
 			"--series interval" : strerror(-ret));
 	} else {
-		ret = vmt_series_write_rows(fd, &se, o->format == CONVERT_CSV);
+		ret = vmt_series_write_rows(fd, &se, vmt_reader_vmmap(r),
+					    o->format == CONVERT_CSV);
 		if (ret)
 			vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 	}

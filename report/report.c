@@ -226,7 +226,7 @@ static int print_json(struct report *rep)
 		return 1;	/* said */
 	}
 	if (rep->o->interval_ns)
-		vmt_series_json(&w, "series", &rep->series);
+		vmt_series_json(&w, "series", &rep->series, vmt_reader_vmmap(rep->r));
 	vmt_report_json_end(&w);
 	return vmt_outbuf_finish(&out);
 }

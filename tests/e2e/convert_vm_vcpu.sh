@@ -4,7 +4,9 @@
 # system-call pair, as recorded on hosts where kvm's events do not fire): every per-exit
 # view gives a mapped thread its vCPU index from the map, as the JSON's vcpus do, and none
 # to the task of neither VM. Checked against tests/helpers/twovms.py's own map, for the CSV,
-# JSON lines, the Perfetto timeline and the report's JSON.
+# JSON lines, the Perfetto timeline and the report's JSON; the time series' rows (report
+# --interval --json, convert --series CSV and JSON lines) carry the map's VM name and index
+# too, and their exits add up to the script's count per VM.
 . "$(dirname "$0")/lib.sh"
 
 python3 "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
@@ -20,6 +22,9 @@ vmtrace-convert --csv --events sys.vmt >events.csv || fail "--csv --events"
 vmtrace-convert --jsonl sys.vmt >rows.jsonl || fail "--jsonl"
 vmtrace-convert --perfetto sys.vmt >trace.json || fail "--perfetto"
 vmtrace-report --json sys.vmt >r.json || fail "--json"
+vmtrace-report --json --interval 10ms sys.vmt >rs.json || fail "--interval --json"
+vmtrace-convert --csv --series=10ms sys.vmt >series.csv || fail "--series --csv"
+vmtrace-convert --jsonl --series=10ms sys.vmt >series.jsonl || fail "--series --jsonl"
 python3 - rows.csv events.csv rows.jsonl trace.json r.json vms.txt <<'PY' || fail "vcpu not the map's"
 import csv, json, re, sys
 rows, events, jsonl, trace, rep, script = sys.argv[1:7]
@@ -50,5 +55,33 @@ for e in json.load(open(trace))["traceEvents"]:
 for t in json.load(open(rep))["vcpus"]:
     assert t["vcpu"] == want(t["pid"]), t
 print("vcpu of", n, "rows and slices: the map's index, none for the task of neither VM")
+PY
+python3 - rs.json series.csv series.jsonl truth.json vms.txt <<'PY' || fail "series rows without the map's VM"
+import csv, json, re, sys
+rep, scsv, sjsonl, truth, script = sys.argv[1:6]
+truth = json.load(open(truth))
+vcpu_of = {}
+for line in open(script):
+    m = re.match(r"meta vm\.\d+\.vcpus (.*)", line)
+    if m:
+        for t in m.group(1).split(","):
+            tid, idx = t.split(":")
+            vcpu_of[int(tid)] = int(idx)
+views = {"report --json": json.load(open(rep))["series"],
+         "--series --jsonl": [json.loads(l) for l in open(sjsonl)],
+         "--series --csv": [dict(r, vcpu=int(r["vcpu"]) if r["vcpu"] != "" else None,
+                                 vm=r["vm"] or None, pid=int(r["pid"]), exits=int(r["exits"]))
+                            for r in csv.DictReader(open(scsv, newline=""))]}
+for name, rows in views.items():
+    assert rows, name
+    per_vm = {}
+    for r in rows:
+        assert "vm" in r, (name, r)
+        assert r["vm"] == truth["vm_of"][str(r["pid"])], (name, r)
+        assert r["vcpu"] == vcpu_of.get(r["pid"]), (name, r)
+        per_vm[r["vm"] or ""] = per_vm.get(r["vm"] or "", 0) + r["exits"]
+    want = {k: v["count"] for k, v in truth["per_vm"].items()}
+    assert per_vm == want, (name, per_vm, want)
+    print(name, ": exits per VM", per_vm)
 PY
 exit 0
