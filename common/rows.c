@@ -2,8 +2,9 @@
 /*
  * The row kinds' columns are X-macro lists: X(name, kind, shown, has, value), where kind
  * says how the value is written (U64, I64, HEX, TREL/TABS (times, digits cached), REASON,
- * TEXT), shown whether the column exists for this recording's layout, and has whether
- * this row has a value (else the cell is empty in CSV, null in JSON). The header, the CSV
+ * TEXT), shown whether the column exists (the options' choice: the why columns; never the
+ * recording's layout, so that the rows of several recordings load into one table), and has
+ * whether this row has a value (else the cell is empty in CSV, null in JSON). The header, the CSV
  * writer and the JSON lines writer are all expansions of the same list, so they cannot
  * disagree; the CSV expansion writes a whole row in place, which is most of the speed.
  *
@@ -41,15 +42,15 @@
 	X("vcpu", U64, 1, pr->has_vcpu || map_vcpu >= 0,				\
 	  pr->has_vcpu ? pr->vcpu : (uint64_t)map_vcpu)				\
 	X("task", I64, 1, 1, ex->pid)						\
-	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
+	X("vm", NAME, 1, vmname != NULL, vmname)				\
 	X("reason_code", U64, 1, has_reason, key)				\
 	X("reason", REASON, 1, has_reason, key)					\
 	X("latency_ns", U64, 1, 1, row_ns(f, pr->lat))			\
 	X("guest_rip", HEX, 1, ex->has & VMT_EVF_RIP, ex->rip)			\
 	X("info1", HEX, 1, ex->has & VMT_EVF_INFO1, ex->info1)			\
 	X("info2", HEX, 1, ex->has & VMT_EVF_INFO2, ex->info2)			\
-	X("intr_info", HEX, f->intr, ex->has & VMT_EVF_INTR_INFO, ex->intr_info) \
-	X("error_code", HEX, f->intr, ex->has & VMT_EVF_ERROR_CODE, ex->error_code) \
+	X("intr_info", HEX, 1, ex->has & VMT_EVF_INTR_INFO, ex->intr_info)	\
+	X("error_code", HEX, 1, ex->has & VMT_EVF_ERROR_CODE, ex->error_code)	\
 	X("near_gap", U64, 1, 1, pr->near_gap)					\
 	WHY_COLUMNS(X)
 
@@ -101,7 +102,7 @@ struct prow {
 	X("ts_ns", TABS, 1, 1, ev->ts)						\
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
-	X("vm", NAME, f->vmmap != NULL, vmname != NULL, vmname)			\
+	X("vm", NAME, 1, vmname != NULL, vmname)				\
 	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
 	X("vcpu", U64, 1, (ev->has & VMT_EVF_VCPU) || map_vcpu >= 0,		\
 	  (ev->has & VMT_EVF_VCPU) ? ev->vcpu : (uint64_t)map_vcpu)		\
@@ -110,8 +111,8 @@ struct prow {
 	X("rip", HEX, 1, ev->has & VMT_EVF_RIP, ev->rip)			\
 	X("info1", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO1), ev->info1)	\
 	X("info2", HEX, 1, is_exit && (ev->has & VMT_EVF_INFO2), ev->info2)	\
-	X("intr_info", HEX, f->intr, ev->has & VMT_EVF_INTR_INFO, ev->intr_info) \
-	X("error_code", HEX, f->intr, ev->has & VMT_EVF_ERROR_CODE, ev->error_code) \
+	X("intr_info", HEX, 1, ev->has & VMT_EVF_INTR_INFO, ev->intr_info)	\
+	X("error_code", HEX, 1, ev->has & VMT_EVF_ERROR_CODE, ev->error_code)	\
 	X("latency_ns", U64, 1, has_lat, row_ns(f, lat))				\
 	X("near_gap", U64, 1, 1, near_gap)
 
@@ -173,7 +174,6 @@ struct rowfmt {
 	const struct vmt_clock *clock;
 	const struct vmt_exitreasons *names;
 	uint64_t start;
-	bool intr;		/* the layout has intr_info and error_code */
 	bool why;		/* the why columns */
 	bool ns_clock;		/* ticks are ns: no conversion */
 	bool ticks;		/* ticks of unknown length: figures in ticks, and said so */
@@ -1096,14 +1096,12 @@ static int row_max(struct rowfmt *f)
 static int on_start(void *state, const struct vmt_iter *it)
 {
 	struct vmt_rows *w = state;
-	const struct vmt_evside *b = &it->bind->begin;
 	int ret;
 
 	w->f.clock = it->clock;
 	w->f.ns_clock = it->clock->ns_per_tick == 1.0 || it->clock->ns_per_tick == 0;
 	w->f.ticks = !vmt_clock_in_ns(it->clock);
 	w->f.start = it->start_ts;
-	w->f.intr = b->intr_info.size && b->error_code.size;
 	w->f.why = w->o.why;
 	w->f.recorded = it->why ? it->why_recorded : 0;
 	w->f.vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
