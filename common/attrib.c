@@ -18,11 +18,12 @@
  *   BLOCKED (switched out asleep): until sched_waking/sched_wakeup of T (the first), then
  *     Named by the waker: the task that emitted the wake-up, or the innermost interrupt
  *     open on its CPU when common_flags say it came from an interrupt.
- *   WOKEN: until T is switched in on any CPU. Named after the task that holds the CPU it
- *     was queued on (target_cpu), switch by switch there: "idle" for the idle task, unnamed
- *     while no event of that CPU said who runs there (since the start or a gap). With
- *     sched_waking alone, target_cpu is where T ran last: a wake-up that moves T is named
- *     after the old CPU's holders (sched_wakeup, when recorded, moves it again).
+ *   WOKEN: until T is switched in on any CPU c. Named, at that switch-in, after what held
+ *     c meanwhile, from c's history of holders (hist_push, wait_credit): "idle" for the
+ *     idle task; before c's first event, the task its first event names (a switch's prev);
+ *     after lost events on c until its next event, not known (kvm, incomplete). Not the
+ *     wake-up's target_cpu: sched_waking's is where T ran last (emitted before the kernel
+ *     picks the CPU).
  *   LOST: where T is is unknown (see below): kvm, and the exit is incomplete.
  * Off-CPU time is only preempted, blocked or wakeup: interrupts elsewhere do not count.
  * Per CPU: the current task, the exit running there, the exits preempted off it or
@@ -41,7 +42,8 @@
  * Not modelled: PREEMPT_RT's threaded softirqs (a softirq frame open at a switch looks
  * stale, so such an exit is incomplete).
  *
- * Incomplete: lost events (a gap) on T's CPU or the CPU it waits on; a switch-out or
+ * Incomplete: lost events (a gap) on T's CPU, or on the CPU it is switched in on while it
+ * waits there; a switch-out or
  * switch-in of T that contradicts its state; T's own user-space/KVM_RUN event or its entry
  * on a CPU where it was not running; interrupt frames left open at a switch or at the
  * entry, or an interrupt exit without its entry. The time since the last boundary (the
@@ -340,7 +342,27 @@ struct cpu {
 	uint8_t depth;
 	uint32_t overflow;	/* frames past VMT_ATTRIB_MAX_NEST, popped first */
 	struct frame st[VMT_ATTRIB_MAX_NEST];
+	/*
+	 * Who held this CPU when (the occupants' history): a woken task's wait is charged,
+	 * at its switch-in, to what ran on the CPU where it was switched in, which its
+	 * wake-up does not say (sched_waking's target_cpu is the CPU it ran on last).
+	 */
+	struct hent *hist;
+	uint32_t hhead, hlen, hcap;
+	uint8_t hbefore;	/* HB_*: what is known before the first entry */
 };
+
+/* The occupant of a CPU from ts: an interrupt frame (pid -1, its name), idle (0), a task. */
+struct hent {
+	uint64_t ts;
+	int32_t pid;
+	char name[NAMELEN];
+};
+
+/* Before a CPU's first history entry: nothing yet (the first event tells), or lost. */
+enum { HB_START, HB_LOST, HB_KNOWN };
+#define HIST_MIN 64
+#define HIST_MAX 8192
 
 struct comm {
 	int32_t pid;
@@ -399,6 +421,8 @@ void vmt_attrib_free(struct vmt_attrib *a)
 	for (i = 0; i < a->ndet; i++)
 		free(a->det[i].segs);
 	free(a->det);
+	for (i = 0; i < a->ncpus; i++)
+		free(a->cpus[i].hist);
 	free(a->tasks);
 	free(a->index);
 	free(a->cpus);
@@ -723,11 +747,15 @@ static void contradiction(struct task *t)
 	t->uncertain = true;
 }
 
+static void wait_credit(struct vmt_attrib *a, struct task *t, uint32_t cpu, uint64_t ts);
+
 /* T is running on cpu from ts (a switch-in, or evidence that it runs there). */
 static void make_running(struct vmt_attrib *a, struct task *t, uint32_t cpu, uint64_t ts)
 {
 	struct cpu *c = &a->cpus[cpu];
 
+	if (t->st == ST_WOKEN)
+		wait_credit(a, t, cpu, ts);
 	seg_close(a, t, ts);
 	detach(a, t);
 	if (c->running != NONE && c->running != tidx(a, t)) {
@@ -780,6 +808,127 @@ static void key_holder(struct key *k, int32_t holder, const char *comm)
 		key_set(k, VMT_WHY_WAKEUP, -1, "");
 	else
 		key_set(k, VMT_WHY_WAKEUP, holder, comm);
+}
+
+static struct hent *hent_at(const struct cpu *c, uint32_t i)
+{
+	return &c->hist[(c->hhead + i) & (c->hcap - 1)];
+}
+
+/* Who holds c now: its task (0: idle, -1: unknown). */
+static void occupant(const struct vmt_attrib *a, const struct cpu *c, int32_t *pid, char *name)
+{
+	*pid = c->curr;
+	set_name(name, c->curr > 0 ? comm_of(a, c->curr) : "");
+}
+
+/*
+ * Drop what no woken task can ask for: entries that ended before the oldest wait began
+ * (the last one that began before it holds at its start).
+ */
+static void hist_trim(const struct vmt_attrib *a, struct cpu *c)
+{
+	uint64_t oldest = UINT64_MAX;
+	uint32_t i, n0 = c->hlen;
+
+	for (i = 0; i < a->ntasks; i++) {
+		if (a->tasks[i].st == ST_WOKEN && a->tasks[i].seg_start < oldest)
+			oldest = a->tasks[i].seg_start;
+	}
+	while (c->hlen > 1 && hent_at(c, 1)->ts <= oldest) {
+		c->hhead = (c->hhead + 1) & (c->hcap - 1);
+		c->hlen--;
+	}
+	if (c->hlen != n0)
+		c->hbefore = HB_KNOWN;
+}
+
+/* c's occupant from ts on, when it changed. */
+static void hist_push(struct vmt_attrib *a, struct cpu *c, uint64_t ts)
+{
+	struct hent *e;
+	char name[NAMELEN];
+	int32_t pid;
+
+	occupant(a, c, &pid, name);
+	if (pid < 0 && !name[0])
+		return;		/* not known (since a gap) */
+	if (c->hlen) {
+		e = hent_at(c, c->hlen - 1);
+		if (e->pid == pid && name_eq(e->name, name))
+			return;
+		if (ts < e->ts)
+			ts = e->ts;
+	}
+	if (c->hlen == c->hcap && c->hcap)
+		hist_trim(a, c);
+	if (c->hlen == c->hcap) {
+		uint32_t cap = c->hcap ? c->hcap * 2 : HIST_MIN, i;
+		struct hent *h = cap <= HIST_MAX ? malloc(cap * sizeof(*h)) : NULL;
+
+		if (h) {
+			for (i = 0; i < c->hlen; i++)
+				h[i] = *hent_at(c, i);
+			free(c->hist);
+			c->hist = h;
+			c->hcap = cap;
+			c->hhead = 0;
+		} else if (c->hlen) {
+			/* the oldest is forgotten: a wait that began before it is not known */
+			c->hhead = (c->hhead + 1) & (c->hcap - 1);
+			c->hlen--;
+			c->hbefore = HB_LOST;
+		} else {
+			c->hbefore = HB_LOST;
+			return;
+		}
+	}
+	e = hent_at(c, c->hlen++);
+	e->ts = ts;
+	e->pid = pid;
+	set_name(e->name, name);
+}
+
+/*
+ * T, woken, is switched in on cpu at ts: its wait since the wake-up, charged to what held
+ * cpu meanwhile (the tasks, "idle", the interrupt handlers), entry by entry of cpu's
+ * history. A span no event of cpu tells about (events lost there) is kvm and incomplete.
+ */
+static void wait_credit(struct vmt_attrib *a, struct task *t, uint32_t cpu, uint64_t ts)
+{
+	const struct cpu *c = &a->cpus[cpu];
+	uint64_t at = t->seg_start;
+	uint32_t i = 0;
+	struct key k;
+
+	if (t->uncertain || ts <= at)
+		return;
+	while (i < c->hlen && hent_at(c, i)->ts <= at)
+		i++;
+	while (at < ts) {
+		uint64_t to = i < c->hlen && hent_at(c, i)->ts < ts ? hent_at(c, i)->ts : ts;
+
+		if (i > 0) {
+			const struct hent *e = hent_at(c, i - 1);
+
+			if (e->pid < 0)
+				key_set(&k, VMT_WHY_WAKEUP, -1, e->name);
+			else
+				key_holder(&k, e->pid, e->name);
+		} else if (c->hbefore == HB_LOST) {
+			key_kvm(&k);
+			t->incomplete = true;
+		} else {
+			key_holder(&k, -1, "");
+		}
+		if (k.kind == VMT_WHY_KVM && t->x == NONE)
+			;	/* kvm before T's detail is credited with it */
+		else
+			credit(a, t, &k, at, to);
+		at = to;
+		i++;
+	}
+	t->seg_start = ts;
 }
 
 /*
@@ -835,14 +984,6 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		seg_close(a, t, ev->ts);
 		key_set(&t->seg, VMT_WHY_PREEMPTED, next, ev->u.sw.next_comm);
 	}
-	for (i = c->head[L_WOKEN]; i != NONE; i = a->tasks[i].lnext) {
-		struct task *t = &a->tasks[i];
-
-		if (t->pid == next)
-			continue;
-		seg_close(a, t, ev->ts);
-		key_holder(&t->seg, next, ev->u.sw.next_comm);
-	}
 	if (tp) {
 		if (tp->st != ST_RUN || tp->cpu != cpu)
 			contradiction(tp);
@@ -859,7 +1000,7 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 			/* a wake-up stamped before this switch: it is already awake again */
 			if (tp->early_waker.kind == VMT_WHY_BLOCKED) {
 				tp->st = ST_WOKEN;
-				key_holder(&tp->seg, next, ev->u.sw.next_comm);
+				key_holder(&tp->seg, -1, "");
 				key_kvm(&tp->early_waker);
 				list_add(a, tp, cpu, L_WOKEN);
 			} else {
@@ -908,7 +1049,6 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 
 static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
-	struct cpu *q;
 	struct task *t;
 	struct key k;
 
@@ -934,17 +1074,14 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	seg_close(a, t, ev->ts);
 	t->st = ST_WOKEN;
 	/*
-	 * It now waits for the CPU it was queued on, behind whatever runs there: not the
-	 * waker's doing (the interrupt that woke it is over), but the holder's, who takes the
-	 * time as a preempting task does (re-keyed at every switch there until it runs).
+	 * It now waits for a CPU, behind whatever runs there: not the waker's doing (the
+	 * interrupt that woke it is over), but the holder's. Which CPU is known at its
+	 * switch-in (target_cpu is only a guess: sched_waking is emitted before the CPU is
+	 * chosen), where wait_credit() charges the wait from that CPU's history.
 	 */
-	if (ev->u.wake.target_cpu >= 0 && (q = cpu_get(a, (uint32_t)ev->u.wake.target_cpu))) {
-		list_del(a, t);
-		list_add(a, t, (uint32_t)ev->u.wake.target_cpu, L_WOKEN);
-		key_holder(&t->seg, q->curr, q->curr > 0 ? comm_of(a, q->curr) : "");
-	} else {
-		key_holder(&t->seg, -1, "");
-	}
+	list_del(a, t);
+	list_add(a, t, t->cpu, L_WOKEN);
+	key_holder(&t->seg, -1, "");
 }
 
 static bool frame_match(const struct frame *f, uint8_t src, int32_t id)
@@ -1067,6 +1204,13 @@ int vmt_attrib_context(struct vmt_attrib *a, const struct vmt_ctxev *ev)
 
 	if (!c)
 		return ev->cpu >= VMT_ATTRIB_MAX_CPUS ? 0 : -ENOMEM;
+	/* the CPU's first event says who held it since the start: a switch's prev, else its task */
+	if (c->hbefore == HB_START && !c->hlen) {
+		c->curr = ev->type == VMT_CTX_SWITCH ? ev->u.sw.prev_pid : ev->pid;
+		if (ev->type == VMT_CTX_SWITCH)
+			comm_set(a, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
+		hist_push(a, c, 0);
+	}
 	/* every event names the task current on its CPU (in an interrupt: the interrupted) */
 	c->curr = ev->pid;
 	switch (ev->type) {
@@ -1094,6 +1238,7 @@ int vmt_attrib_context(struct vmt_attrib *a, const struct vmt_ctxev *ev)
 	default:
 		break;
 	}
+	hist_push(a, c, ev->ts);
 	return 0;
 }
 
@@ -1335,12 +1480,17 @@ int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
 	if (c->running != NONE)
 		contradiction(&a->tasks[c->running]);
 	for (l = L_PREEMPT; l < L_N; l++) {
+		/* woken tasks wait for the CPU they are switched in on: its history says */
+		if (l == L_WOKEN)
+			continue;
 		for (i = c->head[l]; i != NONE; i = a->tasks[i].lnext)
 			contradiction(&a->tasks[i]);
 	}
 	/* an interrupt's exit may be among the lost events, and a switch */
 	frames_clear(a, c);
 	c->curr = -1;
+	c->hlen = 0;
+	c->hbefore = HB_LOST;
 	if (c->running != NONE)
 		run_key(a, &a->tasks[c->running], &a->tasks[c->running].seg);
 	return 0;

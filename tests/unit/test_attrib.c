@@ -377,15 +377,50 @@ static void test_blocked(void **state)
 	assert_int_equal(w->parts[w->culprit].pid, 400);
 	assert_false(w->incomplete);
 
-	/* lost events on its CPU: who holds it is not known until its next event */
+	/*
+	 * Lost events on the CPU it is switched in on: who held it since the wake-up is not
+	 * known (the switch-in's prev held it last, since when is lost): kvm, incomplete
+	 */
 	begin(0, 800, T);
 	sw(0, 810, T, "vcpu", 1, 400, "hog");
 	assert_int_equal(vmt_attrib_gap(R->a, 0), 0);
 	wake(1, 820, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
 	sw(0, 850, 400, "hog", 0, T, "vcpu");
 	w = end(0, 860, T);
-	assert_int_equal(part(w, W, -1, ""), 30);
+	assert_int_equal(w->ticks[W], 0);
+	assert_int_equal(w->ticks[K], 60);
+	assert_true(w->incomplete);
+
+	/*
+	 * sched_waking's target_cpu is the CPU it slept on (0), not where it runs next: the
+	 * wait is charged to what held CPU 2, where it was switched in (idle, then hog2),
+	 * never to hog on CPU 0
+	 */
+	sw(2, 880, 402, "hog2", 1, 0, "swapper/2");
+	begin(0, 900, T);
+	sw(0, 910, T, "vcpu", 1, 400, "hog");
+	wake(1, 920, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
+	sw(2, 935, 0, "swapper/2", 0, 402, "hog2");
+	sw(2, 950, 402, "hog2", 0, T, "vcpu");
+	w = end(2, 960, T);
+	assert_int_equal(part(w, W, -1, "idle"), 15);
+	assert_int_equal(part(w, W, 402, "hog2"), 15);
 	assert_int_equal(part(w, W, 400, "hog"), 0);
+	assert_int_equal(w->ticks[W], 30);
+	assert_false(w->incomplete);
+
+	/*
+	 * Switched in on a CPU with no event before: the switch's prev held it since the start
+	 * (named, not unknown)
+	 */
+	begin(0, 1000, T);
+	sw(0, 1010, T, "vcpu", 1, 400, "hog");
+	wake(1, 1020, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
+	sw(3, 1050, 403, "busy", 0, T, "vcpu");
+	w = end(3, 1060, T);
+	assert_int_equal(part(w, W, 403, "busy"), 30);
+	assert_int_equal(w->ticks[W], 30);
+	assert_false(w->incomplete);
 }
 
 static void test_nested_irqs(void **state)
