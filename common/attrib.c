@@ -54,6 +54,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1063,6 +1064,12 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		if (c->depth && !(ev->flags & VMT_CTX_FLAG_NMI))
 			name = c->st[c->depth - 1].name;
 		key_set(&k, VMT_WHY_BLOCKED, -1, name);
+	} else if (ev->pid == 0) {
+		char idle[NAMELEN];
+
+		/* every CPU's idle task is pid 0: the one of the waker's CPU, not a cached name */
+		snprintf(idle, sizeof(idle), "swapper/%u", ev->cpu);
+		key_set(&k, VMT_WHY_BLOCKED, 0, idle);
 	} else {
 		key_set(&k, VMT_WHY_BLOCKED, ev->pid, comm_of(a, ev->pid));
 	}

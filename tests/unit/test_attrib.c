@@ -421,6 +421,16 @@ static void test_blocked(void **state)
 	assert_int_equal(part(w, W, 403, "busy"), 30);
 	assert_int_equal(w->ticks[W], 30);
 	assert_false(w->incomplete);
+
+	/* woken by CPU 2's idle task (no interrupt flag), after CPU 1's was named: swapper/2 */
+	sw(1, 1100, 0, "swapper/1", 0, 404, "k");
+	begin(0, 1200, T);
+	sw(0, 1210, T, "vcpu", 1, 0, "swapper/0");
+	wake(2, 1250, 0, 0, T, 0);
+	sw(0, 1260, 0, "swapper/0", 0, T, "vcpu");
+	w = end(0, 1270, T);
+	assert_int_equal(part(w, B, 0, "swapper/2"), 40);
+	assert_int_equal(w->ticks[B], 40);
 }
 
 static void test_nested_irqs(void **state)
