@@ -15,7 +15,8 @@
  *     its end with its length in ns) carves [ts - delta, ts] out of the current segment,
  *     clipped to the segment's start (so to the exit and the CPU's last boundary).
  *   PREEMPTED (switched out runnable from c): the task running on c, switch by switch.
- *   BLOCKED (switched out asleep): until sched_waking/sched_wakeup of T (the first), then
+ *   BLOCKED (switched out asleep): until sched_waking/sched_wakeup of T (the first; one
+ *     stamped before the switch-out, even before the exit began, counts from it), then
  *     Named by the waker: the task that emitted the wake-up, or the innermost interrupt
  *     open on its CPU when common_flags say it came from an interrupt.
  *   WOKEN: until T is switched in on any CPU c. Named, at that switch-in, after what held
@@ -365,6 +366,11 @@ enum { HB_START, HB_LOST, HB_KNOWN };
 #define HIST_MIN 64
 #define HIST_MAX 8192
 
+struct early {
+	int32_t pid;
+	struct key waker;
+};
+
 struct comm {
 	int32_t pid;
 	char comm[VMT_CTX_COMM_LEN];
@@ -382,6 +388,11 @@ struct vmt_attrib {
 	struct detail *det;
 	uint32_t ndet, capdet, free_det;
 	struct comm *comms;
+	/*
+	 * Wake-ups of tasks without an open exit (pid 0: none), for their next switch-out: a
+	 * waker's event stamped by its own CPU's clock a little before the sleeper's exit.
+	 */
+	struct early *early;
 	struct vmt_whyseg *segbuf;
 	uint32_t nseg, capseg;
 	struct vmt_attrib_stats st;
@@ -403,9 +414,10 @@ struct vmt_attrib *vmt_attrib_new(const struct vmt_attrib_opts *opts)
 	a->capindex = 64;
 	a->index = calloc(a->capindex, sizeof(*a->index));
 	a->comms = calloc(COMM_SLOTS, sizeof(*a->comms));
+	a->early = calloc(COMM_SLOTS, sizeof(*a->early));
 	a->capseg = 16;
 	a->segbuf = malloc(a->capseg * sizeof(*a->segbuf));
-	if (!a->index || !a->comms || !a->segbuf) {
+	if (!a->index || !a->comms || !a->early || !a->segbuf) {
 		vmt_attrib_free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -428,6 +440,7 @@ void vmt_attrib_free(struct vmt_attrib *a)
 	free(a->index);
 	free(a->cpus);
 	free(a->comms);
+	free(a->early);
 	free(a->segbuf);
 	free(a);
 }
@@ -950,6 +963,21 @@ static void unqueue_preempted(struct vmt_attrib *a, struct cpu *c, uint32_t cpu,
 	}
 }
 
+/*
+ * A switch of pid ends what a wake-up before its exit meant: a switch-out asleep of T (its
+ * open exit) takes it as T's early waker; any other switch of pid forgets it.
+ */
+static void early_take(struct vmt_attrib *a, int32_t pid, struct task *t, bool sleeps)
+{
+	struct early *e = &a->early[(uint32_t)pid & (COMM_SLOTS - 1)];
+
+	if (!pid || e->pid != pid)
+		return;
+	if (t && sleeps && t->early_waker.kind != VMT_WHY_BLOCKED)
+		t->early_waker = e->waker;
+	e->pid = 0;
+}
+
 static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
 	int32_t prev = ev->u.sw.prev_pid, next = ev->u.sw.next_pid;
@@ -965,6 +993,8 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		frames_clear(a, c);
 	}
 	tp = prev ? open_task(a, prev) : NULL;
+	early_take(a, prev, tp, !ev->u.sw.prev_runnable);
+	early_take(a, next, NULL, false);
 	if (c->running != NONE && (!tp || c->running != tidx(a, tp))) {
 		struct task *o = &a->tasks[c->running];
 
@@ -1050,12 +1080,15 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 
 static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
+	struct early *early = NULL;
 	struct task *t;
 	struct key k;
 
 	comm_set(a, ev->u.wake.pid, ev->u.wake.comm);
 	t = ev->u.wake.pid ? open_task(a, ev->u.wake.pid) : NULL;
-	if (!t || (t->st != ST_BLOCK && t->st != ST_RUN))
+	if (ev->u.wake.pid && !t)
+		early = &a->early[(uint32_t)ev->u.wake.pid & (COMM_SLOTS - 1)];
+	else if (!t || (t->st != ST_BLOCK && t->st != ST_RUN))
 		return;
 	if (ev->flags & (VMT_CTX_FLAG_HARDIRQ | VMT_CTX_FLAG_SOFTIRQ | VMT_CTX_FLAG_NMI)) {
 		const char *name = ev->flags & VMT_CTX_FLAG_NMI ? "nmi" :
@@ -1072,6 +1105,11 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 		key_set(&k, VMT_WHY_BLOCKED, 0, idle);
 	} else {
 		key_set(&k, VMT_WHY_BLOCKED, ev->pid, comm_of(a, ev->pid));
+	}
+	if (early) {
+		early->pid = ev->u.wake.pid;	/* for its switch-out, if an exit begins first */
+		early->waker = k;
+		return;
 	}
 	if (t->st == ST_RUN) {
 		t->early_waker = k;	/* for its switch-out, if one comes */

@@ -431,6 +431,31 @@ static void test_blocked(void **state)
 	w = end(0, 1270, T);
 	assert_int_equal(part(w, B, 0, "swapper/2"), 40);
 	assert_int_equal(w->ticks[B], 40);
+
+	/*
+	 * The waker's CPU stamped its wake-up 10 before the exit began (clock skew): it is the
+	 * sleeper's early waker all the same, not lost nor a CPU not traced; it waits behind
+	 * hog from its switch-out
+	 */
+	wake(2, 1290, 500, 0, T, 0);
+	begin(0, 1300, T);
+	sw(0, 1310, T, "vcpu", 1, 400, "hog");
+	sw(0, 1350, 400, "hog", 0, T, "vcpu");
+	w = end(0, 1360, T);
+	assert_int_equal(part(w, W, 400, "hog"), 40);
+	assert_int_equal(w->ticks[B], 0);
+	assert_int_equal(w->ticks[K], 20);
+	assert_false(w->incomplete);
+	/* a switch of the task in between makes such a wake-up stale: not an early waker */
+	wake(2, 1390, 500, 0, T, 0);
+	sw(0, 1395, T, "vcpu", 0, 400, "hog");
+	sw(0, 1398, 400, "hog", 0, T, "vcpu");
+	begin(0, 1400, T);
+	sw(0, 1410, T, "vcpu", 1, 400, "hog");
+	sw(0, 1450, 400, "hog", 0, T, "vcpu");
+	w = end(0, 1460, T);
+	assert_int_equal(w->ticks[W], 0);
+	assert_true(w->incomplete);
 }
 
 static void test_nested_irqs(void **state)
