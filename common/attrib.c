@@ -35,8 +35,9 @@
  * Exact: the sums (in ticks), the order of events of one CPU, every span between two events
  * that were recorded. Approximate: events of different CPUs compared by their per-CPU
  * clocks (skew moves time between adjacent parts, never changes the sum); a preempted task
- * moved to another CPU's run queue meanwhile is still named after its old CPU (migrations
- * of waiting tasks are not recorded); time between an NMI's handlers is not seen; the time
+ * moved to another CPU's run queue meanwhile is named after its old CPU's tasks until the
+ * old CPU's last switch before the move (migrations of waiting tasks are not recorded:
+ * switched in elsewhere, its time since that switch is kvm, incomplete); time between an NMI's handlers is not seen; the time
  * from an interrupt to its handler's entry event (and from its exit event to the return)
  * stays in the part it interrupted. Beyond VMT_WHY_MAXPARTS named parts, the smallest of a
  * kind are merged into its "other" part (never the culprit).
@@ -770,6 +771,9 @@ static void make_running(struct vmt_attrib *a, struct task *t, uint32_t cpu, uin
 
 	if (t->st == ST_WOKEN)
 		wait_credit(a, t, cpu, ts);
+	/* preempted on another CPU: moved meanwhile, at a time no event says */
+	if (t->st == ST_PREEMPT && t->cpu != cpu)
+		contradiction(t);
 	seg_close(a, t, ts);
 	detach(a, t);
 	if (c->running != NONE && c->running != tidx(a, t)) {

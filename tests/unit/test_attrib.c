@@ -605,6 +605,18 @@ static void test_migration(void **state)
 	w = end(1, 250, T);
 	assert_int_equal(part(w, P, 300, "vhost"), 30);
 	assert_false(w->incomplete);
+	/*
+	 * Preempted on 1 by vhost, switched in on 0 from x: moved while it waited, when no
+	 * event says; the time since it was preempted is not known (kvm, incomplete), never
+	 * all "preempted by vhost"
+	 */
+	begin(1, 300, T);
+	sw(1, 310, T, "vcpu", 256, 300, "vhost");
+	sw(0, 340, X, "x", 256, T, "vcpu");
+	w = end(0, 350, T);
+	assert_int_equal(w->ticks[P], 0);
+	assert_int_equal(w->ticks[K], 50);
+	assert_true(w->incomplete);
 }
 
 static void test_incomplete(void **state)
