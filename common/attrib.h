@@ -94,9 +94,10 @@ struct vmt_attrib_opts {
 	uint64_t tick_mul, tick_div;
 	bool segments;		/* keep every exit's segments for vmt_attrib_segments() */
 	/*
-	 * The ring buffers' statistics say no event was lost: a sleeper switched in without
-	 * its wake-up was woken from a CPU not traced. Else (unknown, or losses a flagged
-	 * page reports only after its hole) that wake-up may be among the lost events.
+	 * The ring buffers' statistics say every lost event is on a page's flag, so fed as a
+	 * gap (vmt_attrib_gap) after it: a sleeper switched in without its wake-up and no gap
+	 * since it went to sleep was woken from a CPU not traced. Else (unknown, or losses no
+	 * page reports) that wake-up may be among the lost events.
 	 */
 	bool no_loss;
 };

@@ -209,9 +209,15 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 	ao.segments = true;
 	if (in->r) {
 		bool known, cut;
+		uint64_t unflagged = vmt_reader_stats_unflagged(in->r, &known);
 
-		/* events left unread at the end took wake-ups along as much as overwritten ones */
-		ao.no_loss = vmt_reader_stats_lost(in->r, &known) == 0 && known &&
+		/*
+		 * Every loss on a page's flag, fed as a gap where it was: the engine judges them by
+		 * time (a loss before a sleep began cannot hide its wake-up). Losses on no page's
+		 * flag, or events left unread at the end (they took wake-ups along as much as
+		 * overwritten ones), could be anywhere.
+		 */
+		ao.no_loss = known && unflagged == 0 &&
 			     vmt_reader_unread(in->r, &known, &cut) == 0;
 	}
 	/* nmi_handler's delta_ns in ticks */

@@ -1096,7 +1096,7 @@ int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *ite
 	return 0;
 }
 
-uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
+static uint64_t stats_sum(const struct vmt_reader *r, bool *known, bool unflagged)
 {
 	uint64_t lost = 0;
 	unsigned int i;
@@ -1119,9 +1119,22 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
 		if (text)
 			vmt_tracefs_parse_stats(text, &a);
 		free(text);
-		lost += vmt_cpustats_lost(&b) - vmt_cpustats_lost(&a);
+		if (unflagged)
+			lost += b.dropped + b.commit_overrun - a.dropped - a.commit_overrun;
+		else
+			lost += vmt_cpustats_lost(&b) - vmt_cpustats_lost(&a);
 	}
 	return lost;
+}
+
+uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known)
+{
+	return stats_sum(r, known, false);
+}
+
+uint64_t vmt_reader_stats_unflagged(const struct vmt_reader *r, bool *known)
+{
+	return stats_sum(r, known, true);
 }
 
 /* The latest last time of cpu's chunks that know theirs: its last record read (0: none). */

@@ -158,6 +158,11 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
 /*
+ * Of those, the ones no page's lost-events flag reports (dropped with overwrite off, commit
+ * overruns): overwritten events are reported at the first page after them, these nowhere.
+ */
+uint64_t vmt_reader_stats_unflagged(const struct vmt_reader *r, bool *known);
+/*
  * Events the recorder left unread in the ring buffers when it stopped: the entries of the
  * stats at the end when END's drain key says those were read after reading stopped.
  * *known: there is such a key and every traced CPU's end stats; *cut: the key says the
