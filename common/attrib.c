@@ -20,8 +20,8 @@
  *     Named by the waker: the task that emitted the wake-up, or the innermost interrupt
  *     open on its CPU when common_flags say it came from an interrupt.
  *   WOKEN: until T is switched in on any CPU c. Named, at that switch-in, after what held
- *     c meanwhile, from c's history of holders (hist_push, wait_credit): "idle" for the
- *     idle task; before c's first event, the task its first event names (a switch's prev);
+ *     c meanwhile, from c's history of holders (hist_push, wait_credit): the innermost
+ *     interrupt frame open there, else the task, "idle" for the idle task; before c's first event, the task its first event names (a switch's prev);
  *     after lost events on c until its next event, not known (kvm, incomplete). Not the
  *     wake-up's target_cpu: sched_waking's is where T ran last (emitted before the kernel
  *     picks the CPU).
@@ -833,11 +833,20 @@ static struct hent *hent_at(const struct cpu *c, uint32_t i)
 	return &c->hist[(c->hhead + i) & (c->hcap - 1)];
 }
 
-/* Who holds c now: its task (0: idle, -1: unknown). */
+/*
+ * Who holds c now: the innermost interrupt frame (pid -1, its name: a softirq on an idle
+ * CPU keeps a woken task waiting as much as a task does), else its task (0: idle, -1:
+ * unknown).
+ */
 static void occupant(const struct vmt_attrib *a, const struct cpu *c, int32_t *pid, char *name)
 {
-	*pid = c->curr;
-	set_name(name, c->curr > 0 ? comm_of(a, c->curr) : "");
+	if (c->depth) {
+		*pid = -1;
+		set_name(name, c->st[c->depth - 1].name);
+	} else {
+		*pid = c->curr;
+		set_name(name, c->curr > 0 ? comm_of(a, c->curr) : "");
+	}
 }
 
 /*

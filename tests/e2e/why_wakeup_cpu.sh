@@ -5,7 +5,7 @@
 # one it slept on: the event comes before the kernel picks the queue). Exits built by hand;
 # an oracle here walks each script: the waking, the switch-in's CPU, and who held that CPU
 # in between (a switch's next from its time; the first event's prev before it; the
-# innermost interrupt handler while one is open), and compares every wakeup part of the
+# innermost interrupt handler while one is open, a softirq on an idle CPU too), and compares every wakeup part of the
 # JSON with that.
 . "$(dirname "$0")/lib.sh"
 
@@ -50,6 +50,19 @@ wake() { # cpu ts waker target_cpu (from an interrupt: flags 8)
 	wake 1 31010 0 1
 	sw 3 34000 600 busy 0 100 vcpuA
 	echo "entry 3 34100 100 0"
+	# switched in on CPU 2, idle but in a net_rx softirq for most of the wait, then in an
+	# interrupt of busy's: net_rx and eth0, not idle nor busy for that time
+	echo "exit 3 36000 100 0x78 0"
+	sw 3 36100 100 vcpuA 1 600 busy
+	sw 2 36200 0 swapper/2 0 0 swapper/2
+	wake 3 37000 600 3
+	echo "ctx 2 37100 irq:softirq_entry 0 0 vec=3"
+	echo "ctx 2 38900 irq:softirq_exit 0 0 vec=3"
+	sw 2 39000 0 swapper/2 0 603 busy3
+	echo "ctx 2 39200 irq:irq_handler_entry 8 603 irq=24 name=eth0"
+	echo "ctx 2 39500 irq:irq_handler_exit 8 603 irq=24 ret=1"
+	sw 2 39700 603 busy3 0 100 vcpuA
+	echo "entry 2 39800 100 0"
 	echo "other 1 40000"
 	echo "other 2 40000"
 	echo "other 3 40000"
@@ -114,11 +127,12 @@ for t0, x in exits:
     assert got == want, (t0, got, want)
     assert not top["why"]["incomplete"], t0
     checked += 1
-assert checked == len(exits) == 3, checked
+assert checked == len(exits) == 4, checked
 print("wake-ups: %d exits, every holder as the oracle says" % checked)
 PY
 # in the text: the idle CPU it ran on, never the task on the CPU it slept on
 grep -q 'wakeup 1.990 us (idle)' wake.v || fail "idle not named"
 ! grep -q 'behind busy1' wake.v || fail "busy1 (CPU 1) blamed"
 grep -q 'wakeup 2.990 us behind busy (pid 600)' wake.v || fail "busy (the switch's prev) not named"
+grep -q 'wakeup 1.800 us (net_rx)' wake.v || fail "the softirq on the idle CPU not named"
 exit 0

@@ -1043,13 +1043,17 @@ static void truth(struct sim *s, uint64_t to, int nmi_cpu)
 			else
 				tadd(t, VMT_WHY_KVM, -1, "", d);
 		} else if (t->where == W_RQ && t->woken) {
-			int cur = s->c[t->cpu].curr;
+			struct scpu *c = &s->c[t->cpu];
+			int cur = c->curr;
 
 			/*
-			 * behind the task that holds the CPU it was queued on, or idle; unknown
-			 * until an event of that CPU said who runs there
+			 * behind the interrupt handler running on the CPU it is queued on (and
+			 * will run on), else the task that holds it, or idle; unknown until an
+			 * event of that CPU said who runs there
 			 */
-			if (!t->holder_known)
+			if (c->depth)
+				tadd(t, VMT_WHY_WAKEUP, -1, c->st[c->depth - 1].name, d);
+			else if (!t->holder_known)
 				tadd(t, VMT_WHY_WAKEUP, -1, "", d);
 			else if (cur < 0)
 				tadd(t, VMT_WHY_WAKEUP, -1, "idle", d);
