@@ -326,6 +326,7 @@ struct task {
 	struct key early_waker;
 	uint64_t t0, seg_start;
 	const char *user_reason;
+	char user_buf[24];	/* an exit reason past the names: "reason N" */
 	struct key seg;		/* where the current segment's time goes */
 };
 
@@ -749,7 +750,7 @@ static void run_key(const struct vmt_attrib *a, const struct task *t, struct key
 
 		key_set(k, f->src == FR_SOFTIRQ ? VMT_WHY_SOFTIRQ : VMT_WHY_IRQ, -1, f->name);
 	} else if (t->in_user) {
-		key_set(k, VMT_WHY_USERSPACE, -1, t->user_reason ? t->user_reason : "");
+		key_set(k, VMT_WHY_USERSPACE, -1, t->user_reason ? t->user_reason : t->user_buf);
 	} else {
 		key_kvm(k);
 	}
@@ -1249,7 +1250,10 @@ static void on_user(struct vmt_attrib *a, const struct vmt_ctxev *ev)
 	seg_close(a, t, ev->ts);
 	if (ev->type == VMT_CTX_USEREXIT) {
 		t->in_user = true;
+		/* the buffer moves with the task (the array grows): NULL says "read it there" */
 		t->user_reason = vmt_ctx_userexit_name(ev->u.uexit.reason, ev->u.uexit.err);
+		vmt_ctx_userexit_text(ev->u.uexit.reason, ev->u.uexit.err, t->user_buf,
+				      sizeof(t->user_buf));
 	} else {
 		t->in_user = false;
 	}

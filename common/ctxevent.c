@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,17 @@ const char *vmt_ctx_userexit_name(uint32_t reason, int32_t err)
 		return err == -EINTR ? "restart" : "error";
 	if (reason < sizeof(userexit_names) / sizeof(userexit_names[0]))
 		return userexit_names[reason];
-	return "other";
+	return NULL;
+}
+
+const char *vmt_ctx_userexit_text(uint32_t reason, int32_t err, char *buf, size_t size)
+{
+	const char *name = vmt_ctx_userexit_name(reason, err);
+
+	if (name)
+		return name;
+	snprintf(buf, size, "reason %" PRIu32, reason);
+	return buf;
 }
 
 /* include/linux/interrupt.h, the order of softirq_to_name[] */

@@ -153,8 +153,14 @@ struct vmt_ctxdefault {
 extern const struct vmt_ctxdefault vmt_ctx_default_events[];
 extern const unsigned int vmt_ctx_default_nevents;
 
-/* "IO", "MMIO", "HLT", ... for kvm_userspace_exit (err < 0: "restart" or "error"). */
+/* "IO", "MMIO", "HLT", ... for kvm_userspace_exit (err < 0: "restart" or "error"); NULL
+ * past the table. */
 const char *vmt_ctx_userexit_name(uint32_t reason, int32_t err);
+/*
+ * The same, or "reason N" in buf past the table (never "other", the name of merged parts).
+ * Returns the name or buf.
+ */
+const char *vmt_ctx_userexit_text(uint32_t reason, int32_t err, char *buf, size_t size);
 /* "hi", "timer", ... "rcu"; NULL past the table. */
 const char *vmt_ctx_softirq_name(uint32_t vec);
 

@@ -463,6 +463,7 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 static void context_text(FILE *f, const struct vmt_ctxev *ev)
 {
 	const char *sirq;
+	char reason[24];
 
 	switch (ev->type) {
 	case VMT_CTX_SWITCH:
@@ -497,8 +498,8 @@ static void context_text(FILE *f, const struct vmt_ctxev *ev)
 		fprintf(f, "nmi handler, %" PRId64 " ns", ev->u.nmi.delta_ns);
 		break;
 	case VMT_CTX_USEREXIT:
-		fprintf(f, "to user space (%s)", vmt_ctx_userexit_name(ev->u.uexit.reason,
-								       ev->u.uexit.err));
+		fprintf(f, "to user space (%s)", vmt_ctx_userexit_text(ev->u.uexit.reason,
+				ev->u.uexit.err, reason, sizeof(reason)));
 		break;
 	case VMT_CTX_KVM_RUN:
 		fputs("ioctl KVM_RUN (back from user space)", f);

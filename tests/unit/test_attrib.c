@@ -571,6 +571,20 @@ static void test_userspace(void **state)
 	assert_int_equal(part(w, I, -1, "local_timer"), 2);
 	assert_int_equal(w->ticks[K], 20);
 	assert_false(w->incomplete);
+	/*
+	 * A reason past KVM's names: its number, never "other" (merged parts); kept while
+	 * other tasks' exits grow the task array
+	 */
+	begin(0, 500, T);
+	user(VMT_CTX_USEREXIT, 0, 510, T, 99);
+	for (int i = 0; i < 200; i++) {
+		begin(1, 511 + (uint64_t)i, 800 + i);
+		end(1, 511 + (uint64_t)i, 800 + i);
+	}
+	user(VMT_CTX_KVM_RUN, 0, 910, T, 0);
+	w = end(0, 920, T);
+	assert_int_equal(part(w, U, -1, "reason 99"), 400);
+	assert_int_equal(part(w, U, -1, "other"), 0);
 }
 
 static void test_migration(void **state)

@@ -612,6 +612,7 @@ static void test_prev_state_encodings(void **state)
 static void test_tables(void **state)
 {
 	unsigned int i, n = 0;
+	char buf[24];
 
 	(void)state;
 	assert_string_equal(vmt_ctx_softirq_name(0), "hi");
@@ -619,7 +620,10 @@ static void test_tables(void **state)
 	assert_null(vmt_ctx_softirq_name(10));
 	assert_string_equal(vmt_ctx_userexit_name(2, 0), "IO");
 	assert_string_equal(vmt_ctx_userexit_name(5, 0), "HLT");
-	assert_string_equal(vmt_ctx_userexit_name(1000, 0), "other");
+	assert_null(vmt_ctx_userexit_name(1000, 0));
+	/* past the names: its number, never "other" (the merged parts' name) */
+	assert_string_equal(vmt_ctx_userexit_text(1000, 0, buf, sizeof(buf)), "reason 1000");
+	assert_string_equal(vmt_ctx_userexit_text(6, 0, buf, sizeof(buf)), "MMIO");
 	assert_string_equal(vmt_ctx_userexit_name(2, -14), "error");
 	/* every default event this machine's kernel has is bindable from its format file */
 	for (i = 0; i < vmt_ctx_default_nevents; i++) {
