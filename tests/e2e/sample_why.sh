@@ -48,9 +48,10 @@ assert re.search(r"^\s*%s\s+%s\s+%s\s" % (top["kind"], re.escape(top["name"]), t
                  text, re.M), top
 PY
 # The wait after a wake-up, recounted from the events (-v) in Python: from the vCPU
-# thread's wake-up to its switch-in, each task that held its CPU takes its time, the idle
-# task's time is "idle" (not the interrupt that woke it: that one ended the sleep, named
-# in the blocked part).
+# thread's wake-up to its switch-in, on the CPU of that switch-in, each task that held it
+# takes its time, the idle task's time is "idle", and an interrupt handler running there
+# takes its own (not the interrupt that woke it: that one ended the sleep, named in the
+# blocked part).
 run vmtrace-report -v "$S/kvm.vmt"
 expect_rc 0 "report -v"
 mv out.txt events.txt
@@ -58,18 +59,57 @@ run vmtrace-report --json --threshold 1ms --top 0 "$S/kvm.vmt"
 expect_rc 0 "report --json --threshold 1ms"
 python3 - events.txt out.txt <<'PY' || fail "the wait after a wake-up is not named after the CPU's holders"
 import json, re, sys
-sw = re.compile(r"^\s*(\d+)\.(\d{9}) cpu\s+(\d+) pid\s+\d+ CTX\s+switch .*/(\d+) \(\w+\) -> .*/(\d+)$")
-wk = re.compile(r"^\s*(\d+)\.(\d{9}) cpu\s+(\d+) pid\s+\d+ CTX\s+waking .*/(\d+)( from .*)?$")
-switches, wakes = [], []
+head = r"^\s*(\d+)\.(\d{9}) cpu\s+(\d+) pid\s+\d+ CTX\s+"
+sw = re.compile(head + r"switch .*/(\d+) \(\w+\) -> .*/(\d+)$")
+wk = re.compile(head + r"waking .*/(\d+)( from .*)?$")
+fr = re.compile(head + r"(?:softirq (\S+) (entry|exit)|irq \d+ (entry) \((.*)\)|irq \d+ (exit)|"
+                r"(\S+) (entry|exit) \(vector \d+\))$")
+switches, wakes, cpuev = [], [], {}
 for line in open(sys.argv[1]):
     m = sw.match(line)
     if m:
-        switches.append((int(m[1]) * 10**9 + int(m[2]), int(m[3]), int(m[4]), int(m[5])))
+        ts = int(m[1]) * 10**9 + int(m[2])
+        switches.append((ts, int(m[3]), int(m[4]), int(m[5])))
+        cpuev.setdefault(int(m[3]), []).append((ts, "sw", int(m[4]), int(m[5])))
         continue
     m = wk.match(line)
     if m:
         wakes.append((int(m[1]) * 10**9 + int(m[2]), int(m[4])))
+        continue
+    m = fr.match(line)
+    if m:
+        ts, cpu = int(m[1]) * 10**9 + int(m[2]), int(m[3])
+        if m[4]:
+            ev = (ts, m[5], m[4], None)
+        elif m[6]:
+            ev = (ts, "entry", m[7], None)
+        elif m[8]:
+            ev = (ts, "exit", None, None)
+        else:
+            ev = (ts, m[10], m[9], None)
+        cpuev.setdefault(cpu, []).append(ev)
 assert len(switches) > 300 and len(wakes) > 100, (len(switches), len(wakes))
+
+def holders(cpu, w, until):
+    evs = cpuev[cpu]
+    first = next(e for e in evs)
+    holder = first[2] if first[1] == "sw" else None
+    stack, at, want = [], w, {}
+    for ts, kind, a, b in evs:
+        if ts > until:
+            break
+        if ts > w:
+            k = stack[-1] if stack else ("idle" if holder == 0 else holder)
+            want[k] = want.get(k, 0) + ts - max(at, w)
+            at = ts
+        if kind == "sw":
+            holder, stack = b, []
+        elif kind == "entry":
+            stack.append(a)
+        elif stack:
+            stack.pop()
+    return {k: v for k, v in want.items() if v}
+
 d = json.load(open(sys.argv[2]))
 checked = 0
 for e in d["over_threshold"]:
@@ -81,15 +121,7 @@ for e in d["over_threshold"]:
     assert len(w) == 1, (e, w)
     ins = [s for s in switches if s[3] == pid and w[0] <= s[0] <= t1]
     assert ins, e
-    cpu, until = ins[0][1], ins[0][0]
-    before = [s for s in switches if s[1] == cpu and s[0] <= w[0]]
-    holder, at, want = before[-1][3], w[0], {}
-    for ts, c, prev, nxt in switches:
-        if c != cpu or ts <= w[0] or ts > until:
-            continue
-        want[holder] = want.get(holder, 0) + ts - at
-        holder, at = nxt, ts
-    want = {("idle" if k == 0 else k): v for k, v in want.items() if v}
+    want = holders(ins[0][1], w[0], ins[0][0])
     got = {}
     for p in parts:
         k = p["pid"] if p["pid"] is not None else p["name"]
