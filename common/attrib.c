@@ -888,7 +888,8 @@ static void hist_push(struct vmt_attrib *a, struct cpu *c, uint64_t ts)
 		if (ts < e->ts)
 			ts = e->ts;
 	}
-	if (c->hlen == c->hcap && c->hcap)
+	/* a scan of the tasks, at most once per doubling: at the largest, the oldest goes */
+	if (c->hlen == c->hcap && c->hcap && c->hcap < HIST_MAX)
 		hist_trim(a, c);
 	if (c->hlen == c->hcap) {
 		uint32_t cap = c->hcap ? c->hcap * 2 : HIST_MIN, i;

@@ -587,6 +587,42 @@ static void test_userspace(void **state)
 	assert_int_equal(part(w, U, -1, "other"), 0);
 }
 
+/*
+ * A wake-up's wait over many switches on the CPU it is switched in on: each holder's time
+ * while the CPU's history keeps them (it grows as long as a woken task needs it); past its
+ * largest size, the oldest are forgotten and the wait is incomplete, never misnamed.
+ */
+static void test_wait_history(void **state)
+{
+	const struct vmt_why *w;
+	uint64_t ts = 100;
+	unsigned int n, i;
+
+	(void)state;
+	for (n = 3000; n <= 9000; n += 6000) {
+		begin(0, ts, T);
+		sw(0, ts + 10, T, "vcpu", 1, 0, "swapper/0");
+		wake(0, ts + 20, 0, VMT_CTX_FLAG_HARDIRQ, T, 0);
+		for (i = 0; i < n; i++)
+			sw(1, ts + 30 + 2 * i, i % 2 ? 402 : 401, i % 2 ? "b" : "a", 0,
+			   i % 2 ? 401 : 402, i % 2 ? "a" : "b");
+		ts += 30 + 2 * n;
+		sw(1, ts, 401, "a", 0, T, "vcpu");
+		w = end(1, ts + 10, T);
+		if (n < 8192) {
+			/* a (the first switch's prev) for 10, then b and a by turns, 2 each */
+			assert_int_equal(part(w, W, 401, "a"), 10 + n);
+			assert_int_equal(part(w, W, 402, "b"), n);
+			assert_false(w->incomplete);
+		} else {
+			assert_true(w->incomplete);
+			assert_true(w->ticks[W] < 2 * n);
+			assert_true(part(w, W, 402, "b") <= n);
+		}
+		ts += 100;
+	}
+}
+
 static void test_migration(void **state)
 {
 	const struct vmt_why *w;
@@ -1898,6 +1934,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nmi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_userspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_parts, setup, teardown),
