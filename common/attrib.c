@@ -40,7 +40,9 @@
  * switched in elsewhere, its time since that switch is kvm, incomplete); time between an NMI's handlers is not seen; the time
  * from an interrupt to its handler's entry event (and from its exit event to the return)
  * stays in the part it interrupted. Beyond VMT_WHY_MAXPARTS named parts, the smallest of a
- * kind are merged into its "other" part (never the culprit).
+ * kind are merged into its "other" part (never the culprit). While an exit goes on, at most
+ * ACC_NAMED parts are told apart: a new one past those replaces the smallest if it is larger
+ * (which goes to "other"), so a late large part keeps its name.
  * Not modelled: PREEMPT_RT's threaded softirqs (a softirq frame open at a switch looks
  * stale, so such an exit is incomplete).
  *
@@ -96,6 +98,8 @@ struct acc {
 	uint64_t ticks[NK];
 	uint32_t n;
 	int8_t other[NK];	/* -1: none (acc_fold reads the NK as one word) */
+	/* the last acc_find() moved part evicted into part evicted_to (NONE: it did not) */
+	uint32_t evicted, evicted_to;
 	struct vmt_whypart p[ACC_CAP];
 };
 
@@ -104,6 +108,7 @@ static void acc_reset(struct acc *c)
 	memset(c->ticks, 0, sizeof(c->ticks));
 	memset(c->other, -1, sizeof(c->other));
 	c->n = 0;
+	c->evicted = NONE;
 }
 
 /* Copy a NUL-terminated name, cut to NAMELEN - 1 bytes. */
@@ -129,10 +134,35 @@ static inline bool name_eq(const char *x, const char *y)
 	return *x == *y;
 }
 
-static uint32_t acc_find(struct acc *c, const struct key *k)
+/* The index of kind's "other" part, made when it has none (there is room: NK slots). */
+static uint32_t acc_other(struct acc *c, uint8_t kind)
 {
-	uint32_t i;
+	if (c->other[kind] < 0) {
+		struct vmt_whypart *p = &c->p[c->n];
 
+		p->kind = kind;
+		p->pid = VMT_WHY_PID_OTHER;
+		p->ticks = 0;
+		set_name(p->name, "other");
+		c->other[kind] = (int8_t)c->n;
+		return c->n++;
+	}
+	return (uint32_t)c->other[kind];
+}
+
+/*
+ * The part of k, which is about to be credited ticks. When ACC_NAMED parts have names, a new
+ * one replaces the smallest named part (not kvm) if that is smaller than ticks: the
+ * smallest goes to its kind's "other" (c->evicted says where, for the segments that point
+ * to it); else the new one goes to its kind's "other" itself. So a late large part is kept
+ * by name (a part credited again after its eviction starts anew: its earlier time stays in
+ * "other").
+ */
+static uint32_t acc_find(struct acc *c, const struct key *k, uint64_t ticks)
+{
+	uint32_t i, small = UINT32_MAX, o;
+
+	c->evicted = NONE;
 	for (i = 0; i < c->n; i++) {
 		struct vmt_whypart *p = &c->p[i];
 
@@ -156,17 +186,38 @@ static uint32_t acc_find(struct acc *c, const struct key *k)
 		set_name(p->name, k->name);
 		return c->n++;
 	}
-	if (c->other[k->kind] < 0) {
-		struct vmt_whypart *p = &c->p[c->n];
+	for (i = 0; i < c->n; i++) {
+		const struct vmt_whypart *p = &c->p[i];
 
-		p->kind = k->kind;
-		p->pid = VMT_WHY_PID_OTHER;
-		p->ticks = 0;
-		set_name(p->name, "other");
-		c->other[k->kind] = (int8_t)c->n;
-		return c->n++;
+		if (p->kind != VMT_WHY_KVM && p->pid != VMT_WHY_PID_OTHER &&
+		    (small == UINT32_MAX || p->ticks < c->p[small].ticks))
+			small = i;
 	}
-	return (uint32_t)c->other[k->kind];
+	/* kvm (the rest of the time) always has a part of its own */
+	if (small == UINT32_MAX || (k->kind != VMT_WHY_KVM && c->p[small].ticks >= ticks))
+		return acc_other(c, k->kind);
+	o = acc_other(c, c->p[small].kind);
+	c->p[o].ticks += c->p[small].ticks;
+	/* the parts stay in the order they came (the culprit is the first on ties) */
+	memmove(&c->p[small], &c->p[small + 1], (c->n - small - 1) * sizeof(c->p[0]));
+	c->n--;
+	for (i = 0; i < NK; i++)
+		c->other[i] -= c->other[i] > (int8_t)small;
+	c->evicted = small;
+	c->evicted_to = o - (o > small);
+	c->p[c->n].kind = k->kind;
+	c->p[c->n].pid = k->pid;
+	c->p[c->n].ticks = 0;
+	set_name(c->p[c->n].name, k->name);
+	return c->n++;
+}
+
+/* A part index from before acc_find() evicted one, after it. */
+static uint32_t acc_moved(const struct acc *c, uint32_t part)
+{
+	if (part == NONE || c->evicted == NONE || part < c->evicted)
+		return part;
+	return part == c->evicted ? c->evicted_to : part - 1;
 }
 
 static void acc_add(struct acc *c, uint32_t part, uint64_t ticks)
@@ -670,7 +721,7 @@ static void credit(struct vmt_attrib *a, struct task *t, const struct key *k, ui
 		   uint64_t end)
 {
 	struct detail *d;
-	uint32_t part;
+	uint32_t part, i;
 
 	if (end <= start)
 		return;
@@ -692,10 +743,16 @@ static void credit(struct vmt_attrib *a, struct task *t, const struct key *k, ui
 		t->incomplete = true;
 		return;
 	}
-	part = acc_find(&d->acc, k);
+	part = acc_find(&d->acc, k, end - start);
 	acc_add(&d->acc, part, end - start);
 	if (!a->o.segments)
 		return;
+	if (d->acc.evicted != NONE) {
+		/* the evicted part's segments are its kind's "other" now (rare: 40 parts) */
+		for (i = 0; i < d->nsegs; i++)
+			d->segs[i].part = (uint8_t)acc_moved(&d->acc, d->segs[i].part);
+		d->last_part = acc_moved(&d->acc, d->last_part);
+	}
 	if (d->nsegs && d->last_part == part && d->segs[d->nsegs - 1].end == start) {
 		d->segs[d->nsegs - 1].end = end;
 		return;
@@ -1727,7 +1784,7 @@ static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo, uint64_t covered
 			plain += r->end - (r->start > lo ? r->start : lo);
 	}
 	if (plain) {
-		acc_add(c, acc_find(c, &kvm), plain);
+		acc_add(c, acc_find(c, &kvm, plain), plain);
 		kvm_in = true;
 	}
 	total = plain;
@@ -1742,16 +1799,16 @@ static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo, uint64_t covered
 			if (s->end <= from)
 				continue;
 			if (has_c && !kvm_in && c_at < from) {
-				acc_find(c, &kvm);
+				acc_find(c, &kvm, 0);
 				kvm_in = true;
 			}
-			acc_add(c, acc_find(c, &s->key), s->end - from);
+			acc_add(c, acc_find(c, &s->key, s->end - from), s->end - from);
 			total += s->end - from;
 		}
 	}
 	/* the plain kvm intervals: the rest of the window's time */
 	if (covered > total)
-		acc_add(c, acc_find(c, &kvm), covered - total);
+		acc_add(c, acc_find(c, &kvm, covered - total), covered - total);
 	acc_fold(c, &w->max_why, NULL);
 	w->max_why.incomplete = incomplete;
 }

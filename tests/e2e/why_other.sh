@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The "other" part of an exit's causes (common/attrib.c: an exit names at most 16 parts, the
 # smallest of a kind merged into its "other"): exits preempted by 20 and by 18 tasks, built
-# by hand, each task's time known. The JSON keeps every preempting task's time, named or in
+# by hand, each task's time known, and one by 44 short tasks and then a long one (past the
+# 40 parts told apart while an exit goes on, the late long one must keep its name). The JSON keeps every preempting task's time, named or in
 # "other", and its culprits keep the "other" row; the text's Culprits table ranks tasks and
 # interrupts only, never "other" (no task), and says under it how much time went there; so
 # does the HTML page.
@@ -16,7 +17,8 @@ ctx = ("sched:sched_switch,sched:sched_waking,irq:irq_handler_entry,irq:irq_hand
 lines = ["cpus 1", "context " + ctx, "exit 1 1000 100 0x72 0", "entry 1 1500 100 0"]
 truth = []                       # per exit: {hog pid: ns it preempted the vCPU}
 t = 2000
-for nhogs, base in ((20, 300), (18, 400)):
+for nhogs, base, size in ((20, 300, lambda k: 100 * k), (18, 400, lambda k: 100 * k),
+                          (45, 500, lambda k: 5000 if k == 45 else 9 + k)):
     lines.append("exit 1 %d 100 0x72 0" % t)
     t += 100
     hogs = {}
@@ -24,8 +26,8 @@ for nhogs, base in ((20, 300), (18, 400)):
         pid = base + k
         lines.append("ctx 1 %d sched:sched_switch 0 100 prev_comm=vcpu prev_pid=100 "
                      "prev_state=0 next_comm=hog%d next_pid=%d" % (t, pid, pid))
-        t += 100 * k
-        hogs[pid] = 100 * k
+        t += size(k)
+        hogs[pid] = size(k)
         lines.append("ctx 1 %d sched:sched_switch 0 %d prev_comm=hog%d prev_pid=%d "
                      "prev_state=0 next_comm=vcpu next_pid=100" % (t, pid, pid, pid))
         t += 50
@@ -51,7 +53,7 @@ truth = [{int(k): v for k, v in h.items()} for h in json.load(open(sys.argv[4]))
 # the JSON: each preempting task's time named exactly, or in its exit's "other"
 merged = 0
 tops = sorted((t for t in d["top"] if t["why"]["preempted_ns"]), key=lambda t: t["time_ns"])
-assert len(tops) == 2, d["top"]
+assert len(tops) == 3, d["top"]
 for t, hogs in zip(tops, truth):
     parts = t["why"]["parts"]
     assert len(parts) <= 16, len(parts)
@@ -70,7 +72,7 @@ for t, hogs in zip(tops, truth):
 cul = d["culprits"]
 oth = [c for c in cul if c["name"] == "other" and c["pid"] is None]
 assert len(oth) == 1 and oth[0]["kind"] == "preempted" and oth[0]["total_ns"] == merged and \
-    oth[0]["count"] == 2, (oth, merged)
+    oth[0]["count"] == 3, (oth, merged)
 ranked = [c for c in cul if c not in oth]
 # the text: the table ranks the others in the JSON's order, then says where "other" went
 sec = text[text.index("\nCulprits") + 1:].split("\n\n")[0].split("\n")
@@ -80,7 +82,7 @@ want = [[c["kind"], c["name"], str(c["pid"]), str(c["count"])] + lat(c["total_ns
         lat(c["max_ns"]).split() for c in ranked[:10]]
 assert rows == want, (rows, want)
 assert not any("other" in l for l in sec[1:-1]), "an other row in the table"
-assert sec[-1] == '  (not ranked: "other", %s of preempted time in 2 exits, the parts too ' \
+assert sec[-1] == '  (not ranked: "other", %s of preempted time in 3 exits, the parts too ' \
     'many to name one by one)' % lat(merged), sec[-1]
 # the why lines name it as a part
 assert re.search(r"\+ \d+ more|preempted [0-9.]+ [nu]s \(other\)", text)
@@ -90,7 +92,7 @@ assert -2 not in pids and pids == [c["pid"] if c["pid"] is not None else -1
                                    for c in ranked][:15], pids
 m = re.search(r'id="culprits-other" data-total-ns="(\d+)"', page)
 assert m and int(m.group(1)) == merged, m
-print("other: %d ns in 2 exits; %d culprits ranked" % (merged, len(ranked)))
+print("other: %d ns in 3 exits; %d culprits ranked" % (merged, len(ranked)))
 PY
 
 # a recording without "other" says nothing of it

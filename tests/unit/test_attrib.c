@@ -925,7 +925,7 @@ static void test_many_parts(void **state)
 	assert_int_equal(w->parts[w->culprit].pid, 1029);
 }
 
-/* More names than an exit keeps while it runs: the rest go to "other" as they come. */
+/* More names than an exit keeps while it runs: the smallest go to "other". */
 static void test_very_many_parts(void **state)
 {
 	const struct vmt_why *w;
@@ -953,6 +953,56 @@ static void test_very_many_parts(void **state)
 	assert_int_equal(part(w, I, -1, "irq0"), 0);
 	assert_string_equal(w->parts[w->culprit].name, "irq6");
 	assert_true(part(w, I, VMT_WHY_PID_OTHER, "other") > 0);
+}
+
+/*
+ * Past the 40 names told apart while an exit runs, a late part larger than the smallest
+ * takes its place: 44 tasks of 1-5 ticks, then one of 5000, then the first one again (it
+ * was merged: it starts anew). The segments (checked by end()) follow the parts moved.
+ */
+static void test_late_large_part(void **state)
+{
+	const struct vmt_why *w;
+	uint64_t ts = 100, sum = 0, named = 0;
+	int32_t i, prev = T;
+	const char *pc = "vcpu";
+	char c[45][16];
+	unsigned int k;
+
+	(void)state;
+	begin(0, ts, T);
+	ts += 10;
+	for (i = 0; i <= 44; i++) {
+		uint64_t len = i == 44 ? 5000 : (uint64_t)(i % 5) + 1;
+
+		snprintf(c[i], sizeof(c[i]), "p%d", 2000 + i);
+		sw(0, ts, prev, pc, 0, 2000 + i, c[i]);
+		prev = 2000 + i;
+		pc = c[i];
+		ts += len;
+		sum += len;
+	}
+	sw(0, ts, prev, pc, 0, 2000, c[0]);
+	ts += 3;
+	sum += 3;
+	sw(0, ts, 2000, c[0], 0, T, "vcpu");
+	w = end(0, ts + 5, T);
+	assert_int_equal(w->ticks[P], sum);
+	assert_int_equal(part(w, P, 2044, "p2044"), 5000);
+	assert_int_equal(w->parts[w->culprit].pid, 2044);
+	/* every named task has its exact time, the rest is in "other" */
+	for (k = 0; k < w->nparts; k++) {
+		const struct vmt_whypart *p = &w->parts[k];
+
+		if (p->kind != P || p->pid == VMT_WHY_PID_OTHER)
+			continue;
+		if (p->pid == 2044)
+			assert_int_equal(p->ticks, 5000);
+		else if (p->pid != 2000)
+			assert_int_equal(p->ticks, (uint64_t)((p->pid - 2000) % 5) + 1);
+		named += p->ticks;
+	}
+	assert_int_equal(part(w, P, VMT_WHY_PID_OTHER, "other"), sum - named);
 }
 
 /* ---- a simulated machine with its own ground truth ---- */
@@ -1939,6 +1989,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_very_many_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_large_part, setup, teardown),
 		cmocka_unit_test(test_sim_truth),
 		cmocka_unit_test(test_sim_lossy),
 		cmocka_unit_test(test_whywin_plain),
