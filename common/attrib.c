@@ -1908,7 +1908,9 @@ struct vmt_culprits {
 	struct crow *rows;	/* open addressing */
 	uint32_t cap, n, max_rows;
 	uint64_t exit_no;
+	uint64_t evicted;	/* rows merged into "other" to make room */
 	struct vmt_culprit *sorted;
+	struct crow *scratch;	/* max_rows + NK rows: the eviction allocates nothing */
 };
 
 struct vmt_culprits *vmt_culprits_new(uint32_t max_rows)
@@ -1922,7 +1924,10 @@ struct vmt_culprits *vmt_culprits_new(uint32_t max_rows)
 	while (t->cap < (t->max_rows + NK) * 2)
 		t->cap *= 2;
 	t->rows = calloc(t->cap, sizeof(*t->rows));
-	if (!t->rows) {
+	t->scratch = calloc(t->max_rows + NK, sizeof(*t->scratch));
+	if (!t->rows || !t->scratch) {
+		free(t->rows);
+		free(t->scratch);
 		free(t);
 		return NULL;
 	}
@@ -1935,6 +1940,7 @@ void vmt_culprits_free(struct vmt_culprits *t)
 		return;
 	free(t->rows);
 	free(t->sorted);
+	free(t->scratch);
 	free(t);
 }
 
@@ -1950,8 +1956,8 @@ static uint64_t ckey_hash(uint8_t kind, int32_t pid, const char *name)
 	return h ^ h >> 29;
 }
 
-static struct crow *crow_find(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name,
-			      bool is_other)
+/* The slot of (kind, pid, name), or the empty slot where it would go. */
+static struct crow *crow_slot(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name)
 {
 	uint32_t i;
 
@@ -1960,29 +1966,111 @@ static struct crow *crow_find(struct vmt_culprits *t, uint8_t kind, int32_t pid,
 		struct vmt_culprit *r = &t->rows[i].r;
 
 		if (r->kind == kind && r->pid == pid && (pid >= 0 || name_eq(r->name, name)))
-			return &t->rows[i];
+			break;
 	}
-	if (t->n >= t->max_rows && !is_other)
-		return NULL;
-	t->rows[i].used = true;
-	t->rows[i].last_exit = 0;
-	memset(&t->rows[i].r, 0, sizeof(t->rows[i].r));
-	t->rows[i].r.kind = kind;
-	t->rows[i].r.pid = pid;
-	set_name(t->rows[i].r.name, name);
-	t->n++;
 	return &t->rows[i];
+}
+
+static struct crow *crow_new(struct vmt_culprits *t, struct crow *slot, uint8_t kind,
+			     int32_t pid, const char *name)
+{
+	slot->used = true;
+	slot->last_exit = 0;
+	memset(&slot->r, 0, sizeof(slot->r));
+	slot->r.kind = kind;
+	slot->r.pid = pid;
+	set_name(slot->r.name, name);
+	t->n++;
+	return slot;
+}
+
+/* Smallest total first; ties in crow_cmp's order reversed (the same rows on every run). */
+static int crow_cmp_small(const void *x, const void *y)
+{
+	const struct crow *a = x, *b = y;
+
+	if (a->r.pid == VMT_WHY_PID_OTHER || b->r.pid == VMT_WHY_PID_OTHER)
+		return (a->r.pid == VMT_WHY_PID_OTHER) - (b->r.pid == VMT_WHY_PID_OTHER);
+	if (a->r.total != b->r.total)
+		return a->r.total < b->r.total ? -1 : 1;
+	if (a->r.kind != b->r.kind)
+		return a->r.kind > b->r.kind ? -1 : 1;
+	if (a->r.pid != b->r.pid)
+		return a->r.pid > b->r.pid ? -1 : 1;
+	return -strcmp(a->r.name, b->r.name);
+}
+
+/*
+ * The table is full: its quarter with the least time goes to the kinds' "other" rows, so
+ * that a culprit that comes late with much time is still ranked (the one that was merged
+ * and comes back starts anew: its total is then a lower bound). A quarter at a time: one
+ * sort per max_rows / 4 new culprits, not one per culprit.
+ */
+static void crow_evict(struct vmt_culprits *t)
+{
+	uint32_t i, m = 0, drop = t->max_rows / 4 ? t->max_rows / 4 : 1;
+
+	for (i = 0; i < t->cap; i++) {
+		if (t->rows[i].used)
+			t->scratch[m++] = t->rows[i];
+	}
+	qsort(t->scratch, m, sizeof(*t->scratch), crow_cmp_small);
+	memset(t->rows, 0, t->cap * sizeof(*t->rows));
+	t->n = 0;
+	for (i = 0; i < m; i++) {
+		const struct crow *c = &t->scratch[i];
+		struct crow *r;
+
+		if (i < drop && c->r.pid != VMT_WHY_PID_OTHER) {
+			r = crow_slot(t, c->r.kind, VMT_WHY_PID_OTHER, "other");
+			if (!r->used)
+				crow_new(t, r, c->r.kind, VMT_WHY_PID_OTHER, "other");
+			/* an exit both rows were in counts twice: "other"'s exits are at most */
+			r->r.count += c->r.count;
+			r->r.total += c->r.total;
+			if (c->r.max > r->r.max)
+				r->r.max = c->r.max;
+			t->evicted++;
+			continue;
+		}
+		r = crow_slot(t, c->r.kind, c->r.pid, c->r.name);
+		if (r->used) {
+			/* the "other" row made above for an evicted one */
+			r->r.count += c->r.count;
+			r->r.total += c->r.total;
+			if (c->r.max > r->r.max)
+				r->r.max = c->r.max;
+			if (c->last_exit > r->last_exit)
+				r->last_exit = c->last_exit;
+			continue;
+		}
+		*r = *c;
+		t->n++;
+	}
+}
+
+static struct crow *crow_find(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name,
+			      bool is_other)
+{
+	struct crow *r = crow_slot(t, kind, pid, name);
+
+	if (r->used)
+		return r;
+	if (t->n >= t->max_rows && !is_other) {
+		crow_evict(t);
+		r = crow_slot(t, kind, pid, name);
+	}
+	return crow_new(t, r, kind, pid, name);
 }
 
 static void crow_add(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name,
 		     uint64_t count, uint64_t total, uint64_t max, uint64_t exit_no)
 {
-	struct crow *r = kind < NK ? crow_find(t, kind, pid, name, false) : NULL;
+	struct crow *r;
 
 	if (kind >= NK)
 		return;
-	if (!r)
-		r = crow_find(t, kind, VMT_WHY_PID_OTHER, "other", true);
+	r = crow_find(t, kind, pid, name, pid == VMT_WHY_PID_OTHER);
 	/*
 	 * A task's latest name: the one it has after an exec or a rename (QEMU names its
 	 * vCPU threads "CPU 0/KVM" after they start), the one ps shows; rows come in time
@@ -2022,7 +2110,13 @@ int vmt_culprits_merge(struct vmt_culprits *into, const struct vmt_culprits *fro
 		if (from->rows[i].used)
 			crow_add(into, r->kind, r->pid, r->name, r->count, r->total, r->max, 0);
 	}
+	into->evicted += from->evicted;
 	return 0;
+}
+
+uint64_t vmt_culprits_evicted(const struct vmt_culprits *t)
+{
+	return t->evicted;
 }
 
 static int crow_cmp(const void *x, const void *y)

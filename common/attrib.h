@@ -249,7 +249,9 @@ static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_wh
 /*
  * The culprit table: every part other than kvm of every exit, keyed by kind and pid (tasks)
  * or name, with the exits it appeared in, its total and its largest share of one exit.
- * At most max_rows keys; later keys go to a per-kind "other" row (VMT_WHY_PID_OTHER).
+ * At most max_rows keys: when full, the quarter with the least time is merged into the
+ * per-kind "other" rows (VMT_WHY_PID_OTHER) to make room, so the largest stay exact (one
+ * merged that comes back starts anew: its total is then a lower bound).
  */
 struct vmt_culprit {
 	uint8_t kind;
@@ -265,6 +267,8 @@ void vmt_culprits_free(struct vmt_culprits *t);
 int vmt_culprits_add(struct vmt_culprits *t, const struct vmt_why *w);
 /* Adds from's rows (max of maxima). */
 int vmt_culprits_merge(struct vmt_culprits *into, const struct vmt_culprits *from);
+/* How many rows were merged into "other" to make room (0: every total is exact). */
+uint64_t vmt_culprits_evicted(const struct vmt_culprits *t);
 /* The rows, by total (largest first, then kind, pid, name); valid until the next call. */
 size_t vmt_culprits_rows(struct vmt_culprits *t, const struct vmt_culprit **rows);
 

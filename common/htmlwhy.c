@@ -242,6 +242,12 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 				  PRIu64 "\">Not ranked: &ldquo;other&rdquo;, %s, the parts too "
 				  "many to name one by one.</p>", vmt_clock_ns(clk, other), b);
 	}
+	if (vmt_culprits_evicted(s->culprits))
+		vmt_outbuf_printf(o, "<p class=\"note\" id=\"culprits-merged\" data-count=\"%"
+				  PRIu64 "\">%" PRIu64 " culprits with the least time merged into "
+				  "&ldquo;other&rdquo; to bound the table: a total above may be a "
+				  "lower bound.</p>", vmt_culprits_evicted(s->culprits),
+				  vmt_culprits_evicted(s->culprits));
 }
 
 void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,

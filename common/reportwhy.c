@@ -126,7 +126,7 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 	const struct vmt_clock *c = vmt_reader_clock(r);
 	const struct vmt_culprit *rows;
 	size_t i, shown = 0, named = 0, n = vmt_culprits_rows(s->culprits, &rows), longest = 0;
-	uint64_t other = 0, other_exits = 0;
+	uint64_t other = 0, other_exits = 0, evicted = vmt_culprits_evicted(s->culprits);
 	unsigned int other_kinds = 0, kind = 0, cols;
 	char t[32], m[32];
 
@@ -179,15 +179,19 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 			vmt_fmt_lat(c, rows[i].total, t, sizeof(t)),
 			vmt_fmt_lat(c, rows[i].max, m, sizeof(m)));
 	}
-	/* "exits" / "pairs", without its s for one */
+	/* "exits" / "pairs", without its s for one; merged rows may share an exit */
 	if (other_kinds == 1)
-		fprintf(f, "  (not ranked: \"other\", %s of %s time in %" PRIu64 " %.*s, the parts "
+		fprintf(f, "  (not ranked: \"other\", %s of %s time in %s%" PRIu64 " %.*s, the parts "
 			"too many to name one by one)\n", vmt_fmt_lat(c, other, t, sizeof(t)),
-			kind < VMT_WHY_NKINDS ? vmt_why_kind_names[kind] : "?", other_exits,
+			kind < VMT_WHY_NKINDS ? vmt_why_kind_names[kind] : "?",
+			evicted ? "at most " : "", other_exits,
 			(int)strlen(whywords_of(r)->count) - (other_exits == 1), whywords_of(r)->count);
 	else if (other_kinds)
 		fprintf(f, "  (not ranked: \"other\", %s of %u kinds' time, the parts too many "
 			"to name one by one)\n", vmt_fmt_lat(c, other, t, sizeof(t)), other_kinds);
+	if (evicted)
+		fprintf(f, "  (%" PRIu64 " culprits with the least time merged into \"other\" to "
+			"bound the table: a total above may be a lower bound)\n", evicted);
 }
 
 /* The worst window of each task the tables above list, in their order; the others counted. */
@@ -288,6 +292,7 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 	if (!s->why) {
 		vmt_jsonw_null(w, "why_by_reason");
 		vmt_jsonw_null(w, "culprits");
+		vmt_jsonw_null(w, "culprits_merged");
 		return;
 	}
 	vmt_jsonw_array_open(w, "why_by_reason");
@@ -321,6 +326,7 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
+	vmt_jsonw_u64(w, "culprits_merged", vmt_culprits_evicted(s->culprits));
 }
 
 void vmt_report_why_json_window(struct vmt_jsonw *w, const struct vmt_reader *r,

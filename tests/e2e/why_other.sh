@@ -6,7 +6,8 @@
 # 40 parts told apart while an exit goes on, the late long one must keep its name). The JSON keeps every preempting task's time, named or in
 # "other", and its culprits keep the "other" row; the text's Culprits table ranks tasks and
 # interrupts only, never "other" (no task), and says under it how much time went there; so
-# does the HTML page.
+# does the HTML page. Past the culprits the table keeps, the least go to "other", never a
+# late large one.
 . "$(dirname "$0")/lib.sh"
 
 FMT="$DATA/formats/linux-6.18-x86_64"
@@ -93,6 +94,45 @@ assert -2 not in pids and pids == [c["pid"] if c["pid"] is not None else -1
 m = re.search(r'id="culprits-other" data-total-ns="(\d+)"', page)
 assert m and int(m.group(1)) == merged, m
 print("other: %d ns in 3 exits; %d culprits ranked" % (merged, len(ranked)))
+PY
+
+# Past the 4096 culprits the table keeps: 4199 tasks preempt the vCPU for 20 ns each, then
+# one for 1 ms. The quarter with the least time goes to "other" when the table is full, so
+# the late one is ranked first with its exact time, and no time is lost.
+python3 - <<'PY'
+lines = ["cpus 1", "stats 1 0 0", "context sched:sched_switch,sched:sched_waking"]
+t = 10000
+for k in range(4200):
+    pid, ns = 2000 + k, 1000000 if k == 4199 else 20
+    lines += ["exit 1 %d 100 0x72 0" % t,
+              "ctx 1 %d sched:sched_switch 0 100 prev_comm=vcpu prev_pid=100 prev_state=0 "
+              "next_comm=k%d next_pid=%d" % (t + 10, k, pid),
+              "ctx 1 %d sched:sched_switch 0 %d prev_comm=k%d prev_pid=%d prev_state=1 "
+              "next_comm=vcpu next_pid=100" % (t + 10 + ns, pid, k, pid),
+              "entry 1 %d 100 0" % (t + 20 + ns)]
+    t += 2000 + ns
+open("cul.txt", "w").write("\n".join(lines) + "\n")
+PY
+"$HELPERS/mkvmt" "$FMT" cul.vmt <cul.txt || fail mkvmt
+vmtrace-report --json cul.vmt >cul.json || fail "--json, many culprits"
+vmtrace-report cul.vmt >cul.out || fail "text, many culprits"
+widths_ok cul.out || fail "lines over 120 columns"
+python3 - cul.json cul.out <<'PY' || fail "many culprits"
+import json, sys
+d, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+cul = d["culprits"]
+assert (cul[0]["name"], cul[0]["pid"], cul[0]["total_ns"], cul[0]["count"]) == \
+    ("k4199", 6199, 1000000, 1), cul[0]
+assert sum(c["total_ns"] for c in cul) == 4199 * 20 + 1000000
+merged = d["culprits_merged"]
+named = [c for c in cul if c["pid"] is not None]
+assert merged > 0 and len(named) + merged == 4200 and len(named) <= 4096, (merged, len(named))
+oth = [c for c in cul if c["pid"] is None]
+assert len(oth) == 1 and oth[0]["total_ns"] == 20 * merged, oth
+sec = text[text.index("\nCulprits") + 1:].split("\n\n")[0].split("\n")
+assert sec[2].split()[:5] == ["preempted", "k4199", "6199", "1", "1.000"], sec[2]
+assert sec[-1] == '  (%d culprits with the least time merged into "other" to bound the table: ' \
+    'a total above may be a lower bound)' % merged, sec[-1]
 PY
 
 # a recording without "other" says nothing of it

@@ -1909,6 +1909,7 @@ static void test_culprits(void **state)
 	const struct vmt_culprit *rows;
 	struct vmt_whysum sum;
 	struct vmt_why w;
+	uint64_t total;
 	size_t n;
 
 	(void)state;
@@ -1955,21 +1956,40 @@ static void test_culprits(void **state)
 	assert_string_equal(rows[0].name, "CPU 0/KVM");
 	w.nparts = 4;
 	w.parts[1] = (struct vmt_whypart){ 50, 5, VMT_WHY_PREEMPTED, "stress" };
-	/* past max_rows (at least one per kind: 8): new keys go to "other" of their kind */
+	/*
+	 * past max_rows (at least one per kind: 8), the quarter with the least time goes to
+	 * its kind's "other": the largest keep their exact totals, a late large one is ranked
+	 */
 	for (int i = 0; i < 10; i++) {
 		w.nparts = 2;
 		w.parts[1] = (struct vmt_whypart){ 1, 1000 + i, VMT_WHY_WAKEUP, "w" };
 		assert_int_equal(vmt_culprits_add(t, &w), 0);
 	}
+	w.parts[1] = (struct vmt_whypart){ 500, 2000, VMT_WHY_WAKEUP, "late" };
+	assert_int_equal(vmt_culprits_add(t, &w), 0);
 	n = vmt_culprits_rows(t, &rows);
-	assert_int_equal(n, 3 + 5 + 1);
+	assert_true(vmt_culprits_evicted(t) > 0);
+	assert_true(n <= 8 + VMT_WHY_NKINDS);
+	assert_int_equal(rows[0].pid, 2000);
+	assert_int_equal(rows[0].total, 500);
+	assert_int_equal(rows[1].pid, 5);
+	assert_int_equal(rows[1].total, 82);
+	assert_string_equal(rows[2].name, "eth0");
+	assert_int_equal(rows[2].total, 14);
+	total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += rows[i].total;
+	/* nothing lost: the merged rows' time is in "other" */
+	assert_int_equal(total, 500 + 82 + 14 + 6 + 10);
 	assert_int_equal(vmt_culprits_merge(u, t), 0);
 	assert_int_equal(vmt_culprits_merge(u, t), 0);
+	assert_int_equal(vmt_culprits_evicted(u), 2 * vmt_culprits_evicted(t));
 	n = vmt_culprits_rows(u, &rows);
-	assert_int_equal(n, 9);
-	assert_int_equal(rows[0].total, 164);
-	assert_int_equal(rows[0].count, 8);
-	assert_int_equal(rows[0].max, 50);
+	assert_int_equal(rows[0].total, 1000);
+	assert_int_equal(rows[0].count, 2);
+	assert_int_equal(rows[1].total, 164);
+	assert_int_equal(rows[1].count, 8);
+	assert_int_equal(rows[1].max, 50);
 	vmt_culprits_free(t);
 	vmt_culprits_free(u);
 }
