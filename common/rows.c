@@ -649,6 +649,7 @@ static CELL void put_row(struct vmt_rows *w, const struct prow *pr, bool csv)
 		w->st.unordered++;
 	else
 		w->written_ts = pr->ex->ts;
+	w->st.why_incomplete += pr->why && pr->why->incomplete;
 	if (csv)
 		pair_csv(w, pr);
 	else

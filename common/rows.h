@@ -49,6 +49,7 @@ struct vmt_rows_stats {
 	uint64_t held;		/* rows that waited for an earlier exit (copied) */
 	uint64_t held_peak;	/* the most exits in the order at once */
 	uint64_t hold_max;	/* the most it may hold: a row waits for no more exits */
+	uint64_t why_incomplete;	/* rows written with incomplete causes (--why) */
 };
 
 struct vmt_rows;

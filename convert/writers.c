@@ -25,12 +25,13 @@ static void say_rows(const struct convert_opts *o, const struct vmt_iter *it, ui
 		vmt_warn("%s: no context events in this recording: the why columns are empty "
 			 "(causes unknown, not zero); vmtrace-record records them unless given "
 			 "--context none", o->input);
-	else if (o->why && it->why_stats.incomplete)
-		vmt_info("%s: %llu exit%s with incomplete causes (events lost, or the task "
-			 "moved off the traced CPUs): their unknown time is in kvm_ns, "
-			 "incomplete = 1", o->input,
-			 (unsigned long long)it->why_stats.incomplete,
-			 it->why_stats.incomplete == 1 ? "" : "s");
+	else if (o->why && st->why_incomplete)
+		/* the rows written, not every exit attributed: the filters left some out */
+		vmt_info("%s: %llu row%s with incomplete causes (events lost, the task moved "
+			 "off the traced CPUs, or an interrupt still open at the entry): their "
+			 "unknown time is in kvm_ns, incomplete = 1", o->input,
+			 (unsigned long long)st->why_incomplete,
+			 st->why_incomplete == 1 ? "" : "s");
 	if (st->unordered)
 		vmt_warn("%s: %llu row%s written out of exit-time order: %s exit stayed open while "
 			 "%llu later exits began (vmtrace-convert(1), DESCRIPTION)", o->input,

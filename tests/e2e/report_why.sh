@@ -135,6 +135,24 @@ assert sum(w[k] for k in w if k.endswith("_ns")) == t[5000]["latency_ns"] == 240
 assert not t[2000]["why"]["incomplete"]
 assert d["why_by_reason"][0]["incomplete"] + sum(r["incomplete"] for r in d["why_by_reason"][1:]) == 1
 PY
+# convert --why counts the rows it wrote with incomplete = 1, not the exits its filters left
+# out, and names the open interrupt among the reasons
+for f in "" "--reason hlt" "--reason cpuid" "--from 0.000006s"; do
+	# shellcheck disable=SC2086
+	run vmtrace-convert --csv --why $f open.vmt
+	expect_rc 0 "convert --why $f"
+	n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "incomplete") c = i }
+		NR > 1 && $c == 1 { n++ } END { print n + 0 }' out.txt)
+	case "$f:$n" in ":1" | "--reason hlt:0" | "--reason cpuid:1" | "--from 0.000006s:0") ;;
+	*) fail "convert --why $f: $n incomplete rows" ;;
+	esac
+	if [ "$n" = 0 ]; then
+		! grep -q incomplete err.txt || fail "convert --why $f: $(cat err.txt)"
+	else
+		grep -q "^vmtrace-convert: open.vmt: $n rows\{0,1\} with incomplete causes (.*an interrupt still open at the entry)" \
+			err.txt || fail "convert --why $f: $(cat err.txt)"
+	fi
+done
 
 # no context events recorded: null causes and a note, never zeros
 run vmtrace-report --json "$DATA/sample-kvm.vmt"
