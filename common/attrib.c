@@ -366,6 +366,7 @@ struct task {
 	uint8_t st;
 	uint8_t list;
 	bool in_user, incomplete, uncertain;
+	uint64_t unknown;	/* ticks of this exit whose nature is not known (in kvm) */
 	uint32_t cpu;		/* RUN: where; else the CPU whose list holds it */
 	uint32_t lprev, lnext;
 	uint32_t x;		/* detail, or NONE while all of it is kvm */
@@ -783,6 +784,8 @@ static void seg_close(struct vmt_attrib *a, struct task *t, uint64_t ts)
 
 	if (b == t->seg_start)
 		return;
+	if (t->uncertain || t->st == ST_LOST)
+		t->unknown += b - t->seg_start;
 	if (t->uncertain || t->seg.kind == VMT_WHY_KVM) {
 		struct key k;
 
@@ -1398,6 +1401,7 @@ static __attribute__((noinline)) int begin_slow(struct vmt_attrib *a, const stru
 		frames_clear(a, c);
 	t->t0 = t->seg_start = ev->ts;
 	t->incomplete = t->uncertain = false;
+	t->unknown = 0;
 	t->in_user = false;
 	t->user_reason = NULL;
 	t->cpu = ev->cpu;
@@ -1411,7 +1415,8 @@ static __attribute__((noinline)) int begin_slow(struct vmt_attrib *a, const stru
 	return 0;
 }
 
-static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
+static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete,
+			     uint64_t unknown)
 {
 	unsigned int k;
 
@@ -1425,6 +1430,7 @@ static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete)
 		__builtin_memcpy(&out->ticks[k], &z, sizeof(z));
 	}
 	out->incomplete = incomplete;
+	out->unknown = unknown < lat ? unknown : lat;
 	out->plain = true;
 	out->culprit = -1;
 	out->nparts = lat ? 1 : 0;
@@ -1468,7 +1474,8 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 	if (!t) {
 		if (end->pid != 0)
 			a->st.unmatched++;
-		why_plain(out, t1 - t0, end->pid != 0);
+		/* no begin seen for it: all of its time is unknown */
+		why_plain(out, t1 - t0, end->pid != 0, end->pid != 0 ? t1 - t0 : 0);
 		a->st.incomplete += end->pid != 0;
 		return segs_plain(a, t0, t1);
 	}
@@ -1486,11 +1493,12 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 		/* events stamped after the entry: the order was impossible, keep the sum */
 		detail_put(a, t);
 		t->incomplete = true;
+		t->unknown = t1 - t0;
 	} else {
 		seg_close(a, t, t1);
 	}
 	if (t->x == NONE) {
-		why_plain(out, t1 - t0, t->incomplete);
+		why_plain(out, t1 - t0, t->incomplete, t->unknown);
 		a->st.incomplete += t->incomplete;
 		task_close(a, t);
 		return segs_plain(a, t0, t1);
@@ -1498,6 +1506,7 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 	d = &a->det[t->x];
 	acc_fold(&d->acc, out, map);
 	out->incomplete = t->incomplete;
+	out->unknown = t->unknown < out->ticks[VMT_WHY_KVM] ? t->unknown : out->ticks[VMT_WHY_KVM];
 	a->st.detailed++;
 	a->st.incomplete += t->incomplete;
 	a->nseg = 0;
@@ -1544,6 +1553,7 @@ int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
 		return begin_slow(a, ev);
 	t->t0 = t->seg_start = ev->ts;
 	t->incomplete = t->uncertain = false;
+	t->unknown = 0;
 	t->in_user = false;
 	t->user_reason = NULL;
 	t->cpu = ev->cpu;
@@ -1572,7 +1582,7 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	    t->incomplete || t->uncertain || t->seg_start > t1)
 		return end_slow(a, begin, end, out);
 	a->st.exits++;
-	why_plain(out, t1 - t0, false);
+	why_plain(out, t1 - t0, false, 0);
 	t->st = ST_NONE;
 	t->in_user = false;
 	c->running = NONE;
@@ -1811,6 +1821,7 @@ static void whywin_breakdown(struct vmt_whywin *w, uint64_t lo, uint64_t covered
 		acc_add(c, acc_find(c, &kvm, covered - total), covered - total);
 	acc_fold(c, &w->max_why, NULL);
 	w->max_why.incomplete = incomplete;
+	w->max_why.unknown = 0;	/* a window keeps its intervals' incomplete mark only */
 }
 
 /* Not plain kvm: validated, clipped as the plain window will, kept in the ring. */

@@ -57,6 +57,11 @@ struct vmt_whypart {
 
 struct vmt_why {
 	uint64_t ticks[VMT_WHY_NKINDS];	/* trace-clock ticks per kind; sum = end - begin */
+	/*
+	 * Of ticks[VMT_WHY_KVM], the ticks whose nature is not known (incomplete only; 0 in
+	 * a worst window's breakdown, which keeps the mark only): kvm time, not kvm's own.
+	 */
+	uint64_t unknown;
 	bool incomplete;	/* events lost or an impossible order: unknown time went to kvm */
 	/*
 	 * All kvm: at most one part, kvm's (pid -1, no name), the other kinds 0 - what most
@@ -206,6 +211,7 @@ static inline int vmt_whywin_add(struct vmt_whywin *w, uint64_t start, uint64_t 
 struct vmt_whysum {
 	uint64_t count, incomplete;
 	uint64_t ticks[VMT_WHY_NKINDS];
+	uint64_t unknown;	/* of ticks[VMT_WHY_KVM], incomplete exits' unknown time */
 };
 
 typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
@@ -222,6 +228,7 @@ static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 
 	s->count++;
 	s->incomplete += w->incomplete;
+	s->unknown += w->unknown;
 	if (w->plain) {
 		s->ticks[VMT_WHY_KVM] += w->ticks[VMT_WHY_KVM];
 		return;
@@ -242,6 +249,7 @@ static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_wh
 
 	into->count += from->count;
 	into->incomplete += from->incomplete;
+	into->unknown += from->unknown;
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		into->ticks[k] += from->ticks[k];
 }

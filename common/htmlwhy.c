@@ -77,8 +77,10 @@ static void bar(struct vmt_outbuf *o, const struct vmt_clock *clk, double y, con
 
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		total += w->ticks[k];
-	vmt_outbuf_printf(o, "<g class=\"row\" data-total-ns=\"%" PRIu64 "\" data-count=\"%"
-			  PRIu64 "\" data-reason=\"", vmt_clock_ns(clk, total), w->count);
+	vmt_outbuf_printf(o, "<g class=\"row\" data-total-ns=\"%" PRIu64 "\" data-incomplete=\"%"
+			  PRIu64 "\" data-unknown-ns=\"%" PRIu64 "\" data-count=\"%" PRIu64
+			  "\" data-reason=\"", vmt_clock_ns(clk, total), w->incomplete,
+			  vmt_clock_ns(clk, w->unknown), w->count);
 	vmt_svg_esc(o, label);
 	vmt_outbuf_str(o, "\"><text class=\"label\" x=\"");
 	vmt_svg_num(o, BAR_X - 8);
@@ -105,8 +107,15 @@ static void bar(struct vmt_outbuf *o, const struct vmt_clock *clk, double y, con
 		fmt_ns_text(ns, b, sizeof(b));
 		vmt_svg_esc(o, b);
 		/* cut as the text's shares are: never above what it is */
-		vmt_outbuf_printf(o, " (%.1f%%)</title></rect>",
+		vmt_outbuf_printf(o, " (%.1f%%)",
 				  vmt_pct_cut(100.0 * (double)w->ticks[k] / (double)total, 1));
+		if (k == VMT_WHY_KVM && w->unknown) {
+			fmt_ns_text(vmt_clock_ns(clk, w->unknown), b, sizeof(b));
+			vmt_outbuf_str(o, ", of which ");
+			vmt_svg_esc(o, b);
+			vmt_outbuf_printf(o, " unknown (%" PRIu64 " incomplete)", w->incomplete);
+		}
+		vmt_outbuf_str(o, "</title></rect>");
 		stripes(o, k, x, y, wpx, ROW_H - 6);
 		/* the share written in the bar where it fits */
 		if (wpx >= 34) {
@@ -174,6 +183,17 @@ static void bars(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct
 	    s->why_recorded);
 	legend(o, 16 + (double)(n + 1) * ROW_H, s->why_recorded);
 	vmt_outbuf_str(o, "</svg>");
+	if (s->why_all.unknown) {
+		fmt_ns_text(vmt_clock_ns(clk, s->why_all.unknown), label, sizeof(label));
+		vmt_outbuf_printf(o, "<p class=\"note\" id=\"why-unknown\" data-unknown-ns=\"%"
+				  PRIu64 "\" data-incomplete=\"%" PRIu64 "\">Of kvm, %s is time "
+				  "that %" PRIu64 " incomplete %s could not tell (events lost, the "
+				  "task moved off the traced CPUs, or an interrupt still open at the "
+				  "%s), not the %s.</p>",
+				  vmt_clock_ns(clk, s->why_all.unknown), s->why_all.incomplete, label,
+				  s->why_all.incomplete, kvm ? "exits" : "pairs", kvm ? "entry" : "end",
+				  kvm ? "host kernel's own" : "traced task's own");
+	}
 }
 
 static void cell(struct vmt_outbuf *o, const char *cls, const char *s)

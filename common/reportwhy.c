@@ -64,8 +64,8 @@ static void not_recorded(FILE *f, uint32_t recorded)
 		fputs(" (their context events are not in the file)\n", f);
 }
 
-/* The columns of the reasons' rows but the name's: total, the kinds, incomplete. */
-#define KINDS_REST (2 + 11 + 8 * VMT_WHY_NKINDS + 10)
+/* The columns of the reasons' rows but the name's: total, the kinds, incomplete, unknown. */
+#define KINDS_REST (2 + 11 + 8 * VMT_WHY_NKINDS + 10 + 8)
 
 static void kinds_row(FILE *f, const char *label, unsigned int cols, const struct vmt_clock *c,
 		      const struct vmt_whysum *w, uint32_t recorded)
@@ -86,7 +86,8 @@ static void kinds_row(FILE *f, const char *label, unsigned int cols, const struc
 		else
 			fprintf(f, " %6.1f%%", vmt_share_pct(w->ticks[k], total, 1));
 	}
-	fprintf(f, " %9" PRIu64 "\n", w->incomplete);
+	/* the share of the total (in kvm's) that incomplete exits could not tell */
+	fprintf(f, " %9" PRIu64 " %6.1f%%\n", w->incomplete, vmt_share_pct(w->unknown, total, 1));
 }
 
 static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
@@ -107,12 +108,16 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 	fprintf(f, "  %-*s %10s", (int)cols, whywords_of(r)->reason, "total");
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		fprintf(f, " %7s", kind_cols[k]);
-	fprintf(f, " %9s\n", "incompl.");
+	fprintf(f, " %9s %7s\n", "incompl.", "unknown");
 	for (i = 0; i < s->nreasons; i++)
 		kinds_row(f, vmt_summary_reason(s, s->reasons[i].isa, s->reasons[i].key, label,
 						sizeof(label)), cols, c, &s->reasons[i].why,
 			  s->why_recorded);
 	kinds_row(f, "all", cols, c, &s->why_all, s->why_recorded);
+	if (s->why_all.unknown)
+		fprintf(f, "unknown: the part of kvm that incomplete %s could not tell (%s)\n",
+			whywords_of(r)->count, vmt_fmt_lat(c, s->why_all.unknown, label,
+							   sizeof(label)));
 	not_recorded(f, s->why_recorded);
 }
 
@@ -306,6 +311,8 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 		vmt_jsonw_u64(w, "count", g->why.count);
 		vmt_jsonw_u64(w, "incomplete", g->why.incomplete);
 		vmt_why_json_kinds(w, c, g->why.ticks, s->why_recorded);
+		/* not a kind: the part of kvm_ns that incomplete exits could not tell */
+		vmt_jsonw_u64(w, "unknown_ns", vmt_clock_ns(c, g->why.unknown));
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);

@@ -177,7 +177,7 @@ cuts, n = table(k, k[wat - 1], ["in guest", "max/window", "window starts at"], 1
 assert n == 7 and cuts == 0, (n, cuts)       # the wider column: every name whole
 table(k, "Where the out-of-guest time went",
       ["total", "kvm", "user", "preempt", "blocked", "wakeup", "irq", "softirq", "nmi",
-       "incompl."], 11, REASONS | {"all"})
+       "incompl.", "unknown"], 11, REASONS | {"all"})
 cuts, n = table(k, "Culprits", ["pid", "exits", "total", "max"], 9, set(HOGS.values()), 13)
 assert n == 4, n
 # the exit lists: the reason between the pid and the latency

@@ -135,6 +135,46 @@ assert sum(w[k] for k in w if k.endswith("_ns")) == t[5000]["latency_ns"] == 240
 assert not t[2000]["why"]["incomplete"]
 assert d["why_by_reason"][0]["incomplete"] + sum(r["incomplete"] for r in d["why_by_reason"][1:]) == 1
 PY
+# its unknown time, from the interrupt's entry left open to the vCPU's entry, is given its
+# size where the kinds are summed: JSON, the text's table and note, the HTML page
+python3 - "$DATA/why/four-exits.txt" <<'PY' >unknown.txt || fail "the open interrupt"
+import sys
+ev = [l.split() for l in open(sys.argv[1])]
+irq = [int(e[2]) for e in ev if e[0] == "ctx" and e[3] == "irq:irq_handler_entry" and
+       "name=virtio0-input" in e]
+ent = [int(e[2]) for e in ev if e[0] == "entry" and int(e[2]) > irq[0]]
+print(ent[0] - irq[0])
+PY
+unknown=$(cat unknown.txt)
+run vmtrace-report --json open.vmt
+python3 - out.txt "$unknown" <<'PY' || fail "unknown_ns"
+import json, sys
+d, unknown = json.load(open(sys.argv[1])), int(sys.argv[2])
+byr = {r["name"]: r for r in d["why_by_reason"]}
+assert byr["cpuid"]["unknown_ns"] == unknown and byr["cpuid"]["incomplete"] == 1, byr["cpuid"]
+assert byr["cpuid"]["unknown_ns"] <= byr["cpuid"]["kvm_ns"]
+assert all(r["unknown_ns"] == 0 for n, r in byr.items() if n != "cpuid"), byr
+PY
+run vmtrace-report open.vmt
+python3 - out.txt "$unknown" "$top_srcdir/tests/helpers" <<'PY' || fail "the text's unknown column"
+import re, sys
+sys.path.insert(0, sys.argv[3])
+from latfmt import lat
+text, unknown = open(sys.argv[1]).read(), int(sys.argv[2])
+sec = text[text.index("\nWhere the out-of-guest time went"):].split("\n\n")[0].split("\n")
+assert sec[2].split()[-2:] == ["incompl.", "unknown"], sec[2]
+rows = {l.split()[0]: l.split() for l in sec[3:] if l.startswith("  ")}
+# total 5900 ns over all exits (see the first check); the unknown share of it, cut
+assert rows["all"][-2:] == ["1", "%.1f%%" % (int(1000 * unknown / 5900) / 10)], rows["all"]
+assert rows["hlt(0x78)"][-2:] == ["0", "0.0%"], rows["hlt(0x78)"]
+assert "unknown: the part of kvm that incomplete exits could not tell (%s)" % lat(unknown) \
+    in sec, sec
+PY
+vmtrace-report --html open.html open.vmt >/dev/null || fail "--html open.vmt"
+grep -q "id=\"why-unknown\" data-unknown-ns=\"$unknown\" data-incomplete=\"1\"" open.html ||
+	fail "the page's unknown note"
+grep -q "data-incomplete=\"1\" data-unknown-ns=\"$unknown\" data-count=\"4\" data-reason=\"all exits\"" open.html ||
+	fail "the page's all exits bar"
 # convert --why counts the rows it wrote with incomplete = 1, not the exits its filters left
 # out, and names the open interrupt among the reasons
 for f in "" "--reason hlt" "--reason cpuid" "--from 0.000006s"; do

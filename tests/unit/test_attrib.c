@@ -37,6 +37,9 @@ static void check_why(const struct vmt_why *w, uint64_t t0, uint64_t t1,
 	for (i = 0; i < VMT_WHY_NKINDS; i++)
 		sum += w->ticks[i];
 	assert_int_equal(sum, t1 - t0);
+	/* the unknown time is kvm's, and only an incomplete exit has any */
+	assert_true(w->unknown <= w->ticks[VMT_WHY_KVM]);
+	assert_true(w->incomplete || w->unknown == 0);
 	assert_true(w->nparts <= VMT_WHY_MAXPARTS);
 	for (i = 0; i < w->nparts; i++) {
 		const struct vmt_whypart *p = &w->parts[i];
@@ -680,6 +683,7 @@ static void test_incomplete(void **state)
 	w = end(0, 150, T);
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[K], 50);
+	assert_int_equal(w->unknown, 50);	/* from the begin: nothing told it since */
 	/* on another CPU: no matter */
 	begin(0, 200, T);
 	assert_int_equal(vmt_attrib_gap(R->a, 1), 0);
@@ -693,6 +697,7 @@ static void test_incomplete(void **state)
 	w = end(0, 350, T);
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[K], 50);
+	assert_int_equal(w->unknown, 20);	/* 310-330; 300-310 and 330-350 are kvm's own */
 	/* on the CPU it was preempted off */
 	begin(0, 400, T);
 	sw(0, 410, T, "vcpu", 0, X, "x");
@@ -702,6 +707,7 @@ static void test_incomplete(void **state)
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[K], 50);
 	assert_int_equal(w->ticks[P], 0);
+	assert_int_equal(w->unknown, 20);	/* 410-430, preempted across the gap */
 	/* kvm_entry with an interrupt still open */
 	begin(0, 500, T);
 	frame(VMT_CTX_IRQ_ENTRY, 0, 510, 24, "eth0");
@@ -709,6 +715,7 @@ static void test_incomplete(void **state)
 	assert_true(w->incomplete);
 	assert_int_equal(w->ticks[I], 0);
 	assert_int_equal(w->ticks[K], 50);
+	assert_int_equal(w->unknown, 40);	/* from the interrupt's entry */
 	/* nested: the closed inner part stays */
 	begin(0, 600, T);
 	frame(VMT_CTX_SOFTIRQ_ENTRY, 0, 610, 1, "timer");
@@ -719,6 +726,7 @@ static void test_incomplete(void **state)
 	assert_int_equal(w->ticks[S], 10);
 	assert_int_equal(w->ticks[I], 10);
 	assert_int_equal(w->ticks[K], 30);
+	assert_int_equal(w->unknown, 20);	/* the softirq left open, 630-650 */
 	/* the next exit on that CPU starts clean */
 	begin(0, 700, T);
 	w = end(0, 710, T);
