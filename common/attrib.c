@@ -1967,7 +1967,12 @@ static uint64_t ckey_hash(uint8_t kind, int32_t pid, const char *name)
 	return h ^ h >> 29;
 }
 
-/* The slot of (kind, pid, name), or the empty slot where it would go. */
+/*
+ * The slot of (kind, pid, name), or the empty slot where it would go. A task is keyed by
+ * its pid and comm, as the exits' lines name it (a renamed task, or a pid used again, is
+ * a row per name); an unknown comm ("") is the pid's row of any name (the hash of a task
+ * leaves its name out, so they are on one probe path).
+ */
 static struct crow *crow_slot(struct vmt_culprits *t, uint8_t kind, int32_t pid, const char *name)
 {
 	uint32_t i;
@@ -1976,7 +1981,8 @@ static struct crow *crow_slot(struct vmt_culprits *t, uint8_t kind, int32_t pid,
 	     i = (i + 1) & (t->cap - 1)) {
 		struct vmt_culprit *r = &t->rows[i].r;
 
-		if (r->kind == kind && r->pid == pid && (pid >= 0 || name_eq(r->name, name)))
+		if (r->kind == kind && r->pid == pid &&
+		    (name_eq(r->name, name) || (pid >= 0 && (!name[0] || !r->name[0]))))
 			break;
 	}
 	return &t->rows[i];
@@ -2082,12 +2088,8 @@ static void crow_add(struct vmt_culprits *t, uint8_t kind, int32_t pid, const ch
 	if (kind >= NK)
 		return;
 	r = crow_find(t, kind, pid, name, pid == VMT_WHY_PID_OTHER);
-	/*
-	 * A task's latest name: the one it has after an exec or a rename (QEMU names its
-	 * vCPU threads "CPU 0/KVM" after they start), the one ps shows; rows come in time
-	 * order, merged tables too
-	 */
-	if (name[0] && (r->r.pid >= 0 || !r->r.name[0]))
+	/* a row of a task whose comm was not known yet takes the first one seen */
+	if (name[0] && !r->r.name[0])
 		set_name(r->r.name, name);
 	if (!exit_no || r->last_exit != exit_no)
 		r->r.count += count;

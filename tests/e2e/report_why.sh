@@ -194,6 +194,41 @@ for f in "" "--reason hlt" "--reason cpuid" "--from 0.000006s"; do
 	fi
 done
 
+# a task renamed between two exits (hog, then hog2, pid 300): the culprits name it as the
+# exits' causes do, a row per name, each row the sum of the exits' parts of that name
+python3 - <<'PY'
+lines = ["cpus 1", "stats 1 0 0", "context sched:sched_switch,sched:sched_waking",
+         "ctx 1 5000 sched:sched_switch 0 0 prev_comm=swapper/1 prev_pid=0 prev_state=0 "
+         "next_comm=vcpu next_pid=100"]
+def hog(t0, name, ns):
+    return ["ctx 1 %d sched:sched_switch 0 100 prev_comm=vcpu prev_pid=100 prev_state=0 "
+            "next_comm=%s next_pid=300" % (t0, name),
+            "ctx 1 %d sched:sched_switch 0 300 prev_comm=%s prev_pid=300 prev_state=0 "
+            "next_comm=vcpu next_pid=100" % (t0 + ns, name)]
+lines += ["exit 1 10000 100 0x72 0"] + hog(10100, "hog", 300) + hog(10500, "hog", 400)
+lines += ["entry 1 11000 100 0", "exit 1 12000 100 0x72 0"] + hog(12100, "hog2", 200)
+lines += ["entry 1 12400 100 0", "other 1 20000"]
+open("rename.txt", "w").write("\n".join(lines) + "\n")
+PY
+"$HELPERS/mkvmt" "$F" rename.vmt <rename.txt || fail mkvmt
+run vmtrace-report --json --top 10 rename.vmt
+python3 - out.txt <<'PY' || fail "a renamed culprit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {}
+for t in d["top"]:
+    for p in t["why"]["parts"]:
+        if p["kind"] != "kvm":
+            k = (p["kind"], p["name"], p["pid"])
+            n, tot, mx = want.get(k, (0, 0, 0))
+            want[k] = (n + 1, tot + p["ns"], max(mx, p["ns"]))
+got = {(c["kind"], c["name"], c["pid"]): (c["count"], c["total_ns"], c["max_ns"])
+       for c in d["culprits"]}
+assert got == want, (got, want)
+assert got[("preempted", "hog", 300)] == (1, 700, 700) and \
+    got[("preempted", "hog2", 300)] == (1, 200, 200), got
+PY
+
 # no context events recorded: null causes and a note, never zeros
 run vmtrace-report --json "$DATA/sample-kvm.vmt"
 python3 - out.txt <<'PY' || fail "a recording without context events"
