@@ -426,7 +426,8 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	if (d->o.why && e->pair && e->pair->why) {
 		text_flush(d);
 		fputs("               why: ", f);
-		vmt_why_text(f, it->clock, e->pair->why, e->pair->lat, d->o.wide ? 0 : 120 - 20);
+		vmt_why_text_vm(f, it->clock, e->pair->why, e->pair->lat, d->o.wide ? 0 : 120 - 20,
+				it->r ? vmt_reader_vmmap(it->r) : NULL);
 		fputc('\n', f);
 	} else if (d->len >= TEXT_FLUSH_AT) {
 		text_flush(d);

@@ -1017,7 +1017,7 @@ static const char *top_why(struct page *p, const struct vmt_top *t)
 	m = fmemopen(p->why, sizeof(p->why), "w");
 	if (!m)
 		return NULL;
-	vmt_why_text(m, p->clk, &t->why, t->lat, 0);
+	vmt_why_text_vm(m, p->clk, &t->why, t->lat, 0, vmt_reader_vmmap(p->r));
 	fclose(m);
 	return p->why;
 }
@@ -1235,7 +1235,7 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 	over_time(&p);
 	heatmap(&p);
 	longest(&p);
-	vmt_html_why(o, p.clk, s, p.w == &kvm_words);
+	vmt_html_why(o, p.clk, s, p.w == &kvm_words, vmt_reader_vmmap(p.r));
 	windows(&p);
 	out(&p, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION
 	    " (vmtrace-report --html). Times count from the recording's start.</p></footer>"

@@ -10,6 +10,7 @@
 #include "timefmt.h"
 #include "svg.h"
 #include "cli.h"
+#include "vmfind.h"
 
 #define MAX_ROWS 12		/* reasons shown, most total time first, then "all" */
 #define MAX_CULPRITS 15
@@ -204,12 +205,13 @@ static void cell(struct vmt_outbuf *o, const char *cls, const char *s)
 }
 
 static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
-		     const struct vmt_summary *s, bool kvm)
+		     const struct vmt_summary *s, bool kvm, const struct vmt_vmmap *vms)
 {
 	const struct vmt_culprit *rows;
 	size_t n = vmt_culprits_rows(s->culprits, &rows), i, shown;
 	uint64_t other = 0;
-	char b[48];
+	unsigned int vm, vcpu;
+	char b[48], name[320];
 
 	/* the words of reportwhy.c's sections; the kinds keep their names ("kvm") for any pair */
 	if (!n) {
@@ -239,7 +241,13 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 				  "\">", vmt_why_kind_names[c->kind], c->pid, c->count,
 				  vmt_clock_ns(clk, c->total), vmt_clock_ns(clk, c->max));
 		cell(o, "l", vmt_why_kind_names[c->kind]);
-		cell(o, "l", c->name);
+		/* a vCPU thread of a mapped VM: named as the vCPU tables name it */
+		if (vms && c->pid > 0 && vmt_vmmap_lookup(vms, c->pid, &vm, &vcpu) == 0) {
+			snprintf(name, sizeof(name), "%s/vcpu%u", vmt_vmmap_name(vms, vm), vcpu);
+			cell(o, "l", name);
+		} else {
+			cell(o, "l", c->name);
+		}
 		if (c->pid >= 0)
 			snprintf(b, sizeof(b), "%" PRId32, c->pid);
 		else
@@ -271,7 +279,7 @@ static void culprits(struct vmt_outbuf *o, const struct vmt_clock *clk,
 }
 
 void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,
-		  bool kvm)
+		  bool kvm, const struct vmt_vmmap *vms)
 {
 	vmt_outbuf_str(o, "<section id=\"causes\"><h2>Where the time went</h2>");
 	if (!s->why) {
@@ -298,6 +306,6 @@ void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struc
 	vmt_outbuf_str(o, "<figure class=\"keep\">");
 	bars(o, clk, s, kvm);
 	vmt_outbuf_str(o, "</figure>");
-	culprits(o, clk, s, kvm);
+	culprits(o, clk, s, kvm, vms);
 	vmt_outbuf_str(o, "</section>\n");
 }

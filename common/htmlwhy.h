@@ -17,12 +17,15 @@
 /* The section's style rules, for the page's <style>. */
 extern const char vmt_html_why_css[];
 
+struct vmt_vmmap;
+
 /*
  * <section id="causes">: the bars and the culprits when the pass attributed (s->why), else
  * a note saying the recording has no context events. kvm: in KVM's words (exits, vCPU
- * tasks), else in those of any other pair (pairs, ids, tasks).
+ * tasks), else in those of any other pair (pairs, ids, tasks). vms (or NULL): the VM map,
+ * whose vCPU threads the culprits name "web1/vcpu0" as the vCPU tables do.
  */
 void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struct vmt_summary *s,
-		  bool kvm);
+		  bool kvm, const struct vmt_vmmap *vms);
 
 #endif

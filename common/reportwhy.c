@@ -8,6 +8,7 @@
 #include "reportwhy.h"
 #include "textwidth.h"
 #include "timefmt.h"
+#include "vmfind.h"
 #include "whyfmt.h"
 
 /* Short column titles of the kinds, in enum vmt_why_kind order. */
@@ -22,7 +23,7 @@ void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_w
 		return;
 	fputs("      why: ", f);
 	/* within 120 columns, the smallest parts summed; --wide: every part, as -v --why */
-	vmt_why_text(f, vmt_reader_clock(r), why, lat, wide ? 0 : 120 - 11);
+	vmt_why_text_vm(f, vmt_reader_clock(r), why, lat, wide ? 0 : 120 - 11, vmt_reader_vmmap(r));
 	fputc('\n', f);
 }
 
@@ -121,6 +122,20 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 	not_recorded(f, s->why_recorded);
 }
 
+/* A culprit's name: a vCPU thread of a VM the recording maps as the vCPU tables name it. */
+static const char *culprit_name(const struct vmt_reader *r, const struct vmt_culprit *c,
+				char *buf, size_t size)
+{
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	unsigned int vm, vcpu;
+
+	if (m && c->pid > 0 && vmt_vmmap_lookup(m, c->pid, &vm, &vcpu) == 0) {
+		snprintf(buf, size, "%s/vcpu%u", vmt_vmmap_name(m, vm), vcpu);
+		return buf;
+	}
+	return c->name[0] ? c->name : "-";
+}
+
 /*
  * The culprits, ranked: tasks and interrupts. A kind's "other" row (VMT_WHY_PID_OTHER: the
  * parts merged past what an exit or the table names) is no one culprit: not ranked, its
@@ -154,8 +169,8 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 		if (rows[i].pid == VMT_WHY_PID_OTHER)
 			continue;
 		shown++;
-		if (vmt_textwidth(rows[i].name) > longest)
-			longest = vmt_textwidth(rows[i].name);
+		if (vmt_textwidth(culprit_name(r, &rows[i], t, sizeof(t))) > longest)
+			longest = vmt_textwidth(culprit_name(r, &rows[i], t, sizeof(t)));
 	}
 	cols = vmt_fmt_name_cols(longest, 2 + 11 + 9 + 11 * 3, false);
 	shown = 0;
@@ -168,7 +183,7 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 		fprintf(f, "\nCulprits: none named\n");
 	}
 	for (i = 0; i < n && shown < 10; i++) {
-		char pid[16], name[320];
+		char pid[16], name[320], vmname[320];
 
 		if (rows[i].pid == VMT_WHY_PID_OTHER)
 			continue;
@@ -177,7 +192,8 @@ static void culprits_table(FILE *f, const struct vmt_reader *r, const struct vmt
 			snprintf(pid, sizeof(pid), "%" PRId32, rows[i].pid);
 		else
 			snprintf(pid, sizeof(pid), "-");
-		vmt_fmt_fit(rows[i].name[0] ? rows[i].name : "-", cols, name, sizeof(name));
+		vmt_fmt_fit(culprit_name(r, &rows[i], vmname, sizeof(vmname)), cols, name,
+			    sizeof(name));
 		fprintf(f, "  %-10s %-*s %8s %10" PRIu64 " %10s %10s\n",
 			rows[i].kind < VMT_WHY_NKINDS ? vmt_why_kind_names[rows[i].kind] : "?",
 			vmt_textwidth_pad(name, cols), name, pid, rows[i].count,
@@ -204,11 +220,12 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 		    const bool *shown)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
-	size_t i, listed = 0, left = 0;
+	const struct vmt_vmmap *vm = vmt_reader_vmmap(r);
+	size_t i, listed = 0, left = 0, cols;
 
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char ts[32], sum[32];
+		char ts[32], sum[32], label[64], head[160];
 
 		if (shown && !shown[i]) {
 			left++;
@@ -219,11 +236,20 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 		if (!listed++)
 			fprintf(f, "\nWorst window of each %s%s, broken down:\n",
 				whywords_of(r)->task, shown ? " in the tables above" : "");
-		fprintf(f, "  pid %" PRId32 " at %s %s: ", t->pid,
-			vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
-			vmt_fmt_time_unit(c));
+		/* a vCPU thread of a mapped VM as the vCPU tables name it; the why in what is left */
+		if (vm && vmt_vmmap_label(vm, t->pid, label, sizeof(label)))
+			snprintf(head, sizeof(head), "  %s at %s %s: ", label,
+				 vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
+				 vmt_fmt_time_unit(c));
+		else
+			snprintf(head, sizeof(head), "  pid %" PRId32 " at %s %s: ", t->pid,
+				 vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
+				 vmt_fmt_time_unit(c));
+		fputs(head, f);
+		cols = vmt_textwidth(head);
 		if (t->has_window_why)
-			vmt_why_text(f, c, &t->window_why, t->max_window_sum, 120 - 34);
+			vmt_why_text_vm(f, c, &t->window_why, t->max_window_sum,
+					cols < 120 - 40 ? 120 - (unsigned int)cols : 40, vm);
 		else	/* its attributed window is not the one the figures give */
 			fprintf(f, "%s, not broken down",
 				vmt_fmt_lat(c, t->max_window_sum, sum, sizeof(sum)));

@@ -7,6 +7,7 @@
 
 #include "textwidth.h"
 #include "timefmt.h"
+#include "vmfind.h"
 #include "whyfmt.h"
 
 static const char *const json_keys[VMT_WHY_NKINDS] = {
@@ -14,24 +15,36 @@ static const char *const json_keys[VMT_WHY_NKINDS] = {
 	"softirq_ns", "nmi_ns",
 };
 
-char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
-		       size_t size)
+char *vmt_whypart_text_vm(const struct vmt_clock *c, const struct vmt_whypart *p,
+			  const struct vmt_vmmap *vms, char *buf, size_t size)
 {
 	const char *kind = p->kind < VMT_WHY_NKINDS ? vmt_why_kind_names[p->kind] : "?";
-	char t[32], who[64] = "";
+	char t[32], who[96] = "", label[64];
 
 	vmt_fmt_lat(c, p->ticks, t, sizeof(t));
 	/* preempted by the task that ran; blocked until woken by; a wake-up's wait behind */
-	if (p->pid >= 0)
-		snprintf(who, sizeof(who), " %s %s (pid %" PRId32 ")",
-			 p->kind == VMT_WHY_PREEMPTED ? "by" :
-			 p->kind == VMT_WHY_WAKEUP ? "behind" : "woken by",
-			 p->name[0] ? p->name : "?", p->pid);
-	else if (p->name[0])
+	if (p->pid >= 0) {
+		const char *how = p->kind == VMT_WHY_PREEMPTED ? "by" :
+				  p->kind == VMT_WHY_WAKEUP ? "behind" : "woken by";
+
+		/* a vCPU thread of a VM the recording maps: named as the vCPU tables name it */
+		if (vms && p->pid > 0 && vmt_vmmap_label(vms, p->pid, label, sizeof(label)))
+			snprintf(who, sizeof(who), " %s %s", how, label);
+		else
+			snprintf(who, sizeof(who), " %s %s (pid %" PRId32 ")", how,
+				 p->name[0] ? p->name : "?", p->pid);
+	} else if (p->name[0]) {
 		snprintf(who, sizeof(who), p->kind == VMT_WHY_BLOCKED ? " woken by %s" : " (%s)",
 			 p->name);
+	}
 	snprintf(buf, size, "%s %s%s", kind, t, who);
 	return buf;
+}
+
+char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
+		       size_t size)
+{
+	return vmt_whypart_text_vm(c, p, NULL, buf, size);
 }
 
 static int by_ticks_desc(const void *a, const void *b)
@@ -44,8 +57,8 @@ static int by_ticks_desc(const void *a, const void *b)
 	return x->kind - y->kind;
 }
 
-void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
-		  unsigned int width)
+void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
+		     unsigned int width, const struct vmt_vmmap *vms)
 {
 	const struct vmt_whypart *order[VMT_WHY_MAXPARTS];
 	unsigned int i, n = w->nparts < VMT_WHY_MAXPARTS ? w->nparts : VMT_WHY_MAXPARTS, shown;
@@ -53,7 +66,7 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 	const char *incomplete = width ? " (incomplete)" :
 				 " (incomplete: unknown time counted as kvm)";
 	uint64_t rest = 0;
-	char line[1024], part[128], t[32];
+	char line[1024], part[160], t[32];
 	size_t len, budget, used;
 
 	for (i = 0; i < n; i++)
@@ -70,7 +83,7 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 	for (i = 0, shown = 0; i < n; i++) {
 		size_t plen;
 
-		vmt_whypart_text(c, order[i], part, sizeof(part));
+		vmt_whypart_text_vm(c, order[i], vms, part, sizeof(part));
 		plen = vmt_textwidth(part) + (shown ? 3 : 1);
 		/* the first part always; the next ones, in order, while they fit with a tail */
 		if (shown && (rest || used + plen + (i + 1 < n ? 22 : 0) > budget ||
@@ -88,6 +101,12 @@ void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, u
 		fprintf(f, " + %u more %s", n - shown, vmt_fmt_lat(c, rest, t, sizeof(t)));
 	if (w->incomplete)
 		fputs(incomplete, f);
+}
+
+void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
+		  unsigned int width)
+{
+	vmt_why_text_vm(f, c, w, lat, width, NULL);
 }
 
 void vmt_why_json_kinds(struct vmt_jsonw *jw, const struct vmt_clock *c, const uint64_t *ticks,

@@ -16,13 +16,21 @@
 #include "jsonw.h"
 #include "tclock.h"
 
+struct vmt_vmmap;
+
 /*
  * The one line, without a newline: the named parts largest first, as many as fit in width
- * characters (0: all), the rest summed as "+ N more".
+ * columns with the tail (0: all), the rest summed as "+ N more". vms (or NULL): the VM map
+ * of the recording, whose vCPU threads are named "web1/vcpu0 (pid 100)" as the vCPU tables
+ * name them.
  */
+void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
+		     unsigned int width, const struct vmt_vmmap *vms);
 void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
 		  unsigned int width);
-/* One part as text: "preempted 3.58 ms by kworker/1:2 (pid 51)". */
+/* One part as text: "preempted 3.58 ms by kworker/1:2 (pid 51)"; vms as above. */
+char *vmt_whypart_text_vm(const struct vmt_clock *c, const struct vmt_whypart *p,
+			  const struct vmt_vmmap *vms, char *buf, size_t size);
 char *vmt_whypart_text(const struct vmt_clock *c, const struct vmt_whypart *p, char *buf,
 		       size_t size);
 /*
