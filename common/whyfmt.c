@@ -57,6 +57,17 @@ static int by_ticks_desc(const void *a, const void *b)
 	return x->kind - y->kind;
 }
 
+/* The columns of " + N more TIME", the tail that sums the parts not shown. */
+static size_t tail_cols(const struct vmt_clock *c, unsigned int more, uint64_t ticks)
+{
+	char t[32], tail[64];
+
+	if (!more)
+		return 0;
+	return (size_t)snprintf(tail, sizeof(tail), " + %u more %s", more,
+				vmt_fmt_lat(c, ticks, t, sizeof(t)));
+}
+
 void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
 		     unsigned int width, const struct vmt_vmmap *vms)
 {
@@ -65,28 +76,35 @@ void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w
 	/* within a width, the short note: the man page and the JSON say what it means */
 	const char *incomplete = width ? " (incomplete)" :
 				 " (incomplete: unknown time counted as kvm)";
-	uint64_t rest = 0;
+	uint64_t rest = 0, after[VMT_WHY_MAXPARTS + 1];
 	char line[1024], part[160], t[32];
 	size_t len, budget, used;
 
 	for (i = 0; i < n; i++)
 		order[i] = &w->parts[i];
 	qsort(order, n, sizeof(order[0]), by_ticks_desc);
+	/* after[i]: the time of the parts from i on, which a tail would sum */
+	after[n] = 0;
+	for (i = n; i > 0; i--)
+		after[i - 1] = after[i] + order[i - 1]->ticks;
 	len = (size_t)snprintf(line, sizeof(line), "%s =", vmt_fmt_lat(c, lat, t, sizeof(t)));
 	used = len;	/* columns: a task's UTF-8 name has fewer than its bytes (textwidth.h) */
-	/* room for the parts, keeping some for "+ N more ..." and the incomplete note */
+	/* room for the parts and the tail "+ N more ...", keeping the incomplete note's */
 	budget = width ? width : sizeof(line) - 1;
 	if (budget > sizeof(line) - 1)
 		budget = sizeof(line) - 1;
 	if (w->incomplete)
-		budget = budget > strlen(incomplete) + 21 ? budget - strlen(incomplete) - 1 : 20;
+		budget = budget > strlen(incomplete) + 20 ? budget - strlen(incomplete) : 20;
 	for (i = 0, shown = 0; i < n; i++) {
 		size_t plen;
 
 		vmt_whypart_text_vm(c, order[i], vms, part, sizeof(part));
 		plen = vmt_textwidth(part) + (shown ? 3 : 1);
-		/* the first part always; the next ones, in order, while they fit with a tail */
-		if (shown && (rest || used + plen + (i + 1 < n ? 22 : 0) > budget ||
+		/*
+		 * The first part always; the next ones, in order, while they fit with the tail
+		 * of the parts after them (exactly as it will read)
+		 */
+		if (shown && (rest || used + plen + tail_cols(c, n - i - 1, after[i + 1]) > budget ||
 			      len + strlen(part) + 3 >= sizeof(line))) {
 			rest += order[i]->ticks;
 			continue;
