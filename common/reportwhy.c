@@ -225,7 +225,7 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 
 	for (i = 0; i < s->ntasks; i++) {
 		const struct vmt_group *t = &s->tasks[i];
-		char ts[32], sum[32], label[64], head[160];
+		char ts[32], sum[32], whole[320], label[160], head[256];
 
 		if (shown && !shown[i]) {
 			left++;
@@ -237,8 +237,9 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 			fprintf(f, "\nWorst window of each %s%s, broken down:\n",
 				whywords_of(r)->task, shown ? " in the tables above" : "");
 		/* a vCPU thread of a mapped VM as the vCPU tables name it; the why in what is left */
-		if (vm && vmt_vmmap_label(vm, t->pid, label, sizeof(label)))
-			snprintf(head, sizeof(head), "  %s at %s %s: ", label,
+		if (vm && vmt_vmmap_label(vm, t->pid, whole, sizeof(whole)))
+			snprintf(head, sizeof(head), "  %s at %s %s: ",
+				 vmt_fmt_fit(whole, VMT_WHY_LABEL_COLS, label, sizeof(label)),
 				 vmt_fmt_time(c, s->start_ts, t->max_window_at, ts, sizeof(ts)),
 				 vmt_fmt_time_unit(c));
 		else

@@ -19,7 +19,7 @@ char *vmt_whypart_text_vm(const struct vmt_clock *c, const struct vmt_whypart *p
 			  const struct vmt_vmmap *vms, char *buf, size_t size)
 {
 	const char *kind = p->kind < VMT_WHY_NKINDS ? vmt_why_kind_names[p->kind] : "?";
-	char t[32], who[96] = "", label[64];
+	char t[32], who[256] = "", whole[320], label[160];
 
 	vmt_fmt_lat(c, p->ticks, t, sizeof(t));
 	/* preempted by the task that ran; blocked until woken by; a wake-up's wait behind */
@@ -28,8 +28,9 @@ char *vmt_whypart_text_vm(const struct vmt_clock *c, const struct vmt_whypart *p
 				  p->kind == VMT_WHY_WAKEUP ? "behind" : "woken by";
 
 		/* a vCPU thread of a VM the recording maps: named as the vCPU tables name it */
-		if (vms && p->pid > 0 && vmt_vmmap_label(vms, p->pid, label, sizeof(label)))
-			snprintf(who, sizeof(who), " %s %s", how, label);
+		if (vms && p->pid > 0 && vmt_vmmap_label(vms, p->pid, whole, sizeof(whole)))
+			snprintf(who, sizeof(who), " %s %s", how,
+				 vmt_fmt_fit(whole, VMT_WHY_LABEL_COLS, label, sizeof(label)));
 		else
 			snprintf(who, sizeof(who), " %s %s (pid %" PRId32 ")", how,
 				 p->name[0] ? p->name : "?", p->pid);
@@ -77,7 +78,7 @@ void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w
 	const char *incomplete = width ? " (incomplete)" :
 				 " (incomplete: unknown time counted as kvm)";
 	uint64_t rest = 0, after[VMT_WHY_MAXPARTS + 1];
-	char line[1024], part[160], t[32];
+	char line[1024], part[320], t[32];
 	size_t len, budget, used;
 
 	for (i = 0; i < n; i++)

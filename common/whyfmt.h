@@ -19,6 +19,12 @@
 struct vmt_vmmap;
 
 /*
+ * The columns a mapped vCPU thread's name takes at most in a why line or its head
+ * ("web1-with-a-lo~/vcpu0 (pid 100)", cut by vmt_fmt_fit), so that the line keeps room.
+ */
+#define VMT_WHY_LABEL_COLS 32
+
+/*
  * The one line, without a newline: the named parts largest first, as many as fit in width
  * columns with the tail (0: all), the rest summed as "+ N more". vms (or NULL): the VM map
  * of the recording, whose vCPU threads are named "web1/vcpu0 (pid 100)" as the vCPU tables
