@@ -256,7 +256,8 @@ static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_wh
 
 /*
  * The culprit table: every part other than kvm of every exit, keyed by kind, pid and comm
- * (tasks: the name the exits give it) or name, with the exits it appeared in, its total and its largest share of one exit.
+ * (tasks: the name the exits give it) or name, with the exits it appeared in, its total
+ * and its largest share of one exit.
  * At most max_rows keys: when full, the quarter with the least time is merged into the
  * per-kind "other" rows (VMT_WHY_PID_OTHER) to make room, so the largest stay exact (one
  * merged that comes back starts anew: its total is then a lower bound).
