@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -447,6 +448,102 @@ static void totals(struct om *om)
 	sample_u64(om, "vmtrace_orphans_total", NULL, vmt_summary_orphans(s));
 }
 
+/* The labels families set themselves: a user's label of one of these names would repeat it. */
+static const char *const own_labels[] = { "host", "vm", "reason", "vcpu", "le" };
+
+int vmt_openmetrics_extra_add(const char **list, size_t *n, const char *arg, char *msg,
+			      size_t size)
+{
+	const char *eq = strchr(arg, '='), *p;
+	size_t len = eq ? (size_t)(eq - arg) : 0, i;
+
+	if (!eq || !len) {
+		snprintf(msg, size, "'%s': a label is NAME=VALUE", arg);
+		return -EINVAL;
+	}
+	for (p = arg; p < eq; p++) {
+		if (!(isalpha((unsigned char)*p) || *p == '_' || (p > arg && isdigit((unsigned char)*p))) ||
+		    !isascii((unsigned char)*p)) {
+			snprintf(msg, size, "'%.*s': a label name is letters, digits and '_', not "
+				 "starting with a digit", (int)len, arg);
+			return -EINVAL;
+		}
+	}
+	if (len >= 2 && arg[0] == '_' && arg[1] == '_') {
+		snprintf(msg, size, "'%.*s': label names starting with '__' are Prometheus's own",
+			 (int)len, arg);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(own_labels) / sizeof(own_labels[0]); i++) {
+		if (strlen(own_labels[i]) == len && !strncmp(arg, own_labels[i], len)) {
+			snprintf(msg, size, "'%.*s': vmtrace sets that label itself (host, vm, "
+				 "reason, vcpu, le)", (int)len, arg);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < *n; i++) {
+		if (!strncmp(list[i], arg, len + 1)) {
+			snprintf(msg, size, "'%.*s': that label is given twice", (int)len, arg);
+			return -EINVAL;
+		}
+	}
+	for (p = eq + 1; *p; p++) {
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f) {
+			snprintf(msg, size, "'%.*s': the label's value holds a control character",
+				 (int)len, arg);
+			return -EINVAL;
+		}
+	}
+	if (*n == VMT_OPENMETRICS_MAX_EXTRA) {
+		snprintf(msg, size, "at most %d labels", VMT_OPENMETRICS_MAX_EXTRA);
+		return -EINVAL;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+/* host, vm, then the caller's extra labels, escaped once (malloc'd into *out) */
+static int base_labels(const struct vmt_openmetrics_labels *l, const char *host, const char *vm,
+		       char **out)
+{
+	char *buf = NULL, name[64];
+	size_t size = 0, i, len;
+	int ret;
+	FILE *f;
+
+	ret = labels_of(host ? "host" : NULL, host, vm ? "vm" : NULL, vm, out);
+	if (ret || !l || !l->nextra)
+		return ret;
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		ret = -errno;
+		goto out;
+	}
+	fputs(*out, f);
+	for (i = 0; !ret && i < l->nextra; i++) {
+		const char *eq = strchr(l->extra[i], '=');
+
+		len = eq ? (size_t)(eq - l->extra[i]) : 0;
+		if (!len || len >= sizeof(name)) {
+			ret = -EINVAL;
+			break;
+		}
+		memcpy(name, l->extra[i], len);
+		name[len] = '\0';
+		if ((*out)[0] || i)
+			fputc(',', f);
+		ret = put_label(f, name, eq + 1);
+	}
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+out:
+	free(*out);
+	*out = ret ? NULL : buf;
+	if (ret)
+		free(buf);
+	return ret;
+}
+
 int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt_clock *clk,
 			  const struct vmt_openmetrics_labels *l, enum vmt_openmetrics_format fmt)
 {
@@ -456,7 +553,7 @@ int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt
 	int ret;
 
 	/* the labels every sample has, escaped once */
-	ret = labels_of(host ? "host" : NULL, host, vm ? "vm" : NULL, vm, &om.base);
+	ret = base_labels(l, host, vm, &om.base);
 	if (ret)
 		return ret;
 	om.base_vm = vm != NULL;

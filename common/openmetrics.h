@@ -40,14 +40,24 @@ enum vmt_openmetrics_format {
 
 struct vmt_vmmap;
 
+/* At most this many constant labels of the user's (--label NAME=VALUE). */
+#define VMT_OPENMETRICS_MAX_EXTRA 16
+
 /*
- * The labels every sample carries. NULL or "" leaves a label out (of every sample). No
- * program gives vm yet (a caller's name for the whole exposition, e.g. one recording per
- * VM); vmmap gives the vCPU tasks' own.
+ * The labels every sample carries. NULL or "" leaves a label out (of every sample). vm is a
+ * caller's name for the whole exposition (a recording of one VM, a report filtered to
+ * one); vmmap gives the vCPU tasks' own.
  */
 struct vmt_openmetrics_labels {
 	const char *host;
 	const char *vm;
+	/*
+	 * "NAME=VALUE" each (checked by vmt_openmetrics_extra_add()), after host and vm on
+	 * every sample: what tells apart two expositions of one host, e.g. two recorders on
+	 * disjoint CPUs publishing into one textfile directory.
+	 */
+	const char *const *extra;
+	size_t nextra;
 	/*
 	 * The recording's VM map (vmtrace-record --vm; vmfind.h) or NULL. When vm is not
 	 * given, every sample of the per-task families then has a vm label too: its task's
@@ -59,7 +69,8 @@ struct vmt_openmetrics_labels {
 };
 
 /*
- * The families (every name starts with vmtrace_; label host, vm, then the others):
+ * The families (every name starts with vmtrace_; labels host, vm, the caller's extra ones,
+ * then the others):
  *   vmtrace_exits_total{reason}                  counter  exit-entry pairs per exit reason
  *   vmtrace_vcpu_exits_total{vm,vcpu}            counter  pairs per vCPU task
  *   vmtrace_out_of_guest_seconds_total{vm,vcpu}  counter  time between exit and entry
@@ -77,6 +88,17 @@ struct vmt_openmetrics_labels {
  * vCPU 0 are vm="a",vcpu="0" and vm="b",vcpu="0"), "pid 1234" when neither gives one.
  * Values: integers, seconds as exact decimals of the ns figures.
  */
+
+/*
+ * Check arg ("NAME=VALUE", --label's) and add it to list (*n of them so far, room for
+ * VMT_OPENMETRICS_MAX_EXTRA). NAME as Prometheus's data model has them ([a-zA-Z_][a-zA-Z0-9_]*,
+ * not starting with "__", reserved), none of the labels the families set themselves (host,
+ * vm, reason, vcpu, le) nor one given before: a repeated label makes a scraper refuse the
+ * whole exposition. VALUE: any UTF-8 text without control bytes but '\n' (escaped when
+ * written). Returns 0, or -EINVAL with msg saying what is wrong in one line.
+ */
+int vmt_openmetrics_extra_add(const char **list, size_t *n, const char *arg, char *msg,
+			      size_t size);
 
 /*
  * Write s (a finished pass; clk converts its trace clock units to ns) to f. Returns 0,

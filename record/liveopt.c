@@ -15,7 +15,7 @@
 
 /*
  * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after,
- * --continue, --ring-size, and what they need from the other options at the end.
+ * --continue, --ring-size, --label, and what they need from the other options at the end.
  */
 void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key, const char *arg)
 {
@@ -37,6 +37,10 @@ void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key,
 		if (!*arg)
 			argp_error(state, "empty --metrics file name");
 		o->metrics = arg;
+		break;
+	case REC_OPT_LABEL:
+		if (vmt_openmetrics_extra_add(o->labels, &o->nlabels, arg, msg, sizeof(msg)))
+			argp_error(state, "--label %s", msg);
 		break;
 	case REC_OPT_INTERVAL:
 		if (vmt_cli_parse_duration_ns(arg, &v) || v < 1000000000ULL || v > 3600000000000ULL)
@@ -80,6 +84,8 @@ void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key,
 		o->after_ns = o->after_ns ? o->after_ns : REC_DEFAULT_AFTER_NS;
 		if (o->metrics_interval_ns && !o->metrics)
 			argp_error(state, "--interval needs --metrics FILE");
+		if (o->nlabels && !o->metrics)
+			argp_error(state, "--label needs --metrics FILE");
 		o->metrics_interval_ns = o->metrics_interval_ns ? o->metrics_interval_ns :
 					 REC_DEFAULT_METRICS_NS;
 		if (o->no_output && !o->live_ns && !o->metrics)

@@ -16,6 +16,8 @@
 struct rec_metrics {
 	char *path, *host;
 	struct vmt_vmmap *vmmap;	/* the vCPUs' vm labels (--vm), or NULL */
+	const char *const *labels;	/* --label's, the caller's */
+	size_t nlabels;
 	uint64_t interval_ns;
 	uint64_t next_ns;		/* CLOCK_MONOTONIC: the next publication is due */
 	struct vmt_summary s;
@@ -27,7 +29,7 @@ struct rec_metrics {
 };
 
 int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
-		    struct rec_metrics **out)
+		    const char *const *labels, size_t nlabels, struct rec_metrics **out)
 {
 	/* the report's defaults, so that the figures are vmtrace-report's */
 	struct vmt_summary_opts so = { .window_ns = VMT_DEFAULT_WINDOW_NS };
@@ -42,6 +44,8 @@ int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvb
 	if (!m)
 		return -ENOMEM;
 	m->interval_ns = interval_ns;
+	m->labels = labels;
+	m->nlabels = nlabels;
 	m->path = strdup(path);
 	/* the labels are the recording's, read from its META as vmtrace-report reads them */
 	m->host = vmt_kv_get_str(meta->buf, meta->len, "hostname");
@@ -69,10 +73,14 @@ struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m)
 static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vmt_iter *it,
 		   uint64_t lost)
 {
-	struct vmt_openmetrics_labels l = { .host = m->host, .vmmap = m->vmmap };
+	struct vmt_openmetrics_labels l = { .host = m->host, .vmmap = m->vmmap,
+					     .extra = m->labels, .nextra = m->nlabels };
 	char note[VMT_OUTFILE_MSG_SIZE];
 	int ret;
 
+	/* a recording of one VM (--vm of one): its name on every sample, as the report's */
+	if (m->vmmap && vmt_vmmap_count(m->vmmap) == 1)
+		l.vm = vmt_vmmap_name(m->vmmap, 0);
 	s->lost_events = lost;
 	ret = vmt_openmetrics_publish(m->path, s, it->clock, &l, VMT_OPENMETRICS_PROMETHEUS,
 				      note, sizeof(note));

@@ -18,10 +18,12 @@ struct rec_metrics;
 
 /*
  * meta: the recording's metadata, read now for the labels (its host name; the VM map of
- * --vm for the vCPUs' vm). Returns 0, -EINVAL or -ENOMEM.
+ * --vm for the vCPUs' vm, and vm on every sample when it has one VM); labels: --label's
+ * NAME=VALUE (checked; kept by the caller until rec_metrics_free()). Returns 0, -EINVAL or
+ * -ENOMEM.
  */
 int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvbuf *meta,
-		    struct rec_metrics **out);
+		    const char *const *labels, size_t nlabels, struct rec_metrics **out);
 /* The consumer to give the pass (its summary). */
 struct vmt_consumer rec_metrics_consumer(struct rec_metrics *m);
 /*

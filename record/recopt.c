@@ -91,6 +91,8 @@ static const struct argp_option options[] = {
 	  "--interval with the metrics so far (Prometheus text, for node_exporter's textfile "
 	  "collector)", 3 },
 	{ "interval", REC_OPT_INTERVAL, "TIME", 0, "how often --metrics rewrites FILE (default 10s)", 3 },
+	{ "label", REC_OPT_LABEL, "NAME=VALUE", 0, "with --metrics: add this label to every sample "
+	  "(repeatable), e.g. to tell apart two recorders of one host", 3 },
 	{ "on-threshold", REC_OPT_THRESHOLD, "TIME", 0, "flight recorder: keep only the last --keep "
 	  "in memory; when an exit lasts TIME or more, write that and --after past it, then "
 	  "stop", 3 },
@@ -256,6 +258,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case REC_OPT_AFTER:
 	case REC_OPT_CONTINUE:
 	case REC_OPT_RING_SIZE:
+	case REC_OPT_LABEL:
 		rec_liveopt_parse(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:

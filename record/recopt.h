@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "openmetrics.h"
 
 #define REC_DEFAULT_BEGIN	"kvm:kvm_exit"
 #define REC_DEFAULT_END		"kvm:kvm_entry"
@@ -41,6 +42,8 @@ struct record_opts {
 	int no_output;
 	const char *metrics;		/* --metrics FILE, or NULL */
 	uint64_t metrics_interval_ns;	/* --interval */
+	const char *labels[VMT_OPENMETRICS_MAX_EXTRA];	/* --label NAME=VALUE, checked */
+	size_t nlabels;
 	uint64_t threshold_ns;		/* --on-threshold; 0: record everything */
 	uint64_t keep_ns, after_ns;	/* --keep, --after */
 	unsigned int continue_n;	/* --continue: files at most; 0: one file, -o's name */

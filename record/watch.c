@@ -125,7 +125,8 @@ static int add_watchers(struct rec_watch *w, const struct record_opts *o,
 	}
 	if (o->metrics) {
 		/* the labels are the recording's, as vmtrace-report --openmetrics gives them */
-		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, meta, &w->metrics);
+		ret = rec_metrics_new(o->metrics, o->metrics_interval_ns, meta, o->labels,
+				      o->nlabels, &w->metrics);
 		if (ret)
 			return ret;
 		w->c[w->nc++] = rec_metrics_consumer(w->metrics);

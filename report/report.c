@@ -289,7 +289,8 @@ static int print_views(struct report *rep)
 			return 0;	/* the page is the output */
 	}
 	if (rep->o->openmetrics)
-		return report_openmetrics(rep->o->file, rep->o->metrics_file, rep->r, &rep->s);
+		return report_openmetrics(rep->o->file, rep->o->metrics_file, rep->r, &rep->s,
+					  rep->o);
 	if (rep->o->json)
 		ret = print_json(rep);
 	else if (rep->o->legacy)

@@ -77,7 +77,7 @@ static void merge_conflicts(const struct report_opts *o, char *buf, size_t size)
 
 /*
  * --compare takes two recordings, several without it are merged; both take only the
- * options that apply to every recording. --fail-if needs --compare.
+ * options that apply to every recording.
  */
 static void check_several(struct argp_state *state, struct report_opts *o)
 {
@@ -172,6 +172,8 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 	if (views[0])
 		argp_error(state, "--openmetrics prints the metrics only: it takes no other view "
 			   "(%s given)", views);
+	if (o->nlabels && !o->openmetrics)
+		argp_error(state, "--label goes with --openmetrics");
 	check_several(state, o);
 	if (o->json + o->legacy + o->verbose > 1)
 		argp_error(state, "--json, --legacy and --verbose exclude each other");

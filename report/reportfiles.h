@@ -7,6 +7,7 @@
 #define REPORT_FILES_H
 
 #include "reader.h"
+#include "reportopt.h"
 #include "series.h"
 #include "summary.h"
 
@@ -14,10 +15,11 @@
 int report_write_html(const char *path, const struct vmt_reader *r, const struct vmt_summary *s,
 		      const struct vmt_series *se);
 /*
- * The metrics of recording file: into path (=FILE), or standard output when path is NULL.
+ * The metrics of recording file: into path (=FILE), or standard output when path is NULL,
+ * with o's --label labels, and vm="NAME" on every sample when the figures are of one VM.
  * 0, or 1 with the error said.
  */
 int report_openmetrics(const char *file, const char *path, const struct vmt_reader *r,
-		       const struct vmt_summary *s);
+		       const struct vmt_summary *s, const struct report_opts *o);
 
 #endif

@@ -35,6 +35,7 @@ enum {
 	OPT_COMPARE,
 	OPT_FAIL_IF,
 	OPT_JOBS,
+	OPT_LABEL,
 };
 
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
@@ -96,6 +97,8 @@ static const struct argp_option options[] = {
 	  "OpenMetrics text (exits, out-of-guest seconds, latency histograms, worst window, "
 	  "lost events) for Prometheus; =FILE replaces FILE atomically instead, in the text "
 	  "format of node_exporter's textfile collector", 2 },
+	{ "label", OPT_LABEL, "NAME=VALUE", 0, "with --openmetrics: add this label to every "
+	  "sample (repeatable), e.g. to tell apart two recordings of one host", 2 },
 	{ "html", OPT_HTML, "FILE", 0, "also write the report as one self-contained HTML page "
 	  "with charts (\"-\": standard output, instead of the report)", 2 },
 	{ NULL, 0, NULL, 0, "Comparison:", 4 },
@@ -124,8 +127,8 @@ static const struct argp_option options[] = {
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
+	char *comma, msg[160];
 	uint64_t v;
-	char *comma;
 
 	switch (key) {
 	case 'f':
@@ -215,6 +218,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (arg && !*arg)
 			argp_error(state, "empty --openmetrics file name");
 		o->metrics_file = arg;
+		break;
+	case OPT_LABEL:
+		if (vmt_openmetrics_extra_add(o->labels, &o->nlabels, arg, msg, sizeof(msg)))
+			argp_error(state, "--label %s", msg);
 		break;
 	case OPT_COMPARE:
 		o->compare = 1;

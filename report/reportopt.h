@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "filteropt.h"
+#include "openmetrics.h"
 #include "source.h"
 
 #define REPORT_MAX_FILES 64
@@ -36,6 +37,8 @@ struct report_opts {
 	uint64_t interval_ns;		/* --interval: the time series, 0: none */
 	const char *html;		/* --html FILE, or NULL */
 	const char *metrics_file;	/* --openmetrics=FILE, or NULL (standard output) */
+	const char *labels[VMT_OPENMETRICS_MAX_EXTRA];	/* --label NAME=VALUE, checked */
+	size_t nlabels;
 	struct vmt_filter_opts fo;
 };
 

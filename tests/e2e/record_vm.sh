@@ -7,7 +7,8 @@
 # file must hold the pair's events of those threads only (a recording of CPU 1 without
 # --vm shows the other VM's thread and the VMM's other threads are there to be filtered
 # out), the map and the filter must be in it, the reports label the threads and take
-# --vm, --metrics labels their series with their VM's name, and bad --vm input is one line
+# --vm, --metrics labels their series with their VM's name (and every series, with
+# --label's, when the recording is of one VM), and bad --vm input is one line
 # and 64 (with the --help hint when its form is wrong). Busy unnamed vCPU threads are found
 # by their guest time.
 . "$(dirname "$0")/lib.sh"
@@ -163,6 +164,37 @@ if [ "$exact" = 1 ]; then
 else
 	echo "--metrics: records came late or were lost: the labels compared, not the values"
 fi
+# --metrics of one VM with --label: every sample carries vm="A" (a per-VM file of this
+# host is its own series, not the other VM's file's) and the label; the same as the
+# report's --openmetrics=FILE --label of the file, byte for byte unless records came late
+rec --vm "$a" --metrics a1.prom --label recorder=r1 -o a1.vmt
+expect_rc 0 "--vm $a --metrics --label"
+cp err.txt a1-rec.err
+vmtrace-report --openmetrics=a1-report.prom --label recorder=r1 a1.vmt ||
+	fail "--openmetrics=FILE --label a1.vmt"
+python3 - a1.prom a1-report.prom "$a" <<'EOF' || fail "--vm $a --metrics --label: the labels"
+import re, sys
+for f in sys.argv[1:3]:
+    n = 0
+    for line in open(f):
+        if line.startswith("#"):
+            continue
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', line.split("}")[0]))
+        assert labels.get("vm") == sys.argv[3] and labels.get("recorder") == "r1", (f, line)
+        n += 1
+    assert n > 20, (f, n)
+print('--metrics of one VM: every sample has its vm and recorder="r1"')
+EOF
+if ! grep -q -e "came too late" -e "lost" a1-rec.err; then
+	cmp a1.prom a1-report.prom ||
+		{ diff a1-report.prom a1.prom | head >&2; fail "--metrics --label differs from the report's"; }
+fi
+run vmtrace-record -p 1 --label recorder=r1 -e "$SYSCALL_EVENTS"
+expect_rc 64 "--label without --metrics"
+expect_one_line_error vmtrace-record "--label needs --metrics FILE"
+run vmtrace-record -p 1 --metrics m.prom --label 9=x -e "$SYSCALL_EVENTS"
+expect_rc 64 "--label 9=x"
+expect_one_line_error vmtrace-record "--label '9': a label name is letters"
 for vm in "$a:$a_tid" "$b_pid:$b_tid"; do
 	spec=${vm%:*}
 	tid=${vm#*:}

@@ -296,6 +296,52 @@ static void test_labels(void **state)
 	fclose(f);
 }
 
+/* --label's NAME=VALUE: the names Prometheus takes, each once; after host and vm, escaped */
+static void test_extra_labels(void **state)
+{
+	static const struct {
+		const char *arg;
+		int ok;
+	} cases[] = {
+		{ "site=fra1", 1 }, { "_x9=", 1 }, { "Rec_2=a\"b\\c\nd", 1 }, { "9a=x", 0 },
+		{ "a-b=x", 0 }, { "__x=y", 0 }, { "host=x", 0 }, { "vm=x", 0 }, { "reason=x", 0 },
+		{ "vcpu=x", 0 }, { "le=x", 0 }, { "=x", 0 }, { "x", 0 }, { "site=again", 0 },
+		{ "t=a\tb", 0 }, { "caf\xc3\xa9=x", 0 },
+	};
+	struct fixture *fx = *state;
+	const char *list[VMT_OPENMETRICS_MAX_EXTRA];
+	struct vmt_openmetrics_labels l = { .host = "h1", .vm = "web1", .extra = list };
+	char msg[160], *text, names[VMT_OPENMETRICS_MAX_EXTRA][8];
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		msg[0] = '\0';
+		assert_int_equal(vmt_openmetrics_extra_add(list, &n, cases[i].arg, msg, sizeof(msg)),
+				 cases[i].ok ? 0 : -EINVAL);
+		assert_true(cases[i].ok ? !msg[0] : msg[0] && !strchr(msg, '\n'));
+	}
+	assert_int_equal(n, 3);
+	l.nextra = n;
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_non_null(strstr(text, "\nvmtrace_lost_events_total{host=\"h1\",vm=\"web1\","
+			       "site=\"fra1\",_x9=\"\",Rec_2=\"a\\\"b\\\\c\\nd\"} 17\n"));
+	free(text);
+	l.host = NULL;
+	l.vm = NULL;
+	l.nextra = 1;
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_non_null(strstr(text, "\nvmtrace_lost_events_total{site=\"fra1\"} 17\n"));
+	free(text);
+	/* at most VMT_OPENMETRICS_MAX_EXTRA */
+	n = 0;
+	for (i = 0; i < VMT_OPENMETRICS_MAX_EXTRA; i++) {
+		snprintf(names[i], sizeof(names[i]), "k%zu=x", i);
+		assert_int_equal(vmt_openmetrics_extra_add(list, &n, names[i], msg, sizeof(msg)), 0);
+	}
+	assert_int_equal(vmt_openmetrics_extra_add(list, &n, "more=x", msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(n, VMT_OPENMETRICS_MAX_EXTRA);
+}
+
 /* A VM map as vmtrace-record --vm stores it; names[i] for VM i, vcpus[i] its threads. */
 static struct vmt_vmmap *vmmap(unsigned int n, const char *const *names,
 			       const char *const *vcpus)
@@ -449,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cycle_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prometheus_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extra_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
 	};
