@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "compare.h"
 #include "comparefmt.h"
+#include "gate.h"
 #include "htmlcompare.h"
 #include "inputopt.h"
 #include "log.h"
@@ -23,15 +23,6 @@
 #include "outbuf.h"
 #include "outfile.h"
 #include "report_compare.h"
-
-#define MAX_CONDS 32
-
-/* --fail-if's conditions, and which name a reason that --reason leaves out */
-struct gate {
-	struct vmt_cmp_cond *conds;
-	unsigned int n;
-	bool left_out[MAX_CONDS];
-};
 
 /* report_compare.h: the span a recording's rates are per. */
 uint64_t report_selected_span(const struct vmt_filter *f, const struct vmt_reader *r,
@@ -74,27 +65,8 @@ int report_same_pair(const char *file, const struct vmt_reader *r, char *first, 
 }
 
 /* Open one side, resolve the filters against it, run its pass. Returns an exit status. */
-/*
- * A condition on a reason the --reason filter leaves out finds no exits of it in either
- * recording: said as the filter's doing, not as the recordings' (names resolve per
- * recording, so each side is asked).
- */
-static void mark_left_out(const struct vmt_filter_opts *fo, const struct vmt_reader *r,
-			  struct gate *g)
-{
-	unsigned int i;
-
-	for (i = 0; i < g->n; i++) {
-		const char *reason = g->conds[i].reason;
-
-		if (reason[0] && strcasecmp(reason, "all") &&
-		    vmt_filter_keeps_reason(fo, r, reason) == 0)
-			g->left_out[i] = true;
-	}
-}
-
 static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int *damaged,
-		    struct gate *g, char *pair, size_t size)
+		    struct report_gate *g, char *pair, size_t size)
 {
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -122,7 +94,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		ret = ret == -EINVAL ? 64 : ret;	/* a filter the input does not fit */
 		goto out_close;
 	}
-	mark_left_out(&fo, r, g);
+	report_gate_left_out(g, &fo, r);
 	ret = vmt_compare_consumer(c, side, &cons);
 	if (!ret)
 		ret = vmt_iterate(r, &io, &cons, 1, &it);
@@ -165,28 +137,6 @@ static int print_json(const struct vmt_compare *c, const struct vmt_compare_view
 	vmt_jsonw_object_close(&w);
 	vmt_outbuf_ch(&out, '\n');
 	return vmt_outbuf_finish(&out);
-}
-
-/* Each condition checked; the number that hold, or -1 when one names no reason. */
-static int check_conds(const struct vmt_compare *c, const struct gate *g, const char *reasons,
-		       int *verdicts, char (*details)[256])
-{
-	unsigned int i;
-	int held = 0;
-
-	for (i = 0; i < g->n; i++) {
-		verdicts[i] = vmt_compare_check(c, &g->conds[i], details[i], sizeof(details[i]));
-		if (verdicts[i] < 0 && g->left_out[i]) {
-			vmt_err("--fail-if %s: the --reason filter (%s) leaves exits of reason '%s' "
-				"out", g->conds[i].text, reasons, g->conds[i].reason);
-			return -1;
-		} else if (verdicts[i] < 0) {
-			vmt_err("--fail-if %s", details[i]);
-			return -1;
-		}
-		held += verdicts[i] != 0;	/* 2, cannot tell: a gate fails closed */
-	}
-	return held;
 }
 
 /*
@@ -249,29 +199,20 @@ static int publish(const struct report_opts *o, const struct vmt_compare *c,
 int report_compare(struct report_opts *o)
 {
 	struct vmt_compare_view v = { { o->file, o->file2 }, NULL, NULL, NULL, 0 };
-	static struct vmt_cmp_cond conds[MAX_CONDS];
-	static char details[MAX_CONDS][256];
-	const char *dp[MAX_CONDS];
-	int verdicts[MAX_CONDS];
+	static struct report_gate g;	/* large: not on the stack */
+	const char *dp[REPORT_GATE_MAX];
 	struct vmt_compare c;
-	int code = 1, damaged = 0, held = 0, n = 0;
-	struct gate g = { conds, 0, { false } };
-	char msg[256], pair[256] = "";
+	int code = 1, damaged = 0, held = 0;
+	char pair[256] = "";
 	unsigned int i;
 
 	if (vmt_compare_init(&c, o->window_ns)) {
 		vmt_err("%s", strerror(ENOMEM));
 		goto out;
 	}
-	if (o->fail_if) {
-		n = vmt_compare_parse_conds(o->fail_if, conds, MAX_CONDS, msg, sizeof(msg));
-		if (n < 0) {
-			vmt_err("--fail-if: %s", msg);
-			code = 64;
-			goto out;
-		}
-		g.n = (unsigned int)n;
-	}
+	memset(&g, 0, sizeof(g));
+	if (o->fail_if && (code = report_gate_parse(&g, o->fail_if, true)) != 0)
+		goto out;
 	code = run_side(o, VMT_CMP_BEFORE, &c, &damaged, &g, pair, sizeof(pair));
 	if (!code)
 		code = run_side(o, VMT_CMP_AFTER, &c, &damaged, &g, pair, sizeof(pair));
@@ -279,24 +220,20 @@ int report_compare(struct report_opts *o)
 		goto out;
 	same_kind_of_span(o, &c);
 	vmt_compare_test(&c);
-	held = check_conds(&c, &g, o->fo.reasons, verdicts, details);
+	held = report_gate_check(&g, &c, o->fo.reasons);
 	if (held < 0) {
 		code = 64;
 		goto out;
 	}
-	for (i = 0; i < (unsigned int)n; i++)
-		dp[i] = details[i];
-	v.conds = conds;
-	v.verdicts = verdicts;
+	for (i = 0; i < g.n; i++)
+		dp[i] = g.details[i];
+	v.conds = g.conds;
+	v.verdicts = g.verdicts;
 	v.details = dp;
-	v.nconds = (unsigned int)n;
+	v.nconds = g.n;
 	code = publish(o, &c, &v);
-	for (i = 0; !code && i < (unsigned int)n; i++) {
-		if (verdicts[i] == 1)
-			vmt_warn("--fail-if holds: %s", details[i]);
-		else if (verdicts[i] == 2)
-			vmt_warn_folded("--fail-if cannot tell, counted as holding: %s", details[i]);
-	}
+	if (!code)
+		report_gate_say(&g);
 	if (!code)
 		code = held ? 1 : damaged ? 2 : 0;
 out:

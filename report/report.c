@@ -18,6 +18,7 @@
 
 #include "cpus.h"
 #include "evdump.h"
+#include "gate.h"
 #include "inputopt.h"
 #include "iterate.h"
 #include "lists.h"
@@ -50,6 +51,7 @@ struct report {
 	struct vmt_iter it;
 	struct report_trigger trig;	/* a flight recording's exit */
 	uint64_t around_ns;		/* --around's centre */
+	struct report_gate *gate;	/* --fail-if, or NULL */
 };
 
 /*
@@ -150,6 +152,8 @@ static int set_up_views(struct report *rep)
 	}
 	if (!ret)
 		ret = add_series(rep);
+	if (!ret && rep->gate)	/* one pass: the gate's figures are the report's exits */
+		ret = report_gate_one(rep->gate, rep->r, o->window_ns, &rep->c[rep->nc++]);
 	if (ret)
 		vmt_err("cannot set up the report: %s", strerror(-ret));
 	return ret;
@@ -350,13 +354,16 @@ static void clean_up(struct report *rep)
 	vmt_summary_free(&rep->s);
 	vmt_filter_opts_free(&rep->o->fo);
 	vmt_reader_close(rep->r);
+	if (rep->gate)
+		report_gate_free(rep->gate);
 }
 
 int main(int argc, char **argv)
 {
+	static struct report_gate gate;	/* large: not on the stack */
 	struct report_opts o;
 	struct report rep = { .o = &o };
-	int code, state;
+	int code, state, held = 0;
 
 	vmt_log_init(argv[0]);
 	report_parse_args(&o, argc, argv);
@@ -365,6 +372,9 @@ int main(int argc, char **argv)
 	if (o.nfiles > 1)
 		return report_merge(&o);
 	rep.style.wide = o.wide != 0;
+	if (o.fail_if && report_gate_parse(&gate, o.fail_if, false))
+		return 64;
+	rep.gate = o.fail_if ? &gate : NULL;
 	code = open_input(&rep);
 	if (!code && (set_up_views(&rep) || run_pass(&rep)))
 		code = 1;
@@ -373,8 +383,10 @@ int main(int argc, char **argv)
 	code = print_views(&rep);
 	say_why_empty(&rep);
 	state = input_state(&rep);
+	if (!code && rep.gate)
+		held = report_gate_one_check(rep.gate, &o.fo, rep.r, &rep.it);
 	if (!code)
-		code = state;
+		code = held < 0 ? 64 : held ? 1 : state;
 out:
 	clean_up(&rep);
 	return code;

@@ -84,8 +84,9 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 	unsigned int i, stdin_files = 0;
 	char views[192];
 
-	if (!o->compare && o->fail_if)
-		argp_error(state, "--fail-if goes with --compare");
+	/* one recording's absolute figures, or a comparison's; no gate on a merge */
+	if (!o->compare && o->fail_if && o->nfiles > 1)
+		argp_error(state, "--fail-if goes with one recording or --compare");
 	if (o->compare && o->nfiles != 2)
 		argp_error(state, "--compare takes two recordings: BEFORE AFTER");
 	if (o->nfiles < 2)

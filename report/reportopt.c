@@ -62,6 +62,7 @@ static const char doc[] =
 	"  vmtrace-report --compare before.vmt after.vmt  # A/B, with a test per change\n"
 	"  vmtrace-report part1.vmt part2.vmt trace.dat   # merged, with a row per file\n"
 	"  vmtrace-report --compare --fail-if 'p99>+10%,max>2ms' before.vmt after.vmt\n"
+	"  vmtrace-report --fail-if 'max>2ms,p99>50us' run1.vmt  # an SLO on one run\n"
 	"\n"
 	"TIME takes ns, us, ms, s, m (or min) or h (a bare number is seconds). --from, --to "
 	"and --around count from the start of the recording (its first page). FILE - reads "
@@ -106,10 +107,11 @@ static const struct argp_option options[] = {
 	  "reason and overall, counts, rates, p50/p99/p99.9/max and the worst window side by "
 	  "side with their change, and whether the distributions differ beyond noise "
 	  "(Kolmogorov-Smirnov test, p < 0.01); JSON \"compare\"", 4 },
-	{ "fail-if", OPT_FAIL_IF, "EXPR", 0, "with --compare: exit status 1 when a condition "
-	  "holds: [REASON:]FIGURE OP VALUE joined by ',', FIGURE one of count, rate, mean, p50, "
+	{ "fail-if", OPT_FAIL_IF, "EXPR", 0, "exit status 1 when a condition holds: "
+	  "[REASON:]FIGURE OP VALUE joined by ',', FIGURE one of count, rate, mean, p50, "
 	  "p90, p99, p99.9, p99.99, max, window, ks_p, ks_d; OP >, >=, <, <=; VALUE a change "
-	  "('+10%'), a time with its unit ('2ms') or a number (e.g. 'p99>+10%,hlt:max>2ms')", 4 },
+	  "('+10%', with --compare), a time with its unit ('2ms') or a number (e.g. "
+	  "'p99>+10%,hlt:max>2ms'; one recording: 'max>2ms,p99>50us')", 4 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0, "print a latency histogram per pCPU", 3 },
 	{ "bucket", OPT_BUCKET, "TIME", 0, "bucket width (default 1us, not with --log); implies "

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gate.h"
+#include "log.h"
+#include "report_compare.h"
+
+int report_gate_parse(struct report_gate *g, const char *expr, bool compare)
+{
+	char msg[256];
+	unsigned int i;
+	int n;
+
+	memset(g, 0, sizeof(*g));
+	n = vmt_compare_parse_conds(expr, g->conds, REPORT_GATE_MAX, msg, sizeof(msg));
+	if (n < 0) {
+		vmt_err("--fail-if: %s", msg);
+		return 64;
+	}
+	g->n = (unsigned int)n;
+	g->single = !compare;
+	/* one recording has no before to change from, nor a second sample to test against */
+	for (i = 0; !compare && i < g->n; i++) {
+		const struct vmt_cmp_cond *cd = &g->conds[i];
+
+		if (cd->relative) {
+			vmt_err("--fail-if '%s': a change needs --compare BEFORE AFTER; one recording "
+				"takes a time, a count or a rate ('p99>50us')", cd->text);
+			return 64;
+		}
+		if (cd->metric == VMT_CMP_KS_P || cd->metric == VMT_CMP_KS_D) {
+			vmt_err("--fail-if '%s': the test compares two recordings (--compare BEFORE "
+				"AFTER)", cd->text);
+			return 64;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A condition on a reason the --reason filter leaves out finds no exits of it in any
+ * recording: said as the filter's doing, not as the recordings' (names resolve per
+ * recording, so each is asked).
+ */
+void report_gate_left_out(struct report_gate *g, const struct vmt_filter_opts *fo,
+			  const struct vmt_reader *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++) {
+		const char *reason = g->conds[i].reason;
+
+		if (reason[0] && strcasecmp(reason, "all") &&
+		    vmt_filter_keeps_reason(fo, r, reason) == 0)
+			g->left_out[i] = true;
+	}
+}
+
+int report_gate_check(struct report_gate *g, const struct vmt_compare *c, const char *reasons)
+{
+	unsigned int i;
+	int held = 0;
+
+	for (i = 0; i < g->n; i++) {
+		g->verdicts[i] = vmt_compare_check(c, &g->conds[i], g->details[i],
+						   sizeof(g->details[i]));
+		if (g->verdicts[i] < 0 && g->left_out[i]) {
+			vmt_err("--fail-if %s: the --reason filter (%s) leaves exits of reason '%s' "
+				"out", g->conds[i].text, reasons, g->conds[i].reason);
+			return -1;
+		} else if (g->verdicts[i] < 0 && g->single) {
+			vmt_err("--fail-if %s: the recording has no exits of reason '%s'",
+				g->conds[i].text, g->conds[i].reason);
+			return -1;
+		} else if (g->verdicts[i] < 0) {
+			vmt_err("--fail-if %s", g->details[i]);
+			return -1;
+		}
+		held += g->verdicts[i] != 0;	/* 2, cannot tell: a gate fails closed */
+	}
+	return held;
+}
+
+void report_gate_say(const struct report_gate *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++) {
+		if (g->verdicts[i] == 1)
+			vmt_warn("--fail-if holds: %s", g->details[i]);
+		else if (g->verdicts[i] == 2)
+			vmt_warn_folded("--fail-if cannot tell, counted as holding: %s",
+					g->details[i]);
+	}
+}
+
+int report_gate_one(struct report_gate *g, const struct vmt_reader *r, uint64_t window_ns,
+		    struct vmt_consumer *out)
+{
+	int ret = vmt_compare_init(&g->one, window_ns);
+
+	if (ret)
+		return ret;
+	g->one_set = true;
+	g->one.neutral = !vmt_reader_pairs_kvm(r);
+	return vmt_compare_consumer(&g->one, VMT_CMP_AFTER, out);
+}
+
+int report_gate_one_check(struct report_gate *g, const struct vmt_filter_opts *fo,
+			  const struct vmt_reader *r, const struct vmt_iter *it)
+{
+	int held;
+
+	g->one.span_ns[VMT_CMP_AFTER] = report_selected_span(&fo->filter, r, it);
+	vmt_compare_test(&g->one);
+	report_gate_left_out(g, fo, r);
+	held = report_gate_check(g, &g->one, fo->reasons);
+	if (held >= 0)
+		report_gate_say(g);
+	return held;
+}
+
+void report_gate_free(struct report_gate *g)
+{
+	if (g->one_set)
+		vmt_compare_free(&g->one);
+	g->one_set = false;
+}
