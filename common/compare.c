@@ -528,6 +528,22 @@ static int by_total(const void *x, const void *y)
 	return (a < b) - (a > b);
 }
 
+void vmt_compare_lost(struct vmt_compare *c, int side, const struct vmt_reader *r,
+		      const struct vmt_filter *f)
+{
+	const struct vmt_reader_stats *rd = vmt_reader_stats(r);
+	struct vmt_lost lost;
+	uint64_t unread, after;
+
+	vmt_reader_lost(r, rd, &lost);
+	unread = lost.unread;
+	if (f && f->has_to && unread)
+		unread = vmt_reader_unread_until(r, f->to_ts, &after);
+	c->lost[side] += (rd->missed_events > lost.stats ? rd->missed_events : lost.stats) +
+			 unread;
+	c->lost_inexact[side] |= !vmt_lost_exact(&lost);
+}
+
 void vmt_compare_test(struct vmt_compare *c)
 {
 	size_t i;
@@ -561,6 +577,7 @@ static const struct {
 	[VMT_CMP_WINDOW] = { "window", 0, true },
 	[VMT_CMP_KS_P] = { "ks_p", 0, false },
 	[VMT_CMP_KS_D] = { "ks_d", 0, false },
+	[VMT_CMP_LOST] = { "lost", 0, false },
 };
 
 double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns)
@@ -590,6 +607,8 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 		return g->side[0].d.st.count && g->side[1].d.st.count ? g->ks_p : NAN;
 	case VMT_CMP_KS_D:
 		return g->side[0].d.st.count && g->side[1].d.st.count ? g->ks_d : NAN;
+	case VMT_CMP_LOST:	/* of the recording, whatever its exits */
+		return g->all ? (double)c->lost[side] : NAN;
 	default:
 		if (m >= VMT_CMP_NMETRICS || !metrics[m].pct)
 			return NAN;
@@ -661,7 +680,13 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, char *msg, size_t size)
 	}
 	if (m == VMT_CMP_NMETRICS) {
 		snprintf(msg, size, "'%s': unknown figure '%.*s' (count, rate, mean, p50, p90, p99, "
-			 "p99.9, p99.99, max, window, ks_p, ks_d)", cd->text, (int)len, s);
+			 "p99.9, p99.99, max, window, ks_p, ks_d, lost)", cd->text, (int)len, s);
+		return -EINVAL;
+	}
+	/* lost events belong to no exit, so to no reason */
+	if (m == VMT_CMP_LOST && cd->reason[0] && strcasecmp(cd->reason, "all")) {
+		snprintf(msg, size, "'%s': lost events are the recording's, not a reason's (lost>0)",
+			 cd->text);
 		return -EINVAL;
 	}
 	cd->metric = m;
@@ -811,11 +836,22 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 	}
 	/* a recording without these exits: no figure to compare */
 	verdict = isnan(x) ? 2 : holds(cd->op, x, cd->value);
+	/*
+	 * Lost events some of which were not counted (damage): the figure is a lower bound. It
+	 * decides "more than" when it holds and "less than" when it does not; else no one can
+	 * tell, which a gate counts as holding.
+	 */
+	if (cd->metric == VMT_CMP_LOST && verdict != 2 &&
+	    (c->lost_inexact[VMT_CMP_AFTER] || (cd->relative && c->lost_inexact[VMT_CMP_BEFORE])) &&
+	    (cd->relative || verdict == (cd->op == VMT_CMP_LT || cd->op == VMT_CMP_LE)))
+		verdict = 2;
 	/* the relation as it is: "25145 not < 1000" when the condition does not hold */
 	snprintf(op, sizeof(op), "%s%s", verdict ? "" : "not ", op_names[cd->op]);
 	if (!cd->relative) {
-		snprintf(msg, size, "%s: %s %s %s %s %s", cd->text, g->name,
-			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)), op,
+		snprintf(msg, size, "%s: %s %s %s%s %s %s", cd->text, g->name,
+			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)),
+			 cd->metric == VMT_CMP_LOST && c->lost_inexact[VMT_CMP_AFTER] ?
+			 " and an unknown number more" : "", op,
 			 value_text(cd->metric, cd->value, b, sizeof(b)));
 		return verdict;
 	}

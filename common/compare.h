@@ -61,6 +61,12 @@ struct vmt_compare {
 	 * span_ns less this, as a vCPU's time in the guest leaves out its gaps
 	 */
 	uint64_t gap_ns[2];
+	/*
+	 * The events each side lost, as the report's lost_events counts them (--fail-if's
+	 * lost), and whether that is all of them (not a lower bound): vmt_compare_lost()
+	 */
+	uint64_t lost[2];
+	bool lost_inexact[2];
 	struct vmt_cmp_group *groups;	/* [0] all, then reasons by after's total time */
 	size_t ngroups, cap;
 	struct cmp_pass **passes;	/* one per consumer made */
@@ -88,6 +94,14 @@ int vmt_compare_consumer(struct vmt_compare *c, int side, struct vmt_consumer *o
  */
 uint64_t vmt_compare_selected_ns(const struct vmt_filter *f, const struct vmt_reader *r,
 				 const struct vmt_iter *it, uint64_t *start_ns);
+/*
+ * After a pass of r into side (f: its filter, bound by the pass): add the events r lost to
+ * c->lost[side] as the single report's lost_events counts them (summary.c: the larger of
+ * the pages' counts and the ring buffers' statistics, plus those left unread at the stop,
+ * only before --to when it is given), and whether some were not counted.
+ */
+void vmt_compare_lost(struct vmt_compare *c, int side, const struct vmt_reader *r,
+		      const struct vmt_filter *f);
 /* After both passes: the tests, and the reasons in order. */
 void vmt_compare_test(struct vmt_compare *c);
 
@@ -106,6 +120,7 @@ double vmt_compare_ks_q(double lambda);
 enum vmt_cmp_metric {
 	VMT_CMP_COUNT, VMT_CMP_RATE, VMT_CMP_MEAN, VMT_CMP_P50, VMT_CMP_P90, VMT_CMP_P99,
 	VMT_CMP_P999, VMT_CMP_P9999, VMT_CMP_MAX, VMT_CMP_WINDOW, VMT_CMP_KS_P, VMT_CMP_KS_D,
+	VMT_CMP_LOST,	/* the recording's lost events (all exits only): vmt_compare_lost() */
 	VMT_CMP_NMETRICS
 };
 

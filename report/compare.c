@@ -103,6 +103,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 		goto out_close;
 	}
 	c->span_ns[side] = report_selected_span(&fo.filter, r, &it);
+	vmt_compare_lost(c, side, r, &fo.filter);
 	c->events_span_ns[side] = report_selected_span(&fo.filter, NULL, &it);
 	c->recorded[side] = vmt_reader_duration_ns(r) != 0;
 	/* a side with nothing selected: its column is empty, said as the single report says it */

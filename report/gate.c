@@ -117,6 +117,7 @@ int report_gate_one_check(struct report_gate *g, const struct vmt_filter_opts *f
 	int held;
 
 	g->one.span_ns[VMT_CMP_AFTER] = report_selected_span(&fo->filter, r, it);
+	vmt_compare_lost(&g->one, VMT_CMP_AFTER, r, &fo->filter);
 	vmt_compare_test(&g->one);
 	report_gate_left_out(g, fo, r);
 	held = report_gate_check(g, &g->one, fo->reasons);

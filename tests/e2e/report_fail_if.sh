@@ -6,7 +6,8 @@
 # percentiles (--json): a condition at the figure itself (>=) holds, just past it (>) does
 # not. The report itself is printed as without --fail-if. A change ('+10%') or the test's
 # figures (ks_p), which need two recordings, a reason the recording lacks and --fail-if on
-# a merge of several are refused in one line, exit 64.
+# a merge of several are refused in one line, exit 64. lost: the events lost, as the
+# report's lost_events, against the counts the test's own script flags.
 . "$(dirname "$0")/lib.sh"
 f="$DATA/sample-kvm.vmt"
 
@@ -64,4 +65,50 @@ done
 run vmtrace-report --fail-if "max>1ms" "$f" "$DATA/sample-syscalls.vmt"
 expect_rc 64 "--fail-if on a merge"
 expect_one_line_error vmtrace-report "--fail-if goes with one recording or --compare"
+# lost: the events the recording lost, as the report's lost_events (the "missed N" of the
+# script's pages: 5 + 3); a page flagged without its count makes that a lower bound, which
+# decides "more than" when it holds and "less than" when it does not, else cannot tell
+# (counted as holding). The same in --compare, absolute and as a change.
+script() {	# script N: two CPUs' exits, pages flagged lost 5 and 3 (and one without a count)
+	echo "exit 0 1000 100 1"; echo "entry 0 2000 100"; echo "page 0 missed 5"
+	echo "exit 0 3000 100 1"; echo "entry 0 4000 100"
+	echo "exit 1 1500 200 1"; echo "entry 1 2500 200"; echo "page 1 missed 3"
+	echo "exit 1 3500 200 1"; echo "entry 1 4500 200"
+	[ "$1" = uncounted ] && echo "page 1 missed"
+	echo "exit 1 5500 200 1"; echo "entry 1 6500 200"
+}
+script counted | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" lost.vmt || fail "mkvmt"
+script uncounted | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" lostu.vmt || fail "mkvmt"
+[ "$(json "$(vmtrace-report --json lost.vmt >l.json; echo l.json)" 'd["lost_events"]')" = 8 ] ||
+	fail "the report's lost_events is not the script's 8"
+# lostgate FILE EXPR STATUS [VERDICT]: exit status, and the verdict line's words
+lostgate() {
+	run vmtrace-report --fail-if "$2" "$1"
+	expect_rc "$3" "--fail-if '$2' $1"
+	[ -z "${4:-}" ] || unfold err.txt | grep -qF -- "--fail-if $4" ||
+		{ cat err.txt >&2; fail "--fail-if '$2' $1: no '$4'"; }
+}
+lostgate lost.vmt "lost>=8" 1 "holds: lost>=8: all lost 8 >= 8"
+lostgate lost.vmt "lost>8" 0
+lostgate lost.vmt "lost<9" 1 "holds: lost<9: all lost 8 < 9"
+lostgate lost.vmt "lost<8" 0
+lostgate lost.vmt "ALL:lost>7,max>1h" 1
+lostgate lostu.vmt "lost>7" 1 "holds: lost>7: all lost 8 and an unknown number more > 7"
+lostgate lostu.vmt "lost<8" 0
+lostgate lostu.vmt "lost>8" 1 "cannot tell, counted as holding: lost>8: all lost 8 and an unknown"
+lostgate lostu.vmt "lost<=9" 1 "cannot tell, counted as holding: lost<=9"
+run vmtrace-report --fail-if "hlt:lost>0" lost.vmt
+expect_rc 64 "hlt:lost"
+expect_one_line_error vmtrace-report "lost events are the recording's, not a reason's"
+# --compare: 0 lost (the sample) -> 8: from nothing to something is an infinite rise
+run vmtrace-report --compare --fail-if "lost>7" "$f" lost.vmt
+expect_rc 1 "--compare lost>7"
+grep -qF -- "--fail-if holds: lost>7: all lost 8 > 7" err.txt || fail "--compare lost>7: the line"
+run vmtrace-report --compare --fail-if "lost>+1000%" "$f" lost.vmt
+expect_rc 1 "--compare lost>+1000%"
+run vmtrace-report --compare --fail-if "lost>+0%" lost.vmt lost.vmt
+expect_rc 0 "--compare lost>+0% of a file with itself"
+run vmtrace-report --compare --fail-if "lost<+1%" lost.vmt lostu.vmt
+expect_rc 1 "--compare lost<+1% with a lower bound"
+grep -q "cannot tell, counted as holding: lost<+1%" err.txt || fail "--compare lost: cannot tell"
 finish
