@@ -809,21 +809,57 @@ static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t
 	return buf;
 }
 
+/*
+ * The figure a condition is judged on: the exact mean (the sum over the count, not the
+ * table's whole ns: 44610.22 ns is more than 44.61 us), else vmt_compare_value()'s.
+ */
+static double exact_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
+			  enum vmt_cmp_metric m)
+{
+	const struct vmt_latstat *st = &g->side[side].d.st;
+
+	if (m == VMT_CMP_MEAN && st->count)
+		return (double)st->sum / (double)st->count;
+	return vmt_compare_value(c, g, side, m);
+}
+
+/*
+ * x and y written with as many decimals (of ns for times, " ns" after them) as it takes to
+ * tell them apart, when value_text() made them read alike although they differ: a
+ * verdict "rate 120401.8 > 120401.8" would read false in a CI log. Rounded, which keeps
+ * their order once they differ. Returns whether it rewrote them.
+ */
+static bool tell_apart(enum vmt_cmp_metric m, double x, double y, char *a, char *b, size_t size)
+{
+	const char *unit = metrics[m].time ? " ns" : "";
+	int d;
+
+	if (x == y || isnan(x) || isnan(y) || !isfinite(x) || !isfinite(y) || strcmp(a, b))
+		return false;
+	for (d = 0; d <= 12; d++) {
+		snprintf(a, size, "%.*f%s", d, x, unit);
+		snprintf(b, size, "%.*f%s", d, y, unit);
+		if (strcmp(a, b))
+			return true;
+	}
+	return true;	/* beyond 12 decimals: as close as a double tells */
+}
+
 int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd, char *msg,
 		      size_t size)
 {
 	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
 	double before, after, x;
-	char a[48], b[48], pct[32], op[8];
-	int verdict;
+	char a[48], b[48], pct[48], lim[48], op[8];
+	int verdict, d;
 
 	if (!g) {
 		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
 			 cd->reason);
 		return -ENOENT;
 	}
-	before = vmt_compare_value(c, g, VMT_CMP_BEFORE, cd->metric);
-	after = vmt_compare_value(c, g, VMT_CMP_AFTER, cd->metric);
+	before = exact_value(c, g, VMT_CMP_BEFORE, cd->metric);
+	after = exact_value(c, g, VMT_CMP_AFTER, cd->metric);
 	if (!cd->relative) {
 		x = after;
 	} else if (isnan(before) || isnan(after)) {
@@ -848,20 +884,32 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd
 	/* the relation as it is: "25145 not < 1000" when the condition does not hold */
 	snprintf(op, sizeof(op), "%s%s", verdict ? "" : "not ", op_names[cd->op]);
 	if (!cd->relative) {
+		value_text(cd->metric, x, a, sizeof(a));
+		value_text(cd->metric, cd->value, b, sizeof(b));
+		tell_apart(cd->metric, x, cd->value, a, b, sizeof(a));
 		snprintf(msg, size, "%s: %s %s %s%s %s %s", cd->text, g->name,
-			 metrics[cd->metric].name, value_text(cd->metric, x, a, sizeof(a)),
+			 metrics[cd->metric].name, a,
 			 cd->metric == VMT_CMP_LOST && c->lost_inexact[VMT_CMP_AFTER] ?
-			 " and an unknown number more" : "", op,
-			 value_text(cd->metric, cd->value, b, sizeof(b)));
+			 " and an unknown number more" : "", op, b);
 		return verdict;
 	}
 	/* shown cut toward zero, as the table's changes; the verdict takes x itself */
 	if (isnan(x))
 		snprintf(pct, sizeof(pct), "no change to tell");
 	else
-		snprintf(pct, sizeof(pct), "%+.2f %%", isfinite(x) ? vmt_pct_cut(x, 2) : x);
-	snprintf(msg, size, "%s: %s %s %s -> %s (%s) %s %+g %%", cd->text, g->name,
+		snprintf(pct, sizeof(pct), "%+.2f", isfinite(x) ? vmt_pct_cut(x, 2) : x);
+	snprintf(lim, sizeof(lim), "%+g", cd->value);
+	/* "+10.00 % > +10 %" for a rise of 10.004 %: the digits that tell them apart */
+	if (!isnan(x) && isfinite(x) && x != cd->value && strtod(pct, NULL) == cd->value) {
+		for (d = 3; d <= 12; d++) {
+			snprintf(pct, sizeof(pct), "%+.*f", d, x);
+			snprintf(lim, sizeof(lim), "%+.*f", d, cd->value);
+			if (strcmp(pct, lim))
+				break;
+		}
+	}
+	snprintf(msg, size, "%s: %s %s %s -> %s (%s%s) %s %s %%", cd->text, g->name,
 		 metrics[cd->metric].name, value_text(cd->metric, before, a, sizeof(a)),
-		 value_text(cd->metric, after, b, sizeof(b)), pct, op, cd->value);
+		 value_text(cd->metric, after, b, sizeof(b)), pct, isnan(x) ? "" : " %", op, lim);
 	return verdict;
 }

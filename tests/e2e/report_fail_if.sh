@@ -52,6 +52,43 @@ gate "p99>=${p99}ns" 1
 gate "p99>${p99}ns" 0
 gate "max > 1h , p99 < 1ns" 0
 
+# Exact figures: the mean is the rows' sum over their count (not the whole ns the table
+# shows), the rate the pairs over the recorded duration (the sample lost nothing); just
+# under them a condition holds, and the verdict line prints digits enough for the
+# relation it states to read true (not "rate 11812.4 > 11812.4")
+set -- $(python3 - rows.csv r.json <<'PY'
+import csv, json, math, sys
+lat = [int(r["latency_ns"]) for r in csv.DictReader(open(sys.argv[1]))]
+d = json.load(open(sys.argv[2]))
+mean = sum(lat) / len(lat)
+rate = d["pairs"] * 1e9 / d["duration_ns"]
+assert d["lost_events"] == 0 and mean != math.floor(mean)
+print(math.floor(mean), repr(mean), "%.1f" % (math.floor(rate * 10) / 10), repr(rate))
+PY
+)
+mean_floor=$1 mean=$2 rate_cut=$3 rate=$4
+# exact EXPR STATUS FIGURE: the verdict line (or the figures) of EXPR read as it says
+exact() {
+	run vmtrace-report --fail-if "$1" "$f"
+	expect_rc "$2" "--fail-if '$1'"
+	[ "$2" = 1 ] || return 0
+	python3 - err.txt "$1" "$3" <<'PY' || fail "--fail-if '$1': the verdict line"
+import re, sys
+line = open(sys.argv[1]).read()
+m = re.search(r"holds: .*: all \w+ ([0-9.]+)( ns)? (>=|<=|>|<) ([0-9.]+)( ns)?$", line.strip())
+assert m, line
+x, op, y = float(m.group(1)), m.group(3), float(m.group(4))
+assert {">": x > y, ">=": x >= y, "<": x < y, "<=": x <= y}[op], ("reads false", line)
+digits = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
+assert abs(x - float(sys.argv[3])) <= 0.5 * 10 ** -digits + 1e-9, (x, sys.argv[3], line)
+print(line.strip())
+PY
+}
+exact "mean>${mean_floor}ns" 1 "$mean"
+exact "mean<=${mean_floor}ns" 0 "$mean"
+exact "rate>$rate_cut" 1 "$rate"
+exact "rate<=$rate_cut" 0 "$rate"
+
 # refused: one line, exit 64, before reading anything
 for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	   "ks_p<0.01:the test compares two recordings" \
