@@ -235,8 +235,9 @@ int report_compare(struct report_opts *o)
 	code = publish(o, &c, &v);
 	if (!code)
 		report_gate_say(&g);
+	/* figures of part of a file: 2 even when a condition holds, told apart from 1 */
 	if (!code)
-		code = held ? 1 : damaged ? 2 : 0;
+		code = damaged ? 2 : held ? 1 : 0;
 out:
 	vmt_compare_free(&c);
 	vmt_filter_opts_free(&o->fo);

@@ -385,8 +385,9 @@ int main(int argc, char **argv)
 	state = input_state(&rep);
 	if (!code && rep.gate)
 		held = report_gate_one_check(rep.gate, &o.fo, rep.r, &rep.it);
+	/* figures of part of a file: 2 even when a condition holds, told apart from 1 */
 	if (!code)
-		code = held < 0 ? 64 : held ? 1 : state;
+		code = held < 0 ? 64 : state ? state : held ? 1 : 0;
 out:
 	clean_up(&rep);
 	return code;

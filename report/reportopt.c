@@ -68,7 +68,7 @@ static const char doc[] =
 	"and --around count from the start of the recording (its first page). FILE - reads "
 	"standard input (copied to a temporary file first). Exit status: 0, 1 on an error, 2 "
 	"when the report comes from an unfinished or damaged file, 64 for a bad command line; "
-	"with --fail-if, 1 also when a condition holds.";
+	"with --fail-if, 1 also when a condition holds (2 still for a damaged file).";
 
 static const struct argp_option options[] = {
 	{ "file", 'f', "FILE", 0, "the recording: .vmt, the original tool's trace.bin or a "

@@ -7,7 +7,8 @@
 # not. The report itself is printed as without --fail-if. A change ('+10%') or the test's
 # figures (ks_p), which need two recordings, a reason the recording lacks and --fail-if on
 # a merge of several are refused in one line, exit 64. lost: the events lost, as the
-# report's lost_events, against the counts the test's own script flags.
+# report's lost_events, against the counts the test's own script flags. A damaged input
+# is status 2 even when a condition holds (1), an error 1 without a verdict line.
 . "$(dirname "$0")/lib.sh"
 f="$DATA/sample-kvm.vmt"
 
@@ -88,6 +89,24 @@ exact "mean>${mean_floor}ns" 1 "$mean"
 exact "mean<=${mean_floor}ns" 0 "$mean"
 exact "rate>$rate_cut" 1 "$rate"
 exact "rate<=$rate_cut" 0 "$rate"
+
+# Exit statuses a script can tell apart: a damaged or unfinished recording is 2 whether a
+# condition holds (its line still said) or not, for one recording and for --compare; an
+# error is 1 with its line and no verdict
+(echo "exit 0 1000 100 1"; echo "entry 0 2000 100"; echo "unfinished") |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" unf.vmt || fail "mkvmt"
+for cmd in "unf.vmt" "--compare $f unf.vmt"; do
+	run vmtrace-report --fail-if "max>1ns" $cmd
+	expect_rc 2 "--fail-if max>1ns (holds) $cmd"
+	grep -qF -- "--fail-if holds: max>1ns: all max 1.000 us > 1 ns" err.txt ||
+		fail "$cmd: no verdict line"
+	run vmtrace-report --fail-if "max>1ms" $cmd
+	expect_rc 2 "--fail-if max>1ms (does not hold) $cmd"
+done
+run vmtrace-report --fail-if "max>1ns" nosuch.vmt
+expect_rc 1 "--fail-if on a file that is not there"
+expect_one_line_error vmtrace-report "nosuch.vmt: "
+grep -q "fail-if holds" err.txt && fail "an error said as a verdict"
 
 # refused: one line, exit 64, before reading anything
 for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
