@@ -61,7 +61,8 @@ static void merge_conflicts(const struct report_opts *o, char *buf, size_t size)
 		{ o->wide, "--wide" }, { o->top_given, "--top" },
 		{ o->threshold_ns, "--threshold" }, { o->around, "--around" },
 		{ o->interval_ns, "--interval" }, { o->html, "--html" },
-		{ o->openmetrics, "--openmetrics" }, { o->histogram_given, "--histogram" },
+		{ o->openmetrics, "--openmetrics" }, { o->nlabels, "--label" },
+		{ o->histogram_given, "--histogram" },
 		{ o->bucket_ns, "--bucket" }, { o->buckets, "--buckets" }, { o->hist_log, "--log" },
 		{ o->hist_format_given, "--hist-format" },
 	};
@@ -109,7 +110,7 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
 			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
 			   o->around || o->why || o->wide || o->top_given || o->interval_ns ||
-			   o->openmetrics))
+			   o->openmetrics || o->nlabels))
 		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
 			   "filters; no other view");
 }
@@ -173,9 +174,9 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 	if (views[0])
 		argp_error(state, "--openmetrics prints the metrics only: it takes no other view "
 			   "(%s given)", views);
+	check_several(state, o);
 	if (o->nlabels && !o->openmetrics)
 		argp_error(state, "--label goes with --openmetrics");
-	check_several(state, o);
 	if (o->json + o->legacy + o->verbose > 1)
 		argp_error(state, "--json, --legacy and --verbose exclude each other");
 	if (o->why && !o->verbose && !o->around)

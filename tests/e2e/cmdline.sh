@@ -43,6 +43,7 @@ while IFS="|" read -r short long arg; do
 	FILE) val=x.out ;;
 	BEGIN,END) val=$SYSCALL_EVENTS ;;
 	VM*) val=web1 ;;
+	NAME=VALUE) val=a=b ;;
 	NAME) val=local ;;
 	LIST) val=1 ;;
 	*) val=1 ;;

@@ -176,7 +176,8 @@ while read -r a b c; do
 	esac
 	case $arg in
 	=TIME) val=1ms ;; =N) val=3 ;; =FILE) val=page.html ;; "=TS[,SPAN]") val=1s ;;
-	=FORMAT) val=text ;; "" | "[=FILE]") val= ;; *) fail "$long: no value for $arg" ;;
+	=FORMAT) val=text ;; =NAME=VALUE) val=a=b ;; "" | "[=FILE]") val= ;;
+	*) fail "$long: no value for $arg" ;;
 	esac
 	# shellcheck disable=SC2086 # the option and its value
 	run vmtrace-report $long ${val:+"$val"} "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
