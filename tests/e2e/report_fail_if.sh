@@ -89,6 +89,13 @@ exact "mean>${mean_floor}ns" 1 "$mean"
 exact "mean<=${mean_floor}ns" 0 "$mean"
 exact "rate>$rate_cut" 1 "$rate"
 exact "rate<=$rate_cut" 0 "$rate"
+# the same in --compare (the recording with itself: AFTER's figures are its own)
+run vmtrace-report --compare --fail-if "mean>${mean_floor}ns,rate>$rate_cut" "$f" "$f"
+expect_rc 1 "--compare mean and rate just under them"
+[ "$(grep -c -e "holds: mean>${mean_floor}ns: all mean [0-9.]* ns > ${mean_floor}.0 ns" \
+	-e "holds: rate>$rate_cut: all rate [0-9.]* > ${rate_cut}0*$" err.txt)" = 2 ] ||
+	{ cat err.txt >&2; fail "--compare: the exact figures' lines"; }
+grep -F "all rate $rate_cut > " err.txt && fail "--compare: the rate line reads false"
 
 # Exit statuses a script can tell apart: a damaged or unfinished recording is 2 whether a
 # condition holds (its line still said) or not, for one recording and for --compare; an
