@@ -169,9 +169,9 @@ static void *writer_thread(void *arg)
 
 	rec_sysinfo_pin_self(q->cfg.cpu);
 	/*
-	 * At equal real-time priority a FIFO writer compressing a trigger's kept pages would
-	 * hold the CPU for seconds while the collector waits to read; then the kernel
-	 * overwrites events (tests/e2e/record_flight_load.sh).
+	 * A real-time writer compressing a trigger's kept pages held the collector CPU for
+	 * seconds (at its priority, or using up the CPU's real-time share) while the kernel
+	 * overwrote events (tests/e2e/record_flight_load.sh)
 	 */
 	rec_sysinfo_below_collector();
 	for (;;) {

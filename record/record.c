@@ -199,7 +199,9 @@ static int start(struct recorder *rec)
 			rec->ses.clock, rec->o.no_output ? "; --no-output: nothing kept" : "",
 			rec->o.no_output ? "" : " into ", rec->o.no_output ? "" : rec->op.name,
 			rec->o.duration_ns ? "" : "; Ctrl-C to stop");
-	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
+	ret = rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
+	rec_sysinfo_below_collector();	/* main's read-backs, views too (threads started) */
+	return ret;
 }
 
 /* Until the duration ends, a stop signal comes or a thread fails (stop_reason NULL). */

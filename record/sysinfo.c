@@ -200,19 +200,13 @@ int rec_sysinfo_pin_self(int cpu)
 
 int rec_sysinfo_below_collector(void)
 {
-	struct sched_param sp;
-	int policy;
-	int ret = pthread_getschedparam(pthread_self(), &policy, &sp);
+	struct sched_param sp = { .sched_priority = 0 };
+	int policy, ret = pthread_getschedparam(pthread_self(), &policy, &sp);
 
 	if (ret || (policy != SCHED_FIFO && policy != SCHED_RR))
 		return -ret;
-	if (sp.sched_priority > sched_get_priority_min(policy)) {
-		sp.sched_priority--;
-	} else {
-		policy = SCHED_OTHER;
-		sp.sched_priority = 0;
-	}
-	return -pthread_setschedparam(pthread_self(), policy, &sp);
+	sp.sched_priority = 0;
+	return -pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
 }
 
 static void add_file(struct vmt_kvbuf *kb, const char *key, const char *path)

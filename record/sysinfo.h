@@ -23,9 +23,12 @@ uint64_t rec_sysinfo_now_ns(void);
 /* Pin the calling thread to cpu (-1: leave it). 0 or -errno. */
 int rec_sysinfo_pin_self(int cpu);
 /*
- * Under a real-time policy (the recorder started by chrt), the calling thread one priority
- * below the others (SCHED_OTHER below priority 2): the writer's compression shares the
- * collector CPU and must never keep the collector from the ring buffers. 0 or -errno.
+ * Under a real-time policy (the recorder started by chrt), the calling thread to
+ * SCHED_OTHER: the writer's compression and main's work (a --continue file's read-back,
+ * the live view) share the collector CPU and must never keep the collector from the ring
+ * buffers, neither by priority nor by using up the CPU's real-time share (past
+ * sched_rt_runtime_us the kernel throttles every real-time task there, the collector
+ * too). 0 or -errno.
  */
 int rec_sysinfo_below_collector(void);
 
