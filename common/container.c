@@ -30,6 +30,7 @@ struct vmt_writer {
 	uint8_t *index;		/* 16 bytes per chunk: offset, cpu, page count */
 	size_t index_len, index_cap;
 	uint64_t nchunks;
+	uint64_t lost_chunks;	/* a copy's input chunks lost to damage (vmt_writer_count_lost) */
 	/*
 	 * Whether a failed block may be cut off with ftruncate: only when the file is the
 	 * recording alone (a regular file written from offset 0, not appended to). Written
@@ -228,7 +229,8 @@ int vmt_writer_finish(struct vmt_writer *w, const struct vmt_kvbuf *end)
 		memcpy(kb.buf, end->buf, end->len);
 		kb.len = kb.cap = end->len;
 	}
-	vmt_kv_addf(&kb, "chunk.count", "%llu", (unsigned long long)w->nchunks);
+	/* a copy's lost chunks counted as written: a reader reports them lost (vmtrace-file.5) */
+	vmt_kv_addf(&kb, "chunk.count", "%llu", (unsigned long long)(w->nchunks + w->lost_chunks));
 	vmt_kv_add(&kb, "chunk.index", w->index, w->index_len);
 	ret = kb.error;
 	if (!ret)
@@ -237,6 +239,11 @@ int vmt_writer_finish(struct vmt_writer *w, const struct vmt_kvbuf *end)
 	if (!ret)
 		ret = vmt_writer_sync(w);
 	return ret;
+}
+
+void vmt_writer_count_lost(struct vmt_writer *w, uint64_t n)
+{
+	w->lost_chunks += n;
 }
 
 uint64_t vmt_writer_bytes(const struct vmt_writer *w)

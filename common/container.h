@@ -86,6 +86,12 @@ int vmt_writer_chunk(struct vmt_writer *w, const void *pages, uint32_t npages,
 int vmt_writer_sync(struct vmt_writer *w);
 /* Write the END block (end metadata plus the chunk index), sync; the fd stays open. */
 int vmt_writer_finish(struct vmt_writer *w, const struct vmt_kvbuf *end);
+/*
+ * Count n chunks of a copy's input that damage took (vmtrace-convert --to-vmt): END's
+ * chunk.count includes them, so that a reader of the copy reports them lost, and the copy
+ * damaged, as it does the input (its chunk.index lists the chunks written only).
+ */
+void vmt_writer_count_lost(struct vmt_writer *w, uint64_t n);
 /* Bytes written so far. */
 uint64_t vmt_writer_bytes(const struct vmt_writer *w);
 /* Free the writer; its fd stays open (the caller closes it). NULL is fine. */

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "metakeys.h"
 #include "nomatch.h"
+#include "rbpage.h"
 #include "writers.h"
 
 /*
@@ -47,6 +48,34 @@ static int copy_read(const struct vmt_source *src, size_t i, struct vmt_chunkbuf
 	found->rd.bad_chunks++;
 	vmt_damage_note(&found->damage, vmt_source_chunk(src, i), UINT32_MAX, why);
 	return -1;
+}
+
+/*
+ * A copied chunk's pages that the reader would skip as damaged: counted, as the reader
+ * counts them, so that the copy's exit status is the report's on the input (the copy
+ * carries them as they are, and a reader of it skips them too).
+ */
+static void copy_check_pages(const struct vmt_header_page *hp, const struct vmt_chunk_info *ci,
+			     const uint8_t *raw, struct convert_found *found)
+{
+	struct vmt_rbrecord rec;
+	struct vmt_rbpage pg;
+	uint64_t off;
+	int ret;
+
+	for (off = 0; ci->page_size && ci->raw_size - off >= ci->page_size; off += ci->page_size) {
+		const char *why = "page commit beyond the page size";
+
+		ret = vmt_rbpage_init(&pg, hp, raw + off, ci->page_size) ? -1 : 1;
+		while (ret == 1) {
+			ret = vmt_rbpage_next(&pg, &rec);
+			why = "record header points outside its page";
+		}
+		if (ret == 0)
+			continue;
+		found->rd.bad_pages++;
+		vmt_damage_note(&found->damage, ci, (uint32_t)(off / ci->page_size), why);
+	}
 }
 
 /*
@@ -98,6 +127,7 @@ int convert_legacy(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		if (skipped || vmt_source_hole_before(src, i))
 			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
 		skipped = false;
+		copy_check_pages(vmt_reader_header_page(r), ci, cb.raw, found);
 		ret = vmt_io_write_full(fd, cb.raw, ci->raw_size);
 		copied++;
 	}
@@ -261,6 +291,7 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		}
 		begins += vmt_evcensus_records_of(vmt_reader_header_page(r), cb.raw, ci->raw_size,
 						  ci->page_size, begin_id);
+		copy_check_pages(vmt_reader_header_page(r), ci, cb.raw, found);
 		/* a damaged chunk of this CPU before, or blocks skipped that may have been */
 		if ((*skipped & bit) || vmt_source_hole_before(src, i))
 			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
@@ -269,6 +300,13 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 					  vmt_chunk_pages(ncpus, ci->page_size));
 		copied++;
 	}
+	/*
+	 * Chunks the copy could not carry (damaged, and blocks of any CPU whose header failed)
+	 * stay lost in it: its END counts them, and a reader reports the copy damaged as it
+	 * does the input (the marked pages alone read as a loss while recording).
+	 */
+	if (w)
+		vmt_writer_count_lost(w, found->rd.bad_chunks + vmt_source_status(src)->bad_blocks);
 	if (!ret)	/* the copy of an unfinished recording stays unfinished */
 		ret = vmt_source_status(src)->finished ? vmt_writer_finish(w, &end) : vmt_writer_sync(w);
 	vmt_writer_free(w);

@@ -114,10 +114,17 @@ void convert_say_copied(const struct convert_opts *o, const struct vmt_source *s
 {
 	struct vmt_iter_ids have;
 	char a[256], b[256];
+	unsigned int i;
 
 	if (copied || !asked->n)
 		return;
 	convert_chunk_cpus(src, &have);
+	for (i = 0; i < asked->n; i++) {
+		/* chunks there, none copied: all damaged, which the input's warnings say */
+		if (asked->cpu[i] >= VMT_ITER_IDS ? have.beyond != 0 :
+		    vmt_iter_ids_has(&have, asked->cpu[i]))
+			return;
+	}
 	vmt_info("%s: nothing selected: no data on CPU%s %s; the recording has data on CPU%s %s",
 		 o->input, asked->n > 1 ? "s" : "", vmt_cpulist_format(asked, a, sizeof(a)),
 		 vmt_iter_ids_count(&have) == 1 ? "" : "s",

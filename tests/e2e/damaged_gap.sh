@@ -135,11 +135,14 @@ assert len(rows) == 109, len(rows)
 assert max(int(r["latency_ns"]) for r in rows) < 20000
 PY
 # Its .vmt copy leaves the damaged chunk out and marks the hole as lost events on the next
-# page of that CPU: the same 109 pairs, the pair across it dropped, and a warning
+# page of that CPU: the same 109 pairs, the pair across it dropped, and a warning; its END
+# counts the chunk lost, so the copy is damaged as the input is (exit 2)
 vmtrace-convert --to-vmt -o copy.vmt bad.vmt 2>/dev/null
 [ $? = 2 ] || fail "--to-vmt of bad.vmt: exit status not 2"
 run vmtrace-report --json copy.vmt
-expect_rc 0 "report of the copy"
+expect_rc 2 "report of the copy"
+grep -q "damaged file: its end record counts .* 1 chunk lost with the damaged data" err.txt ||
+	{ cat err.txt; fail "copy of bad.vmt: no word on the chunk lost"; }
 grep -q "events were lost while recording, how many is not known" err.txt ||
 	{ cat err.txt; fail "copy of bad.vmt: no word on the hole"; }
 [ "$(json out.txt '(d["pairs"], d["gap_dropped"], d["latency_ns"]["max"] < 20000)')" = \
