@@ -20,6 +20,7 @@
 #include "inputopt.h"
 #include "log.h"
 #include "outfile.h"
+#include "procinit.h"
 #include "writers.h"
 
 /* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
@@ -181,6 +182,7 @@ int main(int argc, char **argv)
 	int code;
 
 	vmt_log_init(argv[0]);
+	vmt_proc_init();
 	convert_parse_args(&o, argc, argv);
 	code = check_not_input(&o);
 	if (!code)

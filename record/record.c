@@ -26,6 +26,7 @@
 #include "log.h"
 #include "losses.h"
 #include "output.h"
+#include "procinit.h"
 #include "readback.h"
 #include "recopt.h"
 #include "recvm.h"
@@ -64,6 +65,7 @@ static void init_tool(struct recorder *rec, const char *argv0)
 	memset(rec, 0, sizeof(*rec));
 	rec->exit_code = 1;
 	vmt_log_init(argv0);
+	vmt_proc_init();
 	vmt_kv_init(&rec->meta);
 	/* Block the stop signals first, so none can arrive between set-up and cleanup. */
 	sigemptyset(&rec->stop_sigs);

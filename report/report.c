@@ -26,6 +26,7 @@
 #include "metakeys.h"
 #include "nomatch.h"
 #include "outbuf.h"
+#include "procinit.h"
 #include "reportfiles.h"
 #include "reportfmt.h"
 #include "reportjson.h"
@@ -366,6 +367,7 @@ int main(int argc, char **argv)
 	int code, state, held = 0;
 
 	vmt_log_init(argv[0]);
+	vmt_proc_init();
 	report_parse_args(&o, argc, argv);
 	if (o.compare)
 		return report_compare(&o);
