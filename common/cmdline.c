@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdline.h"
+#include "procinit.h"
 
 enum {
 	OPT_USAGE = 0x1200,
@@ -89,7 +91,7 @@ static void exit_written(FILE *out)
 	if (fflush(out) == 0 && !ferror(out))
 		exit(0);
 	fprintf(stderr, "%s: standard output: %s\n", program_invocation_short_name,
-		strerror(errno ? errno : EIO));
+		vmt_proc_std_strerror(STDOUT_FILENO, errno ? errno : EIO));
 	exit(1);
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "procinit.h"
 #include "source.h"
 
 struct vmt_outfile {
@@ -449,6 +450,12 @@ int vmt_outfile_open(const char *path, unsigned int flags, struct vmt_outfile **
 			of->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (of->fd < 0) {
 			ret = -errno;
+			goto out_free;
+		}
+		/* closed when we started: procinit.c holds its number on /dev/null, read-only */
+		if (fd == STDOUT_FILENO && vmt_proc_std_closed(STDOUT_FILENO)) {
+			snprintf(msg, msg_size, "standard output: it is closed");
+			ret = -EBADF;
 			goto out_free;
 		}
 		/* one of ours opened for reading only (/dev/stdin): no output there */

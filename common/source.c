@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "procinit.h"
 #include "source_impl.h"
 
 #define HEAD_SIZE 64
@@ -203,6 +204,10 @@ static int open_stdin(char *why, size_t why_size)
 	struct stat st;
 	int fd;
 
+	if (vmt_proc_std_closed(STDIN_FILENO)) {	/* its number is held on /dev/null */
+		say(why, why_size, "standard input is closed");
+		return -EBADF;
+	}
 	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
 		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 		return fd < 0 ? -errno : fd;

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "nomatch.h"
 #include "outbuf.h"
+#include "procinit.h"
 #include "outfile.h"
 #include "report_compare.h"
 
@@ -191,7 +192,7 @@ static int publish(const struct report_opts *o, const struct vmt_compare *c,
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		vmt_err("standard output: %s", strerror(-ret));
+		vmt_err("standard output: %s", vmt_proc_std_strerror(STDOUT_FILENO, -ret));
 		return 1;
 	}
 	return 0;

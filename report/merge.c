@@ -19,6 +19,7 @@
 #include "inputopt.h"
 #include "log.h"
 #include "outbuf.h"
+#include "procinit.h"
 #include "report_compare.h"
 #include "trigger.h"
 
@@ -129,7 +130,7 @@ int report_merge(struct report_opts *o)
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		vmt_err("standard output: %s", strerror(-ret));
+		vmt_err("standard output: %s", vmt_proc_std_strerror(STDOUT_FILENO, -ret));
 		code = 1;
 	} else {
 		code = damaged ? 2 : 0;

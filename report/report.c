@@ -307,7 +307,7 @@ static int print_views(struct report *rep)
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		vmt_err("standard output: %s", strerror(-ret));
+		vmt_err("standard output: %s", vmt_proc_std_strerror(STDOUT_FILENO, -ret));
 		return 1;
 	}
 	return 0;
