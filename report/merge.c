@@ -18,15 +18,47 @@
 #include "comparefmt.h"
 #include "inputopt.h"
 #include "log.h"
+#include "metakeys.h"
 #include "outbuf.h"
 #include "procinit.h"
 #include "report_compare.h"
 #include "trigger.h"
 
+/*
+ * A copy of one recording (cp run.vmt copy.vmt) is another inode, which reportcheck.c's
+ * check of the names cannot see: its metadata is the same. Two files of one recorder that
+ * started at the same wall-clock and CLOCK_MONOTONIC time and traced the same CPUs are one
+ * recording (the files of --continue each have their own monotonic.start_ns). ids[i] keeps
+ * file i's for the files after it; returns 64 (merged, each exit would count twice) or 0.
+ */
+static int check_copy(const struct report_opts *o, unsigned int i, const struct vmt_reader *r,
+		      char **ids)
+{
+	char *wall = vmt_reader_meta(r, "time.start");
+	char *mono = vmt_reader_meta(r, VMT_META_MONO_START);
+	char *cpus = vmt_reader_meta(r, VMT_META_CPUS);
+	unsigned int k;
+
+	/* copies of other CPUs of it (vmtrace-convert --to-vmt --cpu) hold other exits */
+	if (wall && mono && asprintf(&ids[i], "%s %s %s", wall, mono, cpus ? cpus : "") < 0)
+		ids[i] = NULL;
+	free(wall);
+	free(mono);
+	free(cpus);
+	for (k = 0; ids[i] && k < i; k++) {
+		if (!ids[k] || strcmp(ids[k], ids[i]))
+			continue;
+		vmt_err("%s and %s are one recording (the same time.start and monotonic.start_ns): "
+			"merged, each exit would count twice", o->files[k], o->files[i]);
+		return 64;
+	}
+	return 0;
+}
+
 /* One recording into merged and its own; returns an exit status. */
 static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *merged,
 		    struct vmt_compare *own, struct report_trigger *trig, int *damaged,
-		    char pair[static 256])
+		    char pair[static 256], char **ids)
 {
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
@@ -45,6 +77,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	if (ret)
 		return report_open_failed(file, msg, ret);
 	ret = report_same_pair(file, r, pair, 256);
+	if (!ret)
+		ret = check_copy(o, i, r, ids);
 	if (ret)
 		goto out_close;
 	report_trigger_read(r, trig);
@@ -99,14 +133,16 @@ int report_merge(struct report_opts *o)
 {
 	struct vmt_compare merged, *per = calloc(o->nfiles, sizeof(*per));
 	struct report_trigger *trig = calloc(o->nfiles, sizeof(*trig));
+	char **ids = calloc(o->nfiles, sizeof(*ids));
 	int code = 1, damaged = 0, ret = 0;
 	unsigned int i, ready = 0;
 	char pair[256] = "";
 
-	if (!per || !trig || vmt_compare_init(&merged, o->window_ns)) {
+	if (!per || !trig || !ids || vmt_compare_init(&merged, o->window_ns)) {
 		vmt_err("%s", strerror(ENOMEM));
 		free(per);
 		free(trig);
+		free(ids);
 		return 1;
 	}
 	for (ready = 0; ready < o->nfiles; ready++) {
@@ -116,7 +152,7 @@ int report_merge(struct report_opts *o)
 		}
 	}
 	for (i = 0; i < o->nfiles; i++) {
-		code = run_file(o, i, &merged, &per[i], &trig[i], &damaged, pair);
+		code = run_file(o, i, &merged, &per[i], &trig[i], &damaged, pair, ids);
 		if (code)
 			goto out;
 	}
@@ -138,6 +174,9 @@ int report_merge(struct report_opts *o)
 out:
 	for (i = 0; i < ready; i++)
 		vmt_compare_free(&per[i]);
+	for (i = 0; i < o->nfiles; i++)
+		free(ids[i]);
+	free(ids);
 	free(per);
 	free(trig);
 	vmt_compare_free(&merged);

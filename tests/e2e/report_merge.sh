@@ -98,9 +98,22 @@ merge() {
 }
 
 merge mixed -- "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" "$DATA/why/sample/kvm.vmt"
-# one recording twice: a copy, since the same file given twice is refused (report_samefile.sh)
-cp "$DATA/sample-kvm.vmt" copy-kvm.vmt
-merge same -- "$DATA/sample-kvm.vmt" copy-kvm.vmt
+# one recording twice (a copy too) is refused (report_samefile.sh): its CPUs' copies instead
+# two CPUs' exits, with the start keys of a recorder's file (a copy's check reads them)
+python3 - <<'PY' >two.txt || fail "writing the script"
+print("cpus 0-1")
+print("meta time.start 2026-12-07T01:02:03.000000004Z")
+print("meta monotonic.start_ns 5000000")
+for cpu in (0, 1):
+    for i in range(300 + 200 * cpu):
+        t = 1000000 + i * 3000
+        print(f"exit {cpu} {t} {500 + cpu} {30 + i % 3} {cpu}")
+        print(f"entry {cpu} {t + 700 + (i * 37) % 900} {500 + cpu} {cpu}")
+PY
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" two.vmt <two.txt || fail mkvmt
+vmtrace-convert --to-vmt --cpu 0 -o two-cpu0.vmt two.vmt || fail "--cpu 0 copy"
+vmtrace-convert --to-vmt --cpu 1 -o two-cpu1.vmt two.vmt || fail "--cpu 1 copy"
+merge cpus -- two-cpu0.vmt two-cpu1.vmt
 FROM_NS=10000000 merge filtered --reason hlt,io --from 10ms -- "$DATA/sample-kvm.vmt" \
 	"$DATA/tracedat/kvm.v7zstd.dat"
 FROM_NS=0

@@ -3,7 +3,10 @@
 # One recording given twice, by the same path, a symlink, a hard link, another spelling or
 # as standard input: merging refuses it (exit 64, one line naming both), since each exit
 # would count twice; --compare warns and compares (every change 0, the counts those of the
-# single report). A copy (another inode) is a second recording: merged, twice the count.
+# single report). A copy (another inode, the same time.start, monotonic.start_ns and traced
+# CPUs) is the same recording: refused as well (the adversarial tester's `cp S copy.vmt;
+# vmtrace-report S copy.vmt` counted every exit twice); copies of different CPUs of it
+# (vmtrace-convert --to-vmt --cpu) hold different exits: merged, the whole's count.
 . "$(dirname "$0")/lib.sh"
 
 cp "$DATA/sample-kvm.vmt" k.vmt
@@ -39,9 +42,35 @@ expect_rc 64 "three files, two the same"
 grep -qF "k.vmt and sym.vmt are the same file" err.txt || fail "third and fourth"
 
 run vmtrace-report --json k.vmt copy.vmt
-expect_rc 0 "a copy"
+expect_rc 64 "a copy"
+[ "$(cat err.txt)" = "vmtrace-report: k.vmt and copy.vmt are one recording (the same time.start and monotonic.start_ns): merged, each exit would count twice" ] ||
+	{ cat err.txt; fail "a copy: not refused in one line naming both"; }
+[ ! -s out.txt ] || fail "a copy: printed a report"
+vmtrace-convert --to-vmt -o conv.vmt k.vmt || fail "--to-vmt"
+run vmtrace-report --json conv.vmt copy.vmt
+expect_rc 64 "a converted copy"
+# two CPUs' exits, with the start keys of a recorder's file (a copy's check reads them)
+python3 - <<'PY' >two.txt || fail "writing the script"
+print("cpus 0-1")
+print("meta time.start 2026-12-07T01:02:03.000000004Z")
+print("meta monotonic.start_ns 5000000")
+for cpu in (0, 1):
+    for i in range(300 + 200 * cpu):
+        t = 1000000 + i * 3000
+        print(f"exit {cpu} {t} {500 + cpu} {30 + i % 3} {cpu}")
+        print(f"entry {cpu} {t + 700 + (i * 37) % 900} {500 + cpu} {cpu}")
+PY
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" two.vmt <two.txt || fail mkvmt
+cp two.vmt twocopy.vmt
+run vmtrace-report two.vmt twocopy.vmt
+expect_rc 64 "a copy of a generated recording"
+vmtrace-convert --to-vmt --cpu 0 -o cpu0.vmt two.vmt || fail "--to-vmt --cpu 0"
+vmtrace-convert --to-vmt --cpu 1 -o cpu1.vmt two.vmt || fail "--to-vmt --cpu 1"
+run vmtrace-report --json cpu0.vmt cpu1.vmt
+expect_rc 0 "copies of CPU 0 and CPU 1"
+# 300 exits on CPU 0 and 500 on CPU 1, each with its entry: the script's 800
 [ "$(json out.txt '[g["count"] for g in d["merged"]["groups"] if g["reason_code"] is None][0]')" \
-	= $((2 * n)) ] || fail "a copy merged: not twice $n"
+	= 800 ] || fail "copies of two CPUs merged: not 300 + 500"
 
 run vmtrace-report --compare --json k.vmt sym.vmt
 expect_rc 0 "--compare with itself"
