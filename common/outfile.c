@@ -79,7 +79,7 @@ static void on_signal(int sig)
 
 void vmt_outfile_unlink_on_signal(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa, old;
 	unsigned int i;
 
@@ -337,6 +337,7 @@ static int open_tmp(struct vmt_outfile *of)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	/* O_EXCL|O_NOFOLLOW: never write through a link someone placed there. */
 	of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -81,8 +81,8 @@ void vmt_outfile_abort(struct vmt_outfile *of);
 void vmt_outfile_discard(struct vmt_outfile *of);
 
 /*
- * Install SIGINT, SIGTERM and SIGHUP handlers (those not ignored) that remove every open
- * temporary file without KEEP_PARTIAL, then die by the same signal. For programs that do
+ * Install SIGINT, SIGTERM, SIGHUP and SIGQUIT handlers (those not ignored) that remove every
+ * open temporary file without KEEP_PARTIAL, then die by the same signal. For programs that do
  * not block those signals; the registry holds 8 files at a time (more are not removed).
  */
 void vmt_outfile_unlink_on_signal(void);

@@ -98,7 +98,7 @@ int rec_command_init(struct rec_command *c, char **argv, int *exit_code)
  */
 static int spawn(struct rec_command *c)
 {
-	static const int defaults[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
+	static const int defaults[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD };
 	posix_spawnattr_t attr;
 	sigset_t none, def;
 	unsigned int i;
@@ -254,5 +254,5 @@ void rec_command_finish(struct rec_command *c, const sigset_t *stop_sigs, int *e
 const char *rec_command_signame(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
-	       "signal";
+	       sig == SIGQUIT ? "SIGQUIT" : "signal";
 }

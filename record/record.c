@@ -72,6 +72,7 @@ static void init_tool(struct recorder *rec, const char *argv0)
 	sigaddset(&rec->stop_sigs, SIGINT);
 	sigaddset(&rec->stop_sigs, SIGTERM);
 	sigaddset(&rec->stop_sigs, SIGHUP);
+	sigaddset(&rec->stop_sigs, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &rec->stop_sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Stopping by SIGINT, SIGTERM or SIGHUP in the middle leaves a complete, readable file and
-# no instance; kill -9 leaves a readable partial file whose stale instance the next run
-# (or --cleanup) removes.
+# Stopping by SIGINT, SIGTERM, SIGHUP or SIGQUIT in the middle leaves a complete, readable
+# file and no instance (SIGQUIT killed the recorder and left its .part file); kill -9
+# leaves a readable partial file whose stale instance the next run (or --cleanup) removes.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -10,7 +10,7 @@ need_tracefs
 # pairs are counted (other tasks on CPU 1 add theirs to the total), and a loss would be
 # counted, never hidden. (A failure here under load, 0 pairs for SIGTERM, was the test's:
 # start_record found the previous recorder's "recording" line; lib.sh now removes it.)
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP QUIT; do
 	start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" -o "$sig.vmt"
 	"$HELPERS/syscall_loop" 1 20000 >loop.txt
 	kill -s "$sig" "$rec_pid"
