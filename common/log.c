@@ -27,17 +27,55 @@ void vmt_log_set_quiet(int q)
 	quiet = q;
 }
 
+static void put(char *out, size_t size, size_t *n, const char *s, size_t len)
+{
+	while (len-- && *n + 1 < size)
+		out[(*n)++] = *s++;
+}
+
+char *vmt_log_escape(const char *s, int keep_folds, char *out, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char e[12];
+
+	if (!size)
+		return out;
+	for (; *p; p++) {
+		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		if (keep_folds && p[0] == '\n' && p[1] == ' ' && p[2] == ' ') {
+			e[0] = '\n';
+			e[1] = '\0';
+		} else if (c1) {
+			snprintf(e, sizeof(e), "\\x%02x\\x%02x", p[0], p[1]);
+			p++;
+		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
+			snprintf(e, sizeof(e), "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(e, sizeof(e), "\\x%02x", *p);
+		} else {
+			e[0] = (char)*p;
+			e[1] = '\0';
+		}
+		put(out, size, &n, e, strlen(e));
+	}
+	out[n] = '\0';
+	return out;
+}
+
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
 	/* One buffered line, so lines from several threads never interleave mid-line. */
-	char line[1024];
+	char line[1024], shown[1024];
 	int n;
 
 	n = snprintf(line, sizeof(line), "%s: %s", progname, prefix);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	fprintf(stderr, "%s\n", line);
+	/* names in it are shown escaped: one message, one line (its folds kept) */
+	fprintf(stderr, "%s\n", vmt_log_escape(line, 1, shown, sizeof(shown)));
 }
 
 void vmt_err(const char *fmt, ...)
@@ -69,11 +107,6 @@ void vmt_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void put(char *out, size_t size, size_t *n, const char *s, size_t len)
-{
-	while (len-- && *n + 1 < size)
-		out[(*n)++] = *s++;
-}
 
 /* The length of "(...)" at p with what sticks to its end up to a space, or 0. */
 static size_t paren_group(const char *p)
@@ -132,8 +165,10 @@ static void vlog_folded(const char *prefix, const char *fmt, va_list ap)
 	/* a list of a few dozen event names, the lines' indents added */
 	char msg[4096], line[4608];
 
-	snprintf(msg, sizeof(msg), "%s", prefix);
-	vsnprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), fmt, ap);
+	snprintf(line, sizeof(line), "%s", prefix);
+	vsnprintf(line + strlen(line), sizeof(line) - strlen(line), fmt, ap);
+	/* names shown escaped before the folds, which are then the message's only newlines */
+	vmt_log_escape(line, 0, msg, sizeof(msg));
 	vmt_log_fold(msg, (unsigned int)strlen(progname) + 2, VMT_LOG_WIDTH, 2, line,
 		     sizeof(line));
 	fprintf(stderr, "%s: %s\n", progname, line);

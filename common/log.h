@@ -49,4 +49,20 @@ void vmt_warn_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsigned int indent,
 		   char *out, size_t size);
 
+/**
+ * vmt_log_escape() - a text with its control characters shown, for a terminal
+ * @s: the text (a file name, as given)
+ * @keep_folds: keep a newline followed by two spaces (a folded message's next line)
+ * @out: the text, cut to @size bytes
+ * @size: the size of @out
+ *
+ * A file name may hold any byte but '/' and NUL: a newline in it would forge a second
+ * message line, an escape sequence would reach the terminal. Newline, tab and carriage
+ * return become \n, \t, \r; other C0 controls, DEL and the C1 controls (UTF-8 c2 80 to
+ * c2 9f) become \xHH per byte. Stateless, thread-safe.
+ *
+ * Return: @out.
+ */
+char *vmt_log_escape(const char *s, int keep_folds, char *out, size_t size);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "svg.h"
 
 void vmt_scale_init(struct vmt_scale *s, bool log, double d0, double d1, double r0, double r1)
@@ -101,8 +102,19 @@ void vmt_svg_esc(struct vmt_outbuf *o, const char *s)
 	if (!s)
 		return;
 	for (; *s; s++) {
+		const unsigned char *u = (const unsigned char *)s;
 		const char *rep;
+		char ctl[16];
 
+		/* a control character (a file name's newline, an ESC) shown as the text does */
+		if (*u < 0x20 || *u == 0x7f || (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)) {
+			vmt_outbuf_mem(o, run, (size_t)(s - run));
+			vmt_outbuf_str(o, vmt_log_escape((char[]){ s[0], *u == 0xc2 ? s[1] : '\0',
+								   '\0' }, 0, ctl, sizeof(ctl)));
+			s += *u == 0xc2;
+			run = s + 1;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			rep = "&amp;";

@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 #include "textwidth.h"
 #include "timefmt.h"
 
@@ -160,9 +162,12 @@ char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit
 
 #define PATH_LINE_COLUMNS 120
 
-void vmt_fmt_path_lines(FILE *f, const char *label, const char *path, const char *tail,
+void vmt_fmt_path_lines(FILE *f, const char *label, const char *name, const char *tail,
 			const char *cont)
 {
+	/* a newline in a name would split the line, an escape sequence reach the terminal */
+	char shown[PATH_MAX * 4];
+	const char *path = vmt_log_escape(name, 0, shown, sizeof(shown));
 	size_t room = PATH_LINE_COLUMNS - vmt_textwidth(cont), len = strlen(path), n, last;
 	size_t lw = strlen(label);
 

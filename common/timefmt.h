@@ -59,7 +59,7 @@ char *vmt_fmt_in_cols(const struct vmt_clock *c, uint64_t ticks, struct vmt_unit
  * vmt_fmt_path_lines() - a line naming a file, within 120 columns
  * @f: where to write
  * @label: what comes before the path, with its blank ("File: ", "  [1] ")
- * @path: the file's path, as given
+ * @path: the file's path, as given (its control characters shown escaped: vmt_log_escape())
  * @tail: what comes after it ("" for nothing)
  * @cont: the start of the lines the path continues on ("  ", "#   ")
  *

@@ -110,12 +110,39 @@ static void test_fold_short_buffer(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Control characters of a name shown escaped; a folded message's newlines kept on request. */
+static void test_escape(void **state)
+{
+	static const struct {
+		const char *in;
+		int keep_folds;
+		const char *want;
+	} t[] = {
+		{ "plain.vmt", 0, "plain.vmt" },
+		{ "evil\nvmtrace-report: x", 0, "evil\\nvmtrace-report: x" },
+		{ "a\tb\rc\x1b[31md\x7f", 0, "a\\tb\\rc\\x1b[31md\\x7f" },
+		{ "c1 \xc2\x9b here, \xc3\xa9 kept", 0, "c1 \\xc2\\x9b here, \xc3\xa9 kept" },
+		{ "one\n  two\nthree", 1, "one\n  two\\nthree" },
+		{ "one\n  two", 0, "one\\n  two" },
+	};
+	char out[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_string_equal(vmt_log_escape(t[i].in, t[i].keep_folds, out, sizeof(out)),
+				    t[i].want);
+	/* cut to the buffer, never past it */
+	assert_string_equal(vmt_log_escape("ab\ncd", 0, out, 5), "ab\\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_table),
 		cmocka_unit_test(test_fold_lists),
 		cmocka_unit_test(test_fold_short_buffer),
+		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
