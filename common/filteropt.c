@@ -239,6 +239,41 @@ static int resolve_vms(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	return ret;
 }
 
+/*
+ * A reason given by number: decimal, or hexadecimal after 0x, as the reports show them; a
+ * leading 0 is no octal prefix (--cpu reads 010 as 10, and "0170" read as 120 selected
+ * hlt). A number the begin event's reason field cannot hold would select nothing, silently:
+ * refused, as an unknown name is.
+ */
+static int reason_number(const char *tok, const struct vmt_reader *r, uint64_t *out, char *msg,
+			 size_t size)
+{
+	static const char *const field[] = { "exit_reason", "esr_ec", "id" };
+	const struct vmt_evfield *f = NULL;
+	bool hex = tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	errno = 0;
+	v = strtoull(hex ? tok + 2 : tok, &end, hex ? 16 : 10);
+	if (*end || end == (hex ? tok + 2 : tok) || !isxdigit((unsigned char)tok[hex ? 2 : 0])) {
+		snprintf(msg, size, "invalid exit reason '%s'", tok);
+		return -EINVAL;
+	}
+	for (i = 0; !f && i < sizeof(field) / sizeof(field[0]); i++)
+		f = vmt_evformat_field(vmt_reader_begin_format(r), field[i]);
+	if (errno == ERANGE || (f && f->size < 8 && v >> (f->size * 8))) {
+		snprintf(msg, size, "--reason %s: out of range: the %s field of %s holds %u bits "
+			 "(at most %llu)", tok, f ? f->name : "reason", vmt_reader_begin_name(r),
+			 f && f->size < 8 ? f->size * 8 : 64,
+			 f && f->size < 8 ? (1ULL << (f->size * 8)) - 1 : ~0ULL);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size)
 {
@@ -281,14 +316,11 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 
 		tok = trim(tok);
 		if (isdigit((unsigned char)*tok)) {
-			char *end;
-			unsigned long long v = strtoull(tok, &end, 0);
+			uint64_t v;
 
-			if (*end) {
-				snprintf(msg, size, "invalid exit reason '%s'", tok);
-				ret = -EINVAL;
+			ret = reason_number(tok, r, &v, msg, size);
+			if (ret)
 				break;
-			}
 			if (!room) {
 				snprintf(msg, size, "too many exit reasons (at most %u)",
 					 VMT_MAX_FILTER_REASONS);

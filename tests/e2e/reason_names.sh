@@ -120,4 +120,33 @@ cmp -s tight.json out.txt || fail "--reason ' hlt , io' is not --reason hlt,io"
 vmtrace-convert --csv --reason hlt,io "$K" >tight.csv || fail "convert --reason hlt,io"
 run vmtrace-convert --csv --reason 'hlt,	io ' "$K"
 cmp -s tight.csv out.txt || fail "convert --reason 'hlt, io ' is not --reason hlt,io"
+
+# Numbers are decimal, or hexadecimal after 0x: a leading 0 is no octal prefix (0170 once
+# selected hlt, 0x78; --cpu reads 010 as 10), and a number the 32-bit exit_reason field
+# cannot hold is refused (4294967410 once selected nothing, exit 0).
+vmtrace-convert --csv "$K" >all.csv || fail "CSV of $K"
+for r in 120 0120 0x78 0X78 00120; do
+	vmtrace-convert --csv --reason "$r" "$K" >num.csv 2>/dev/null || fail "--reason $r"
+	[ "$(($(wc -l <num.csv) - 1))" = "$(count all.csv 120)" ] ||
+		fail "--reason $r: $(($(wc -l <num.csv) - 1)) rows, not the $(count all.csv 120) of 120"
+done
+[ "$(count all.csv 170)" = 0 ] && [ "$(count all.csv 120)" -gt 0 ] || fail "the recount"
+run vmtrace-report --json --reason 0170 "$K"
+expect_rc 0 "--reason 0170"
+[ "$(json out.txt 'd["reasons"]')" = "[]" ] || fail "--reason 0170 selected $(json out.txt 'd["reasons"]')"
+run vmtrace-report --reason 4294967295 "$K"
+expect_rc 0 "--reason 4294967295 (the field's largest)"
+for r in 4294967410 0x100000000 99999999999999999999999; do
+	run vmtrace-report --reason "$r" "$K"
+	expect_rc 64 "--reason $r"
+	[ "$(cat err.txt)" = "vmtrace-report: $K: --reason $r: out of range: the exit_reason field of kvm:kvm_exit holds 32 bits (at most 4294967295)" ] ||
+		{ cat err.txt; fail "--reason $r: the message"; }
+	run vmtrace-convert --csv --reason "$r" "$K"
+	expect_rc 64 "convert --reason $r"
+done
+for r in 0x 12a 0x7g; do
+	run vmtrace-report --reason "$r" "$K"
+	expect_rc 64 "--reason $r"
+	grep -qx "vmtrace-report: $K: invalid exit reason '$r'" err.txt || { cat err.txt; fail "--reason $r"; }
+done
 exit 0
