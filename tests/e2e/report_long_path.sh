@@ -17,7 +17,7 @@ while n > 0:
 print(p + '/' + '/'.join(parts))" "$scratch")
 	mkdir -p "$d" || fail "mkdir"
 	ln -s "$S" "$d/rec.vmt" || fail "ln"
-	cp "$S" "$d/rec2.vmt" || fail "cp"
+	cp "$DATA/why/sample/kvm.vmt" "$d/rec2.vmt" || fail "cp"	# another recording: a copy is not merged
 	a="$d/rec.vmt"
 	b="$d/rec2.vmt"
 	[ ${#a} = $len ] || fail "the path is ${#a} long, not $len"
