@@ -418,18 +418,33 @@ static uint64_t last_page_ts(const struct vmt_source *src)
 	return last;
 }
 
-uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
+/* The recording's span in ns, from its pages' times (or its duration); 0 when not known. */
+static uint64_t span_ns(const struct vmt_reader *r)
 {
-	static const uint64_t steps[] = { 1, 2, 5 };
 	uint64_t start = vmt_reader_start_ts(r), last = last_page_ts(vmt_reader_source(r));
-	uint64_t span = 0, want, scale;
-	unsigned int k;
+	uint64_t span = 0;
 
 	if (last > start)
 		span = vmt_clock_ns(vmt_reader_clock(r), last - start);
 	/* a time stamp beyond a day from the start is not one we can trust */
 	if (!span || span > 86400ULL * 1000000000ULL)
 		span = vmt_reader_duration_ns(r);
+	return span;
+}
+
+uint64_t vmt_series_min_rows(const struct vmt_reader *r, uint64_t interval_ns)
+{
+	uint64_t span = span_ns(r);
+
+	return interval_ns ? span / interval_ns + (span % interval_ns != 0) : 0;
+}
+
+uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
+{
+	static const uint64_t steps[] = { 1, 2, 5 };
+	uint64_t span = span_ns(r), want, scale;
+	unsigned int k;
+
 	if (!span)
 		span = 1000000000ULL * 500;
 	/* the smallest 1-2-5 step at least span / 500: 200 to 500 intervals */

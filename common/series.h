@@ -19,8 +19,11 @@
 #include "iterate.h"
 #include "reader.h"
 
-/* Rows in all (tasks times intervals) before the pass gives up with -E2BIG. */
-#define VMT_SERIES_MAX_ROWS (1u << 22)
+/*
+ * Rows in all (tasks times intervals) before the pass gives up with -E2BIG: 16 MiB of rows
+ * (64 bytes each), so that the report stays within the suite's 64 MB (4 M rows took 298 MB).
+ */
+#define VMT_SERIES_MAX_ROWS (1u << 18)
 /* Heatmap: two latency bins per power of two of ns, and at most this many time columns. */
 #define VMT_SERIES_HEAT_ROWS 128
 #define VMT_SERIES_HEAT_MAX_COLS 1024
@@ -97,6 +100,12 @@ static inline unsigned int vmt_series_heat_row(uint64_t ns)
 
 uint64_t vmt_series_heat_low_ns(unsigned int row);
 
+/*
+ * The rows a series of interval_ns needs at least (one task's intervals over the
+ * recording's span, as its pages' times give it): more than VMT_SERIES_MAX_ROWS is refused
+ * before the pass (a 1 ns interval would fill the rows first). 0 when the span is unknown.
+ */
+uint64_t vmt_series_min_rows(const struct vmt_reader *r, uint64_t interval_ns);
 /*
  * An interval for r that gives 100 to 1000 of them (1, 2 or 5 times a power of ten ns,
  * at least 1 us), from the span of its pages: the chunk index where the file has one,

@@ -111,6 +111,17 @@ static int add_series(struct report *rep)
 		return 0;
 	if (!so.interval_ns)
 		so.interval_ns = vmt_series_auto_interval(rep->r);
+	else if (vmt_series_min_rows(rep->r, so.interval_ns) > VMT_SERIES_MAX_ROWS) {
+		/* said before the pass, which would fill the rows first */
+		char a[32], b[32];
+
+		vmt_err("%s: --interval %s: more than the %u rows a time series holds over the "
+			"recording's span: choose at least %s", rep->o->file,
+			vmt_fmt_exact_ns(so.interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
+			vmt_fmt_exact_ns(vmt_series_min_rows(rep->r, 1) / VMT_SERIES_MAX_ROWS + 1, b,
+					 sizeof(b)));
+		return -E2BIG;
+	}
 	return vmt_series_consumer(&rep->series, &so, &rep->c[rep->nc++]);
 }
 
@@ -155,7 +166,7 @@ static int set_up_views(struct report *rep)
 		ret = add_series(rep);
 	if (!ret && rep->gate)	/* one pass: the gate's figures are the report's exits */
 		ret = report_gate_one(rep->gate, rep->r, o->window_ns, &rep->c[rep->nc++]);
-	if (ret)
+	if (ret && ret != -E2BIG)	/* -E2BIG: add_series() said which interval fits */
 		vmt_err("cannot set up the report: %s", strerror(-ret));
 	return ret;
 }
@@ -202,9 +213,10 @@ static int run_pass(struct report *rep)
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
 	report_hint_windows(rep->r, rep->o->file);
-	if (ret == -E2BIG)
-		vmt_err("%s: more than %u rows in the time series: choose a longer --interval",
-			rep->o->file, VMT_SERIES_MAX_ROWS);
+	if (ret == -E2BIG)	/* many tasks, or events past the pages' span the interval fits */
+		vmt_err("%s: more than %u rows in the time series%s: choose a longer --interval",
+			rep->o->file, VMT_SERIES_MAX_ROWS, rep->o->interval_ns ? "" :
+			" at the interval chosen for the page (about 500 over its pages' span)");
 	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	if (!ret && !(ret = list_finish(&rep->thr)))
