@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
 #include "latstat.h"
 #include "series.h"
+#include "timefmt.h"
 
 /* One vCPU task: the interval it is in, and that interval's figures so far. */
 struct stask {
@@ -437,6 +439,24 @@ uint64_t vmt_series_min_rows(const struct vmt_reader *r, uint64_t interval_ns)
 	uint64_t span = span_ns(r);
 
 	return interval_ns ? span / interval_ns + (span % interval_ns != 0) : 0;
+}
+
+uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_ns,
+				 const char *opt, char *msg, size_t size)
+{
+	char a[32], b[32];
+
+	if (!interval_ns)
+		return vmt_series_auto_interval(r);
+	if (vmt_series_min_rows(r, interval_ns) <= VMT_SERIES_MAX_ROWS)
+		return interval_ns;
+	/* said before the pass, which would fill the rows first */
+	snprintf(msg, size, "%s %s: more than the %u rows a time series holds over the "
+		 "recording's span: choose at least %s", opt,
+		 vmt_fmt_exact_ns(interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
+		 vmt_fmt_exact_ns(vmt_series_min_rows(r, 1) / VMT_SERIES_MAX_ROWS + 1, b,
+				  sizeof(b)));
+	return 0;
 }
 
 uint64_t vmt_series_auto_interval(const struct vmt_reader *r)

@@ -107,6 +107,14 @@ uint64_t vmt_series_heat_low_ns(unsigned int row);
  */
 uint64_t vmt_series_min_rows(const struct vmt_reader *r, uint64_t interval_ns);
 /*
+ * The interval a series of r takes: interval_ns, or vmt_series_auto_interval() for 0; 0
+ * when interval_ns needs more than VMT_SERIES_MAX_ROWS, with msg saying so and the
+ * shortest that fits ("--interval 1 ns: more than the ... rows ...: choose at least ...",
+ * opt naming the option).
+ */
+uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_ns,
+				 const char *opt, char *msg, size_t size);
+/*
  * An interval for r that gives 100 to 1000 of them (1, 2 or 5 times a power of ten ns,
  * at least 1 us), from the span of its pages: the chunk index where the file has one,
  * else the last page of each CPU, else the recorded duration; 1 s when none is known.

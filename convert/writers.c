@@ -91,19 +91,12 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_series se;
 	struct vmt_consumer c;
 	struct vmt_iter it;
+	char msg[256];
 	int ret;
 
-	if (!so.interval_ns)
-		so.interval_ns = vmt_series_auto_interval(r);
-	else if (vmt_series_min_rows(r, so.interval_ns) > VMT_SERIES_MAX_ROWS) {
-		/* said before the pass, which would fill the rows first */
-		char a[32], b[32];
-
-		vmt_err("%s: too many rows: --series %s: more than the %u rows a time series holds "
-			"over the recording's span: choose at least %s", o->input,
-			vmt_fmt_exact_ns(so.interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
-			vmt_fmt_exact_ns(vmt_series_min_rows(r, 1) / VMT_SERIES_MAX_ROWS + 1, b,
-					 sizeof(b)));
+	so.interval_ns = vmt_series_fit_interval(r, so.interval_ns, "--series", msg, sizeof(msg));
+	if (!so.interval_ns) {
+		vmt_err("%s: too many rows: %s", o->input, msg);
 		return -E2BIG;
 	}
 	ret = vmt_series_consumer(&se, &so, &c);

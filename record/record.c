@@ -56,8 +56,7 @@ struct recorder {
 	bool drain_cut;			/* a second stop signal cut the final drain short */
 	const char *stop_reason;	/* "duration", "SIGINT", ...; NULL: stopped by an error */
 	int read_err, write_err;	/* the collector's, the writer's (END included) */
-	int collector_choice;		/* enum rec_collector_choice */
-	int exit_code;
+	int collector_choice, exit_code;	/* enum rec_collector_choice; the status */
 };
 
 static void init_tool(struct recorder *rec, const char *argv0)
@@ -202,9 +201,7 @@ static int start(struct recorder *rec)
 			rec->ses.clock, rec->o.no_output ? "; --no-output: nothing kept" : "",
 			rec->o.no_output ? "" : " into ", rec->o.no_output ? "" : rec->op.name,
 			rec->o.duration_ns ? "" : "; Ctrl-C to stop");
-	ret = rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
-	rec_sysinfo_below_collector();	/* main's read-backs, views too (threads started) */
-	return ret;
+	return rec_command_start(&rec->cmd, rec->o.collector, &rec->stop_reason);
 }
 
 /* Until the duration ends, a stop signal comes or a thread fails (stop_reason NULL). */
@@ -212,6 +209,7 @@ static void run_until_stop(struct recorder *rec)
 {
 	uint64_t deadline = rec->o.duration_ns ? rec_sysinfo_now_ns() + rec->o.duration_ns : 0;
 
+	rec_sysinfo_below_collector();	/* read-backs, views: threads and command started */
 	for (;;) {
 		struct timespec to = { 0, 100000000L };
 		uint64_t now = rec_sysinfo_now_ns();

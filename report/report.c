@@ -23,9 +23,7 @@
 #include "iterate.h"
 #include "lists.h"
 #include "log.h"
-#include "metakeys.h"
 #include "nomatch.h"
-#include "outbuf.h"
 #include "procinit.h"
 #include "reportfiles.h"
 #include "reportfmt.h"
@@ -55,10 +53,7 @@ struct report {
 	struct report_gate *gate;	/* --fail-if, or NULL */
 };
 
-/*
- * --why on a recording without context events has no causes to show: an option the file
- * has no use for (64), as --vcpu on events without a vCPU id is, in one line.
- */
+/* --why without context events: an option the file has no use for (64), as --vcpu's. */
 static int check_why(const struct report *rep)
 {
 	unsigned int nctx;
@@ -107,19 +102,14 @@ static int add_series(struct report *rep)
 	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
 				       rep->o->html != NULL };
 
+	char msg[256];
+
 	if (!so.interval_ns && !so.heatmap)
 		return 0;
-	if (!so.interval_ns)
-		so.interval_ns = vmt_series_auto_interval(rep->r);
-	else if (vmt_series_min_rows(rep->r, so.interval_ns) > VMT_SERIES_MAX_ROWS) {
-		/* said before the pass, which would fill the rows first */
-		char a[32], b[32];
-
-		vmt_err("%s: --interval %s: more than the %u rows a time series holds over the "
-			"recording's span: choose at least %s", rep->o->file,
-			vmt_fmt_exact_ns(so.interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
-			vmt_fmt_exact_ns(vmt_series_min_rows(rep->r, 1) / VMT_SERIES_MAX_ROWS + 1, b,
-					 sizeof(b)));
+	so.interval_ns = vmt_series_fit_interval(rep->r, so.interval_ns, "--interval", msg,
+						 sizeof(msg));
+	if (!so.interval_ns) {
+		vmt_err("%s: %s", rep->o->file, msg);
 		return -E2BIG;
 	}
 	return vmt_series_consumer(&rep->series, &so, &rep->c[rep->nc++]);
