@@ -148,7 +148,7 @@ static void damage_place(char *buf, size_t size, const struct vmt_reader *r,
 
 	if (!d || !d->why || !d->located) {
 		snprintf(buf, size, "(%s): the block at offset %llu",
-			 d && d->why ? d->why : st->bad_block_why ? st->bad_block_why :
+			 d && d->why ? d->why : st->bad_block_why[0] ? st->bad_block_why :
 			 "a block that fails its checks",
 			 (unsigned long long)st->bad_block_at);
 		return;

@@ -105,7 +105,7 @@ struct vmt_source_status {
 	const char *trunc_why;	/* why it stopped there, or NULL */
 	uint64_t bad_blocks;	/* blocks or chunks skipped while opening */
 	uint64_t bad_block_at;	/* the first one's offset, when there is one */
-	const char *bad_block_why;	/* what was wrong with it, when the loader says (or NULL) */
+	char bad_block_why[96];	/* what was wrong with it, when known ("": not known) */
 	/*
 	 * A .vmt's END block whose header is sound and payload is not: no event was in it, so
 	 * it is not damaged data that lost events, but the end statistics are not known (its

@@ -1130,7 +1130,8 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 				/* not whole pages: cannot be decoded, a hole in this CPU's pages */
 				if (!st->bad_blocks++) {
 					st->bad_block_at = ci.offset;
-					st->bad_block_why = "a compression chunk that is not whole pages";
+					snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s",
+						 "a compression chunk that is not whole pages");
 				}
 				ci.holes_before++;
 				continue;
@@ -1148,7 +1149,8 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 	if (tc->size % ps && !st->bad_blocks++) {
 		/* pages the kernel wrote whole: a size that is not is damage, its tail unread */
 		st->bad_block_at = tc->off + tc->size / ps * ps;
-		st->bad_block_why = "a CPU's data that is not whole pages";
+		snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s",
+			 "a CPU's data that is not whole pages");
 	}
 	{
 		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
@@ -1164,7 +1166,8 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 				/* left out, as a damaged chunk is: no pair spans the hole */
 				if (!st->bad_blocks++) {
 					st->bad_block_at = tc->off + p * ps;
-					st->bad_block_why = ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER;
+					snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s",
+						 ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER);
 				}
 				ci.holes_before++;
 				p++;

@@ -17,6 +17,7 @@
 
 #include "bytes.h"
 #include "chunk.h"
+#include "cli.h"
 #include "container.h"
 #include "crc32c.h"
 #include "io.h"
@@ -181,6 +182,93 @@ static void bad_block(struct vmt_source_status *st, uint64_t off)
 {
 	if (!st->bad_blocks++)
 		st->bad_block_at = off;
+}
+
+/* The first damaged block in the file's order, and what was wrong with it when known. */
+static void bad_chunk(struct vmt_source_status *st, const struct vmt_chunk_info *ci,
+		      bool untraced)
+{
+	if (!st->bad_blocks++ || ci->offset < st->bad_block_at) {
+		st->bad_block_at = ci->offset;
+		if (untraced)
+			snprintf(st->bad_block_why, sizeof(st->bad_block_why),
+				 "a chunk of CPU %u, which the recording did not trace", ci->cpu);
+		else
+			snprintf(st->bad_block_why, sizeof(st->bad_block_why),
+				 "a chunk header (CPU %u) that differs from the end record's index",
+				 ci->cpu);
+	}
+}
+
+/* The index entry END's chunk.index holds for the block at off, or NULL (16 bytes each). */
+static const uint8_t *index_entry(const uint8_t *index, uint32_t len, uint64_t off)
+{
+	uint32_t lo = 0, hi = len / 16;
+
+	/* the writer appends an entry per chunk, so offsets ascend */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t at = get_le64(index + (size_t)mid * 16);
+
+		if (at == off)
+			return index + (size_t)mid * 16;
+		if (at < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Chunk headers that contradict the rest of the file, found once META and END are read: a
+ * CPU that cpus.traced does not list (every figure per pCPU, and the memory a CPU's tables
+ * take, would follow a number no recorder wrote), or a CPU or page count other than END's
+ * chunk.index says for the block at that offset. Such a chunk is damage: skipped, counted
+ * as a damaged block, and, as its CPU field is no surer than the rest, a hole for every CPU.
+ */
+static int check_chunks(struct vmt_source *s)
+{
+	struct vmt_source_status *st = &s->status;
+	struct vmt_cpulist cpus = { 0 };
+	const uint8_t *index = NULL, *v;
+	uint32_t len = 0, extra = 0;
+	size_t i, kept = 0;
+	char *list;
+
+	v = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_CPUS, &len);
+	if (v) {
+		list = strndup((const char *)v, len);
+		if (!list)
+			return -ENOMEM;
+		/* a list that does not parse is the reader's to refuse */
+		if (vmt_cli_parse_cpulist(list, &cpus))
+			cpus.n = 0;
+		free(list);
+	}
+	if (s->end_present) {
+		index = vmt_kv_get(s->end.buf, s->end.len, "chunk.index", &len);
+		if (index && len % 16)
+			index = NULL;
+	}
+	for (i = 0; i < s->nchunks; i++) {
+		struct vmt_chunk_info *ci = &s->chunks[i];
+		const uint8_t *e = index ? index_entry(index, len, ci->offset) : NULL;
+		bool untraced = cpus.n && !vmt_cpulist_has(&cpus, ci->cpu);
+
+		if (untraced || (e && (get_le32(e + 8) != ci->cpu ||
+				       get_le32(e + 12) != ci->page_count))) {
+			bad_chunk(st, ci, untraced);
+			extra++;
+			continue;
+		}
+		ci->holes_before += extra;
+		s->chunks[kept++] = *ci;
+	}
+	s->nchunks = kept;
+	s->holes += extra;
+	vmt_cpulist_free(&cpus);
+	return 0;
 }
 
 #define DAMAGED_META_NO_COPY \
@@ -354,7 +442,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		ret = -EBADMSG;
 		goto out_why;
 	}
-	return 0;
+	return check_chunks(s);
 
 out_why:
 	snprintf(why, why_size, "%s", msg);
