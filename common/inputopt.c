@@ -230,6 +230,26 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 counts, n > 1 ? "; the first" : "", place);
 		out->damaged = true;
 	}
+	if (rd->time_back) {
+		/*
+		 * Each CPU's records are in time order in any file a recorder wrote: figures
+		 * from a stream whose time goes back (chunks swapped, a page's time changed) pair
+		 * and window what never followed one another.
+		 */
+		const struct vmt_clock *clk = vmt_reader_clock(r);
+		uint64_t start = vmt_reader_start_ts(r);
+		char a[48], b[48];
+
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: time goes back on CPU %u, from %s to %s %s (%llu time%s in "
+			 "all): chunks out of order or a page's time wrong; figures may be wrong",
+			 rd->time_back_cpu,
+			 vmt_fmt_time(clk, start, rd->time_back_prev, a, sizeof(a)),
+			 vmt_fmt_time(clk, start, rd->time_back_ts, b, sizeof(b)),
+			 vmt_fmt_time_unit(clk), (unsigned long long)rd->time_back,
+			 rd->time_back == 1 ? "" : "s");
+		out->damaged = true;
+	}
 	if (!with_lost && (st->bad_blocks || rd->bad_chunks || rd->bad_pages)) {
 		/* without the events read, what is lost is the damaged data's at least */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,

@@ -30,7 +30,7 @@ struct stream {
 	struct vmt_rbpage pg;
 	bool done;
 	struct vmt_item head;	/* the next item of this stream */
-	uint64_t prev_ts;	/* a slice: the stream's latest time, to see it go back */
+	uint64_t prev_ts;	/* the stream's latest record's time, to see it go back */
 	uint64_t *chunk_hi;	/* a slice: the next chunk's first time, per chunk */
 	uint64_t *chunk_lo;	/* a slice: the chunk's first time (chunk_span), per chunk */
 	uint64_t cur_hi, cur_lo;	/* those of the chunk being read */
@@ -709,6 +709,19 @@ static void slice_record(struct vmt_reader *r, struct stream *s)
 		stream_advance(r, s);
 }
 
+/*
+ * The whole walk met a record before its CPU's previous one (a slice's are its
+ * unordered, and a slice that is not exact is walked again whole): counted, the first kept.
+ */
+static __attribute__((noinline)) void time_back(struct vmt_reader *r, const struct stream *s)
+{
+	if (!r->st.time_back++) {
+		r->st.time_back_cpu = s->cpu;
+		r->st.time_back_ts = s->head.ts;
+		r->st.time_back_prev = s->prev_ts;
+	}
+}
+
 /* Pages of chunk ci in a window: at least one. */
 static uint32_t window_pages(const struct vmt_reader *r, const struct vmt_chunk_info *ci)
 {
@@ -792,6 +805,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 						continue;
 				}
 				r->st.records++;
+				if (__builtin_expect(s->head.ts < s->prev_ts, 0) && !r->parent)
+					time_back(r, s);
+				s->prev_ts = s->head.ts;
 				/*
 				 * Among many CPUs' streams this one's next record is read only
 				 * after the others have had their turn, by when its lines have
@@ -1034,10 +1050,14 @@ const struct vmt_item *vmt_reader_next_item(struct vmt_reader *r)
 	if (s->in_page && vmt_rbpage_next_fast(&s->pg, &s->head.rec)) {
 		s->head.kind = VMT_ITEM_RECORD;	/* the item before may have been a gap */
 		s->head.ts = s->head.rec.ts;
-		if (__builtin_expect(r->parent != NULL, 0))
+		if (__builtin_expect(r->parent != NULL, 0)) {
 			slice_record(r, s);
-		else
+		} else {
 			r->st.records++;
+			if (__builtin_expect(s->head.ts < s->prev_ts, 0))
+				time_back(r, s);
+			s->prev_ts = s->head.ts;
+		}
 		/*
 		 * Alone, a stream's key is never compared: one CPU skips all of the merge
 		 * (unless a slice's record ended the stream, which then ends the walk).
@@ -1467,6 +1487,12 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 	r->st.missed_pages += st->missed_pages;
 	r->st.missed_events += st->missed_events;
 	r->st.missed_uncounted += st->missed_uncounted;
+	if (st->time_back && !r->st.time_back) {
+		r->st.time_back_cpu = st->time_back_cpu;
+		r->st.time_back_ts = st->time_back_ts;
+		r->st.time_back_prev = st->time_back_prev;
+	}
+	r->st.time_back += st->time_back;
 	if (damage && damage->why && !r->damage.why)
 		r->damage = *damage;
 }

@@ -62,6 +62,14 @@ struct vmt_reader_stats {
 	uint64_t missed_pages;		/* pages flagged "missed events" */
 	uint64_t missed_events;		/* the counts those pages stored */
 	uint64_t missed_uncounted;	/* those of them that stored no count */
+	/*
+	 * Records before their CPU's record before them (chunks out of order, a page's time
+	 * wrong): each CPU's stream is analysed in the file's order all the same, which is
+	 * damage a program must report. The first one's CPU, its time and the time before it.
+	 */
+	uint64_t time_back;
+	uint32_t time_back_cpu;
+	uint64_t time_back_ts, time_back_prev;
 };
 
 /*

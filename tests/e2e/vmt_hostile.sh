@@ -13,12 +13,15 @@ $edit r.vmt records >records.txt || fail "vmtedit records"
 total=$(awk '{ n += $3 } END { print n }' records.txt)
 [ "$total" = 40000 ] || fail "the pages hold $total pair events, not 40000"
 
-# events (the JSON's count) of FILE, reported with exit status 2 and a one-line warning
-# that names the file and contains PATTERN
+# damaged FILE PATTERN [OPTION...]: the events (the JSON's count) of FILE, reported with
+# exit status 2 and a one-line warning that names the file and contains PATTERN
 damaged() {
-	run vmtrace-report --json "$1"
-	expect_rc 2 "$1"
-	grep -q "^vmtrace-report: warning: $1: .*$2" err.txt || { cat err.txt; fail "$1: no '$2'"; }
+	local f=$1 pattern=$2
+	shift 2
+	run vmtrace-report --json "$@" "$f"
+	expect_rc 2 "$f"
+	grep -q "^vmtrace-report: warning: $f: .*$pattern" err.txt ||
+		{ cat err.txt; fail "$f: no '$pattern'"; }
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])' <out.txt
 }
 
@@ -37,5 +40,25 @@ done
 $edit r.vmt index.vmt chunk:5:cpu=$other || fail vmtedit
 got=$(damaged index.vmt "differs from the end record's index") || exit 1
 [ "$got" = $((total - n5)) ] || fail "index: $got events, expected $((total - n5))"
+
+# 2. Two chunks of one CPU swapped: its time goes back once, from the last record of the
+# later chunk to the first of the earlier one (seconds from the earliest chunk's start), in
+# the sliced pass as in one pass; every event is still read.
+set -- $(awk '$2 == prev_cpu && $1 == prev + 1 { print prev, $1; exit } { prev = $1; prev_cpu = $2 }' \
+	records.txt)
+[ $# = 2 ] || fail "no two consecutive chunks of one CPU"
+a=$1 b=$2
+$edit r.vmt swap.vmt swap:$a:$b || fail vmtedit
+want=$(awk -v a=$a -v b=$b '
+	NR == 1 || $4 < start { start = $4 }
+	$1 == a { to = $4; cpu = $2 } $1 == b { from = $5 }
+	END { printf "time goes back on CPU %d, from %.9f to %.9f s (1 time in all)", cpu,
+	      (from - start) / 1e9, (to - start) / 1e9 }' records.txt)
+for jobs in 1 2; do
+	got=$(VMTRACE_TEST_SLICES=4 damaged swap.vmt "$want" --jobs $jobs) || exit 1
+	[ "$got" = "$total" ] || fail "swap, --jobs $jobs: $got events, expected $total"
+	cp err.txt err$jobs.txt
+done
+cmp -s err1.txt err2.txt || fail "swap: --jobs 2 warns otherwise than --jobs 1"
 
 finish

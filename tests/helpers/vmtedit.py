@@ -15,7 +15,8 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   append:FILE           append FILE's bytes after the result
 or: vmtedit.py IN list   one line per CHNK block: "N cpu first_ts last_ts" (its header's)
 or: vmtedit.py IN records   one line per CHNK block: "N cpu pair_events first last", the
-    records of the pair (META's format.begin and format.end ids) and their times, its pages
+    records of the pair (META's format.begin and format.end ids), and the times of the
+    first and last record of any event, its pages
     decoded here (zstd(1) decompresses; 64-bit pages: 8-byte time stamp and commit word,
     records as man/vmtrace-file.5 describes them)
 """
@@ -82,7 +83,7 @@ def kv_bytes(items):
 
 
 def page_records(page, ids):
-    """(records of the ids, first time, last time) of one sub-buffer."""
+    """(records of the ids, first and last record's time) of one sub-buffer."""
     ts = struct.unpack_from("<Q", page, 0)[0]
     commit = struct.unpack_from("<Q", page, 8)[0] & ((1 << 27) - 1)
     data, off, n, first, last = page[16:16 + commit], 0, 0, None, None
@@ -104,8 +105,8 @@ def page_records(page, ids):
             ts = (struct.unpack_from("<I", data, off + 4)[0] << 27 | delta) - delta
             size = 8
         ts += delta
-        if kind <= 28 and struct.unpack_from("<H", data, off + (4 if kind else 8))[0] in ids:
-            n += 1
+        if kind <= 28:
+            n += struct.unpack_from("<H", data, off + (4 if kind else 8))[0] in ids
             first = ts if first is None else first
             last = ts
         off += size
