@@ -199,12 +199,41 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 "%llu chunk%s lost with the damaged data", (unsigned long long)st->end_chunks,
 			 vmt_source_nchunks(src), (unsigned long long)lost, lost == 1 ? "" : "s");
 		out->damaged = true;
+	} else if (!st->finished && st->end_at && !st->end_counts) {
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged end record at offset %llu: its chunk count (chunk.count) is "
+			 "missing or not a number; whether chunks are missing is not known",
+			 (unsigned long long)st->end_at);
+		out->damaged = true;
+	} else if (!st->finished && st->end_at) {
+		/* more chunks than the recorder wrote: added to the file, or a wrong count */
+		uint64_t held = vmt_source_nchunks(src) + st->bad_blocks;
+		uint64_t more = held - st->end_chunks;
+
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: its end record counts %llu chunk%s, the file holds %llu: "
+			 "%llu more than its recorder wrote (all of them read)",
+			 (unsigned long long)st->end_chunks, st->end_chunks == 1 ? "" : "s",
+			 (unsigned long long)held, (unsigned long long)more);
+		out->damaged = true;
 	} else if (!st->finished) {
 		/* whole blocks up to the end: still being written, or its recorder died */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (no end record after its last block); "
 			 "figures cover its %zu chunk%s", vmt_source_nchunks(src),
 			 vmt_source_nchunks(src) == 1 ? "" : "s");
+		out->damaged = true;
+	}
+	if (st->dup_chunks) {
+		char more[48] = "";
+
+		if (st->dup_chunks > 1)
+			snprintf(more, sizeof(more), " (and %llu more)",
+				 (unsigned long long)(st->dup_chunks - 1));
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: the chunk at offset %llu repeats the one at offset %llu "
+			 "(CPU, times, pages)%s: skipped, its events counted once",
+			 (unsigned long long)st->dup_at, (unsigned long long)st->dup_of, more);
 		out->damaged = true;
 	}
 	if (st->extra_meta) {

@@ -118,6 +118,14 @@ struct vmt_source_status {
 	 */
 	bool end_counts;
 	uint64_t end_chunks;
+	uint64_t end_at;	/* a sound END block's offset, or 0 */
+	/*
+	 * A .vmt's CHNK blocks with the CPU, times, pages and checksum of one before them:
+	 * skipped (their events are read once), counted as damage; the first one's offset
+	 * and that of the chunk it repeats.
+	 */
+	uint64_t dup_chunks;
+	uint64_t dup_at, dup_of;
 	/*
 	 * A .vmt's META block that failed its checks, read from the copy written after it
 	 * (its offset, or 0): every event is still decoded, with the copy's formats.

@@ -220,12 +220,74 @@ static const uint8_t *index_entry(const uint8_t *index, uint32_t len, uint64_t o
 	return NULL;
 }
 
+/* The chunks' order by what a copy of a chunk repeats, then by place in the file. */
+static int cmp_copy(const void *pa, const void *pb)
+{
+	const struct vmt_chunk_info *a = *(const struct vmt_chunk_info *const *)pa;
+	const struct vmt_chunk_info *b = *(const struct vmt_chunk_info *const *)pb;
+
+#define CMP(f) if (a->f != b->f) return a->f < b->f ? -1 : 1
+	CMP(cpu);
+	CMP(first_ts);
+	CMP(last_ts);
+	CMP(page_count);
+	CMP(payload_size);
+	CMP(payload_crc);
+	CMP(offset);
+#undef CMP
+	return 0;
+}
+
+static bool same_chunk(const struct vmt_chunk_info *a, const struct vmt_chunk_info *b)
+{
+	return a->cpu == b->cpu && a->first_ts == b->first_ts && a->last_ts == b->last_ts &&
+	       a->page_count == b->page_count && a->payload_size == b->payload_size &&
+	       a->payload_crc == b->payload_crc;
+}
+
+/*
+ * Chunks that repeat one before them in the file (a block copied twice): every event of
+ * theirs would count twice, and no writer writes one, so the later copies are counted and
+ * marked in copy[] for check_chunks() to skip. Memory: a pointer per chunk, for the call.
+ */
+static int find_copies(struct vmt_source *s, bool *copy)
+{
+	struct vmt_source_status *st = &s->status;
+	const struct vmt_chunk_info **by, *orig;
+	size_t i;
+
+	if (s->nchunks < 2)
+		return 0;
+	by = malloc(s->nchunks * sizeof(*by));
+	if (!by)
+		return -ENOMEM;
+	for (i = 0; i < s->nchunks; i++)
+		by[i] = &s->chunks[i];
+	qsort(by, s->nchunks, sizeof(*by), cmp_copy);
+	/* equal chunks sort together, the first in the file first: the others copy it */
+	orig = by[0];
+	for (i = 1; i < s->nchunks; i++) {
+		if (!same_chunk(orig, by[i])) {
+			orig = by[i];
+			continue;
+		}
+		if (!st->dup_chunks++ || by[i]->offset < st->dup_at) {
+			st->dup_at = by[i]->offset;
+			st->dup_of = orig->offset;
+		}
+		copy[by[i] - s->chunks] = true;
+	}
+	free(by);
+	return 0;
+}
+
 /*
  * Chunk headers that contradict the rest of the file, found once META and END are read: a
  * CPU that cpus.traced does not list (every figure per pCPU, and the memory a CPU's tables
  * take, would follow a number no recorder wrote), or a CPU or page count other than END's
- * chunk.index says for the block at that offset. Such a chunk is damage: skipped, counted
+ * chunk.index says for the block at that offset (when each chunk has an entry). Such a chunk is damage: skipped, counted
  * as a damaged block, and, as its CPU field is no surer than the rest, a hole for every CPU.
+ * Copies of a chunk (find_copies) are skipped too, with no hole: nothing is lost with them.
  */
 static int check_chunks(struct vmt_source *s)
 {
@@ -234,6 +296,7 @@ static int check_chunks(struct vmt_source *s)
 	const uint8_t *index = NULL, *v;
 	uint32_t len = 0, extra = 0;
 	size_t i, kept = 0;
+	bool *copy;
 	char *list;
 
 	v = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_CPUS, &len);
@@ -251,10 +314,27 @@ static int check_chunks(struct vmt_source *s)
 		if (index && len % 16)
 			index = NULL;
 	}
+	/*
+	 * Blocks added or moved (a chunk copied into the file) shift the offsets after them:
+	 * the index then describes other blocks there, and is not a check of them.
+	 */
+	for (i = 0; index && i < s->nchunks; i++) {
+		if (!index_entry(index, len, s->chunks[i].offset))
+			index = NULL;
+	}
+	copy = calloc(s->nchunks ? s->nchunks : 1, sizeof(*copy));
+	if (!copy || find_copies(s, copy)) {
+		free(copy);
+		vmt_cpulist_free(&cpus);
+		return -ENOMEM;
+	}
 	for (i = 0; i < s->nchunks; i++) {
 		struct vmt_chunk_info *ci = &s->chunks[i];
 		const uint8_t *e = index ? index_entry(index, len, ci->offset) : NULL;
 		bool untraced = cpus.n && !vmt_cpulist_has(&cpus, ci->cpu);
+
+		if (copy[i])
+			continue;	/* its events are the original's: no hole */
 
 		if (untraced || (e && (get_le32(e + 8) != ci->cpu ||
 				       get_le32(e + 12) != ci->page_count))) {
@@ -267,6 +347,9 @@ static int check_chunks(struct vmt_source *s)
 	}
 	s->nchunks = kept;
 	s->holes += extra;
+	/* what END counts is what the recorder wrote: neither the copies nor less */
+	st->finished = st->end_counts && st->end_chunks == s->nchunks + st->bad_blocks;
+	free(copy);
 	vmt_cpulist_free(&cpus);
 	return 0;
 }
@@ -419,6 +502,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 				st->bad_end_at = off;
 			} else {
 				s->end_present = true;
+				st->end_at = off;
 				st->end_counts = vmt_kv_get_u64(s->end.buf, s->end.len,
 								"chunk.count", &count) == 0;
 				st->end_chunks = st->end_counts ? count : 0;

@@ -61,4 +61,42 @@ for jobs in 1 2; do
 done
 cmp -s err1.txt err2.txt || fail "swap: --jobs 2 warns otherwise than --jobs 1"
 
+# 3. An end record that does not count the chunks the file holds says so: a copy of a
+# chunk is skipped (its events read once, the file finished), a chunk more than the count
+# and a count that is not a number are named as such, never as a missing end record.
+$edit r.vmt dup.vmt dup:5 || fail vmtedit
+$edit dup.vmt list >dup.txt || fail "vmtedit list"
+orig=$(awk '$1 == 5 { print $2 }' dup.txt)
+copy=$(awk '$1 == 6 { print $2 }' dup.txt)
+got=$(damaged dup.vmt "the chunk at offset $copy repeats the one at offset $orig ") || exit 1
+[ "$got" = "$total" ] || fail "dup: $got events, expected $total"
+grep -q "no end record" err.txt && fail "dup: said to have no end record"
+python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["finished"] is not True)' <out.txt ||
+	fail "dup: not finished"
+chunks=$(wc -l <records.txt)
+for count in $((chunks - 1)) 0; do
+	$edit r.vmt count.vmt end:chunk.count=$count || fail vmtedit
+	got=$(damaged count.vmt "its end record counts $count chunks\{0,1\}, the file holds $chunks: $((chunks - count)) more than its recorder wrote") || exit 1
+	[ "$got" = "$total" ] || fail "count $count: $got events, expected $total"
+done
+end_at=$(( $(stat -c %s r.vmt) - $(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = 16
+while off + 32 <= len(b):
+    kind, hsize, psize = struct.unpack_from("<4sIQ", b, off)
+    if kind == b"END\0":
+        print(len(b) - off)
+    off += hsize + psize' r.vmt) ))
+for count in -5 99999999999999999999 -; do
+	if [ "$count" = - ]; then
+		$edit r.vmt count.vmt end:-chunk.count || fail vmtedit
+	else
+		$edit r.vmt count.vmt end:chunk.count=$count || fail vmtedit
+	fi
+	got=$(damaged count.vmt "damaged end record at offset $end_at: its chunk count (chunk.count) is missing or not a number") || exit 1
+	[ "$got" = "$total" ] || fail "count $count: $got events, expected $total"
+	grep -q "no end record" err.txt && fail "count $count: said to have no end record"
+done
+
 finish

@@ -13,7 +13,8 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   end:KEY=VALUE         set a key of the END block (added when absent)
   end:-KEY              remove a key of the END block
   append:FILE           append FILE's bytes after the result
-or: vmtedit.py IN list   one line per CHNK block: "N cpu first_ts last_ts" (its header's)
+or: vmtedit.py IN list   one line per CHNK block: "N offset cpu first_ts last_ts" (its
+    header's)
 or: vmtedit.py IN records   one line per CHNK block: "N cpu pair_events first last", the
     records of the pair (META's format.begin and format.end ids), and the times of the
     first and last record of any event, its pages
@@ -133,10 +134,13 @@ def main(argv):
     head, blks = blocks(open(argv[1], "rb").read())
     chunks = lambda: [b for b in blks if b[0] == b"CHNK"]
     if argv[2] == "list":
-        for i, b in enumerate(chunks()):
-            cpu = struct.unpack_from("<I", b[1], 32)[0]
-            first, last = struct.unpack_from("<QQ", b[1], 56)
-            print(i, cpu, first, last)
+        off = len(head)
+        for blk in blks:
+            if blk[0] == b"CHNK":
+                cpu = struct.unpack_from("<I", blk[1], 32)[0]
+                first, last = struct.unpack_from("<QQ", blk[1], 56)
+                print(chunks().index(blk), off, cpu, first, last)
+            off += len(blk[1]) + len(blk[2])
         return
     if argv[2] == "records":
         meta = dict(kv_items([b for b in blks if b[0] == b"META"][0][2]))
