@@ -224,6 +224,19 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 vmt_source_nchunks(src) == 1 ? "" : "s");
 		out->damaged = true;
 	}
+	if (st->bad_first_ts) {
+		char more[48] = "";
+
+		if (st->bad_first_ts > 1)
+			snprintf(more, sizeof(more), " (and %llu more)",
+				 (unsigned long long)(st->bad_first_ts - 1));
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: the chunk at offset %llu (CPU %u) says it begins at another "
+			 "time than its pages do%s: its pages' time taken, for the recording's start "
+			 "too",
+			 (unsigned long long)st->bad_first_ts_at, st->bad_first_ts_cpu, more);
+		out->damaged = true;
+	}
 	if (st->dup_chunks) {
 		char more[48] = "";
 

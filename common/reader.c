@@ -491,6 +491,79 @@ static int setup_streams(struct vmt_reader *r)
 	return alloc_merge(r, r->nstreams);
 }
 
+/*
+ * The pages' first time of chunk idx, read from its first window: the time of the first
+ * page that holds records, or of a page before it that the header's time (header) names
+ * (a recorder keeps an empty page only when it flags lost events, and dates its chunk by
+ * it). 1 with *ts set when the header is wrong, 0 when it is right or cannot be told, or
+ * a negative errno.
+ */
+static int pages_first_ts(struct vmt_reader *r, size_t idx, uint64_t header, uint64_t *ts)
+{
+	const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, idx);
+	uint32_t n = vmt_chunk_window_pages(ci, VMT_CHUNK_BYTES), p;
+	struct vmt_chunkbuf cb = { 0 };
+	const char *why;
+	int ret;
+
+	ret = vmt_source_read_chunk_part(r->src, idx, 0, (uint64_t)n * ci->page_size, &cb, &why);
+	if (ret) {
+		vmt_chunkbuf_free(&cb);
+		return ret == -ENOMEM ? ret : 0;	/* a damaged chunk: the walk says so */
+	}
+	for (p = 0; p < n; p++) {
+		struct vmt_rbpage pg;
+
+		if (vmt_rbpage_init(&pg, &r->hp, cb.raw + (size_t)p * ci->page_size,
+				    ci->page_size))
+			continue;
+		if (pg.page_ts == header)
+			break;
+		if (pg.commit) {
+			*ts = pg.page_ts;
+			ret = 1;
+			break;
+		}
+	}
+	vmt_chunkbuf_free(&cb);
+	return ret;
+}
+
+/*
+ * The recording's start (vmt_reader_start_ts) is its earliest chunk header's time, and
+ * every time shown and every --from and --to counts from it: a header that says its chunk
+ * began before its pages did (a first time of 0) would move them all. The earliest chunk's
+ * header is checked against its pages, then the next earliest while one is wrong: each
+ * wrong one is counted as damage and dated by its pages. Each check decodes a chunk.
+ */
+static int check_start(struct vmt_reader *r)
+{
+	size_t i, n = vmt_source_nchunks(r->src), tries;
+
+	if (vmt_source_order(r->src) != VMT_ORDER_FIRST_TS)
+		return 0;
+	for (tries = 0; tries < n; tries++) {
+		size_t first = SIZE_MAX;
+		uint64_t ts;
+		int ret;
+
+		for (i = 0; i < n; i++) {
+			const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+			if (ci->first_ts != UINT64_MAX && (first == SIZE_MAX ||
+			    ci->first_ts < vmt_source_chunk(r->src, first)->first_ts))
+				first = i;
+		}
+		if (first == SIZE_MAX)
+			return 0;
+		ret = pages_first_ts(r, first, vmt_source_chunk(r->src, first)->first_ts, &ts);
+		if (ret <= 0)
+			return ret;
+		vmt_source_fix_first_ts(r->src, first, ts);
+	}
+	return 0;
+}
+
 int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 		    struct vmt_reader **out, char *why, size_t why_size)
 {
@@ -554,7 +627,9 @@ int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 		goto out_free;
 	}
 	free(s);
-	ret = setup_streams(r);
+	ret = check_start(r);
+	if (!ret)
+		ret = setup_streams(r);
 	if (ret)
 		goto out_free;
 	*out = r;

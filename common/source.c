@@ -454,6 +454,19 @@ const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t
 	return &s->chunks[idx];
 }
 
+void vmt_source_fix_first_ts(struct vmt_source *s, size_t idx, uint64_t ts)
+{
+	struct vmt_chunk_info *ci = &s->chunks[idx];
+
+	if (!s->status.bad_first_ts++) {
+		s->status.bad_first_ts_at = ci->offset;
+		s->status.bad_first_ts_cpu = ci->cpu;
+	}
+	ci->first_ts = ts;
+	if (ci->last_ts < ts)
+		ci->last_ts = ts;
+}
+
 enum vmt_chunk_order vmt_source_order(const struct vmt_source *s)
 {
 	return s->order;

@@ -127,6 +127,13 @@ struct vmt_source_status {
 	uint64_t dup_chunks;
 	uint64_t dup_at, dup_of;
 	/*
+	 * Chunk headers whose first time is not their pages' (vmt_source_fix_first_ts): how
+	 * many, and the first one's offset and CPU.
+	 */
+	uint64_t bad_first_ts;
+	uint64_t bad_first_ts_at;
+	uint32_t bad_first_ts_cpu;
+	/*
 	 * A .vmt's META block that failed its checks, read from the copy written after it
 	 * (its offset, or 0): every event is still decoded, with the copy's formats.
 	 */
@@ -149,6 +156,11 @@ const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t
  */
 bool vmt_source_hole_before(const struct vmt_source *s, size_t idx);
 enum vmt_chunk_order vmt_source_order(const struct vmt_source *s);
+/*
+ * Chunk idx's header says it begins at a time its pages do not hold: ts, its first page's
+ * time, stands for it from now on, and the status counts the damage.
+ */
+void vmt_source_fix_first_ts(struct vmt_source *s, size_t idx, uint64_t ts);
 /*
  * Read, check and decompress chunk idx into cb->raw (raw_size bytes). Returns 0 or
  * -EBADMSG (checksum, size or frame mismatch), -EIO, -ENOMEM, with *why (a constant

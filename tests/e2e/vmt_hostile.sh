@@ -99,4 +99,21 @@ for count in -5 99999999999999999999 -; do
 	grep -q "no end record" err.txt && fail "count $count: said to have no end record"
 done
 
+# 4. Chunk headers whose first time is 0 (one a CPU's first chunk, one not): the
+# recording's start is still its first page's, so the span (last record - first page,
+# from the pages) and what --from/--to select are the sound file's; the damage is said.
+span=$(awk 'NR == 1 || $4 < first { first = $4 } $5 > last { last = $5 } END { print last - first }' \
+	records.txt)
+$edit r.vmt ft0.vmt chunk:0:first_ts=0 chunk:5:first_ts=0 || fail vmtedit
+ft0_at=$($edit r.vmt list | awk '$1 == 0 { print $2 }')
+got=$(damaged ft0.vmt "the chunk at offset $ft0_at (CPU [0-9]*) says it begins at another time than its pages do (and 1 more)" --from 0 --to 5ms) || exit 1
+[ "$got" = "$total" ] || fail "first time 0: $got events, expected $total"
+json() { python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
+[ "$(json out.txt 'd["span_ns"]')" = "$span" ] || fail "first time 0: span $(json out.txt 'd["span_ns"]'), not $span"
+cp out.txt ft0.json
+vmtrace-report --json --from 0 --to 5ms r.vmt >sound.json || fail "r.vmt --from 0 --to 5ms"
+[ "$(json ft0.json 'd["filtered_out"]')" = "$(json sound.json 'd["filtered_out"]')" ] &&
+	[ "$(json sound.json '0 < d["filtered_out"] < d["pairs"]')" = True ] ||
+	fail "first time 0: --from 0 --to 5ms selects otherwise than on the sound file"
+
 finish

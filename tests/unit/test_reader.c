@@ -184,8 +184,13 @@ static void test_merged(void **state)
 	assert_string_equal(vmt_reader_clock_name(r), "local");
 	assert_true(vmt_reader_clock(r)->ns_per_tick == 1.0);
 	assert_int_equal(vmt_header_page_subbuf_size(vmt_reader_header_page(r)), 4096);
-	/* the earliest chunk header's first_ts: the fixture leaves them 0 */
-	assert_int_equal(vmt_reader_start_ts(r), 0);
+	/*
+	 * The fixture leaves the chunk headers' first_ts 0, before its pages (from 1000): the
+	 * start is the earliest pages', and each header corrected on the way (all) is damage.
+	 */
+	assert_int_equal(vmt_reader_start_ts(r), 1000);
+	assert_int_equal(vmt_source_status(vmt_reader_source(r))->bad_first_ts,
+			 vmt_source_nchunks(vmt_reader_source(r)));
 	assert_null(vmt_reader_damage(r)->why);
 	while (vmt_reader_next(r, &it) == 1) {
 		struct vmt_event ev;
