@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "container.h"
 #include "crc32c.h"
+#include "evformat.h"
 #include "io.h"
 #include "kv.h"
 #include "metakeys.h"
@@ -184,20 +185,27 @@ static void bad_block(struct vmt_source_status *st, uint64_t off)
 		st->bad_block_at = off;
 }
 
+/* What check_chunks() finds wrong with a chunk header. */
+enum bad_header { HEADER_OK, BAD_UNTRACED, BAD_INDEX, BAD_PAGE_SIZE };
+
 /* The first damaged block in the file's order, and what was wrong with it when known. */
 static void bad_chunk(struct vmt_source_status *st, const struct vmt_chunk_info *ci,
-		      bool untraced)
+		      enum bad_header what, uint32_t subbuf)
 {
-	if (!st->bad_blocks++ || ci->offset < st->bad_block_at) {
-		st->bad_block_at = ci->offset;
-		if (untraced)
-			snprintf(st->bad_block_why, sizeof(st->bad_block_why),
-				 "a chunk of CPU %u, which the recording did not trace", ci->cpu);
-		else
-			snprintf(st->bad_block_why, sizeof(st->bad_block_why),
-				 "a chunk header (CPU %u) that differs from the end record's index",
-				 ci->cpu);
-	}
+	char *why = st->bad_block_why;
+	size_t size = sizeof(st->bad_block_why);
+
+	if (st->bad_blocks++ && ci->offset >= st->bad_block_at)
+		return;
+	st->bad_block_at = ci->offset;
+	if (what == BAD_UNTRACED)
+		snprintf(why, size, "a chunk of CPU %u, which the recording did not trace", ci->cpu);
+	else if (what == BAD_INDEX)
+		snprintf(why, size, "a chunk header (CPU %u) that differs from the end record's index",
+			 ci->cpu);
+	else
+		snprintf(why, size, "a chunk of %u-byte pages, where the recording's are %u bytes",
+			 ci->page_size, subbuf);
 }
 
 /* The index entry END's chunk.index holds for the block at off, or NULL (16 bytes each). */
@@ -285,7 +293,9 @@ static int find_copies(struct vmt_source *s, bool *copy)
  * Chunk headers that contradict the rest of the file, found once META and END are read: a
  * CPU that cpus.traced does not list (every figure per pCPU, and the memory a CPU's tables
  * take, would follow a number no recorder wrote), or a CPU or page count other than END's
- * chunk.index says for the block at that offset (when each chunk has an entry). Such a chunk is damage: skipped, counted
+ * chunk.index says for the block at that offset (when each chunk has an entry), or pages
+ * of another size than header_page's sub-buffers (a reader would hold chunks of pages of
+ * up to 16 MiB each for a recording of 4 KiB ones). Such a chunk is damage: skipped, counted
  * as a damaged block, and, as its CPU field is no surer than the rest, a hole for every CPU.
  * Copies of a chunk (find_copies) are skipped too, with no hole: nothing is lost with them.
  */
@@ -294,7 +304,8 @@ static int check_chunks(struct vmt_source *s)
 	struct vmt_source_status *st = &s->status;
 	struct vmt_cpulist cpus = { 0 };
 	const uint8_t *index = NULL, *v;
-	uint32_t len = 0, extra = 0;
+	uint32_t len = 0, extra = 0, subbuf = 0;
+	struct vmt_header_page hp;
 	size_t i, kept = 0;
 	bool *copy;
 	char *list;
@@ -309,6 +320,10 @@ static int check_chunks(struct vmt_source *s)
 			cpus.n = 0;
 		free(list);
 	}
+	/* a header_page that does not parse is the reader's to refuse */
+	v = vmt_kv_get(s->meta.buf, s->meta.len, VMT_META_HEADER_PAGE, &len);
+	if (v && vmt_header_page_parse((const char *)v, len, &hp) == 0)
+		subbuf = vmt_header_page_subbuf_size(&hp);
 	if (s->end_present) {
 		index = vmt_kv_get(s->end.buf, s->end.len, "chunk.index", &len);
 		if (index && len % 16)
@@ -331,14 +346,18 @@ static int check_chunks(struct vmt_source *s)
 	for (i = 0; i < s->nchunks; i++) {
 		struct vmt_chunk_info *ci = &s->chunks[i];
 		const uint8_t *e = index ? index_entry(index, len, ci->offset) : NULL;
-		bool untraced = cpus.n && !vmt_cpulist_has(&cpus, ci->cpu);
+		enum bad_header what = HEADER_OK;
 
 		if (copy[i])
 			continue;	/* its events are the original's: no hole */
-
-		if (untraced || (e && (get_le32(e + 8) != ci->cpu ||
-				       get_le32(e + 12) != ci->page_count))) {
-			bad_chunk(st, ci, untraced);
+		if (cpus.n && !vmt_cpulist_has(&cpus, ci->cpu))
+			what = BAD_UNTRACED;
+		else if (subbuf && ci->page_size != subbuf)
+			what = BAD_PAGE_SIZE;
+		else if (e && (get_le32(e + 8) != ci->cpu || get_le32(e + 12) != ci->page_count))
+			what = BAD_INDEX;
+		if (what != HEADER_OK) {
+			bad_chunk(st, ci, what, subbuf);
 			extra++;
 			continue;
 		}

@@ -116,4 +116,10 @@ vmtrace-report --json --from 0 --to 5ms r.vmt >sound.json || fail "r.vmt --from 
 	[ "$(json sound.json '0 < d["filtered_out"] < d["pairs"]')" = True ] ||
 	fail "first time 0: --from 0 --to 5ms selects otherwise than on the sound file"
 
+# 5. A chunk of pages of another size than the recording's sub-buffers (4096 bytes in its
+# header_page): 8 pages of 2048 bytes, the same bytes, so that only that is wrong.
+$edit r.vmt ps.vmt chunk:5:page_size=2048 chunk:5:pages=8 || fail vmtedit
+got=$(damaged ps.vmt "a chunk of 2048-byte pages, where the recording's are 4096 bytes") || exit 1
+[ "$got" = $((total - n5)) ] || fail "page size: $got events, expected $((total - n5))"
+
 finish
