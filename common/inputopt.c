@@ -170,6 +170,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	const struct vmt_source_status *st = vmt_source_status(src);
+	unsigned int nbad;
 
 	memset(out, 0, sizeof(*out));
 	/* nothing was lost with it: a note, not damage that changes the exit status */
@@ -235,6 +236,16 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 "time than its pages do%s: its pages' time taken, for the recording's start "
 			 "too",
 			 (unsigned long long)st->bad_first_ts_at, st->bad_first_ts_cpu, more);
+		out->damaged = true;
+	}
+	if (vmt_reader_bad_value(r, &nbad)) {
+		char more[48] = "";
+
+		if (nbad > 1)
+			snprintf(more, sizeof(more), " (and %u more)", nbad - 1);
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "damaged file: an impossible value of %s%s: taken as not known",
+			 vmt_reader_bad_value(r, &nbad), more);
 		out->damaged = true;
 	}
 	if (st->dup_chunks) {

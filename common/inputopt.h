@@ -46,8 +46,11 @@ int vmt_input_same_file(const char *a, const char *b);
 /* What reading a file revealed, one line each, without the file name. */
 struct vmt_input_notes {
 	unsigned int n;
-	/* copy, unfinished, first times, copied chunks, 2nd META, damage, time back, lost */
-	char note[8][VMT_INPUT_NOTE_SIZE];
+	/*
+	 * copy, unfinished, first times, impossible values, copied chunks, 2nd META, damage,
+	 * time back, lost
+	 */
+	char note[9][VMT_INPUT_NOTE_SIZE];
 	bool damaged;		/* unfinished, or damaged data skipped: exit status 2 */
 };
 

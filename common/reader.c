@@ -85,6 +85,10 @@ struct vmt_reader {
 	const struct vmt_reader *parent;
 	uint64_t from, to;
 	bool unordered;			/* a stream's time went back: the slice is not exact */
+	/* metadata values no recorder writes (check_values), taken as not known */
+	char bad_value[64];		/* the first one's key, "" when none */
+	unsigned int bad_values;
+	bool bad_mono, bad_stats;
 };
 
 #define KEY_DONE (~(unsigned __int128)0)	/* a finished stream's key: loses to all */
@@ -491,6 +495,81 @@ static int setup_streams(struct vmt_reader *r)
 	return alloc_merge(r, r->nstreams);
 }
 
+/* A clock or counter value past 2^63: none runs that long, only damage writes one. */
+#define VALUE_IMPOSSIBLE (1ull << 63)
+
+static void bad_value(struct vmt_reader *r, const char *key)
+{
+	if (!r->bad_values++)
+		snprintf(r->bad_value, sizeof(r->bad_value), "%s", key);
+}
+
+/* A CPU's stats at start and end: counters past 2^63 or going back are impossible. */
+static bool stats_impossible(const struct vmt_cpustats *a, const struct vmt_cpustats *b)
+{
+	return a->overrun >= VALUE_IMPOSSIBLE || a->commit_overrun >= VALUE_IMPOSSIBLE ||
+	       a->dropped >= VALUE_IMPOSSIBLE || b->overrun >= VALUE_IMPOSSIBLE ||
+	       b->commit_overrun >= VALUE_IMPOSSIBLE || b->dropped >= VALUE_IMPOSSIBLE ||
+	       b->overrun < a->overrun || b->commit_overrun < a->commit_overrun ||
+	       b->dropped < a->dropped;
+}
+
+/*
+ * Values of the metadata that sums and differences would wrap (a duration of 2^64 - 1 ns,
+ * a lost-event count 3 short of 2^64): monotonic times past 2^63 or an end before the
+ * start (unless a flight recording's kept start explains it), ring-buffer counters past
+ * 2^63 or going back. Each is damage, and what it gives is not known.
+ */
+static void check_values(struct vmt_reader *r)
+{
+	const uint8_t *meta, *end;
+	size_t mlen, elen;
+	uint64_t t0, t1, kept;
+	bool has0, has1;
+	unsigned int i;
+
+	meta = vmt_source_meta(r->src, &mlen);
+	end = vmt_source_end(r->src, &elen);
+	has0 = !vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0);
+	has1 = end && !vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1);
+	if (has0 && t0 >= VALUE_IMPOSSIBLE) {
+		bad_value(r, VMT_META_MONO_START);
+		r->bad_mono = true;
+	}
+	if (has1 && (t1 >= VALUE_IMPOSSIBLE ||
+		     (has0 && t1 < t0 && vmt_kv_get_u64(end, elen, VMT_META_MONO_KEPT, &kept)))) {
+		bad_value(r, VMT_META_MONO_END);
+		r->bad_mono = true;
+	}
+	for (i = 0; i < r->cpus.n; i++) {
+		struct vmt_cpustats a = { 0 }, b = { 0 };
+		char key0[64], key1[64], *text;
+		bool has_end;
+
+		snprintf(key0, sizeof(key0), VMT_META_STATS_START "%u", r->cpus.cpu[i]);
+		text = vmt_reader_meta(r, key0);
+		if (text)
+			vmt_tracefs_parse_stats(text, &a);
+		free(text);
+		snprintf(key1, sizeof(key1), VMT_META_STATS_END "%u", r->cpus.cpu[i]);
+		text = vmt_reader_meta(r, key1);
+		has_end = text && !vmt_tracefs_parse_stats(text, &b);
+		free(text);
+		if (!has_end)
+			b = a;
+		if (stats_impossible(&a, &b)) {
+			bad_value(r, stats_impossible(&a, &a) ? key0 : key1);
+			r->bad_stats = true;
+		}
+	}
+}
+
+const char *vmt_reader_bad_value(const struct vmt_reader *r, unsigned int *n)
+{
+	*n = r->bad_values;
+	return r->bad_values ? r->bad_value : NULL;
+}
+
 /*
  * The pages' first time of chunk idx, read from its first window: the time of the first
  * page that holds records, or of a page before it that the header's time (header) names
@@ -627,6 +706,7 @@ int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 		goto out_free;
 	}
 	free(s);
+	check_values(r);
 	ret = check_start(r);
 	if (!ret)
 		ret = setup_streams(r);
@@ -944,10 +1024,19 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				}
 				if (s->pg.missed) {
 					r->st.missed_pages++;
-					r->st.missed_events += s->pg.missed_count;
-					/* a stored 0 says no more than no count */
-					r->st.missed_uncounted += !s->pg.missed_stored ||
-								  !s->pg.missed_count;
+					/*
+					 * A stored 0 says no more than no count, nor does one past
+					 * 2^63 (no ring buffer holds that many): a sum of those
+					 * would wrap. The sum saturates all the same.
+					 */
+					bool none = !s->pg.missed_stored || !s->pg.missed_count ||
+						    s->pg.missed_count >= VALUE_IMPOSSIBLE;
+
+					if (!none && __builtin_add_overflow(r->st.missed_events,
+									    s->pg.missed_count,
+									    &r->st.missed_events))
+						r->st.missed_events = UINT64_MAX;
+					r->st.missed_uncounted += none;
 				}
 				return;
 			}
@@ -1196,8 +1285,8 @@ static uint64_t stats_sum(const struct vmt_reader *r, bool *known, bool unflagge
 	uint64_t lost = 0;
 	unsigned int i;
 
-	*known = r->cpus.n > 0;
-	for (i = 0; i < r->cpus.n; i++) {
+	*known = r->cpus.n > 0 && !r->bad_stats;
+	for (i = 0; *known && i < r->cpus.n; i++) {
 		struct vmt_cpustats a = { 0 }, b;
 		char key[64], *text;
 
@@ -1329,7 +1418,7 @@ void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *
 	 */
 	if (!out->stats_known || !out->stats)
 		out->uncounted = rd->missed_uncounted;
-	out->end_unknown = !vmt_source_end(r->src, &elen) && start_stats(r);
+	out->end_unknown = (!vmt_source_end(r->src, &elen) && start_stats(r)) || r->bad_stats;
 	/* never read out: lost as much as those overwritten, and counted by the kernel too */
 	out->unread = unread_sum(r, UINT64_MAX, &after, &drain, &out->unread_known,
 				 &out->drain_cut);
@@ -1392,7 +1481,7 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 
 	meta = vmt_source_meta(r->src, &mlen);
 	end = vmt_source_end(r->src, &elen);
-	if (vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0) || !end ||
+	if (r->bad_mono || vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0) || !end ||
 	    vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1))
 		return 0;
 	/*
@@ -1560,7 +1649,8 @@ void vmt_reader_add_stats(struct vmt_reader *r, const struct vmt_reader_stats *s
 	r->st.bad_pages += st->bad_pages;
 	r->st.records += st->records;
 	r->st.missed_pages += st->missed_pages;
-	r->st.missed_events += st->missed_events;
+	if (__builtin_add_overflow(r->st.missed_events, st->missed_events, &r->st.missed_events))
+		r->st.missed_events = UINT64_MAX;
 	r->st.missed_uncounted += st->missed_uncounted;
 	if (st->time_back && !r->st.time_back) {
 		r->st.time_back_cpu = st->time_back_cpu;

@@ -163,6 +163,13 @@ uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
  * end in the metadata), or 0 when unknown.
  */
 uint64_t vmt_reader_duration_ns(const struct vmt_reader *r);
+/*
+ * The first metadata key whose value no recorder writes (a monotonic time or ring-buffer
+ * counter past 2^63, an end before the start, counters going back), with *n how many:
+ * damage, and what the key gives (the duration, the statistics' lost events) not known.
+ * NULL when none.
+ */
+const char *vmt_reader_bad_value(const struct vmt_reader *r, unsigned int *n);
 /* Lost events per traced CPU from the per-CPU stats at start and end (0 when unknown). */
 uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
 /*

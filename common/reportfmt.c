@@ -160,7 +160,7 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 		/* every lost begin takes its end along: half the lost events, at most */
 		fprintf(f, "Lost events = %" PRIu64 " (%sup to %" PRIu64 " %s may be missing; "
 			"pairs never span a gap)\n", s->lost_events, unread,
-			(s->lost_events + 1) / 2, wd->begins);
+			s->lost_events / 2 + s->lost_events % 2, wd->begins);	/* no wrap */
 	} else {
 		fprintf(f, "Lost events = 0\n");
 	}

@@ -239,7 +239,8 @@ static void add_stats(struct vmt_reader_stats *into, const struct vmt_reader_sta
 	into->bad_pages += x->bad_pages;
 	into->records += x->records;
 	into->missed_pages += x->missed_pages;
-	into->missed_events += x->missed_events;
+	if (__builtin_add_overflow(into->missed_events, x->missed_events, &into->missed_events))
+		into->missed_events = UINT64_MAX;	/* as the reader's own sum */
 	into->missed_uncounted += x->missed_uncounted;
 }
 

@@ -13,6 +13,8 @@ $edit r.vmt records >records.txt || fail "vmtedit records"
 total=$(awk '{ n += $3 } END { print n }' records.txt)
 [ "$total" = 40000 ] || fail "the pages hold $total pair events, not 40000"
 
+json() { python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
+
 # damaged FILE PATTERN [OPTION...]: the events (the JSON's count) of FILE, reported with
 # exit status 2 and a one-line warning that names the file and contains PATTERN
 damaged() {
@@ -108,7 +110,6 @@ $edit r.vmt ft0.vmt chunk:0:first_ts=0 chunk:5:first_ts=0 || fail vmtedit
 ft0_at=$($edit r.vmt list | awk '$1 == 0 { print $2 }')
 got=$(damaged ft0.vmt "the chunk at offset $ft0_at (CPU [0-9]*) says it begins at another time than its pages do (and 1 more)" --from 0 --to 5ms) || exit 1
 [ "$got" = "$total" ] || fail "first time 0: $got events, expected $total"
-json() { python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
 [ "$(json out.txt 'd["span_ns"]')" = "$span" ] || fail "first time 0: span $(json out.txt 'd["span_ns"]'), not $span"
 cp out.txt ft0.json
 vmtrace-report --json --from 0 --to 5ms r.vmt >sound.json || fail "r.vmt --from 0 --to 5ms"
@@ -121,5 +122,42 @@ vmtrace-report --json --from 0 --to 5ms r.vmt >sound.json || fail "r.vmt --from 
 $edit r.vmt ps.vmt chunk:5:page_size=2048 chunk:5:pages=8 || fail vmtedit
 got=$(damaged ps.vmt "a chunk of 2048-byte pages, where the recording's are 4096 bytes") || exit 1
 [ "$got" = $((total - n5)) ] || fail "page size: $got events, expected $((total - n5))"
+
+# 6. Values no recorder writes, which sums and differences would wrap: a monotonic end of
+# 2^64 - 1 ns, a CPU's ring-buffer counter of 2^64 - 1, a page's stored lost-event count
+# of 2^64 - 1. The sound file's figures are what its script says: 1 s recorded, 5 + 7
+# events lost by the statistics, 3 by the page (whose pages' sum would wrap to less).
+max=18446744073709551615
+script() {	# script PAGE_COUNT CPU1_END_OVERRUN
+	printf 'cpus 0-1\nmeta monotonic.start_ns 5000000000\nendmeta monotonic.end_ns 6000000000\n'
+	printf 'stats 0 0 5\nstats 1 0 %s\n' "$2"
+	i=0
+	while [ $i -lt 50 ]; do
+		[ $i = 20 ] && echo "page 0 missed $1"
+		echo "exit 0 $((1000 + i * 1000)) 100 0x1e 0"
+		echo "entry 0 $((1500 + i * 1000)) 100 0"
+		echo "exit 1 $((1010 + i * 1000)) 101 0x1e 1"
+		echo "entry 1 $((1600 + i * 1000)) 101 1"
+		i=$((i + 1))
+	done
+}
+script 3 7 | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" v.vmt || fail "mkvmt v.vmt"
+run vmtrace-report --json v.vmt
+expect_rc 0 v.vmt
+[ "$(json out.txt '(d["duration_ns"], d["lost_events_stats"], d["lost_events_pages"])')" = \
+	"(1000000000, 12, 3)" ] || fail "v.vmt: $(json out.txt '(d["duration_ns"], d["lost_events_stats"], d["lost_events_pages"])')"
+$edit v.vmt mono.vmt end:monotonic.end_ns=$max || fail vmtedit
+damaged mono.vmt "damaged file: an impossible value of monotonic.end_ns: taken as not known" >/dev/null ||
+	exit 1
+[ "$(json out.txt 'd["duration_ns"]')" = None ] || fail "mono.vmt: a duration of $(json out.txt 'd["duration_ns"]')"
+script 3 $max | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" stats.vmt || fail "mkvmt stats.vmt"
+damaged stats.vmt "damaged file: an impossible value of stats.end.cpu1: taken as not known" >/dev/null ||
+	exit 1
+[ "$(json out.txt '(d["lost_events_stats"], d["lost_events_exact"], d["lost_events"] < 2**63)')" = \
+	"(None, False, True)" ] || fail "stats.vmt: lost events $(json out.txt 'd["lost_events"]')"
+script $max 7 | "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" page.vmt || fail "mkvmt page.vmt"
+run vmtrace-report page.vmt
+# the page's count is no count: the statistics (which count the kernel's losses) stand
+grep -q "^Lost events = 12 (up to 6 exits may be missing" out.txt || { cat out.txt; fail "page.vmt: lost events"; }
 
 finish
