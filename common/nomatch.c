@@ -115,6 +115,31 @@ static bool untriggered_flight(const struct vmt_reader *r)
 	return untriggered;
 }
 
+/*
+ * Not one record could be read, and chunks were damaged: the file, not the guest or the
+ * filters, is why nothing is there (the warnings after it say where the damage is).
+ */
+static bool all_damaged(const struct vmt_reader *r, char *buf, size_t size)
+{
+	const struct vmt_reader_stats *rd = vmt_reader_stats(r);
+	uint64_t blocks = vmt_source_status(vmt_reader_source(r))->bad_blocks;
+	uint64_t bad = blocks + rd->bad_chunks;
+	uint64_t all = blocks + vmt_source_nchunks(vmt_reader_source(r));
+
+	if (rd->records || (!bad && !rd->bad_pages))
+		return false;
+	if (bad == all)
+		snprintf(buf, size, "nothing to report: all %llu chunk%s of the recording %s "
+			 "damaged, not one event could be read", (unsigned long long)all,
+			 all == 1 ? "" : "s", all == 1 ? "is" : "are");
+	else
+		snprintf(buf, size, "nothing to report: not one event could be read: %llu of the "
+			 "recording's %llu chunks and %llu pages are damaged, the rest hold none",
+			 (unsigned long long)bad, (unsigned long long)all,
+			 (unsigned long long)rd->bad_pages);
+	return true;
+}
+
 int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, char *buf,
 			 size_t size)
 {
@@ -131,7 +156,7 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 			 "chunk");
 		return 1;
 	}
-	if (vmt_nomatch_held_instead(r, buf, size))
+	if (all_damaged(r, buf, size) || vmt_nomatch_held_instead(r, buf, size))
 		return 1;
 	cpus = vmt_reader_meta(r, VMT_META_CPUS);
 	if (vmt_reader_pairs_kvm(r))
@@ -154,7 +179,8 @@ int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 	if (size)
 		buf[0] = '\0';
 	if (!it->exits) {
-		if (!it->r || !vmt_nomatch_held_instead(it->r, buf, size))
+		if (!it->r || (!all_damaged(it->r, buf, size) &&
+			       !vmt_nomatch_held_instead(it->r, buf, size)))
 			snprintf(buf, size, "nothing selected: the recording has no %ss",
 				 begin_word(it));
 		return 1;

@@ -160,4 +160,15 @@ run vmtrace-report page.vmt
 # the page's count is no count: the statistics (which count the kernel's losses) stand
 grep -q "^Lost events = 12 (up to 6 exits may be missing" out.txt || { cat out.txt; fail "page.vmt: lost events"; }
 
+# 7. Every chunk damaged: the first line says so, not that no guest ran or that the filters
+# selected nothing; vmtrace-convert says the same.
+$edit r.vmt allbad.vmt corrupt:all || fail vmtedit
+for prog in vmtrace-report "vmtrace-convert --csv -o all.csv"; do
+	run $prog allbad.vmt
+	expect_rc 2 "$prog allbad.vmt"
+	[ "$(head -n 1 err.txt)" = "${prog%% *}: allbad.vmt: nothing to report: all $chunks chunks of the \
+recording are damaged, not one event could be read" ] || { cat err.txt; fail "$prog: all damaged"; }
+	grep -q "no guest\|no exits" err.txt && fail "$prog: blames the guest or the filters"
+done
+
 finish

@@ -12,6 +12,8 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   dup:N                 insert a copy of the Nth CHNK block right after it
   end:KEY=VALUE         set a key of the END block (added when absent)
   end:-KEY              remove a key of the END block
+  corrupt:N|all         change a byte of the Nth (or every) CHNK block's payload, its
+                        checksum left as it was
   append:FILE           append FILE's bytes after the result
 or: vmtedit.py IN list   one line per CHNK block: "N offset cpu first_ts last_ts" (its
     header's)
@@ -178,6 +180,11 @@ def main(argv):
                 items.append((key.encode(), value.encode()))
             blk[2] = kv_bytes(items)
             seal(blk)
+        elif what == "corrupt":
+            for blk in chunks() if rest == "all" else [chunks()[int(rest)]]:
+                payload = bytearray(blk[2])
+                payload[len(payload) // 2] ^= 0xFF
+                blk[2] = bytes(payload)
         elif what == "append":
             tail += open(rest, "rb").read()
         else:
