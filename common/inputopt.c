@@ -178,7 +178,16 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "damaged metadata block at offset %llu: its copy was read instead",
 			 (unsigned long long)st->meta_damaged_at);
-	if (!st->finished && st->trunc_why) {
+	if (st->joined_at) {
+		/* cat of a cut recording and another: the second is not this recording's */
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "the recording was not finished, and another recording's file header "
+			 "follows it at offset %llu (files joined): that one is not read; figures "
+			 "cover the first one's %zu complete chunk%s",
+			 (unsigned long long)st->joined_at, vmt_source_nchunks(src),
+			 vmt_source_nchunks(src) == 1 ? "" : "s");
+		out->damaged = true;
+	} else if (!st->finished && st->trunc_why) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (%s at offset %llu); figures cover the "
 			 "%zu complete chunk%s", st->trunc_why,

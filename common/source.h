@@ -130,6 +130,11 @@ struct vmt_source_status {
 	 * Chunk headers whose first time is not their pages' (vmt_source_fix_first_ts): how
 	 * many, and the first one's offset and CPU.
 	 */
+	/*
+	 * A .vmt without END holding another recording's file header: it is read as if it
+	 * ended there (its offset, or 0).
+	 */
+	uint64_t joined_at;
 	uint64_t bad_first_ts;
 	uint64_t bad_first_ts_at;
 	uint32_t bad_first_ts_cpu;

@@ -373,6 +373,36 @@ static int check_chunks(struct vmt_source *s)
 	return 0;
 }
 
+/*
+ * Where another recording's file header (magic, version, header size) starts, or 0: a cut
+ * recording with another joined after it (cat a.vmt b.vmt, where a.vmt was cut), whose
+ * blocks the scan would otherwise take for the first's after a damaged block, END
+ * included. A whole read of the file, only for files without END or with damage; a zstd
+ * payload that holds those 16 bytes by chance is as likely as a checksum that matches by
+ * chance.
+ */
+static uint64_t find_joined(const struct vmt_source *s)
+{
+	uint8_t window[65536 + VMT_FILE_HEADER_SIZE], head[VMT_FILE_HEADER_SIZE];
+	uint64_t off = VMT_FILE_HEADER_SIZE;
+
+	memcpy(head, VMT_FILE_MAGIC, 8);
+	put_le32(head + 8, VMT_FILE_VERSION);
+	put_le32(head + 12, VMT_FILE_HEADER_SIZE);
+	while (off < s->status.file_size) {
+		ssize_t n = vmt_io_pread_full(s->fd, window, sizeof(window), (off_t)off);
+		const uint8_t *at;
+
+		if (n < VMT_FILE_HEADER_SIZE)
+			return 0;
+		at = memmem(window, (size_t)n, head, sizeof(head));
+		if (at)
+			return off + (uint64_t)(at - window);
+		off += (uint64_t)n - (VMT_FILE_HEADER_SIZE - 1);
+	}
+	return 0;
+}
+
 #define DAMAGED_META_NO_COPY \
 	"damaged metadata block, and no copy of it (written before recorders made one)"
 
@@ -383,6 +413,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 	struct vmt_source_status *st = &s->status;
 	const char *msg = NULL;
 	uint64_t off, meta_end = 0;	/* where a sound META block ends: its copy's place */
+	uint64_t joined = 0;		/* where another recording's file header is */
 	uint32_t hsize;
 	ssize_t n;
 	int ret;
@@ -404,6 +435,7 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		goto out_why;
 	}
 
+scan:
 	while (off < st->file_size) {
 		uint64_t psize = 0;
 		uint32_t type;
@@ -533,6 +565,31 @@ static int vmt_open(struct vmt_source *s, const struct vmt_input_opts *opts, cha
 		}
 		/* Unknown block types with a valid header are skipped (newer writers). */
 		off += hsize + psize;
+	}
+	if ((!s->end_present || st->bad_blocks || st->truncated_at) && !joined) {
+		joined = find_joined(s);
+		if (joined) {
+			/* read again up to there, as if the file ended there: a cut recording */
+			uint64_t at = joined;
+
+			vmt_kv_free(&s->meta);
+			vmt_kv_free(&s->end);
+			s->end_present = false;
+			s->nchunks = 0;
+			s->holes = 0;
+			memset(st, 0, sizeof(*st));
+			st->file_size = at;
+			meta_end = 0;
+			off = get_le32(fh + 12);
+			goto scan;
+		}
+	}
+	if (joined) {
+		st->joined_at = joined;
+		if (!st->truncated_at) {
+			st->truncated_at = joined;
+			st->trunc_why = "the file ends inside a block";
+		}
 	}
 	if (!s->meta.buf) {
 		/*

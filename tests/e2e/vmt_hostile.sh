@@ -171,4 +171,19 @@ recording are damaged, not one event could be read" ] || { cat err.txt; fail "$p
 	grep -q "no guest\|no exits" err.txt && fail "$prog: blames the guest or the filters"
 done
 
+# 8. A cut recording with a whole one after it (cat): read as the cut one up to the other's
+# file header, which the warning names, whether the cut is inside a chunk or between two.
+$edit r.vmt list >list.txt || fail "vmtedit list"
+k=$(awk '$2 > 90000 { print $1; exit }' list.txt)
+boundary=$(awk -v k=$k '$1 == k { print $2 }' list.txt)
+want=$(awk -v k=$k '$1 < k { n += $3 } END { print n }' records.txt)
+for cut in $((boundary + 1000)) $boundary; do
+	head -c $cut r.vmt >joined.vmt
+	cat r.vmt >>joined.vmt
+	got=$(damaged joined.vmt "the recording was not finished, and another recording's file header \
+follows it at offset $cut (files joined): that one is not read; figures cover the first one's $k complete \
+chunks") || exit 1
+	[ "$got" = "$want" ] || fail "joined at $cut: $got events, expected $want"
+done
+
 finish
