@@ -193,3 +193,12 @@ void vmt_warn_folded(const char *fmt, ...)
 	vlog_folded("warning: ", fmt, ap);
 	va_end(ap);
 }
+
+void vmt_err_folded(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_folded("", fmt, ap);
+	va_end(ap);
+}

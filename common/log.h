@@ -30,6 +30,7 @@ void vmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void vmt_info_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vmt_warn_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vmt_err_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
  * vmt_log_fold() - fold one line of text at its spaces

@@ -91,7 +91,7 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 		vmt_warn("%s: %s", o->input, warn);
 	ret = vmt_filter_resolve(&o->fo, *r, msg, sizeof(msg));
 	if (ret) {
-		vmt_err("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
+		vmt_err_folded("%s: %s", o->input, ret == -EINVAL ? msg : strerror(-ret));
 		/* -EINVAL: a filter the input does not fit, as an unused option is */
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_ERROR;
 	}

@@ -91,7 +91,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	c->neutral = !vmt_reader_pairs_kvm(r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
-		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
+		vmt_err_folded("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
 		ret = ret == -EINVAL ? 64 : ret;	/* a filter the input does not fit */
 		goto out_close;
 	}

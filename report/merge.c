@@ -85,7 +85,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	merged->neutral = own->neutral = !vmt_reader_pairs_kvm(r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
-		vmt_err("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
+		vmt_err_folded("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));
 		ret = ret == -EINVAL ? 64 : ret;	/* a filter the input does not fit */
 		goto out_close;
 	}

@@ -82,7 +82,7 @@ static int open_input(struct report *rep)
 		vmt_warn("%s: %s", rep->o->file, warn);
 	ret = vmt_filter_resolve(&rep->o->fo, rep->r, msg, sizeof(msg));
 	if (ret) {
-		vmt_err("%s: %s", rep->o->file, ret == -EINVAL ? msg : strerror(-ret));
+		vmt_err_folded("%s: %s", rep->o->file, ret == -EINVAL ? msg : strerror(-ret));
 		return ret == -EINVAL ? 64 : 1;	/* a filter the input does not fit */
 	}
 	/* seconds by their formats: ticks of no known length would be passed off as ns */

@@ -13,8 +13,6 @@ $edit r.vmt records >records.txt || fail "vmtedit records"
 total=$(awk '{ n += $3 } END { print n }' records.txt)
 [ "$total" = 40000 ] || fail "the pages hold $total pair events, not 40000"
 
-json() { python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
-
 # damaged FILE PATTERN [OPTION...]: the events (the JSON's count) of FILE, reported with
 # exit status 2 and a one-line warning that names the file and contains PATTERN
 damaged() {
@@ -185,5 +183,15 @@ follows it at offset $cut (files joined): that one is not read; figures cover th
 chunks") || exit 1
 	[ "$got" = "$want" ] || fail "joined at $cut: $got events, expected $want"
 done
+
+# 9. An unknown --reason lists every name of the recording's: one message, folded within
+# 120 columns, that unfolds to the list whole (SVM's names from the first, over 40 of them).
+run vmtrace-report --reason bogus r.vmt
+expect_rc 64 "--reason bogus"
+expect_one_line_error vmtrace-report "unknown exit reason 'bogus' in this"
+[ "$(unfold err.txt | wc -l)" = 1 ] && widths_ok err.txt || fail "--reason bogus: not one message within 120 columns"
+names=$(unfold err.txt | sed 's/.*one of: //; s/, / /g')
+set -- $names
+[ $# -gt 40 ] && [ "$1 $2" = "interrupt nmi" ] || fail "--reason bogus: names '$names'"
 
 finish
