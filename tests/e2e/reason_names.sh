@@ -139,7 +139,7 @@ expect_rc 0 "--reason 4294967295 (the field's largest)"
 for r in 4294967410 0x100000000 99999999999999999999999; do
 	run vmtrace-report --reason "$r" "$K"
 	expect_rc 64 "--reason $r"
-	[ "$(cat err.txt)" = "vmtrace-report: $K: --reason $r: out of range: the exit_reason field of kvm:kvm_exit holds 32 bits (at most 4294967295)" ] ||
+	[ "$(unfold err.txt)" = "vmtrace-report: $K: --reason $r: out of range: the exit_reason field of kvm:kvm_exit holds 32 bits (at most 4294967295)" ] ||
 		{ cat err.txt; fail "--reason $r: the message"; }
 	run vmtrace-convert --csv --reason "$r" "$K"
 	expect_rc 64 "convert --reason $r"
