@@ -122,6 +122,20 @@ static void change_cell(FILE *f, double x)
 		fprintf(f, " %9s", ">9999999%");
 }
 
+/* "userspace, wakeup" : the kinds of mask, for a note. */
+static const char *kinds_list(uint32_t mask, char *buf, size_t size)
+{
+	unsigned int k;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		if (mask >> k & 1 && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+					      vmt_why_kind_names[k]);
+	return buf;
+}
+
 static uint64_t why_total(const struct vmt_cmp_side *s)
 {
 	uint64_t sum = 0;
@@ -153,9 +167,9 @@ static void causes_text(FILE *f, const struct vmt_compare *c, const struct vmt_c
 		for (i = 0; i < 2; i++)
 			max = s[i].why_ns[k] > max ? s[i].why_ns[k] : max;
 	u = vmt_unit_for_total(&ns_clock, max);
-	fprintf(f, "\nCauses (context events): the %s time out of the guest by kind, in %s, "
-		"and the change\nof each kind's time per second:\n", c->neutral ? "pairs'" :
-		"exits'", u.name);
+	fprintf(f, "\nCauses (context events): the %s by kind, in %s, and the change\n"
+		"of each kind's time per second:\n", c->neutral ? "pairs' time" :
+		"exits' time out of the guest", u.name);
 	fprintf(f, "  %-10s %10s %6s %10s %6s %9s\n", "kind", "before", "share", "after",
 		"share", "change/s");
 	for (k = 0; k < VMT_WHY_NKINDS; k++) {
@@ -174,10 +188,23 @@ static void causes_text(FILE *f, const struct vmt_compare *c, const struct vmt_c
 			fprintf(f, " %10s %5.1f%%", a, tot[i] ? vmt_pct_cut(100.0 *
 				(double)s[i].why_ns[k] / (double)tot[i], 1) : 0);
 		}
-		change_cell(f, told[0] && told[1] ?
+		/*
+		 * recordings that tell other kinds count a kind one cannot tell in others
+		 * (wakeup in blocked, userspace in kvm, ...): no kind's change compares
+		 */
+		change_cell(f, c->why_recorded[0] == c->why_recorded[1] ?
 			    change_pct(vmt_compare_per_s(c, 0, s[0].why_ns[k]),
 				       vmt_compare_per_s(c, 1, s[1].why_ns[k])) : NAN);
 		fputc('\n', f);
+	}
+	if (c->why_recorded[0] != c->why_recorded[1]) {
+		char l[2][128];
+
+		kinds_list(c->why_recorded[0] & ~c->why_recorded[1], l[0], sizeof(l[0]));
+		kinds_list(c->why_recorded[1] & ~c->why_recorded[0], l[1], sizeof(l[1]));
+		fprintf(f, "  no change compared: the recordings tell different kinds (a kind one "
+			"cannot tell is counted in blocked or kvm):\n  told by before only: %s; "
+			"by after only: %s\n", l[0][0] ? l[0] : "none", l[1][0] ? l[1] : "none");
 	}
 	for (i = 0; i < 2; i++)
 		if (s[i].why_incomplete)
@@ -463,11 +490,14 @@ static void merge_causes(FILE *f, const struct vmt_compare *merged, const struct
 	uint64_t max = why_total(&merged->groups[0].side[0]);
 	char label[32];
 	struct vmt_unit u = vmt_unit_for_total(&ns_clock, max);
+	bool differ = false;	/* the recordings tell different kinds */
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		with += per[i].why[0];
-	fprintf(f, "\nCauses (context events): each kind's share of the time out of the guest, "
-		"total in %s", u.name);
+		differ |= per[i].why[0] && per[i].why_recorded[0] != merged->why_recorded[0];
+	}
+	fprintf(f, "\nCauses (context events): each kind's share of the %s, total in %s",
+		merged->neutral ? "time in pairs" : "time out of the guest", u.name);
 	if (with < n)
 		fprintf(f, ";\n\"all\" is the %u recording%s that hold%s context events", with,
 			with == 1 ? "" : "s", with == 1 ? "s" : "");
@@ -484,6 +514,9 @@ static void merge_causes(FILE *f, const struct vmt_compare *merged, const struct
 		else
 			fprintf(f, "  %-9s no context events\n", label);
 	}
+	if (differ)
+		fprintf(f, "  all: \"-\" where not every recording tells the kind (one that cannot "
+			"counts its time in\n  blocked or kvm), so its shares do not add up to 100%%\n");
 }
 
 void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,

@@ -205,9 +205,10 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 				  c->why[0] ? "before" : "after");
 		return;
 	}
-	out(o, "<p class=\"note\">Where the time out of the guest went, by kind (from the context "
-	    "events), and the change of each kind's time per second.</p><div class=\"wrap\">"
-	    "<table><thead><tr><th class=\"l\">kind</th><th>before</th><th>share</th>"
+	vmt_outbuf_printf(o, "<p class=\"note\">Where the %s went, by kind (from the context "
+			  "events), and the change of each kind's time per second.</p>",
+			  c->neutral ? "pairs' time" : "time out of the guest");
+	out(o, "<div class=\"wrap\"><table><thead><tr><th class=\"l\">kind</th><th>before</th><th>share</th>"
 	    "<th>after</th><th>share</th><th>change/s</th></tr></thead><tbody>");
 	for (k = 0; k < VMT_WHY_NKINDS; k++) {
 		bool told[2] = { c->why_recorded[0] >> k & 1, c->why_recorded[1] >> k & 1 };
@@ -230,7 +231,8 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 		}
 		x0 = vmt_compare_per_s(c, 0, s[0].why_ns[k]);
 		x1 = vmt_compare_per_s(c, 1, s[1].why_ns[k]);
-		if (!told[0] || !told[1] || isnan(x0) || isnan(x1))
+		/* other kinds told: one counts a kind it cannot tell in others (comparefmt.c) */
+		if (c->why_recorded[0] != c->why_recorded[1] || isnan(x0) || isnan(x1))
 			snprintf(b, sizeof(b), "-");
 		else if (x0 == 0)
 			snprintf(b, sizeof(b), x1 == 0 ? "+0.0%%" : "new");
@@ -239,7 +241,11 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 		td(o, NULL, b);
 		out(o, "</tr>");
 	}
-	out(o, "</tbody></table></div></section>\n");
+	out(o, "</tbody></table></div>");
+	if (c->why_recorded[0] != c->why_recorded[1])
+		out(o, "<p class=\"note\">No change compared: the recordings tell different kinds, "
+		    "and one counts the time of a kind it cannot tell in others (blocked or kvm).</p>");
+	out(o, "</section>\n");
 }
 
 /* "100%", "1%", "0.001%": a share of exits. */
