@@ -984,10 +984,17 @@ static uint64_t page_time(const struct vmt_header_page *hp, const uint8_t *pg, u
 }
 
 /*
+ * How much later than "now ts" a page may be stamped: trace-cmd reads the statistics on its
+ * own CPU, and per-CPU clocks (local, perf: its default) are not synchronised across CPUs.
+ * A second (or 10^9 counts) is far beyond any skew and still catches a damaged time.
+ */
+#define NOW_SKEW_MARGIN 1000000000ull
+
+/*
  * When the CPU's statistics were read ("now ts:" of its CPUSTAT option, which trace-cmd reads
  * once the recording stopped), in the pages' clock: seconds and microseconds for a clock in
  * ns (rounded up to the next microsecond: the kernel prints it cut), counts for a counter
- * clock; UINT64_MAX when the file does not say.
+ * clock; plus NOW_SKEW_MARGIN; UINT64_MAX when the file does not say.
  */
 static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, uint32_t cpu)
 {
@@ -1004,9 +1011,10 @@ static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, 
 			return UINT64_MAX;
 		used = 0;
 		if (sscanf(p + 9, " %llu.%6llu%n", &sec, &us, &used) == 2 && used &&
-		    sec < UINT64_MAX / 1000000000ull - 1)
-			return sec * 1000000000ull + (us + 1) * 1000ull;
-		return sscanf(p + 9, " %llu", &sec) == 1 ? sec : UINT64_MAX;
+		    sec < UINT64_MAX / 1000000000ull - 2)
+			return sec * 1000000000ull + (us + 1) * 1000ull + NOW_SKEW_MARGIN;
+		return sscanf(p + 9, " %llu", &sec) == 1 && sec < UINT64_MAX - NOW_SKEW_MARGIN ?
+		       sec + NOW_SKEW_MARGIN : UINT64_MAX;
 	}
 	return UINT64_MAX;
 }
@@ -1153,7 +1161,9 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 			 "a CPU's data that is not whole pages");
 	}
 	{
-		uint64_t avail = tc->off + tc->size > file_size ? file_size - tc->off : tc->size;
+		/* what the file holds of it; a size that wraps past 2^64 is no larger than that */
+		uint64_t avail = tc->off >= file_size ? 0 : tc->size > file_size - tc->off ?
+				 file_size - tc->off : tc->size;
 		uint64_t pages = avail / ps, p = 0, q;
 		uint64_t *ts = malloc((pages ? pages : 1) * sizeof(*ts));
 

@@ -159,6 +159,11 @@ check("half", with_cpu(other, off + size // 2, size // 2), 1,
       r"the data of CPU %d and CPU %d overlap \(from offset %d\)"
       % (DATA_CPU, other, off + size // 2))
 
+# a size whose end wraps past 2^64: the file holds what it holds of it, read as cut short
+# (it was "out of memory": 2^52 pages' times asked for)
+check("wrap", with_cpu(DATA_CPU, off, 2**64 - off + PS), 2, r"the file is cut short inside "
+      r"a CPU's data, which starts at offset %d" % off)
+
 # a size cut by 100 bytes: the last page is not whole; the events before its time count
 last_ts = struct.unpack_from("<Q", b, off + size - PS)[0]
 want = sum(1 for ts, cpu in EVENTS if cpu != DATA_CPU or ts < last_ts)
@@ -217,6 +222,14 @@ for page, add in ((5, 3600 * 10**9), (npages - 1, 3600 * 10**9), (0, None)):
     d = bytearray(b)
     struct.pack_into("<Q", d, off + page * PS, 0 if add is None else page_ts(page) + add)
     check_page("time%d" % page, d, page, npages)
+# the last page half a second after its CPU's "now ts": per-CPU clocks are not synchronised
+# with the CPU trace-cmd read the statistics on (source_tracedat.c: NOW_SKEW_MARGIN); kept
+st = b.index(b"CPU: %d\nentries:" % DATA_CPU)
+sec, us = re.search(rb"now ts: *(\d+)\.(\d{6})", b[st:st + 400]).groups()
+now = int(sec) * 10**9 + int(us) * 1000
+d = bytearray(b)
+struct.pack_into("<Q", d, off + (npages - 1) * PS, now + 5 * 10**8)
+check("skewed_last", d, 0, None, tracecmd_pairs(0, 0)[0])
 
 # The same in a compression chunk (kvm.v7zlib.dat holds kvm.v6.dat's pages, 4 a chunk):
 # its pages come out only as it is read, and the chunk is left out whole, as a damaged one.
