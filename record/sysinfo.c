@@ -240,16 +240,27 @@ static void add_cpu_model(struct vmt_kvbuf *kb)
 	free(text);
 }
 
-void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key)
+/* key: the wall-clock time back_ns ago, in UTC to the ns. */
+static void add_time_back(struct vmt_kvbuf *kb, const char *key, uint64_t back_ns)
 {
 	struct timespec ts;
 	char buf[64];
 	struct tm tm;
+	uint64_t ns;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	ns -= back_ns < ns ? back_ns : ns;
+	ts.tv_sec = (time_t)(ns / 1000000000ULL);
+	ts.tv_nsec = (long)(ns % 1000000000ULL);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	vmt_kv_addf(kb, key, "%s.%09ldZ", buf, ts.tv_nsec);
+}
+
+void rec_sysinfo_add_time(struct vmt_kvbuf *kb, const char *key)
+{
+	add_time_back(kb, key, 0);
 }
 
 /* The tracefs text files that describe the recording: the formats are required. */
@@ -328,12 +339,13 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
 void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
 {
 	unsigned int i, n = e->col ? rec_collector_ncpus(e->col) : 0;
-
-	rec_sysinfo_add_time(kb, "time.end");
 	/* a flight file's time ends with its window, whenever the recorder finished it */
-	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64,
-		    e->mono_held_end_ns && e->mono_held_end_ns < e->mono_end_ns ?
-		    e->mono_held_end_ns : e->mono_end_ns);
+	uint64_t end = e->mono_held_end_ns && e->mono_held_end_ns < e->mono_end_ns ?
+		       e->mono_held_end_ns : e->mono_end_ns, now = rec_sysinfo_now_ns();
+
+	/* time.end: the wall-clock time of monotonic.end_ns (tracing off, a window's end) */
+	add_time_back(kb, "time.end", end && now > end ? now - end : 0);
+	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64, end);
 	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
 	if (e->drain)
 		vmt_kv_add_str(kb, VMT_META_DRAIN, e->drain);
