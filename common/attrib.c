@@ -21,7 +21,8 @@
  *     open on its CPU when common_flags say it came from an interrupt.
  *   WOKEN: until T is switched in on any CPU c. Named, at that switch-in, after what held
  *     c meanwhile, from c's history of holders (hist_push, wait_credit): the innermost
- *     interrupt frame open there, else the task, "idle" for the idle task; before c's first event, the task its first event names (a switch's prev);
+ *     interrupt frame open there, else the task, "idle" for the idle task; before c's
+ *     first event, the task its first event names (a switch's prev);
  *     after lost events on c until its next event, not known (kvm, incomplete). Not the
  *     wake-up's target_cpu: sched_waking's is where T ran last (emitted before the kernel
  *     picks the CPU).
@@ -37,7 +38,8 @@
  * clocks (skew moves time between adjacent parts, never changes the sum); a preempted task
  * moved to another CPU's run queue meanwhile is named after its old CPU's tasks until the
  * old CPU's last switch before the move (migrations of waiting tasks are not recorded:
- * switched in elsewhere, its time since that switch is kvm, incomplete); time between an NMI's handlers is not seen; the time
+ * switched in elsewhere, its time since that switch is kvm, incomplete); time between an
+ * NMI's handlers is not seen; the time
  * from an interrupt to its handler's entry event (and from its exit event to the return)
  * stays in the part it interrupted. Beyond VMT_WHY_MAXPARTS named parts, the smallest of a
  * kind are merged into its "other" part (never the culprit). While an exit goes on, at most

@@ -376,8 +376,8 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	 * An exit in the window that ends after it: its entry too, with the latency and the
 	 * causes the exit's line cannot show (the longest exits outlast a short --around)
 	 */
-	if (!e->selected || (!in_window(d, ev->ts) &&
-			     !(ev->kind == VMT_EV_END && e->pair && in_window(d, e->pair->begin->ts))))
+	if (!e->selected || (!in_window(d, ev->ts) && !(ev->kind == VMT_EV_END && e->pair &&
+							 in_window(d, e->pair->begin->ts))))
 		return 0;
 	d->lines++;
 	if (d->o.json) {

@@ -208,8 +208,8 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 	vmt_outbuf_printf(o, "<p class=\"note\">Where the %s went, by kind (from the context "
 			  "events), and the change of each kind's time per second.</p>",
 			  c->neutral ? "pairs' time" : "time out of the guest");
-	out(o, "<div class=\"wrap\"><table><thead><tr><th class=\"l\">kind</th><th>before</th><th>share</th>"
-	    "<th>after</th><th>share</th><th>change/s</th></tr></thead><tbody>");
+	out(o, "<div class=\"wrap\"><table><thead><tr><th class=\"l\">kind</th><th>before</th>"
+	    "<th>share</th><th>after</th><th>share</th><th>change/s</th></tr></thead><tbody>");
 	for (k = 0; k < VMT_WHY_NKINDS; k++) {
 		bool told[2] = { c->why_recorded[0] >> k & 1, c->why_recorded[1] >> k & 1 };
 		double x0, x1;
