@@ -8,7 +8,7 @@
 # 40 vCPU tasks on one CPU: task k (pid 1000 + k, vCPU k) has k + 1 exits of
 # 100 * (k % 7 + 1) ns each, so totals differ and ties between equal totals exist
 python3 - >script.txt <<'PY'
-print("cpus 1")
+print("cpus 0")   # the CPU its events are on (a chunk of a CPU not traced is damage)
 ts = 1000
 for k in range(40):
     for _ in range(k + 1):

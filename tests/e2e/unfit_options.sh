@@ -18,7 +18,7 @@ unfit() {
 	shift
 	run "$@"
 	expect_rc 64 "$*"
-	[ "$(cat err.txt)" = "$line" ] || { cat err.txt >&2; fail "$*: not the line '$line'"; }
+	[ "$(unfold err.txt)" = "$line" ] || { cat err.txt >&2; fail "$*: not the line '$line'"; }
 	[ ! -s out.txt ] || fail "$*: wrote to standard output"
 }
 
