@@ -794,8 +794,10 @@ static const char *const op_names[] = { ">", ">=", "<", "<=" };
 /* A metric's value for people: times as 3.351 ms, whole counts in full, the rest %.6g. */
 static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t size)
 {
-	if (isnan(v))	/* a side without these exits */
-		return "none";
+	if (isnan(v)) {	/* a side without these exits: in buf too, which callers print */
+		snprintf(buf, size, "none");
+		return buf;
+	}
 	if (metrics[m].time && v >= 0 && v < 1.8e19)
 		return vmt_format_ns((uint64_t)llround(v), buf, size);
 	if (m == VMT_CMP_KS_P && v < 1e-300)	/* as the table: below a double's reach */

@@ -174,4 +174,14 @@ expect_rc 0 "--compare lost>+0% of a file with itself"
 run vmtrace-report --compare --fail-if "lost<+1%" lost.vmt lostu.vmt
 expect_rc 1 "--compare lost<+1% with a lower bound"
 grep -q "cannot tell, counted as holding: lost<+1%" err.txt || fail "--compare lost: cannot tell"
+# a figure no exit gives (none selected): the verdict line says "none", in the text and in
+# --compare's JSON (it printed a stack buffer never written)
+run vmtrace-report --from 0 --to 1ns --fail-if 'max>1us' "$DATA/sample-kvm.vmt"
+expect_rc 1 "--fail-if max>1us with no exit selected"
+grep -qx "vmtrace-report: warning: --fail-if cannot tell, counted as holding: max>1us: all max none > 1.000 us" \
+	err.txt || { cat err.txt; fail "--fail-if on no exit: the verdict line"; }
+run vmtrace-report --compare --json --from 0 --to 1ns --fail-if 'max>1us' "$DATA/sample-kvm.vmt" \
+	"$DATA/why/sample/kvm.vmt"
+[ "$(json out.txt 'd["compare"]["fail_if"][0]["detail"]')" = "max>1us: all max none > 1.000 us" ] ||
+	fail "--compare JSON detail: $(json out.txt 'd["compare"]["fail_if"][0]["detail"]')"
 finish
