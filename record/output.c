@@ -97,6 +97,8 @@ int rec_output_open(struct rec_output *op)
 	kv_copy(&op->meta, op->base);
 	vmt_kv_init(&op->end);
 	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0, &op->lost0, NULL);
+	/* each --continue file its own start; the wall clock and the monotonic one together */
+	rec_sysinfo_add_time(&op->meta, "time.start");
 	op->mono0 = rec_sysinfo_now_ns();
 	vmt_kv_addf(&op->meta, "monotonic.start_ns", "%" PRIu64, op->mono0);
 	ret = vmt_writer_open(vmt_outfile_fd(op->out), &op->meta, op->level, &op->writer);

@@ -332,8 +332,7 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
 		vmt_kv_addf(kb, VMT_META_TRIGGER_KEEP, "%" PRIu64, o->keep_ns);
 		vmt_kv_addf(kb, VMT_META_TRIGGER_AFTER, "%" PRIu64, o->after_ns);
 	}
-	rec_sysinfo_add_time(kb, "time.start");
-	return kb->error;
+	return kb->error;	/* time.start: each file's own, at its monotonic.start_ns (output.c) */
 }
 
 void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)

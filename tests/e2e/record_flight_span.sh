@@ -66,6 +66,11 @@ for i, f in enumerate(files):
                  (f, rep["duration_ns"], rep["span_ns"]))
     if spans and start < spans[-1][1]:
         sys.exit("%s starts %d ns before the previous file's end" % (f, spans[-1][1] - start))
+    # each file's own wall-clock start (every one had the first file's)
+    wall = m["meta"]["time.start"]
+    if spans and wall <= last_wall:
+        sys.exit("%s: time.start %s, not after the previous file's %s" % (f, wall, last_wall))
+    last_wall = wall
     spans.append((start, stop))
     per = merged["files"][i]
     if per["file"] != f or per["duration_ns"] != rep["duration_ns"] or per["count"] != rep["pairs"]:
