@@ -452,7 +452,8 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
 		return interval_ns;
 	/* said before the pass, which would fill the rows first */
 	snprintf(msg, size, "%s %s: more than the %u rows a time series holds over the "
-		 "recording's span: choose at least %s", opt,
+		 "recording's span: choose at least %s (a row per interval and vCPU task: with N "
+		 "tasks, N times that)", opt,
 		 vmt_fmt_exact_ns(interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
 		 vmt_fmt_exact_ns(vmt_series_min_rows(r, 1) / VMT_SERIES_MAX_ROWS + 1, b,
 				  sizeof(b)));

@@ -96,7 +96,7 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 
 	so.interval_ns = vmt_series_fit_interval(r, so.interval_ns, "--series", msg, sizeof(msg));
 	if (!so.interval_ns) {
-		vmt_err("%s: too many rows: %s", o->input, msg);
+		vmt_err_folded("%s: too many rows: %s", o->input, msg);
 		return -E2BIG;
 	}
 	ret = vmt_series_consumer(&se, &so, &c);

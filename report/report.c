@@ -109,7 +109,7 @@ static int add_series(struct report *rep)
 	so.interval_ns = vmt_series_fit_interval(rep->r, so.interval_ns, "--interval", msg,
 						 sizeof(msg));
 	if (!so.interval_ns) {
-		vmt_err("%s: %s", rep->o->file, msg);
+		vmt_err_folded("%s: %s", rep->o->file, msg);
 		return -E2BIG;
 	}
 	return vmt_series_consumer(&rep->series, &so, &rep->c[rep->nc++]);
