@@ -114,6 +114,8 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 					    o->format == CONVERT_CSV);
 		if (ret)
 			vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
+		else if (!se.nrows)	/* empty results say why, as the rows' do */
+			say_rows(o, &it, 0, &(struct vmt_rows_stats){ 0 });
 	}
 	vmt_series_free(&se);
 	return ret;

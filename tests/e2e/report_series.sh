@@ -249,6 +249,11 @@ run vmtrace-convert --series --events --csv "$DATA/sample-kvm.vmt"
 expect_rc 64 "--series --events"
 run vmtrace-convert --series=1s --legacy -o x.bin "$DATA/sample-kvm.vmt"
 expect_rc 64 "--series --legacy"
+# an empty series says why, as the exit rows do (it said nothing)
+vmtrace-convert --csv "$DATA/tracedat/context.dat" 2>&1 >/dev/null | grep -v warning >why.rows
+vmtrace-convert --csv --series "$DATA/tracedat/context.dat" 2>&1 >/dev/null | grep -v warning >why.series
+grep -q "not one kvm:kvm_exit event in the file" why.rows || fail "the rows' explanation"
+cmp why.rows why.series || fail "--series on a recording without exits: $(cat why.series)"
 run vmtrace-convert --csv --series=1ns "$DATA/sample-kvm.vmt"
 expect_one_line_error vmtrace-convert "too many rows"
 [ ! -s out.txt ] || fail "rows written before the error"
