@@ -96,9 +96,9 @@ int rec_output_open(struct rec_output *op)
 	vmt_kv_free(&op->end);
 	kv_copy(&op->meta, op->base);
 	vmt_kv_init(&op->end);
-	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0, &op->lost0, NULL);
-	/* each --continue file its own start; the wall clock and the monotonic one together */
+	/* each --continue file its own start, by the wall clock and then the monotonic one */
 	rec_sysinfo_add_time(&op->meta, "time.start");
+	rec_session_add_stats(op->ses, op->cpus, "start", &op->meta, &op->st0, &op->lost0, NULL);
 	op->mono0 = rec_sysinfo_now_ns();
 	vmt_kv_addf(&op->meta, "monotonic.start_ns", "%" PRIu64, op->mono0);
 	ret = vmt_writer_open(vmt_outfile_fd(op->out), &op->meta, op->level, &op->writer);

@@ -363,9 +363,16 @@ static void test_meta(void **state)
 	expect_kv(&kb, "options", "rec -p 1,3");
 	expect_kv(&kb, "poll_interval_ns", "10000000");
 	expect_kv(&kb, "zstd_level", "1");
-	/* time.start is UTC, now, with nanoseconds */
+	/* time.start (output.c adds it to each file: rec_sysinfo_add_time) is UTC, now, in ns */
+	assert_null(vmt_kv_get_str(kb.buf, kb.len, "time.start"));
 	{
-		char *ts = vmt_kv_get_str(kb.buf, kb.len, "time.start"), *rest;
+		struct vmt_kvbuf tb;
+		char *ts, *rest;
+
+		vmt_kv_init(&tb);
+		rec_sysinfo_add_time(&tb, "time.start");
+		ts = vmt_kv_get_str(tb.buf, tb.len, "time.start");
+		vmt_kv_free(&tb);
 
 		assert_non_null(ts);
 		assert_int_equal(strlen(ts), 30);
@@ -379,7 +386,8 @@ static void test_meta(void **state)
 
 	/*
 	 * The same keys in the same order as a recording made by the recorder before this
-	 * split, less the two record.c adds after the start stats.
+	 * split, less the three output.c adds to each file: time.start, the start stats and
+	 * monotonic.start_ns.
 	 */
 	key_list(kb.buf, kb.len, keys, sizeof(keys));
 	assert_int_equal(vmt_source_open(TOP_SRCDIR "/tests/data/sample-syscalls.vmt", NULL, &sample,
@@ -391,7 +399,7 @@ static void test_meta(void **state)
 		key_list(m, mlen, want, sizeof(want));
 	}
 	vmt_source_close(sample);
-	assert_string_equal(want, strcat(keys, " stats.start.cpu1 monotonic.start_ns"));
+	assert_string_equal(want, strcat(keys, " time.start stats.start.cpu1 monotonic.start_ns"));
 
 	/* a missing format file is an error */
 	vmt_kv_free(&kb);
