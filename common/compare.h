@@ -56,6 +56,8 @@ struct vmt_compare {
 	bool recorded[2];
 	bool why[2];			/* the side's exits carry their causes */
 	uint32_t why_recorded[2];	/* the kinds it can tell (vmt_attrib_recorded) */
+	/* a recording with context events whose causes were not asked for (--no-causes) */
+	bool why_off;
 	/*
 	 * Of that span, the time lost events hid (vmt_compare_consumer): the rates are over
 	 * span_ns less this, as a vCPU's time in the guest leaves out its gaps

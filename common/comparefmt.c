@@ -281,6 +281,8 @@ void vmt_compare_text(FILE *f, const struct vmt_compare *c, const struct vmt_com
 	}
 	if (c->ngroups && (c->why[0] || c->why[1]))
 		causes_text(f, c, &c->groups[0]);
+	else if (c->why_off)
+		fprintf(f, "\nCauses: not worked out (--no-causes).\n");
 	for (k = 0; k < v->nconds; k++)
 		fprintf(f, "%s--fail-if: %s: %s\n", k ? "" : "\n",
 			!v->verdicts || !v->verdicts[k] ? "does not hold" :
@@ -558,6 +560,8 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 	}
 	if (merged->why[0])
 		merge_causes(f, merged, per, n);
+	else if (merged->why_off)
+		fprintf(f, "\nCauses: not worked out (--no-causes).\n");
 }
 
 void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,

@@ -196,6 +196,11 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 	unsigned int k, i;
 	char b[64];
 
+	if (c->ngroups && !c->why[0] && !c->why[1] && c->why_off) {
+		out(o, "<section id=\"causes\"><h2>Causes</h2><p class=\"note\">Not worked out "
+		    "(--no-causes).</p></section>\n");
+		return;
+	}
 	if (!c->ngroups || (!c->why[0] && !c->why[1]))
 		return;
 	out(o, "<section id=\"causes\"><h2>Causes</h2>");

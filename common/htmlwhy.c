@@ -282,6 +282,11 @@ void vmt_html_why(struct vmt_outbuf *o, const struct vmt_clock *clk, const struc
 		  bool kvm, const struct vmt_vmmap *vms)
 {
 	vmt_outbuf_str(o, "<section id=\"causes\"><h2>Where the time went</h2>");
+	if (!s->why && s->context_formats) {
+		vmt_outbuf_str(o, "<p class=\"note\">Causes: not worked out (--no-causes); the "
+			       "recording has the context events to tell them.</p></section>\n");
+		return;
+	}
 	if (!s->why) {
 		vmt_outbuf_str(o, "<p class=\"note\">Causes: this recording has no context events "
 			       "(scheduler, interrupts, returns to user space), so they cannot be "

@@ -264,6 +264,11 @@ static void windows(FILE *f, const struct vmt_reader *r, const struct vmt_summar
 void vmt_report_why_text(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
 			 const bool *shown)
 {
+	if (!s->why && s->context_formats) {
+		fprintf(f, "\nCauses: not worked out (--no-causes); the recording has the context "
+			"events to tell them.\n");
+		return;
+	}
 	if (!s->why) {
 		fprintf(f, "\nCauses: this recording has no context events (scheduler, interrupts, "
 			"returns to user space),\nso the causes of long latencies cannot be told; "
@@ -300,7 +305,10 @@ void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
 			vmt_jsonw_str(w, NULL, vmt_why_kind_names[k]);
 	}
 	vmt_jsonw_array_close(w);
-	if (!s->why)
+	if (!s->why && s->context_formats)
+		vmt_jsonw_str(w, "why_note", "causes not worked out (--no-causes): unknown, not "
+			      "zero");
+	else if (!s->why)
 		vmt_jsonw_str(w, "why_note", "no context events in this recording: the causes "
 			      "of exits are unknown (not zero)");
 }

@@ -288,6 +288,9 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		while (!sl->done)
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
+		/* every slice's pass binds the same context events: the views say what they hold */
+		if (k == 0)
+			m->context_formats = it->context_formats = sl->it.context_formats;
 		ret = merge_slice(sl, join, &sp);
 		if (ret == 1) {
 			add_stats(&st, &sl->st);

@@ -72,7 +72,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
 	/* causes too, when the recordings hold context events */
-	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = true };
+	struct vmt_iter_opts io = { .filter = &fo.filter,
+				    .attribute = report_wants_causes(o), .context = true };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];
@@ -89,6 +90,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	if (ret)
 		goto out_close;
 	c->neutral = !vmt_reader_pairs_kvm(r);
+	c->why_off |= report_causes_off(o, r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err_folded("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));

@@ -63,7 +63,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
 	/* causes too, when a recording holds context events */
-	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = true };
+	struct vmt_iter_opts io = { .filter = &fo.filter,
+				    .attribute = report_wants_causes(o), .context = true };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];
@@ -83,6 +84,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		goto out_close;
 	report_trigger_read(r, trig);
 	merged->neutral = own->neutral = !vmt_reader_pairs_kvm(r);
+	merged->why_off |= report_causes_off(o, r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
 	if (ret) {
 		vmt_err_folded("%s: %s", file, ret == -EINVAL ? msg : strerror(-ret));

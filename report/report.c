@@ -184,7 +184,9 @@ static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
 
 static int run_pass(struct report *rep)
 {
-	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter, .attribute = true };
+	/* without causes, the context events still name the tasks */
+	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter,
+				    .attribute = report_wants_causes(rep->o), .context = true };
 	const struct vmt_source *src = vmt_reader_source(rep->r);
 	int ret;
 

@@ -18,6 +18,7 @@
 #include "filteropt.h"
 #include "inputopt.h"
 #include "log.h"
+#include "reader.h"
 #include "reportopt.h"
 #include "timefmt.h"
 
@@ -179,6 +180,8 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 		argp_error(state, "--label goes with --openmetrics");
 	if (o->json + o->legacy + o->verbose > 1)
 		argp_error(state, "--json, --legacy and --verbose exclude each other");
+	if (o->why && o->no_causes)
+		argp_error(state, "--why shows the causes that --no-causes leaves out: choose one");
 	if (o->why && !o->verbose && !o->around)
 		argp_error(state, "--why goes with -v or --around (the report shows causes "
 			   "anyway)");
@@ -216,4 +219,19 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 			   "(\"within 1ms\"): --window %s is not",
 			   vmt_fmt_exact_ns(o->window_ns, (char[32]){ 0 }, 32));
 	check_figures(state, o);
+}
+
+bool report_wants_causes(const struct report_opts *o)
+{
+	if (o->no_causes || o->legacy || o->openmetrics)
+		return false;
+	return !o->hist_cyclictest || o->html;
+}
+
+bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r)
+{
+	unsigned int nctx;
+
+	vmt_reader_context_formats(r, &nctx);
+	return nctx && !report_wants_causes(o);
 }

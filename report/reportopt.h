@@ -30,6 +30,7 @@ struct report_opts {
 	uint64_t window_ns, threshold_ns, bucket_ns;
 	unsigned int top, buckets;
 	unsigned int jobs;		/* --jobs: threads for the time slices (0: online CPUs) */
+	bool no_causes;			/* --no-causes: the figures without attribution */
 	bool top_given;
 	bool around;
 	bool around_trigger;		/* --around trigger: the flight recording's exit */
@@ -51,5 +52,14 @@ struct argp_state;
  * mix (argp_error(), exit status 64), and set file2 for --compare.
  */
 void report_check_views(struct argp_state *state, struct report_opts *o);
+/*
+ * reportcheck.c: whether the pass works out each exit's causes: not with --no-causes, nor
+ * for the views that never show them (--legacy, --openmetrics, a cyclictest histogram
+ * without a page), which then run as fast as on a recording without context events.
+ */
+bool report_wants_causes(const struct report_opts *o);
+struct vmt_reader;
+/* Whether r holds the context events to tell causes that o leaves out (said in the views). */
+bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r);
 
 #endif
