@@ -6,7 +6,8 @@
 #   - vmtrace-report --json on the .vmt (the full analysis), with the file cached and,
 #     as root, uncached (the page cache dropped before each such run); in time slices on
 #     every CPU (the default), on one CPU (taskset -c 0) and in one pass (--jobs 1),
-#   - the same on the same exits with context events (the attribution's cost),
+#   - the same on the same exits with context events (the attribution's cost), and with
+#     --no-causes (the figures alone, in time slices),
 #   - zstd -d of the same chunks to /dev/null (the floor),
 #   - vmtrace-report --json on the same events as the original's 2015-layout trace.bin,
 #     cached and uncached, in slices on every CPU, on one CPU and in one pass,
@@ -75,13 +76,14 @@ cold() {	# cold NAME CMD...: measure with the page cache dropped first
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-for f in a ac a1 ap x z l lc l1 lp o oc c c1 e e1 h n1 n64 n64b d1 d64 d64b; do
+for f in a ac a1 ap x xn z l lc l1 lp o oc c c1 e e1 h n1 n64 n64b d1 d64 d64b; do
 	: >"$work/$f"
 done
 i=0
 while [ $i -lt "$RUNS" ]; do
 	measure report vmtrace-report --json "$work/b.vmt" >>"$work/a"
 	measure context vmtrace-report --json "$work/ctx.vmt" >>"$work/x"
+	measure context-no-causes vmtrace-report --json --no-causes "$work/ctx.vmt" >>"$work/xn"
 	measure zstd zstd -d -c "$work/frames.zst" >>"$work/z"
 	measure legacy vmtrace-report --json "$work/trace.bin" >>"$work/l"
 	measure report-1pass vmtrace-report --jobs 1 --json "$work/b.vmt" >>"$work/ap"
@@ -133,6 +135,7 @@ row "  the same, one CPU (taskset -c 0)" "$work/a1"
 row "  the same, one pass (--jobs 1)" "$work/ap"
 row "vmtrace-report --json, .vmt, uncached" "$work/ac"
 row "vmtrace-report --json, .vmt + context events" "$work/x"
+row "  the same, --no-causes (time slices)" "$work/xn"
 row "zstd -d of the same chunks (floor), cached" "$work/z"
 row "vmtrace-report --json, trace.bin, cached ($(nproc) CPUs)" "$work/l"
 row "  the same, one CPU (taskset -c 0)" "$work/l1"
