@@ -186,7 +186,7 @@ static void bad_block(struct vmt_source_status *st, uint64_t off)
 }
 
 /* What check_chunks() finds wrong with a chunk header. */
-enum bad_header { HEADER_OK, BAD_UNTRACED, BAD_INDEX, BAD_PAGE_SIZE };
+enum bad_header { HEADER_OK, BAD_UNTRACED, BAD_CPU_RANGE, BAD_INDEX, BAD_PAGE_SIZE };
 
 /* The first damaged block in the file's order, and what was wrong with it when known. */
 static void bad_chunk(struct vmt_source_status *st, const struct vmt_chunk_info *ci,
@@ -200,6 +200,9 @@ static void bad_chunk(struct vmt_source_status *st, const struct vmt_chunk_info 
 	st->bad_block_at = ci->offset;
 	if (what == BAD_UNTRACED)
 		snprintf(why, size, "a chunk of CPU %u, which the recording did not trace", ci->cpu);
+	else if (what == BAD_CPU_RANGE)
+		snprintf(why, size, "a chunk of CPU %u, above any Linux CPU number (%u)", ci->cpu,
+			 VMT_MAX_CPUS - 1);
 	else if (what == BAD_INDEX)
 		snprintf(why, size, "a chunk header (CPU %u) that differs from the end record's index",
 			 ci->cpu);
@@ -292,7 +295,8 @@ static int find_copies(struct vmt_source *s, bool *copy)
 /*
  * Chunk headers that contradict the rest of the file, found once META and END are read: a
  * CPU that cpus.traced does not list (every figure per pCPU, and the memory a CPU's tables
- * take, would follow a number no recorder wrote), or a CPU or page count other than END's
+ * take, would follow a number no recorder wrote) or, without that list, one above any
+ * Linux CPU number, or a CPU or page count other than END's
  * chunk.index says for the block at that offset (when each chunk has an entry), or pages
  * of another size than header_page's sub-buffers (a reader would hold chunks of pages of
  * up to 16 MiB each for a recording of 4 KiB ones). Such a chunk is damage: skipped, counted
@@ -352,6 +356,8 @@ static int check_chunks(struct vmt_source *s)
 			continue;	/* its events are the original's: no hole */
 		if (cpus.n && !vmt_cpulist_has(&cpus, ci->cpu))
 			what = BAD_UNTRACED;
+		else if (!cpus.n && ci->cpu >= VMT_MAX_CPUS)
+			what = BAD_CPU_RANGE;
 		else if (subbuf && ci->page_size != subbuf)
 			what = BAD_PAGE_SIZE;
 		else if (e && (get_le32(e + 8) != ci->cpu || get_le32(e + 12) != ci->page_count))

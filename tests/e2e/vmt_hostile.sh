@@ -41,6 +41,20 @@ $edit r.vmt index.vmt chunk:5:cpu=$other || fail vmtedit
 got=$(damaged index.vmt "differs from the end record's index") || exit 1
 [ "$got" = $((total - n5)) ] || fail "index: $got events, expected $((total - n5))"
 
+# Without cpus.traced (a recording that does not list its CPUs), a CPU number above
+# Linux's largest (8191) is damage; 8191 itself is a CPU, read with its events, in bounded
+# memory (the per-CPU tables follow the largest number).
+$edit r.vmt nolist.vmt meta:-cpus.traced chunk:5:cpu=1048575 || fail vmtedit
+got=$(damaged nolist.vmt "a chunk of CPU 1048575, above any Linux CPU number (8191)") || exit 1
+[ "$got" = $((total - n5)) ] || fail "no cpus.traced: $got events, expected $((total - n5))"
+$edit r.vmt cpu8191.vmt meta:-cpus.traced chunk:5:cpu=8191 || fail vmtedit
+/usr/bin/env time -f %M -o mem.txt vmtrace-report --json cpu8191.vmt >out.txt 2>err.txt ||
+	fail "CPU 8191 without cpus.traced: exit $?: $(cat err.txt)"
+[ "$(json out.txt 'd["events"]')" = "$total" ] || fail "CPU 8191: not every event read"
+[ "$(json out.txt '8191 in [c["cpu"] for c in d["cpus_detail"]]')" = True ] ||
+	fail "CPU 8191 is not in the per-pCPU table"
+[ "$(cat mem.txt)" -lt 65536 ] || fail "CPU 8191 took $(cat mem.txt) KB"
+
 # 2. Two chunks of one CPU swapped: its time goes back once, from the last record of the
 # later chunk to the first of the earlier one (seconds from the earliest chunk's start), in
 # the sliced pass as in one pass; every event is still read.

@@ -12,6 +12,8 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   dup:N                 insert a copy of the Nth CHNK block right after it
   end:KEY=VALUE         set a key of the END block (added when absent)
   end:-KEY              remove a key of the END block
+  meta:KEY=VALUE, meta:-KEY
+                        the same for META and its copy (MCPY)
   corrupt:N|all         change a byte of the Nth (or every) CHNK block's payload, its
                         checksum left as it was
   append:FILE           append FILE's bytes after the result
@@ -169,17 +171,18 @@ def main(argv):
         elif what == "dup":
             blk = chunks()[int(rest)]
             blks.insert(blks.index(blk) + 1, [blk[0], bytearray(blk[1]), blk[2]])
-        elif what == "end":
-            blk = [b for b in blks if b[0] == b"END\0"][0]
-            items = kv_items(blk[2])
-            if rest.startswith("-"):
-                items = [(k, v) for k, v in items if k != rest[1:].encode()]
-            else:
-                key, _, value = rest.partition("=")
-                items = [(k, v) for k, v in items if k != key.encode()]
-                items.append((key.encode(), value.encode()))
-            blk[2] = kv_bytes(items)
-            seal(blk)
+        elif what in ("end", "meta"):
+            kinds = (b"END\0",) if what == "end" else (b"META", b"MCPY")
+            for blk in [b for b in blks if b[0] in kinds]:
+                items = kv_items(blk[2])
+                if rest.startswith("-"):
+                    items = [(k, v) for k, v in items if k != rest[1:].encode()]
+                else:
+                    key, _, value = rest.partition("=")
+                    items = [(k, v) for k, v in items if k != key.encode()]
+                    items.append((key.encode(), value.encode()))
+                blk[2] = kv_bytes(items)
+                seal(blk)
         elif what == "corrupt":
             for blk in chunks() if rest == "all" else [chunks()[int(rest)]]:
                 payload = bytearray(blk[2])
