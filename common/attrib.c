@@ -1592,6 +1592,45 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 	return a->o.segments ? segs_plain(a, t0, t1) : 0;
 }
 
+int vmt_attrib_open(struct vmt_attrib *a, const struct vmt_event *begin, uint64_t until,
+		    struct vmt_why *out)
+{
+	uint64_t t0 = begin->ts, t1 = until > begin->ts ? until : begin->ts;
+	struct task *t = NULL;
+	uint8_t map[ACC_CAP];
+	uint32_t i;
+
+	/* pid 0 (idle) has no exits of its own to explain: kvm, as vmt_attrib_end says */
+	if (begin->pid != 0) {
+		i = task_get(a, begin->pid, false);
+		if (i != NONE && a->tasks[i].st != ST_NONE && a->tasks[i].t0 == t0)
+			t = &a->tasks[i];
+	}
+	if (!t) {
+		why_plain(out, t1 - t0, begin->pid != 0, begin->pid != 0 ? t1 - t0 : 0);
+		return 0;
+	}
+	if (t->seg_start > t1) {
+		detail_put(a, t);	/* events stamped after the end: keep the sum */
+		t->incomplete = true;
+		t->unknown = t1 - t0;
+	} else {
+		seg_close(a, t, t1);
+	}
+	if (t->x == NONE) {
+		why_plain(out, t1 - t0, t->incomplete, t->unknown);
+	} else {
+		acc_fold(&a->det[t->x].acc, out, map);
+		out->incomplete = t->incomplete;
+		out->unknown = t->unknown < out->ticks[VMT_WHY_KVM] ? t->unknown :
+								      out->ticks[VMT_WHY_KVM];
+	}
+	if (t->st == ST_RUN && t->cpu < a->ncpus && a->cpus[t->cpu].running == tidx(a, t))
+		a->cpus[t->cpu].running = NONE;
+	task_close(a, t);
+	return 0;
+}
+
 void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end)
 {
 	struct task *t = end->pid ? open_task(a, end->pid) : NULL;

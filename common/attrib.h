@@ -142,6 +142,15 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end);
 int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu);
 /*
+ * After the last event: the time so far of an exit still open (begin, its kvm_exit, never
+ * entered), from its begin to until (the recording's end), into *out as vmt_attrib_end
+ * would give it had its entry come then: the part it is in when the events stop runs to
+ * until (blocked by no waker when still asleep, wake-up latency behind no named holder
+ * when woken and waiting). Closes that exit (not counted in the statistics). Returns 0.
+ */
+int vmt_attrib_open(struct vmt_attrib *a, const struct vmt_event *begin, uint64_t until,
+		    struct vmt_why *out);
+/*
  * With opts.segments: the segments of the exit vmt_attrib_end returned last, in time order,
  * contiguous from its begin to its end, part indices into that vmt_why. Valid until the
  * next call on a. *n = 0 for a 0-tick exit.

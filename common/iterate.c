@@ -21,7 +21,8 @@ struct vmt_pass {
 	/* the input's binding, the entries' detail left out when no consumer sees entries */
 	struct vmt_evbind bind_own;
 	struct vmt_pairing *pairing;
-	bool want_event, want_gap, want_record, want_context;
+	bool want_event, want_gap, want_record, want_context, want_open;
+	bool slice;			/* logs its pairing's edges (no open exits of its own) */
 	uint32_t last_cpu, last_vcpu;	/* of the latest exit, vCPU: only changes are noted */
 	int ret;			/* the first error: the pass stops feeding */
 	/* attribution: the context decoder, the engine and the last pair's result */
@@ -373,6 +374,7 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		w->want_gap |= c[i].ops->gap != NULL;
 		w->want_record |= c[i].ops->record != NULL;
 		w->want_context |= c[i].ops->context != NULL;
+		w->want_open |= c[i].ops->open != NULL;
 	}
 	if (in->bind) {
 		w->bind_own = *in->bind;
@@ -385,8 +387,10 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 		free(w);
 		return -ENOMEM;
 	}
-	if (o->edges)
+	if (o->edges) {
 		vmt_pairing_log_edges(w->pairing, o->edges);
+		w->slice = true;
+	}
 	if (o->attribute)
 		ret = start_attribution(w, in);
 	else if (o->context && w->want_context)
@@ -420,6 +424,8 @@ static __attribute__((noinline)) int pass_other(struct vmt_pass *w, const struct
 	int ret;
 
 	w->it->other_records++;
+	if (item->ts > w->it->last_record_ts)
+		w->it->last_record_ts = item->ts;
 	ret = feed_context(w, item, w->want_context);
 	if (w->want_record)
 		EACH(w, record, item);
@@ -530,6 +536,25 @@ int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_i
 	return ret;
 }
 
+/* One exit still open at the end, to the consumers that take them. */
+static void open_exit(const struct vmt_event *begin, bool lost_since, void *arg)
+{
+	struct vmt_pass *w = arg;
+	struct vmt_iter *it = w->it;
+	struct vmt_open_exit x = { begin, it->last_record_ts, lost_since, NULL };
+	struct vmt_why why;
+	int ret = w->ret;
+
+	if (ret || (it->filter && !vmt_filter_event(it->filter, begin, NULL)))
+		return;
+	if (w->attrib) {
+		vmt_attrib_open(w->attrib, begin, x.until, &why);
+		x.why = &why;
+	}
+	EACH(w, open, &x);
+	w->ret = ret;
+}
+
 int vmt_pass_end(struct vmt_pass *w)
 {
 	struct vmt_iter *it;
@@ -538,6 +563,10 @@ int vmt_pass_end(struct vmt_pass *w)
 	if (!w)
 		return 0;
 	it = w->it;
+	if (it->last_ts > it->last_record_ts)
+		it->last_record_ts = it->last_ts;
+	if (w->want_open && !w->slice)
+		vmt_pairing_each_unfinished(w->pairing, open_exit, w);
 	ret = w->ret;
 	if (vmt_pairing_finish(w->pairing) && !ret)
 		ret = -ENOMEM;

@@ -52,6 +52,11 @@ struct vmt_iter {
 	uint64_t bad_records;		/* too short to hold the common header */
 	uint64_t filtered_out;		/* pairs the filter left out */
 	uint64_t first_ts, last_ts;	/* of the begin/end events (first_ts 0 when none) */
+	/*
+	 * The latest time of any record (begin/end, context or other events; not gaps): where
+	 * the recording's events end, which the exits still open at the stop run to.
+	 */
+	uint64_t last_record_ts;
 	/* before the filter: what there was to select from */
 	uint64_t exits;			/* begin events */
 	uint64_t first_exit_ts, last_exit_ts;	/* of the begin events (0 when none) */
@@ -76,6 +81,17 @@ struct vmt_iter_event {
 	bool selected;			/* the filter keeps it (vmt_filter_event) */
 };
 
+/*
+ * An exit still open when the recording stopped (pairing.h's unfinished): its entry never
+ * came. Not a pair: no latency, in no statistics.
+ */
+struct vmt_open_exit {
+	const struct vmt_event *begin;
+	uint64_t until;			/* the recording's end: struct vmt_iter's last_record_ts */
+	bool lost_since;		/* its pCPU lost events after it: its entry may be there */
+	const struct vmt_why *why;	/* its time up to until (vmt_attrib_open), or NULL */
+};
+
 struct vmt_consumer_ops {
 	const char *name;
 	/* Before the first item. */
@@ -95,6 +111,12 @@ struct vmt_consumer_ops {
 	int (*record)(void *state, const struct vmt_iter *it, const struct vmt_item *item);
 	/* A context event, decoded (when the pass attributes), after the engine saw it. */
 	int (*context)(void *state, const struct vmt_iter *it, const struct vmt_ctxev *ev);
+	/*
+	 * Each exit still open at the end that the filter keeps (unordered), after the last
+	 * item and before finish; not in a time slice's pass (vmt_iter_opts' edges), whose
+	 * open exits are its edges.
+	 */
+	int (*open)(void *state, const struct vmt_iter *it, const struct vmt_open_exit *x);
 	/* After the last item; it->pairing is complete. */
 	int (*finish)(void *state, const struct vmt_iter *it);
 	/* Free a per-task pointer the consumer stored through pair(). */

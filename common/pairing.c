@@ -617,6 +617,21 @@ void vmt_pairing_each_open(const struct vmt_pairing *p,
 	}
 }
 
+void vmt_pairing_each_unfinished(const struct vmt_pairing *p,
+				 void (*fn)(const struct vmt_event *begin, bool lost_since,
+					    void *arg),
+				 void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++) {
+		const struct task *t = &p->tasks[i];
+
+		if (t->used && t->open)
+			fn(t->begin, gap_epoch(p, t->begin->cpu) > t->epoch, arg);
+	}
+}
+
 int vmt_pairing_finish(struct vmt_pairing *p)
 {
 	struct vmt_pairing_edges *e = p->edges;

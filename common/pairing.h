@@ -152,6 +152,15 @@ int vmt_pairing_gap(struct vmt_pairing *p, uint32_t cpu, uint64_t from, uint64_t
  */
 void vmt_pairing_each_open(const struct vmt_pairing *p,
 			   void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
+/*
+ * Before vmt_pairing_finish(): call fn with each begin still open, every one that finish
+ * counts as unfinished (unordered), and whether its CPU lost events since (lost_since: its
+ * end may be among them). The report lists them as the exits open at the stop.
+ */
+void vmt_pairing_each_unfinished(const struct vmt_pairing *p,
+				 void (*fn)(const struct vmt_event *begin, bool lost_since,
+					    void *arg),
+				 void *arg);
 /* Count the begins still open as unfinished (and log the tails). Returns 0 or -ENOMEM. */
 int vmt_pairing_finish(struct vmt_pairing *p);
 const struct vmt_pairing_stats *vmt_pairing_stats(const struct vmt_pairing *p);

@@ -193,6 +193,20 @@ static void on_spanning_pair(const struct vmt_pair *p, void *arg)
 		sp->error = vmt_summary_merge_pair(sp->s, sp->it, p);
 }
 
+/*
+ * An exit the last slice left open that no later one entered: open at the stop, as the one
+ * pass's open callback (iterate.h) gives it.
+ */
+static void on_open(const struct vmt_event *begin, bool lost_since, void *arg)
+{
+	struct spanning *sp = arg;
+	struct vmt_open_exit x = { begin, sp->it->last_record_ts, lost_since, NULL };
+
+	if (!vmt_filter_event(sp->it->filter, begin, NULL) || sp->error)
+		return;
+	sp->error = vmt_summary_add_open(sp->s, &x);
+}
+
 static void ids_merge(struct vmt_iter_ids *into, const struct vmt_iter_ids *from)
 {
 	size_t i;
@@ -215,6 +229,8 @@ static void merge_totals(struct vmt_iter *it, const struct vmt_iter *x)
 		it->first_ts = x->first_ts;
 	if (x->last_ts > it->last_ts)
 		it->last_ts = x->last_ts;
+	if (x->last_record_ts > it->last_record_ts)
+		it->last_record_ts = x->last_record_ts;
 	if (x->exits) {
 		if (!it->exits)
 			it->first_exit_ts = x->first_exit_ts;
@@ -307,6 +323,12 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 			p->stop = true;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
+	}
+	/* the exits still open after the last slice's join are the recording's */
+	if (ret == 1) {
+		vmt_pairing_each_unfinished(join, on_open, &sp);
+		if (sp.error)
+			ret = sp.error;
 	}
 	/* the reader's statistics only when the slices stand for its walk */
 	if (ret == 1) {

@@ -685,6 +685,51 @@ static void lost_in_window(struct vmt_summary *s, const struct vmt_iter *it)
 		s->lost_unknown_kept += s->lost_stats - s->rd.missed_events;
 }
 
+int vmt_summary_add_open(struct vmt_summary *s, const struct vmt_open_exit *x)
+{
+	struct vmt_open *o;
+
+	if (s->nopen == s->open_cap) {
+		size_t n = s->open_cap ? s->open_cap * 2 : 8;
+		struct vmt_open *bigger = realloc(s->open, n * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		s->open = bigger;
+		s->open_cap = n;
+	}
+	o = &s->open[s->nopen++];
+	memset(o, 0, sizeof(*o));
+	o->exit = *x->begin;
+	o->open = x->until > x->begin->ts ? x->until - x->begin->ts : 0;
+	o->lost_since = x->lost_since;
+	o->has_why = x->why != NULL;
+	if (x->why)
+		o->why = *x->why;
+	s->open_until = x->until;
+	return 0;
+}
+
+static int on_open(void *state, const struct vmt_iter *it, const struct vmt_open_exit *x)
+{
+	(void)it;
+	return vmt_summary_add_open(state, x);
+}
+
+/* Longest open first; then by time, pid and CPU: a total order, the same in slices. */
+static int by_open_desc(const void *a, const void *b)
+{
+	const struct vmt_open *x = a, *y = b;
+
+	if (x->open != y->open)
+		return x->open < y->open ? 1 : -1;
+	if (x->exit.ts != y->exit.ts)
+		return x->exit.ts < y->exit.ts ? -1 : 1;
+	if (x->exit.pid != y->exit.pid)
+		return x->exit.pid < y->exit.pid ? -1 : 1;
+	return (x->exit.cpu > y->exit.cpu) - (x->exit.cpu < y->exit.cpu);
+}
+
 static int on_finish(void *state, const struct vmt_iter *it)
 {
 	struct vmt_summary *s = state;
@@ -699,6 +744,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->last_ts = it->last_ts;
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
+	s->open_until = it->last_record_ts;
 	ret = merge_home_cpus(s);
 	if (s->work->slice)
 		return ret;	/* the rest when merged (summarymerge.c) */
@@ -717,6 +763,8 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
 	if (s->ntop)
 		qsort(s->top, s->ntop, sizeof(*s->top), by_lat_desc);
+	if (s->nopen)
+		qsort(s->open, s->nopen, sizeof(*s->open), by_open_desc);
 	sort_hist_rows(s);
 	/* a pass fed without a reader (the recorder's own pages) has no reader statistics */
 	if (it->r) {
@@ -862,6 +910,7 @@ static const struct vmt_consumer_ops summary_ops = {
 	.context = on_context,
 	.finish = on_finish,
 	.task_free = task_free,
+	.open = on_open,
 };
 
 const struct vmt_consumer_ops *vmt_summary_ops(void)
@@ -901,6 +950,7 @@ void vmt_summary_free(struct vmt_summary *s)
 	free(s->cpus);
 	free(s->tasks);
 	free(s->top);
+	free(s->open);
 	free(s->hist);
 	free(s->hist_cpu);
 	vmt_exitreasons_free(s->names);

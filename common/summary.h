@@ -62,6 +62,15 @@ struct vmt_top {
 	struct vmt_why why;
 };
 
+/* An exit still open at the stop (struct vmt_open_exit): no latency, in no statistics. */
+struct vmt_open {
+	struct vmt_event exit;
+	uint64_t open;			/* trace clock units: from the exit to the recording's end */
+	bool lost_since;		/* its pCPU lost events after it */
+	bool has_why;
+	struct vmt_why why;		/* its time so far (vmt_attrib_open) */
+};
+
 struct summary_work;
 
 struct vmt_summary {
@@ -106,6 +115,13 @@ struct vmt_summary {
 	size_t ntasks;
 	struct vmt_top *top;		/* longest first */
 	unsigned int ntop;
+	/*
+	 * The exits still open at the stop that the filters keep, longest open first; the
+	 * recording's end they were open until (iterate.h's last_record_ts).
+	 */
+	struct vmt_open *open;
+	size_t nopen, open_cap;
+	uint64_t open_until;
 	uint64_t *hist;			/* [hist_ncpus][hist_buckets + 1], the last one overflow */
 	uint32_t *hist_cpu;
 	unsigned int hist_ncpus, hist_buckets;
@@ -158,6 +174,11 @@ int vmt_summary_merge_end(struct vmt_summary *s, const struct vmt_iter *it);
  */
 int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 			 struct vmt_summary *out);
+/*
+ * An exit still open at the stop into s's list (the consumer's open callback, or the merge
+ * of slices for the one the last slice left open). Returns 0 or -ENOMEM.
+ */
+int vmt_summary_add_open(struct vmt_summary *s, const struct vmt_open_exit *x);
 uint64_t vmt_summary_orphans(const struct vmt_summary *s);
 /* Whether lost_events is all of the lost events (none went uncounted). */
 static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
