@@ -15,6 +15,7 @@
 #include "textwidth.h"
 #include "timefmt.h"
 #include "vmfind.h"
+#include "whyfmt.h"
 
 /* Percentiles of the tables: the default columns, and those --wide adds. */
 struct pct {
@@ -167,6 +168,79 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 	window_lost_line(f, s);
 }
 
+/* The exits open at the stop the text lists; the JSON's open_exits has every one. */
+#define OPEN_ROWS 3
+/* their reason column: the longest exits' narrowest, so that a row fits 120 columns */
+#define EXIT_ROW_REASON_OPEN 22
+
+/* An open exit's task as the tables name it: the VM's vCPU, the vCPU id, or the comm. */
+static char *open_task_label(const struct vmt_reader *r, const struct vmt_summary *s,
+			     const struct vmt_event *e, char *buf, size_t size)
+{
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	const char *comm = "-";
+	size_t i;
+
+	if (m && vmt_vmmap_label(m, e->pid, buf, size))
+		return buf;
+	if (e->has & VMT_EVF_VCPU) {
+		snprintf(buf, size, "%u (%" PRId32 ")", e->vcpu, e->pid);
+		return buf;
+	}
+	for (i = 0; i < s->ntasks; i++) {
+		if (s->tasks[i].pid == e->pid && s->tasks[i].comm[0])
+			comm = s->tasks[i].comm;
+	}
+	snprintf(buf, size, "%s (%" PRId32 ")", comm, e->pid);
+	return buf;
+}
+
+static const char *exit_reason(const struct vmt_summary *s, const struct vmt_event *e,
+			       char *buf, size_t size);
+
+/*
+ * The exits still open at the stop, longest first, under the orphans' line: a vCPU stuck
+ * out of its guest (a lock, a hung device, a stopped VMM) shows as one of them. Their
+ * time runs to the last event of the recording: at least that long, the recorder stopped
+ * later.
+ */
+static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
+		       const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	char label[320], task[320], rs[320], reason[320], at[48], open[48];
+	size_t i;
+
+	if (!s->nopen)
+		return;
+	fprintf(f, "  Open at stop, not %s by the last event at %s %s (longest first):\n",
+		wd == &kvm_words ? "entered" : "ended",
+		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
+		vmt_fmt_time_unit(clk));
+	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++) {
+		const struct vmt_open *o = &s->open[i];
+
+		vmt_fmt_fit(open_task_label(r, s, &o->exit, label, sizeof(label)),
+			    VMT_WHY_LABEL_COLS, task, sizeof(task));
+		vmt_fmt_fit(exit_reason(s, &o->exit, rs, sizeof(rs)), EXIT_ROW_REASON_OPEN, reason,
+			    sizeof(reason));
+		fprintf(f, "    %s  pcpu %u  %s  from %s %s  open %s\n", task, o->exit.cpu, reason,
+			vmt_fmt_time(clk, s->start_ts, o->exit.ts, at, sizeof(at)),
+			vmt_fmt_time_unit(clk), vmt_fmt_lat(clk, o->open, open, sizeof(open)));
+		if (o->lost_since)
+			fprintf(f, "      its pCPU lost events since: its %s may be among them\n",
+				wd->end);
+		if (o->has_why) {
+			fputs("      so far: ", f);
+			vmt_why_text_vm(f, clk, &o->why, o->open, 120 - 14, vmt_reader_vmmap(r));
+			fputc('\n', f);
+		}
+	}
+	if (s->nopen > OPEN_ROWS)
+		fprintf(f, "    and %zu more (--json lists them all: open_exits)\n",
+			s->nopen - OPEN_ROWS);
+}
+
 static void count_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
 			const struct vmt_summary *s)
 {
@@ -181,6 +255,7 @@ static void count_lines(FILE *f, const struct vmt_reader *r, const struct words 
 		wd->end, s->pairing.orphan_ends, s->pairing.orphan_ends == 1 ? wd->end : wd->ends,
 		wd->begin,
 		s->pairing.unfinished);
+	open_lines(f, r, wd, s);
 	if (s->pairing.gap_dropped)
 		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
 			s->pairing.gap_dropped);

@@ -249,6 +249,55 @@ void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_report_why_json_exit(w, r, s, why);
 }
 
+/*
+ * The exits still open at the stop (longest first): as the top exits, with open_ns, their
+ * time up to the last event (open_until_ns), for a latency.
+ */
+static void json_open(struct vmt_jsonw *w, const struct vmt_reader *r,
+		      const struct vmt_summary *s)
+{
+	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	char label[128];
+	size_t i;
+
+	vmt_jsonw_u64(w, "open_until_ns", since_start(clk, s, s->open_until));
+	vmt_jsonw_array_open(w, "open_exits");
+	for (i = 0; i < s->nopen; i++) {
+		const struct vmt_open *o = &s->open[i];
+		const struct vmt_event *e = &o->exit;
+		unsigned int vm, vcpu;
+
+		vmt_jsonw_object_open(w, NULL);
+		vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
+		vmt_jsonw_u64(w, "ts", e->ts);
+		vmt_jsonw_u64(w, "cpu", e->cpu);
+		vmt_jsonw_i64(w, "pid", e->pid);
+		vmt_jsonw_u64(w, "open_ns", vmt_clock_ns(clk, o->open));
+		if (e->has & VMT_EVF_VCPU)
+			vmt_jsonw_u64(w, "vcpu", e->vcpu);
+		else if (m && vmt_vmmap_lookup(m, e->pid, &vm, &vcpu) == 0)
+			vmt_jsonw_u64(w, "vcpu", vcpu);
+		else
+			vmt_jsonw_null(w, "vcpu");
+		vmt_jsonw_str(w, "vm", task_vm(r, e->pid));
+		if (e->has & VMT_EVF_REASON) {
+			uint64_t key = vmt_exitreason_key(e->isa, e->reason);
+
+			vmt_jsonw_str(w, "reason", vmt_summary_reason(s, e->isa, key, label,
+								       sizeof(label)));
+			vmt_jsonw_u64(w, "code", key);
+		} else {
+			vmt_jsonw_null(w, "reason");
+			vmt_jsonw_null(w, "code");
+		}
+		vmt_jsonw_bool(w, "lost_since", o->lost_since);
+		vmt_report_why_json_exit(w, r, s, o->has_why ? &o->why : NULL);
+		vmt_jsonw_object_close(w);
+	}
+	vmt_jsonw_array_close(w);
+}
+
 static void json_histogram(struct vmt_jsonw *w, const struct vmt_clock *clk,
 			   const struct vmt_summary *s)
 {
@@ -300,6 +349,7 @@ void vmt_report_json_begin(struct vmt_jsonw *w, struct vmt_outbuf *o,
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
+	json_open(w, r, s);
 	json_histogram(w, clk, s);
 }
 
