@@ -1,0 +1,232 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The exits still open at the stop (an exit whose task never entered again): listed under
+# the orphans' line and in the JSON's open_exits, each with the time it had been open up to
+# the recording's last record and, with context events, its causes so far; in no latency
+# figure. Generated recordings, recounted here from their scripts: four vCPU tasks on two
+# CPUs, each left open at its own time (two on a CPU that then lost events), in many
+# chunks so that the sliced report (common/slicepass.c) joins them across slices; three
+# tasks with context events (asleep never woken, preempted by a hog, woken and waiting).
+# The real sample with context events: its two open exits recounted from
+# vmtrace-convert --events and from the pages' own last record (tests/helpers/vmtedit.py).
+. "$(dirname "$0")/lib.sh"
+
+FMT="$DATA/formats/linux-6.18-x86_64"
+command -v python3 >/dev/null || skip "python3 missing"
+
+# four tasks, 40 rounds of exits 1 us long every 10 us; then each task's last exit never
+# entered, at 500, 520, 540, 560 us; CPU 1 loses events after the third (its two open
+# exits may have lost their entries); other records on both CPUs until 900 us
+python3 - >plain.txt <<'PY'
+print("cpus 1,2")
+print("stats 1 0 0")
+print("stats 2 0 0")
+tasks = [(100, 0, 1), (200, 1, 2), (300, 2, 1), (400, 3, 2)]  # pid, vcpu, cpu
+for cpu in (1, 2):
+    n = 0
+    for r in range(40):
+        for pid, vcpu, c in tasks:
+            if c != cpu:
+                continue
+            ts = 1000 + r * 10000 + (pid // 100) * 1000
+            print(f"exit {cpu} {ts} {pid} 0x{0x78 if pid % 200 else 0x1e:x} {vcpu}")
+            print(f"entry {cpu} {ts + 1000 + pid} {pid} {vcpu}")
+            n += 1
+            if n % 5 == 0:
+                print(f"chunk {cpu}")
+    for k, (pid, vcpu, c) in enumerate(tasks):
+        if c == cpu:
+            print(f"exit {cpu} {500000 + 20000 * k} {pid} 0x{0x30 + k:x} {vcpu}")
+            if k == 2:
+                print(f"page {cpu} missed 7")
+    for ts in range(600000, 900001, 50000):
+        print(f"other {cpu} {ts + cpu}")
+        print(f"chunk {cpu}")
+PY
+"$HELPERS/mkvmt" "$FMT" plain.vmt <plain.txt || fail "mkvmt plain"
+vmtrace-report --jobs 1 --json plain.vmt >plain.json 2>/dev/null || fail "--json"
+vmtrace-report --jobs 1 plain.vmt >plain.out 2>/dev/null || fail "text"
+widths_ok plain.out || fail "lines over 120 columns"
+
+# the recount: pairs, the open exits (every task's last exit), the end (the last record)
+python3 - plain.txt plain.json plain.out <<'PY' || fail "plain: open exits differ from a recount"
+import json, sys
+d = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read().splitlines()
+opened, lats, lost, until = {}, [], {}, 0
+for f in (l.split() for l in open(sys.argv[1])):
+    if f[0] in ("exit", "entry", "other"):
+        until = max(until, int(f[2]))
+    if f[0] == "exit":
+        opened[int(f[3])] = (int(f[1]), int(f[2]), int(f[4], 16), int(f[5]))
+        lost[int(f[3])] = False
+    elif f[0] == "entry":
+        lats.append(int(f[2]) - opened.pop(int(f[3]))[1])
+    elif f[0] == "page" and "missed" in f:
+        for pid, o in opened.items():
+            lost[pid] |= o[0] == int(f[1])
+want = sorted(((until - ts, pid, cpu, code, vcpu, lost[pid])
+               for pid, (cpu, ts, code, vcpu) in opened.items()), reverse=True)
+got = [(o["open_ns"], o["pid"], o["cpu"], o["code"], o["vcpu"], o["lost_since"])
+       for o in d["open_exits"]]
+assert got == want, (got, want)
+assert d["open_at_stop"] == 4 and d["orphans"] == 4, d["orphans"]
+# time_ns counts from the recording's start as the longest exits' do
+off = {t["ts"] - t["time_ns"] for t in d["top"]} | {o["ts"] - o["time_ns"]
+                                                    for o in d["open_exits"]}
+assert len(off) == 1, off
+assert {o["ts"] for o in d["open_exits"]} == {opened[p][1] for p in opened}
+assert d["open_until_ns"] == until - off.pop(), d["open_until_ns"]
+assert all(o["why"] is None and o["vm"] is None for o in d["open_exits"])
+# no latency of theirs: the figures are the pairs' alone
+assert d["pairs"] == len(lats) == 160 and d["total_ns"] == sum(lats), d["total_ns"]
+assert d["latency_ns"]["max"] == max(lats) and sum(r["count"] for r in d["reasons"]) == 160
+assert not {t["ts"] for t in d["top"]} & {o["ts"] for o in d["open_exits"]}
+# the text: three rows longest first, the fourth counted; the one on the lossy CPU says so
+i = next(k for k, l in enumerate(text) if l.startswith("Orphan events"))
+assert text[i + 1].startswith("  Open at stop, not entered by the last event at "), text[i + 1]
+rows = [l for l in text[i + 2:i + 9] if l.startswith("    ") and not l.startswith("     ")]
+assert [r.split()[0:2] for r in rows[:3]] == [[str(w[4]), f"({w[1]})"] for w in want[:3]], rows
+assert rows[3] == "    and 1 more (--json lists them all: open_exits)", rows[3]
+assert sum(" its pCPU lost events since" in l for l in text) == 2
+PY
+
+# the same in time slices (open exits begun slices before the end, joined there)
+for slices in 2 5 9; do
+	for opts in --json "" "--cpu 2 --json" "--vcpu 0,3"; do
+		# shellcheck disable=SC2086
+		vmtrace-report --jobs 1 $opts plain.vmt >one.txt 2>/dev/null
+		# shellcheck disable=SC2086
+		VMTRACE_TEST_SLICES=$slices vmtrace-report --jobs 3 $opts plain.vmt >many.txt \
+			2>many.err
+		grep -q "^vmtrace-report: $slices time slices$" many.err ||
+			fail "plain.vmt: not in $slices slices"
+		cmp -s one.txt many.txt || { diff one.txt many.txt | head >&2;
+			fail "plain.vmt in $slices slices $opts: differs from one pass"; }
+	done
+done
+# the filters keep an open exit by its exit, as a pair
+vmtrace-report --json --cpu 2 plain.vmt >cpu2.json 2>/dev/null || fail "--cpu 2"
+[ "$(json cpu2.json '[o["pid"] for o in d["open_exits"]]')" = "[200, 400]" ] ||
+	fail "--cpu 2: the open exits of CPU 2"
+
+# with context events: 100 (CPU 1) takes an interrupt, then sleeps and is never woken; 200
+# (CPU 2) is preempted by hog (701) until the end; 300 (CPU 3) sleeps, hog wakes it, and it
+# waits for a CPU until the end
+CTX="sched:sched_switch,sched:sched_waking,irq:irq_handler_entry,irq:irq_handler_exit"
+{
+	echo "cpus 1,2,3"
+	for c in 1 2 3; do echo "stats $c 0 0"; done
+	echo "context $CTX"
+	echo "exit 1 1000 100 0x1e 0"
+	echo "entry 1 3000 100 0"
+	echo "exit 2 1500 200 0x1e 1"
+	echo "entry 2 2500 200 1"
+	echo "exit 3 1700 300 0x1e 2"
+	echo "entry 3 2700 300 2"
+	echo "exit 1 10000 100 0x78 0"
+	echo "ctx 1 10400 irq:irq_handler_entry 8 100 irq=24 name=eth0"
+	echo "ctx 1 10650 irq:irq_handler_exit 8 100 irq=24 ret=1"
+	echo "ctx 1 11000 sched:sched_switch 0 100 prev_comm=vcpu0 prev_pid=100 prev_state=1" \
+		"next_comm=swapper/1 next_pid=0"
+	echo "exit 2 12000 200 0x30 1"
+	echo "ctx 2 12300 sched:sched_switch 0 200 prev_comm=vcpu1 prev_pid=200 prev_state=0" \
+		"next_comm=hog next_pid=701"
+	echo "exit 3 13000 300 0x78 2"
+	echo "ctx 3 13100 sched:sched_switch 0 300 prev_comm=vcpu2 prev_pid=300 prev_state=1" \
+		"next_comm=swapper/3 next_pid=0"
+	echo "ctx 2 15000 sched:sched_waking 0 701 comm=vcpu2 pid=300 target_cpu=3"
+	for c in 1 2 3; do echo "other $c 40000"; done
+	echo "other 2 47000"
+} >ctx.txt
+"$HELPERS/mkvmt" "$FMT" ctx.vmt <ctx.txt || fail "mkvmt ctx"
+vmtrace-report --json ctx.vmt >ctx.json 2>/dev/null || fail "ctx --json"
+vmtrace-report ctx.vmt >ctx.out 2>/dev/null || fail "ctx text"
+widths_ok ctx.out || fail "ctx: lines over 120 columns"
+python3 - ctx.txt ctx.json ctx.out <<'PY' || fail "ctx: causes so far differ from a recount"
+import json, sys
+d = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+lines = [l.split() for l in open(sys.argv[1])]
+until = max(int(f[2]) for f in lines if f[0] in ("exit", "entry", "other", "ctx"))
+kv = lambda f: dict(x.split("=", 1) for x in f[6:])
+last_exit = {}
+for f in lines:
+    if f[0] == "exit":
+        last_exit[int(f[3])] = (int(f[1]), int(f[2]))
+    elif f[0] == "entry":
+        del last_exit[int(f[3])]
+want = {}
+for pid, (cpu, t0) in last_exit.items():
+    kinds = {"kvm": 0, "irq": 0, "preempted": 0, "blocked": 0, "wakeup": 0}
+    parts, irq, out = set(), 0, None
+    for f in lines:
+        if f[0] != "ctx" or int(f[2]) < t0:
+            continue
+        a, ts = kv(f), int(f[2])
+        if f[3] == "irq:irq_handler_entry" and int(f[1]) == cpu and out is None:
+            irq_from, name = ts, a["name"]
+        elif f[3] == "irq:irq_handler_exit" and int(f[1]) == cpu and out is None:
+            irq += ts - irq_from
+            parts.add(("irq", None, name))
+        elif f[3] == "sched:sched_switch" and int(a["prev_pid"]) == pid:
+            out = (ts, int(a["prev_state"]), int(a["next_pid"]), a["next_comm"])
+        elif f[3] == "sched:sched_waking" and int(a["pid"]) == pid:
+            wake = (ts, int(f[5]))
+    kinds["irq"] = irq
+    kinds["kvm"] = out[0] - t0 - irq
+    if out[1] == 0:
+        kinds["preempted"] = until - out[0]
+        parts.add(("preempted", out[2], out[3]))
+    elif pid == 300:
+        kinds["blocked"], kinds["wakeup"] = wake[0] - out[0], until - wake[0]
+        parts |= {("blocked", wake[1], "hog"), ("wakeup", None, "")}
+    else:
+        kinds["blocked"] = until - out[0]
+        parts.add(("blocked", None, ""))
+    want[pid] = (until - t0, kinds, parts | {("kvm", None, "")})
+got = {}
+for o in d["open_exits"]:
+    w = o["why"]
+    got[o["pid"]] = (o["open_ns"], {k: w[k + "_ns"] for k in want[o["pid"]][1]},
+                     {(p["kind"], p["pid"], p["name"]) for p in w["parts"]})
+    assert not w["incomplete"] and sum(p["ns"] for p in w["parts"]) == o["open_ns"]
+assert got == want, (got, want)
+assert [o["pid"] for o in d["open_exits"]] == [100, 200, 300]
+# the causes' totals and the culprits are the pairs' alone
+assert d["pairs"] == 3 and d["total_ns"] == 2000 + 1000 + 1000, d["total_ns"]
+assert all(c["name"] != "hog" for c in d["culprits"]), d["culprits"]
+assert text.count("      so far: ") == 3, text
+assert "preempted 34.70 us by hog (pid 701)" in text, text
+PY
+
+# the real sample: two vCPU tasks whose last event is an exit, open until its last record
+cp "$DATA/why/sample/kvm.vmt" .
+vmtrace-report --json kvm.vmt >s.json 2>/dev/null || fail "sample --json"
+vmtrace-report kvm.vmt >s.out 2>/dev/null || fail "sample text"
+widths_ok s.out || fail "sample: lines over 120 columns"
+vmtrace-convert --events --jsonl kvm.vmt -o ev.jsonl 2>/dev/null || fail "--events"
+python3 "$top_srcdir/tests/helpers/vmtedit.py" kvm.vmt records >rec.txt || fail "records"
+python3 - ev.jsonl rec.txt s.json s.out <<'PY' || fail "sample: open exits differ from a recount"
+import json, sys
+last = {}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    last[e["task"]] = e
+until = max(int(l.split()[4]) for l in open(sys.argv[2]))
+d = json.load(open(sys.argv[3]))
+want = sorted(((until - e["ts_ns"], e["task"], e["pcpu"], e["time_ns"], e["reason_code"],
+                e["vcpu"]) for e in last.values() if e["kind"] == "exit"), reverse=True)
+got = [(o["open_ns"], o["pid"], o["cpu"], o["time_ns"], o["code"], o["vcpu"])
+       for o in d["open_exits"]]
+assert len(want) == 2 == d["open_at_stop"] and got == want, (got, want)
+for o in d["open_exits"]:
+    w = o["why"]
+    assert sum(p["ns"] for p in w["parts"]) == o["open_ns"] == sum(
+        w[k] for k in w if k.endswith("_ns")), w
+    # both vCPUs were asleep when the events stop: no wake-up came
+    assert w["culprit"]["kind"] == "blocked" and not w["incomplete"], w["culprit"]
+text = open(sys.argv[4]).read()
+assert text.count("      so far: ") == 2
+PY
+finish
