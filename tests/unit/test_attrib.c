@@ -280,6 +280,70 @@ static void test_plain(void **state)
 	assert_int_equal(vmt_attrib_stats(R->a)->detailed, 0);
 }
 
+/* An exit never entered, its time so far up to the end of the events (vmt_attrib_open). */
+static const struct vmt_why *open_at(uint64_t until, int32_t pid)
+{
+	assert_int_equal(vmt_attrib_open(R->a, &R->begin[pid], until, &R->why), 0);
+	check_why(&R->why, R->begin[pid].ts, until, NULL, 0, false);
+	return &R->why;
+}
+
+/*
+ * The exits open at the stop: the part each is in when the events end runs to that end
+ * (running: an interrupt still open, else kvm; preempted; asleep without a waker; woken and
+ * waiting), the exit closed after, and the statistics count no exit for them.
+ */
+static void test_open(void **state)
+{
+	const struct vmt_why *w;
+
+	(void)state;
+	begin(0, 100, T);
+	w = open_at(150, T);
+	assert_int_equal(w->ticks[K], 50);
+	assert_true(w->plain);
+	assert_false(w->incomplete);
+	/* in an interrupt handler when the events end */
+	begin(0, 200, T);
+	frame(VMT_CTX_IRQ_ENTRY, 0, 230, 24, "eth0");
+	w = open_at(260, T);
+	assert_int_equal(w->ticks[K], 30);
+	assert_int_equal(part(w, I, -1, "eth0"), 30);
+	/* preempted by X until the end */
+	begin(0, 300, T);
+	sw(0, 310, T, "vcpu", 0, X, "stress");
+	w = open_at(400, T);
+	assert_int_equal(w->ticks[K], 10);
+	assert_int_equal(part(w, P, X, "stress"), 90);
+	assert_int_equal(w->parts[w->culprit].pid, X);
+	/* asleep, no wake-up: blocked by nobody named */
+	sw(0, 450, X, "stress", 0, 0, "swapper/0");
+	begin(0, 500, T);
+	sw(0, 520, T, "vcpu", 1, 0, "swapper/0");
+	w = open_at(1000, T);
+	assert_int_equal(w->ticks[K], 20);
+	assert_int_equal(part(w, B, -1, ""), 480);
+	assert_false(w->incomplete);
+	/* woken by Y, not yet run: blocked by Y, then waiting behind no named holder */
+	begin(0, 1100, T);
+	sw(0, 1110, T, "vcpu", 1, 0, "swapper/0");
+	wake(1, 1200, Y, 0, T, 0);
+	w = open_at(1500, T);
+	assert_int_equal(w->ticks[K], 10);
+	assert_int_equal(w->ticks[B], 90);
+	assert_int_equal(part(w, W, -1, ""), 300);
+	/* an exit the engine never saw begin, and pid 0's: all kvm, the former unknown */
+	R->begin[X] = (struct vmt_event){ .kind = VMT_EV_BEGIN, .cpu = 1, .ts = 10, .pid = X };
+	w = open_at(30, X);
+	assert_true(w->incomplete);
+	assert_int_equal(w->unknown, 20);
+	assert_int_equal(vmt_attrib_stats(R->a)->exits, 0);
+	/* closed: the task's next exit starts anew */
+	begin(0, 2000, T);
+	assert_int_equal(end(0, 2010, T)->ticks[K], 10);
+	assert_int_equal(vmt_attrib_stats(R->a)->exits, 1);
+}
+
 static void test_preempted(void **state)
 {
 	const struct vmt_why *w;
@@ -2016,6 +2080,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_plain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preempted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blocked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_irqs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nmi, setup, teardown),

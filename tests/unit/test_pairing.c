@@ -531,6 +531,73 @@ static void test_each_open(void **state)
 	vmt_pairing_free(p, NULL, NULL);
 }
 
+struct unfinished {
+	unsigned int n, lost;
+	uint64_t sum;
+};
+
+static void on_unfinished(const struct vmt_event *b, bool lost_since, void *arg)
+{
+	struct unfinished *u = arg;
+
+	u->n++;
+	u->lost += lost_since;
+	u->sum += (uint64_t)b->pid * 1000 + b->ts;
+}
+
+/*
+ * The exits open at the stop (what finish counts as unfinished): every open begin, those a
+ * gap on their CPU parted from their end too (said so), none after finish; a join hands on
+ * the last slice's.
+ */
+static void test_each_unfinished(void **state)
+{
+	struct vmt_pairing *p = vmt_pairing_new(NULL, NULL), *j;
+	struct vmt_pairing_edges e = { 0 };
+	struct vmt_pairing_stats st = { 0 };
+	struct unfinished u = { 0 };
+
+	(void)state;
+	assert_non_null(p);
+	feed(p, 'B', 0, 10, 5);
+	feed(p, 'E', 0, 12, 5);
+	feed(p, 'B', 0, 14, 5);
+	feed(p, 'B', 1, 15, 6);
+	feed(p, 'B', 2, 16, 7);
+	assert_int_equal(vmt_pairing_gap(p, 1, 15, 20), 0);
+	vmt_pairing_each_unfinished(p, on_unfinished, &u);
+	assert_int_equal(u.n, 3);
+	assert_int_equal(u.lost, 1);
+	assert_int_equal(u.sum, 5014 + 6015 + 7016);
+	assert_int_equal(vmt_pairing_finish(p), 0);
+	assert_int_equal(vmt_pairing_stats(p)->unfinished, 3);
+	memset(&u, 0, sizeof(u));
+	vmt_pairing_each_unfinished(p, on_unfinished, &u);
+	assert_int_equal(u.n, 0);
+	vmt_pairing_free(p, NULL, NULL);
+
+	/* a slice leaves 5 and 6 open; the join's pairing holds them as the stop's */
+	p = vmt_pairing_new(NULL, NULL);
+	j = vmt_pairing_new(NULL, NULL);
+	assert_non_null(p);
+	assert_non_null(j);
+	vmt_pairing_log_edges(p, &e);
+	feed(p, 'B', 0, 10, 5);
+	feed(p, 'B', 1, 11, 6);
+	assert_int_equal(vmt_pairing_gap(p, 0, 10, 30), 0);
+	assert_int_equal(vmt_pairing_finish(p), 0);
+	st = *vmt_pairing_stats(p);
+	assert_int_equal(vmt_pairing_join(j, &e, &st), 0);
+	memset(&u, 0, sizeof(u));
+	vmt_pairing_each_unfinished(j, on_unfinished, &u);
+	assert_int_equal(u.n, 2);
+	assert_int_equal(u.lost, 1);
+	assert_int_equal(u.sum, 5010 + 6011);
+	vmt_pairing_edges_free(&e);
+	vmt_pairing_free(p, NULL, NULL);
+	vmt_pairing_free(j, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_each_open),
+		cmocka_unit_test(test_each_unfinished),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
