@@ -62,11 +62,6 @@ struct vmt_chunkbuf {
  * one page.
  */
 #define VMT_CHUNK_BYTES		(1u << 20)
-/*
- * CPU numbers a chunk may carry when the recording does not list its CPUs: Linux's largest
- * NR_CPUS (x86-64's MAXSMP, 8192). Per-CPU tables follow the largest number seen.
- */
-#define VMT_MAX_CPUS		8192u
 #define VMT_CHUNK_BYTES_MIN	(64u << 10)
 #define VMT_CHUNK_BYTES_ALL	(32u << 20)
 uint32_t vmt_chunk_pages(unsigned int ncpus, uint32_t page_size);

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * CPU numbers: Linux's largest NR_CPUS (x86-64's MAXSMP), for CPU lists and for the chunks
+ * of a recording that does not list its CPUs (source_vmt.c).
+ */
 #define VMT_CLI_MAX_CPUS 8192
 
 int vmt_cli_parse_u64(const char *s, uint64_t *out);

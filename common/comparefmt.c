@@ -374,6 +374,8 @@ void vmt_compare_json(struct vmt_jsonw *w, const struct vmt_compare *c,
 	vmt_jsonw_str(w, "test", "kolmogorov-smirnov");
 	json_num(w, "alpha", VMT_CMP_ALPHA);
 	vmt_jsonw_u64(w, "window_ns", c->window_ns);
+	if (c->why_off)
+		vmt_jsonw_str(w, "causes_note", "not worked out (--no-causes): unknown, not zero");
 	for (i = 0; i < 2; i++) {
 		vmt_jsonw_object_open(w, i ? "after" : "before");
 		vmt_jsonw_str(w, "file", v->file[i]);
@@ -585,6 +587,8 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 	vmt_jsonw_u64(w, "duration_ns", merged->span_ns[0]);
 	vmt_jsonw_u64(w, "gap_ns", merged->gap_ns[0]);
 	vmt_jsonw_u64(w, "window_ns", merged->window_ns);
+	if (merged->why_off)
+		vmt_jsonw_str(w, "causes_note", "not worked out (--no-causes): unknown, not zero");
 	vmt_jsonw_array_open(w, "groups");
 	for (g = 0; g < merged->ngroups; g++) {
 		const struct vmt_cmp_group *gr = &merged->groups[g];

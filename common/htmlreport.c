@@ -1103,7 +1103,9 @@ static void longest(struct page *p)
 		out(p, "</tr>");
 	}
 	out(p, "</tbody></table></div>");
-	if (!why)
+	if (!why && !p->s->why && p->s->context_formats)
+		out(p, "<p class=\"note\">Causes: not worked out (--no-causes).</p>");
+	else if (!why)
 		vmt_outbuf_printf(p->o, "<p class=\"note\">Causes: not in this report (the "
 				  "attribution of long %s needs context events in the recording)."
 				  "</p>", kvm ? "exits" : "latencies");

@@ -190,6 +190,8 @@ static int start_decoding(struct vmt_pass *w, const struct vmt_pass_input *in)
 	if (!w->bind)
 		return -ENOMEM;
 	w->it->context_formats = bind_context(in, w->bind);
+	/* what the recording could tell, though not worked out here */
+	w->it->why_recorded = w->it->context_formats ? vmt_attrib_recorded(w->bind) : 0;
 	return 0;
 }
 

@@ -300,7 +300,7 @@ void vmt_report_why_json_header(struct vmt_jsonw *w, const struct vmt_reader *r,
 	}
 	vmt_jsonw_array_close(w);
 	vmt_jsonw_array_open(w, "why_recorded");
-	for (k = 0; s->why && k < VMT_WHY_NKINDS; k++) {
+	for (k = 0; (s->why || s->context_formats) && k < VMT_WHY_NKINDS; k++) {
 		if (s->why_recorded & 1u << k)
 			vmt_jsonw_str(w, NULL, vmt_why_kind_names[k]);
 	}

@@ -279,7 +279,14 @@ static int merge_slice(struct slice *sl, struct vmt_pairing *join, struct spanni
 		return -ENOMEM;
 	if (sp->error)
 		return sp->error;
-	return vmt_summary_merge(sp->s, &sl->s, join) ? -ENOMEM : 1;
+	switch (vmt_summary_merge(sp->s, &sl->s, join)) {
+	case 0:
+		return 1;
+	case 1:
+		return 0;	/* as a slice that is not exact: one pass instead */
+	default:
+		return -ENOMEM;
+	}
 }
 
 /*
@@ -305,8 +312,10 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
 		/* every slice's pass binds the same context events: the views say what they hold */
-		if (k == 0)
+		if (k == 0) {
 			m->context_formats = it->context_formats = sl->it.context_formats;
+			m->why_recorded = it->why_recorded = sl->it.why_recorded;
+		}
 		ret = merge_slice(sl, join, &sp);
 		if (ret == 1) {
 			add_stats(&st, &sl->st);

@@ -202,7 +202,7 @@ static void bad_chunk(struct vmt_source_status *st, const struct vmt_chunk_info 
 		snprintf(why, size, "a chunk of CPU %u, which the recording did not trace", ci->cpu);
 	else if (what == BAD_CPU_RANGE)
 		snprintf(why, size, "a chunk of CPU %u, above any Linux CPU number (%u)", ci->cpu,
-			 VMT_MAX_CPUS - 1);
+			 VMT_CLI_MAX_CPUS - 1);
 	else if (what == BAD_INDEX)
 		snprintf(why, size, "a chunk header (CPU %u) that differs from the end record's index",
 			 ci->cpu);
@@ -356,7 +356,7 @@ static int check_chunks(struct vmt_source *s)
 			continue;	/* its events are the original's: no hole */
 		if (cpus.n && !vmt_cpulist_has(&cpus, ci->cpu))
 			what = BAD_UNTRACED;
-		else if (!cpus.n && ci->cpu >= VMT_MAX_CPUS)
+		else if (!cpus.n && ci->cpu >= VMT_CLI_MAX_CPUS)
 			what = BAD_CPU_RANGE;
 		else if (subbuf && ci->page_size != subbuf)
 			what = BAD_PAGE_SIZE;

@@ -586,7 +586,8 @@ static void pick_worst_window(struct vmt_summary *s)
 
 /*
  * A task's name: what the context events called its pid last. Its own begin/end events
- * carry no comm; without context events (and so in time slices, slicepass.c) it stays "".
+ * carry no comm; without context events it stays "" (time slices merge their names in
+ * time order: summarymerge.c).
  */
 static void name_task(const struct vmt_summary *s, struct vmt_group *g)
 {

@@ -153,7 +153,10 @@ void vmt_summary_free(struct vmt_summary *s);
  * the pairing that joined the slice, whose unknown bases its tasks' figures take); then
  * vmt_summary_merge_end() finishes it as a pass would have, it holding the whole pass's
  * totals. The figures are the same as one pass's over the whole recording. Without
- * attribution only. All return 0 or -ENOMEM.
+ * attribution only. All return 0 or -ENOMEM; vmt_summary_merge() returns 1 when the
+ * slices cannot stand for one pass: the pids the context events name reach
+ * VMT_COMMTAB_MAX, where one pass keeps its tasks' names alone (summary.c) at a moment
+ * the slices do not see.
  */
 int vmt_summary_slice(struct vmt_summary *s);
 /* The options s was made with. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commtab.h"
 #include "summary.h"
 #include "summary_impl.h"
 
@@ -198,6 +199,8 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
 	/* in time order: a later slice's name for a pid is the later one, as in one pass */
 	if (vmt_commtab_merge(&into->work->comms, &from->work->comms))
 		return -ENOMEM;
+	if (into->work->comms.n >= VMT_COMMTAB_MAX)
+		return 1;
 	return merge_hist(into, from);
 }
 

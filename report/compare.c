@@ -71,9 +71,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 {
 	const char *file = side ? o->file2 : o->file;
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
-	/* causes too, when the recordings hold context events */
-	struct vmt_iter_opts io = { .filter = &fo.filter,
-				    .attribute = report_wants_causes(o), .context = true };
+	/* causes too, when the recordings hold context events (unless --no-causes) */
+	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = report_wants_causes(o) };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];
@@ -245,4 +244,12 @@ out:
 	vmt_compare_free(&c);
 	vmt_filter_opts_free(&o->fo);
 	return code;
+}
+
+bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r)
+{
+	unsigned int nctx;
+
+	vmt_reader_context_formats(r, &nctx);
+	return nctx && !report_wants_causes(o);
 }

@@ -62,9 +62,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 {
 	const char *file = o->files[i];
 	struct vmt_filter_opts fo = o->fo;	/* names resolve per recording */
-	/* causes too, when a recording holds context events */
-	struct vmt_iter_opts io = { .filter = &fo.filter,
-				    .attribute = report_wants_causes(o), .context = true };
+	/* causes too, when a recording holds context events (unless --no-causes) */
+	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = report_wants_causes(o) };
 	struct vmt_input_notes notes;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];

@@ -18,7 +18,6 @@
 #include "filteropt.h"
 #include "inputopt.h"
 #include "log.h"
-#include "reader.h"
 #include "reportopt.h"
 #include "timefmt.h"
 
@@ -106,14 +105,14 @@ static void check_several(struct argp_state *state, struct report_opts *o)
 	merge_conflicts(o, views, sizeof(views));
 	if (!o->compare && views[0])
 		argp_error(state, "several recordings are merged into figures per exit reason "
-			   "and per file: they take --json, --window and the filters; no other "
-			   "view (%s given)", views);
+			   "and per file: they take --json, --window, --no-causes and the "
+			   "filters; no other view (%s given)", views);
 	if (o->compare && (o->legacy || o->verbose || o->histogram || o->bucket_ns ||
 			   o->buckets || o->hist_log || o->hist_cyclictest || o->threshold_ns ||
 			   o->around || o->why || o->wide || o->top_given || o->interval_ns ||
 			   o->openmetrics || o->nlabels))
-		argp_error(state, "--compare takes --json, --html, --window, --fail-if and the "
-			   "filters; no other view");
+		argp_error(state, "--compare takes --json, --html, --window, --fail-if, "
+			   "--no-causes and the filters; no other view");
 }
 
 /*
@@ -223,15 +222,8 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 
 bool report_wants_causes(const struct report_opts *o)
 {
-	if (o->no_causes || o->legacy || o->openmetrics)
+	if (o->no_causes || o->openmetrics)
 		return false;
-	return !o->hist_cyclictest || o->html;
-}
-
-bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r)
-{
-	unsigned int nctx;
-
-	vmt_reader_context_formats(r, &nctx);
-	return nctx && !report_wants_causes(o);
+	/* their own output has none; a page beside it does */
+	return !(o->legacy || o->hist_cyclictest) || o->html;
 }

@@ -58,8 +58,5 @@ void report_check_views(struct argp_state *state, struct report_opts *o);
  * without a page), which then run as fast as on a recording without context events.
  */
 bool report_wants_causes(const struct report_opts *o);
-struct vmt_reader;
-/* Whether r holds the context events to tell causes that o leaves out (said in the views). */
-bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r);
 
 #endif

@@ -142,7 +142,7 @@ widths_ok out.txt || fail "lines over 120 columns"
 # Options the merged figures have no use for are refused, in a line that names the views
 # given; a missing file is an error.
 refused() {	# refused VIEWS: the merge's refusal naming them
-	echo "vmtrace-report: several recordings are merged into figures per exit reason and per file: they take --json, --window and the filters; no other view ($1 given)"
+	echo "vmtrace-report: several recordings are merged into figures per exit reason and per file: they take --json, --window, --no-causes and the filters; no other view ($1 given)"
 }
 for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.html' \
 	'--top 3' '-v --why --wide' '--histogram --buckets 5 --log' '--verbose --legacy' \

@@ -47,6 +47,9 @@ got=$(damaged index.vmt "differs from the end record's index") || exit 1
 $edit r.vmt nolist.vmt meta:-cpus.traced chunk:5:cpu=1048575 || fail vmtedit
 got=$(damaged nolist.vmt "a chunk of CPU 1048575, above any Linux CPU number (8191)") || exit 1
 [ "$got" = $((total - n5)) ] || fail "no cpus.traced: $got events, expected $((total - n5))"
+$edit r.vmt cpu8192.vmt meta:-cpus.traced chunk:5:cpu=8192 || fail vmtedit
+got=$(damaged cpu8192.vmt "a chunk of CPU 8192, above any Linux CPU number (8191)") || exit 1
+[ "$got" = $((total - n5)) ] || fail "CPU 8192: $got events, expected $((total - n5))"
 $edit r.vmt cpu8191.vmt meta:-cpus.traced chunk:5:cpu=8191 || fail vmtedit
 /usr/bin/env time -f %M -o mem.txt vmtrace-report --json cpu8191.vmt >out.txt 2>err.txt ||
 	fail "CPU 8191 without cpus.traced: exit $?: $(cat err.txt)"
