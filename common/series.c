@@ -39,6 +39,12 @@ struct series_work {
 	size_t rows_alloc;
 	uint64_t last;			/* the latest interval any exit fell in */
 	unsigned int heat_shift;	/* a heat column is 2^heat_shift intervals */
+	/*
+	 * opts.fit and the rows outgrew VMT_SERIES_MAX_ROWS: they are gone, and the rest of
+	 * the pass only counts the tasks and the latest end (vmt_series_refit()).
+	 */
+	bool overflow;
+	uint64_t max_end_ns;		/* the latest end of any exit, ns since the start */
 };
 
 static int push_row(struct vmt_series *s, const struct vmt_series_row *row)
@@ -60,6 +66,24 @@ static int push_row(struct vmt_series *s, const struct vmt_series_row *row)
 		w->rows_alloc = n;
 	}
 	s->rows[s->nrows++] = *row;
+	return 0;
+}
+
+/*
+ * ret from filling rows: with opts.fit, -E2BIG drops the rows and turns the pass into a
+ * count of what vmt_series_refit() needs (memory stays at the rows' bound), so 0.
+ */
+static int fit_or_fail(struct vmt_series *s, int ret)
+{
+	struct series_work *w = s->work;
+
+	if (ret != -E2BIG || !w->o.fit)
+		return ret;
+	w->overflow = true;
+	free(s->rows);
+	s->rows = NULL;
+	s->nrows = 0;
+	w->rows_alloc = 0;
 	return 0;
 }
 
@@ -230,12 +254,16 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	struct series_work *w = s->work;
 	const struct vmt_event *ex = p->begin;
 	struct stask *t = *slot;
-	uint64_t ns, idx;
+	uint64_t ns, idx, lat_ns, end_ns;
 	int ret;
 
 	(void)it;
 	/* the same ns since the start as the CSV's start_ns, so both bin alike */
 	ns = vmt_clock_ns(w->clock, ex->ts > w->start_ts ? ex->ts - w->start_ts : 0);
+	lat_ns = vmt_clock_ns(w->clock, p->lat);
+	end_ns = ns + lat_ns;
+	if (end_ns > w->max_end_ns)
+		w->max_end_ns = end_ns;
 	if (!t) {
 		t = new_task(w, p);
 		if (!t)
@@ -245,6 +273,8 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		t->cur_ns = t->cur * w->o.interval_ns;
 		t->first_ns = ns;
 	}
+	if (w->overflow)
+		return 0;	/* the tasks and the end are all vmt_series_refit() needs */
 	if (p->end->has & VMT_EVF_VCPU) {
 		t->vcpu = p->end->vcpu;
 		t->has_vcpu = true;
@@ -260,14 +290,13 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 		idx = ns / w->o.interval_ns;
 		ret = next_interval(s, t, idx);
 		if (ret)
-			return ret;
+			return fit_or_fail(s, ret);
 	}
 	if (t->cur > w->last)
 		w->last = t->cur;
 	t->exits++;
 	/* the exit's time inside this interval; the rest runs on into the next ones */
 	{
-		uint64_t lat_ns = vmt_clock_ns(w->clock, p->lat), end_ns = ns + lat_ns;
 		uint64_t iv_end = t->cur_ns + w->o.interval_ns;
 		uint64_t from = ns > t->cur_ns ? ns : t->cur_ns;
 
@@ -323,9 +352,14 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	}
 	for (t = w->tasks; t; t = t->next) {
 		s->ntasks++;
-		ret = close_upto(s, t, w->last + 1, t->last_end_ns);
+		ret = w->overflow ? 0 : fit_or_fail(s, close_upto(s, t, w->last + 1,
+								   t->last_end_ns));
 		if (ret)
 			return ret;
+	}
+	if (w->overflow) {
+		s->nintervals = 0;	/* no rows: vmt_series_refit() makes them */
+		return 0;
 	}
 	s->nintervals = s->ntasks ? w->last + 1 : 0;
 	if (s->nrows)
@@ -460,20 +494,64 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
 	return 0;
 }
 
-uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
+/* The smallest interval of 1, 2 or 5 times a power of ten ns, at least 1 us, not below want. */
+static uint64_t step_at_least(uint64_t want)
 {
 	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t span = span_ns(r), want, scale;
+	uint64_t scale;
 	unsigned int k;
 
-	if (!span)
-		span = 1000000000ULL * 500;
-	/* the smallest 1-2-5 step at least span / 500: 200 to 500 intervals */
-	want = span / 500;
-	for (scale = 1000;; scale *= 10) {
+	for (scale = 1000; scale <= UINT64_MAX / 50; scale *= 10) {
 		for (k = 0; k < 3; k++) {
 			if (steps[k] * scale >= want)
 				return steps[k] * scale;
 		}
 	}
+	return 10 * scale;	/* 10^19 ns: longer than any span */
+}
+
+uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
+{
+	uint64_t span = span_ns(r);
+
+	if (!span)
+		span = 1000000000ULL * 500;
+	/* the smallest 1-2-5 step at least span / 500: 200 to 500 intervals */
+	return step_at_least(span / 500);
+}
+
+int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r, const struct vmt_iter_opts *io)
+{
+	uint64_t asked = s->interval_ns, cap, want;
+	struct vmt_series_opts o;
+	struct vmt_reader *whole;
+	struct vmt_consumer c;
+	struct vmt_iter it;
+	unsigned int tries;
+	int ret;
+
+	/* more than once only when the exits' ends lied about the span (overlapping exits) */
+	for (tries = 0; s->work && s->work->overflow; tries++) {
+		if (tries == 4 || !s->ntasks || s->ntasks > VMT_SERIES_MAX_ROWS)
+			return -E2BIG;
+		o = s->work->o;
+		/* rows: tasks x (end / interval + 1) at most (close_upto() stops at the end) */
+		cap = VMT_SERIES_MAX_ROWS / s->ntasks;
+		want = s->work->max_end_ns / cap + 1;
+		o.interval_ns = step_at_least(want > o.interval_ns ? want : o.interval_ns + 1);
+		vmt_series_free(s);
+		ret = vmt_series_consumer(s, &o, &c);
+		if (ret)
+			return ret;
+		s->asked_ns = asked;
+		/* a slice of the whole walk: r's own figures stay those of the first pass */
+		ret = vmt_reader_slice(r, 0, UINT64_MAX, &whole);
+		if (ret)
+			return ret;
+		ret = vmt_iterate(whole, io, &c, 1, &it);
+		vmt_reader_close(whole);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -54,6 +54,12 @@ struct vmt_series_opts {
 	uint64_t interval_ns;		/* > 0 */
 	uint64_t window_ns;		/* the sliding window, as the summary's */
 	bool heatmap;			/* also count every exit by time and latency */
+	/*
+	 * Rows past VMT_SERIES_MAX_ROWS end the rows, not the pass: the rest of it counts the
+	 * tasks and the exits' end, and vmt_series_refit() makes the series again at an
+	 * interval they fit (an interval chosen for the caller, not one the user gave).
+	 */
+	bool fit;
 };
 
 struct series_work;
@@ -75,13 +81,15 @@ struct vmt_series {
 	uint64_t *heat;
 	uint32_t heat_cols;
 	uint64_t heat_col_ns;
+	/* the interval first chosen when vmt_series_refit() had to take interval_ns instead */
+	uint64_t asked_ns;
 	struct series_work *work;	/* the consumer's working state during the pass */
 };
 
 /*
  * Prepare s (zeroed here) and a consumer that fills it during vmt_iterate(). Returns 0,
  * -EINVAL (interval 0) or -ENOMEM; vmt_series_free() afterwards either way. The pass
- * returns -E2BIG when the rows would pass VMT_SERIES_MAX_ROWS.
+ * returns -E2BIG when the rows would pass VMT_SERIES_MAX_ROWS (without opts.fit).
  */
 int vmt_series_consumer(struct vmt_series *s, const struct vmt_series_opts *o,
 			struct vmt_consumer *out);
@@ -120,5 +128,14 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
  * else the last page of each CPU, else the recorded duration; 1 s when none is known.
  */
 uint64_t vmt_series_auto_interval(const struct vmt_reader *r);
+/*
+ * After the pass of a series with opts.fit: when its rows did not fit, the series again,
+ * in a pass of its own (a slice of r's whole walk, io as the first pass's) at the shortest
+ * interval of 1, 2 or 5 times a power of ten ns above the first at which its tasks' rows
+ * fit up to the latest exit's end; s->asked_ns then holds the first. 0 (also when the rows
+ * had fit), -E2BIG (more tasks than rows, or the rows outgrew the bound again and again),
+ * -ENOMEM or the pass's error; vmt_series_free() afterwards either way.
+ */
+int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r, const struct vmt_iter_opts *io);
 
 #endif

@@ -86,7 +86,7 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		   struct convert_found *found)
 {
-	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false };
+	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false, false };
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
 	struct vmt_series se;
 	struct vmt_consumer c;

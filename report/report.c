@@ -99,9 +99,9 @@ static int open_input(struct report *rep)
 /* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
 static int add_series(struct report *rep)
 {
+	/* the page's own interval grows until the rows fit; the user's is kept (and refused) */
 	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
-				       rep->o->html != NULL };
-
+				       rep->o->html != NULL, !rep->o->interval_ns };
 	char msg[256];
 
 	if (!so.interval_ns && !so.heatmap)
@@ -200,15 +200,16 @@ static int run_pass(struct report *rep)
 		ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
 	else if (ret == 1)
 		ret = 0;
+	ret = ret ? ret : vmt_series_refit(&rep->series, rep->r, &io);
 	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
 	report_hint_windows(rep->r, rep->o->file);
 	if (ret == -E2BIG)	/* many tasks, or events past the pages' span the interval fits */
-		vmt_err("%s: more than %u rows in the time series%s: choose a longer --interval",
-			rep->o->file, VMT_SERIES_MAX_ROWS, rep->o->interval_ns ? "" :
-			" at the interval chosen for the page (about 500 over its pages' span)");
+		vmt_err("%s: more than %u rows in the time series%s", rep->o->file,
+			VMT_SERIES_MAX_ROWS, rep->o->interval_ns ? ": choose a longer --interval" :
+			" at any interval the page could take (a row per interval and vCPU task)");
 	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	if (!ret && !(ret = list_finish(&rep->thr)))

@@ -30,15 +30,21 @@ struct feed {
 	int ret;
 };
 
-static void feed_start(struct feed *f, uint64_t interval, uint64_t window, bool heat)
+static void feed_start_fit(struct feed *f, uint64_t interval, uint64_t window, bool heat,
+			   bool fit)
 {
-	struct vmt_series_opts o = { interval, window, heat };
+	struct vmt_series_opts o = { interval, window, heat, fit };
 
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(vmt_series_consumer(&f->s, &o, &f->c), 0);
 	f->it.clock = &ns_clock;
 	f->it.start_ts = 1000;		/* times below are since this start */
 	assert_int_equal(f->c.ops->start(f->c.state, &f->it), 0);
+}
+
+static void feed_start(struct feed *f, uint64_t interval, uint64_t window, bool heat)
+{
+	feed_start_fit(f, interval, window, heat, false);
 }
 
 static void feed_pair(struct feed *f, int32_t pid, uint64_t start, uint64_t lat, int vcpu)
@@ -276,7 +282,7 @@ static void test_heat_merge(void **state)
 
 static void test_limits(void **state)
 {
-	struct vmt_series_opts o = { 0, 1000, false };
+	struct vmt_series_opts o = { 0, 1000, false, false };
 	struct vmt_series s;
 	struct vmt_consumer c;
 	struct feed f;
@@ -290,6 +296,18 @@ static void test_limits(void **state)
 	assert_int_equal(f.ret, 0);
 	feed_finish(&f);
 	assert_int_equal(f.ret, -E2BIG);
+	vmt_series_free(&f.s);
+	/* with fit, the same pass ends well: no rows, its tasks counted for vmt_series_refit() */
+	feed_start_fit(&f, 1, 1000, false, true);
+	feed_pair(&f, 100, 10, 3, 0);
+	feed_pair(&f, 101, (uint64_t)VMT_SERIES_MAX_ROWS + 5, 3, 1);
+	feed_pair(&f, 102, (uint64_t)VMT_SERIES_MAX_ROWS + 9, 3, 2);
+	feed_finish(&f);
+	assert_int_equal(f.ret, 0);
+	assert_int_equal(f.s.nrows, 0);
+	assert_null(f.s.rows);
+	assert_int_equal(f.s.nintervals, 0);
+	assert_int_equal(f.s.ntasks, 3);
 	vmt_series_free(&f.s);
 	/* an empty pass: no rows */
 	feed_start(&f, 1000, 1000, true);
@@ -343,6 +361,74 @@ static void test_auto_interval(void **state)
 	vmt_reader_close(r);
 }
 
+/* One pass of a series of r at interval_ns into s, on a reader of its own: its result. */
+static int series_of(const char *path, uint64_t interval_ns, bool fit, struct vmt_series *s,
+		      struct vmt_reader **r)
+{
+	struct vmt_series_opts o = { interval_ns, 1000000, true, fit };
+	struct vmt_iter_opts io = { 0 };
+	struct vmt_consumer c;
+	struct vmt_iter it;
+	char why[256];
+
+	assert_int_equal(vmt_reader_open(path, NULL, r, why, sizeof(why)), 0);
+	assert_int_equal(vmt_series_consumer(s, &o, &c), 0);
+	return vmt_iterate(*r, &io, &c, 1, &it);
+}
+
+/*
+ * The bundled sample at 1 us: 2 s of it outgrow the rows. With fit the pass ends well and
+ * vmt_series_refit() takes the shortest 1-2-5 step that fits; its rows and heatmap are those
+ * of a fresh pass at that interval, and the reader's figures stay the first pass's.
+ */
+static void test_refit(void **state)
+{
+	const char *path = TOP_SRCDIR "/tests/data/sample-kvm.vmt";
+	struct vmt_iter_opts io = { 0 };
+	struct vmt_reader_stats before;
+	struct vmt_series s, fresh, at_fit;
+	struct vmt_reader *r, *r2, *r3;
+	uint64_t iv;
+
+	(void)state;
+	assert_int_equal(series_of(path, 1000, true, &s, &r), 0);
+	assert_int_equal(s.nrows, 0);
+	assert_true(s.ntasks > 0);
+	before = *vmt_reader_stats(r);
+	assert_int_equal(vmt_series_refit(&s, r, &io), 0);
+	assert_memory_equal(&before, vmt_reader_stats(r), sizeof(before));
+	iv = s.interval_ns;
+	assert_int_equal(s.asked_ns, 1000);
+	assert_true(s.nrows > 0 && s.nrows <= VMT_SERIES_MAX_ROWS);
+	assert_int_equal(s.nrows, s.ntasks * s.nintervals);
+	/* 1, 2 or 5 times a power of ten, and the step below does not fit */
+	{
+		uint64_t m = iv, below;
+
+		while (m % 10 == 0)
+			m /= 10;
+		assert_true(m == 1 || m == 2 || m == 5);
+		below = m == 2 ? iv / 2 : m == 5 ? iv / 5 * 2 : iv / 2;
+		assert_int_equal(series_of(path, below, false, &fresh, &r2), -E2BIG);
+		vmt_series_free(&fresh);
+		vmt_reader_close(r2);
+	}
+	assert_int_equal(series_of(path, iv, false, &at_fit, &r3), 0);
+	assert_int_equal(at_fit.nrows, s.nrows);
+	assert_int_equal(at_fit.nintervals, s.nintervals);
+	assert_memory_equal(at_fit.rows, s.rows, s.nrows * sizeof(*s.rows));
+	assert_int_equal(at_fit.heat_cols, s.heat_cols);
+	assert_memory_equal(at_fit.heat, s.heat,
+			    (size_t)VMT_SERIES_HEAT_MAX_COLS * VMT_SERIES_HEAT_ROWS * sizeof(*s.heat));
+	vmt_series_free(&at_fit);
+	vmt_reader_close(r3);
+	/* rows that fit: nothing to do */
+	assert_int_equal(vmt_series_refit(&s, r, &io), 0);
+	assert_int_equal(s.interval_ns, iv);
+	vmt_series_free(&s);
+	vmt_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_heat_bins),
 		cmocka_unit_test(test_auto_interval),
+		cmocka_unit_test(test_refit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
