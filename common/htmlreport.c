@@ -860,7 +860,7 @@ static void over_time(struct page *p)
 	const struct vmt_series *se = p->se;
 	size_t i, n = s->ntasks < VMT_HTML_MAX_TASKS ? s->ntasks : VMT_HTML_MAX_TASKS;
 	struct tpoint *pt;
-	char b[32];
+	char b[32], b2[32];
 
 	out(p, "<section id=\"over-time\"><h2>Over time</h2>");
 	if (!se || !se->nintervals || !n) {
@@ -880,6 +880,14 @@ static void over_time(struct page *p)
 			  fmt_ns(se->interval_ns, b, sizeof(b)),
 			  p->w == &kvm_words ? "time out of the guest" : "time in pairs",
 			  p->w == &kvm_words ? "exit's" : "pair's", p->w->span, p->w->one);
+	/* the interval was coarsened for the rows' bound (series.h): say from what, and why */
+	if (se->asked_ns)
+		vmt_outbuf_printf(p->o, "<p class=\"note\" id=\"interval-note\">The interval is "
+				  "%s, not the %s the recording's span asks for: a series holds "
+				  "%u rows, one per interval and %s, and %zu %s need more at that."
+				  "</p>", fmt_ns(se->interval_ns, b, sizeof(b)),
+				  fmt_ns(se->asked_ns, b2, sizeof(b2)), VMT_SERIES_MAX_ROWS,
+				  p->w->task, se->ntasks, p->w->tasks);
 	for (i = 0; i < n; i++) {
 		long col = series_column(se, s->tasks[i].pid);
 
