@@ -377,28 +377,28 @@ static int series_of(const char *path, uint64_t interval_ns, bool fit, struct vm
 }
 
 /*
- * The bundled sample at 1 us: 2 s of it outgrow the rows. With fit the pass ends well and
- * vmt_series_refit() takes the shortest 1-2-5 step that fits; its rows and heatmap are those
- * of a fresh pass at that interval, and the reader's figures stay the first pass's.
+ * Recordings at an interval at which their rows do not fit. With fit the pass ends well and
+ * vmt_series_refit() takes the shortest 1-2-5 step (1 us at least) that fits; its rows and
+ * heatmap are those of a fresh pass at that interval, and the reader's figures stay the
+ * first pass's.
  */
-static void test_refit(void **state)
+static void refit_one(const char *path, uint64_t first_ns, uint64_t want_ns)
 {
-	const char *path = TOP_SRCDIR "/tests/data/sample-kvm.vmt";
 	struct vmt_iter_opts io = { 0 };
 	struct vmt_reader_stats before;
 	struct vmt_series s, fresh, at_fit;
 	struct vmt_reader *r, *r2, *r3;
 	uint64_t iv;
 
-	(void)state;
-	assert_int_equal(series_of(path, 1000, true, &s, &r), 0);
+	assert_int_equal(series_of(path, first_ns, true, &s, &r), 0);
 	assert_int_equal(s.nrows, 0);
 	assert_true(s.ntasks > 0);
 	before = *vmt_reader_stats(r);
 	assert_int_equal(vmt_series_refit(&s, r, &io), 0);
 	assert_memory_equal(&before, vmt_reader_stats(r), sizeof(before));
 	iv = s.interval_ns;
-	assert_int_equal(s.asked_ns, 1000);
+	assert_int_equal(iv, want_ns);
+	assert_int_equal(s.asked_ns, first_ns);
 	assert_true(s.nrows > 0 && s.nrows <= VMT_SERIES_MAX_ROWS);
 	assert_int_equal(s.nrows, s.ntasks * s.nintervals);
 	/* 1, 2 or 5 times a power of ten, and the step below does not fit */
@@ -408,11 +408,14 @@ static void test_refit(void **state)
 		while (m % 10 == 0)
 			m /= 10;
 		assert_true(m == 1 || m == 2 || m == 5);
+		if (iv == 1000)
+			goto at_fit;	/* no step below */
 		below = m == 2 ? iv / 2 : m == 5 ? iv / 5 * 2 : iv / 2;
 		assert_int_equal(series_of(path, below, false, &fresh, &r2), -E2BIG);
 		vmt_series_free(&fresh);
 		vmt_reader_close(r2);
 	}
+at_fit:
 	assert_int_equal(series_of(path, iv, false, &at_fit, &r3), 0);
 	assert_int_equal(at_fit.nrows, s.nrows);
 	assert_int_equal(at_fit.nintervals, s.nintervals);
@@ -427,6 +430,20 @@ static void test_refit(void **state)
 	assert_int_equal(s.interval_ns, iv);
 	vmt_series_free(&s);
 	vmt_reader_close(r);
+}
+
+static void test_refit(void **state)
+{
+	(void)state;
+	/*
+	 * Worked out from vmtrace-convert --csv's rows: the last exit's end E ns and T tasks
+	 * need the first step above E / (262144 / T). 2.0006 s of one task: 7632 ns, so 10 us.
+	 */
+	refit_one(TOP_SRCDIR "/tests/data/sample-kvm.vmt", 1000, 10000);
+	/* a trace.dat (no chunk index, chunks read in another order), 36 ms of one task */
+	refit_one(TOP_SRCDIR "/tests/data/tracedat/kvm.v7zstd.dat", 100, 1000);
+	/* with context events, 2.06 s of two tasks: 15752 ns, so 20 us */
+	refit_one(TOP_SRCDIR "/tests/data/why/sample/kvm.vmt", 1000, 20000);
 }
 
 int main(void)
