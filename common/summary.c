@@ -8,6 +8,7 @@
 
 #include "summary.h"
 #include "summary_impl.h"
+#include "vmfind.h"
 
 static void group_init(struct vmt_group *g)
 {
@@ -380,6 +381,21 @@ static __attribute__((noinline)) int add_head(struct task *t, uint64_t start, ui
 	return 0;
 }
 
+/* opts.vmmap: the pair in its task's VM's distribution of reason g (vmreason.h). */
+static int vm_reason_add(struct vmt_summary *s, struct task *t, const struct vmt_group *g,
+			 const struct vmt_latval *lv)
+{
+	const struct vmt_vmmap *m = s->work->o.vmmap;
+	struct vmt_latdist *d;
+	unsigned int vcpu;
+
+	if (!t->vm_known && vmt_vmmap_lookup(m, t->g.pid, &t->vm, &vcpu))
+		t->vm = vmt_vmmap_count(m);
+	t->vm_known = true;
+	d = vmt_vmreasons_get(&s->vmreasons, t->vm, (size_t)(g - s->reasons), g->isa, g->key);
+	return d ? vmt_latdist_add_val(d, lv) : -ENOMEM;
+}
+
 static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p, void **slot)
 {
 	struct vmt_summary *s = state;
@@ -461,6 +477,8 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 			ret = -ENOMEM;
 		else if (p->why && !why_deferred(p->why))
 			vmt_whysum_add(&g->why, p->why);
+		if (g && s->vmreasons.on && vm_reason_add(s, t, g, &lv))
+			ret = -ENOMEM;
 	}
 	if (top_wants(s, p->lat))
 		top_add(s, p);
@@ -760,6 +778,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	}
 	s->lat = s->all.st;
 	compact_cpus(s);
+	vmt_vmreasons_sort(&s->vmreasons);	/* by the reasons' keys: theirs are sorted next */
 	if (s->nreasons)
 		qsort(s->reasons, s->nreasons, sizeof(*s->reasons), by_total);
 	if (s->ntop)
@@ -827,6 +846,8 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
 		if (s->why)
 			why_fill(&out->reasons[i]);
 	}
+	if (!ret)
+		ret = vmt_vmreasons_copy(&out->vmreasons, &s->vmreasons);
 	/* by CPU number, as during the pass; the empty ones go below */
 	for (i = 0; i < s->ncpus && !ret; i++, out->ncpus++)
 		ret = group_copy(&out->cpus[i], &s->cpus[i]);
@@ -929,6 +950,8 @@ int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o
 	if (!s->work)
 		return -ENOMEM;
 	s->work->o = *o;
+	if (o->vmmap)
+		vmt_vmreasons_init(&s->vmreasons, vmt_vmmap_count(o->vmmap));
 	out->ops = &summary_ops;
 	out->state = s;
 	return 0;
@@ -943,6 +966,7 @@ void vmt_summary_free(struct vmt_summary *s)
 	vmt_latdist_free(&s->all);
 	for (i = 0; i < s->nreasons; i++)
 		vmt_latdist_free(&s->reasons[i].d);
+	vmt_vmreasons_free(&s->vmreasons);
 	for (i = 0; i < ncpus; i++)
 		vmt_latdist_free(&s->cpus[i].d);
 	for (i = 0; i < s->ntasks; i++)

@@ -19,6 +19,7 @@
 #include "latstat.h"
 #include "pairing.h"
 #include "reader.h"
+#include "vmreason.h"
 
 #define VMT_DEFAULT_WINDOW_NS 1000000ULL
 
@@ -29,6 +30,11 @@ struct vmt_summary_opts {
 	uint64_t hist_bucket_ns;	/* linear bucket width */
 	unsigned int hist_buckets;	/* buckets before the overflow one */
 	bool hist_log;			/* log2 buckets instead of linear */
+	/*
+	 * A recording's VM map (vmfind.h), or NULL: with one, the exits per VM and reason too
+	 * (vmreasons), for OpenMetrics. Read only; the caller keeps it past the summary's end.
+	 */
+	const struct vmt_vmmap *vmmap;
 };
 
 /* One group of exits: all, one reason, one pCPU or one task. */
@@ -109,6 +115,7 @@ struct vmt_summary {
 	struct vmt_exitreasons *names;
 	struct vmt_group *reasons;	/* most total time first */
 	size_t nreasons;
+	struct vmt_vmreasons vmreasons;	/* with opts.vmmap: per VM and reason, by VM */
 	struct vmt_group *cpus;		/* by CPU number */
 	size_t ncpus;
 	struct vmt_group *tasks;	/* vCPU threads, most pairs first */

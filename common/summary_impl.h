@@ -31,6 +31,9 @@ struct task {
 	uint32_t home_cpu;		/* the pCPU of the task's first exit */
 	bool migrated;
 	uint64_t key;			/* vmt_pairing_task_key() */
+	/* opts.vmmap: the map's VM of the task (its count: none), once vm_known */
+	unsigned int vm;
+	bool vm_known;
 	/*
 	 * A slice's summary (vmt_summary_slice): the intervals whose window may reach back
 	 * before the task's first exit in the slice, where an earlier slice's intervals lie

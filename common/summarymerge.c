@@ -194,6 +194,16 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
 		if (!g || vmt_latdist_merge(&g->d, &r->d))
 			return -ENOMEM;
 	}
+	for (i = 0; i < from->vmreasons.n; i++) {
+		const struct vmt_vmreason *e = &from->vmreasons.v[i];
+		struct vmt_group *g = vmt_summary_reason_group(into, e->isa, e->key);
+		struct vmt_latdist *d = !g ? NULL : vmt_vmreasons_get(&into->vmreasons, e->vm,
+								      (size_t)(g - into->reasons),
+								      e->isa, e->key);
+
+		if (!d || vmt_latdist_merge(d, &e->d))
+			return -ENOMEM;
+	}
 	for (i = 0; i < from->ntop; i++)
 		vmt_summary_top_insert(into, &from->top[i]);
 	/* in time order: a later slice's name for a pid is the later one, as in one pass */
