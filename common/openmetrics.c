@@ -323,46 +323,87 @@ static void free_labels(char **l, size_t n)
 	free(l);
 }
 
-/* Each reason's labels (labels_of(); release with free_labels()) into (*out)[i]. */
-static int reason_labels(const struct vmt_summary *s, char ***out)
+/* The per-reason samples: their labels (labels_of()) and distributions, in order. */
+struct reason_rows {
+	size_t n;
+	char **labels;			/* free_labels() */
+	const struct vmt_latdist **d;
+};
+
+/* s->reasons' index of e's reason (s->nreasons when it has none: never after a pass). */
+static size_t reason_index(const struct vmt_summary *s, const struct vmt_vmreason *e)
 {
-	char buf[160], **l = calloc(s->nreasons ? s->nreasons : 1, sizeof(*l));
 	size_t i;
+
+	for (i = 0; i < s->nreasons; i++) {
+		if (s->reasons[i].isa == e->isa && s->reasons[i].key == e->key)
+			break;
+	}
+	return i;
+}
+
+/*
+ * One row per reason; with by_vm, one per VM and reason instead (the reasons in their
+ * order, each one's VMs in the map's, the tasks it lacks last as vm=""), so that two VMs'
+ * exits of a reason are two series, neither summed into one nor the same one twice.
+ */
+static int reason_rows(const struct om *om, bool by_vm, struct reason_rows *rr)
+{
+	const struct vmt_summary *s = om->s;
+	const struct vmt_vmreasons *vr = &s->vmreasons;
+	size_t n = by_vm ? vr->n : s->nreasons, i, j, k = 0;
+	char buf[160];
 	int ret = 0;
 
-	if (!l)
+	rr->n = n;
+	rr->labels = calloc(n ? n : 1, sizeof(*rr->labels));
+	rr->d = calloc(n ? n : 1, sizeof(*rr->d));
+	if (!rr->labels || !rr->d)
 		return -ENOMEM;
-	for (i = 0; !ret && i < s->nreasons; i++)
-		ret = labels_of("reason", reason_label(s, i, buf, sizeof(buf)), NULL, NULL, &l[i]);
-	if (ret) {
-		free_labels(l, s->nreasons);
-		return ret;
+	for (i = 0; !ret && i < s->nreasons; i++) {
+		reason_label(s, i, buf, sizeof(buf));
+		if (!by_vm) {
+			rr->d[k] = &s->reasons[i].d;
+			ret = labels_of("reason", buf, NULL, NULL, &rr->labels[k++]);
+			continue;
+		}
+		for (j = 0; !ret && j < vr->n; j++) {
+			const struct vmt_vmreason *e = &vr->v[j];
+
+			if (reason_index(s, e) != i || k == n)
+				continue;
+			rr->d[k] = &e->d;
+			ret = labels_of("vm", e->vm < vmt_vmmap_count(om->vmmap) ?
+					vmt_vmmap_name(om->vmmap, e->vm) : "", "reason", buf,
+					&rr->labels[k++]);
+		}
 	}
-	*out = l;
-	return 0;
+	rr->n = k;
+	return ret;
 }
 
 static int per_reason(struct om *om)
 {
-	const struct vmt_summary *s = om->s;
-	char **labels;
+	bool by_vm = om->vmmap && !om->base_vm && om->s->vmreasons.on;
+	struct reason_rows rr = { 0 };
 	size_t i;
 	int ret;
 
-	ret = reason_labels(s, &labels);
-	if (ret)
-		return ret;
-	family(om, "vmtrace_exits", FAM_COUNTER, false,
-	       "Exits (exit-entry pairs) per exit reason.");
-	for (i = 0; i < s->nreasons; i++)
-		sample_u64(om, "vmtrace_exits_total", labels[i], s->reasons[i].d.st.count);
-	family(om, "vmtrace_exit_latency_seconds", FAM_HISTOGRAM, true,
-	       "Time from an exit to the next entry of the same task, per exit reason; bounds "
-	       "2^k-1 ns, k=6..32.");
-	for (i = 0; i < s->nreasons; i++)
-		histogram(om, labels[i], &s->reasons[i].d);
-	free_labels(labels, s->nreasons);
-	return 0;
+	ret = reason_rows(om, by_vm, &rr);
+	if (!ret) {
+		family(om, "vmtrace_exits", FAM_COUNTER, false,
+		       "Exits (exit-entry pairs) per exit reason.");
+		for (i = 0; i < rr.n; i++)
+			sample_u64(om, "vmtrace_exits_total", rr.labels[i], rr.d[i]->st.count);
+		family(om, "vmtrace_exit_latency_seconds", FAM_HISTOGRAM, true,
+		       "Time from an exit to the next entry of the same task, per exit reason; "
+		       "bounds 2^k-1 ns, k=6..32.");
+		for (i = 0; i < rr.n; i++)
+			histogram(om, rr.labels[i], rr.d[i]);
+	}
+	free_labels(rr.labels, rr.n);
+	free(rr.d);
+	return ret;
 }
 
 /*

@@ -60,7 +60,8 @@ struct vmt_openmetrics_labels {
 	size_t nextra;
 	/*
 	 * The recording's VM map (vmtrace-record --vm; vmfind.h) or NULL. When vm is not
-	 * given, every sample of the per-task families then has a vm label too: its task's
+	 * given, every sample of the per-task families (and the per-reason ones, with the
+	 * summary's vmreasons) then has a vm label too: its task's
 	 * VM's name, "" when the map does not know the task (Prometheus reads an empty value
 	 * as no label), so that sum by (vm) adds a VM's vCPUs. Never two vm labels on a
 	 * sample: a given vm is the only one. Read only; the caller keeps it.
@@ -71,10 +72,10 @@ struct vmt_openmetrics_labels {
 /*
  * The families (every name starts with vmtrace_; labels host, vm, the caller's extra ones,
  * then the others):
- *   vmtrace_exits_total{reason}                  counter  exit-entry pairs per exit reason
+ *   vmtrace_exits_total{vm,reason}               counter  exit-entry pairs per exit reason
  *   vmtrace_vcpu_exits_total{vm,vcpu}            counter  pairs per vCPU task
  *   vmtrace_out_of_guest_seconds_total{vm,vcpu}  counter  time between exit and entry
- *   vmtrace_exit_latency_seconds{reason}         histogram _bucket{le}, _sum, _count
+ *   vmtrace_exit_latency_seconds{vm,reason}      histogram _bucket{le}, _sum, _count
  *   vmtrace_worst_window_seconds{vm,vcpu}        gauge    the task's largest out-of-guest
  *                                                         time inside any sliding window
  *   vmtrace_window_seconds                       gauge    that window's length
@@ -82,7 +83,9 @@ struct vmt_openmetrics_labels {
  *   vmtrace_orphans_total                        counter  exits or entries without pair
  * reason: the exit reason's name ("hlt"), "NAME(0xCODE)" when two ISAs share a name, or
  * "0xCODE" when no table knows it (a syscall pair: the syscall number; "0xCODE (isa N)"
- * when two ISAs have it). vm: only with a map and no vm of the caller's (above). vcpu: the
+ * when two ISAs have it). vm: only with a map and no vm of the caller's (above); on the
+ * per-reason families only when the summary kept its exits per VM (summary.h's opts.vmmap,
+ * s->vmreasons): a series per VM and reason, the tasks of no VM last as vm="". vcpu: the
  * vCPU index (the events' own, else the map's index of the thread, as the JSON report's
  * vcpus), "1 (pid 1234)" when two tasks of the same vm label have the same index (two VMs'
  * vCPU 0 are vm="a",vcpu="0" and vm="b",vcpu="0"), "pid 1234" when neither gives one.

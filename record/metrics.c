@@ -53,6 +53,7 @@ int rec_metrics_new(const char *path, uint64_t interval_ns, const struct vmt_kvb
 	/* none without --vm; a map the report could not read either is left out alike */
 	if (ret != -ENOMEM)
 		ret = 0;
+	so.vmmap = m->vmmap;	/* the per-reason samples per VM too (openmetrics.h) */
 	if (!ret)
 		ret = vmt_summary_consumer(&m->s, &so, &m->c);
 	if (!ret && !m->path)

@@ -129,6 +129,7 @@ static int set_up_views(struct report *rep)
 	so.hist_bucket_ns = o->bucket_ns ? o->bucket_ns : 1000;
 	so.hist_buckets = o->buckets ? o->buckets : (o->hist_log ? 40 : 100);
 	so.hist_log = o->hist_log;
+	so.vmmap = o->openmetrics ? vmt_reader_vmmap(rep->r) : NULL;	/* per VM and reason */
 	report_trigger_read(rep->r, &rep->trig);
 	rep->around_ns = o->around_trigger ? rep->trig.at_ns : o->around_ns;
 	if (o->around_trigger && !rep->trig.in_file) {

@@ -5,7 +5,9 @@
 # vmtrace-report --openmetrics gives the per-vCPU samples a vm label, parsed here by
 # python3-prometheus-client's OpenMetrics parser. Per VM, the sums of the exits and of the
 # out-of-guest seconds equal twovms.py's count of what it wrote, a recount of
-# vmtrace-convert --csv's rows by their vm column, and the JSON's vcpus by their vm;
+# vmtrace-convert --csv's rows by their vm column, and the JSON's vcpus by their vm; the
+# per-reason samples are per VM and reason too, their exits, counts and sums a recount of
+# the CSV's rows by vm and reason (not two VMs summed, nor one series twice);
 # vm="web1",vcpu="0" and vm="db",vcpu="0" need no pid; filtered with --vm db, every sample
 # has vm="db". openmetrics_check.py checks every
 # sample against the JSON and the CSV; promtool (when installed) lints the textfile form,
@@ -69,17 +71,40 @@ labels = sorted((s.labels["vm"], s.labels["vcpu"]) for s in fams["vmtrace_vcpu_e
 expect = sorted(x for x in [("web1", "0"), ("web1", "1"), ("db", "0"), ("db", "1"), ("", "0")]
                 if only is None or x[0] == only)
 assert labels == expect, labels
-# the per-task families alone name VMs; filtered to one VM, every sample does (its
-# per-reason, histogram, lost, orphans and window series are that VM's, not the host's)
+# per VM and reason: exits, the histogram's count and sum a series each, recounted from the
+# CSV's rows by their vm and reason columns (both VMs and the task of neither, vm "")
+def per_vm_reason(name):
+    got = {}
+    for s in fams[name[0]].samples:
+        if s.name == name[0] + name[1]:
+            key = (s.labels["vm"], s.labels["reason"])
+            assert key not in got, ("twice", s)
+            got[key] = round(s.value * name[2])
+    return got
+count, total = {}, {}
+for r in csv.DictReader(open(rows)):
+    key = (only if only is not None else r["vm"], r["reason"])
+    count[key] = count.get(key, 0) + 1
+    total[key] = total.get(key, 0) + int(r["latency_ns"])
+assert len({vm for vm, _ in count}) == (1 if only else 3) and len(count) == (4 if only else 12), count
+for fam, want_vr in ((("vmtrace_exits", "_total", 1), count),
+                     (("vmtrace_exit_latency_seconds", "_count", 1), count),
+                     (("vmtrace_exit_latency_seconds", "_sum", 1e9), total)):
+    got = per_vm_reason(fam)
+    assert got == want_vr, (fam, "metrics", got, "CSV", want_vr)
+# the per-task and per-reason families name VMs; filtered to one VM, every sample does (its
+# lost, orphans and window series are that VM's, not the host's)
 for f in fams.values():
     for s in f.samples:
         if only is not None:
             assert s.labels.get("vm") == only, s
         else:
-            assert "vm" not in s.labels or f.name in ("vmtrace_vcpu_exits",
-                   "vmtrace_out_of_guest_seconds", "vmtrace_worst_window_seconds"), s
-print("per VM (%s): exits and out-of-guest time equal twovms.py, the CSV and the JSON"
-      % ", ".join("%s %d" % (vm or '""', v["count"]) for vm, v in sorted(want.items())))
+            assert ("vm" in s.labels) == (f.name not in ("vmtrace_window_seconds",
+                   "vmtrace_lost_events", "vmtrace_lost_uncounted", "vmtrace_orphans")), s
+print("per VM (%s): exits and out-of-guest time equal twovms.py, the CSV and the JSON; "
+      "%d series per VM and reason equal the CSV"
+      % (", ".join("%s %d" % (vm or '""', v["count"]) for vm, v in sorted(want.items())),
+         len(count)))
 PY
 }
 check
@@ -128,6 +153,27 @@ assert all(e["vm"] == vm_of[e["pid"]] for e in ev), [e for e in ev if e["vm"] !=
 assert {e["vm"] for e in ev} == {"web1", "db", None}, {e["vm"] for e in ev}
 print("around: %d events, vm as the map says" % len(ev))
 PY
+# In time slices (summaries merged: common/summarymerge.c) the series per VM and reason are
+# one pass's, byte for byte, and a recount of the CSV: a generated recording with the map of
+# two VMs (tasks 1000 and 1001 web1's, 1002 db's, 1003 neither's) in many small chunks.
+"$HELPERS/mkvmt" --meta vm.count=2 --meta vm.0.name=web1 --meta vm.0.pid=900 \
+	--meta vm.0.vcpus=1000:0,1001:1 --meta vm.1.name=db --meta vm.1.pid=901 \
+	--meta vm.1.vcpus=1002:0 --chunk-pages 4 --random 100000 4 \
+	"$DATA/formats/linux-6.18-x86_64" rvm.vmt >/dev/null || fail "mkvmt --random with a map"
+VMTRACE_TEST_SLICES=6 vmtrace-report --jobs 3 --openmetrics rvm.vmt >sliced.om 2>sliced.err ||
+	fail "--openmetrics in slices"
+grep -qx "vmtrace-report: 6 time slices" sliced.err || fail "not in slices: $(cat sliced.err)"
+VMTRACE_TEST_SLICES=0 vmtrace-report --jobs 1 --openmetrics rvm.vmt >one.om 2>one.err ||
+	fail "--openmetrics in one pass"
+grep -qx "vmtrace-report: 0 time slices" one.err || fail "not one pass: $(cat one.err)"
+cmp -s sliced.om one.om || fail "--openmetrics: the slices' metrics differ from one pass's"
+grep -q '^vmtrace_exits_total{host="mkvmt",vm="db",reason="[a-z]*"} [1-9]' one.om ||
+	fail "--openmetrics: no exits of db per reason"
+vmtrace-report --json rvm.vmt >rvm.json || fail "--json rvm.vmt"
+vmtrace-convert --csv rvm.vmt >rvm.csv || fail "--csv rvm.vmt"
+$PY "$top_srcdir/tests/helpers/openmetrics_check.py" sliced.om rvm.json rvm.csv mkvmt ||
+	fail "--openmetrics in slices: the metrics differ from the JSON or the CSV (above)"
+
 # A VM name that is not UTF-8 (a stray byte, a character cut short): the exposition stays
 # UTF-8, each such byte a U+FFFD, as Python's own decoding with "replace" gives it
 $PY - vms.txt bad.txt <<'PY' || fail "writing a name that is not UTF-8"

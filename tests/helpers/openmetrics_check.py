@@ -9,8 +9,9 @@ independent of ours, strict about the format). Every counter and gauge must equa
 report's figure; every histogram bucket must equal a recount of the exits' latencies from
 vmtrace-convert --csv; the bucket that holds each reason's p99 (per the JSON) is the one
 where the cumulative count first reaches the p99's rank. With a VM map in the recording, the
-per-task samples' vm label must be the JSON's vm of the task. Prints one line per check group
-and exits 1 on the first mismatch.
+per-task samples' vm label must be the JSON's vm of the task; per-reason samples of several
+vm labels are per VM and reason, each histogram a recount of the CSV's rows of that vm and
+reason. Prints one line per check group and exits 1 on the first mismatch.
 """
 import csv
 import json
@@ -72,13 +73,22 @@ def main():
     def samples(fam, suffix=""):
         return [s for s in fams[fam].samples if s.name == fam + suffix]
 
-    # exits per reason and the histogram's count and sum
-    exits = {s.labels["reason"]: s.value for s in samples("vmtrace_exits", "_total")}
+    # exits per reason and the histogram's count and sum: a series per reason, or with a VM
+    # map one per VM and reason (vm "" for the tasks the map lacks), summed here per reason
+    def by_reason(fam, suffix):
+        out, seen = {}, set()
+        for s in samples(fam, suffix):
+            key = (s.labels.get("vm"), s.labels["reason"], s.labels.get("le"))
+            if key in seen:
+                fail("%s: %r twice" % (s.name, key))
+            seen.add(key)
+            out[s.labels["reason"]] = out.get(s.labels["reason"], 0) + s.value
+        return out
+    exits = by_reason("vmtrace_exits", "_total")
     if len(exits) != len(rep["reasons"]):
         fail("%d reasons in the metrics, %d in the JSON" % (len(exits), len(rep["reasons"])))
-    counts = {s.labels["reason"]: s.value
-              for s in samples("vmtrace_exit_latency_seconds", "_count")}
-    sums = {s.labels["reason"]: s.value for s in samples("vmtrace_exit_latency_seconds", "_sum")}
+    counts = by_reason("vmtrace_exit_latency_seconds", "_count")
+    sums = by_reason("vmtrace_exit_latency_seconds", "_sum")
     for r in rep["reasons"]:
         lab = reason_label(r)
         if exits.get(lab) != r["count"] or counts.get(lab) != r["count"]:
@@ -94,32 +104,43 @@ def main():
     print("exits per reason: %d reasons, %d pairs, counts and sums equal the JSON"
           % (len(exits), kept))
 
-    # buckets: against a recount of the CSV's latencies
+    # buckets: against a recount of the CSV's latencies, per VM and reason when the samples
+    # carry several vm labels (the CSV's vm column: "" for a task of no VM), else per reason
+    # (one vm label: the exposition's, of a recording or a report of one VM)
+    by_vm = len({s.labels.get("vm") for s in samples("vmtrace_exits", "_total")}) > 1
     lats = {}
     with open(sys.argv[3]) as f:
         for row in csv.DictReader(f):
             lab = row["reason"] if row["reason"] else "0x%x" % int(row["reason_code"])
-            lats.setdefault(lab, []).append(int(row["latency_ns"]))
-    buckets = {}
+            lats.setdefault((row["vm"] if by_vm else None, lab), []).append(int(row["latency_ns"]))
+    buckets, per_reason = {}, {}
     for s in samples("vmtrace_exit_latency_seconds", "_bucket"):
-        buckets.setdefault(s.labels["reason"], []).append((float(s.labels["le"]), s.value))
+        key = (s.labels.get("vm") if by_vm else None, s.labels["reason"])
+        buckets.setdefault(key, []).append((float(s.labels["le"]), s.value))
+        le = float(s.labels["le"])
+        bs = per_reason.setdefault(s.labels["reason"], {})
+        bs[le] = bs.get(le, 0) + s.value
+    if set(buckets) != set(lats):
+        fail("histograms of %s, the CSV has %s" % (sorted(buckets), sorted(lats)))
     nb = 0
-    for r in rep["reasons"]:
-        lab = reason_label(r)
-        bs = sorted(buckets[lab])
-        if not math.isinf(bs[-1][0]) or bs[-1][1] != r["count"]:
-            fail("reason %s: +Inf bucket %r" % (lab, bs[-1]))
-        vals = lats.get(lab, [])
-        if len(vals) != r["count"]:
-            fail("reason %s: %d exits in the CSV, %d in the JSON" % (lab, len(vals), r["count"]))
+    for key, bs in buckets.items():
+        bs.sort()
+        vals = lats[key]
+        if not math.isinf(bs[-1][0]) or bs[-1][1] != len(vals):
+            fail("%r: +Inf bucket %r, the CSV %d" % (key, bs[-1], len(vals)))
         for le, c in bs[:-1]:
             bound = ns(le)
             if bound != 2 ** round(math.log2(bound + 1)) - 1:
                 fail("bound %r is not 2^k-1 ns" % le)
             n = sum(1 for v in vals if v <= bound)
             if c != n:
-                fail("reason %s: bucket le=%r holds %d, the CSV %d" % (lab, le, c, n))
+                fail("%r: bucket le=%r holds %d, the CSV %d" % (key, le, c, n))
             nb += 1
+    for r in rep["reasons"]:
+        lab = reason_label(r)
+        bs = sorted(per_reason[lab].items())
+        if bs[-1][1] != r["count"]:
+            fail("reason %s: %d exits in its buckets, %d in the JSON" % (lab, bs[-1][1], r["count"]))
         # the bucket of the p99: where the cumulative count first reaches its rank
         if r["count"]:
             p99 = r["p99_ns"]

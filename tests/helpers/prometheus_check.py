@@ -9,7 +9,8 @@ Waits (up to TIMEOUT_S) until every host's series are in Prometheus, then: every
 count and sum equals the JSON; histogram_quantile(0.99, ...) per reason and per host (all
 reasons) lies in the same bucket (between the same 2^k-1 ns bounds) as the report's p99;
 the README's "worst 1 ms window" query names the JSON's worst window per host; with a VM
-map, the per-task series carry the JSON's vm and sum by (host, vm) adds up each VM's.
+map, the per-task series carry the JSON's vm and sum by (host, vm) adds up each VM's, and
+the per-reason series are those of the JSON's tasks' VMs (summed per reason above).
 """
 import json
 import math
@@ -114,9 +115,17 @@ def main():
 
     for host, rep in reps.items():
         sel = '{host="%s"}' % host
-        exits = by(query(url, "vmtrace_exits_total" + sel), "reason")
-        counts = by(query(url, "vmtrace_exit_latency_seconds_count" + sel), "reason")
-        sums = by(query(url, "vmtrace_exit_latency_seconds_sum" + sel), "reason")
+        # with a VM map a series per VM and reason: summed per reason, the JSON's reasons
+        exits = by(query(url, "sum by (reason) (vmtrace_exits_total%s)" % sel), "reason")
+        counts = by(query(url, "sum by (reason) (vmtrace_exit_latency_seconds_count%s)" % sel),
+                    "reason")
+        sums = by(query(url, "sum by (reason) (vmtrace_exit_latency_seconds_sum%s)" % sel),
+                  "reason")
+        vms = by(query(url, "count by (vm) (vmtrace_exits_total%s)" % sel), "vm")
+        want_vms = {t["vm"] for t in rep["vcpus"]}
+        if set(vms) != want_vms:
+            fail("%s: per-reason series of VMs %s, the JSON's tasks are of %s"
+                 % (host, sorted(map(str, vms)), sorted(map(str, want_vms))))
         if len(exits) != len(rep["reasons"]):
             fail("%s: %d reasons in Prometheus, %d in the JSON" % (host, len(exits),
                                                                    len(rep["reasons"])))
@@ -127,8 +136,9 @@ def main():
                                                              counts.get(lab), r["count"]))
             if ns(sums[lab]) != r["total_ns"]:
                 fail("%s %s: sum %r s, JSON %d ns" % (host, lab, sums[lab], r["total_ns"]))
-            q = query(url, 'histogram_quantile(0.99, vmtrace_exit_latency_seconds_bucket'
-                      '{host="%s",reason="%s"})' % (host, lab))
+            q = query(url, 'histogram_quantile(0.99, sum by (le) '
+                      '(vmtrace_exit_latency_seconds_bucket{host="%s",reason="%s"}))'
+                      % (host, lab))
             check_quantile("%s %s" % (host, lab), q[0][1], r["p99_ns"])
         # the README's "p99 exit latency per host", over the whole recording
         q = by(query(url, "histogram_quantile(0.99, sum by (host, le) "
