@@ -4,7 +4,7 @@
  * back from the text: bucket counts against a recount of the raw values (below and above
  * the distribution's exact limit, values right at the bounds, a cycle clock), sums as
  * exact decimals, labels (collisions, unknown codes, escaping, the vm of each vCPU task from
- * a VM map), both formats' framing, and publishing into a path.
+ * a VM map, per VM and reason), both formats' framing, and publishing into a path.
  */
 #include "config.h"
 
@@ -447,6 +447,63 @@ static void test_vm_labels(void **state)
 	vmt_vmmap_free(m);
 }
 
+/*
+ * The summary's exits per VM and reason (summary.h's vmreasons): with the map, the
+ * per-reason families have a series per VM and reason, in the reasons' order and each
+ * one's VMs in the map's (vm="" for the tasks it lacks last), their counts and sums those
+ * of the VM's exits alone; without the map, or with the caller's one vm, a series per
+ * reason as before.
+ */
+static void test_vm_reasons(void **state)
+{
+	struct fixture *fx = *state;
+	const char *const names[] = { "a", "b" }, *const vcpus[] = { "100:0,102:1", "101:0" };
+	struct vmt_vmmap *m = vmmap(2, names, vcpus);
+	struct vmt_openmetrics_labels l = { .host = "h1", .vmmap = m };
+	struct vmt_vmreasons *vr = &fx->s.vmreasons;
+	const char *p;
+	char *text;
+
+	vmt_vmreasons_init(vr, 2);
+	/* SVM hlt (reason 1) in b, then in a; the unknown SVM code (reason 3) in neither */
+	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 1, 1, VMT_ISA_SVM, 0x78), 1024), 0);
+	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 0, 1, VMT_ISA_SVM, 0x78), 1023), 0);
+	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 0, 1, VMT_ISA_SVM, 0x78), 70), 0);
+	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 2, 3, VMT_ISA_SVM, 0x4242), 5), 0);
+	vmt_vmreasons_sort(vr);
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 1), 3);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exit_latency_seconds_count{", 1), 3);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exit_latency_seconds_bucket{", 1),
+			 3 * (VMT_OPENMETRICS_BOUNDS + 1));
+	p = strstr(text, "\nvmtrace_exits_total{host=\"h1\",vm=\"a\",reason=\"hlt\"} 2\n"
+		   "vmtrace_exits_total{host=\"h1\",vm=\"b\",reason=\"hlt\"} 1\n"
+		   "vmtrace_exits_total{host=\"h1\",vm=\"\",reason=\"0x4242 (isa 2)\"} 1\n");
+	assert_non_null(p);
+	assert_non_null(strstr(text, "\nvmtrace_exit_latency_seconds_sum{host=\"h1\",vm=\"a\","
+			       "reason=\"hlt\"} 0.000001093\n"));
+	assert_non_null(strstr(text, "\nvmtrace_exit_latency_seconds_bucket{host=\"h1\",vm=\"a\","
+			       "reason=\"hlt\",le=\"0.000001023\"} 2\n"));
+	assert_non_null(strstr(text, "\nvmtrace_exit_latency_seconds_bucket{host=\"h1\",vm=\"b\","
+			       "reason=\"hlt\",le=\"0.000001023\"} 0\n"));
+	free(text);
+	/* the caller's vm: one series per reason, the whole summary's */
+	l.vm = "web1";
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 1), NREASONS);
+	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
+				  "reason=\"hlt\"}"), 3);
+	free(text);
+	/* no map: no vm label */
+	l.vm = NULL;
+	l.vmmap = NULL;
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 0), NREASONS);
+	free(text);
+	vmt_vmreasons_free(vr);
+	vmt_vmmap_free(m);
+}
+
 static void test_publish(void **state)
 {
 	struct fixture *fx = *state;
@@ -497,6 +554,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extra_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vm_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
 	};
 
