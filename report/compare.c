@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "causes.h"
 #include "compare.h"
 #include "comparefmt.h"
 #include "gate.h"
@@ -244,12 +245,4 @@ out:
 	vmt_compare_free(&c);
 	vmt_filter_opts_free(&o->fo);
 	return code;
-}
-
-bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r)
-{
-	unsigned int nctx;
-
-	vmt_reader_context_formats(r, &nctx);
-	return nctx && !report_wants_causes(o);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "causes.h"
 #include "compare.h"
 #include "comparefmt.h"
 #include "inputopt.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "causes.h"
 #include "cpus.h"
 #include "evdump.h"
 #include "gate.h"
@@ -53,19 +54,6 @@ struct report {
 	struct report_gate *gate;	/* --fail-if, or NULL */
 };
 
-/* --why without context events: an option the file has no use for (64), as --vcpu's. */
-static int check_why(const struct report *rep)
-{
-	unsigned int nctx;
-
-	vmt_reader_context_formats(rep->r, &nctx);
-	if (!rep->o->why || nctx)
-		return 0;
-	vmt_err("%s: --why: the recording has no context events, so no causes to show "
-		"(vmtrace-record records them unless given --context none)", rep->o->file);
-	return 64;
-}
-
 /* 0, or the exit status: 64 for an option the file has no use for, as the merge's. */
 static int open_input(struct report *rep)
 {
@@ -93,7 +81,7 @@ static int open_input(struct report *rep)
 			rep->o->legacy ? "legacy" : "interval", vmt_reader_clock_name(rep->r));
 		return 64;
 	}
-	return check_why(rep);
+	return report_check_why(rep->o, rep->r);
 }
 
 /* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
@@ -102,6 +90,7 @@ static int add_series(struct report *rep)
 	/* the page's own interval grows until the rows fit; the user's is kept (and refused) */
 	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
 				       rep->o->html != NULL, !rep->o->interval_ns };
+
 	char msg[256];
 
 	if (!so.interval_ns && !so.heatmap)
@@ -185,7 +174,6 @@ static int run_slices(struct report *rep, const struct vmt_iter_opts *io)
 
 static int run_pass(struct report *rep)
 {
-	/* without causes, the context events still name the tasks */
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter,
 				    .attribute = report_wants_causes(rep->o), .context = true };
 	const struct vmt_source *src = vmt_reader_source(rep->r);

@@ -7,7 +7,6 @@
 #ifndef VMT_REPORT_COMPARE_H
 #define VMT_REPORT_COMPARE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "iterate.h"
@@ -36,10 +35,5 @@ int report_same_pair(const char *file, const struct vmt_reader *r, char *first, 
  * the exit status: 64 for a usage error (ret VMT_INPUT_EUSAGE), else 1.
  */
 int report_open_failed(const char *file, const char *msg, int ret);
-/*
- * Whether r holds the context events that would tell causes o leaves out (--no-causes):
- * the views then say the causes were not worked out, not that there are none.
- */
-bool report_causes_off(const struct report_opts *o, const struct vmt_reader *r);
 
 #endif

@@ -219,11 +219,3 @@ void report_check_views(struct argp_state *state, struct report_opts *o)
 			   vmt_fmt_exact_ns(o->window_ns, (char[32]){ 0 }, 32));
 	check_figures(state, o);
 }
-
-bool report_wants_causes(const struct report_opts *o)
-{
-	if (o->no_causes || o->openmetrics)
-		return false;
-	/* their own output has none; a page beside it does */
-	return !(o->legacy || o->hist_cyclictest) || o->html;
-}

@@ -52,11 +52,5 @@ struct argp_state;
  * mix (argp_error(), exit status 64), and set file2 for --compare.
  */
 void report_check_views(struct argp_state *state, struct report_opts *o);
-/*
- * reportcheck.c: whether the pass works out each exit's causes: not with --no-causes, nor
- * for the views that never show them (--legacy, --openmetrics, a cyclictest histogram
- * without a page), which then run as fast as on a recording without context events.
- */
-bool report_wants_causes(const struct report_opts *o);
 
 #endif
