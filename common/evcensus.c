@@ -72,8 +72,18 @@ int vmt_evcensus_count(const struct vmt_source *s, uint64_t max_bytes, struct vm
 		if (ret == -ENOMEM)
 			break;
 		bytes += ci->raw_size;
-		if (!ret)
+		if (!ret && vmt_source_pages_late(s)) {
+			uint32_t p;
+
+			/* the pages open would have left out of the chunk are not counted */
+			vmt_source_check_pages(s, i, 0, ci->page_count, cb.raw);
+			for (p = 0; p < ci->page_count; p++)
+				if (!vmt_source_page_left_out(s, i, p))
+					count_pages(&hp, cb.raw + (size_t)p * ci->page_size,
+						    ci->page_size, ci->page_size, c, 0);
+		} else if (!ret) {
 			count_pages(&hp, cb.raw, ci->raw_size, ci->page_size, c, 0);
+		}
 		ret = 0;
 	}
 	vmt_chunkbuf_free(&cb);

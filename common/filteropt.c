@@ -137,12 +137,14 @@ static uint32_t chunk_isa(const struct vmt_reader *r, size_t idx, struct vmt_chu
 
 	if (vmt_source_read_chunk(src, idx, cb, NULL))
 		return VMT_ISA_ANY;
+	vmt_source_check_pages(src, idx, 0, ci->page_count, cb->raw);
 	for (p = 0; p < ci->page_count; p++) {
 		struct vmt_rbpage pg;
 		struct vmt_rbrecord rec;
 		struct vmt_event ev;
 
-		if (vmt_rbpage_init(&pg, vmt_reader_header_page(r),
+		if (vmt_source_page_left_out(src, idx, p) ||
+		    vmt_rbpage_init(&pg, vmt_reader_header_page(r),
 				    cb->raw + (size_t)p * ci->page_size, ci->page_size))
 			continue;
 		while (vmt_rbpage_next(&pg, &rec) == 1) {

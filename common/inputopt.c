@@ -191,8 +191,8 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (%s at offset %llu); figures cover the "
 			 "%zu complete chunk%s", st->trunc_why,
-			 (unsigned long long)st->truncated_at, vmt_source_nchunks(src),
-			 vmt_source_nchunks(src) == 1 ? "" : "s");
+			 (unsigned long long)st->truncated_at, vmt_source_nchunks_counted(src),
+			 vmt_source_nchunks_counted(src) == 1 ? "" : "s");
 		out->damaged = true;
 	} else if (!st->finished && st->bad_end_at) {
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
@@ -230,8 +230,8 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		/* whole blocks up to the end: still being written, or its recorder died */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "the recording was not finished (no end record after its last block); "
-			 "figures cover its %zu chunk%s", vmt_source_nchunks(src),
-			 vmt_source_nchunks(src) == 1 ? "" : "s");
+			 "figures cover its %zu chunk%s", vmt_source_nchunks_counted(src),
+			 vmt_source_nchunks_counted(src) == 1 ? "" : "s");
 		out->damaged = true;
 	}
 	if (st->bad_first_ts) {

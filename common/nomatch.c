@@ -124,7 +124,7 @@ static bool all_damaged(const struct vmt_reader *r, char *buf, size_t size)
 	const struct vmt_reader_stats *rd = vmt_reader_stats(r);
 	uint64_t blocks = vmt_source_status(vmt_reader_source(r))->bad_blocks;
 	uint64_t bad = blocks + rd->bad_chunks;
-	uint64_t all = blocks + vmt_source_nchunks(vmt_reader_source(r));
+	uint64_t all = blocks + vmt_source_nchunks_counted(vmt_reader_source(r));
 
 	if (rd->records || (!bad && !rd->bad_pages))
 		return false;
@@ -150,7 +150,7 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 		buf[0] = '\0';
 	if (it->exits || untriggered_flight(r))
 		return 0;
-	if (!vmt_source_nchunks(src) && !vmt_source_status(src)->finished) {
+	if (!vmt_source_nchunks_counted(src) && !vmt_source_status(src)->finished) {
 		/* not the CPUs' fault: the caller's warning says where the file ends */
 		snprintf(buf, size, "nothing to report: the file ends before its first complete "
 			 "chunk");

@@ -89,6 +89,7 @@ struct vmt_reader {
 	char bad_value[64];		/* the first one's key, "" when none */
 	unsigned int bad_values;
 	bool bad_mono, bad_stats;
+	bool late;			/* the source judges its pages as they are read */
 };
 
 #define KEY_DONE (~(unsigned __int128)0)	/* a finished stream's key: loses to all */
@@ -669,6 +670,7 @@ int vmt_reader_open(const char *path, const struct vmt_input_opts *opts,
 	ret = vmt_source_open(path, opts, &r->src, why, why_size);
 	if (ret)
 		goto out_free;
+	r->late = vmt_source_pages_late(r->src);
 	ret = -EBADMSG;
 	s = vmt_reader_meta(r, VMT_META_ENDIAN);
 	if (s && strcmp(s, "little") != 0) {
@@ -931,8 +933,12 @@ static bool next_window(struct vmt_reader *r, struct stream *s)
 	if (err) {
 		/* the first window fails: the chunk whole; a later one: its pages from there */
 		vmt_damage_note(&r->damage, ci, first ? first : UINT32_MAX, why);
+		if (r->late && !first)
+			r->st.chunks++;
 		return false;
 	}
+	if (r->late)
+		r->st.chunks += vmt_source_check_pages(r->src, idx, first, n, raw);
 	s->pages = raw;
 	s->page_size = ci->page_size;
 	s->win_first = first;
@@ -987,6 +993,15 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *page = s->pages + (size_t)s->next_page * s->page_size;
 
 			s->next_page++;
+			/*
+			 * A page the source leaves out as it reads it (vmt_source_pages_late()): a
+			 * hole, as skipped blocks before a chunk make one.
+			 */
+			if (r->late && vmt_source_page_left_out(r->src, s->chunk[s->next_chunk - 1],
+								s->win_first + s->next_page - 1)) {
+				s->after_bad = true;
+				continue;
+			}
 			/*
 			 * A slice counted its chunks' pages when it was made: an empty page's time
 			 * says nothing of where it lies (a zeroed page of a trace.bin has 0).
@@ -1057,8 +1072,9 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			const uint8_t *raw;
 			int err;
 
-			if (!r->parent)
-				r->st.chunks++;	/* a slice counted its own when it was made */
+			/* a slice counted its own when it was made; a late source's, as judged */
+			if (!r->parent && !r->late)
+				r->st.chunks++;
 			ci = vmt_source_chunk(r->src, idx);
 			if (vmt_source_hole_before(r->src, idx))
 				s->after_bad = true;
@@ -1097,10 +1113,14 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			}
 			if (err) {
 				vmt_damage_note(&r->damage, ci, UINT32_MAX, why);
+				r->st.chunks += r->late && !r->parent;
 				if (chunk_skipped(r, s, ci))
 					return;
 				continue;
 			}
+			if (r->late)
+				r->st.chunks += vmt_source_check_pages(r->src, idx, 0, ci->page_count,
+								       raw);
 			s->pages = raw;
 			s->page_size = ci->page_size;
 			s->npages = ci->page_count;

@@ -421,6 +421,37 @@ uint64_t vmt_series_heat_low_ns(unsigned int row)
 	return (row & 1) ? 3ULL << (e - 1) : 1ULL << e;
 }
 
+/*
+ * Of a source whose pages are judged as read (vmt_source_pages_late()), the last page of
+ * chunk i's CPU kept, i its last chunk read into cb: its time into *ts. Which pages are kept
+ * takes every page before them judged (their headers read); a file whose pages open judged
+ * had its last chunk end at that page.
+ */
+static bool last_kept_ts(const struct vmt_source *src, size_t i, struct vmt_chunkbuf *cb,
+			 uint64_t *ts)
+{
+	const struct vmt_chunk_info *ci = vmt_source_chunk(src, i);
+	size_t k = i + 1;
+
+	vmt_source_check_pages(src, i, 0, ci->page_count, cb->raw);
+	while (k-- > 0) {
+		const struct vmt_chunk_info *ck = vmt_source_chunk(src, k);
+		uint32_t p = ck->page_count;
+
+		if (ck->cpu != ci->cpu)
+			continue;
+		while (p > 0 && vmt_source_page_left_out(src, k, p - 1))
+			p--;
+		if (!p)
+			continue;
+		if (k != i && vmt_source_read_chunk(src, k, cb, NULL))
+			return false;
+		*ts = get_le64(cb->raw + (size_t)(p - 1) * ck->page_size);
+		return true;
+	}
+	return false;
+}
+
 /* The last page's time of each CPU, from its last chunk, where the index does not say. */
 static uint64_t last_page_ts(const struct vmt_source *src)
 {
@@ -443,7 +474,12 @@ static uint64_t last_page_ts(const struct vmt_source *src)
 		    vmt_source_read_chunk(src, i, &cb, &why))
 			continue;
 		/* every page starts with its time stamp (64 bits); only an estimate is needed */
-		if (ci->raw_size >= (uint64_t)ci->page_count * ci->page_size) {
+		if (vmt_source_pages_late(src)) {
+			uint64_t ts;
+
+			if (last_kept_ts(src, i, &cb, &ts))
+				last = ts > last ? ts : last;
+		} else if (ci->raw_size >= (uint64_t)ci->page_count * ci->page_size) {
 			size_t at = (size_t)(ci->page_count - 1) * ci->page_size;
 			uint64_t ts = get_le64(cb.raw + at);
 

@@ -531,3 +531,26 @@ void vmt_source_advise(const struct vmt_source *s, size_t idx)
 	posix_fadvise(s->fd, (off_t)ci->offset, (off_t)(ci->header_size + ci->payload_size),
 		      POSIX_FADV_WILLNEED);
 }
+
+bool vmt_source_pages_late(const struct vmt_source *s)
+{
+	return s->pages_late;
+}
+
+uint32_t vmt_source_check_pages(const struct vmt_source *s, size_t idx, uint32_t first,
+				uint32_t n, const uint8_t *raw)
+{
+	if (!s->pages_late)
+		return first ? 0 : 1;
+	return s->ops->check_pages(s, idx, first, n, raw);
+}
+
+bool vmt_source_page_left_out(const struct vmt_source *s, size_t idx, uint32_t page)
+{
+	return s->pages_late && s->ops->left_out(s, idx, page);
+}
+
+size_t vmt_source_nchunks_counted(const struct vmt_source *s)
+{
+	return s->pages_late ? s->ops->nchunks_counted(s) : s->nchunks;
+}

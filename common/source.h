@@ -28,6 +28,12 @@ struct vmt_input_opts {
 	 * ask for (inputopt.h), where an option dropped would go unnoticed.
 	 */
 	bool refuse_unused;
+	/*
+	 * Judge a trace.dat's stored pages (their times, their lengths) when it is opened, every
+	 * page's header read before the pass, rather than as the pass reads them: for a copy
+	 * that takes the chunks as open cuts them (vmtrace-convert --to-vmt, --to-legacy).
+	 */
+	bool pages_at_open;
 };
 
 /* The default pair in a trace-cmd file: what `trace-cmd record -e kvm` enables. */
@@ -184,6 +190,29 @@ int vmt_source_read_chunk(const struct vmt_source *s, size_t idx, struct vmt_chu
  */
 int vmt_source_read_chunk_part(const struct vmt_source *s, size_t idx, uint64_t off,
 			       uint64_t len, struct vmt_chunkbuf *cb, const char **why);
+/*
+ * A source whose pages are judged as they are read (a trace.dat's stored pages), not when
+ * it is opened: pages the open of another format would leave out of its chunks (a time out
+ * of order, a length past the page) are then inside them. Whoever reads a chunk's pages in
+ * order (the walk, the census) has them judged: vmt_source_check_pages() on the pages read
+ * (first, n of them, at raw), then vmt_source_page_left_out() for each, a left-out page
+ * skipped as a damaged block is, a hole before the next. The damage is counted in the
+ * status as open counts it (bad_blocks, the first's place), vmt_source_nchunks_counted()
+ * the chunks open would have cut. Called by the thread that walks, pages of a CPU from its
+ * first on (pages further on have the headers between read for them).
+ */
+bool vmt_source_pages_late(const struct vmt_source *s);
+/* The chunks begun in those pages as vmt_source_nchunks_counted() counts (1 per chunk). */
+uint32_t vmt_source_check_pages(const struct vmt_source *s, size_t idx, uint32_t first,
+				uint32_t n, const uint8_t *raw);
+bool vmt_source_page_left_out(const struct vmt_source *s, size_t idx, uint32_t page);
+/*
+ * The chunks of the file, as the messages count them: vmt_source_nchunks(), but for a
+ * source whose pages are judged as read, the chunks open would have cut around the pages
+ * left out (for every CPU judged to its end).
+ */
+size_t vmt_source_nchunks_counted(const struct vmt_source *s);
+
 /* Ask the kernel to read chunk idx ahead (a hint; nothing happens past the last chunk). */
 void vmt_source_advise(const struct vmt_source *s, size_t idx);
 

@@ -47,6 +47,15 @@ struct vmt_source_ops {
 	 * pair's (.vmt, trace.bin): the words about a missing pair have nothing to add.
 	 */
 	int (*held_events)(const struct vmt_source *s, char *buf, size_t size);
+	/*
+	 * For a loader that judges its pages as they are read (pages_late): those of chunk idx
+	 * from first (n of them, at raw), the chunks begun among them; whether a page is left
+	 * out; the chunks open would have cut. NULL for the others (vmt_source_check_pages()).
+	 */
+	uint32_t (*check_pages)(const struct vmt_source *s, size_t idx, uint32_t first,
+				uint32_t n, const uint8_t *raw);
+	bool (*left_out)(const struct vmt_source *s, size_t idx, uint32_t page);
+	size_t (*nchunks_counted)(const struct vmt_source *s);
 };
 
 struct vmt_source {
@@ -63,6 +72,7 @@ struct vmt_source {
 	bool uses_pair, uses_format_dir;	/* set from the ops by source.c */
 	/* .vmt: blocks skipped that may have been chunks (chunk info's holes_before) */
 	uint32_t holes;
+	bool pages_late;	/* its pages judged as they are read (check_pages) */
 	void *priv;
 };
 

@@ -9,7 +9,10 @@
  * read that the analysis does not need (kallsyms, printk formats and saved command lines
  * are skipped). Every size and offset in the file is
  * checked against the file before it is used. Only little-endian files are read (the page
- * decoder is little-endian), others are refused by name.
+ * decoder is little-endian), others are refused by name. Uncompressed pages are judged
+ * (time order, length) as the walk reads them (vmt_source_pages_late(), judge()), or, for a
+ * copy that takes the chunks as they are (vmt_input_opts.pages_at_open), at open. The
+ * state of that judgement is the source's: one thread walks.
  */
 #include "config.h"
 
@@ -959,6 +962,69 @@ static uint64_t first_page_ts(const struct vmt_source *s, const struct vmt_chunk
 	return out;
 }
 
+/* Every event's id and name in the file's formats: for saying what a file holds. */
+struct td_name {
+	uint32_t id;
+	char *name;		/* "system:event" */
+};
+
+/*
+ * One CPU's stored pages, judged as the pass reads them (judge()): which are left out, and
+ * where the chunks open would have cut begin (runs of the pages kept, cut at slice pages).
+ */
+struct td_pages {
+	uint64_t off, pages;	/* its data's offset, and how many whole pages it holds */
+	uint32_t ps, slice;
+	uint32_t order;		/* its place in the buffer's list of CPUs */
+	uint64_t until;		/* stats_now() */
+	uint64_t done;		/* the pages judged, from its first */
+	uint64_t prev;		/* the last page kept with records: its time */
+	bool have_prev;
+	uint64_t next, next_ts;	/* the next page with records after the one judged, its time */
+	uint64_t run;		/* pages in the chunk open would be cutting (0: none open) */
+	uint64_t counted;	/* chunks begun so far, as open would have cut them */
+	uint64_t first_ts;	/* the first of those chunks' first times (UINT64_MAX: none) */
+	size_t fixed;		/* the chunks it is read in */
+	uint8_t *left, *begins;	/* a bit per page: left out; a chunk open would cut begins */
+};
+
+/* The source's own (s->priv), from open to close. */
+struct td_priv {
+	struct td_name *v;
+	size_t n;
+	/* the header_page, for the times of a compression chunk's pages (hp_ok: parsed) */
+	struct vmt_header_page hp;
+	bool hp_ok;
+	/* stored pages judged as read (not when opened), each CPU's (by_cpu: its index) */
+	bool late;
+	struct vmt_header_page page_hp;	/* the layout page_time() reads them with */
+	struct td_pages *cpu;
+	uint32_t ncpu;
+	uint32_t *by_cpu;
+	/* the status the damage is counted in, and its first damage's place (first_before) */
+	struct vmt_source_status *status;
+	uint32_t first_order, first_phase;
+	uint64_t first_page;
+};
+
+static void priv_free(struct td_priv *pv)
+{
+	size_t i;
+
+	if (!pv)
+		return;
+	for (i = 0; i < pv->n; i++)
+		free(pv->v[i].name);
+	for (i = 0; i < pv->ncpu; i++) {
+		free(pv->cpu[i].left);
+		free(pv->cpu[i].begins);
+	}
+	free(pv->cpu);
+	free(pv->by_cpu);
+	free(pv->v);
+	free(pv);
+}
+
 #define NO_RECORDS	UINT64_MAX		/* a page's time that says nothing */
 #define OUT_OF_ORDER	(UINT64_MAX - 1)	/* a page left out for its time */
 #define BAD_COMMIT	(UINT64_MAX - 2)	/* a page whose records pass its end */
@@ -1021,10 +1087,10 @@ static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, 
 
 /*
  * The times of a CPU's n pages stored at off (ps apart), from their headers (the
- * header_page's layout, else a 64-bit kernel's), into ts, as page_time() gives them.
- * Pages of up to 16 KiB are read 1 MiB at a time: the page cache reads a 4 KiB page whole
- * for its 16-byte header all the same, and a read per header took 86000 reads on 351 MB
- * (doc/benchmarks.md). Larger pages: their headers alone.
+ * header_page's layout, else a 64-bit kernel's), into ts, as page_time() gives them: at
+ * open, for a copy (pages_at_open). Pages of up to 16 KiB are read 1 MiB at a time: the
+ * page cache reads a 4 KiB page whole for its 16-byte header all the same, and a read per
+ * header took 86000 reads on 351 MB (doc/benchmarks.md). Larger pages: their headers alone.
  */
 #define PAGE_TIMES_BATCH_MAX	(16u << 10)
 #define PAGE_TIMES_BLOCK	(1u << 20)
@@ -1085,6 +1151,159 @@ static uint64_t pages_out_of_order(uint64_t *ts, uint64_t n, uint64_t until)
 		have_prev = true;
 	}
 	return bad;
+}
+
+/*
+ * Whether damage at (order, phase, page) comes before the first one counted: open counted
+ * its damage CPU by CPU in the buffer's order, a CPU's data that is not whole pages (phase
+ * 0) before its pages (phase 1), which the pass now judges in its own order.
+ */
+static bool first_before(const struct td_priv *pv, uint32_t order, uint32_t phase,
+			 uint64_t page)
+{
+	if (order != pv->first_order)
+		return order < pv->first_order;
+	return phase != pv->first_phase ? phase < pv->first_phase : page < pv->first_page;
+}
+
+/* Damage of stored data at offset at, counted in the status as open counted it. */
+static void note_damage(struct td_priv *pv, uint32_t order, uint32_t phase, uint64_t page,
+			uint64_t at, const char *why)
+{
+	struct vmt_source_status *st = pv->status;
+
+	if (st->bad_blocks++ && !first_before(pv, order, phase, page))
+		return;
+	st->bad_block_at = at;
+	snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s", why);
+	pv->first_order = order;
+	pv->first_phase = phase;
+	pv->first_page = page;
+}
+
+/* Page q's time as page_time() gives it: from buf (pages bfirst on, bn of them) or the file. */
+static uint64_t judged_ts(const struct vmt_source *s, const struct td_priv *pv,
+			  const struct td_pages *c, uint64_t q, uint64_t bfirst, uint64_t bn,
+			  const uint8_t *buf)
+{
+	uint32_t hlen = pv->page_hp.data_offset;
+	uint8_t h[64];
+
+	if (buf && q >= bfirst && q - bfirst < bn)
+		return page_time(&pv->page_hp, buf + (q - bfirst) * c->ps, c->ps);
+	return vmt_io_pread_full(s->fd, h, hlen, (off_t)(c->off + q * c->ps)) == (ssize_t)hlen ?
+	       page_time(&pv->page_hp, h, c->ps) : NO_RECORDS;
+}
+
+/*
+ * Judge c's pages up to through (exclusive) as pages_out_of_order() judges a CPU's pages
+ * from their first on, with the pages at hand in buf (bn pages from bfirst; the others, the
+ * page after them that says whether the last is in order, read for their headers alone):
+ * the pages it would leave out are marked and counted as damage, and the chunks open
+ * would have cut from the rest are counted where they begin.
+ */
+static void judge(const struct vmt_source *s, struct td_priv *pv, struct td_pages *c,
+		  uint64_t through, uint64_t bfirst, uint64_t bn, const uint8_t *buf)
+{
+	while (c->done < through && c->done < c->pages) {
+		uint64_t p = c->done++, t = judged_ts(s, pv, c, p, bfirst, bn, buf);
+		const char *why = NULL;
+
+		if (t == BAD_COMMIT) {
+			why = WHY_COMMIT;
+		} else if (t != NO_RECORDS) {
+			if (c->next <= p) {
+				for (c->next = p + 1; c->next < c->pages; c->next++) {
+					c->next_ts = judged_ts(s, pv, c, c->next, bfirst, bn, buf);
+					if (c->next_ts < BAD_COMMIT)
+						break;
+				}
+			}
+			if (t == 0 || t > c->until || (c->have_prev && t < c->prev) ||
+			    (c->next < c->pages && c->next_ts < t &&
+			     (!c->have_prev || c->next_ts >= c->prev))) {
+				why = WHY_ORDER;
+			} else {
+				c->prev = t;
+				c->have_prev = true;
+			}
+		}
+		if (why) {
+			c->left[p / 8] |= (uint8_t)(1u << (p % 8));
+			c->run = 0;
+			note_damage(pv, c->order, 1, p, c->off + p * c->ps, why);
+			continue;
+		}
+		if (!c->run || c->run == c->slice) {
+			c->begins[p / 8] |= (uint8_t)(1u << (p % 8));
+			c->counted++;
+			c->run = 0;
+			if (t != NO_RECORDS && c->first_ts == UINT64_MAX)
+				c->first_ts = t;
+		}
+		c->run++;
+	}
+}
+
+/*
+ * One CPU's stored pages as chunks of slice pages, their pages judged as the pass reads
+ * them (tracedat_check_pages()), not here: checking every page's header before the pass
+ * reads the file twice where the page cache cannot hold it. What the pass needs first is
+ * judged here: the recording's start, the first of the chunks' first times that open
+ * would have cut (the first page of a run with records, as pages kept are in time order),
+ * which takes the headers of the CPU's first pages and of the page after.
+ */
+static int cpu_pages_late(struct vmt_source *s, const struct tracedat *td,
+			  const struct td_buffer *b, const struct td_cpu *tc, uint64_t pages,
+			  uint32_t slice, struct vmt_chunk_info *ci)
+{
+	struct td_priv *pv = s->priv;
+	struct td_pages *c, *bigger;
+	uint64_t p;
+	uint32_t i;
+	int ret;
+
+	if (!pv->by_cpu) {
+		pv->by_cpu = malloc(VMT_CLI_MAX_CPUS * sizeof(*pv->by_cpu));
+		if (!pv->by_cpu)
+			return -ENOMEM;
+		for (i = 0; i < VMT_CLI_MAX_CPUS; i++)
+			pv->by_cpu[i] = UINT32_MAX;
+	}
+	bigger = realloc(pv->cpu, (pv->ncpu + 1) * sizeof(*bigger));
+	if (!bigger)
+		return -ENOMEM;
+	pv->cpu = bigger;
+	c = &pv->cpu[pv->ncpu];
+	memset(c, 0, sizeof(*c));
+	c->left = calloc(pages / 8 + 1, 1);
+	c->begins = calloc(pages / 8 + 1, 1);
+	if (!c->left || !c->begins) {
+		free(c->left);
+		free(c->begins);
+		return -ENOMEM;
+	}
+	c->off = tc->off;
+	c->pages = pages;
+	c->ps = ci->page_size;
+	c->slice = slice;
+	c->order = (uint32_t)(tc - b->cpu);
+	c->until = stats_now(td, b, tc->cpu);
+	c->first_ts = UINT64_MAX;
+	pv->by_cpu[tc->cpu] = pv->ncpu++;	/* check_layout(): below the limit, each once */
+	while (c->done < pages && c->first_ts == UINT64_MAX)
+		judge(s, pv, c, c->done + 1, 0, 0, NULL);
+	for (p = 0; p < pages; p += slice) {
+		ci->page_count = (uint32_t)(pages - p < slice ? pages - p : slice);
+		ci->offset = tc->off + p * c->ps;
+		ci->raw_size = ci->payload_size = (uint64_t)ci->page_count * c->ps;
+		ci->first_ts = p ? UINT64_MAX : c->first_ts;
+		ci->seq = (uint32_t)c->fixed++;
+		ret = add_chunk(s, ci);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -1171,19 +1390,21 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		(void)why;
 		return 0;
 	}
-	if (tc->size % ps && !st->bad_blocks++) {
+	if (tc->size % ps) {
 		/* pages the kernel wrote whole: a size that is not is damage, its tail unread */
-		st->bad_block_at = tc->off + tc->size / ps * ps;
-		snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s",
-			 "a CPU's data that is not whole pages");
+		note_damage(s->priv, (uint32_t)(tc - b->cpu), 0, 0, tc->off + tc->size / ps * ps,
+			    "a CPU's data that is not whole pages");
 	}
 	{
 		/* what the file holds of it; a size that wraps past 2^64 is no larger than that */
 		uint64_t avail = tc->off >= file_size ? 0 : tc->size > file_size - tc->off ?
 				 file_size - tc->off : tc->size;
 		uint64_t pages = avail / ps, p = 0, q;
-		uint64_t *ts = malloc((pages ? pages : 1) * sizeof(*ts));
+		uint64_t *ts;
 
+		if (((struct td_priv *)s->priv)->late)
+			return cpu_pages_late(s, td, b, tc, pages, slice_pages, &ci);
+		ts = malloc((pages ? pages : 1) * sizeof(*ts));
 		if (!ts)
 			return -ENOMEM;
 		page_times(s, td, tc->off, ps, pages, ts);
@@ -1191,11 +1412,8 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		while (p < pages) {
 			if (ts[p] == OUT_OF_ORDER || ts[p] == BAD_COMMIT) {
 				/* left out, as a damaged chunk is: no pair spans the hole */
-				if (!st->bad_blocks++) {
-					st->bad_block_at = tc->off + p * ps;
-					snprintf(st->bad_block_why, sizeof(st->bad_block_why), "%s",
-						 ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER);
-				}
+				note_damage(s->priv, (uint32_t)(tc - b->cpu), 1, p, tc->off + p * ps,
+					    ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER);
 				ci.holes_before++;
 				p++;
 				continue;
@@ -1406,6 +1624,7 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 	struct cur k = { s->fd, NULL, TRACEDAT_MAGIC_LEN, s->status.file_size, false, false };
 	char *version, *comp = NULL, *compver = NULL;
 	uint8_t endian, longsize;
+	struct td_priv *pv;
 	size_t i;
 	int ret;
 
@@ -1503,6 +1722,12 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 		ret = check_layout(td, b, compressed, why);
 		if (ret)
 			return ret;
+		pv = s->priv;
+		if (td->hp_ok && td->hp.data_offset <= 64)
+			pv->page_hp = td->hp;
+		else
+			vmt_header_page_default(&pv->page_hp);	/* as page_times() reads them */
+		pv->late &= !compressed;
 		for (i = 0; i < b->ncpu; i++) {
 			ret = cpu_chunks(s, td, b, &b->cpu[i], compressed, why);
 			if (ret) {
@@ -1686,34 +1911,8 @@ static int ctx_meta(struct vmt_kvbuf *kb, struct cur *k, const char *const pair[
 	return ret;
 }
 
-/* Every event's id and name in the file's formats: for saying what a file holds. */
-struct td_name {
-	uint32_t id;
-	char *name;		/* "system:event" */
-};
-
-struct td_names {
-	struct td_name *v;
-	size_t n;
-	/* the header_page, for the times of a compression chunk's pages (hp_ok: parsed) */
-	struct vmt_header_page hp;
-	bool hp_ok;
-};
-
-static void names_free(struct td_names *nm)
-{
-	size_t i;
-
-	if (!nm)
-		return;
-	for (i = 0; i < nm->n; i++)
-		free(nm->v[i].name);
-	free(nm->v);
-	free(nm);
-}
-
 /* One format's name and id from its first bytes ("name: X\nID: N\n"). 0, or -ENOMEM. */
-static int name_add(struct td_names *nm, const char *system, const char *head, size_t n)
+static int name_add(struct td_priv *nm, const char *system, const char *head, size_t n)
 {
 	const char *p = memmem(head, n, "name: ", 6), *e, *id = memmem(head, n, "\nID: ", 5);
 	char num[16], *end;
@@ -1751,7 +1950,7 @@ static int name_add(struct td_names *nm, const char *system, const char *head, s
 }
 
 /* The names of every format in the formats at k. 0, -EBADMSG or -ENOMEM. */
-static int read_names(struct cur *k, struct td_names *nm)
+static int read_names(struct cur *k, struct td_priv *nm)
 {
 	uint32_t nsys = cur_u32(k), s;
 	int ret = 0;
@@ -1775,7 +1974,7 @@ static int read_names(struct cur *k, struct td_names *nm)
 	return ret ? ret : k->bad ? -EBADMSG : 0;
 }
 
-static const char *name_of(const struct td_names *nm, uint32_t id)
+static const char *name_of(const struct td_priv *nm, uint32_t id)
 {
 	size_t i;
 
@@ -1923,16 +2122,13 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 	ret = find_formats(&k, w, 2);
 	if (!ret) {
 		/* every event's name, for the words about a pair that is not there */
-		struct td_names *nm = calloc(1, sizeof(*nm));
+		struct td_priv *nm = s->priv;
 
-		s->priv = nm;
-		if (nm) {
-			nm->hp = td->hp;
-			nm->hp_ok = td->hp_ok;
-		}
+		nm->hp = td->hp;
+		nm->hp_ok = td->hp_ok;
 		k.pos = td->version >= 7 ? 0 : td->formats_off;
 		k.bad = false;
-		ret = !nm ? -ENOMEM : read_names(&k, nm);
+		ret = read_names(&k, nm);
 	}
 	if (!ret && w[0].text && w[1].text) {
 		const char *const names2[2] = { w[0].name, w[1].name };
@@ -1965,7 +2161,7 @@ static int pair_meta(struct vmt_source *s, const struct tracedat *td, const char
 
 static void tracedat_close(struct vmt_source *s)
 {
-	names_free(s->priv);
+	priv_free(s->priv);
 	s->priv = NULL;
 }
 
@@ -1978,15 +2174,25 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 			 size_t why_size)
 {
 	struct tracedat *td;
+	struct td_priv *pv;
 	const char *msg = NULL;
 	int ret;
 
 	/* its chunks do not state their times: read ahead round-robin over the CPUs' runs */
 	s->order = VMT_ORDER_SEQ;
 	td = calloc(1, sizeof(*td));
-	if (!td)
+	pv = calloc(1, sizeof(*pv));
+	if (!td || !pv) {
+		free(td);
+		free(pv);
 		return -ENOMEM;
+	}
+	s->priv = pv;
+	pv->status = &s->status;
+	/* a copy takes the chunks as open cuts them: its pages judged before it reads one */
+	pv->late = !opts->pages_at_open;
 	ret = open_file(s, td, &msg);
+	s->pages_late = pv->late;
 	if (!ret) {
 		msg = NULL;
 		ret = pair_meta(s, td, opts->pair, &msg, why, why_size);
@@ -2031,7 +2237,7 @@ static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vm
 			       const char **why)
 {
 	const struct vmt_chunk_info *ci = &s->chunks[idx];
-	const struct td_names *nm = s->priv;
+	const struct td_priv *nm = s->priv;
 	ssize_t n;
 	int ret;
 
@@ -2054,6 +2260,59 @@ static int tracedat_read_chunk(const struct vmt_source *s, size_t idx, struct vm
 	return ret;
 }
 
+/* The CPU whose pages chunk idx holds, judged as read, and its first page; NULL: none. */
+static struct td_pages *late_pages(const struct vmt_source *s, size_t idx, uint64_t *first)
+{
+	const struct vmt_chunk_info *ci = &s->chunks[idx];
+	const struct td_priv *pv = s->priv;
+	struct td_pages *c;
+
+	if (!pv || !pv->late || ci->cpu >= VMT_CLI_MAX_CPUS || !pv->by_cpu ||
+	    pv->by_cpu[ci->cpu] == UINT32_MAX)
+		return NULL;
+	c = &pv->cpu[pv->by_cpu[ci->cpu]];
+	*first = (ci->offset - c->off) / c->ps;
+	return c;
+}
+
+static uint32_t tracedat_check_pages(const struct vmt_source *s, size_t idx, uint32_t first,
+				     uint32_t n, const uint8_t *raw)
+{
+	uint64_t p0, p;
+	struct td_pages *c = late_pages(s, idx, &p0);
+	uint32_t begun = 0;
+
+	if (!c)
+		return first ? 0 : 1;
+	p0 += first;
+	judge(s, s->priv, c, p0 + n, p0, n, raw);
+	for (p = p0; p < p0 + n && p < c->pages; p++)
+		begun += (c->begins[p / 8] >> (p % 8)) & 1;
+	return begun;
+}
+
+static bool tracedat_left_out(const struct vmt_source *s, size_t idx, uint32_t page)
+{
+	uint64_t p;
+	struct td_pages *c = late_pages(s, idx, &p);
+
+	p += page;
+	return c && p < c->pages && (c->left[p / 8] >> (p % 8)) & 1;
+}
+
+static size_t tracedat_nchunks_counted(const struct vmt_source *s)
+{
+	const struct td_priv *pv = s->priv;
+	size_t n = s->nchunks;
+	uint32_t i;
+
+	/* a CPU not judged to its end: its chunks as read (what open cut, but for damage) */
+	for (i = 0; pv && pv->late && i < pv->ncpu; i++)
+		if (pv->cpu[i].done == pv->cpu[i].pages)
+			n = n - pv->cpu[i].fixed + (size_t)pv->cpu[i].counted;
+	return n;
+}
+
 const struct vmt_source_ops vmt_source_tracedat_ops = {
 	.name = "trace.dat",
 	.what = "a trace.dat",
@@ -2065,4 +2324,7 @@ const struct vmt_source_ops vmt_source_tracedat_ops = {
 	.read_chunk = tracedat_read_chunk,
 	.close = tracedat_close,
 	.held_events = tracedat_held_events,
+	.check_pages = tracedat_check_pages,
+	.left_out = tracedat_left_out,
+	.nchunks_counted = tracedat_nchunks_counted,
 };

@@ -82,6 +82,8 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 	uint32_t cpu;
 	int ret;
 
+	/* a copy takes the chunks as they are: a trace.dat's pages judged before, when opened */
+	o->in.pages_at_open = o->format == CONVERT_LEGACY || o->format == CONVERT_VMT;
 	ret = vmt_input_open(o->input, &o->in, r, msg, sizeof(msg), warn, sizeof(warn));
 	if (ret) {
 		vmt_err("%s: %s", o->input, msg);
