@@ -45,6 +45,13 @@
  * kind are merged into its "other" part (never the culprit). While an exit goes on, at most
  * ACC_NAMED parts are told apart: a new one past those replaces the smallest if it is larger
  * (which goes to "other"), so a late large part keeps its name.
+ * Before the exit (struct vmt_why's before, with VMT_WHY_REC_BEFORE): from a task's kvm_entry
+ * until its next kvm_exit it is in the guest by its events, but an outermost interrupt
+ * handler on the entry's CPU that interrupted it (the event's pid) shows the guest had
+ * left already: the kernel traces kvm_exit after handling the interrupt that caused the exit
+ * on some kernels (AMD, Linux 6.1). Those handlers' time (clipped to the entry) is the
+ * exit's before, outside its parts. Lost events on that CPU (a gap) forget it; NMIs are not
+ * counted (reported at their end, inside whatever they interrupted).
  * Not modelled: PREEMPT_RT's threaded softirqs (a softirq frame open at a switch looks
  * stale, so such an exit is incomplete).
  *
@@ -379,6 +386,12 @@ struct task {
 	 */
 	struct key early_waker;
 	uint64_t t0, seg_start;
+	/*
+	 * After its kvm_entry on g_cpu at g_since (NONE: not since, or not known): g_ticks of
+	 * handlers interrupting it there; before: g_ticks at its exit, for its why.
+	 */
+	uint32_t g_cpu;
+	uint64_t g_since, g_ticks, before;
 	const char *user_reason;
 	char user_buf[24];	/* an exit reason past the names: "reason N" */
 	struct key seg;		/* where the current segment's time goes */
@@ -400,6 +413,9 @@ struct cpu {
 	uint8_t depth;
 	uint32_t overflow;	/* frames past VMT_ATTRIB_MAX_NEST, popped first */
 	struct frame st[VMT_ATTRIB_MAX_NEST];
+	/* the outermost frame open interrupts a task in the guest: it (NONE: not), from g_start */
+	uint32_t g_task;
+	uint64_t g_start;
 	/*
 	 * Who held this CPU when (the occupants' history): a woken task's wait is charged,
 	 * at its switch-in, to what ran on the CPU where it was switched in, which its
@@ -560,6 +576,7 @@ static uint32_t task_get(struct vmt_attrib *a, int32_t pid, bool create)
 	memset(&a->tasks[a->ntasks], 0, sizeof(a->tasks[0]));
 	a->tasks[a->ntasks].pid = pid;
 	a->tasks[a->ntasks].x = NONE;
+	a->tasks[a->ntasks].g_cpu = NONE;
 	a->tasks[a->ntasks].lprev = a->tasks[a->ntasks].lnext = NONE;
 	a->index[i] = a->ntasks + 1;
 	return a->last = a->ntasks++;
@@ -599,6 +616,7 @@ static struct cpu *cpu_grow(struct vmt_attrib *a, uint32_t cpu)
 			c[i].curr = -1;
 			c[i].running = NONE;
 			c[i].last_task = NONE;
+			c[i].g_task = NONE;
 			c[i].head[L_PREEMPT] = c[i].head[L_WOKEN] = c[i].head[L_WAIT] = NONE;
 		}
 		a->cpus = c;
@@ -864,6 +882,7 @@ static void frames_clear(struct vmt_attrib *a, struct cpu *c)
 		a->st.stale_frames += c->depth + c->overflow;
 	c->depth = 0;
 	c->overflow = 0;
+	c->g_task = NONE;	/* a frame that lost its exit: its time is not known */
 }
 
 static void resegment_running(struct vmt_attrib *a, struct cpu *c, uint64_t ts)
@@ -1206,6 +1225,43 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	key_holder(&t->seg, -1, "");
 }
 
+/* An outermost handler begins on c: does it interrupt a task in the guest there? */
+static void before_open(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	uint32_t i = ev->pid ? task_get(a, ev->pid, false) : NONE;
+
+	c->g_task = NONE;
+	if (i == NONE || a->tasks[i].g_cpu != ev->cpu)
+		return;
+	c->g_task = i;
+	c->g_start = ev->ts > a->tasks[i].g_since ? ev->ts : a->tasks[i].g_since;
+}
+
+/* The outermost handler on c ends: its time goes to the task it interrupted, still in guest. */
+static void before_close(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
+{
+	struct task *t = &a->tasks[c->g_task];
+
+	if (t->g_cpu == ev->cpu && ev->ts > c->g_start)
+		t->g_ticks += ev->ts - c->g_start;
+	c->g_task = NONE;
+}
+
+/* T's kvm_entry (paired or not) on cpu at ts: in the guest from then on, by its events. */
+static inline void guest_enter(struct task *t, uint32_t cpu, uint64_t ts)
+{
+	t->g_cpu = cpu;
+	t->g_since = ts;
+	t->g_ticks = 0;
+}
+
+/* T's kvm_exit: the handlers since its entry are its exit's before. */
+static inline void guest_leave(struct task *t)
+{
+	t->before = t->g_cpu != NONE ? t->g_ticks : 0;
+	t->g_cpu = NONE;
+}
+
 static bool frame_match(const struct frame *f, uint8_t src, int32_t id)
 {
 	return f->src == src && f->id == id;
@@ -1234,6 +1290,8 @@ static void on_frame(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cp
 		break;
 	}
 	if (entry) {
+		if (!c->depth && !c->overflow && (a->o.recorded & VMT_WHY_REC_BEFORE))
+			before_open(a, ev, c);
 		if (c->depth < VMT_ATTRIB_MAX_NEST) {
 			struct frame *f = &c->st[c->depth++];
 
@@ -1267,6 +1325,8 @@ static void on_frame(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cp
 	}
 	if (i >= 0)
 		c->depth = (uint8_t)i;
+	if (i == 0 && c->g_task != NONE)
+		before_close(a, ev, c);
 	resegment_running(a, c, ev->ts);
 }
 
@@ -1396,6 +1456,7 @@ static __attribute__((noinline)) int begin_slow(struct vmt_attrib *a, const stru
 		c->last_task = i;
 	}
 	t = &a->tasks[i];
+	guest_leave(t);
 	if (t->st != ST_NONE)
 		task_close(a, t);	/* a begin without its end */
 	/* kvm_exit is emitted in process context: nothing is open on this CPU */
@@ -1433,6 +1494,7 @@ static inline void why_plain(struct vmt_why *out, uint64_t lat, bool incomplete,
 	}
 	out->incomplete = incomplete;
 	out->unknown = unknown < lat ? unknown : lat;
+	out->before = 0;
 	out->plain = true;
 	out->culprit = -1;
 	out->nparts = lat ? 1 : 0;
@@ -1456,6 +1518,21 @@ static int segs_plain(struct vmt_attrib *a, uint64_t t0, uint64_t t1)
 	return 0;
 }
 
+/*
+ * An entry that ended no exit the engine had (the task's first event, one after lost events):
+ * the task is in the guest from it all the same (a new task when handlers are measured).
+ */
+static void entered(struct vmt_attrib *a, const struct vmt_event *end)
+{
+	uint32_t i;
+
+	if (!end->pid || end->cpu >= VMT_ATTRIB_MAX_CPUS)
+		return;
+	i = task_get(a, end->pid, (a->o.recorded & VMT_WHY_REC_BEFORE) != 0);
+	if (i != NONE)
+		guest_enter(&a->tasks[i], end->cpu, end->ts);
+}
+
 static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct vmt_event *begin,
 					       const struct vmt_event *end, struct vmt_why *out)
 {
@@ -1474,6 +1551,7 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 			t = &a->tasks[i];
 	}
 	if (!t) {
+		entered(a, end);
 		if (end->pid != 0)
 			a->st.unmatched++;
 		/* no begin seen for it: all of its time is unknown */
@@ -1499,8 +1577,10 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 	} else {
 		seg_close(a, t, t1);
 	}
+	guest_enter(t, end->cpu, end->ts);
 	if (t->x == NONE) {
 		why_plain(out, t1 - t0, t->incomplete, t->unknown);
+		out->before = t->before;
 		a->st.incomplete += t->incomplete;
 		task_close(a, t);
 		return segs_plain(a, t0, t1);
@@ -1509,6 +1589,7 @@ static __attribute__((noinline)) int end_slow(struct vmt_attrib *a, const struct
 	acc_fold(&d->acc, out, map);
 	out->incomplete = t->incomplete;
 	out->unknown = t->unknown < out->ticks[VMT_WHY_KVM] ? t->unknown : out->ticks[VMT_WHY_KVM];
+	out->before = t->before;
 	a->st.detailed++;
 	a->st.incomplete += t->incomplete;
 	a->nseg = 0;
@@ -1553,6 +1634,7 @@ int vmt_attrib_begin(struct vmt_attrib *a, const struct vmt_event *ev)
 	t = &a->tasks[i];
 	if (t->pid != ev->pid || t->st != ST_NONE)
 		return begin_slow(a, ev);
+	guest_leave(t);
 	t->t0 = t->seg_start = ev->ts;
 	t->incomplete = t->uncertain = false;
 	t->unknown = 0;
@@ -1585,6 +1667,8 @@ int vmt_attrib_end(struct vmt_attrib *a, const struct vmt_event *begin,
 		return end_slow(a, begin, end, out);
 	a->st.exits++;
 	why_plain(out, t1 - t0, false, 0);
+	out->before = t->before;
+	guest_enter(t, end->cpu, end->ts);
 	t->st = ST_NONE;
 	t->in_user = false;
 	c->running = NONE;
@@ -1637,6 +1721,7 @@ void vmt_attrib_drop(struct vmt_attrib *a, const struct vmt_event *end)
 
 	if (t)
 		task_close(a, t);
+	entered(a, end);
 }
 
 int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
@@ -1657,8 +1742,12 @@ int vmt_attrib_gap(struct vmt_attrib *a, uint32_t cpu)
 		for (i = c->head[l]; i != NONE; i = a->tasks[i].lnext)
 			contradiction(&a->tasks[i]);
 	}
-	/* an interrupt's exit may be among the lost events, and a switch */
+	/* an interrupt's exit may be among the lost events, and a switch, an exit, an entry */
 	frames_clear(a, c);
+	for (i = 0; i < a->ntasks; i++) {
+		if (a->tasks[i].g_cpu == cpu)
+			a->tasks[i].g_cpu = NONE;
+	}
 	c->curr = -1;
 	c->hlen = 0;
 	c->hbefore = HB_LOST;
@@ -2226,5 +2315,8 @@ uint32_t vmt_attrib_recorded(const struct vmt_ctxbind *b)
 		r |= 1u << VMT_WHY_SOFTIRQ;
 	if (t & 1u << VMT_CTX_NMI)
 		r |= 1u << VMT_WHY_NMI;
+	/* handlers seen: those between an entry and the next exit can be measured */
+	if (r & (1u << VMT_WHY_IRQ | 1u << VMT_WHY_SOFTIRQ))
+		r |= VMT_WHY_REC_BEFORE;
 	return r;
 }

@@ -31,6 +31,14 @@ enum vmt_why_kind {
 	VMT_WHY_NKINDS
 };
 
+/*
+ * A bit of vmt_attrib_opts.recorded and vmtrace-report's recorded kinds past the kinds': the
+ * host interrupt handlers before an exit's begin event are measured (struct vmt_why's
+ * before): a KVM pair with irq, vector or softirq events.
+ */
+#define VMT_WHY_REC_BEFORE (1u << 8)
+_Static_assert(VMT_WHY_NKINDS <= 8, "VMT_WHY_REC_BEFORE is past the kinds' bits");
+
 /* "kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi" */
 extern const char *const vmt_why_kind_names[VMT_WHY_NKINDS];
 
@@ -62,6 +70,15 @@ struct vmt_why {
 	 * a worst window's breakdown, which keeps the mark only): kvm time, not kvm's own.
 	 */
 	uint64_t unknown;
+	/*
+	 * Outside the parts (not in ticks[], not in the latency): ticks of the outermost host
+	 * interrupt handlers (irq, vector, softirq) on the CPU of the task's previous kvm_entry
+	 * that interrupted the task after that entry, before this exit's kvm_exit. Some
+	 * kernels (AMD, Linux 6.1) trace kvm_exit only after the host handled the interrupt
+	 * that made the exit: the guest was out, the events say it was in. 0 when not measured
+	 * (recorded without VMT_WHY_REC_BEFORE) and in a worst window's breakdown.
+	 */
+	uint64_t before;
 	bool incomplete;	/* events lost or an impossible order: unknown time went to kvm */
 	/*
 	 * All kvm: at most one part, kvm's (pid -1, no name), the other kinds 0 - what most
@@ -86,7 +103,10 @@ struct vmt_whyseg {
 	uint8_t part;
 };
 
-/* Which kinds of time (1 << enum vmt_why_kind) the events bound in b can tell. */
+/*
+ * Which kinds of time (1 << enum vmt_why_kind) the events bound in b can tell, and
+ * VMT_WHY_REC_BEFORE with handler events (the caller clears it for a pair not KVM's).
+ */
 uint32_t vmt_attrib_recorded(const struct vmt_ctxbind *b);
 
 struct vmt_attrib_opts {
@@ -221,6 +241,7 @@ struct vmt_whysum {
 	uint64_t count, incomplete;
 	uint64_t ticks[VMT_WHY_NKINDS];
 	uint64_t unknown;	/* of ticks[VMT_WHY_KVM], incomplete exits' unknown time */
+	uint64_t before, before_n;	/* struct vmt_why's before: its sum, the exits with any */
 };
 
 typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
@@ -238,6 +259,8 @@ static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 	s->count++;
 	s->incomplete += w->incomplete;
 	s->unknown += w->unknown;
+	s->before += w->before;
+	s->before_n += w->before != 0;
 	if (w->plain) {
 		s->ticks[VMT_WHY_KVM] += w->ticks[VMT_WHY_KVM];
 		return;
@@ -259,6 +282,8 @@ static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_wh
 	into->count += from->count;
 	into->incomplete += from->incomplete;
 	into->unknown += from->unknown;
+	into->before += from->before;
+	into->before_n += from->before_n;
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		into->ticks[k] += from->ticks[k];
 }

@@ -424,11 +424,16 @@ static int on_event(void *state, const struct vmt_iter *it, const struct vmt_ite
 	*p++ = '\n';
 	d->len = (size_t)(p - d->text);
 	if (d->o.why && e->pair && e->pair->why) {
+		char before[128];
+
 		text_flush(d);
 		fputs("               why: ", f);
 		vmt_why_text_vm(f, it->clock, e->pair->why, e->pair->lat, d->o.wide ? 0 : 120 - 20,
 				it->r ? vmt_reader_vmmap(it->r) : NULL);
 		fputc('\n', f);
+		/* outside the parts: a line of its own under them (whyfmt.h) */
+		if (vmt_why_before_text(it->clock, e->pair->why, before, sizeof(before)))
+			fprintf(f, "                    %s\n", before);
 	} else if (d->len >= TEXT_FLUSH_AT) {
 		text_flush(d);
 	}

@@ -1018,6 +1018,7 @@ static void heatmap(struct page *p)
 /* Where the exit's time went (whyfmt.h), as its line in the report; NULL: not recorded. */
 static const char *top_why(struct page *p, const struct vmt_top *t)
 {
+	char b[128];
 	FILE *m;
 
 	if (!t->has_why)
@@ -1026,6 +1027,8 @@ static const char *top_why(struct page *p, const struct vmt_top *t)
 	if (!m)
 		return NULL;
 	vmt_why_text_vm(m, p->clk, &t->why, t->lat, 0, vmt_reader_vmmap(p->r));
+	if (vmt_why_before_text(p->clk, &t->why, b, sizeof(b)))
+		fprintf(m, "; %s", b);
 	fclose(m);
 	return p->why;
 }

@@ -209,6 +209,9 @@ static int start_attribution(struct vmt_pass *w, const struct vmt_pass_input *in
 		return 0;
 	vmt_attrib_opts_default(&ao);
 	ao.recorded = vmt_attrib_recorded(w->bind);
+	/* time between an entry and the next exit is the guest's for KVM's pair alone */
+	if (!in->r || !vmt_reader_pairs_kvm(in->r))
+		ao.recorded &= ~VMT_WHY_REC_BEFORE;
 	ao.segments = true;
 	if (in->r) {
 		bool known, cut;

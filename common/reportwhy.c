@@ -19,12 +19,16 @@ static const char *const kind_cols[VMT_WHY_NKINDS] = {
 void vmt_report_why_line(FILE *f, const struct vmt_reader *r, const struct vmt_why *why,
 			 uint64_t lat, bool wide)
 {
+	char b[128];
+
 	if (!why)
 		return;
 	fputs("      why: ", f);
 	/* within 120 columns, the smallest parts summed; --wide: every part, as -v --why */
 	vmt_why_text_vm(f, vmt_reader_clock(r), why, lat, wide ? 0 : 120 - 11, vmt_reader_vmmap(r));
 	fputc('\n', f);
+	if (vmt_why_before_text(vmt_reader_clock(r), why, b, sizeof(b)))
+		fprintf(f, "           %s\n", b);
 }
 
 /*
@@ -119,6 +123,12 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 		fprintf(f, "unknown: the part of kvm that incomplete %s could not tell (%s)\n",
 			whywords_of(r)->count, vmt_fmt_lat(c, s->why_all.unknown, label,
 							   sizeof(label)));
+	/* outside the table: time the latencies do not hold (man vmtrace-report, CAUSES) */
+	if ((s->why_recorded & VMT_WHY_REC_BEFORE) && s->why_all.before_n)
+		fprintf(f, "host interrupts before the exits' trace points: %s in %" PRIu64
+			" %s (the guest had left; not in the latencies)\n",
+			vmt_fmt_lat(c, s->why_all.before, label, sizeof(label)),
+			s->why_all.before_n, s->why_all.before_n == 1 ? "exit" : "exits");
 	not_recorded(f, s->why_recorded);
 }
 
@@ -322,6 +332,16 @@ void vmt_report_why_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_why_json(w, "why", vmt_reader_clock(r), why, s->why_recorded, true);
 }
 
+/* Not a kind either: the handlers before the exits' trace points, null when not measured. */
+static void before_json(struct vmt_jsonw *w, const struct vmt_clock *c,
+			const struct vmt_summary *s, const struct vmt_whysum *g)
+{
+	bool has = s->why_recorded & VMT_WHY_REC_BEFORE;
+
+	vmt_jsonw_opt_u64(w, "before_exit_exits", has, g->before_n);
+	vmt_jsonw_opt_u64(w, "before_exit_ns", has, vmt_clock_ns(c, g->before));
+}
+
 void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r,
 				 const struct vmt_summary *s)
 {
@@ -331,6 +351,8 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 
 	if (!s->why) {
 		vmt_jsonw_null(w, "why_by_reason");
+		vmt_jsonw_null(w, "before_exit_exits");
+		vmt_jsonw_null(w, "before_exit_ns");
 		vmt_jsonw_null(w, "culprits");
 		vmt_jsonw_null(w, "culprits_merged");
 		return;
@@ -348,9 +370,11 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 		vmt_why_json_kinds(w, c, g->why.ticks, s->why_recorded);
 		/* not a kind: the part of kvm_ns that incomplete exits could not tell */
 		vmt_jsonw_u64(w, "unknown_ns", vmt_clock_ns(c, g->why.unknown));
+		before_json(w, c, s, &g->why);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
+	before_json(w, c, s, &s->why_all);
 	vmt_jsonw_array_open(w, "culprits");
 	n = vmt_culprits_rows(s->culprits, &rows);
 	for (i = 0; i < n; i++) {

@@ -69,11 +69,14 @@
 	X("incomplete", BOOL, f->why, wy != NULL, wy && wy->incomplete)	\
 	X("culprit_kind", TEXT, f->why, cu != NULL, cu ? vmt_why_kind_names[cu->kind] : "") \
 	X("culprit", NAME, f->why, cu != NULL, cu ? cu->name : "")		\
-	X("culprit_pid", I64, f->why, cu && cu->pid >= 0, cu ? cu->pid : 0)
+	X("culprit_pid", I64, f->why, cu && cu->pid >= 0, cu ? cu->pid : 0)	\
+	X("before_exit_ns", U64, f->why, wy && (f->recorded & VMT_WHY_REC_BEFORE),	\
+	  wy ? row_ns(f, wy->before) : 0)
 
 /* What a row shows of an exit's why: the times per kind and the culprit. */
 struct rowwhy {
 	uint64_t ticks[VMT_WHY_NKINDS];
+	uint64_t before;	/* outside the kinds: struct vmt_why's */
 	struct vmt_whypart culprit;
 	bool incomplete, has_culprit;
 };
@@ -129,7 +132,7 @@ struct prow {
 /*
  * A CSV row's room: at least CSV_ROW_MAX bytes (every row of ordinary names), more when the
  * recording's names need it (row_max()): CSV_ROW_FIGURES for the figures (16 fields of at
- * most 20 digits or 18 hex characters, the why columns' 9 numbers and a kind, commas, CRLF)
+ * most 20 digits or 18 hex characters, the why columns' 10 numbers and a kind, commas, CRLF)
  * and each name cell quoted with every byte a doubled quote.
  */
 #define CSV_ROW_MAX 1024
@@ -662,6 +665,7 @@ static void rowwhy_of(struct rowwhy *rw, const struct vmt_why *why)
 	const struct vmt_whypart *c = vmt_why_culprit(why);
 
 	memcpy(rw->ticks, why->ticks, sizeof(rw->ticks));
+	rw->before = why->before;
 	rw->incomplete = why->incomplete;
 	rw->has_culprit = c != NULL;
 	if (c)

@@ -34,7 +34,7 @@ struct vmt_rows_opts {
 	/*
 	 * Per-exit rows: the why columns (kvm_ns ... nmi_ns, incomplete, culprit_kind,
 	 * culprit, culprit_pid), filled when the pass attributes (iterate.h); then at most
-	 * VMT_ROWS_HOLD_MAX / 4 exits are held (216 bytes each, 27 MiB).
+	 * VMT_ROWS_HOLD_MAX / 4 exits are held (224 bytes each, 28 MiB).
 	 */
 	bool why;
 	/*

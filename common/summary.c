@@ -330,11 +330,12 @@ static inline const struct vmt_window *task_window(const struct task *t)
 /*
  * A plain complete exit (all kvm) is left out of its task's and reason's sums during the
  * pass: the groups' distributions count it with its latency, so why_fill() adds the count
- * and the kvm time of all of them at the end, exactly.
+ * and the kvm time of all of them at the end, exactly. Not one with host interrupts before
+ * it: their sum is not in the distributions.
  */
 static inline bool why_deferred(const struct vmt_why *w)
 {
-	return w->plain && !w->incomplete;
+	return w->plain && !w->incomplete && !w->before;
 }
 
 /* g's plain complete exits into its sums: g->d has every exit g->why has, and those. */

@@ -96,6 +96,7 @@ void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w
 		budget = sizeof(line) - 1;
 	if (w->incomplete)
 		budget = budget > strlen(incomplete) + 20 ? budget - strlen(incomplete) : 20;
+
 	for (i = 0, shown = 0; i < n; i++) {
 		size_t plen;
 
@@ -120,6 +121,18 @@ void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w
 		fprintf(f, " + %u more %s", n - shown, vmt_fmt_lat(c, rest, t, sizeof(t)));
 	if (w->incomplete)
 		fputs(incomplete, f);
+}
+
+const char *vmt_why_before_text(const struct vmt_clock *c, const struct vmt_why *w, char *buf,
+				size_t size)
+{
+	char t[32];
+
+	if (!w->before)
+		return NULL;
+	snprintf(buf, size, "+ %s of host interrupts before the exit's trace point (not in its "
+		 "latency)", vmt_fmt_lat(c, w->before, t, sizeof(t)));
+	return buf;
 }
 
 void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
@@ -169,6 +182,9 @@ void vmt_why_json(struct vmt_jsonw *jw, const char *name, const struct vmt_clock
 		for (i = 0; i < w->nparts && i < VMT_WHY_MAXPARTS; i++)
 			json_part(jw, NULL, c, &w->parts[i]);
 		vmt_jsonw_array_close(jw);
+		/* an exit's own figure, outside the kinds (a window has none) */
+		vmt_jsonw_opt_u64(jw, "before_exit_ns", recorded & VMT_WHY_REC_BEFORE,
+				  vmt_clock_ns(c, w->before));
 	}
 	vmt_jsonw_object_close(jw);
 }

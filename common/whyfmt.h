@@ -34,6 +34,14 @@ void vmt_why_text_vm(FILE *f, const struct vmt_clock *c, const struct vmt_why *w
 		     unsigned int width, const struct vmt_vmmap *vms);
 void vmt_why_text(FILE *f, const struct vmt_clock *c, const struct vmt_why *w, uint64_t lat,
 		  unsigned int width);
+/*
+ * The exit's before (attrib.h: handlers before its trace point, outside the parts) as text,
+ * "+ 11.22 ms of host interrupts before the exit's trace point (not in its latency)", at most
+ * 90 bytes; NULL when it has none. The text views print it on a line under the why line
+ * (which has no room left in 120 columns), the HTML after it.
+ */
+const char *vmt_why_before_text(const struct vmt_clock *c, const struct vmt_why *w, char *buf,
+				size_t size);
 /* One part as text: "preempted 3.58 ms by kworker/1:2 (pid 51)"; vms as above. */
 char *vmt_whypart_text_vm(const struct vmt_clock *c, const struct vmt_whypart *p,
 			  const struct vmt_vmmap *vms, char *buf, size_t size);

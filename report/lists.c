@@ -141,7 +141,7 @@ struct exit_rec {
  * end) would be bytes never written, which the file need not hold.
  */
 _Static_assert(sizeof(struct vmt_event) == 72 && sizeof(struct vmt_whypart) == 48 &&
-	       sizeof(struct vmt_why) == 80 + VMT_WHY_MAXPARTS * 48,
+	       sizeof(struct vmt_why) == 88 + VMT_WHY_MAXPARTS * 48,
 	       "exit_rec_write copies every member: a new one is to be copied too");
 
 static int exit_rec_write(FILE *f, const struct vmt_pair *p)
@@ -176,6 +176,7 @@ static int exit_rec_write(FILE *f, const struct vmt_pair *p)
 	memcpy(w.ticks, p->why->ticks, sizeof(w.ticks));
 	w.incomplete = p->why->incomplete;
 	w.unknown = p->why->unknown;
+	w.before = p->why->before;
 	w.plain = p->why->plain;
 	w.nparts = p->why->nparts < VMT_WHY_MAXPARTS ? p->why->nparts : VMT_WHY_MAXPARTS;
 	w.culprit = p->why->culprit;

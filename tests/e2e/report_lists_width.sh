@@ -56,7 +56,8 @@ for l in open(sys.argv[1]):
     assert wide or len(l) <= 120, "%d columns: %s" % (len(l), l)
     if l.startswith(("Longest ", "Exits of at least", "Pairs of at least")):
         cur = lists.setdefault(l.split()[0], [])
-    elif cur is None or not l or l.lstrip().startswith(("time (s)", "why: ")):
+    elif cur is None or not l or l.lstrip().startswith(("time (s)", "why: ")) or \
+            " of host interrupts before the exit's trace point " in l:
         continue
     elif re.match(r" {72}(info1|info2|intr_info|error_code) ", l):
         assert not wide and cur, "a continuation line without its row: " + l
