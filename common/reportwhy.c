@@ -351,8 +351,6 @@ void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r
 
 	if (!s->why) {
 		vmt_jsonw_null(w, "why_by_reason");
-		vmt_jsonw_null(w, "before_exit_exits");
-		vmt_jsonw_null(w, "before_exit_ns");
 		vmt_jsonw_null(w, "culprits");
 		vmt_jsonw_null(w, "culprits_merged");
 		return;
