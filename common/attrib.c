@@ -56,8 +56,8 @@
  * stale, so such an exit is incomplete).
  *
  * Incomplete: lost events (a gap) on T's CPU, or on the CPU it is switched in on while it
- * waits there; a switch-out or
- * switch-in of T that contradicts its state; T's own user-space/KVM_RUN event or its entry
+ * waits there; a second wake-up while it waits woken (it ran on a CPU not traced); a
+ * switch-out or switch-in of T that contradicts its state; T's own user-space/KVM_RUN event or its entry
  * on a CPU where it was not running; interrupt frames left open at a switch or at the
  * entry, or an interrupt exit without its entry. The time since the last boundary (the
  * span whose nature is unknown) then goes to kvm, and the result says incomplete.
@@ -375,6 +375,7 @@ struct task {
 	uint8_t st;
 	uint8_t list;
 	bool in_user, incomplete, uncertain;
+	bool woke_waking;	/* WOKEN: by a sched_waking (a sched_wakeup may follow it) */
 	uint64_t unknown;	/* ticks of this exit whose nature is not known (in kvm) */
 	uint32_t cpu;		/* RUN: where; else the CPU whose list holds it */
 	uint32_t lprev, lnext;
@@ -1127,6 +1128,7 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 			/* a wake-up stamped before this switch: it is already awake again */
 			if (tp->early_waker.kind == VMT_WHY_BLOCKED) {
 				tp->st = ST_WOKEN;
+				tp->woke_waking = true;	/* its sched_wakeup may come yet */
 				key_holder(&tp->seg, -1, "");
 				key_kvm(&tp->early_waker);
 				list_add(a, tp, cpu, L_WOKEN);
@@ -1174,6 +1176,24 @@ static void on_switch(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	make_running(a, tn, cpu, ev->ts);
 }
 
+/*
+ * A wake-up of T while it waits woken, not switched in on a traced CPU since: the kernel
+ * wakes only a sleeping task (its try_to_wake_up() emits sched_waking after checking the
+ * task's state), so T ran and slept again on a CPU not traced. What it did since its
+ * first wake-up is not known (kvm, incomplete, as a preempted task moved away); from this
+ * one on it waits again. The sched_wakeup of the same wake-up after its sched_waking is not
+ * one.
+ */
+static void woken_again(struct vmt_attrib *a, struct task *t, const struct vmt_ctxev *ev)
+{
+	if (t->woke_waking && !ev->u.wake.waking)
+		return;
+	contradiction(t);
+	seg_close(a, t, ev->ts);
+	key_holder(&t->seg, -1, "");
+	t->woke_waking = ev->u.wake.waking;
+}
+
 static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct cpu *c)
 {
 	struct early *early = NULL;
@@ -1184,7 +1204,9 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	t = ev->u.wake.pid ? open_task(a, ev->u.wake.pid) : NULL;
 	if (ev->u.wake.pid && !t)
 		early = &a->early[(uint32_t)ev->u.wake.pid & (COMM_SLOTS - 1)];
-	else if (!t || (t->st != ST_BLOCK && t->st != ST_RUN))
+	else if (t && t->st == ST_WOKEN)
+		woken_again(a, t, ev);
+	if (!early && (!t || (t->st != ST_BLOCK && t->st != ST_RUN)))
 		return;
 	if (ev->flags & (VMT_CTX_FLAG_HARDIRQ | VMT_CTX_FLAG_SOFTIRQ | VMT_CTX_FLAG_NMI)) {
 		const char *name = ev->flags & VMT_CTX_FLAG_NMI ? "nmi" :
@@ -1223,6 +1245,7 @@ static void on_wakeup(struct vmt_attrib *a, const struct vmt_ctxev *ev, struct c
 	list_del(a, t);
 	list_add(a, t, t->cpu, L_WOKEN);
 	key_holder(&t->seg, -1, "");
+	t->woke_waking = ev->u.wake.waking;
 }
 
 /* An outermost handler begins on c: does it interrupt a task in the guest there? */
