@@ -925,6 +925,115 @@ static void test_incomplete(void **state)
 	assert_int_equal(w->ticks[K], 50);
 }
 
+/* An interrupt frame's event on cpu, naming pid as the task it interrupted. */
+static void frame_of(uint8_t type, uint32_t cpu, uint64_t ts, int32_t id, const char *name,
+		     int32_t pid)
+{
+	struct vmt_ctxev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.cpu = cpu;
+	ev.ts = ts;
+	ev.pid = pid;
+	ev.flags = type == VMT_CTX_SOFTIRQ_ENTRY || type == VMT_CTX_SOFTIRQ_EXIT ?
+		   VMT_CTX_FLAG_SOFTIRQ : VMT_CTX_FLAG_HARDIRQ;
+	ev.u.irq.id = id;
+	snprintf(ev.u.irq.name, sizeof(ev.u.irq.name), "%s", name);
+	ctx(&ev);
+}
+
+/* A handler interrupting T between its entry and its next exit, outermost only. */
+static void handlers(uint32_t cpu, uint64_t ts, int32_t pid)
+{
+	frame_of(VMT_CTX_IRQ_ENTRY, cpu, ts, 24, "eth0", pid);
+	frame_of(VMT_CTX_SOFTIRQ_ENTRY, cpu, ts + 50, 3, "net_rx", pid);
+	frame_of(VMT_CTX_SOFTIRQ_EXIT, cpu, ts + 100, 3, "", pid);
+	frame_of(VMT_CTX_IRQ_EXIT, cpu, ts + 200, 24, "", pid);
+}
+
+static void test_before_exit(void **state)
+{
+	struct vmt_attrib_opts o;
+	const struct vmt_why *w;
+
+	(void)state;
+	sw(1, 10, 0, "swapper/1", 0, T, "vcpu");
+	handlers(1, 20, T);		/* before its first entry: not in the guest */
+	begin(1, 100, T);
+	w = end(1, 200, T);
+	assert_int_equal(w->before, 0);
+	handlers(1, 300, T);		/* 200, the nested softirq inside */
+	handlers(2, 600, T);		/* another CPU */
+	frame_of(VMT_CTX_IRQ_ENTRY, 1, 850, 25, "eth1", X);	/* another task current */
+	frame_of(VMT_CTX_IRQ_EXIT, 1, 870, 25, "", X);
+	begin(1, 1000, T);
+	w = end(1, 1100, T);
+	/* outside the parts: the latency is still exit -> entry, all kvm */
+	assert_int_equal(w->before, 200);
+	assert_int_equal(w->ticks[K], 100);
+	assert_true(w->plain);
+	begin(1, 1200, T);
+	w = end(1, 1300, T);
+	assert_int_equal(w->before, 0);
+	/* events lost on its CPU: forgotten */
+	handlers(1, 1400, T);
+	assert_int_equal(vmt_attrib_gap(R->a, 1), 0);
+	begin(1, 1700, T);
+	w = end(1, 1800, T);
+	assert_int_equal(w->before, 0);
+
+	/* not measured without VMT_WHY_REC_BEFORE (a pair not KVM's) */
+	vmt_attrib_opts_default(&o);
+	o.segments = true;
+	o.recorded &= ~VMT_WHY_REC_BEFORE;
+	reopen(&o);
+	begin(1, 100, T);
+	end(1, 200, T);
+	handlers(1, 300, T);
+	begin(1, 1000, T);
+	w = end(1, 1100, T);
+	assert_int_equal(w->before, 0);
+}
+
+static void test_woken_again(void **state)
+{
+	const struct vmt_why *w;
+	struct vmt_ctxev ev;
+
+	(void)state;
+	sw(1, 50, 0, "swapper/1", 0, T, "vcpu");
+	begin(1, 100, T);
+	sw(1, 200, T, "vcpu", 1, 0, "swapper/1");
+	wake(1, 300, 0, VMT_CTX_FLAG_HARDIRQ, T, 1);
+	/* woken again: it ran and slept on a CPU not traced */
+	wake(1, 700, 0, VMT_CTX_FLAG_HARDIRQ, T, 1);
+	sw(1, 1000, 0, "swapper/1", 0, T, "vcpu");
+	w = end(1, 1100, T);
+	assert_true(w->incomplete);
+	assert_int_equal(w->unknown, 400);
+	assert_int_equal(w->ticks[K], 100 + 400 + 100);
+	assert_int_equal(w->ticks[B], 100);
+	assert_int_equal(part(w, W, -1, "idle"), 300);
+
+	/* the sched_wakeup of the same wake-up after its sched_waking: not a second one */
+	begin(1, 2000, T);
+	sw(1, 2100, T, "vcpu", 1, 0, "swapper/1");
+	wake(1, 2200, 0, VMT_CTX_FLAG_HARDIRQ, T, 1);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = VMT_CTX_WAKEUP;
+	ev.cpu = 1;
+	ev.ts = 2250;
+	ev.flags = VMT_CTX_FLAG_HARDIRQ;
+	ev.u.wake.pid = T;
+	ev.u.wake.target_cpu = 1;
+	ctx(&ev);
+	sw(1, 2500, 0, "swapper/1", 0, T, "vcpu");
+	w = end(1, 2600, T);
+	assert_false(w->incomplete);
+	assert_int_equal(part(w, W, -1, "idle"), 300);
+}
+
 static void test_missing_context(void **state)
 {
 	const struct vmt_why *w;
@@ -2084,6 +2193,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blocked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_irqs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nmi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_before_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_woken_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_userspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_history, setup, teardown),
