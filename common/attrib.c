@@ -1732,6 +1732,7 @@ int vmt_attrib_open(struct vmt_attrib *a, const struct vmt_event *begin, uint64_
 		out->unknown = t->unknown < out->ticks[VMT_WHY_KVM] ? t->unknown :
 								      out->ticks[VMT_WHY_KVM];
 	}
+	out->before = t->before;	/* measured when the exit began, as for a pair */
 	if (t->st == ST_RUN && t->cpu < a->ncpus && a->cpus[t->cpu].running == tidx(a, t))
 		a->cpus[t->cpu].running = NONE;
 	task_close(a, t);
