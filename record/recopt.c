@@ -237,6 +237,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "empty --vm");
 		if (vmt_vmfind_check_specs(arg, why, sizeof(why)))
 			argp_error(state, "--vm: %s", why);
+		/* the second would silently replace the first */
+		if (o->vm)
+			argp_error(state, "--vm given twice: name the VMs in one list (--vm %s,%s)",
+				   o->vm, arg);
 		o->vm = arg;
 		break;
 	}
