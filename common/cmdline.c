@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "log.h"
 #include "procinit.h"
+#include "textwidth.h"
 
 enum {
 	OPT_USAGE = 0x1200,
@@ -28,7 +30,8 @@ static const struct argp_option options[] = {
  * argp's hint after a usage error, "Try `PROG --help' or `PROG --usage' for more
  * information.", is wrapped at 79 columns: two lines for vmtrace-convert. The error stream
  * goes through this filter, which passes every line but that hint and writes its own in
- * one line. A translated hint does not start so and passes as it is.
+ * one line. A translated hint does not start so and passes as it is. An error line that
+ * would pass 120 columns is folded as the programs' messages are (common/log.h).
  */
 struct hint_filter {
 	char line[1024];
@@ -46,6 +49,14 @@ static void filter_line(struct hint_filter *h)
 	} else if (strncmp(h->line, "Try `", 5) == 0) {
 		fprintf(stderr, "Try '%s --help' for more information.\n", name);
 		h->in_hint = !strstr(h->line, "information.");
+	} else if (vmt_textwidth(h->line) > VMT_LOG_WIDTH + 1) {
+		/* a usage error that would pass 120 columns (its newline counted): folded as
+		 * vmt_err() folds one */
+		char folded[sizeof(h->line) + sizeof(h->line) / 8];
+
+		h->line[strcspn(h->line, "\n")] = '\0';
+		fprintf(stderr, "%s\n", vmt_log_fold(h->line, 0, VMT_LOG_WIDTH, 2, folded,
+						      sizeof(folded)));
 	} else {
 		fputs(h->line, stderr);
 	}

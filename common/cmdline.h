@@ -3,7 +3,8 @@
  * cmdline: what the three programs' command lines share beyond their options: -h, -? and
  * --help, --usage and -V/--version as one argp child (in place of argp's own, which has no
  * -h), messages under the short program name however the program was run, and usage
- * errors as one line plus a one-line --help hint. Like every argp parser it prints and
+ * errors as one message (past 120 columns folded as common/log.h folds one) plus a
+ * one-line --help hint. Like every argp parser it prints and
  * exits on --help and on bad command lines; it keeps no state but the hint filter's line.
  */
 #ifndef VMT_CMDLINE_H

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "log.h"
+#include "textwidth.h"
+
+/* a message with a list of a few dozen event names */
+#define LOG_MAX 4096
 
 static const char *progname = "vmtrace";
 static int quiet;
@@ -64,18 +68,55 @@ char *vmt_log_escape(const char *s, int keep_folds, char *out, size_t size)
 	return out;
 }
 
-static void vlog(const char *prefix, const char *fmt, va_list ap)
+/*
+ * Each line of a message that passes VMT_LOG_WIDTH, folded at its spaces; the lines after
+ * the first start with two spaces (a fold a caller made is such a line too). Every message
+ * fits so, whichever function says it: no caller can forget a long one.
+ */
+static void fit(const char *text, char *out, size_t size)
 {
-	/* One buffered line, so lines from several threads never interleave mid-line. */
-	char line[1024], shown[1024];
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (*text && n + 1 < size) {
+		size_t len = strcspn(text, "\n");
+		char one[LOG_MAX];
+		bool cont = n > 0;	/* a line after the first: "  " and its text */
+		const char *body = text + (cont ? 2 : 0);
+		size_t blen = len - (cont ? 2 : 0);
+
+		if (cont)
+			put(out, size, &n, "\n  ", 3);
+		if (vmt_textwidth_cols(text, len) <= VMT_LOG_WIDTH) {
+			put(out, size, &n, body, blen);
+		} else {
+			snprintf(one, sizeof(one), "%.*s", (int)blen, body);
+			vmt_log_fold(one, cont ? 2 : 0, VMT_LOG_WIDTH, 2, out + n, size - n);
+			n += strlen(out + n);
+		}
+		text += len + (text[len] == '\n');
+	}
+	out[n] = '\0';
+}
+
+/*
+ * @keep_folds: the message's own folds ("\n  ") kept, as a caller folded it; without, a
+ * newline in it is shown escaped like any in a name.
+ */
+static void vlog(const char *prefix, int keep_folds, const char *fmt, va_list ap)
+{
+	/* One buffered message, so lines from several threads never interleave mid-line. */
+	char line[LOG_MAX], shown[LOG_MAX], folded[LOG_MAX + LOG_MAX / 8];
 	int n;
 
 	n = snprintf(line, sizeof(line), "%s: %s", progname, prefix);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	/* names in it are shown escaped: one message, one line (its folds kept) */
-	fprintf(stderr, "%s\n", vmt_log_escape(line, 1, shown, sizeof(shown)));
+	/* names in it shown escaped before the folds, which are then its only newlines */
+	vmt_log_escape(line, keep_folds, shown, sizeof(shown));
+	fit(shown, folded, sizeof(folded));
+	fprintf(stderr, "%s\n", folded);
 }
 
 void vmt_err(const char *fmt, ...)
@@ -83,7 +124,7 @@ void vmt_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	vlog("", 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -92,7 +133,7 @@ void vmt_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
+	vlog("warning: ", 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -103,10 +144,9 @@ void vmt_info(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	vlog("", 1, fmt, ap);
 	va_end(ap);
 }
-
 
 /* The length of "(...)" at p with what sticks to its end up to a space, or 0. */
 static size_t paren_group(const char *p)
@@ -134,13 +174,15 @@ char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsig
 	if (!size)
 		return out;
 	while (*p) {
-		size_t len = strcspn(p, " "), group = paren_group(p);
+		size_t len = strcspn(p, " "), group = paren_group(p), cols;
 
 		/* "(collector CPU 0, clock local)" reads as one: it moves to a line whole */
-		if (group && indent + group <= width)
+		if (group && indent + vmt_textwidth_cols(p, group) <= width)
 			len = group;
+		/* display columns: a name in UTF-8 takes fewer than its bytes */
+		cols = vmt_textwidth_cols(p, len);
 
-		if (!line_empty && pos + 1 + len > width) {
+		if (!line_empty && pos + 1 + cols > width) {
 			put(out, size, &n, "\n", 1);
 			for (i = 0; i < indent; i++)
 				put(out, size, &n, " ", 1);
@@ -150,7 +192,7 @@ char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsig
 			pos++;
 		}
 		put(out, size, &n, p, len);
-		pos += len;
+		pos += cols;
 		line_empty = false;
 		p += len;
 		if (*p == ' ')
@@ -160,20 +202,6 @@ char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsig
 	return out;
 }
 
-static void vlog_folded(const char *prefix, const char *fmt, va_list ap)
-{
-	/* a list of a few dozen event names, the lines' indents added */
-	char msg[4096], line[4608];
-
-	snprintf(line, sizeof(line), "%s", prefix);
-	vsnprintf(line + strlen(line), sizeof(line) - strlen(line), fmt, ap);
-	/* names shown escaped before the folds, which are then the message's only newlines */
-	vmt_log_escape(line, 0, msg, sizeof(msg));
-	vmt_log_fold(msg, (unsigned int)strlen(progname) + 2, VMT_LOG_WIDTH, 2, line,
-		     sizeof(line));
-	fprintf(stderr, "%s: %s\n", progname, line);
-}
-
 void vmt_info_folded(const char *fmt, ...)
 {
 	va_list ap;
@@ -181,7 +209,7 @@ void vmt_info_folded(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	vlog_folded("", fmt, ap);
+	vlog("", 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -190,7 +218,7 @@ void vmt_warn_folded(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog_folded("warning: ", fmt, ap);
+	vlog("warning: ", 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -199,6 +227,6 @@ void vmt_err_folded(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog_folded("", fmt, ap);
+	vlog("", 0, fmt, ap);
 	va_end(ap);
 }

@@ -2,8 +2,9 @@
 /*
  * log: the programs' messages on stderr, always as "program: message". Only programs call
  * it; common/ modules return errors instead. vmt_log_init() once at start; the quiet level
- * is a plain global read by every thread (set before threads start). Notes that can grow
- * long (lists of names, paths) are folded to VMT_LOG_WIDTH columns, as every output is.
+ * is a plain global read by every thread (set before threads start). Every message fits
+ * VMT_LOG_WIDTH columns, as every output does: one that would pass it is folded at its
+ * spaces, its lines after the first indented by two spaces (tests read it back with unfold).
  */
 #ifndef VMT_LOG_H
 #define VMT_LOG_H
@@ -18,15 +19,19 @@ void vmt_log_init(const char *progname);
 const char *vmt_log_progname(void);
 void vmt_log_set_quiet(int quiet);
 
-/* An error: always printed. */
+/*
+ * An error: always printed. Names in a message are shown escaped (vmt_log_escape()); a
+ * message is one line where it fits, else folded as vmt_log_fold() does, "program: "
+ * included (a caller may fold it its own way first: "\n  " starts its next line).
+ */
 void vmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A warning: always printed, prefixed "warning: ". */
 void vmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and notes: suppressed by -q. */
 void vmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
- * The same, folded at its spaces to VMT_LOG_WIDTH columns, "program: " included; the
- * lines after the first start with two spaces. Written at once, as one message.
+ * The same for a message of its own lines' text only: a newline in it is shown escaped,
+ * as one in a name (a list of names, a path). Written at once, as one message.
  */
 void vmt_info_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vmt_warn_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -36,7 +41,8 @@ void vmt_err_folded(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * vmt_log_fold() - fold one line of text at its spaces
  * @text: the text, without newlines
  * @col: the column the text starts at (what precedes it on its first line)
- * @width: at most this many columns per line, where the words allow it
+ * @width: at most this many display columns per line (vmt_textwidth()), where the words
+ *	   allow it
  * @indent: spaces that start each line after the first
  * @out: the folded text, without a final newline, cut to @size bytes
  * @size: the size of @out

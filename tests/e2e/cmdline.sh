@@ -14,9 +14,9 @@ usage_error() {
 	"$top_builddir/$prog" "$@" >out.txt 2>err.txt
 	rc=$?
 	[ "$rc" = 64 ] || { cat err.txt >&2; fail "$prog $*: exit $rc, expected 64"; }
-	[ "$(wc -l <err.txt)" = 2 ] || { cat err.txt >&2; fail "$prog $*: not two lines"; }
-	head -1 err.txt | grep -q "^$prog: " || { cat err.txt >&2; fail "$prog $*: no '$prog: '"; }
-	[ "$(sed -n 2p err.txt)" = "Try '$prog --help' for more information." ] ||
+	[ "$(unfold err.txt | wc -l)" = 2 ] || { cat err.txt >&2; fail "$prog $*: not two lines"; }
+	unfold err.txt | head -1 | grep -q "^$prog: " || { cat err.txt >&2; fail "$prog $*: no '$prog: '"; }
+	[ "$(unfold err.txt | sed -n 2p)" = "Try '$prog --help' for more information." ] ||
 		{ cat err.txt >&2; fail "$prog $*: hint"; }
 	[ ! -s out.txt ] || fail "$prog $*: wrote to standard output"
 }
@@ -58,7 +58,7 @@ while IFS="|" read -r short long arg; do
 			set -- --cleanup "--$long${val:+=$val}"
 		fi
 		usage_error vmtrace-record "$@"
-		[ "$(head -1 err.txt)" = "vmtrace-record: --cleanup takes no other option: not with $names" ] ||
+		[ "$(unfold err.txt | head -1)" = "vmtrace-record: --cleanup takes no other option: not with $names" ] ||
 			{ cat err.txt; fail "vmtrace-record $*: the message"; }
 	done
 	n=$((n + 1))
@@ -74,16 +74,16 @@ usage_error vmtrace-report --window
 # given without '=' (it reads as a second recording)
 cp "$DATA/small-syscalls.vmt" s.vmt
 usage_error vmtrace-report --html s.vmt
-grep -qx "vmtrace-report: no recording given: --html took s.vmt as the page to write (--html PAGE.html RECORDING)" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: no recording given: --html took s.vmt as the page to write (--html PAGE.html RECORDING)" ||
 	fail "--html RECORDING: $(head -1 err.txt)"
 usage_error vmtrace-report --openmetrics out.prom s.vmt
-grep -qx "vmtrace-report: --openmetrics reads one recording; to write the metrics into out.prom, give --openmetrics=out.prom" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: --openmetrics reads one recording; to write the metrics into out.prom, give --openmetrics=out.prom" ||
 	fail "--openmetrics FILE: $(head -1 err.txt)"
 [ ! -e out.prom ] || fail "--openmetrics FILE wrote out.prom"
 # options whose values would change what the figures mean, refused before any file is read
 # (x.vmt does not exist: a file read would say so instead)
-line1() {	# line1 TEXT: the usage error's first line is exactly TEXT
-	[ "$(head -1 err.txt)" = "$1" ] || fail "'$(head -1 err.txt)', not '$1'"
+line1() {	# line1 TEXT: the usage error's first message is exactly TEXT
+	[ "$(unfold err.txt | head -1)" = "$1" ] || fail "'$(head -1 err.txt)', not '$1'"
 }
 for p in vmtrace-report vmtrace-convert; do
 	fmt=
@@ -186,9 +186,8 @@ for args in "--html k.vmt -" "--openmetrics=k.vmt -" "--compare --html k.vmt $K 
 	# shellcheck disable=SC2086
 	vmtrace-report $args <k.vmt >out.txt 2>err.txt
 	rc=$?
-	[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] &&
-		grep -q "^vmtrace-report: k.vmt: the --[a-z]* [a-z]* is the file on standard input" \
-		err.txt || fail "report $args <k.vmt: exit $rc: $(cat err.txt)"
+	[ "$rc" = 64 ] && [ "$(unfold err.txt | wc -l)" = 1 ] && [ ! -s out.txt ] &&
+		unfold err.txt | grep -q "^vmtrace-report: k.vmt: the --[a-z]* [a-z]* is the file on standard input" || fail "report $args <k.vmt: exit $rc: $(cat err.txt)"
 	cmp -s k.vmt "$K" || fail "report $args <k.vmt changed the recording"
 done
 for args in - k.vmt "--json -" "--html - -" "--openmetrics -"; do
@@ -196,7 +195,7 @@ for args in - k.vmt "--json -" "--html - -" "--openmetrics -"; do
 	vmtrace-report $args <k.vmt >>k.vmt 2>err.txt
 	rc=$?
 	want="standard output is the \(input file k.vmt\|file on standard input\)"
-	[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "^vmtrace-report: $want" err.txt ||
+	[ "$rc" = 64 ] && [ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -q "^vmtrace-report: $want" ||
 		fail "report $args >>k.vmt: exit $rc: $(cat err.txt)"
 	cmp -s k.vmt "$K" || fail "report $args >>k.vmt changed the recording"
 done

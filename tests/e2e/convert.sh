@@ -101,17 +101,17 @@ expect_one_line_error vmtrace-convert "4 KiB sub-buffers only"
 # (the advice fits the input: a .vmt is read as it is, a trace.dat becomes one with --to-vmt)
 cp "$DATA/small-syscalls.vmt" "$DATA/tracedat/syscalls-extract.dat" .
 run vmtrace-convert --legacy -o sys.bin small-syscalls.vmt
-[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-convert: small-syscalls.vmt: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit (vmtrace-report reads this .vmt as it is)" ] ||
+[ "$rc" = 64 ] && [ "$(unfold err.txt)" = "vmtrace-convert: small-syscalls.vmt: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit (vmtrace-report reads this .vmt as it is)" ] ||
 	fail "--legacy of a system-call .vmt: exit $rc, $(cat err.txt)"
 [ ! -e sys.bin ] || fail "a refused conversion left sys.bin"
 run vmtrace-convert --legacy -o sys.bin --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit syscalls-extract.dat
-[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-convert: syscalls-extract.dat: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit: use --to-vmt for a .vmt" ] ||
+[ "$rc" = 64 ] && [ "$(unfold err.txt)" = "vmtrace-convert: syscalls-extract.dat: a trace.bin holds kvm_exit/kvm_entry pairs only, not raw_syscalls:sys_enter/raw_syscalls:sys_exit: use --to-vmt for a .vmt" ] ||
 	fail "--legacy of a system-call trace.dat: exit $rc, $(cat err.txt)"
 [ ! -e sys.bin ] || fail "a refused conversion left sys.bin"
 run vmtrace-convert --legacy -o one.bin one.vmt
 expect_rc 0 "legacy"
 # its layout is not the 2015 one (exit_reason at 8 here): a note says how to read it back
-grep -q "one.bin: written in its recording's event layout.*--format-dir DIR" err.txt ||
+unfold err.txt | grep -q "one.bin: written in its recording's event layout.*--format-dir DIR" ||
 	fail "no note on the trace.bin's layout"
 # one in the 2015 layout (rt-2015-x86_64) gets none, and reads back without --format-dir
 "$HELPERS/mkvmt" "$DATA/formats/rt-2015-x86_64" rt.vmt <s.txt || fail mkvmt
@@ -132,7 +132,7 @@ expect_rc 0 "legacy --cpu"
 # "no exit on CPU 1" beside "exits on CPU 0"
 run vmtrace-report --format-dir "$F618" --cpu 1 two1.bin
 expect_rc 0 "--cpu on a trace.bin (nothing selected is a report)"
-grep -q "^vmtrace-report: two1.bin: nothing selected: a trace.bin does not name the CPU it traced" err.txt ||
+unfold err.txt | grep -q "^vmtrace-report: two1.bin: nothing selected: a trace.bin does not name the CPU it traced" ||
 	{ cat err.txt; fail "--cpu on a trace.bin: not said that it names no CPU"; }
 run vmtrace-report --format-dir "$F618" two1.bin
 grep -q "^Per pCPU (a trace.bin does not name its one CPU: shown as 0)" out.txt ||
@@ -224,7 +224,7 @@ if [ -f /proc/version ]; then
 	wait $pid
 	rc=$?
 	expect_rc 1 "-o /proc/version"
-	[ "$(cat err.txt)" = "vmtrace-convert: /proc/version: cannot create the temporary file beside it \
+	[ "$(unfold err.txt)" = "vmtrace-convert: /proc/version: cannot create the temporary file beside it \
 (/proc/version.$pid.part): No such file or directory" ] || { cat err.txt; fail "-o /proc/version: the message"; }
 fi
 finish

@@ -54,17 +54,17 @@ expect_rc 2 "--to-vmt of allbad.vmt"
 [ "$(chunks all.vmt)" = 0 ] || fail "all.vmt holds chunks"
 run vmtrace-report all.vmt
 expect_rc 2 "report of the copy of allbad.vmt"
-grep -qx "vmtrace-report: warning: all.vmt: damaged file: its end record counts $n chunks, 0 were read whole: $n chunks lost with the damaged data" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: warning: all.vmt: damaged file: its end record counts $n chunks, 0 were read whole: $n chunks lost with the damaged data" ||
 	{ cat err.txt; fail "all.vmt: no word on its $n lost chunks"; }
 
 # --cpu 1: that CPU's chunks, all damaged; no "nothing selected" that says it has data there
 run vmtrace-convert --to-vmt --cpu 1 -o all1.vmt allbad.vmt
 expect_rc 2 "--to-vmt --cpu 1 of allbad.vmt"
-! grep -q "nothing selected" err.txt || { cat err.txt; fail "--cpu 1: nothing selected"; }
-grep -q "damaged data skipped: $n1 chunks" err.txt || { cat err.txt; fail "--cpu 1: damage"; }
+! unfold err.txt | grep -q "nothing selected" || { cat err.txt; fail "--cpu 1: nothing selected"; }
+unfold err.txt | grep -q "damaged data skipped: $n1 chunks" || { cat err.txt; fail "--cpu 1: damage"; }
 run vmtrace-report all1.vmt
 expect_rc 2 "report of the --cpu 1 copy of allbad.vmt"
-grep -q "its end record counts $n1 chunks, 0 were read whole" err.txt ||
+unfold err.txt | grep -q "its end record counts $n1 chunks, 0 were read whole" ||
 	{ cat err.txt; fail "all1.vmt: no word on its $n1 lost chunks"; }
 
 # one chunk damaged: the copy has the others (the same number: no chunk is cut), and the
@@ -75,7 +75,7 @@ c=$(chunks one.vmt)
 [ "$c" = $((n - 1)) ] || fail "one.vmt: $c chunks, not $((n - 1))"
 run vmtrace-report one.vmt
 expect_rc 2 "report of the copy of onebad.vmt"
-grep -qx "vmtrace-report: warning: one.vmt: damaged file: its end record counts $n chunks, $c were read whole: 1 chunk lost with the damaged data" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: warning: one.vmt: damaged file: its end record counts $n chunks, $c were read whole: 1 chunk lost with the damaged data" ||
 	{ cat err.txt; fail "one.vmt: no word on its lost chunk"; }
 # an undamaged copy still reads clean
 run vmtrace-convert --to-vmt -o good.vmt "$S"
@@ -113,11 +113,11 @@ mv out.txt bad.json
 	fail "bad.dat: not one page skipped"
 run vmtrace-convert --to-vmt -o dat.vmt bad.dat
 expect_rc 2 "--to-vmt of bad.dat"
-grep -q "damaged data skipped: 1 .*(page commit beyond the page size)" err.txt ||
+unfold err.txt | grep -q "damaged data skipped: 1 .*(page commit beyond the page size)" ||
 	{ cat err.txt; fail "--to-vmt of bad.dat: no word on the page"; }
 run vmtrace-report --json dat.vmt
 expect_rc 2 "report of the copy of bad.dat"
-grep -q "1 chunk lost with the damaged data" err.txt || { cat err.txt; fail "dat.vmt: the loss"; }
+unfold err.txt | grep -q "1 chunk lost with the damaged data" || { cat err.txt; fail "dat.vmt: the loss"; }
 [ "$(json out.txt 'd["pairs"]')" = "$(json bad.json 'd["pairs"]')" ] || fail "dat.vmt: pairs"
 run vmtrace-convert --to-vmt -o datgood.vmt t.dat
 expect_rc 0 "--to-vmt of t.dat"

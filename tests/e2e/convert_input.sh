@@ -26,8 +26,8 @@ for mode in --csv --jsonl "--legacy --cpu 0" --to-vmt; do
 	for out in in.vmt hard.vmt soft.vmt; do
 		run vmtrace-convert $mode -o $out in.vmt
 		[ "$rc" = 64 ] || fail "$mode -o $out: exit $rc, not 64"
-		[ "$(wc -l <err.txt)" = 1 ] &&
-			grep -q "^vmtrace-convert: $out: .*input file.*refusing to write over it" err.txt ||
+		[ "$(unfold err.txt | wc -l)" = 1 ] &&
+			unfold err.txt | grep -q "^vmtrace-convert: $out: .*input file.*refusing to write over it" ||
 			fail "$mode -o $out: $(cat err.txt)"
 		cmp -s in.vmt orig.vmt || fail "$mode -o $out changed the input"
 		[ -L soft.vmt ] && [ "$(stat -c %h in.vmt)" = 2 ] || fail "$mode -o $out: links replaced"
@@ -36,7 +36,7 @@ for mode in --csv --jsonl "--legacy --cpu 0" --to-vmt; do
 done
 vmtrace-convert --csv in.vmt >>in.vmt 2>err.txt
 rc=$?
-[ "$rc" = 64 ] && grep -q "standard output is the input file in.vmt" err.txt ||
+[ "$rc" = 64 ] && unfold err.txt | grep -q "standard output is the input file in.vmt" ||
 	fail "standard output onto the input: exit $rc: $(cat err.txt)"
 cmp -s in.vmt orig.vmt || fail "writing to standard output changed the input"
 # The file on standard input is read in place ("-"): the output must not be it either, by
@@ -46,17 +46,16 @@ for mode in --csv --jsonl "--legacy --cpu 0" --to-vmt; do
 		vmtrace-convert $mode -o $out - <in.vmt >out.txt 2>err.txt
 		rc=$?
 		[ "$rc" = 64 ] || fail "$mode -o $out - <in.vmt: exit $rc, not 64"
-		[ "$(wc -l <err.txt)" = 1 ] && grep -q \
-			"^vmtrace-convert: $out: the output is the file on standard input: refusing" \
-			err.txt || fail "$mode -o $out - <in.vmt: $(cat err.txt)"
+		[ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -q \
+			"^vmtrace-convert: $out: the output is the file on standard input: refusing" || fail "$mode -o $out - <in.vmt: $(cat err.txt)"
 		cmp -s in.vmt orig.vmt || fail "$mode -o $out - <in.vmt changed the input"
 		! ls ./*.part 2>/dev/null || fail "$mode -o $out - left a temporary file"
 	done
 done
 vmtrace-convert --csv - <in.vmt >>in.vmt 2>err.txt
 rc=$?
-[ "$rc" = 64 ] && [ "$(wc -l <err.txt)" = 1 ] &&
-	grep -q "^vmtrace-convert: standard output is the file on standard input" err.txt ||
+[ "$rc" = 64 ] && [ "$(unfold err.txt | wc -l)" = 1 ] &&
+	unfold err.txt | grep -q "^vmtrace-convert: standard output is the file on standard input" ||
 	fail "standard output onto the file on standard input: exit $rc: $(cat err.txt)"
 cmp -s in.vmt orig.vmt || fail "standard output onto standard input's file changed the input"
 vmtrace-convert --csv -o stdin.csv - <in.vmt || fail "- <in.vmt to another file"
@@ -98,7 +97,8 @@ PY
 damage two.vmt dmg.vmt || fail "damaging a copy"
 damage one.vmt dmg1.vmt || fail "damaging a copy"
 head -c $(($(stat -c %s two.vmt) * 2 / 3)) two.vmt >cut.vmt
-warnings() { sed 's/^vmtrace-[a-z]*: //' "$1"; }	# the lines without the program's name
+# the messages without the program's name (whose length folds them at other spaces)
+warnings() { unfold "$1" | sed 's/^vmtrace-[a-z]*: //'; }
 
 for f in dmg.vmt cut.vmt; do
 	vmtrace-report --json $f >rep.json 2>rep.err
@@ -127,8 +127,8 @@ PY
 			vmtrace-report --json out >copy.json 2>copy.err
 			crc=$?
 			case $f in
-			cut.vmt) [ $crc = 2 ] && grep -q "not finished" copy.err ;;
-			*) [ $crc = 2 ] && grep -q "1 chunk lost with the damaged data" copy.err ;;
+			cut.vmt) [ $crc = 2 ] && unfold copy.err | grep -q "not finished" ;;
+			*) [ $crc = 2 ] && unfold copy.err | grep -q "1 chunk lost with the damaged data" ;;
 			esac || fail "$f: the .vmt copy reads $crc: $(cat copy.err)"
 			[ "$(json copy.json '(d["pairs"], d["total_ns"], d["gap_dropped"])')" = \
 			  "$(json rep.json '(d["pairs"], d["total_ns"], d["gap_dropped"])')" ] ||
@@ -176,7 +176,7 @@ empty() {	# empty FILE WHY OPTIONS...: nothing selected, one note saying WHY
 	expect_rc 0 "$* $f"
 	[ "$(wc -l <out.txt)" = 1 ] || fail "$* $f: rows came out"
 	want="vmtrace-convert: $f: nothing selected: $why; $(has "$f")"
-	[ "$(cat err.txt)" = "$want" ] || fail "$* $f: '$(cat err.txt)', not '$want'"
+	[ "$(unfold err.txt)" = "$want" ] || fail "$* $f: '$(cat err.txt)', not '$want'"
 }
 empty two.vmt "no exit on CPU 5000" --cpu 5000
 empty one.vmt "no exit of vCPU 3" --vcpu 3
@@ -191,12 +191,12 @@ report_empty() {	# report_empty FILE WHY OPTIONS...
 		run vmtrace-report $view "$@" "$f"
 		expect_rc 0 "report $view $* $f"
 		want="vmtrace-report: $f: nothing selected: $why; $(has "$f")"
-		[ "$(cat err.txt)" = "$want" ] || fail "report $view $* $f: '$(cat err.txt)', not '$want'"
+		[ "$(unfold err.txt)" = "$want" ] || fail "report $view $* $f: '$(cat err.txt)', not '$want'"
 	done
 	# the original's four lines count every event: no filter goes with them
 	run vmtrace-report --legacy "$@" "$f"
 	expect_rc 64 "report --legacy $* $f"
-	grep -q "^vmtrace-report: --legacy .*it takes no filter (--[a-z]* given)$" err.txt ||
+	unfold err.txt | grep -q "^vmtrace-report: --legacy .*it takes no filter (--[a-z]* given)$" ||
 		fail "report --legacy $* $f: $(cat err.txt)"
 	# the text: pairs there were, but none selected (not "no pairs")
 	run vmtrace-report "$@" "$f"
@@ -212,7 +212,7 @@ report_empty two.vmt "--from 10.000000000 s is after the last exit" --from 10s
 report_empty two.vmt "no exit has the reason given (the report without --reason lists those it has)" \
 	--reason hypercall
 run vmtrace-convert --jsonl --events --vcpu 3 one.vmt
-[ "$rc" = 0 ] && [ ! -s out.txt ] && grep -q "nothing selected: no exit of vCPU 3" err.txt ||
+[ "$rc" = 0 ] && [ ! -s out.txt ] && unfold err.txt | grep -q "nothing selected: no exit of vCPU 3" ||
 	fail "--jsonl --events --vcpu 3: $(cat err.txt)"
 # Whole-page copies of CPUs the recording does not have: refused before any file is made
 # (a .vmt of no CPU is one its reader refuses), naming those it has.
@@ -223,13 +223,12 @@ S
 "$HELPERS/mkvmt" "$F618" cpu1.vmt <c1.txt || fail mkvmt
 run vmtrace-convert --legacy --cpu 0 -o c0.bin cpu1.vmt
 expect_rc 64 "--legacy --cpu 0 of a CPU-1 recording"
-[ "$(cat err.txt)" = "vmtrace-convert: cpu1.vmt: no CPU 0 in the recording: it has CPU 1 (--cpu chooses among them)" ] ||
+[ "$(unfold err.txt)" = "vmtrace-convert: cpu1.vmt: no CPU 0 in the recording: it has CPU 1 (--cpu chooses among them)" ] ||
 	fail "--legacy --cpu 0: $(cat err.txt)"
 [ ! -e c0.bin ] || fail "--legacy --cpu 0: a file was made"
 run vmtrace-convert --to-vmt --cpu 4-5 -o c45.vmt two.vmt
 expect_rc 64 "--to-vmt --cpu 4-5 of a CPU 0-1 recording"
-grep -qx "vmtrace-convert: two.vmt: no CPUs 4-5 in the recording: it has CPUs 0-1 (--cpu chooses among them)" \
-	err.txt || fail "--to-vmt --cpu 4-5: $(cat err.txt)"
+unfold err.txt | grep -qx "vmtrace-convert: two.vmt: no CPUs 4-5 in the recording: it has CPUs 0-1 (--cpu chooses among them)" || fail "--to-vmt --cpu 4-5: $(cat err.txt)"
 [ ! -e c45.vmt ] || fail "--to-vmt --cpu 4-5: a file was made"
 
 # --- Options a mode or an input does not use --------------------------------------------

@@ -83,7 +83,7 @@ PY
 run vmtrace-convert --csv -o mig.csv mig.vmt
 expect_rc 0 "csv"
 # six pages flagged with 3 lost events each: the report's warning, and nothing else
-[ "$(cat err.txt)" = "vmtrace-convert: warning: mig.vmt: 18 events were lost while recording; figures may be incomplete" ] ||
+[ "$(unfold err.txt)" = "vmtrace-convert: warning: mig.vmt: 18 events were lost while recording; figures may be incomplete" ] ||
 	fail "messages: $(cat err.txt)"
 run vmtrace-convert --jsonl -o mig.jsonl mig.vmt
 expect_rc 0 "jsonl"
@@ -158,15 +158,14 @@ rc = subprocess.run(sys.argv[1:]).returncode
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 sys.exit(rc)' vmtrace-convert --csv -o long.csv long.vmt >rss.txt 2>err.txt ||
 	fail "csv of long.vmt: $(cat err.txt)"
-[ "$(grep -c "warning: long.vmt: 1 row written out of exit-time order" err.txt)" = 1 ] ||
+[ "$(unfold err.txt | grep -c "warning: long.vmt: 1 row written out of exit-time order")" = 1 ] ||
 	fail "no single warning for the late row: $(cat err.txt)"
-[ "$(wc -l <err.txt)" = 1 ] || fail "more than the warning: $(cat err.txt)"
-grep -q "its exit stayed open while 524288 later exits began" err.txt ||
+[ "$(unfold err.txt | wc -l)" = 1 ] || fail "more than the warning: $(cat err.txt)"
+unfold err.txt | grep -q "its exit stayed open while 524288 later exits began" ||
 	fail "the warning does not give the hold: $(cat err.txt)"
 # with the why columns a held row is larger and the hold a quarter: the warning says so
 vmtrace-convert --csv --why -o why.csv long.vmt 2>err.txt || fail "csv --why of long.vmt"
-grep -q "1 row written out of exit-time order: its exit stayed open while 131072 later" \
-	err.txt || fail "the --why warning does not give its hold: $(cat err.txt)"
+unfold err.txt | grep -q "1 row written out of exit-time order: its exit stayed open while 131072 later" || fail "the --why warning does not give its hold: $(cat err.txt)"
 python3 - long.csv <<'PY' || fail "the late row"
 import sys
 rows = [l.split(",") for l in open(sys.argv[1], newline="").read().split("\r\n")[1:-1]]

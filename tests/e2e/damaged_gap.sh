@@ -99,7 +99,7 @@ print(f"bad.vmt: damaged data skipped: 1 chunk (chunk checksum mismatch): the ch
       f"{at}, CPU {cpu}, {pages} page{'s' if pages > 1 else ''}, {s(first)} s to {s(last)} s")
 PY
 vmtrace-report bad.vmt >out.txt 2>err.txt
-grep -qxF "vmtrace-report: warning: $(cat where.txt)" err.txt ||
+unfold err.txt | grep -qxF "vmtrace-report: warning: $(cat where.txt)" ||
 	{ cat err.txt where.txt; fail "bad.vmt: the warning does not say where the damage is"; }
 # The damaged chunk's events are lost events, how many is not known (its header gives
 # pages, not events): never "0" in any view, and its pCPU is marked as one with a gap
@@ -116,15 +116,14 @@ grep -q "^Guest availability: .*, 60.666 % at worst (first exit to last entry)$"
 	grep -q '^  less, per task, the time its events may have been lost in gaps' out.txt &&
 	grep -q "^  0 (500)  *60.666%  *23.60 us  *0.000000000 s  *20.40 us$" out.txt ||
 	{ grep -A3 "in guest" out.txt; fail "bad.vmt: text: the time in the guest"; }
-grep -qx "vmtrace-report: warning: bad.vmt: events were lost with the damaged data, how many is not known; figures may be incomplete" \
-	err.txt || { cat err.txt; fail "bad.vmt: no word on its lost events"; }
+unfold err.txt | grep -qx "vmtrace-report: warning: bad.vmt: events were lost with the damaged data, how many is not known; figures may be incomplete" || { cat err.txt; fail "bad.vmt: no word on its lost events"; }
 # as merged with another recording, and compared
 run vmtrace-report bad.vmt d.vmt
 expect_rc 2 "bad.vmt and d.vmt merged"
-grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" err.txt ||
+unfold err.txt | grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" ||
 	{ cat err.txt; fail "bad.vmt merged: no word on its lost events"; }
 run vmtrace-report --compare bad.vmt d.vmt
-grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" err.txt ||
+unfold err.txt | grep -q "warning: bad.vmt: events were lost with the damaged data, how many is not known" ||
 	{ cat err.txt; fail "bad.vmt compared: no word on its lost events"; }
 vmtrace-convert --csv bad.vmt >bad.csv
 [ $? = 2 ] || fail "CSV of bad.vmt: exit status not 2"
@@ -141,9 +140,9 @@ vmtrace-convert --to-vmt -o copy.vmt bad.vmt 2>/dev/null
 [ $? = 2 ] || fail "--to-vmt of bad.vmt: exit status not 2"
 run vmtrace-report --json copy.vmt
 expect_rc 2 "report of the copy"
-grep -q "damaged file: its end record counts .* 1 chunk lost with the damaged data" err.txt ||
+unfold err.txt | grep -q "damaged file: its end record counts .* 1 chunk lost with the damaged data" ||
 	{ cat err.txt; fail "copy of bad.vmt: no word on the chunk lost"; }
-grep -q "events were lost while recording, how many is not known" err.txt ||
+unfold err.txt | grep -q "events were lost while recording, how many is not known" ||
 	{ cat err.txt; fail "copy of bad.vmt: no word on the hole"; }
 [ "$(json out.txt '(d["pairs"], d["gap_dropped"], d["latency_ns"]["max"] < 20000)')" = \
   "(109, 1, True)" ] || fail "copy of bad.vmt: an exit paired across the hole"
@@ -199,8 +198,7 @@ python3 "$top_srcdir/tests/helpers/gaporacle.py" c.txt --damaged 0 1 >want.json 
 vcpus out.txt want.json || fail "cbad.vmt: the vCPUs' figures"
 [ "$(json out.txt '[v["gap_ns"] > 0 for v in d["vcpus"]]')" = "[True, True]" ] ||
 	fail "cbad.vmt: both tasks lost events, a page's and a chunk's"
-grep -q "warning: cbad.vmt: 40 events were lost while recording, and an unknown number more with the damaged data" \
-	err.txt || { cat err.txt; fail "cbad.vmt: the warning"; }
+unfold err.txt | grep -q "warning: cbad.vmt: 40 events were lost while recording, and an unknown number more with the damaged data" || { cat err.txt; fail "cbad.vmt: the warning"; }
 vmtrace-report cbad.vmt 2>/dev/null | grep -qx "Lost events = 40 and an unknown number more (not counted: 1 damaged chunk; pairs never span a gap)" ||
 	fail "cbad.vmt: text: lost events"
 
@@ -318,7 +316,7 @@ python3 "$top_srcdir/tests/helpers/gaporacle.py" md.txt --damaged 0 1 >mdwant.js
 for slices in 0 2; do
 	VMTRACE_TEST_SLICES=$slices vmtrace-report --jobs $((slices ? 3 : 1)) --json m.vmt \
 		>m.json 2>m.err || fail "m.vmt ($slices slices): the report"
-	grep -qx "vmtrace-report: $slices time slices" m.err ||
+	unfold m.err | grep -qx "vmtrace-report: $slices time slices" ||
 		fail "m.vmt: not in $slices slices: $(cat m.err)"
 	vcpus m.json mwant.json || fail "m.vmt ($slices slices): the vCPUs' figures"
 	[ "$(json m.json '[v["in_guest_percent"] for v in d["vcpus"] if v["pid"] == 500]')" = \
@@ -450,10 +448,10 @@ PY
 vmtrace-report --json "$DATA/sample-kvm.vmt" >egood.json 2>/dev/null || fail "sample-kvm.vmt"
 vmtrace-report --json ebad.vmt >ebad.json 2>ebad.err
 [ $? = 2 ] || fail "ebad.vmt: exit status not 2"
-grep -qx "vmtrace-report: warning: ebad.vmt: damaged end record at offset [0-9]*: lost events and stop reason unknown" ebad.err ||
+unfold ebad.err | grep -qx "vmtrace-report: warning: ebad.vmt: damaged end record at offset [0-9]*: lost events and stop reason unknown" ||
 	fail "ebad.vmt: no warning on the end record: $(cat ebad.err)"
 widths_ok ebad.err || fail "ebad.vmt: warnings over 120 columns"
-! grep -q "lost with the damaged data" ebad.err || fail "ebad.vmt: events said lost with END"
+! unfold ebad.err | grep -q "lost with the damaged data" || fail "ebad.vmt: events said lost with END"
 vmtrace-report ebad.vmt 2>/dev/null | grep -qx "Lost events = an unknown number (not counted: no end statistics; pairs never span a gap)" ||
 	fail "ebad.vmt: the lost events line"
 vmtrace-report --openmetrics ebad.vmt 2>/dev/null | grep -q '^vmtrace_lost_uncounted_total{.*} 1$' ||
@@ -571,7 +569,7 @@ PY
 python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(100000); f.write(b"\xff" * 4096)' run.vmt
 run vmtrace-report run.vmt
 expect_rc 2 "4 KiB of chunks overwritten"
-grep -qF "vmtrace-report: warning: run.vmt: damaged file: $want" err.txt ||
+unfold err.txt | grep -qF "vmtrace-report: warning: run.vmt: damaged file: $want" ||
 	{ cat err.txt; fail "not: $want"; }
-grep -q "not finished" err.txt && fail "a finished recording's damage said to be an unfinished one"
+unfold err.txt | grep -q "not finished" && fail "a finished recording's damage said to be an unfinished one"
 finish

@@ -88,7 +88,7 @@ done
 run vmtrace-report s.bin
 expect_rc 1 "a trace.bin that does not decode with the 2015 layout"
 expect_one_line_error vmtrace-report "s.bin: the events do not decode with the original tool's 2015 layout (.*); give --format-dir DIR"
-[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line"
+[ "$(unfold err.txt | wc -l)" = 1 ] || fail "more than one line"
 run vmtrace-convert --csv s.bin
 expect_rc 1 "convert: a trace.bin that does not decode"
 expect_one_line_error vmtrace-convert "the events do not decode with the original tool's 2015 layout"

@@ -34,11 +34,11 @@ grep -qxF "File: $sn" out.txt || { grep File out.txt; fail "the File: line"; }
 ! grep -q "$(printf '\033')" out.txt || fail "an ESC in the report"
 run vmtrace-report "$e"
 expect_rc 1 "report of the empty file"
-[ "$(cat err.txt)" = "vmtrace-report: $se: not a vmtrace recording, a trace.dat or a trace.bin (it is empty)" ] ||
+[ "$(unfold err.txt)" = "vmtrace-report: $se: not a vmtrace recording, a trace.dat or a trace.bin (it is empty)" ] ||
 	{ cat err.txt; fail "the message on the empty file"; }
 run vmtrace-convert --csv "$e"
 expect_rc 1 "convert of the empty file"
-[ "$(wc -l <err.txt)" = 1 ] && grep -qF "vmtrace-convert: $se: not a vmtrace" err.txt ||
+[ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -qF "vmtrace-convert: $se: not a vmtrace" ||
 	{ cat err.txt; fail "convert's message on the empty file"; }
 
 # the page: its title holds the name escaped (and & < > as entities), no control byte

@@ -41,9 +41,9 @@ refused() {	# refused PROG FILE WHAT CMD...: exit 64, one line, FILE untouched
 	shift 3
 	run "$@"
 	expect_rc 64 "$*"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$*: not one line"; }
-	grep -qxF "$prog: $file holds a recording ($(kind "$file")): refusing to write $what over it" \
-		err.txt || { cat err.txt; fail "$*: the message"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$*: not one line"; }
+	unfold err.txt |
+		grep -qxF "$prog: $file holds a recording ($(kind "$file")): refusing to write $what over it" || { cat err.txt; fail "$*: the message"; }
 	target=$file
 	[ "$file" = link.vmt ] && target=keep.vmt
 	cmp -s "$target" "orig.$target" || fail "$*: $target changed"
@@ -97,7 +97,7 @@ run vmtrace-report --format-dir "$F618" copy2.vmt
 expect_rc 0 "the --legacy copy read back"
 run vmtrace-convert --to-vmt -o keep.vmt keep.vmt
 expect_rc 64 "--to-vmt over its input"
-grep -q "keep.vmt: the output is the input file: refusing" err.txt || fail "--to-vmt: $(cat err.txt)"
+unfold err.txt | grep -q "keep.vmt: the output is the input file: refusing" || fail "--to-vmt: $(cat err.txt)"
 cmp -s keep.vmt orig.keep.vmt || fail "--to-vmt over its input changed it"
 
 # --- --cpu naming no CPU of the recording ------------------------------------------------
@@ -116,9 +116,8 @@ for mode in --to-vmt --legacy; do
 	out=z.out
 	run vmtrace-convert $mode --cpu 7 -o $out four.vmt
 	expect_rc 64 "$mode --cpu 7"
-	[ "$(wc -l <err.txt)" = 1 ] && grep -qxF \
-		"vmtrace-convert: four.vmt: no CPU 7 in the recording: it has CPUs 0-3 (--cpu chooses among them)" \
-		err.txt || { cat err.txt; fail "$mode --cpu 7: the message"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -qxF \
+		"vmtrace-convert: four.vmt: no CPU 7 in the recording: it has CPUs 0-3 (--cpu chooses among them)" || { cat err.txt; fail "$mode --cpu 7: the message"; }
 	[ ! -e $out ] && ! ls ./*.part 2>/dev/null || fail "$mode --cpu 7 left a file"
 done
 # The trial's file: CPU 1 only (traced and with data), as its rows say.
@@ -129,13 +128,12 @@ print(",".join(sorted({r["pcpu"] for r in csv.DictReader(sys.stdin)}, key=int)))
 [ "$has" = 1 ] || fail "the sample's rows are on CPUs $has, not 1"
 run vmtrace-convert --to-vmt --cpu 3 -o z.vmt "$sample"
 expect_rc 64 "--to-vmt --cpu 3 on the sample"
-grep -qxF "vmtrace-convert: $sample: no CPU 3 in the recording: it has CPU $has (--cpu chooses among them)" \
-	err.txt || { cat err.txt; fail "--cpu 3: the message"; }
+unfold err.txt | grep -qxF "vmtrace-convert: $sample: no CPU 3 in the recording: it has CPU $has (--cpu chooses among them)" || { cat err.txt; fail "--cpu 3: the message"; }
 [ ! -e z.vmt ] || fail "--cpu 3 left z.vmt"
 # A CPU traced without data, and one of two asked for: copies that read back.
 run vmtrace-convert --to-vmt --cpu 3 -o idle.vmt four.vmt
 expect_rc 0 "--cpu 3 (traced, no data)"
-grep -q "nothing selected: no data on CPU 3; the recording has data on CPUs 0-1" err.txt ||
+unfold err.txt | grep -q "nothing selected: no data on CPU 3; the recording has data on CPUs 0-1" ||
 	fail "--cpu 3: no note: $(cat err.txt)"
 run vmtrace-report --json idle.vmt
 expect_rc 0 "idle.vmt read back"
@@ -153,23 +151,23 @@ grep -qx "Traced CPUs: 1" out.txt || fail "one.vmt: $(grep Traced out.txt)"
 ctx="$DATA/tracedat/context.dat"
 run vmtrace-convert --csv -o c.csv "$ctx"
 expect_rc 0 "--csv of context.dat"
-grep "not one kvm:kvm_exit event in the file" err.txt >csv.words || fail "--csv: no words"
+unfold err.txt | grep "not one kvm:kvm_exit event in the file" >csv.words || fail "--csv: no words"
 grep -q "choose the pair with --pair BEGIN,END" csv.words || fail "--csv: no --pair"
 run vmtrace-convert --to-vmt -o t.vmt "$ctx"
 expect_rc 0 "--to-vmt of context.dat"
-grep "not one kvm:kvm_exit event in the file" err.txt >vmt.words || fail "--to-vmt: no words"
+unfold err.txt | grep "not one kvm:kvm_exit event in the file" >vmt.words || fail "--to-vmt: no words"
 cmp -s csv.words vmt.words || { cat csv.words vmt.words; fail "--to-vmt: not --csv's words"; }
 run vmtrace-report t.vmt
 expect_rc 0 "t.vmt read back"
 run vmtrace-convert --to-vmt --pair raw_syscalls:sys_enter,raw_syscalls:sys_exit -o t2.vmt "$ctx"
 expect_rc 0 "--to-vmt --pair"
-! grep -q "not one" err.txt || fail "--to-vmt --pair: $(cat err.txt)"
+! unfold err.txt | grep -q "not one" || fail "--to-vmt --pair: $(cat err.txt)"
 run vmtrace-report --json t2.vmt
 expect_rc 0 "t2.vmt read back"
 [ "$(json out.txt 'd["pairs"]')" -gt 0 ] || fail "t2.vmt: no pairs"
 run vmtrace-convert --to-vmt -o k.vmt keep.dat
 expect_rc 0 "--to-vmt of a kvm trace.dat"
-! grep -q "not one" err.txt || fail "--to-vmt of kvm pairs: $(cat err.txt)"
+! unfold err.txt | grep -q "not one" || fail "--to-vmt of kvm pairs: $(cat err.txt)"
 run vmtrace-report k.vmt
 expect_rc 0 "k.vmt read back"
 
@@ -181,15 +179,15 @@ for prog in vmtrace-convert vmtrace-report; do
 	$prog $opt e.vmt >e.vmt 2>err.txt
 	rc=$?
 	expect_rc 64 "$prog e.vmt >e.vmt"
-	[ "$(wc -l <err.txt)" = 1 ] && grep -qxF "$prog: standard output is the input file e.vmt: the \
-shell has already emptied it (> truncates before the program starts)" err.txt ||
+	[ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -qxF "$prog: standard output is the input file e.vmt: the \
+shell has already emptied it (> truncates before the program starts)" ||
 		{ cat err.txt; fail "$prog >e.vmt: the message"; }
 	cp orig.keep.vmt e.vmt
 	$prog $opt e.vmt >>e.vmt 2>err.txt
 	rc=$?
 	expect_rc 64 "$prog e.vmt >>e.vmt"
-	grep -q "standard output is the input file e.vmt: refusing to write over it" err.txt &&
-		! grep -q emptied err.txt || { cat err.txt; fail "$prog >>e.vmt: the message"; }
+	unfold err.txt | grep -q "standard output is the input file e.vmt: refusing to write over it" &&
+		! unfold err.txt | grep -q emptied || { cat err.txt; fail "$prog >>e.vmt: the message"; }
 	cmp -s e.vmt orig.keep.vmt || fail "$prog >>e.vmt changed it"
 done
 finish

@@ -151,10 +151,10 @@ for args in "--html same.out $K" "--html same.lnk $K" "--html /dev/stdout $K" \
 	vmtrace-report $args >>same.out 2>err.txt
 	rc=$?
 	expect_rc 64 "report $args >>same.out"
-	grep -v "warning: .* are the same file" err.txt >err1.txt
+	unfold err.txt | grep -v "warning: .* are the same file" >err1.txt
 	mv err1.txt err.txt
 	expect_one_line_error vmtrace-report "is the same file as standard output (the report)"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
 	[ "$(cat same.out)" = keep ] || fail "report $args: same.out was written"
 done
 # into a pipe: the page and the report would mix
@@ -195,7 +195,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 	rc=$(cat rc.txt)
 	expect_rc 1 "a full TMPDIR"
 	expect_one_line_error vmtrace-report "-: cannot copy standard input to a temporary file in $scratch/tiny: No space left on device (TMPDIR"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a full TMPDIR: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "a full TMPDIR: not one line"; }
 	# A .vmt appended (>>) through a descriptor to a file that fills up: the recording's
 	# failed block is not cut off at its own offset, which would cut what the file held
 	# before it (the review: 150000 bytes became 54076)
@@ -205,7 +205,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 		head -c 150000 "$1/log" >"$4/kept.bin"' sh "$scratch/tiny" before.bin "$K" "$scratch"
 	rc=$(cat rc.txt)
 	expect_rc 1 "a .vmt appended to a file that fills up"
-	grep -q "No space left on device" err.txt || { cat err.txt; fail "a full file: not ENOSPC"; }
+	unfold err.txt | grep -q "No space left on device" || { cat err.txt; fail "a full file: not ENOSPC"; }
 	cmp -s before.bin kept.bin || fail "a .vmt appended through a descriptor cut the file's earlier bytes"
 else
 	skip_part "no root or mount namespace: a full TMPDIR"

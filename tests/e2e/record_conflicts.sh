@@ -15,7 +15,7 @@ root=/sys/kernel/tracing
 run vmtrace-record -p 1 -c 0 -s 1 -e "$SYSCALL_EVENTS" -o two.vmt
 expect_rc 1 "a second recorder on CPU 1"
 # the error (after the notes on context events this kernel lacks, when it lacks some)
-refusal() { grep "^vmtrace-record: $root/instances: " err.txt; }
+refusal() { unfold err.txt | grep "^vmtrace-record: $root/instances: "; }
 [ "$(refusal)" = "vmtrace-record: $root/instances: another recorder traces CPU 1 (vmtrace-$first, \
 pid $first); one recorder per CPU" ] || { cat err.txt; fail "-p 1 against -p 1"; }
 [ ! -e two.vmt ] || fail "the refused recorder wrote a file"
@@ -30,7 +30,7 @@ expect_rc 1 "a second recorder on CPUs 0-1"
 pid $first); one recorder per CPU" ] || { cat err.txt; fail "-p 0-1 against -p 1"; }
 [ ! -e two.vmt ] || fail "the refused recorder (-p 0-1) wrote a file"
 # refused, it says nothing of its collector (every CPU traced: "runs unpinned" came first)
-! grep -q "collector" err.txt || { cat err.txt; fail "a collector warning before the refusal"; }
+! unfold err.txt | grep -q "collector" || { cat err.txt; fail "a collector warning before the refusal"; }
 # CPU 0 is free: a recorder there works alongside (collecting on CPU 1).
 run vmtrace-record -q -p 0 -c 1 -s 1 -e "$SYSCALL_EVENTS" -o zero.vmt
 expect_rc 0 "a recorder on another CPU"
@@ -69,7 +69,7 @@ for args in "-o same.out" "--metrics same.out -o m.vmt"; do
 	rc=$?
 	expect_rc 64 "$args >>same.out"
 	expect_one_line_error vmtrace-record "same.out: .* is the same file as standard output (the summary)"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
 	[ "$(cat same.out)" = keep ] || fail "$args: same.out was written"
 	[ ! -e m.vmt ] || fail "$args: a recording was made"
 done

@@ -30,7 +30,7 @@ ls $T/instances >instances.before
 run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context sched:sched_switch,sched:no_such_event \
 	-o bogus.vmt
 expect_rc 64 "unknown context event"
-[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "unknown context event: not one line"; }
+[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "unknown context event: not one line"; }
 expect_one_line_error vmtrace-record "sched:no_such_event is not an event on this kernel"
 [ ! -e bogus.vmt ] || fail "a file for a refused command line"
 ls $T/instances | diff instances.before - || fail "instances changed"
@@ -133,7 +133,7 @@ sort events.txt missing.txt | diff defaults.txt - || fail "listed + missing is n
 while read -r e; do on_kernel "$e" || fail "$e listed but not on this kernel"; done <events.txt
 while read -r e; do ! on_kernel "$e" || fail "$e named missing but on this kernel"; done <missing.txt
 if [ -s missing.txt ]; then
-	[ "$(grep -c 'context events not on this kernel' rec.err)" = 1 ] || fail "missing not named once"
+	[ "$(unfold rec.err | grep -c 'context events not on this kernel')" = 1 ] || fail "missing not named once"
 	unfold rec.err | grep "context events not on this kernel" | tr -d ' ' |
 		grep -q "kernel:$(paste -sd, missing.txt)\$" || fail "the line names other events"
 fi

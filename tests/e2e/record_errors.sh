@@ -16,11 +16,11 @@ for pair in nosuch:event,nosuch:other "$(echo "$SYSCALL_EVENTS" | cut -d, -f1),k
 	[ "${pair#*,}" = kvm:nosuch ] && bad=kvm:nosuch
 	expect_one_line_error vmtrace-record "--events: $bad is not an event on this kernel"
 	[ "$rc" = 64 ] || fail "-e $pair: exit $rc, not 64"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-e $pair: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "-e $pair: not one line"; }
 	[ ! -e x.vmt ] || fail "a file was left for a failed start"
 	ls ./*.part 2>/dev/null && fail "a temporary file was left for a failed start"
 done
-grep -q "kvm module loaded" err.txt || fail "kvm:nosuch: no word on the kvm module"
+unfold err.txt | grep -q "kvm module loaded" || fail "kvm:nosuch: no word on the kvm module"
 
 # A CPU the machine lacks: a bad command line (64), said first and alone (no note on
 # context events before it), nothing left behind
@@ -32,7 +32,7 @@ for args in "-p 4095" "-p 1 -c 4000"; do
 	*) expect_one_line_error vmtrace-record "CPU 4095 is not online (online: " ;;
 	esac
 	[ "$rc" = 64 ] || fail "$args: exit $rc, not 64"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$args: not one line"; }
 	[ ! -e x.vmt ] || fail "$args: a file was left for a failed start"
 done
 
@@ -62,7 +62,7 @@ if mount -t tmpfs -o size=4m tmpfs full 2>/dev/null; then
 	rc=$?
 	wait
 	[ "$rc" = 1 ] || { cat rec.err; fail "disk full: exit $rc, expected 1"; }
-	grep -q "No space left on device" rec.err || fail "disk full: no clear error"
+	unfold rec.err | grep -q "No space left on device" || fail "disk full: no clear error"
 	widths_ok rec.err || fail "disk full: messages wider than 120 columns"
 	no_instance_left "$rec_pid"
 	f=$(ls full/f.vmt* | head -1)
@@ -110,7 +110,7 @@ if mount -t tmpfs -o size=2m tmpfs nospace 2>/dev/null; then
 			"$HELPERS/syscall_loop" 1 0 0.5 >/dev/null
 			wait "$rec_pid"
 			rc=$?
-			grep -q "cannot write: No space" rec.err || break	# the metadata fitted
+			unfold rec.err | grep -q "cannot write: No space" || break	# the metadata fitted
 		done
 		[ "$rc" = 1 ] || { cat rec.err; fail "no room for a chunk: exit $rc, expected 1"; }
 		no_instance_left "$rec_pid"
@@ -143,7 +143,7 @@ if [ -e /sys/kernel/tracing/events/kvm/kvm_exit ]; then
 		want="not one kvm:kvm_exit event in the recording (CPUs traced: 1): no guest ran on those CPUs"
 		unfold none.err | grep -q "^vmtrace-record: warning: none.vmt: $want" ||
 			{ cat none.err; fail "the recorder did not say the recording is empty"; }
-		[ "$(grep -c "$want" err.txt)" = 1 ] || { cat err.txt; fail "the report did not say why"; }
+		[ "$(unfold err.txt | grep -c "$want")" = 1 ] || { cat err.txt; fail "the report did not say why"; }
 		grep -q "^No exit-entry pairs: no latency figures" none.out || fail "the summary"
 	else
 		skip_part "the empty recording (a guest ran on CPU 1)"

@@ -93,15 +93,15 @@ if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
 	dd if=/dev/zero of=full/fill bs=4k 2>/dev/null	# until the disk is full
 	"$HELPERS/syscall_loop" -r 1 20000 >loop.txt || fail "syscall_loop"
 	for _ in $(seq 100); do	# at most 10 s: a publication is due every second
-		grep -q "writing the metrics failed" rec.err && break
+		unfold rec.err | grep -q "writing the metrics failed" && break
 		sleep 0.1
 	done
-	grep -q "^vmtrace-record: warning: full/m.prom: writing the metrics failed: No space left on device" rec.err ||
+	unfold rec.err | grep -q "^vmtrace-record: warning: full/m.prom: writing the metrics failed: No space left on device" ||
 		{ cat rec.err; fail "a full disk under the metrics: no warning while recording"; }
 	cp full/m.prom kept.prom	# the figures last written: no later write can succeed
 	whole kept.prom
 	sleep 2.5	# two more intervals
-	[ "$(grep -c "writing the metrics failed" rec.err)" = 1 ] || { cat rec.err; fail "said more than once"; }
+	[ "$(unfold rec.err | grep -c "writing the metrics failed")" = 1 ] || { cat rec.err; fail "said more than once"; }
 	kill -INT "$rec_pid"
 	wait "$rec_pid"
 	rc=$?
@@ -120,7 +120,7 @@ run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" --context none --metrics /none
 	-o x.vmt
 expect_rc 1 "an unwritable metrics file"
 expect_one_line_error vmtrace-record "/nonexistent/m.prom: cannot create: No such file or directory$"
-[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "not one line"; }
+[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "not one line"; }
 [ ! -e x.vmt ] || fail "a recording was made although the metrics cannot be written"
 # a file that is there, in a directory that takes no new file: the temporary file beside it
 # failed, named with the recorder's pid (not "No such file" about a file that exists)
@@ -131,7 +131,7 @@ if [ -f /proc/version ]; then
 	wait $pid
 	rc=$?
 	expect_rc 1 "--metrics /proc/version"
-	[ "$(cat err.txt)" = "vmtrace-record: /proc/version: cannot create the temporary file beside it \
+	[ "$(unfold err.txt)" = "vmtrace-record: /proc/version: cannot create the temporary file beside it \
 (/proc/version.$pid.part): No such file or directory" ] || { cat err.txt; fail "--metrics /proc/version: the message"; }
 	[ ! -e x.vmt ] || fail "--metrics /proc/version: a recording was made"
 fi

@@ -18,7 +18,7 @@ for sig in INT TERM HUP QUIT; do
 	rc=$?
 	[ "$rc" = 0 ] || { cat rec.err; fail "SIG$sig: exit $rc"; }
 	no_instance_left "$rec_pid"
-	grep -q "SIG$sig: stopping" rec.err || fail "SIG$sig: not reported"
+	unfold rec.err | grep -q "SIG$sig: stopping" || fail "SIG$sig: not reported"
 	run vmtrace-report --json "$sig.vmt"
 	expect_rc 0 "SIG$sig recording"
 	mv out.txt "$sig.json"
@@ -61,13 +61,13 @@ for try in 1 2 3; do
 	start_record -p 1 -c 0 -b 64M -e "$SYSCALL_EVENTS" -o twice.vmt
 	"$HELPERS/syscall_loop" 1 300000 >loop.txt
 	kill -INT "$rec_pid"
-	for _ in $(seq 500); do grep -q "SIGINT: stopping" rec.err && break; sleep 0.01; done
+	for _ in $(seq 500); do unfold rec.err | grep -q "SIGINT: stopping" && break; sleep 0.01; done
 	kill -INT "$rec_pid" 2>/dev/null
 	wait "$rec_pid"
 	rc=$?
 	[ "$rc" = 0 ] || { cat rec.err; fail "double Ctrl-C: exit $rc"; }
 	no_instance_left "$rec_pid"
-	grep -q "SIGINT during the final drain" rec.err && cut=True || cut=False
+	unfold rec.err | grep -q "SIGINT during the final drain" && cut=True || cut=False
 	end_keys twice.vmt >end.txt
 	unread=$(awk '$1 == "entries" { n += $2 } END { print n + 0 }' end.txt)
 	echo "double Ctrl-C, try $try: drain cut $cut, $unread events left unread"
@@ -90,14 +90,14 @@ for try in 1 2 3; do
 		[ $cut = True ] || fail "$unread events left unread by a complete drain"
 		unfold rec.err | grep -q "^vmtrace-record: warning: events were lost: $unread left unread in the ring buffer (the final drain was cut short)\$" ||
 			{ cat rec.err; fail "double Ctrl-C: the recorder did not say what it left unread"; }
-		grep -q "^vmtrace-report: warning: twice.vmt: $lost events were lost, $unread of them unread (the drain was cut short); figures may be incomplete\$" err.txt ||
+		unfold err.txt | grep -q "^vmtrace-report: warning: twice.vmt: $lost events were lost, $unread of them unread (the drain was cut short); figures may be incomplete\$" ||
 			{ cat err.txt; fail "double Ctrl-C: no warning in the report"; }
 		vmtrace-report twice.vmt 2>/dev/null | grep -q "^Lost events = $lost ($unread unread: drain cut short; " ||
 			fail "double Ctrl-C: the text report's lost events"
 		break
 	fi
 	# nothing left unread, and no word of it
-	! grep -q "unread" rec.err err.txt || fail "double Ctrl-C: unread events said, none left"
+	! { unfold rec.err; unfold err.txt; } | grep -q "unread" || fail "double Ctrl-C: unread events said, none left"
 done
 # kill -9: no cleanup can run. The partial file reads back; the instance stays until the
 # next recorder notices its owner is gone.
@@ -111,19 +111,19 @@ part="killed.vmt.$rec_pid.part"
 [ ! -e killed.vmt ] || fail "a partial file under the final name"
 run vmtrace-report --json "$part"
 [ "$rc" = 2 ] || { cat err.txt; fail "partial file: exit $rc, expected 2"; }
-grep -q "^vmtrace-report: warning: $part: the recording was not finished (no end record after its last block); figures cover its [0-9]* chunks\?\$" err.txt ||
+unfold err.txt | grep -q "^vmtrace-report: warning: $part: the recording was not finished (no end record after its last block); figures cover its [0-9]* chunks\?\$" ||
 	{ cat err.txt; fail "partial file: no warning, or not this one"; }
 [ "$(json out.txt 'd["pairs"] > 0')" = True ] || fail "partial file: no pairs read back"
 c=$(json out.txt 'd["chunks"]')
 [ "$c" = 1 ] && words="1 chunk" || words="$c chunks"
-grep -q "figures cover its $words\$" err.txt || { cat err.txt; fail "partial file: not 'its $words'"; }
+unfold err.txt | grep -q "figures cover its $words\$" || { cat err.txt; fail "partial file: not 'its $words'"; }
 mv out.txt killed.json
 # its .vmt copy: unfinished too (no END block), every pair kept
 run vmtrace-convert --to-vmt -o copy.vmt "$part"
 [ "$rc" = 2 ] || { cat err.txt; fail "--to-vmt of the partial file: exit $rc, expected 2"; }
 run vmtrace-report --json copy.vmt
 [ "$rc" = 2 ] || { cat err.txt; fail "copy of the partial file: exit $rc, expected 2"; }
-grep -q "^vmtrace-report: warning: copy.vmt: the recording was not finished" err.txt ||
+unfold err.txt | grep -q "^vmtrace-report: warning: copy.vmt: the recording was not finished" ||
 	{ cat err.txt; fail "copy of the partial file: reads as finished"; }
 [ "$(json out.txt 'd["finished"]')" = False ] || fail "copy of the partial file: an END block"
 python3 - killed.json out.txt <<'PY' || fail "copy of the partial file: other figures"

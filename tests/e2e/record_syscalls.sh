@@ -121,8 +121,8 @@ for ctx in "--context none" ""; do
 	run vmtrace-record -p 1 -s 1 -C no-such-clock -e "$SYSCALL_EVENTS" $ctx -o clk.vmt
 	expect_one_line_error vmtrace-record "--clock: clock 'no-such-clock' not available"
 	[ "$rc" = 64 ] || fail "-C no-such-clock $ctx: exit $rc, not 64"
-	grep -q "; this kernel offers $offer\$" err.txt || { cat err.txt; fail "clocks not listed: $offer"; }
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "-C no-such-clock $ctx: not one line"; }
+	unfold err.txt | grep -q "; this kernel offers $offer\$" || { cat err.txt; fail "clocks not listed: $offer"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "-C no-such-clock $ctx: not one line"; }
 	[ ! -e clk.vmt ] || fail "-C no-such-clock: a file was left"
 done
 
@@ -130,15 +130,15 @@ done
 run vmtrace-record -p "$(cat /sys/devices/system/cpu/online)" -s 200ms -e "$SYSCALL_EVENTS" \
 	--context none -o all.vmt
 expect_rc 0 "every CPU traced"
-grep -q "collector unpinned" err.txt || { cat err.txt; fail "no 'collector unpinned'"; }
-grep -q "warning: every online CPU is traced: the collector runs unpinned" err.txt ||
+unfold err.txt | grep -q "collector unpinned" || { cat err.txt; fail "no 'collector unpinned'"; }
+unfold err.txt | grep -q "warning: every online CPU is traced: the collector runs unpinned" ||
 	{ cat err.txt; fail "no warning that the collector runs unpinned"; }
 # The collector on a traced CPU: a warning that its work shows in the latencies.
 run vmtrace-record -p 1 -c 1 -s 100ms -e "$SYSCALL_EVENTS" --context none -o col.vmt
 expect_rc 0 "collector on the traced CPU"
-grep -q "warning: collector CPU 1 is also traced" err.txt ||
+unfold err.txt | grep -q "warning: collector CPU 1 is also traced" ||
 	{ cat err.txt; fail "no warning that the collector CPU is traced"; }
-! grep -q "CPU -1" err.txt out.txt || fail "a message says CPU -1"
+! { unfold err.txt; cat out.txt; } | grep -q "CPU -1" || fail "a message says CPU -1"
 
 # The original tool's command line (one CPU, -c, -s in seconds) with the default output name.
 run vmtrace-record -q -p 1 -c 0 -s 1 -e "$SYSCALL_EVENTS"

@@ -70,7 +70,7 @@ for spec in "$a" "$a_pid"; do
 	how=pidfile
 	[ "$spec" = "$a_pid" ] && how=pid
 	said="VM $a: pid $a_pid (by $how), 1 vCPU thread(s) (by thread-names) on CPU 1"
-	grep -qF "$said" err.txt ||
+	unfold err.txt | grep -qF "$said" ||
 		{ cat err.txt >&2; fail "--vm $spec: what was found is not said"; }
 	unfold err.txt | grep -q "on CPU 1 (collector CPU 0" || fail "--vm $spec: CPU 1 is not the one traced"
 	run vmtrace-report --json a.vmt
@@ -227,7 +227,7 @@ for spec in "nosuch$$" "$$"; do
 	what="unknown VM"
 	[ "$spec" = $$ ] && what="is not a VMM"
 	expect_one_line_error vmtrace-record "$what"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "--vm $spec: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt >&2; fail "--vm $spec: not one line"; }
 	[ ! -e bad.vmt ] || fail "--vm $spec: a file was written"
 done
 # bad forms of --vm are bad command lines: one line, the --help hint, 64, no file
@@ -254,7 +254,7 @@ cmp -s err.txt want.txt || { diff want.txt err.txt >&2; fail "--vm twice: the li
 # one VM by two names: the file would keep one, and a report asked for the other would fail
 rec --vm "$a,$a_pid" -o bad.vmt
 expect_rc 64 "--vm $a,$a_pid"
-[ "$(cat err.txt)" = "vmtrace-record: --vm: $a and $a_pid are the same VM (pid $a_pid)" ] ||
+[ "$(unfold err.txt)" = "vmtrace-record: --vm: $a and $a_pid are the same VM (pid $a_pid)" ] ||
 	{ cat err.txt >&2; fail "--vm $a,$a_pid: not the one line"; }
 [ ! -e bad.vmt ] || fail "--vm $a,$a_pid: a file was written"
 
@@ -287,7 +287,7 @@ start_record -c 0 -e "$SYSCALL_EVENTS" --context none --vm "$d" -o d.vmt
 kill "$d_pid"
 wait "$d_pid" 2>/dev/null
 for _ in $(seq 200); do
-	grep -q "is gone" rec.err && break
+	unfold rec.err | grep -q "is gone" && break
 	sleep 0.05
 done
 kill -INT "$rec_pid"

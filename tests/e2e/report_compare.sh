@@ -208,12 +208,12 @@ for v in --compare ""; do
 	# shellcheck disable=SC2086 # merge without --compare
 	run vmtrace-report $v --format-dir "$DATA/formats/linux-6.1-kvmhost" "$K" k.bin
 	expect_rc 64 "${v:-merge} of a .vmt and a trace.bin with --format-dir"
-	[ "$(cat err.txt)" = "vmtrace-report: $K: --format-dir does not apply: a .vmt file carries its own event formats (they go to every recording: convert the one that needs them first, vmtrace-convert --to-vmt)" ] ||
+	[ "$(unfold err.txt)" = "vmtrace-report: $K: --format-dir does not apply: a .vmt file carries its own event formats (they go to every recording: convert the one that needs them first, vmtrace-convert --to-vmt)" ] ||
 		fail "${v:-merge} with --format-dir: $(cat err.txt)"
 done
 run vmtrace-report --compare --json --fail-if 'rate>+1%,rate<-1%' "$K" k2.vmt
 expect_rc 0 "the same exits with and without a recorded duration"
-grep -q "k2.vmt has no recorded duration" err.txt || { cat err.txt; fail "no warning on the rates"; }
+unfold err.txt | grep -q "k2.vmt has no recorded duration" || { cat err.txt; fail "no warning on the rates"; }
 vmtrace-report --json "$K" >k.json || fail "--json"
 python3 - out.txt k.json <<'PY' || fail "rates of a .vmt against its converted trace.bin"
 import json, sys
@@ -273,7 +273,7 @@ for bad in 'p99>1ms,' 'p99>1ms,,max>2ms' ',p99>1ms' 'p99>1ms, ' ','; do
 	run vmtrace-report --compare --fail-if "$bad" "$A" "$B"
 	expect_rc 64 "--fail-if '$bad'"
 	expect_one_line_error vmtrace-report "fail-if: '$bad': condition [0-9] is empty"
-	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "--fail-if '$bad': not one line alone"
+	[ "$(unfold err.txt | wc -l)" = 1 ] && [ ! -s out.txt ] || fail "--fail-if '$bad': not one line alone"
 done
 # A condition on a reason the --reason filter leaves out: said as the filter's doing, not as
 # if the recordings lacked it (both kvm samples have io exits: counted in their CSV rows);
@@ -288,14 +288,14 @@ for reasons in hlt 0x78; do
 	for cond in 'io:p99>+10%' 'IO:max>1ms' '0x7b:count>1'; do
 		run vmtrace-report --compare --reason $reasons --fail-if "$cond" "$K" "$S"
 		[ "$rc" = 64 ] && [ ! -s out.txt ] &&
-			[ "$(cat err.txt)" = "vmtrace-report: --fail-if $cond: the --reason filter ($reasons) leaves exits of reason '${cond%%:*}' out" ] ||
+			[ "$(unfold err.txt)" = "vmtrace-report: --fail-if $cond: the --reason filter ($reasons) leaves exits of reason '${cond%%:*}' out" ] ||
 			fail "--reason $reasons --fail-if $cond: exit $rc: $(cat err.txt)"
 	done
 done
 run vmtrace-report --compare --reason hlt,io --fail-if 'io:count<0' "$K" "$S"
 expect_rc 0 "--reason hlt,io --fail-if io:count<0"
 run vmtrace-report --compare --reason hlt,msr --fail-if 'msr:p99>1%' "$K" "$S"
-[ "$rc" = 64 ] && [ "$(cat err.txt)" = "vmtrace-report: --fail-if msr:p99>1%: neither recording has exits of reason 'msr'" ] ||
+[ "$rc" = 64 ] && [ "$(unfold err.txt)" = "vmtrace-report: --fail-if msr:p99>1%: neither recording has exits of reason 'msr'" ] ||
 	fail "--reason hlt,msr --fail-if msr: exit $rc: $(cat err.txt)"
 run vmtrace-report --fail-if 'p99>+10%' "$A"
 expect_rc 64 "--fail-if without --compare"
@@ -310,7 +310,7 @@ expect_rc 64 "--compare with three recordings"
 run vmtrace-report --compare --fail-if 'p99<-10%' "$A" "$B"
 expect_rc 1 "text with a holding condition"
 grep -q '^--fail-if: holds: p99<-10%: all p99 271 ns -> 141 ns' out.txt || fail "text verdict"
-grep -q 'fail-if holds' err.txt || fail "no warning on stderr"
+unfold err.txt | grep -q 'fail-if holds' || fail "no warning on stderr"
 widths_ok out.txt || fail "lines over 120 columns"
 [ "$(grep -c '^  [^ ].* before ' out.txt)" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["compare"]["groups"]))' syscalls.json)" ] ||
 	fail "a block per group"
@@ -434,7 +434,7 @@ for out in after.vmt after-link.vmt; do
 	run vmtrace-report --compare --html $out "$A" after.vmt
 	expect_rc 64 "--html $out over a recording"
 	expect_one_line_error vmtrace-report "$out: the --html page is the input file"
-	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "--html $out: not one line alone"
+	[ "$(unfold err.txt | wc -l)" = 1 ] && [ ! -s out.txt ] || fail "--html $out: not one line alone"
 	cmp -s after.vmt "$B" || fail "--html $out: the recording was overwritten"
 done
 finish

@@ -34,7 +34,7 @@ gate() {
 	run vmtrace-report --fail-if "$1" "$f"
 	expect_rc "$2" "--fail-if '$1'"
 	cmp -s out.txt plain.txt || fail "--fail-if '$1': the report differs from the plain one"
-	[ "$2" = 1 ] && ! grep -q "^vmtrace-report: warning: --fail-if holds: " err.txt &&
+	[ "$2" = 1 ] && ! unfold err.txt | grep -q "^vmtrace-report: warning: --fail-if holds: " &&
 		fail "--fail-if '$1': no verdict line"
 	[ "$2" = 0 ] && [ -s err.txt ] && { cat err.txt >&2; fail "--fail-if '$1': said something"; }
 	return 0
@@ -45,8 +45,8 @@ gate "count<$((count + 1))" 1
 gate "max>=${max}ns" 1
 gate "max>${max}ns" 0
 gate "max>$((max - 1))ns,count>$count" 1
-grep -q "holds: max>$((max - 1))ns: all max " err.txt || fail "the line of the condition that held"
-[ "$(grep -c 'fail-if holds' err.txt)" = 1 ] || fail "a line for the condition that did not hold"
+unfold err.txt | grep -q "holds: max>$((max - 1))ns: all max " || fail "the line of the condition that held"
+[ "$(unfold err.txt | grep -c 'fail-if holds')" = 1 ] || fail "a line for the condition that did not hold"
 gate "hlt:max>=${hlt_max}ns" 1
 gate "HLT:max>${hlt_max}ns" 0
 gate "p99>=${p99}ns" 1
@@ -92,10 +92,10 @@ exact "rate<=$rate_cut" 0 "$rate"
 # the same in --compare (the recording with itself: AFTER's figures are its own)
 run vmtrace-report --compare --fail-if "mean>${mean_floor}ns,rate>$rate_cut" "$f" "$f"
 expect_rc 1 "--compare mean and rate just under them"
-[ "$(grep -c -e "holds: mean>${mean_floor}ns: all mean [0-9.]* ns > ${mean_floor}.0 ns" \
-	-e "holds: rate>$rate_cut: all rate [0-9.]* > ${rate_cut}0*$" err.txt)" = 2 ] ||
+[ "$(unfold err.txt | grep -c -e "holds: mean>${mean_floor}ns: all mean [0-9.]* ns > ${mean_floor}.0 ns" \
+	-e "holds: rate>$rate_cut: all rate [0-9.]* > ${rate_cut}0*$")" = 2 ] ||
 	{ cat err.txt >&2; fail "--compare: the exact figures' lines"; }
-grep -F "all rate $rate_cut > " err.txt && fail "--compare: the rate line reads false"
+unfold err.txt | grep -F "all rate $rate_cut > " && fail "--compare: the rate line reads false"
 
 # Exit statuses a script can tell apart: a damaged or unfinished recording is 2 whether a
 # condition holds (its line still said) or not, for one recording and for --compare; an
@@ -113,7 +113,7 @@ done
 run vmtrace-report --fail-if "max>1ns" nosuch.vmt
 expect_rc 1 "--fail-if on a file that is not there"
 expect_one_line_error vmtrace-report "nosuch.vmt: "
-grep -q "fail-if holds" err.txt && fail "an error said as a verdict"
+unfold err.txt | grep -q "fail-if holds" && fail "an error said as a verdict"
 
 # refused: one line, exit 64, before reading anything
 for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
@@ -123,7 +123,7 @@ for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	run vmtrace-report --fail-if "${bad%:*}" "$f"
 	expect_rc 64 "--fail-if '${bad%:*}'"
 	expect_one_line_error vmtrace-report "${bad##*:}"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "--fail-if '${bad%:*}': not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt >&2; fail "--fail-if '${bad%:*}': not one line"; }
 done
 run vmtrace-report --fail-if "max>1ms" "$f" "$DATA/sample-syscalls.vmt"
 expect_rc 64 "--fail-if on a merge"
@@ -173,13 +173,12 @@ run vmtrace-report --compare --fail-if "lost>+0%" lost.vmt lost.vmt
 expect_rc 0 "--compare lost>+0% of a file with itself"
 run vmtrace-report --compare --fail-if "lost<+1%" lost.vmt lostu.vmt
 expect_rc 1 "--compare lost<+1% with a lower bound"
-grep -q "cannot tell, counted as holding: lost<+1%" err.txt || fail "--compare lost: cannot tell"
+unfold err.txt | grep -q "cannot tell, counted as holding: lost<+1%" || fail "--compare lost: cannot tell"
 # a figure no exit gives (none selected): the verdict line says "none", in the text and in
 # --compare's JSON (it printed a stack buffer never written)
 run vmtrace-report --from 0 --to 1ns --fail-if 'max>1us' "$DATA/sample-kvm.vmt"
 expect_rc 1 "--fail-if max>1us with no exit selected"
-grep -qx "vmtrace-report: warning: --fail-if cannot tell, counted as holding: max>1us: all max none > 1.000 us" \
-	err.txt || { cat err.txt; fail "--fail-if on no exit: the verdict line"; }
+unfold err.txt | grep -qx "vmtrace-report: warning: --fail-if cannot tell, counted as holding: max>1us: all max none > 1.000 us" || { cat err.txt; fail "--fail-if on no exit: the verdict line"; }
 run vmtrace-report --compare --json --from 0 --to 1ns --fail-if 'max>1us' "$DATA/sample-kvm.vmt" \
 	"$DATA/why/sample/kvm.vmt"
 [ "$(json out.txt 'd["compare"]["fail_if"][0]["detail"]')" = "max>1us: all max none > 1.000 us" ] ||

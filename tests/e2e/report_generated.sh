@@ -97,7 +97,7 @@ check gap 'd["lost_events"] == 40 and d["lost_events_pages"] == 40 and d["missed
 check gap 'd["lost_events_stats"] == 40 and d["latency_ns"]["max"] == 200'
 run vmtrace-report gap.vmt
 grep -q "^Lost events = 40" out.txt || fail "text report: lost events"
-grep -q "events were lost" err.txt || fail "no lost-events warning"
+unfold err.txt | grep -q "events were lost" || fail "no lost-events warning"
 
 # A final drain cut short by a second signal (END: drain aborted): the entries of the end
 # stats, 25 on CPU 0 and 4 on CPU 1, never reached the file: lost, exactly, besides the
@@ -118,7 +118,7 @@ S
 unread_script "endmeta drain aborted" | gen unread "$F618"
 check unread 'd["lost_events"] == 39 and d["lost_events_unread"] == 29 and d["lost_events_exact"]'
 check unread 'd["lost_events_stats"] == 10 and d["drain_cut"] and d["open_at_stop"] == 1'
-grep -qx "vmtrace-report: warning: unread.vmt: 39 events were lost, 29 of them unread (the drain was cut short); figures may be incomplete" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: warning: unread.vmt: 39 events were lost, 29 of them unread (the drain was cut short); figures may be incomplete" ||
 	{ cat err.txt; fail "unread: the warning"; }
 run vmtrace-report unread.vmt
 grep -q "^Lost events = 39 (29 unread: drain cut short; up to 20 exits may be missing; " out.txt ||
@@ -135,7 +135,7 @@ check unread-1 'd["lost_events"] == 14 and d["lost_events_unread"] == 4'
 # a complete drain that still left some (more than its rounds read): lost all the same
 unread_script "endmeta drain complete" | gen complete "$F618"
 check complete 'd["lost_events_unread"] == 29 and not d["drain_cut"]'
-grep -q "29 of them unread (left at the stop)" err.txt || { cat err.txt; fail "complete: warning"; }
+unfold err.txt | grep -q "29 of them unread (left at the stop)" || { cat err.txt; fail "complete: warning"; }
 # no drain key (earlier recorders, a --continue file closed while reading went on): the
 # entries are still to be read, not lost
 unread_script "" | gen nodrain "$F618"
@@ -144,7 +144,7 @@ check nodrain 'd["lost_events"] == 10 and d["lost_events_unread"] is None and no
 printf 'cpus 0\nendmeta drain aborted\nexit 0 1000 5 0x72 0\nentry 0 1100 5 0\n' |
 	gen nostats "$F618"
 check nostats 'not d["lost_events_exact"] and d["lost_events_unread"] is None'
-grep -q "how many is not known" err.txt || { cat err.txt; fail "nostats: no warning"; }
+unfold err.txt | grep -q "how many is not known" || { cat err.txt; fail "nostats: no warning"; }
 
 # A --from/--to window counts the losses that can lie inside it. Unread events came after
 # their CPU's last record read (CPU 0's at 2400 ns, CPU 1's at 3200 ns): a --to before
@@ -268,5 +268,5 @@ unfinished
 S
 [ "$rc" = 2 ] || fail "unfinished recording: exit $rc, expected 2"
 check unfinished 'd["pairs"] == 1 and d["finished"] is False'
-grep -q "not finished" err.txt || fail "no warning for an unfinished recording"
+unfold err.txt | grep -q "not finished" || fail "no warning for an unfinished recording"
 finish

@@ -39,7 +39,7 @@ assert sorted(e["latency_ns"] for e in d["over_threshold"]) == [k * 1000 for k i
 TMPDIR="$scratch/none" run vmtrace-report --threshold 950us p1000.vmt
 expect_rc 1 "a missing TMPDIR"
 expect_one_line_error vmtrace-report "cannot make a temporary file in $scratch/none for the exits over --threshold: No such file"
-[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a missing TMPDIR: not one line"; }
+[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "a missing TMPDIR: not one line"; }
 
 # a TMPDIR of 4 KiB: filled at the end (the rows' last flush), in the middle of the pass
 # (10us: 991 rows), by the JSON arrays, by the events --around
@@ -58,7 +58,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 		expect_rc 1 "a full TMPDIR ($args)"
 		case $args in *around*) what="the events --around" ;; *) what="the exits over --threshold" ;; esac
 		expect_one_line_error vmtrace-report "$scratch/tiny: cannot write $what to a temporary file: No space left on device (set TMPDIR)"
-		[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "a full TMPDIR ($args): not one line"; }
+		[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "a full TMPDIR ($args): not one line"; }
 	done
 else
 	skip_part "no root or mount namespace: a full TMPDIR"

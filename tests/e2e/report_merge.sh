@@ -135,7 +135,7 @@ for mode in "" --compare; do
 	expect_rc 1 "kvm and syscalls${mode:+ with $mode}"
 	expect_one_line_error vmtrace-report \
 		"small-syscalls.vmt: records raw_syscalls:sys_enter -> raw_syscalls:sys_exit, not kvm:kvm_exit -> kvm:kvm_entry"
-	[ "$(wc -l <err.txt)" = 1 ] && [ ! -s out.txt ] || fail "kvm and syscalls: more than the one line"
+	[ "$(unfold err.txt | wc -l)" = 1 ] && [ ! -s out.txt ] || fail "kvm and syscalls: more than the one line"
 done
 widths_ok out.txt || fail "lines over 120 columns"
 
@@ -156,7 +156,7 @@ for opt in --legacy --histogram -v '--threshold 1ms' '--interval 1s' '--html x.h
 	'--around 1s --why') want="--why, --around" ;;
 	*) want=$(echo "$opt" | sed 's/ [0-9][^ ]*//g; s/=[^ ]*//; s/ x\.html//; s/ /, /g') ;;
 	esac
-	[ "$(head -1 err.txt)" = "$(refused "$want")" ] || fail "$opt: $(head -1 err.txt)"
+	[ "$(unfold err.txt | head -1)" = "$(refused "$want")" ] || fail "$opt: $(head -1 err.txt)"
 	[ ! -e x.html ] && [ ! -e m.prom ] || fail "$opt: a file was written"
 done
 # The man page lists exactly the views refused (SEVERAL RECORDINGS): every option of
@@ -195,10 +195,10 @@ while read -r a b c; do
 	# shellcheck disable=SC2086 # the option and its value
 	run vmtrace-report $long ${val:+"$val"} "$DATA/sample-kvm.vmt" "$DATA/why/sample/kvm.vmt"
 	if grep -qx -- "$long" listed.txt || { [ -n "$short" ] && grep -qx -- "$short" listed.txt; }; then
-		[ "$rc" = 64 ] && grep -q "^vmtrace-report: several recordings are merged" err.txt ||
+		[ "$rc" = 64 ] && unfold err.txt | grep -q "^vmtrace-report: several recordings are merged" ||
 			fail "$long $val: listed as refused with several recordings, exit $rc: $(cat err.txt)"
 		# the line names the view given (-v by its short name), nothing else
-		[ "$(head -1 err.txt)" = "$(refused "${short:-$long}")" ] ||
+		[ "$(unfold err.txt | head -1)" = "$(refused "${short:-$long}")" ] ||
 			fail "$long $val: the refusal does not name it: $(head -1 err.txt)"
 	else
 		[ "$rc" = 0 ] || fail "$long $val: not in the man page's list, but exit $rc: $(head -1 err.txt)"

@@ -20,7 +20,7 @@ check_file() {
 	mv out.txt om.txt
 	# a real recording on a loaded machine may have lost events: said, and still compared
 	# with the JSON of the same file below; nothing else may be said
-	! grep -v "events were lost while recording" err.txt >&2 ||
+	! unfold err.txt | grep -v "events were lost while recording" >&2 ||
 		fail "$f: messages on stderr"
 	tail -n 1 om.txt | grep -qx '# EOF' || fail "$f: no # EOF at the end"
 	vmtrace-report --json "$@" "$f" >r.json || fail "$f: --json"
@@ -94,7 +94,7 @@ ls ./*.part 2>/dev/null && fail "temporary file left behind"
 run vmtrace-report --openmetrics=no/such/dir/m.prom "$DATA/sample-kvm.vmt"
 expect_rc 1 "--openmetrics=FILE in a missing directory"
 expect_one_line_error vmtrace-report "no/such/dir/m.prom: cannot create: No such file or directory$"
-[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for an unwritable file"
+[ "$(unfold err.txt | wc -l)" = 1 ] || fail "more than one line for an unwritable file"
 # A metrics file that is there in a directory that takes no new file (a read-only mount):
 # what failed is the temporary file beside it, named with the report's pid, not the file
 # (common/outfile.c); a new file there cannot be created at all. In a mount namespace of
@@ -114,12 +114,12 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 		fail "a read-only tmpfs"
 	read -r rc p <m.rc
 	[ "$rc" = 1 ] || fail "--openmetrics=FILE on a read-only mount: exit $rc"
-	[ "$(cat m.err)" = "vmtrace-report: $scratch/ro/m.prom: cannot create the temporary file beside it \
+	[ "$(unfold m.err)" = "vmtrace-report: $scratch/ro/m.prom: cannot create the temporary file beside it \
 ($scratch/ro/m.prom.$p.part): Read-only file system" ] || { cat m.err; fail "read-only mount: the message"; }
 	[ "$(cat kept.txt)" = old ] || fail "read-only mount: the metrics file changed"
 	read -r rc p <new.rc
 	[ "$rc" = 1 ] || fail "a new --openmetrics=FILE on a read-only mount: exit $rc"
-	[ "$(cat new.err)" = "vmtrace-report: $scratch/ro/new.prom: cannot create: Read-only file system" ] ||
+	[ "$(unfold new.err)" = "vmtrace-report: $scratch/ro/new.prom: cannot create: Read-only file system" ] ||
 		{ cat new.err; fail "read-only mount, a new file: the message"; }
 else
 	skip_part "no root or mount namespace: a read-only mount"
@@ -133,7 +133,7 @@ for out in copy.vmt link.vmt; do
 	run vmtrace-report --openmetrics=$out copy.vmt
 	expect_rc 64 "--openmetrics=$out over the recording"
 	expect_one_line_error vmtrace-report "$out: the --openmetrics file is the input file"
-	[ "$(wc -l <err.txt)" = 1 ] || fail "more than one line for --openmetrics=$out"
+	[ "$(unfold err.txt | wc -l)" = 1 ] || fail "more than one line for --openmetrics=$out"
 	cmp -s copy.vmt "$DATA/sample-kvm.vmt" || fail "--openmetrics=$out overwrote the recording"
 done
 

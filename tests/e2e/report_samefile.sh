@@ -26,10 +26,10 @@ refused() {	# refused A B [stdin]: exit 64, one line naming both
 	fi
 	expect_rc 64 "$1 $2"
 	expect_one_line_error vmtrace-report "same file"
-	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$1 $2: not one line"; }
+	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$1 $2: not one line"; }
 	b=$2
 	[ "$b" = - ] && b="standard input"
-	grep -qF "$1 and $b are" err.txt || { cat err.txt; fail "$1 $2: names"; }
+	unfold err.txt | grep -qF "$1 and $b are" || { cat err.txt; fail "$1 $2: names"; }
 	[ ! -s out.txt ] || fail "$1 $2: printed a report"
 }
 refused k.vmt k.vmt
@@ -39,11 +39,11 @@ refused "$PWD/k.vmt" hard.vmt
 refused k.vmt - k.vmt
 run vmtrace-report copy.vmt k.vmt sym.vmt
 expect_rc 64 "three files, two the same"
-grep -qF "k.vmt and sym.vmt are the same file" err.txt || fail "third and fourth"
+unfold err.txt | grep -qF "k.vmt and sym.vmt are the same file" || fail "third and fourth"
 
 run vmtrace-report --json k.vmt copy.vmt
 expect_rc 64 "a copy"
-[ "$(cat err.txt)" = "vmtrace-report: k.vmt and copy.vmt are one recording (the same time.start and monotonic.start_ns): merged, each exit would count twice" ] ||
+[ "$(unfold err.txt)" = "vmtrace-report: k.vmt and copy.vmt are one recording (the same time.start and monotonic.start_ns): merged, each exit would count twice" ] ||
 	{ cat err.txt; fail "a copy: not refused in one line naming both"; }
 [ ! -s out.txt ] || fail "a copy: printed a report"
 vmtrace-convert --to-vmt -o conv.vmt k.vmt || fail "--to-vmt"
@@ -74,7 +74,7 @@ expect_rc 0 "copies of CPU 0 and CPU 1"
 
 run vmtrace-report --compare --json k.vmt sym.vmt
 expect_rc 0 "--compare with itself"
-grep -q "warning: k.vmt and sym.vmt are the same file" err.txt || fail "--compare: no warning"
+unfold err.txt | grep -q "warning: k.vmt and sym.vmt are the same file" || fail "--compare: no warning"
 [ "$(json out.txt 'all(v in (0, None) for g in d["compare"]["groups"] for v in g["change_pct"].values())')" \
 	= True ] || fail "--compare with itself: a change"
 [ "$(json out.txt '[g["before"]["count"] for g in d["compare"]["groups"] if g["reason_code"] is None][0]')" \

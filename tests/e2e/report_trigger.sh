@@ -56,7 +56,7 @@ PY
 run vmtrace-report --around trigger "$F"
 expect_one_line_error vmtrace-report \
 	"dropped.vmt: --around trigger: the triggering pair began before this file's pages"
-[ "$(wc -l <err.txt)" = 1 ] || fail "--around trigger: more than one line"
+[ "$(unfold err.txt | wc -l)" = 1 ] || fail "--around trigger: more than one line"
 
 # Unfinished: the same file without its END block (the last bytes).
 size=$(wc -c <"$F")

@@ -83,7 +83,7 @@ for r, j in zip(rows, lines):
 PY
 # without context events: empty cells and a warning that says why, not zeros
 vmtrace-convert --csv --why "$DATA/sample-kvm.vmt" >k.csv 2>k.err || fail "convert --why, no context"
-grep -q "no context events in this recording: the why columns are empty" k.err ||
+unfold k.err | grep -q "no context events in this recording: the why columns are empty" ||
 	fail "no warning for empty why columns"
 python3 - k.csv <<'PY' || fail "why cells filled without context events"
 import csv, sys
@@ -187,10 +187,9 @@ for f in "" "--reason hlt" "--reason cpuid" "--from 0.000006s"; do
 	*) fail "convert --why $f: $n incomplete rows" ;;
 	esac
 	if [ "$n" = 0 ]; then
-		! grep -q incomplete err.txt || fail "convert --why $f: $(cat err.txt)"
+		! unfold err.txt | grep -q incomplete || fail "convert --why $f: $(cat err.txt)"
 	else
-		grep -q "^vmtrace-convert: open.vmt: $n rows\{0,1\} with incomplete causes (.*an interrupt still open at the entry)" \
-			err.txt || fail "convert --why $f: $(cat err.txt)"
+		unfold err.txt | grep -q "^vmtrace-convert: open.vmt: $n rows\{0,1\} with incomplete causes (.*an interrupt still open at the entry)" || fail "convert --why $f: $(cat err.txt)"
 	fi
 done
 
@@ -247,7 +246,7 @@ for v in "-v" "--around 0.1s,1ms" "--json --around 0.1s,1ms" "--threshold 1ms -v
 	# shellcheck disable=SC2086 # the view's words
 	run vmtrace-report $v --why "$DATA/sample-kvm.vmt"
 	expect_rc 64 "$v --why without context events"
-	[ "$(cat err.txt)" = "vmtrace-report: $DATA/sample-kvm.vmt: --why: the recording has no context events, so no causes to show (vmtrace-record records them unless given --context none)" ] ||
+	[ "$(unfold err.txt)" = "vmtrace-report: $DATA/sample-kvm.vmt: --why: the recording has no context events, so no causes to show (vmtrace-record records them unless given --context none)" ] ||
 		fail "$v --why without context events: $(cat err.txt)"
 	[ ! -s out.txt ] || fail "$v --why without context events: wrote to standard output"
 done
@@ -255,6 +254,6 @@ done
 run vmtrace-report -v "$DATA/sample-kvm.vmt"
 expect_rc 0 "-v without context events"
 run vmtrace-report --threshold 1ms -v --why "$DATA/why/sample/kvm.vmt"
-grep -q 'no context events' err.txt && fail "the note on a recording with context events"
+unfold err.txt | grep -q 'no context events' && fail "the note on a recording with context events"
 grep -q ' why: ' out.txt || fail "no why lines on the why sample"
 exit 0

@@ -183,7 +183,7 @@ for args in "--cpu 5|no begin on CPU 5" \
 do
 	run vmtrace-convert --csv ${args%%|*} "$DATA/sample-syscalls.vmt"
 	want="vmtrace-convert: $DATA/sample-syscalls.vmt: nothing selected: ${args#*|}; $has"
-	[ "$(cat err.txt)" = "$want" ] || fail "${args%%|*}: '$(cat err.txt)', not '$want'"
+	[ "$(unfold err.txt)" = "$want" ] || fail "${args%%|*}: '$(cat err.txt)', not '$want'"
 done
 
 # vmtrace-convert --perfetto: the tasks' process is "tasks" for the syscall pair, its

@@ -130,7 +130,7 @@ expect_one_line_error vmtrace-report "kvm.v6.dat: no kvm:nope event format in th
 # (tests/e2e/cmdline.sh)
 run vmtrace-report "$T/kvm.v6.dat" --pair kvm_exit
 expect_rc 64 "--pair kvm_exit"
-grep -qx "vmtrace-report: invalid --pair 'kvm_exit': the form is SYSTEM:BEGIN,SYSTEM:END, e.g. kvm:kvm_exit,kvm:kvm_entry" err.txt ||
+unfold err.txt | grep -qx "vmtrace-report: invalid --pair 'kvm_exit': the form is SYSTEM:BEGIN,SYSTEM:END, e.g. kvm:kvm_exit,kvm:kvm_entry" ||
 	fail "--pair kvm_exit: $(cat err.txt)"
 run vmtrace-report "$T/syscalls-extract.dat"
 expect_one_line_error vmtrace-report "no kvm:kvm_exit or kvm:kvm_entry event format in the file; it holds"
@@ -155,12 +155,12 @@ for p in "vmtrace-report" "vmtrace-report --format-dir $KH" "vmtrace-convert --c
 	 "vmtrace-convert --csv --format-dir $KH"; do
 	# shellcheck disable=SC2086 # the program and its options
 	run $p --pair kvm:kvm_exit,kvm:kvm_entry t.bin
-	[ "$rc" = 64 ] && [ "$(cat err.txt)" = "${p%% *}: t.bin: --pair does not apply: a trace.bin holds kvm_exit and kvm_entry" ] &&
+	[ "$rc" = 64 ] && [ "$(unfold err.txt)" = "${p%% *}: t.bin: --pair does not apply: a trace.bin holds kvm_exit and kvm_entry" ] &&
 		[ ! -s out.txt ] || fail "$p --pair t.bin: exit $rc: $(cat err.txt)"
 done
 # the pair the wrong way round reads the file, but measures the time in the guest: refused
 run vmtrace-report --pair kvm:kvm_entry,kvm:kvm_exit "$T/kvm.v6.dat"
-[ "$rc" = 64 ] && grep -q "^vmtrace-report: --pair kvm:kvm_entry,kvm:kvm_exit measures the time in the guest" err.txt &&
+[ "$rc" = 64 ] && unfold err.txt | grep -q "^vmtrace-report: --pair kvm:kvm_entry,kvm:kvm_exit measures the time in the guest" &&
 	[ ! -s out.txt ] || fail "reversed --pair: exit $rc: $(cat err.txt)"
 { head -c 10 "$T/kvm.v6.dat"; printf '8\000'; tail -c +13 "$T/kvm.v6.dat"; } >v8.dat
 run vmtrace-report v8.dat
@@ -178,9 +178,9 @@ for f in kvm.v6.dat kvm.v7zstd.dat kvm.v7zlib.dat syscalls-extract.dat context.d
 		head -c "$cut" "$T/$f" >cut.dat
 		run vmtrace-report $pair cut.dat
 		case $rc in
-		1) [ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "$f cut at $cut: not one line"; }
-		   grep -q "^vmtrace-report: cut.dat: " err.txt || fail "$f cut at $cut: no file name" ;;
-		2) grep -q "not finished" err.txt || fail "$f cut at $cut: no warning" ;;
+		1) [ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "$f cut at $cut: not one line"; }
+		   unfold err.txt | grep -q "^vmtrace-report: cut.dat: " || fail "$f cut at $cut: no file name" ;;
+		2) unfold err.txt | grep -q "not finished" || fail "$f cut at $cut: no warning" ;;
 		*) cat err.txt; fail "$f cut at $cut: exit $rc" ;;
 		esac
 	done
@@ -191,7 +191,7 @@ f="$DATA/tracedat/kvm.v6.dat"
 head -c $(($(stat -c %s "$f") * 99 / 100)) "$f" >cut99.dat
 run vmtrace-report cut99.dat
 expect_rc 2 "kvm.v6.dat cut at 99 %"
-grep -q "^vmtrace-report: warning: cut99.dat: the recording was not finished (the file is cut short inside a CPU's data, which starts at offset [0-9]*); figures cover the [0-9]* complete chunks\{0,1\}$" err.txt ||
+unfold err.txt | grep -q "^vmtrace-report: warning: cut99.dat: the recording was not finished (the file is cut short inside a CPU's data, which starts at offset [0-9]*); figures cover the [0-9]* complete chunks\{0,1\}$" ||
 	fail "the cut trace.dat's note: $(cat err.txt)"
 # two CPUs, the file cut inside the first's data: the first cut is where (the second's data,
 # past the end, once overwrote it with the file's size)
@@ -199,6 +199,6 @@ grep -q "^vmtrace-report: warning: cut99.dat: the recording was not finished (th
 "$HELPERS/mktracedat" -V 6 rnd2.vmt rnd2.dat || fail "mktracedat"
 head -c 100000 rnd2.dat >cut2.dat
 run vmtrace-report cut2.dat
-grep -q "^vmtrace-report: warning: cut2.dat: the recording was not finished (the file is cut short inside a CPU's data, which starts at offset 8192)" err.txt ||
+unfold err.txt | grep -q "^vmtrace-report: warning: cut2.dat: the recording was not finished (the file is cut short inside a CPU's data, which starts at offset 8192)" ||
 	fail "the two-CPU cut trace.dat's note: $(cat err.txt)"
 exit 0

@@ -27,6 +27,18 @@ NAMES = {0: "options", 3: "flyrecord (CPU data)", 15: "strings", 16: "headers",
          21: "command lines", 22: "text (latency) data"}
 
 
+def unfold(text):
+    """the messages of a program's stderr, each one line again (a message past 120 columns
+    is folded, its next lines starting with two spaces: common/log.c)"""
+    lines = []
+    for l in text.splitlines():
+        if lines and l.startswith("  "):
+            lines[-1] += " " + l[2:]
+        else:
+            lines.append(l)
+    return lines
+
+
 def cstr(b, p):
     e = b.index(b"\0", p)
     return b[p:e].decode(), e + 1
@@ -209,7 +221,7 @@ for f in files:
         with open("cut.dat", "wb") as o:
             o.write(b[:n])
         r = subprocess.run([report] + pair + ["cut.dat"], capture_output=True, text=True)
-        lines = r.stderr.splitlines()
+        lines = unfold(r.stderr)
         want_rc, want = expect(b, n)
         checked += 1
         what = "%s cut at %d: exit %d, %r" % (os.path.basename(f), n, r.returncode, lines)

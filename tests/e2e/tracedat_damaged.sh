@@ -32,6 +32,18 @@ b = bytearray(open(base, "rb").read())
 bad = 0
 
 
+def unfold(text):
+    """the messages of a program's stderr, each one line again (a message past 120 columns
+    is folded, its next lines starting with two spaces: common/log.c)"""
+    lines = []
+    for l in text.splitlines():
+        if lines and l.startswith("  "):
+            lines[-1] += " " + l[2:]
+        else:
+            lines.append(l)
+    return lines
+
+
 def cstr(p):
     e = b.index(b"\0", p)
     return e + 1
@@ -99,7 +111,7 @@ EVENTS = tracecmd_events()
 
 def run(prog, args):
     r = subprocess.run([prog] + args, capture_output=True, text=True)
-    return r.returncode, r.stdout, r.stderr.splitlines()
+    return r.returncode, r.stdout, unfold(r.stderr)
 
 
 def check(name, data, want_rc, want_msg, want_events=None):

@@ -76,9 +76,8 @@ check err.txt "$T/kvm.v6.report.txt.gz" kvm:kvm_exit,kvm:nope >/dev/null ||
 for prog in vmtrace-report "vmtrace-convert --csv -o out.csv"; do
 	run $prog "$T/context.dat"
 	[ "$rc" = 0 ] || { cat err.txt; fail "$prog context.dat: exit $rc"; }
-	grep -q "no guest ran\|has no exits" err.txt && fail "$prog context.dat: the old words"
-	grep -q "^${prog%% *}: .*context.dat: not one kvm:kvm_exit event in the file (the pair" \
-		err.txt || { cat err.txt; fail "$prog context.dat: the pair is not named"; }
+	unfold err.txt | grep -q "no guest ran\|has no exits" && fail "$prog context.dat: the old words"
+	unfold err.txt | grep -q "^${prog%% *}: .*context.dat: not one kvm:kvm_exit event in the file (the pair" || { cat err.txt; fail "$prog context.dat: the pair is not named"; }
 	check err.txt "$T/context.report.txt.gz" kvm:kvm_exit,kvm:kvm_entry >pair.txt ||
 		fail "$prog context.dat: the events named"
 done

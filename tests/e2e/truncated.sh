@@ -28,21 +28,21 @@ while [ "$off" -lt "$size" ]; do
 	head -c "$off" "$src" >cut.vmt
 	run vmtrace-report --json cut.vmt
 	case $rc in
-	1)	grep -q "^vmtrace-report: cut.vmt: " err.txt || fail "cut at $off: no error line"
-		[ "$(wc -l <err.txt)" = 1 ] || fail "cut at $off: more than one error line"
+	1)	unfold err.txt | grep -q "^vmtrace-report: cut.vmt: " || fail "cut at $off: no error line"
+		[ "$(unfold err.txt | wc -l)" = 1 ] || fail "cut at $off: more than one error line"
 		if [ "$off" -ge 16 ] && [ "$off" -lt "$meta_end" ]; then
-			grep -q "^vmtrace-report: cut.vmt: truncated: the file is cut " err.txt &&
-				! grep -q damaged err.txt ||
+			unfold err.txt | grep -q "^vmtrace-report: cut.vmt: truncated: the file is cut " &&
+				! unfold err.txt | grep -q damaged ||
 				{ cat err.txt; fail "cut at $off (metadata to $meta_end): not said to be cut"; }
 			incut=$((incut + 1))
 		fi ;;
-	2)	grep -q "not finished" err.txt || fail "cut at $off: no warning"
+	2)	unfold err.txt | grep -q "not finished" || fail "cut at $off: no warning"
 		# how long it recorded is not known: null, never a 0 a script would divide by
 		[ "$(json out.txt 'd["duration_ns"]')" = None ] || fail "cut at $off: a duration_ns"
 		# the complete chunks the warning counts are those read, "1 chunk", "0 chunks"
 		c=$(json out.txt 'd["chunks"]')
 		[ "$c" = 1 ] && s= || s=s
-		grep -q "; figures cover the $c complete chunk$s\$" err.txt ||
+		unfold err.txt | grep -q "; figures cover the $c complete chunk$s\$" ||
 			{ cat err.txt; fail "cut at $off: not 'the $c complete chunk$s'"; }
 		[ "$c" = 1 ] && singular=$((singular + 1))
 		n=$(json out.txt 'd["events"]')
@@ -50,9 +50,8 @@ while [ "$off" -lt "$size" ]; do
 		[ "$n" -le "$full" ] || fail "cut at $off: more events than the whole file"
 		# before the first complete chunk: the cut is the cause, not the traced CPUs
 		if [ "$(json out.txt 'd["chunks"]')" = 0 ]; then
-			grep -q "cut.vmt: nothing to report: the file ends before its first complete chunk" \
-				err.txt || fail "cut at $off: no chunk, but not said"
-			grep -q "no guest ran" err.txt && fail "cut at $off: blames the CPUs"
+			unfold err.txt | grep -q "cut.vmt: nothing to report: the file ends before its first complete chunk" || fail "cut at $off: no chunk, but not said"
+			unfold err.txt | grep -q "no guest ran" && fail "cut at $off: blames the CPUs"
 			nochunk=$((nochunk + 1))
 		fi
 		prev=$n ;;
@@ -70,7 +69,7 @@ for off in 16 30 $((meta_end - 1)); do
 	for prog in vmtrace-report vmtrace-convert; do
 		run $prog --json cut.vmt
 		expect_one_line_error $prog "cut.vmt: truncated: the file is cut "
-		[ "$(wc -l <err.txt)" = 1 ] || fail "$prog, cut at $off: more than one line"
+		[ "$(unfold err.txt | wc -l)" = 1 ] || fail "$prog, cut at $off: more than one line"
 		[ "$rc" = 1 ] || fail "$prog, cut at $off: exit $rc"
 	done
 done
@@ -97,7 +96,7 @@ for off in 3 9 20 40 $((end - 10)) $((end + 100)); do
 	run vmtrace-report flip.vmt
 	case $rc in
 	0|2) ;;
-	1) [ "$(wc -l <err.txt)" = 1 ] && grep -q "^vmtrace-report: flip.vmt: " err.txt ||
+	1) [ "$(unfold err.txt | wc -l)" = 1 ] && unfold err.txt | grep -q "^vmtrace-report: flip.vmt: " ||
 		fail "byte flip at $off: not one line naming the file" ;;
 	*) fail "byte flip at $off: exit $rc" ;;
 	esac

@@ -20,7 +20,7 @@ damaged() {
 	shift 2
 	run vmtrace-report --json "$@" "$f"
 	expect_rc 2 "$f"
-	grep -q "^vmtrace-report: warning: $f: .*$pattern" err.txt ||
+	unfold err.txt | grep -q "^vmtrace-report: warning: $f: .*$pattern" ||
 		{ cat err.txt; fail "$f: no '$pattern'"; }
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])' <out.txt
 }
@@ -87,7 +87,7 @@ orig=$(awk '$1 == 5 { print $2 }' dup.txt)
 copy=$(awk '$1 == 6 { print $2 }' dup.txt)
 got=$(damaged dup.vmt "the chunk at offset $copy repeats the one at offset $orig ") || exit 1
 [ "$got" = "$total" ] || fail "dup: $got events, expected $total"
-grep -q "no end record" err.txt && fail "dup: said to have no end record"
+unfold err.txt | grep -q "no end record" && fail "dup: said to have no end record"
 python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["finished"] is not True)' <out.txt ||
 	fail "dup: not finished"
 chunks=$(wc -l <records.txt)
@@ -113,7 +113,7 @@ for count in -5 99999999999999999999 -; do
 	fi
 	got=$(damaged count.vmt "damaged end record at offset $end_at: its chunk count (chunk.count) is missing or not a number") || exit 1
 	[ "$got" = "$total" ] || fail "count $count: $got events, expected $total"
-	grep -q "no end record" err.txt && fail "count $count: said to have no end record"
+	unfold err.txt | grep -q "no end record" && fail "count $count: said to have no end record"
 done
 
 # 4. Chunk headers whose first time is 0 (one a CPU's first chunk, one not): the
@@ -183,7 +183,7 @@ for prog in vmtrace-report "vmtrace-convert --csv -o all.csv"; do
 	expect_rc 2 "$prog allbad.vmt"
 	[ "$(head -n 1 err.txt)" = "${prog%% *}: allbad.vmt: nothing to report: all $chunks chunks of the \
 recording are damaged, not one event could be read" ] || { cat err.txt; fail "$prog: all damaged"; }
-	grep -q "no guest\|no exits" err.txt && fail "$prog: blames the guest or the filters"
+	unfold err.txt | grep -q "no guest\|no exits" && fail "$prog: blames the guest or the filters"
 done
 
 # 8. A cut recording with a whole one after it (cat): read as the cut one up to the other's

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * log: vmt_log_fold(), table-driven: lines within the width, breaks at spaces only, a
- * part in parentheses kept whole, a word longer than a line kept whole, the indent, the
- * first line's column, a short buffer; and unfolding gives the text back.
+ * log: vmt_log_fold(), table-driven: lines within the width (display columns), breaks at
+ * spaces only, a part in parentheses kept whole, a word longer than a line kept whole, the
+ * indent, the first line's column, a short buffer; and unfolding gives the text back.
  */
 #include "config.h"
 
@@ -43,6 +43,13 @@ static void test_fold_table(void **state)
 		{ "x (a b c d)", 0, 5, 2, "x (a\n  b c\n  d)" },
 		/* an open parenthesis never closed: plain words */
 		{ "x (a b", 0, 4, 0, "x (a\nb" },
+		/* display columns, not bytes: an accented letter is 1, a wide character 2 */
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9", 0, 7, 2,
+		  "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9" },
+		{ "\xe8\xa8\x98\xe8\xa8\x98 \xe8\xa8\x98", 0, 7, 2,
+		  "\xe8\xa8\x98\xe8\xa8\x98 \xe8\xa8\x98" },
+		{ "\xe8\xa8\x98\xe8\xa8\x98 \xe8\xa8\x98", 0, 6, 2,
+		  "\xe8\xa8\x98\xe8\xa8\x98\n  \xe8\xa8\x98" },
 		/* a list, as the note of missing context events */
 		{ "missing: e:a, e:b, e:c", 10, 24, 2, "missing: e:a,\n  e:b, e:c" },
 	};
