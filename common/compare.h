@@ -141,10 +141,11 @@ struct vmt_cmp_cond {
 
 /*
  * Parse "p99>+10%,max>2ms,hlt:count>+50%" into at most max conditions. Returns how many,
- * or -EINVAL with msg saying what is wrong.
+ * or -EINVAL with msg saying what is wrong; with single (one recording, no --compare) its
+ * hints name only what one recording takes (no change, no test's figure).
  */
 int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned int max,
-			    char *msg, size_t size);
+			    bool single, char *msg, size_t size);
 /* A group's figure in one side (NAN when it has none: p99 of no exits). */
 /*
  * ns of a side's time per second of the span its rates are over (as VMT_CMP_RATE's), NAN

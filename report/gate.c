@@ -17,7 +17,7 @@ int report_gate_parse(struct report_gate *g, const char *expr, bool compare)
 	int n;
 
 	memset(g, 0, sizeof(*g));
-	n = vmt_compare_parse_conds(expr, g->conds, REPORT_GATE_MAX, msg, sizeof(msg));
+	n = vmt_compare_parse_conds(expr, g->conds, REPORT_GATE_MAX, !compare, msg, sizeof(msg));
 	if (n < 0) {
 		vmt_err("--fail-if: %s", msg);
 		return 64;

@@ -125,6 +125,47 @@ for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	expect_one_line_error vmtrace-report "${bad##*:}"
 	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt >&2; fail "--fail-if '${bad%:*}': not one line"; }
 done
+# A condition that does not parse: the hint names what works where it is given. On one
+# recording every form and figure it names is taken (exit 0 or 1, a verdict): no change
+# (+10%) and no test's figure (ks_p, ks_d), which one recording refuses; --compare's hint
+# names those too, and they work there.
+run vmtrace-report --fail-if 'p99>abc' "$f"
+expect_rc 64 "--fail-if 'p99>abc'"
+case $(unfold err.txt) in *%*) { cat err.txt; fail "one recording: the hint names a change"; } ;; esac
+times=$(unfold err.txt | sed -n "s/.*: a bad time (\([^)]*\))$/\1/p" | tr -d ,)
+[ "$(echo $times | wc -w)" = 2 ] || { cat err.txt; fail "one recording: the hint's times '$times'"; }
+for t in $times; do
+	run vmtrace-report --fail-if "p99>$t" "$f"
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat err.txt; fail "one recording: the hint's p99>$t: exit $rc"; }
+done
+run vmtrace-report --compare --fail-if 'p99>abc' "$f" "$f"
+expect_rc 64 "--compare --fail-if 'p99>abc'"
+change=$(unfold err.txt | sed -n "s/.* or change (\([^)]*\))$/\1/p")
+[ -n "$change" ] || { cat err.txt; fail "--compare: the hint names no change"; }
+run vmtrace-report --compare --fail-if "p99>$change" "$f" "$f"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat err.txt; fail "--compare: the hint's p99>$change: exit $rc"; }
+# an unknown figure: each one the list names is taken (a time with its unit, else a number)
+for mode in one compare; do
+	files="$f"
+	[ $mode = compare ] && files="--compare $f $f"
+	# shellcheck disable=SC2086 # the option and the files
+	run vmtrace-report --fail-if 'p98>1ms' $files
+	expect_rc 64 "$mode: --fail-if 'p98>1ms'"
+	figs=$(unfold err.txt | sed -n "s/.*unknown figure 'p98' (\([^)]*\))$/\1/p" | tr -d ,)
+	[ "$(echo $figs | wc -w)" -ge 10 ] || { cat err.txt; fail "$mode: the figures listed: '$figs'"; }
+	for fig in $figs; do
+		# shellcheck disable=SC2086
+		run vmtrace-report --fail-if "$fig>1ms" $files
+		# shellcheck disable=SC2086
+		[ "$rc" = 64 ] && run vmtrace-report --fail-if "$fig>1" $files
+		[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat err.txt; fail "$mode: the listed $fig: exit $rc"; }
+	done
+	case "$mode $figs" in
+	"one "*ks_*) fail "one recording: the list names the test's figures: $figs" ;;
+	compare*ks_p*ks_d*) ;;
+	compare*) fail "--compare: the list lacks ks_p, ks_d: $figs" ;;
+	esac
+done
 run vmtrace-report --fail-if "max>1ms" "$f" "$DATA/sample-syscalls.vmt"
 expect_rc 64 "--fail-if on a merge"
 expect_one_line_error vmtrace-report "--fail-if goes with one recording or --compare"

@@ -104,7 +104,7 @@ static void test_parse(void **state)
 	unsigned int i;
 
 	(void)state;
-	assert_int_equal(vmt_compare_parse_conds("p99>+10%, max>2ms,hlt:count>=5", c, 4, msg,
+	assert_int_equal(vmt_compare_parse_conds("p99>+10%, max>2ms,hlt:count>=5", c, 4, false, msg,
 						 sizeof(msg)), 3);
 	assert_int_equal(c[0].metric, VMT_CMP_P99);
 	assert_int_equal(c[0].op, VMT_CMP_GT);
@@ -114,19 +114,29 @@ static void test_parse(void **state)
 	assert_string_equal(c[2].reason, "hlt");
 	assert_int_equal(c[2].op, VMT_CMP_GE);
 	assert_true(c[2].value == 5.0);
-	assert_int_equal(vmt_compare_parse_conds("p99.9<=-5%,ks_p<0.001", c, 4, msg,
+	assert_int_equal(vmt_compare_parse_conds("p99.9<=-5%,ks_p<0.001", c, 4, false, msg,
 						 sizeof(msg)), 2);
 	assert_int_equal(c[0].metric, VMT_CMP_P999);
 	assert_int_equal(c[0].op, VMT_CMP_LE);
 	assert_true(c[0].value == -5.0);
 	assert_int_equal(c[1].metric, VMT_CMP_KS_P);
-	assert_int_equal(vmt_compare_parse_conds("p50>1%,p50>1%,p50>1%", c, 2, msg, sizeof(msg)),
-			 -EINVAL);
+	assert_int_equal(vmt_compare_parse_conds("p50>1%,p50>1%,p50>1%", c, 2, false, msg,
+						 sizeof(msg)), -EINVAL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		msg[0] = '\0';
-		assert_int_equal(vmt_compare_parse_conds(bad[i], c, 4, msg, sizeof(msg)), -EINVAL);
+		assert_int_equal(vmt_compare_parse_conds(bad[i], c, 4, false, msg, sizeof(msg)),
+				 -EINVAL);
 		assert_true(msg[0] != '\0');
 	}
+	/* one recording: the hints name no change and no test's figure, which it refuses */
+	assert_int_equal(vmt_compare_parse_conds("p99>abc", c, 4, true, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "'p99>abc': a bad time (500us, 2ms)");
+	assert_int_equal(vmt_compare_parse_conds("p99>abc", c, 4, false, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "'p99>abc': a bad time (500us, 2ms) or change (+10%)");
+	assert_int_equal(vmt_compare_parse_conds("p98>1ms", c, 4, true, msg, sizeof(msg)), -EINVAL);
+	assert_null(strstr(msg, "ks_"));
+	assert_int_equal(vmt_compare_parse_conds("p98>1ms", c, 4, false, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "ks_p, ks_d"));
 }
 
 static int check(const struct vmt_compare *cmp, const char *s)
@@ -134,7 +144,7 @@ static int check(const struct vmt_compare *cmp, const char *s)
 	struct vmt_cmp_cond c;
 	char msg[256];
 
-	assert_int_equal(vmt_compare_parse_conds(s, &c, 1, msg, sizeof(msg)), 1);
+	assert_int_equal(vmt_compare_parse_conds(s, &c, 1, false, msg, sizeof(msg)), 1);
 	return vmt_compare_check(cmp, &c, msg, sizeof(msg));
 }
 
