@@ -919,13 +919,22 @@ static struct hent *hent_at(const struct cpu *c, uint32_t i)
 /*
  * Who holds c now: the innermost interrupt frame (pid -1, its name: a softirq on an idle
  * CPU keeps a woken task waiting as much as a task does), else its task (0: idle, -1:
- * unknown).
+ * unknown). A softirq is named "softirq NAME": a wake-up's part has the wakeup kind, and
+ * "timer" alone would read as a hard interrupt of that name.
  */
 static void occupant(const struct vmt_attrib *a, const struct cpu *c, int32_t *pid, char *name)
 {
 	if (c->depth) {
+		const struct frame *f = &c->st[c->depth - 1];
+		char both[NAMELEN + 8];
+
 		*pid = -1;
-		set_name(name, c->st[c->depth - 1].name);
+		if (f->src == FR_SOFTIRQ) {
+			snprintf(both, sizeof(both), "softirq %s", f->name);
+			set_name(name, both);
+		} else {
+			set_name(name, f->name);
+		}
 	} else {
 		*pid = c->curr;
 		set_name(name, c->curr > 0 ? comm_of(a, c->curr) : "");

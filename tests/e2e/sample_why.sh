@@ -50,8 +50,8 @@ PY
 # The wait after a wake-up, recounted from the events (-v) in Python: from the vCPU
 # thread's wake-up to its switch-in, on the CPU of that switch-in, each task that held it
 # takes its time, the idle task's time is "idle", and an interrupt handler running there
-# takes its own (not the interrupt that woke it: that one ended the sleep, named in the
-# blocked part).
+# takes its own, a softirq as "softirq NAME" (not the interrupt that woke it: that one ended
+# the sleep, named in the blocked part).
 run vmtrace-report -v "$S/kvm.vmt"
 expect_rc 0 "report -v"
 mv out.txt events.txt
@@ -79,8 +79,8 @@ for line in open(sys.argv[1]):
     m = fr.match(line)
     if m:
         ts, cpu = int(m[1]) * 10**9 + int(m[2]), int(m[3])
-        if m[4]:
-            ev = (ts, m[5], m[4], None)
+        if m[4]:    # a softirq is named as one: "timer" alone reads as an interrupt
+            ev = (ts, m[5], "softirq " + m[4], None)
         elif m[6]:
             ev = (ts, "entry", m[7], None)
         elif m[8]:

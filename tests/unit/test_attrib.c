@@ -1332,9 +1332,13 @@ static void truth(struct sim *s, uint64_t to, int nmi_cpu)
 			 * will run on), else the task that holds it, or idle; unknown until an
 			 * event of that CPU said who runs there
 			 */
-			if (c->depth)
+			if (c->depth && c->st[c->depth - 1].type == VMT_CTX_SOFTIRQ_ENTRY) {
+				/* a softirq says so: "timer" alone reads as a hard interrupt */
+				snprintf(buf, sizeof(buf), "softirq %s", c->st[c->depth - 1].name);
+				tadd(t, VMT_WHY_WAKEUP, -1, buf, d);
+			} else if (c->depth) {
 				tadd(t, VMT_WHY_WAKEUP, -1, c->st[c->depth - 1].name, d);
-			else if (!t->holder_known)
+			} else if (!t->holder_known)
 				tadd(t, VMT_WHY_WAKEUP, -1, "", d);
 			else if (cur < 0)
 				tadd(t, VMT_WHY_WAKEUP, -1, "idle", d);
