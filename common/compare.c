@@ -586,6 +586,19 @@ double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns)
 	       (double)ns * 1e9 / (double)(c->span_ns[side] - c->gap_ns[side]) : NAN;
 }
 
+uint32_t vmt_compare_why_differ(const struct vmt_compare *c, const struct vmt_cmp_group *g)
+{
+	uint32_t mask = 0;
+	unsigned int k, i;
+
+	for (k = 0; k < VMT_WHY_NKINDS; k++)
+		for (i = 0; i < 2; i++)
+			if ((c->why_recorded[i] & ~c->why_recorded[!i]) >> k & 1 &&
+			    g->side[i].why_ns[k])
+				mask |= 1u << k;
+	return mask;
+}
+
 double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
 			 enum vmt_cmp_metric m)
 {

@@ -152,6 +152,14 @@ int vmt_compare_parse_conds(const char *s, struct vmt_cmp_cond *conds, unsigned 
  * when that span is empty: causes compare across recordings of other lengths.
  */
 double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns);
+/*
+ * The kinds of time (1 << enum vmt_why_kind) one recording tells and the other cannot that
+ * matter to group g's causes: those with time on the side that tells them. Such a kind
+ * stops every kind's change from comparing (the other side counts its time in others); one
+ * without time where it is told (no nmi row: no NMI) has none to count elsewhere and no
+ * row. 0: the changes compare.
+ */
+uint32_t vmt_compare_why_differ(const struct vmt_compare *c, const struct vmt_cmp_group *g);
 double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group *g, int side,
 			 enum vmt_cmp_metric m);
 /*

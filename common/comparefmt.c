@@ -154,6 +154,7 @@ static void causes_text(FILE *f, const struct vmt_compare *c, const struct vmt_c
 {
 	const struct vmt_cmp_side *s = g->side;
 	uint64_t max = 0, tot[2] = { why_total(&s[0]), why_total(&s[1]) };
+	uint32_t differ = vmt_compare_why_differ(c, g);
 	char a[32];
 	struct vmt_unit u;
 	unsigned int k, i;
@@ -192,16 +193,16 @@ static void causes_text(FILE *f, const struct vmt_compare *c, const struct vmt_c
 		 * recordings that tell other kinds count a kind one cannot tell in others
 		 * (wakeup in blocked, userspace in kvm, ...): no kind's change compares
 		 */
-		change_cell(f, c->why_recorded[0] == c->why_recorded[1] ?
-			    change_pct(vmt_compare_per_s(c, 0, s[0].why_ns[k]),
-				       vmt_compare_per_s(c, 1, s[1].why_ns[k])) : NAN);
+		change_cell(f, !differ ? change_pct(vmt_compare_per_s(c, 0, s[0].why_ns[k]),
+						    vmt_compare_per_s(c, 1, s[1].why_ns[k])) : NAN);
 		fputc('\n', f);
 	}
-	if (c->why_recorded[0] != c->why_recorded[1]) {
+	if (differ) {
 		char l[2][128];
 
-		kinds_list(c->why_recorded[0] & ~c->why_recorded[1], l[0], sizeof(l[0]));
-		kinds_list(c->why_recorded[1] & ~c->why_recorded[0], l[1], sizeof(l[1]));
+		/* the kinds that stop the changes, those with a row: not one no side saw */
+		kinds_list(differ & c->why_recorded[0], l[0], sizeof(l[0]));
+		kinds_list(differ & c->why_recorded[1], l[1], sizeof(l[1]));
 		fprintf(f, "  no change compared: the recordings tell different kinds (a kind one "
 			"cannot tell is counted in blocked or kvm):\n  told by before only: %s; "
 			"by after only: %s\n", l[0][0] ? l[0] : "none", l[1][0] ? l[1] : "none");

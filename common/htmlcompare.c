@@ -193,6 +193,7 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 {
 	const struct vmt_cmp_side *s = c->groups[0].side;
 	uint64_t tot[2] = { why_total(&s[0]), why_total(&s[1]) };
+	uint32_t differ;
 	unsigned int k, i;
 	char b[64];
 
@@ -203,6 +204,7 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 	}
 	if (!c->ngroups || (!c->why[0] && !c->why[1]))
 		return;
+	differ = vmt_compare_why_differ(c, &c->groups[0]);
 	out(o, "<section id=\"causes\"><h2>Causes</h2>");
 	if (!c->why[0] || !c->why[1]) {
 		vmt_outbuf_printf(o, "<p class=\"note\">Only the %s recording holds context events: "
@@ -237,7 +239,7 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 		x0 = vmt_compare_per_s(c, 0, s[0].why_ns[k]);
 		x1 = vmt_compare_per_s(c, 1, s[1].why_ns[k]);
 		/* other kinds told: one counts a kind it cannot tell in others (comparefmt.c) */
-		if (c->why_recorded[0] != c->why_recorded[1] || isnan(x0) || isnan(x1))
+		if (differ || isnan(x0) || isnan(x1))
 			snprintf(b, sizeof(b), "-");
 		else if (x0 == 0)
 			snprintf(b, sizeof(b), x1 == 0 ? "+0.0%%" : "new");
@@ -247,7 +249,7 @@ static void causes(struct vmt_outbuf *o, const struct vmt_compare *c)
 		out(o, "</tr>");
 	}
 	out(o, "</tbody></table></div>");
-	if (c->why_recorded[0] != c->why_recorded[1])
+	if (differ)
 		out(o, "<p class=\"note\">No change compared: the recordings tell different kinds, "
 		    "and one counts the time of a kind it cannot tell in others (blocked or kvm).</p>");
 	out(o, "</section>\n");
