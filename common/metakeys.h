@@ -32,6 +32,12 @@
  */
 #define VMT_META_DRAIN		"drain"
 /*
+ * In END of a vmtrace-convert --to-vmt copy: the pages it flagged "events lost" without a
+ * count to mark where it left damaged data out (man/vmtrace-file.5). Those flags are the
+ * damage's, not losses while recording: a reader words them as the original's damage.
+ */
+#define VMT_META_COPY_MARKED	"copy.marked_pages"
+/*
  * Context events (sched, irq, ... for attribution). context.events lists those recorded,
  * comma-separated "system:event"; absent means none was recorded, which is not the same
  * as none firing. context.missing: asked for, not on the recording kernel.

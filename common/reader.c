@@ -1424,20 +1424,30 @@ static bool start_stats(const struct vmt_reader *r)
 void vmt_reader_lost(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
 		     struct vmt_lost *out)
 {
-	uint64_t after;
+	const struct vmt_source_status *st = vmt_source_status(r->src);
+	uint64_t after, held, marks = 0, n;
+	const uint8_t *end;
 	size_t elen;
 	bool drain;
 
 	memset(out, 0, sizeof(*out));
 	out->stats = vmt_reader_stats_lost(r, &out->stats_known);
 	out->counted = rd->missed_events > out->stats ? rd->missed_events : out->stats;
-	out->damaged = vmt_source_status(r->src)->bad_blocks + rd->bad_chunks + rd->bad_pages;
+	end = vmt_source_end(r->src, &elen);
+	if (end && vmt_kv_get_u64(end, elen, VMT_META_COPY_MARKED, &n) == 0)
+		marks = n;
+	held = vmt_source_nchunks(r->src) + st->bad_blocks;
+	if (st->end_counts && st->end_chunks > held)
+		out->holes = st->end_chunks - held;
+	out->damaged = st->bad_blocks + rd->bad_chunks + rd->bad_pages + out->holes;
 	/*
 	 * Statistics that saw losses counted the flagged pages' too; statistics of none beside
-	 * flagged pages (a copy that marks a damaged chunk's hole so) did not see those.
+	 * flagged pages (a copy that marks a damaged chunk's hole so) did not see those. The
+	 * pages a copy says it marked are the damage, said as the original says it.
 	 */
 	if (!out->stats_known || !out->stats)
-		out->uncounted = rd->missed_uncounted;
+		out->uncounted = rd->missed_uncounted - (rd->missed_uncounted < marks ?
+							 rd->missed_uncounted : marks);
 	out->end_unknown = (!vmt_source_end(r->src, &elen) && start_stats(r)) || r->bad_stats;
 	/* never read out: lost as much as those overwritten, and counted by the kernel too */
 	out->unread = unread_sum(r, UINT64_MAX, &after, &drain, &out->unread_known,

@@ -203,6 +203,12 @@ struct vmt_lost {
 	uint64_t stats;		/* the statistics' count, when stats_known */
 	bool stats_known;
 	uint64_t damaged;	/* blocks, chunks and pages skipped: their events not counted */
+	/*
+	 * Of damaged: chunks a sound end record counts that the file lacks, as a copy leaves
+	 * a damaged chunk out (vmtrace-convert(1), --to-vmt). The pages the copy flagged lost
+	 * without a count to mark its holes (copy.marked_pages) are not in uncounted.
+	 */
+	uint64_t holes;
 	uint64_t uncounted;	/* flagged pages without a count the statistics do not cover */
 	/*
 	 * Statistics stored at the start and none at the end (a file not finished, a damaged

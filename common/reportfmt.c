@@ -88,12 +88,13 @@ static void source_lines(FILE *f, const struct vmt_reader *r)
 
 /*
  * What lost events nobody counted: "1 damaged chunk, 3 pages flagged without a count",
- * into buf. Damaged blocks are those the reader skipped at open (the rest of the damage).
+ * into buf. Damaged blocks are those the reader skipped at open (the rest of the damage);
+ * the chunks a copy left out are damaged chunks, as the original's were.
  */
 static void uncounted_words(char *buf, size_t size, const struct vmt_reader *r,
 			    const struct vmt_summary *s)
 {
-	const uint64_t n[4] = { s->rd.bad_chunks, s->rd.bad_pages,
+	const uint64_t n[4] = { s->rd.bad_chunks + s->lost_holes, s->rd.bad_pages,
 				vmt_source_status(vmt_reader_source(r))->bad_blocks,
 				s->lost_uncounted };
 	static const char *const what[4] = { "damaged chunk", "damaged page", "damaged block",

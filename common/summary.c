@@ -796,6 +796,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		s->lost_stats = lost.stats;
 		s->lost_stats_known = lost.stats_known;
 		s->lost_damaged = lost.damaged;
+		s->lost_holes = lost.holes;
 		s->lost_uncounted = lost.uncounted;
 		s->lost_end_unknown = lost.end_unknown;
 		s->lost_unread = lost.unread;

@@ -93,6 +93,7 @@ struct vmt_summary {
 	 * Damaged blocks, chunks and pages; flagged pages without a count.
 	 */
 	uint64_t lost_damaged, lost_uncounted;
+	uint64_t lost_holes;	/* of lost_damaged: chunks a copy left out (struct vmt_lost) */
 	bool lost_end_unknown;		/* vmt_lost.end_unknown */
 	/* vmt_lost.unread (in lost_events), unread_known, drain_cut */
 	uint64_t lost_unread;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,10 +235,13 @@ static void copy_meta(const struct convert_opts *o, const struct vmt_source *src
 	pos = 0;
 	while (buf && vmt_kv_next(buf, len, &pos, &kv) > 0) {
 		if ((kv.key_len < 6 || memcmp(kv.key, "chunk.", 6) != 0) &&
+		    !(kv.key_len == strlen(VMT_META_COPY_MARKED) &&
+		      memcmp(kv.key, VMT_META_COPY_MARKED, kv.key_len) == 0) &&
 		    !other_cpu_entry(cpus, &kv))
 			add_entry(end, &kv);
 	}
 }
+
 
 /* How many CPUs of the input have chunks that the copy takes (--cpu). */
 static unsigned int copied_cpus(const struct vmt_source *src, const struct vmt_cpulist *cpus)
@@ -266,7 +270,7 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_kvbuf meta, end;
 	struct vmt_writer *w = NULL;
 	uint32_t begin_id = vmt_reader_begin_format(r)->id;
-	uint64_t begins = 0;
+	uint64_t begins = 0, marked = 0;
 	size_t i, copied = 0;
 	bool left_out = false;
 	int ret;
@@ -293,8 +297,10 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 						  ci->page_size, begin_id);
 		copy_check_pages(vmt_reader_header_page(r), ci, cb.raw, found);
 		/* a damaged chunk of this CPU before, or blocks skipped that may have been */
-		if ((*skipped & bit) || vmt_source_hole_before(src, i))
+		if ((*skipped & bit) || vmt_source_hole_before(src, i)) {
 			vmt_chunk_mark_missed(vmt_reader_header_page(r), cb.raw, ci->page_size);
+			marked++;
+		}
 		*skipped &= ~bit;
 		ret = vmt_chunk_write_cut(w, vmt_reader_header_page(r), cb.raw, ci,
 					  vmt_chunk_pages(ncpus, ci->page_size));
@@ -307,6 +313,9 @@ int convert_vmt(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	 */
 	if (w)
 		vmt_writer_count_lost(w, found->rd.bad_chunks + vmt_source_status(src)->bad_blocks);
+	/* and which flagged pages are those marks (an input's own count is not carried) */
+	if (marked)
+		vmt_kv_addf(&end, VMT_META_COPY_MARKED, "%" PRIu64, marked);
 	if (!ret)	/* the copy of an unfinished recording stays unfinished */
 		ret = vmt_source_status(src)->finished ? vmt_writer_finish(w, &end) : vmt_writer_sync(w);
 	vmt_writer_free(w);

@@ -77,6 +77,17 @@ run vmtrace-report one.vmt
 expect_rc 2 "report of the copy of onebad.vmt"
 unfold err.txt | grep -qx "vmtrace-report: warning: one.vmt: damaged file: its end record counts $n chunks, $c were read whole: 1 chunk lost with the damaged data" ||
 	{ cat err.txt; fail "one.vmt: no word on its lost chunk"; }
+# its losses are worded as the original's (the pages the copy flagged to mark its hole are
+# the damage, not losses while recording), in the warning and in the text's line
+lost_words() {	# lost_words FILE: the report's lost-events warning and line, the name cut
+	vmtrace-report "$1" 2>&1 >/dev/null | unfold /dev/stdin | grep "events were lost" |
+		sed "s/ $1: / FILE: /"
+	vmtrace-report "$1" 2>/dev/null | grep "^Lost events"
+}
+lost_words onebad.vmt >orig.lost
+grep -q "events were lost with the damaged data" orig.lost || { cat orig.lost; fail "onebad.vmt: the loss"; }
+lost_words one.vmt >copy.lost
+cmp -s orig.lost copy.lost || { diff orig.lost copy.lost; fail "one.vmt: its losses worded otherwise"; }
 # an undamaged copy still reads clean
 run vmtrace-convert --to-vmt -o good.vmt "$S"
 expect_rc 0 "--to-vmt of sample-kvm.vmt"

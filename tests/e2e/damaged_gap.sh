@@ -135,20 +135,25 @@ assert max(int(r["latency_ns"]) for r in rows) < 20000
 PY
 # Its .vmt copy leaves the damaged chunk out and marks the hole as lost events on the next
 # page of that CPU: the same 109 pairs, the pair across it dropped, and a warning; its END
-# counts the chunk lost, so the copy is damaged as the input is (exit 2)
+# counts the chunk lost, so the copy is damaged as the input is (exit 2), and its losses are
+# worded as the input's (the mark is the damage: copy.marked_pages)
 vmtrace-convert --to-vmt -o copy.vmt bad.vmt 2>/dev/null
 [ $? = 2 ] || fail "--to-vmt of bad.vmt: exit status not 2"
 run vmtrace-report --json copy.vmt
 expect_rc 2 "report of the copy"
 unfold err.txt | grep -q "damaged file: its end record counts .* 1 chunk lost with the damaged data" ||
 	{ cat err.txt; fail "copy of bad.vmt: no word on the chunk lost"; }
-unfold err.txt | grep -q "events were lost while recording, how many is not known" ||
-	{ cat err.txt; fail "copy of bad.vmt: no word on the hole"; }
+want=$(vmtrace-report bad.vmt 2>&1 >/dev/null | unfold /dev/stdin | grep "events were lost" |
+	sed 's/ bad.vmt: / copy.vmt: /')
+[ "$(unfold err.txt | grep "events were lost")" = "$want" ] &&
+	unfold err.txt | grep -q "events were lost with the damaged data, how many is not known" ||
+	{ cat err.txt; fail "copy of bad.vmt: the hole not worded as the input's '$want'"; }
 [ "$(json out.txt '(d["pairs"], d["gap_dropped"], d["latency_ns"]["max"] < 20000)')" = \
   "(109, 1, True)" ] || fail "copy of bad.vmt: an exit paired across the hole"
 [ "$(json out.txt '(d["lost_events"], d["lost_events_exact"], d["missed_pages"])')" = \
   "(0, False, 1)" ] || fail "copy of bad.vmt: its marked page is not an unknown loss"
-vmtrace-report copy.vmt 2>/dev/null | grep -qx "Lost events = an unknown number (not counted: 1 page flagged without a count; pairs never span a gap)" ||
+# the text's line as the input's: the chunk left out, not the page that marks it
+vmtrace-report copy.vmt 2>/dev/null | grep -qx "Lost events = an unknown number (not counted: 1 damaged chunk; pairs never span a gap)" ||
 	fail "copy of bad.vmt: text: lost events"
 # the copy's hole is a flagged page: from CPU 0's last record before it to that page (the
 # damaged chunk's header, which said where its records ended, is not in the copy)
