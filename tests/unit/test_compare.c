@@ -131,11 +131,13 @@ static void test_parse(void **state)
 	/* one recording: the hints name no change and no test's figure, which it refuses */
 	assert_int_equal(vmt_compare_parse_conds("p99>abc", c, 4, true, msg, sizeof(msg)), -EINVAL);
 	assert_string_equal(msg, "'p99>abc': a bad time (500us, 2ms)");
-	assert_int_equal(vmt_compare_parse_conds("p99>abc", c, 4, false, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(vmt_compare_parse_conds("p99>abc", c, 4, false, msg, sizeof(msg)),
+			 -EINVAL);
 	assert_string_equal(msg, "'p99>abc': a bad time (500us, 2ms) or change (+10%)");
 	assert_int_equal(vmt_compare_parse_conds("p98>1ms", c, 4, true, msg, sizeof(msg)), -EINVAL);
 	assert_null(strstr(msg, "ks_"));
-	assert_int_equal(vmt_compare_parse_conds("p98>1ms", c, 4, false, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(vmt_compare_parse_conds("p98>1ms", c, 4, false, msg, sizeof(msg)),
+			 -EINVAL);
 	assert_non_null(strstr(msg, "ks_p, ks_d"));
 }
 
