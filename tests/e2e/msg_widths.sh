@@ -107,7 +107,7 @@ are empty (causes unknown, not zero); vmtrace-record records them unless given -
 # a usage error (argp's own message) of 160 columns, and its one-line hint
 runs merged vmtrace-report --legacy k.vmt r.vmt
 whole merged "vmtrace-report: several recordings are merged into figures per exit reason and per \
-file: they take --json, --window and the filters; no other view (--legacy given)"
+file: they take --json, --window, --no-causes and the filters; no other view (--legacy given)"
 [ "$(tail -n 1 merged.err)" = "Try 'vmtrace-report --help' for more information." ] ||
 	fail "merged: the hint"
 
