@@ -469,10 +469,13 @@ static void test_bind_rules(void **state)
 	uint32_t all;
 
 	(void)state;
-	/* the recorded kinds: everything with the full set, nothing but kvm with none */
+	/*
+	 * the recorded kinds: everything with the full set (and the handlers before an exit),
+	 * nothing but kvm with none
+	 */
 	bind_kernel(&kb, "linux-6.1-kvmhost");
 	all = vmt_attrib_recorded(&kb.b);
-	assert_int_equal(all, (1u << VMT_WHY_NKINDS) - 1);
+	assert_int_equal(all, ((1u << VMT_WHY_NKINDS) - 1) | VMT_WHY_REC_BEFORE);
 	unbind(&kb);
 	vmt_ctxbind_init(&b);
 	assert_int_equal(vmt_attrib_recorded(&b), 1u << VMT_WHY_KVM);
@@ -491,13 +494,16 @@ static void test_bind_rules(void **state)
 	assert_true(vmt_attrib_recorded(&b) & 1u << VMT_WHY_IRQ);
 	assert_int_equal(decode(&b, &r, r.len, &ev), 1);
 
-	/* sched_switch alone: preempted and blocked, but no wake-up latency */
+	/*
+	 * sched_switch alone: preempted and blocked, but no wake-up latency (the vector's
+	 * handler pair also tells the handlers before an exit)
+	 */
 	f = load("linux-6.18-x86_64", "sched/sched_switch");
 	assert_int_equal(vmt_ctxbind_add(&b, f), 0);
 	vmt_evformat_free(f);
 	assert_int_equal(vmt_attrib_recorded(&b),
 			 1u << VMT_WHY_KVM | 1u << VMT_WHY_PREEMPTED | 1u << VMT_WHY_BLOCKED |
-			 1u << VMT_WHY_IRQ);
+			 1u << VMT_WHY_IRQ | VMT_WHY_REC_BEFORE);
 
 	/* not ours: ignored; irq_vectors events that are not handler pairs too */
 	f = parse("name: vector_alloc\nID: 600\n" COMMON
