@@ -962,6 +962,98 @@ static uint64_t first_page_ts(const struct vmt_source *s, const struct vmt_chunk
 	return out;
 }
 
+/* What a page's header says of it (page_time()). */
+enum page_kind {
+	PAGE_EMPTY,		/* no records: its time says nothing (a zeroed page has 0) */
+	PAGE_BAD_COMMIT,	/* its records pass its end */
+	PAGE_TIMED,		/* records, the first at its time */
+};
+#define WHY_ORDER	"a page whose time is out of order with its CPU's other pages"
+#define WHY_COMMIT	"page commit beyond the page size"
+
+/*
+ * The latest time a page may bear. No clock reaches the top of 2^64 ns (584 years); the
+ * judgement used to mark pages with the last three values of that range, so a page stamped
+ * with one was judged as the mark, and differently at open and as read: such a stamp is
+ * a time out of order, as one past the statistics' "now ts" is (tracedat_pages_late.sh).
+ */
+#define PAGE_TIME_MAX	(UINT64_MAX - 3)
+
+/*
+ * The page at pg (its header, hp's layout, ps bytes a page): PAGE_BAD_COMMIT when its
+ * length passes the page (the reader could not decode it: damage, found here so that a
+ * copy that does not decode pages finds it as the report does), else whether it holds
+ * records, and the time of its first into *ts. The kind is apart from the time: every
+ * 64-bit time is one a damaged page may bear.
+ */
+static enum page_kind page_time(const struct vmt_header_page *hp, const uint8_t *pg,
+				uint32_t ps, uint64_t *ts)
+{
+	uint32_t commit = (uint32_t)get_le_n(pg + hp->commit_offset, hp->commit_size) &
+			  VMT_RB_COMMIT_MASK;
+
+	if (!commit)
+		return PAGE_EMPTY;
+	if (commit > hp->data_size || commit > ps - hp->data_offset)
+		return PAGE_BAD_COMMIT;
+	*ts = get_le64(pg + hp->ts_offset);
+	return PAGE_TIMED;
+}
+
+/* Page q's header (of a CPU's pages, or a chunk's): its kind, its time into *ts. */
+typedef enum page_kind (*page_header_fn)(void *ctx, uint64_t q, uint64_t *ts);
+
+/* How far the judgement of a CPU's pages (page_verdict()) is. */
+struct page_order {
+	uint64_t until;		/* no page kept later: stats_now(), at most PAGE_TIME_MAX */
+	uint64_t prev;		/* the last page kept with records: its time */
+	bool have_prev;
+	bool have_next;		/* next (the page count: none) and next_ts found */
+	uint64_t next, next_ts;	/* the next page with records after one judged, its time */
+};
+
+/*
+ * The kernel fills a CPU's pages one after the other, each stamped when its first record
+ * is written: a page with records whose time is 0 (no trace clock reads 0 once records are
+ * written), before the last sound page's, or past the next page's while that one follows
+ * the last sound page (this page is then the odd one, not the next), or past until (the
+ * time the CPU's statistics were read, after its last page) is damaged, and its records'
+ * times with it. Page p of n, those before it judged through o: NULL when it is kept (its
+ * kind into *kind, its time into *ts), else why it is left out. The one rule for the
+ * pages judged at open, as read and in a decompressed chunk; the next page with records,
+ * read ahead for this one, is not read again when its turn comes.
+ */
+static const char *page_verdict(struct page_order *o, uint64_t p, uint64_t n,
+				page_header_fn header, void *ctx, enum page_kind *kind,
+				uint64_t *ts)
+{
+	uint64_t t = 0;
+
+	if (o->have_next && o->next == p) {
+		*kind = PAGE_TIMED;
+		t = o->next_ts;
+	} else {
+		*kind = header(ctx, p, &t);
+	}
+	if (*kind == PAGE_BAD_COMMIT)
+		return WHY_COMMIT;
+	if (*kind == PAGE_EMPTY)
+		return NULL;
+	if (!o->have_next || o->next <= p) {
+		o->have_next = true;
+		for (o->next = p + 1; o->next < n; o->next++)
+			if (header(ctx, o->next, &o->next_ts) == PAGE_TIMED)
+				break;
+	}
+	if (t == 0 || t > o->until || (o->have_prev && t < o->prev) ||
+	    (o->next < n && o->next_ts < t && (!o->have_prev || o->next_ts >= o->prev)))
+		return WHY_ORDER;
+	o->prev = t;
+	o->have_prev = true;
+	*ts = t;
+	return NULL;
+}
+
 /* Every event's id and name in the file's formats: for saying what a file holds. */
 struct td_name {
 	uint32_t id;
@@ -976,16 +1068,14 @@ struct td_pages {
 	uint64_t off, pages;	/* its data's offset, and how many whole pages it holds */
 	uint32_t ps, slice;
 	uint32_t order;		/* its place in the buffer's list of CPUs */
-	uint64_t until;		/* stats_now() */
 	uint64_t done;		/* the pages judged, from its first */
-	uint64_t prev;		/* the last page kept with records: its time */
-	bool have_prev;
-	uint64_t next, next_ts;	/* the next page with records after the one judged, its time */
+	struct page_order po;
 	uint64_t run;		/* pages in the chunk open would be cutting (0: none open) */
 	uint64_t counted;	/* chunks begun so far, as open would have cut them */
 	uint64_t first_ts;	/* the first of those chunks' first times (UINT64_MAX: none) */
 	size_t fixed;		/* the chunks it is read in */
 	uint8_t *left, *begins;	/* a bit per page: left out; a chunk open would cut begins */
+	uint64_t *begin_ts;	/* judged at open: each of those chunks' first time, in order */
 };
 
 /* The source's own (s->priv), from open to close. */
@@ -1001,11 +1091,22 @@ struct td_priv {
 	struct td_pages *cpu;
 	uint32_t ncpu;
 	uint32_t *by_cpu;
+	/* the pages last read for their headers (judged_header()): blk_n from blk_at */
+	uint8_t *blk;
+	uint64_t blk_at, blk_n, blk_ok;	/* blk_ok: those whose header the read holds */
+	uint32_t blk_ps;
 	/* the status the damage is counted in, and its first damage's place (first_before) */
 	struct vmt_source_status *status;
 	uint32_t first_order, first_phase;
 	uint64_t first_page;
 };
+
+static void pages_free(struct td_pages *c)
+{
+	free(c->left);
+	free(c->begins);
+	free(c->begin_ts);
+}
 
 static void priv_free(struct td_priv *pv)
 {
@@ -1015,38 +1116,13 @@ static void priv_free(struct td_priv *pv)
 		return;
 	for (i = 0; i < pv->n; i++)
 		free(pv->v[i].name);
-	for (i = 0; i < pv->ncpu; i++) {
-		free(pv->cpu[i].left);
-		free(pv->cpu[i].begins);
-	}
+	for (i = 0; i < pv->ncpu; i++)
+		pages_free(&pv->cpu[i]);
+	free(pv->blk);
 	free(pv->cpu);
 	free(pv->by_cpu);
 	free(pv->v);
 	free(pv);
-}
-
-#define NO_RECORDS	UINT64_MAX		/* a page's time that says nothing */
-#define OUT_OF_ORDER	(UINT64_MAX - 1)	/* a page left out for its time */
-#define BAD_COMMIT	(UINT64_MAX - 2)	/* a page whose records pass its end */
-#define WHY_ORDER	"a page whose time is out of order with its CPU's other pages"
-#define WHY_COMMIT	"page commit beyond the page size"
-
-/*
- * The time of the page at pg (its header, hp's layout, ps bytes a page): NO_RECORDS when
- * it holds none, whose time says nothing (a zeroed page has 0), BAD_COMMIT when its length
- * passes the page (the reader could not decode it: damage, found here so that a copy that
- * does not decode pages finds it as the report does).
- */
-static uint64_t page_time(const struct vmt_header_page *hp, const uint8_t *pg, uint32_t ps)
-{
-	uint32_t commit = (uint32_t)get_le_n(pg + hp->commit_offset, hp->commit_size) &
-			  VMT_RB_COMMIT_MASK;
-
-	if (!commit)
-		return NO_RECORDS;
-	if (commit > hp->data_size || commit > ps - hp->data_offset)
-		return BAD_COMMIT;
-	return get_le64(pg + hp->ts_offset);
 }
 
 /*
@@ -1086,73 +1162,13 @@ static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, 
 }
 
 /*
- * The times of a CPU's n pages stored at off (ps apart), from their headers (the
- * header_page's layout, else a 64-bit kernel's), into ts, as page_time() gives them: at
- * open, for a copy (pages_at_open). Pages of up to 16 KiB are read 1 MiB at a time: the
+ * Pages of up to 16 KiB are judged from blocks of 1 MiB when many are judged at once (at
+ * open for a copy, or before the pass for a time series: series.c's last_kept_ts()): the
  * page cache reads a 4 KiB page whole for its 16-byte header all the same, and a read per
  * header took 86000 reads on 351 MB (doc/benchmarks.md). Larger pages: their headers alone.
  */
 #define PAGE_TIMES_BATCH_MAX	(16u << 10)
 #define PAGE_TIMES_BLOCK	(1u << 20)
-
-static void page_times(const struct vmt_source *s, const struct tracedat *td, uint64_t off,
-		       uint32_t ps, uint64_t n, uint64_t *ts)
-{
-	struct vmt_header_page hp;
-	uint8_t h[64], *blk = NULL;
-	uint64_t p, per = ps <= PAGE_TIMES_BATCH_MAX ? PAGE_TIMES_BLOCK / ps : 0;
-
-	if (td->hp_ok && td->hp.data_offset <= sizeof(h))
-		hp = td->hp;
-	else
-		vmt_header_page_default(&hp);
-	if (per > 1)
-		blk = malloc(per * ps);
-	for (p = 0; blk && p < n; p += per) {
-		uint64_t k = n - p < per ? n - p : per, q;
-		ssize_t got = vmt_io_pread_full(s->fd, blk, k * ps, (off_t)(off + p * ps));
-
-		for (q = 0; q < k; q++)
-			ts[p + q] = got >= 0 && (uint64_t)got >= q * ps + hp.data_offset ?
-				    page_time(&hp, blk + q * ps, ps) : NO_RECORDS;
-	}
-	for (p = 0; !blk && p < n; p++)
-		ts[p] = vmt_io_pread_full(s->fd, h, hp.data_offset, (off_t)(off + p * ps)) ==
-			(ssize_t)hp.data_offset ? page_time(&hp, h, ps) : NO_RECORDS;
-	free(blk);
-}
-
-/*
- * The kernel fills a CPU's pages one after the other, each stamped when its first record
- * is written: a page with records whose time is 0 (no trace clock reads 0 once records are
- * written), before the last sound page's, or past the next page's while that one follows
- * the last sound page (this page is then the odd one, not the next), or past until (the
- * time the CPU's statistics were read, after its last page) is damaged, and its records'
- * times with it. Such pages are marked OUT_OF_ORDER; how many, returned.
- */
-static uint64_t pages_out_of_order(uint64_t *ts, uint64_t n, uint64_t until)
-{
-	uint64_t p, next = 0, prev = 0, bad = 0;
-	bool have_prev = false;
-
-	for (p = 0; p < n; p++) {
-		if (ts[p] >= BAD_COMMIT)
-			continue;
-		if (next <= p)
-			for (next = p + 1; next < n && ts[next] >= BAD_COMMIT; next++)
-				;
-		if (ts[p] == 0 || ts[p] > until || (have_prev && ts[p] < prev) ||
-		    (next < n && ts[next] < ts[p] && (!have_prev || ts[next] >= prev))) {
-			ts[p] = OUT_OF_ORDER;
-			bad++;
-			continue;
-		}
-		prev = ts[p];
-		have_prev = true;
-	}
-	return bad;
-}
-
 /*
  * Whether damage at (order, phase, page) comes before the first one counted: open counted
  * its damage CPU by CPU in the buffer's order, a CPU's data that is not whole pages (phase
@@ -1181,53 +1197,76 @@ static void note_damage(struct td_priv *pv, uint32_t order, uint32_t phase, uint
 	pv->first_page = page;
 }
 
-/* Page q's time as page_time() gives it: from buf (pages bfirst on, bn of them) or the file. */
-static uint64_t judged_ts(const struct vmt_source *s, const struct td_priv *pv,
-			  const struct td_pages *c, uint64_t q, uint64_t bfirst, uint64_t bn,
-			  const uint8_t *buf)
-{
-	uint32_t hlen = pv->page_hp.data_offset;
-	uint8_t h[64];
+/* Where judge() finds c's headers: the pages at hand (bn from bfirst, at buf), or the file. */
+struct judged_at {
+	const struct vmt_source *s;
+	struct td_priv *pv;
+	const struct td_pages *c;
+	uint64_t through, bfirst, bn;
+	const uint8_t *buf;
+};
 
-	if (buf && q >= bfirst && q - bfirst < bn)
-		return page_time(&pv->page_hp, buf + (q - bfirst) * c->ps, c->ps);
-	return vmt_io_pread_full(s->fd, h, hlen, (off_t)(c->off + q * c->ps)) == (ssize_t)hlen ?
-	       page_time(&pv->page_hp, h, c->ps) : NO_RECORDS;
+/*
+ * Page q's header for judge(): from the pages at hand, from the block last read, or read:
+ * the pages judge() goes on to need from q (up to through, not those at hand), 1 MiB at
+ * most, when that is more than one; else q's header alone (the page after those at hand,
+ * read ahead to judge the last of them: the pass then reads it whole).
+ */
+static enum page_kind judged_header(void *ctx, uint64_t q, uint64_t *ts)
+{
+	const struct judged_at *a = ctx;
+	struct td_priv *pv = a->pv;
+	const struct td_pages *c = a->c;
+	uint32_t hlen = pv->page_hp.data_offset;
+	uint64_t want = a->through > q ? a->through - q : 1, at = c->off + q * c->ps;
+	uint8_t h[64];
+	ssize_t got;
+
+	if (a->buf && q >= a->bfirst && q - a->bfirst < a->bn)
+		return page_time(&pv->page_hp, a->buf + (q - a->bfirst) * c->ps, c->ps, ts);
+	/* (keyed by the place in the file: the CPUs' pages move as open adds CPUs) */
+	if (pv->blk_ps == c->ps && at >= pv->blk_at && (at - pv->blk_at) % c->ps == 0 &&
+	    (at - pv->blk_at) / c->ps < pv->blk_n)
+		return (at - pv->blk_at) / c->ps < pv->blk_ok ?
+		       page_time(&pv->page_hp, pv->blk + (at - pv->blk_at), c->ps, ts) :
+		       PAGE_EMPTY;
+	if (a->buf && q < a->bfirst && want > a->bfirst - q)
+		want = a->bfirst - q;
+	if (want > c->pages - q)
+		want = c->pages - q;
+	if (c->ps > PAGE_TIMES_BATCH_MAX)
+		want = 1;
+	else if (want > PAGE_TIMES_BLOCK / c->ps)
+		want = PAGE_TIMES_BLOCK / c->ps;
+	if (want > 1 && (pv->blk || (pv->blk = malloc(PAGE_TIMES_BLOCK)) != NULL)) {
+		got = vmt_io_pread_full(a->s->fd, pv->blk, want * c->ps, (off_t)at);
+		pv->blk_at = at;
+		pv->blk_ps = c->ps;
+		pv->blk_n = want;
+		pv->blk_ok = got < (ssize_t)hlen ? 0 : ((uint64_t)got - hlen) / c->ps + 1;
+		return pv->blk_ok ? page_time(&pv->page_hp, pv->blk, c->ps, ts) : PAGE_EMPTY;
+	}
+	return vmt_io_pread_full(a->s->fd, h, hlen, (off_t)at) == (ssize_t)hlen ?
+	       page_time(&pv->page_hp, h, c->ps, ts) : PAGE_EMPTY;
 }
 
 /*
- * Judge c's pages up to through (exclusive) as pages_out_of_order() judges a CPU's pages
- * from their first on, with the pages at hand in buf (bn pages from bfirst; the others, the
- * page after them that says whether the last is in order, read for their headers alone):
- * the pages it would leave out are marked and counted as damage, and the chunks open
- * would have cut from the rest are counted where they begin.
+ * Judge c's pages up to through (exclusive) by page_verdict(), with the pages at hand in
+ * buf (bn pages from bfirst; the others read for their headers, judged_header()): the
+ * pages it leaves out are marked and counted as damage, and the chunks open cuts from the
+ * rest are counted where they begin. Open judges a copy's pages all at once with it, the
+ * pass the others as it reads them: the same judgement either way.
  */
 static void judge(const struct vmt_source *s, struct td_priv *pv, struct td_pages *c,
 		  uint64_t through, uint64_t bfirst, uint64_t bn, const uint8_t *buf)
 {
-	while (c->done < through && c->done < c->pages) {
-		uint64_t p = c->done++, t = judged_ts(s, pv, c, p, bfirst, bn, buf);
-		const char *why = NULL;
+	struct judged_at a = { s, pv, c, through, bfirst, bn, buf };
 
-		if (t == BAD_COMMIT) {
-			why = WHY_COMMIT;
-		} else if (t != NO_RECORDS) {
-			if (c->next <= p) {
-				for (c->next = p + 1; c->next < c->pages; c->next++) {
-					c->next_ts = judged_ts(s, pv, c, c->next, bfirst, bn, buf);
-					if (c->next_ts < BAD_COMMIT)
-						break;
-				}
-			}
-			if (t == 0 || t > c->until || (c->have_prev && t < c->prev) ||
-			    (c->next < c->pages && c->next_ts < t &&
-			     (!c->have_prev || c->next_ts >= c->prev))) {
-				why = WHY_ORDER;
-			} else {
-				c->prev = t;
-				c->have_prev = true;
-			}
-		}
+	while (c->done < through && c->done < c->pages) {
+		uint64_t p = c->done++, t = UINT64_MAX;
+		enum page_kind k;
+		const char *why = page_verdict(&c->po, p, c->pages, judged_header, &a, &k, &t);
+
 		if (why) {
 			c->left[p / 8] |= (uint8_t)(1u << (p % 8));
 			c->run = 0;
@@ -1236,13 +1275,40 @@ static void judge(const struct vmt_source *s, struct td_priv *pv, struct td_page
 		}
 		if (!c->run || c->run == c->slice) {
 			c->begins[p / 8] |= (uint8_t)(1u << (p % 8));
+			if (c->begin_ts)
+				c->begin_ts[c->counted] = k == PAGE_TIMED ? t : UINT64_MAX;
 			c->counted++;
 			c->run = 0;
-			if (t != NO_RECORDS && c->first_ts == UINT64_MAX)
+			if (k == PAGE_TIMED && c->first_ts == UINT64_MAX)
 				c->first_ts = t;
 		}
 		c->run++;
 	}
+}
+
+/* One CPU's pages (pages of them, cut at slice), to judge; begin_ts: keep each chunk's time. */
+static int pages_init(struct td_pages *c, const struct tracedat *td, const struct td_buffer *b,
+		      const struct td_cpu *tc, uint64_t pages, uint32_t slice, uint32_t ps,
+		      bool begin_ts)
+{
+	uint64_t until = stats_now(td, b, tc->cpu);
+
+	memset(c, 0, sizeof(*c));
+	c->left = calloc(pages / 8 + 1, 1);
+	c->begins = calloc(pages / 8 + 1, 1);
+	c->begin_ts = begin_ts ? malloc((pages ? pages : 1) * sizeof(*c->begin_ts)) : NULL;
+	if (!c->left || !c->begins || (begin_ts && !c->begin_ts)) {
+		pages_free(c);
+		return -ENOMEM;
+	}
+	c->off = tc->off;
+	c->pages = pages;
+	c->ps = ps;
+	c->slice = slice;
+	c->order = (uint32_t)(tc - b->cpu);
+	c->po.until = until < PAGE_TIME_MAX ? until : PAGE_TIME_MAX;
+	c->first_ts = UINT64_MAX;
+	return 0;
 }
 
 /*
@@ -1275,21 +1341,9 @@ static int cpu_pages_late(struct vmt_source *s, const struct tracedat *td,
 		return -ENOMEM;
 	pv->cpu = bigger;
 	c = &pv->cpu[pv->ncpu];
-	memset(c, 0, sizeof(*c));
-	c->left = calloc(pages / 8 + 1, 1);
-	c->begins = calloc(pages / 8 + 1, 1);
-	if (!c->left || !c->begins) {
-		free(c->left);
-		free(c->begins);
-		return -ENOMEM;
-	}
-	c->off = tc->off;
-	c->pages = pages;
-	c->ps = ci->page_size;
-	c->slice = slice;
-	c->order = (uint32_t)(tc - b->cpu);
-	c->until = stats_now(td, b, tc->cpu);
-	c->first_ts = UINT64_MAX;
+	ret = pages_init(c, td, b, tc, pages, slice, ci->page_size, false);
+	if (ret)
+		return ret;
 	pv->by_cpu[tc->cpu] = pv->ncpu++;	/* check_layout(): below the limit, each once */
 	while (c->done < pages && c->first_ts == UINT64_MAX)
 		judge(s, pv, c, c->done + 1, 0, 0, NULL);
@@ -1307,6 +1361,45 @@ static int cpu_pages_late(struct vmt_source *s, const struct tracedat *td,
 }
 
 /*
+ * One CPU's stored pages judged at open, for a copy that takes the chunks as open cuts
+ * them (pages_at_open): the runs of the pages kept, cut at slice pages, each with its
+ * first page's time (the prefetch order for free: a page starts with its timestamp).
+ */
+static int cpu_pages_now(struct vmt_source *s, const struct tracedat *td,
+			 const struct td_buffer *b, const struct td_cpu *tc, uint64_t pages,
+			 uint32_t slice, struct vmt_chunk_info *ci)
+{
+	struct td_pages c;
+	uint64_t p = 0, q, n = 0;
+	uint32_t ps = ci->page_size, seq = 0;
+	int ret = pages_init(&c, td, b, tc, pages, slice, ps, true);
+
+	if (ret)
+		return ret;
+	judge(s, s->priv, &c, pages, 0, 0, NULL);
+	while (p < pages && !ret) {
+		if ((c.left[p / 8] >> (p % 8)) & 1) {
+			/* left out, as a damaged chunk is: no pair spans the hole */
+			ci->holes_before++;
+			p++;
+			continue;
+		}
+		for (q = p + 1; q < pages && !((c.left[q / 8] >> (q % 8)) & 1) &&
+			    !((c.begins[q / 8] >> (q % 8)) & 1); q++)
+			;
+		ci->page_count = (uint32_t)(q - p);
+		ci->offset = tc->off + p * ps;
+		ci->raw_size = ci->payload_size = (uint64_t)ci->page_count * ps;
+		ci->first_ts = c.begin_ts[n++];
+		ci->seq = seq++;
+		ret = add_chunk(s, ci);
+		p = q;
+	}
+	pages_free(&c);
+	return ret;
+}
+
+/*
  * One CPU's data as chunks: v7 compression chunks (<4 count>, then <4 size> <4 raw size>
  * <data> each), or slices of whole pages when stored as they are.
  */
@@ -1315,7 +1408,7 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		      const char **why)
 {
 	struct vmt_source_status *st = &s->status;
-	uint64_t file_size = st->file_size;
+	uint64_t file_size = st->file_size, avail;
 	struct vmt_chunk_info ci = { 0 };
 	uint32_t ps = b->page_size, seq = 0;
 	/* the merge holds a slice of each CPU at once: smaller on many CPUs */
@@ -1395,48 +1488,12 @@ static int cpu_chunks(struct vmt_source *s, struct tracedat *td,
 		note_damage(s->priv, (uint32_t)(tc - b->cpu), 0, 0, tc->off + tc->size / ps * ps,
 			    "a CPU's data that is not whole pages");
 	}
-	{
-		/* what the file holds of it; a size that wraps past 2^64 is no larger than that */
-		uint64_t avail = tc->off >= file_size ? 0 : tc->size > file_size - tc->off ?
-				 file_size - tc->off : tc->size;
-		uint64_t pages = avail / ps, p = 0, q;
-		uint64_t *ts;
-
-		if (((struct td_priv *)s->priv)->late)
-			return cpu_pages_late(s, td, b, tc, pages, slice_pages, &ci);
-		ts = malloc((pages ? pages : 1) * sizeof(*ts));
-		if (!ts)
-			return -ENOMEM;
-		page_times(s, td, tc->off, ps, pages, ts);
-		pages_out_of_order(ts, pages, stats_now(td, b, tc->cpu));
-		while (p < pages) {
-			if (ts[p] == OUT_OF_ORDER || ts[p] == BAD_COMMIT) {
-				/* left out, as a damaged chunk is: no pair spans the hole */
-				note_damage(s->priv, (uint32_t)(tc - b->cpu), 1, p, tc->off + p * ps,
-					    ts[p] == BAD_COMMIT ? WHY_COMMIT : WHY_ORDER);
-				ci.holes_before++;
-				p++;
-				continue;
-			}
-			for (q = p; q < pages && q - p < slice_pages && ts[q] != OUT_OF_ORDER &&
-				    ts[q] != BAD_COMMIT; q++)
-				;
-			ci.page_count = (uint32_t)(q - p);
-			ci.offset = tc->off + p * ps;
-			ci.raw_size = ci.payload_size = (uint64_t)ci.page_count * ps;
-			/* a page starts with its timestamp: the prefetch order for free */
-			ci.first_ts = ts[p] == NO_RECORDS ? UINT64_MAX : ts[p];
-			ci.seq = seq++;
-			ret = add_chunk(s, &ci);
-			if (ret) {
-				free(ts);
-				return ret;
-			}
-			p = q;
-		}
-		free(ts);
-	}
-	return 0;
+	/* what the file holds of it; a size that wraps past 2^64 is no larger than that */
+	avail = tc->off >= file_size ? 0 : tc->size > file_size - tc->off ?
+		file_size - tc->off : tc->size;
+	if (((struct td_priv *)s->priv)->late)
+		return cpu_pages_late(s, td, b, tc, avail / ps, slice_pages, &ci);
+	return cpu_pages_now(s, td, b, tc, avail / ps, slice_pages, &ci);
 }
 
 /*
@@ -1726,7 +1783,7 @@ static int open_file(struct vmt_source *s, struct tracedat *td, const char **why
 		if (td->hp_ok && td->hp.data_offset <= 64)
 			pv->page_hp = td->hp;
 		else
-			vmt_header_page_default(&pv->page_hp);	/* as page_times() reads them */
+			vmt_header_page_default(&pv->page_hp);	/* a 64-bit kernel's */
 		pv->late &= !compressed;
 		for (i = 0; i < b->ncpu; i++) {
 			ret = cpu_chunks(s, td, b, &b->cpu[i], compressed, why);
@@ -2206,30 +2263,41 @@ static int tracedat_open(struct vmt_source *s, const struct vmt_input_opts *opts
 	return ret;
 }
 
+/* A decompressed chunk's pages, for page_verdict(). */
+struct raw_pages {
+	const struct vmt_header_page *hp;
+	const uint8_t *raw;
+	uint32_t ps;
+};
+
+static enum page_kind raw_header(void *ctx, uint64_t q, uint64_t *ts)
+{
+	const struct raw_pages *r = ctx;
+
+	return page_time(r->hp, r->raw + q * r->ps, r->ps, ts);
+}
+
 /*
  * Why a decompressed chunk's pages (raw) are damaged, as pages left out of stored data
- * would be (page_time(), pages_out_of_order() among themselves: the pages of the chunks
- * before it are not at hand here), or NULL.
+ * would be (a length past its page, then page_verdict() among themselves: the pages of
+ * the chunks before it are not at hand here), or NULL.
  */
 static const char *chunk_damage(const struct vmt_header_page *hp,
 				const struct vmt_chunk_info *ci, const uint8_t *raw)
 {
+	struct raw_pages r = { hp, raw, ci->page_size };
+	struct page_order po = { .until = PAGE_TIME_MAX };
 	const char *why = NULL;
-	uint64_t *ts, p, n = ci->page_count;
+	uint64_t p, t, n = ci->page_count;
+	enum page_kind k;
 
 	if (ci->page_size < hp->data_offset || !n)
 		return NULL;
-	ts = malloc(n * sizeof(*ts));
-	if (!ts)
-		return NULL;	/* not known: read as it is */
-	for (p = 0; p < n && !why; p++) {
-		ts[p] = page_time(hp, raw + p * ci->page_size, ci->page_size);
-		if (ts[p] == BAD_COMMIT)
-			why = WHY_COMMIT;
-	}
-	if (!why && pages_out_of_order(ts, n, UINT64_MAX))
-		why = WHY_ORDER;
-	free(ts);
+	for (p = 0; p < n; p++)
+		if (raw_header(&r, p, &t) == PAGE_BAD_COMMIT)
+			return WHY_COMMIT;
+	for (p = 0; p < n && !why; p++)
+		why = page_verdict(&po, p, n, raw_header, &r, &k, &t);
 	return why;
 }
 
