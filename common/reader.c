@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1581,7 +1582,13 @@ bool vmt_reader_sliceable(const struct vmt_reader *r)
 	uint32_t i;
 	size_t k;
 
-	if (r->parent || vmt_source_order(r->src) != VMT_ORDER_FIRST_TS)
+	/*
+	 * A source whose pages are judged as read keeps that judgement in its loader's state,
+	 * which vmt_source_check_pages() changes through a const source: one thread walks it
+	 * (its chunks hold no times anyway: VMT_ORDER_SEQ).
+	 */
+	if (r->parent || vmt_source_order(r->src) != VMT_ORDER_FIRST_TS ||
+	    vmt_source_pages_late(r->src))
 		return false;
 	for (i = 0; i < r->nstreams; i++) {
 		uint64_t prev = 0;
@@ -1606,6 +1613,8 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 	uint32_t i;
 
 	*out = NULL;
+	/* slices are walked by threads at once: never of a source judged as read (above) */
+	assert(!vmt_source_pages_late(r->src));
 	sl = malloc(sizeof(*sl));
 	if (!sl)
 		return -ENOMEM;

@@ -246,11 +246,12 @@ int vmt_reader_cpu_next(struct vmt_reader *r, uint32_t cpu, struct vmt_item *ite
 /*
  * Slices: the merged walk cut by time, for analysing a recording on several threads
  * (slicepass.h). vmt_reader_sliceable() says whether every CPU's chunks are in time order
- * by their first times (what cutting needs). vmt_reader_slice() makes a reader of r's
- * items with times in [from, to) only (to UINT64_MAX: no end), sharing r's recording (r
- * must stay open and is not read through); its walk reads no chunk ahead, and its
- * statistics count the records and gaps that lie inside it and the chunks (with all their
- * pages) whose first time does, so that the slices' sums are the whole walk's.
+ * by their first times (what cutting needs), and is never true of a source whose pages are
+ * judged as read (vmt_source_pages_late(): one thread walks it). vmt_reader_slice() makes
+ * a reader of r's items with times in [from, to) only (to UINT64_MAX: no end), sharing
+ * r's recording (r must stay open and is not read through); its walk reads no chunk ahead,
+ * and its statistics count the records and gaps that lie inside it and the chunks (with
+ * all their pages) whose first time does, so that the slices' sums are the whole walk's.
  * vmt_reader_slice_exact(), after its walk, says whether the concatenated slices are the
  * whole walk: false when a CPU's times went back, a chunk held times before its stated
  * first time, or pages were damaged (then walk the recording whole).

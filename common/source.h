@@ -199,7 +199,9 @@ int vmt_source_read_chunk_part(const struct vmt_source *s, size_t idx, uint64_t 
  * skipped as a damaged block is, a hole before the next. The damage is counted in the
  * status as open counts it (bad_blocks, the first's place), vmt_source_nchunks_counted()
  * the chunks open would have cut. Called by the thread that walks, pages of a CPU from its
- * first on (pages further on have the headers between read for them).
+ * first on (pages further on have the headers between read for them, 1 MiB at a time).
+ * The judgement is the loader's state, changed through the const source: such a source is
+ * never walked by two threads at once (vmt_reader_sliceable() refuses it).
  */
 bool vmt_source_pages_late(const struct vmt_source *s);
 /* The chunks begun in those pages as vmt_source_nchunks_counted() counts (1 per chunk). */
