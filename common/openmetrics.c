@@ -323,23 +323,79 @@ static void free_labels(char **l, size_t n)
 	free(l);
 }
 
-/* The per-reason samples: their labels (labels_of()) and distributions, in order. */
+/*
+ * The per-reason samples: their labels (labels_of()) and figures, in order: a reason's
+ * distribution (d), or with a VM its compact figures (e, vmreason.h).
+ */
 struct reason_rows {
 	size_t n;
 	char **labels;			/* free_labels() */
 	const struct vmt_latdist **d;
+	const struct vmt_vmreason **e;
 };
 
-/* s->reasons' index of e's reason (s->nreasons when it has none: never after a pass). */
-static size_t reason_index(const struct vmt_summary *s, const struct vmt_vmreason *e)
-{
-	size_t i;
+/* A VM's figures with the summary's index of their reason: the rows' order. */
+struct vm_row {
+	size_t reason;
+	const struct vmt_vmreason *e;
+};
 
-	for (i = 0; i < s->nreasons; i++) {
-		if (s->reasons[i].isa == e->isa && s->reasons[i].key == e->key)
-			break;
+static int by_reason_then_vm(const void *a, const void *b)
+{
+	const struct vm_row *x = a, *y = b;
+
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return (x->e->vm > y->e->vm) - (x->e->vm < y->e->vm);
+}
+
+/* The reasons' (isa, key) with their index, sorted: found by bsearch. */
+struct reason_key {
+	uint32_t isa;
+	uint64_t key;
+	size_t i;
+};
+
+static int by_reason_key(const void *a, const void *b)
+{
+	const struct reason_key *x = a, *y = b;
+
+	if (x->isa != y->isa)
+		return x->isa < y->isa ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/*
+ * The VMs' figures in the rows' order: by reason (the summary's order), each reason's VMs
+ * in the map's order, the tasks it lacks last. n log n, for hosts of many VMs and reasons.
+ */
+static struct vm_row *vm_rows(const struct vmt_summary *s, size_t *n)
+{
+	const struct vmt_vmreasons *vr = &s->vmreasons;
+	struct reason_key *keys = calloc(s->nreasons ? s->nreasons : 1, sizeof(*keys));
+	struct vm_row *rows = calloc(vr->n ? vr->n : 1, sizeof(*rows));
+	size_t i, k = 0;
+
+	if (!keys || !rows) {
+		free(keys);
+		free(rows);
+		return NULL;
 	}
-	return i;
+	for (i = 0; i < s->nreasons; i++)
+		keys[i] = (struct reason_key){ s->reasons[i].isa, s->reasons[i].key, i };
+	qsort(keys, s->nreasons, sizeof(*keys), by_reason_key);
+	for (i = 0; i < vr->n; i++) {
+		struct reason_key want = { vr->v[i].isa, vr->v[i].key, 0 };
+		const struct reason_key *r = bsearch(&want, keys, s->nreasons, sizeof(*keys),
+						     by_reason_key);
+
+		if (r)	/* every one has its reason after a pass */
+			rows[k++] = (struct vm_row){ r->i, &vr->v[i] };
+	}
+	free(keys);
+	qsort(rows, k, sizeof(*rows), by_reason_then_vm);
+	*n = k;
+	return rows;
 }
 
 /*
@@ -350,36 +406,58 @@ static size_t reason_index(const struct vmt_summary *s, const struct vmt_vmreaso
 static int reason_rows(const struct om *om, bool by_vm, struct reason_rows *rr)
 {
 	const struct vmt_summary *s = om->s;
-	const struct vmt_vmreasons *vr = &s->vmreasons;
-	size_t n = by_vm ? vr->n : s->nreasons, i, j, k = 0;
+	size_t n = s->nreasons, i, k;
+	struct vm_row *rows = NULL;
 	char buf[160];
 	int ret = 0;
 
+	if (by_vm && !(rows = vm_rows(s, &n)))
+		return -ENOMEM;
 	rr->n = n;
 	rr->labels = calloc(n ? n : 1, sizeof(*rr->labels));
 	rr->d = calloc(n ? n : 1, sizeof(*rr->d));
-	if (!rr->labels || !rr->d)
+	rr->e = calloc(n ? n : 1, sizeof(*rr->e));
+	if (!rr->labels || !rr->d || !rr->e) {
+		free(rows);
 		return -ENOMEM;
-	for (i = 0; !ret && i < s->nreasons; i++) {
-		reason_label(s, i, buf, sizeof(buf));
+	}
+	for (k = 0; !ret && k < n; k++) {
 		if (!by_vm) {
-			rr->d[k] = &s->reasons[i].d;
-			ret = labels_of("reason", buf, NULL, NULL, &rr->labels[k++]);
+			reason_label(s, k, buf, sizeof(buf));
+			rr->d[k] = &s->reasons[k].d;
+			ret = labels_of("reason", buf, NULL, NULL, &rr->labels[k]);
 			continue;
 		}
-		for (j = 0; !ret && j < vr->n; j++) {
-			const struct vmt_vmreason *e = &vr->v[j];
-
-			if (reason_index(s, e) != i || k == n)
-				continue;
-			rr->d[k] = &e->d;
-			ret = labels_of("vm", e->vm < vmt_vmmap_count(om->vmmap) ?
-					vmt_vmmap_name(om->vmmap, e->vm) : "", "reason", buf,
-					&rr->labels[k++]);
-		}
+		i = rows[k].reason;
+		reason_label(s, i, buf, sizeof(buf));
+		rr->e[k] = rows[k].e;
+		ret = labels_of("vm", rows[k].e->vm < vmt_vmmap_count(om->vmmap) ?
+				vmt_vmmap_name(om->vmmap, rows[k].e->vm) : "", "reason", buf,
+				&rr->labels[k]);
 	}
-	rr->n = k;
+	free(rows);
 	return ret;
+}
+
+/* A VM's histogram of one reason, from its compact figures: the same samples as histogram(). */
+static void vm_histogram(struct om *om, const char *labels, const struct vmt_vmreason *e)
+{
+	char le[32], v[32];
+	unsigned int b;
+
+	for (b = 0; b < VMT_OPENMETRICS_BOUNDS; b++) {
+		uint64_t bound = vmt_openmetrics_bound_ns(b);
+
+		/* bounds 2^k - 1 ns: the values of at most k bits */
+		snprintf(v, sizeof(v), "%" PRIu64,
+			 vmt_vmreason_at_most(e, 64 - (unsigned int)__builtin_clzll(bound)));
+		sample(om, "vmtrace_exit_latency_seconds_bucket", labels,
+		       seconds(bound, le, sizeof(le)), v);
+	}
+	snprintf(v, sizeof(v), "%" PRIu64, e->count);
+	sample(om, "vmtrace_exit_latency_seconds_bucket", labels, "+Inf", v);
+	sample_u64(om, "vmtrace_exit_latency_seconds_count", labels, e->count);
+	sample_sec(om, "vmtrace_exit_latency_seconds_sum", labels, vmt_vmreason_total(e));
 }
 
 static int per_reason(struct om *om)
@@ -394,15 +472,21 @@ static int per_reason(struct om *om)
 		family(om, "vmtrace_exits", FAM_COUNTER, false,
 		       "Exits (exit-entry pairs) per exit reason.");
 		for (i = 0; i < rr.n; i++)
-			sample_u64(om, "vmtrace_exits_total", rr.labels[i], rr.d[i]->st.count);
+			sample_u64(om, "vmtrace_exits_total", rr.labels[i],
+				   by_vm ? rr.e[i]->count : rr.d[i]->st.count);
 		family(om, "vmtrace_exit_latency_seconds", FAM_HISTOGRAM, true,
 		       "Time from an exit to the next entry of the same task, per exit reason; "
 		       "bounds 2^k-1 ns, k=6..32.");
-		for (i = 0; i < rr.n; i++)
-			histogram(om, rr.labels[i], rr.d[i]);
+		for (i = 0; i < rr.n; i++) {
+			if (by_vm)
+				vm_histogram(om, rr.labels[i], rr.e[i]);
+			else
+				histogram(om, rr.labels[i], rr.d[i]);
+		}
 	}
 	free_labels(rr.labels, rr.n);
 	free(rr.d);
+	free(rr.e);
 	return ret;
 }
 

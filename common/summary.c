@@ -382,19 +382,18 @@ static __attribute__((noinline)) int add_head(struct task *t, uint64_t start, ui
 	return 0;
 }
 
-/* opts.vmmap: the pair in its task's VM's distribution of reason g (vmreason.h). */
+/* opts.vmmap: the pair in its task's VM's figures of reason g (vmreason.h). */
 static int vm_reason_add(struct vmt_summary *s, struct task *t, const struct vmt_group *g,
-			 const struct vmt_latval *lv)
+			 uint64_t lat, const struct vmt_clock *clk)
 {
 	const struct vmt_vmmap *m = s->work->o.vmmap;
-	struct vmt_latdist *d;
 	unsigned int vcpu;
 
 	if (!t->vm_known && vmt_vmmap_lookup(m, t->g.pid, &t->vm, &vcpu))
 		t->vm = vmt_vmmap_count(m);
 	t->vm_known = true;
-	d = vmt_vmreasons_get(&s->vmreasons, t->vm, (size_t)(g - s->reasons), g->isa, g->key);
-	return d ? vmt_latdist_add_val(d, lv) : -ENOMEM;
+	return vmt_vmreasons_add(&s->vmreasons, t->vm, (size_t)(g - s->reasons), g->isa, g->key,
+				 lat, vmt_clock_ns(clk, lat));
 }
 
 static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair *p, void **slot)
@@ -478,7 +477,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 			ret = -ENOMEM;
 		else if (p->why && !why_deferred(p->why))
 			vmt_whysum_add(&g->why, p->why);
-		if (g && s->vmreasons.on && vm_reason_add(s, t, g, &lv))
+		if (g && s->vmreasons.on && vm_reason_add(s, t, g, p->lat, it->clock))
 			ret = -ENOMEM;
 	}
 	if (top_wants(s, p->lat))

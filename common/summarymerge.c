@@ -197,11 +197,8 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
 	for (i = 0; i < from->vmreasons.n; i++) {
 		const struct vmt_vmreason *e = &from->vmreasons.v[i];
 		struct vmt_group *g = vmt_summary_reason_group(into, e->isa, e->key);
-		struct vmt_latdist *d = !g ? NULL : vmt_vmreasons_get(&into->vmreasons, e->vm,
-								      (size_t)(g - into->reasons),
-								      e->isa, e->key);
 
-		if (!d || vmt_latdist_merge(d, &e->d))
+		if (!g || vmt_vmreasons_merge(&into->vmreasons, (size_t)(g - into->reasons), e))
 			return -ENOMEM;
 	}
 	for (i = 0; i < from->ntop; i++)

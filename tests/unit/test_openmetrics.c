@@ -466,10 +466,10 @@ static void test_vm_reasons(void **state)
 
 	vmt_vmreasons_init(vr, 2);
 	/* SVM hlt (reason 1) in b, then in a; the unknown SVM code (reason 3) in neither */
-	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 1, 1, VMT_ISA_SVM, 0x78), 1024), 0);
-	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 0, 1, VMT_ISA_SVM, 0x78), 1023), 0);
-	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 0, 1, VMT_ISA_SVM, 0x78), 70), 0);
-	assert_int_equal(vmt_latdist_add(vmt_vmreasons_get(vr, 2, 3, VMT_ISA_SVM, 0x4242), 5), 0);
+	assert_int_equal(vmt_vmreasons_add(vr, 1, 1, VMT_ISA_SVM, 0x78, 1024, 1024), 0);
+	assert_int_equal(vmt_vmreasons_add(vr, 0, 1, VMT_ISA_SVM, 0x78, 1023, 1023), 0);
+	assert_int_equal(vmt_vmreasons_add(vr, 0, 1, VMT_ISA_SVM, 0x78, 70, 70), 0);
+	assert_int_equal(vmt_vmreasons_add(vr, 2, 3, VMT_ISA_SVM, 0x4242, 5, 5), 0);
 	vmt_vmreasons_sort(vr);
 	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
 	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 1), 3);

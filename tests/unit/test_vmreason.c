@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmreason: latencies put in by VM and reason index, against a plain recount kept here:
- * each pair of VM and reason one distribution (counts and sums), the VMs past the map's
- * count taken as the unknown one, the slots widened past their first 16 reasons, the order
- * after sorting (VM, then reason), and a copy equal to its source with buffers of its own.
+ * each pair of VM and reason its count, sum and counts at every bound 2^k - 1 ns, the VMs
+ * past the map's count taken as the unknown one, the slots grown past their first 48
+ * entries, the order after sorting (VM, then reason), a copy equal to its source with
+ * buffers of its own, and a merge of two halves equal to the whole.
  */
 #include "config.h"
 
@@ -20,29 +21,51 @@
 #define NVM 3		/* the map's VMs; index 3 stands for tasks it lacks */
 #define NREASONS 40	/* more than the slots' first width */
 
+/* Latency i's value in ns: from 0 to past 2^32, every bit length. */
+static uint64_t lat_of(unsigned int i)
+{
+	return (i % 7 == 0) ? (uint64_t)i : ((uint64_t)1 << (i % 36)) + i % 5;
+}
+
 static void test_counts(void **state)
 {
-	uint64_t count[NVM + 1][NREASONS] = { { 0 } }, sum[NVM + 1][NREASONS] = { { 0 } };
-	struct vmt_vmreasons vr, copy;
-	unsigned int i, vm, r, seen = 0;
+	static uint64_t count[NVM + 1][NREASONS], sum[NVM + 1][NREASONS];
+	static uint64_t le[NVM + 1][NREASONS][33];	/* values of at most k bits */
+	struct vmt_vmreasons vr, copy, half[2], merged;
+	unsigned int i, vm, r, k, seen = 0;
 
 	(void)state;
+	memset(count, 0, sizeof(count));
+	memset(sum, 0, sizeof(sum));
+	memset(le, 0, sizeof(le));
 	vmt_vmreasons_init(&vr, NVM);
+	vmt_vmreasons_init(&half[0], NVM);
+	vmt_vmreasons_init(&half[1], NVM);
 	assert_true(vr.on);
 	for (i = 0; i < 5000; i++) {
 		/* VMs 0..5: 4 and 5 are past the map, counted as its unknown one (3) */
 		unsigned int v = (i * 7) % 6, want = v > NVM ? NVM : v;
-		struct vmt_latdist *d;
+		uint64_t lat = lat_of(i);
 
 		r = (i * 13) % NREASONS;
-		d = vmt_vmreasons_get(&vr, v, r, 2, 0x400 + r);
-		assert_non_null(d);
-		assert_int_equal(vmt_latdist_add(d, 100 + i), 0);
+		assert_int_equal(vmt_vmreasons_add(&vr, v, r, 2, 0x400 + r, lat, lat), 0);
+		assert_int_equal(vmt_vmreasons_add(&half[i >= 2500], v, r, 2, 0x400 + r, lat, lat),
+				 0);
 		count[want][r]++;
-		sum[want][r] += 100 + i;
+		sum[want][r] += lat;
+		for (k = 0; k <= 32; k++)
+			le[want][r][k] += lat <= ((uint64_t)1 << k) - 1;
 	}
+	/* the second half merged into the first: the slices' way */
+	for (i = 0; i < half[1].n; i++) {
+		const struct vmt_vmreason *e = &half[1].v[i];
+
+		assert_int_equal(vmt_vmreasons_merge(&half[0], (size_t)(e->key - 0x400), e), 0);
+	}
+	assert_int_equal(vmt_vmreasons_copy(&merged, &half[0]), 0);
 	assert_int_equal(vmt_vmreasons_copy(&copy, &vr), 0);
 	vmt_vmreasons_sort(&vr);
+	assert_int_equal(merged.n, vr.n);
 	for (i = 0; i < vr.n; i++) {
 		const struct vmt_vmreason *e = &vr.v[i];
 
@@ -52,22 +75,27 @@ static void test_counts(void **state)
 		assert_true(e->vm <= NVM);
 		assert_int_equal(e->isa, 2);
 		r = (unsigned int)(e->key - 0x400);
-		assert_int_equal(e->d.st.count, count[e->vm][r]);
-		assert_int_equal(e->d.st.sum, sum[e->vm][r]);
+		assert_int_equal(e->count, count[e->vm][r]);
+		assert_int_equal(vmt_vmreason_total(e), sum[e->vm][r]);
+		for (k = 0; k <= 32; k++)
+			assert_int_equal(vmt_vmreason_at_most(e, k), le[e->vm][r][k]);
 		count[e->vm][r] = 0;	/* each pair once */
 		seen++;
 		assert_int_equal(copy.v[i].vm, e->vm);
 		assert_int_equal(copy.v[i].key, e->key);
-		assert_int_equal(copy.v[i].d.st.count, e->d.st.count);
-		assert_int_equal(copy.v[i].d.st.sum, e->d.st.sum);
-		assert_ptr_not_equal(&copy.v[i].d, &e->d);
+		assert_ptr_not_equal(&copy.v[i], e);
+		assert_memory_equal(&copy.v[i], e, sizeof(*e));
+		assert_memory_equal(&merged.v[i], e, sizeof(*e));
 	}
 	for (vm = 0; vm <= NVM; vm++) {
 		for (r = 0; r < NREASONS; r++)
 			assert_int_equal(count[vm][r], 0);
 	}
-	assert_true(seen > NREASONS);
+	assert_true(seen > 48);
 	vmt_vmreasons_free(&copy);
+	vmt_vmreasons_free(&merged);
+	vmt_vmreasons_free(&half[0]);
+	vmt_vmreasons_free(&half[1]);
 	vmt_vmreasons_free(&vr);
 	assert_false(vr.on);
 	assert_int_equal(vr.n, 0);
