@@ -247,7 +247,7 @@ int list_threshold(struct report_list *l, bool json, uint64_t threshold_ns,
 }
 
 int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_ns, bool why,
-		struct vmt_consumer *c)
+		bool wide, struct vmt_consumer *c)
 {
 	struct vmt_evdump_opts d = { 0 };
 	int ret = open_tmp(l, json, "the events --around");
@@ -260,6 +260,7 @@ int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_
 	d.from_ns = from_ns;
 	d.to_ns = to_ns;
 	d.why = why;
+	d.wide = wide;	/* every field and every part of a why, as -v --wide gives them */
 	return vmt_evdump_consumer(&l->dump, &d, c);
 }
 

@@ -44,9 +44,10 @@ struct report_list {
 int list_threshold(struct report_list *l, bool json, uint64_t threshold_ns,
 		   const struct vmt_reader *r, const struct vmt_summary *s,
 		   const struct vmt_report_style *st, struct vmt_consumer *c);
-/* Every event within [from_ns, to_ns] since the start, with each entry's why if asked. */
+/* Every event within [from_ns, to_ns] since the start, with each entry's why if asked (with
+ * wide, every field and every part of the why, as -v --wide). */
 int list_around(struct report_list *l, bool json, uint64_t from_ns, uint64_t to_ns, bool why,
-		struct vmt_consumer *c);
+		bool wide, struct vmt_consumer *c);
 /* After an --around list printed as text: when it was empty, why (past the recording?). */
 void list_around_none(const struct report_list *l, FILE *f, uint64_t at_ns, uint64_t span_ns,
 		      uint64_t lasted_ns, bool filtered);

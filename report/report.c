@@ -138,7 +138,7 @@ static int set_up_views(struct report *rep)
 	} else if (!ret && o->around &&
 		   list_around(&rep->near, o->json, rep->around_ns > o->around_span_ns ?
 			       rep->around_ns - o->around_span_ns : 0,
-			       rep->around_ns + o->around_span_ns, o->why != 0,
+			       rep->around_ns + o->around_span_ns, o->why != 0, o->wide != 0,
 			       &rep->c[rep->nc++])) {
 		return -1;
 	}

@@ -135,6 +135,40 @@ grep -A1 " ENTRY " around.txt | grep -v '^--$' >a.txt
 grep " ENTRY " around.txt >entries.txt
 grep -A1 -F -f entries.txt verbose.txt | grep -v '^--$' >b.txt
 cmp -s a.txt b.txt || fail "--around --why: the entries' why lines differ from -v --why's"
+# with --wide every part of each why line (as -v --why --wide gives it, never "+ N more"):
+# the parts of each kind add up to that kind's ns in convert's CSV row of the exit
+vmtrace-report --around 0.763531525s,200us --why --wide --top 0 "$W" |
+	sed -n '/^Events within/,$p' >around.txt || fail "--around --why --wide"
+vmtrace-report -v --why --wide --top 0 "$W" >verbose.txt || fail "-v --why --wide"
+grep -A1 " ENTRY " around.txt | grep -v '^--$' >a.txt
+grep " ENTRY " around.txt >entries.txt
+grep -A1 -F -f entries.txt verbose.txt | grep -v '^--$' >b.txt
+cmp -s a.txt b.txt || fail "--around --why --wide: the why lines differ from -v --why --wide's"
+vmtrace-convert --csv --why "$W" >why.csv || fail "convert --csv --why"
+python3 - around.txt why.csv <<'PY' || fail "--around --why --wide: the parts are not the CSV's"
+import csv, re, sys
+kinds = ["kvm", "userspace", "preempted", "blocked", "wakeup", "irq", "softirq", "nmi"]
+unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+rows = {int(r["start_ns"]) + int(r["latency_ns"]): r for r in csv.DictReader(open(sys.argv[2]))}
+lines = open(sys.argv[1]).read().splitlines()
+n = 0
+for i, l in enumerate(lines):
+    m = re.match(r" *(\d+)\.(\d{9}) .* ENTRY ", l)
+    if not m:
+        continue
+    why = lines[i + 1].split(" = ", 1)[1]
+    assert " more " not in why, why
+    got = dict.fromkeys(kinds, 0.0)
+    for part in why.split(" + "):
+        k, v, u = part.split()[:3]
+        got[k] += float(v) * unit[u]
+    r = rows[int(m[1]) * 10**9 + int(m[2])]
+    for k in kinds:
+        want = int(r[k + "_ns"])
+        assert abs(got[k] - want) <= want * 0.0006 + 1, (l, k, got[k], want)
+    n += 1
+assert n >= 2 and "wakeup 46.13 us" in open(sys.argv[1]).read(), n
+PY
 usage_error vmtrace-convert x.vmt
 usage_error vmtrace-convert --csv
 usage_error vmtrace-convert --legacy x.vmt
