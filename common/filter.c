@@ -46,7 +46,11 @@ bool vmt_filter_exit_slow(const struct vmt_filter *f, const struct vmt_event *ex
 {
 	if (f->cpus.n && !vmt_cpulist_has(&f->cpus, ex->cpu))
 		return false;
-	if (f->vcpus.n) {
+	if (f->vcpus.n && f->vcpus_by_map) {
+		if (!bsearch(&ex->pid, f->vcpu_tids, f->nvcpu_tids, sizeof(*f->vcpu_tids),
+			     cmp_tid))
+			return false;
+	} else if (f->vcpus.n) {
 		const struct vmt_event *e = (ex->has & VMT_EVF_VCPU) || !entry ? ex : entry;
 
 		if (!(e->has & VMT_EVF_VCPU) || !vmt_cpulist_has(&f->vcpus, e->vcpu))
@@ -80,4 +84,8 @@ void vmt_filter_free(struct vmt_filter *f)
 	free(f->tids);
 	f->tids = NULL;
 	f->ntids = 0;
+	free(f->vcpu_tids);
+	f->vcpu_tids = NULL;
+	f->nvcpu_tids = 0;
+	f->vcpus_by_map = false;
 }

@@ -24,6 +24,13 @@ struct vmt_filter {
 	struct vmt_cpulist vcpus;	/* empty: all */
 	int32_t *tids;			/* tasks (--vm's vCPU threads), sorted; NULL: all */
 	unsigned int ntids;
+	/*
+	 * vcpus by the VM map's index (events without a vCPU id, a recording with a map):
+	 * the threads the map gives those indices, sorted
+	 */
+	int32_t *vcpu_tids;
+	unsigned int nvcpu_tids;
+	bool vcpus_by_map;
 	unsigned int nreasons;		/* 0: all */
 	uint32_t reason_isa[VMT_MAX_FILTER_REASONS];	/* VMT_ISA_ANY matches either */
 	uint64_t reason_key[VMT_MAX_FILTER_REASONS];

@@ -242,6 +242,63 @@ static int resolve_vms(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 }
 
 /*
+ * --vcpu on events without a vCPU id, in a recording with a VM map: the threads the map
+ * gives those indices (the index every view shows for such a thread), so that --vcpu
+ * selects what the tables and rows call that vCPU. An index no thread has would select
+ * nothing: refused, naming the indices there are.
+ */
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int resolve_vcpus_by_map(struct vmt_filter *f, const struct vmt_vmmap *m, char *msg,
+				size_t size)
+{
+	struct vmt_cpulist have = { 0, NULL };
+	unsigned int vm, i, n = 0, idx;
+	char want[128], got[128];
+	int32_t *tids = NULL;
+	int ret = 0;
+
+	for (vm = 0; vm < vmt_vmmap_count(m) && !ret; vm++)
+		ret = vmt_vmmap_vm_tids(m, vm, &tids, &n);
+	have.cpu = ret ? NULL : malloc(((size_t)n + 1) * sizeof(*have.cpu));
+	if (!have.cpu) {
+		free(tids);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (vmt_vmmap_lookup(m, tids[i], &vm, &idx))
+			continue;
+		if (vmt_cpulist_has(&f->vcpus, idx))
+			tids[f->nvcpu_tids++] = tids[i];	/* kept, in place */
+		have.cpu[have.n++] = idx;
+	}
+	qsort(have.cpu, have.n, sizeof(*have.cpu), cmp_uint);
+	for (i = n = 0; i < have.n; i++)
+		if (!n || have.cpu[n - 1] != have.cpu[i])
+			have.cpu[n++] = have.cpu[i];
+	have.n = n;
+	if (!f->nvcpu_tids) {
+		snprintf(msg, size, "--vcpu %s: no vCPU of that index in the recording's VM map "
+			 "(its vCPUs: %s)",
+			 vmt_cpulist_format(&f->vcpus, want, sizeof(want)),
+			 have.n ? vmt_cpulist_format(&have, got, sizeof(got)) : "none");
+		free(tids);
+		free(have.cpu);
+		return -EINVAL;
+	}
+	free(have.cpu);
+	qsort(tids, f->nvcpu_tids, sizeof(*tids), cmp_tid);
+	f->vcpu_tids = tids;
+	f->vcpus_by_map = true;
+	return 0;
+}
+
+/*
  * A reason given by number: decimal, or hexadecimal after 0x, as the reports show them; a
  * leading 0 is no octal prefix (--cpu reads 010 as 10, and "0170" read as 120 selected
  * hlt). A number the begin event's reason field cannot hold would select nothing, silently:
@@ -288,9 +345,14 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 
 	/*
 	 * --vcpu on events without a vCPU id would select nothing, whatever the list: an
-	 * option the recording has no use for, said before the pass rather than after it.
+	 * option the recording has no use for, said before the pass rather than after it,
+	 * unless the recording's VM map gives its threads the index the views show.
 	 */
-	if (f->vcpus.n && !vmt_reader_bind(r)->begin.vcpu.size) {
+	if (f->vcpus.n && !vmt_reader_bind(r)->begin.vcpu.size && vmt_reader_vmmap(r)) {
+		ret = resolve_vcpus_by_map(f, vmt_reader_vmmap(r), msg, size);
+		if (ret)
+			return ret;
+	} else if (f->vcpus.n && !vmt_reader_bind(r)->begin.vcpu.size) {
 		char ids[128];
 
 		snprintf(msg, size, "--vcpu %s: %s events carry no vCPU id (their format has no "

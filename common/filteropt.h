@@ -29,7 +29,9 @@ extern const struct argp vmt_filter_argp;
  * ISA's name, an unknown one with the names there are, names for a pair that has none).
  * --vm names (or VMM pids) become the tids of those VMs' vCPU threads from the recording's
  * map (vmtrace-record --vm); -EINVAL with msg for a VM it lacks, listing those it has.
- * --vcpu on a pair whose begin event has no vCPU id is -EINVAL with msg too. The programs
+ * --vcpu on a pair whose begin event has no vCPU id selects by the index the recording's VM
+ * map gives the threads (-EINVAL with msg for an index it lacks), and without a map is
+ * -EINVAL with msg too. The programs
  * exit 64 on -EINVAL: each is an option that does not fit the input.
  */
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,

@@ -62,9 +62,16 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	} else if (f->cpus.n && !any_in(&f->cpus, &it->exit_cpus)) {
 		snprintf(buf, size, "no %s on CPU%s %s", w, f->cpus.n > 1 ? "s" : "",
 			 vmt_cpulist_format(&f->cpus, list, sizeof(list)));
-	} else if (f->vcpus.n && !vmt_iter_ids_count(&it->vcpus) && !it->vcpus.beyond) {
+	} else if (f->vcpus_by_map && !f->cpus.n && !f->nreasons && !f->has_from &&
+		   !f->has_to) {
+		/* the events carry no vCPU id: the map's threads of those indices had none */
+		snprintf(buf, size, "no %s of the threads of vCPU%s %s in the VM map", w,
+			 f->vcpus.n > 1 ? "s" : "", vmt_cpulist_format(&f->vcpus, list,
+			 sizeof(list)));
+	} else if (f->vcpus.n && !f->vcpus_by_map && !vmt_iter_ids_count(&it->vcpus) &&
+		   !it->vcpus.beyond) {
 		snprintf(buf, size, "no %s carries a vCPU id (--vcpu needs them)", w);
-	} else if (f->vcpus.n && !any_in(&f->vcpus, &it->vcpus)) {
+	} else if (f->vcpus.n && !f->vcpus_by_map && !any_in(&f->vcpus, &it->vcpus)) {
 		snprintf(buf, size, "no %s of vCPU%s %s", w, f->vcpus.n > 1 ? "s" : "",
 			 vmt_cpulist_format(&f->vcpus, list, sizeof(list)));
 	} else if (f->has_from && f->from_ts > it->last_exit_ts) {

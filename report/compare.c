@@ -122,6 +122,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	*damaged |= notes.damaged;
 out_close:
 	vmt_reader_close(r);
+	free(fo.filter.tids);		/* this recording's own (o->fo is never resolved) */
+	free(fo.filter.vcpu_tids);
 	return ret == 64 ? 64 : ret ? 1 : 0;
 }
 

@@ -108,6 +108,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	*damaged |= notes.damaged;
 out_close:
 	vmt_reader_close(r);
+	free(fo.filter.tids);		/* this recording's own (o->fo is never resolved) */
+	free(fo.filter.vcpu_tids);
 	return ret == 64 ? 64 : ret ? 1 : 0;
 }
 

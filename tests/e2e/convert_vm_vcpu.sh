@@ -6,7 +6,9 @@
 # to the task of neither VM. Checked against tests/helpers/twovms.py's own map, for the CSV,
 # JSON lines, the Perfetto timeline and the report's JSON; the time series' rows (report
 # --interval --json, convert --series CSV and JSON lines) carry the map's VM name and index
-# too, and their exits add up to the script's count per VM.
+# too, and their exits add up to the script's count per VM. --vcpu selects by that index
+# (alone, and with --vm), in the report and in convert, as a recount of the CSV rows' vm and
+# vcpu columns says; an index the map lacks is refused, one line and 64.
 . "$(dirname "$0")/lib.sh"
 
 python3 "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
@@ -84,4 +86,52 @@ for name, rows in views.items():
     assert per_vm == want, (name, per_vm, want)
     print(name, ": exits per VM", per_vm)
 PY
+
+# --vcpu by the map's index: the rows of that index (of --vm's VM) in the CSV of every row
+vcpu_sel() {
+	vmtrace-report --json "$@" sys.vmt >sel.json || fail "report --json $*"
+	vmtrace-convert --csv "$@" sys.vmt >sel.csv || fail "convert --csv $*"
+	vmtrace-convert --csv --events "$@" sys.vmt >sel-events.csv || fail "convert --events $*"
+	python3 - rows.csv events.csv sel.json sel.csv sel-events.csv "$@" <<'PY' ||
+import csv, json, sys
+rows, events, rep, got, got_ev = sys.argv[1:6]
+opts = dict(zip(sys.argv[6::2], sys.argv[7::2]))
+vcpus = set()
+for v in opts["--vcpu"].split(","):
+    a, _, b = v.partition("-")
+    vcpus |= set(range(int(a), int(b or a) + 1))
+def keep(r):
+    return (r["vcpu"] != "" and int(r["vcpu"]) in vcpus and
+            r["vm"] == opts.get("--vm", r["vm"]))
+want = [r for r in csv.DictReader(open(rows, newline="")) if keep(r)]
+assert want and list(csv.DictReader(open(got, newline=""))) == want, opts
+want_ev = [r for r in csv.DictReader(open(events, newline="")) if keep(r)]
+assert want_ev and list(csv.DictReader(open(got_ev, newline=""))) == want_ev, opts
+d = json.load(open(rep))
+lat = [int(r["latency_ns"]) for r in want]
+assert (d["pairs"] - d["filtered_out"], d["total_ns"]) == (len(lat), sum(lat)), (opts, d["total_ns"])
+assert sorted(t["pid"] for t in d["vcpus"]) == sorted({int(r["task"]) for r in want}), opts
+print(opts, len(want), "exits,", sum(lat), "ns")
+PY
+		fail "$*: not the rows of that vCPU index"
+}
+vcpu_sel --vcpu 1
+vcpu_sel --vcpu 0 --vm db
+vcpu_sel --vcpu 0-1 --vm web1
+for p in vmtrace-report vmtrace-convert; do
+	out=
+	[ $p = vmtrace-convert ] && out=--csv
+	# shellcheck disable=SC2086 # convert's output option
+	run $p $out --vcpu 2,5 sys.vmt
+	expect_rc 64 "$p --vcpu 2,5"
+	[ ! -s out.txt ] || fail "$p --vcpu 2,5: wrote output"
+	[ "$(cat err.txt)" = "$p: sys.vmt: --vcpu 2,5: no vCPU of that index in the recording's VM map (its vCPUs: 0-1)" ] ||
+		fail "$p --vcpu 2,5: $(cat err.txt)"
+done
+# a vCPU thread of the map that made no exit: said so when nothing is selected
+sed 's/^\(meta vm\.0\.vcpus .*\)$/\1,1002:2/' sys.txt >idle.txt
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" idle.vmt <idle.txt || fail "mkvmt idle"
+run vmtrace-convert --csv --vcpu 2 idle.vmt
+grep -q "^vmtrace-convert: idle.vmt: nothing selected: no begin of the threads of vCPU 2 in the VM map;" err.txt ||
+	fail "--vcpu 2 of an idle thread: $(cat err.txt)"
 exit 0

@@ -130,6 +130,38 @@ static void test_tids(void **state)
 	assert_true(vmt_filter_is_empty(&f));
 }
 
+/*
+ * --vcpu by the VM map's index (events without a vCPU id): the threads of those indices
+ * decide, by task; a vCPU id an event might carry does not.
+ */
+static void test_vcpus_by_map(void **state)
+{
+	int32_t tids[] = { 1001, 2001 };
+	struct vmt_event a = ev(VMT_EV_BEGIN, 1, 100, -1, VMT_ISA_SVM, 0x78);
+	struct vmt_event b = a, end = ev(VMT_EV_END, 1, 200, 1, -1, 0);
+	struct vmt_filter f;
+
+	(void)state;
+	a.pid = 2001;
+	b.pid = 1000;
+	end.pid = 1000;
+	memset(&f, 0, sizeof(f));
+	set_list(&f.vcpus, "1");
+	f.vcpu_tids = malloc(sizeof(tids));
+	assert_non_null(f.vcpu_tids);
+	memcpy(f.vcpu_tids, tids, sizeof(tids));
+	f.nvcpu_tids = 2;
+	f.vcpus_by_map = true;
+	assert_false(vmt_filter_is_empty(&f));
+	assert_true(vmt_filter_exit(&f, &a, NULL));
+	assert_false(vmt_filter_exit(&f, &b, NULL));
+	assert_false(vmt_filter_exit(&f, &b, &end));	/* its entry's vCPU 1 is no thread's */
+	assert_true(vmt_filter_event(&f, &end, &a));	/* judged by its exit */
+	assert_false(vmt_filter_event(&f, &end, NULL));	/* its own task is not vCPU 1's */
+	vmt_filter_free(&f);
+	assert_null(f.vcpu_tids);
+}
+
 static void test_clock_binding(void **state)
 {
 	/* 2.5 ns per tick: 1 us is 400 ticks after the start */
@@ -181,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_predicate),
 		cmocka_unit_test(test_tids),
+		cmocka_unit_test(test_vcpus_by_map),
 		cmocka_unit_test(test_clock_binding),
 		cmocka_unit_test(test_events),
 	};
