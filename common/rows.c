@@ -106,7 +106,8 @@ struct prow {
 	X("pcpu", U64, 1, 1, ev->cpu)						\
 	X("task", I64, 1, 1, ev->pid)						\
 	X("vm", NAME, 1, vmname != NULL, vmname)				\
-	X("kind", TEXT, 1, 1, is_exit ? "exit" : "entry")			\
+	X("kind", TEXT, 1, 1, f->kvm ? (is_exit ? "exit" : "entry") :		\
+	  (is_exit ? "begin" : "end"))						\
 	X("vcpu", U64, 1, (ev->has & VMT_EVF_VCPU) || map_vcpu >= 0,		\
 	  (ev->has & VMT_EVF_VCPU) ? ev->vcpu : (uint64_t)map_vcpu)		\
 	X("reason_code", U64, 1, has_reason, key)				\
@@ -183,6 +184,7 @@ struct rowfmt {
 	size_t row_max;		/* a CSV row's room (CSV_ROW_MAX or more) */
 	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
+	bool kvm;		/* KVM's pair: events are exits and entries, else begins and ends */
 	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	struct reason_slot cache[256];
@@ -1110,6 +1112,7 @@ static int on_start(void *state, const struct vmt_iter *it)
 	w->f.why = w->o.why;
 	w->f.recorded = it->why ? it->why_recorded : 0;
 	w->f.vmmap = it->r ? vmt_reader_vmmap(it->r) : NULL;
+	w->f.kvm = !it->r || vmt_reader_pairs_kvm(it->r);	/* as -v's EXIT or BEGIN */
 	w->f.rec_size = w->o.why ? sizeof(struct rowrec_why) : sizeof(struct rowrec);
 	ret = vmt_exitreasons_new(it->begin_format, it->machine, &w->names);
 	if (ret)

@@ -78,6 +78,25 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert len(rows) == 8 and [r["kind"] for r in rows[:2]] == ["exit", "entry"]
 assert rows[1]["latency_ns"] == 300 and rows[0]["latency_ns"] is None
 PY
+# Another pair's events are begins and ends, not exits and entries: the kind of each event
+# row (CSV and JSON lines) is the BEGIN or END that -v prints at its time and task.
+S="$DATA/sample-syscalls.vmt"
+vmtrace-report -v --top 0 "$S" >v.txt || fail "-v $S"
+vmtrace-convert --csv --events "$S" >ev.csv || fail "--csv --events $S"
+vmtrace-convert --jsonl --events "$S" >ev.jsonl || fail "--jsonl --events $S"
+python3 - v.txt ev.csv ev.jsonl <<'PY' || fail "event rows of a system call pair: kind not -v's"
+import csv, json, re, sys
+want = []
+for l in open(sys.argv[1]):
+    m = re.match(r" *(\d+)\.(\d{9}) cpu +\d+ pid +(\d+) (BEGIN|END) ", l)
+    if m:
+        want.append((int(m[1]) * 10**9 + int(m[2]), m[3], m[4].lower()))
+rows = [(int(r["time_ns"]), r["task"], r["kind"]) for r in csv.DictReader(open(sys.argv[2]))]
+js = [json.loads(l) for l in open(sys.argv[3])]
+assert len(want) > 200000 - 1000 and rows == want, (len(rows), len(want))
+assert [(r["time_ns"], str(r["task"]), r["kind"]) for r in js] == want
+print(len(want), "events:", {k: sum(1 for w in want if w[2] == k) for k in ("begin", "end")})
+PY
 # Filters are the report's.
 run vmtrace-convert --csv --reason io,hlt --from 3us one.vmt
 [ "$(tail -n +2 out.txt | wc -l)" = 2 ] || fail "filters: $(cat out.txt)"

@@ -63,7 +63,7 @@ python3 - events.csv "$lat" "$pid" "$KEEP_NS" "$dropped" <<'PY' ||
 import csv, sys
 lat, pid, keep, dropped = int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 rows = list(csv.DictReader(open(sys.argv[1])))
-trig = [r for r in rows if r["kind"] == "entry" and r["latency_ns"] == str(lat) and
+trig = [r for r in rows if r["kind"] == "end" and r["latency_ns"] == str(lat) and
         r["task"] == pid]
 if len(trig) != 1:
     print("the triggering exit (%d ns, pid %s) is %d times in the file" % (lat, pid, len(trig)))
@@ -111,7 +111,7 @@ check_summary fr.vmt t.json rec.err
 	fail "--around trigger does not list the exit that triggered"
 # the read itself (system call 0 on x86-64) began the exit that triggered; its vcpu cell is
 # the --vm map's (the reader is the fake VMM's vCPU 0)
-grep -q "^[0-9]*,[0-9]*,1,$reader,[^,]*,exit,0,0," events.csv ||
+grep -q "^[0-9]*,[0-9]*,1,$reader,[^,]*,begin,0,0," events.csv ||
 	fail "the reader's read() is not in the file"
 
 # --continue 2 with three reads 3.2 s apart (2 s bursts): fr-001.vmt and fr-002.vmt, a
@@ -153,14 +153,14 @@ spans, exits = [], []
 for f, (lat, pid) in zip(sys.argv[1:3], named):
     rows = list(csv.DictReader(open(f)))
     ts = [int(r["ts_ns"]) for r in rows]
-    trig = [r for r in rows if r["kind"] == "entry" and r["latency_ns"] == lat and
+    trig = [r for r in rows if r["kind"] == "end" and r["latency_ns"] == lat and
             r["task"] == pid]
     if pid != reader or int(lat) < lat_min or len(trig) != 1:
         sys.exit("%s: trigger %s ns pid %s: not the reader's, under the threshold or not "
                  "once in the file" % (f, lat, pid))
     exit_ts = int(trig[0]["ts_ns"]) - int(lat)
     # the read (system call 0) that began it is in the same file
-    if not [r for r in rows if r["kind"] == "exit" and int(r["ts_ns"]) == exit_ts and
+    if not [r for r in rows if r["kind"] == "begin" and int(r["ts_ns"]) == exit_ts and
             r["reason_code"] == "0" and r["task"] == reader]:
         sys.exit("%s: the read that began the trigger is not in the file" % f)
     # at most a page of events before --keep (as above: counted, not timed)

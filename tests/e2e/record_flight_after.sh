@@ -63,7 +63,7 @@ if t is None or not t["in_file"] or t["pid"] != int(reader):
 end = t["at_ns"] + t["latency_ns"]
 times = [int(r["time_ns"]) for r in rows]
 # the exit's end (its entry row, with the named latency) is in the file
-if not [r for r in rows if r["kind"] == "entry" and int(r["time_ns"]) == end and
+if not [r for r in rows if r["kind"] == "end" and int(r["time_ns"]) == end and
         r["latency_ns"] == str(t["latency_ns"])]:
     sys.exit("the end of the exit that triggered is not in the file")
 late = [x for x in times if x > end + after]

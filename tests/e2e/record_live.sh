@@ -47,7 +47,7 @@ pairs, iv = int(sys.argv[3]), int(sys.argv[4])
 rows = list(csv.DictReader(open(sys.argv[2])))
 count, longest = {}, {}
 for r in rows:
-    if r["kind"] == "entry" and r["latency_ns"] != "":
+    if r["kind"] == "end" and r["latency_ns"] != "":
         k = int(r["time_ns"]) // iv	# intervals from the recording's start, as a report's
         lat = int(r["latency_ns"])
         count[k] = count.get(k, 0) + 1

@@ -76,7 +76,7 @@ series = {r["start_ns"] // iv: r["out_ns"] for r in json.load(open(rjson))["seri
 # The sleep: the task's longest pair, in ns since the recording's start.
 longest = None
 for r in csv.DictReader(open(ecsv)):
-    if r["kind"] == "entry" and r["latency_ns"] and int(r["task"]) == pid:
+    if r["kind"] == "end" and r["latency_ns"] and int(r["task"]) == pid:
         lat, end = int(r["latency_ns"]), int(r["time_ns"])
         if not longest or lat > longest[1] - longest[0]:
             longest = (end - lat, end, r)

@@ -100,13 +100,13 @@ for r in rows:
 pairs, spans = [], []	# spans: (task, id, begin, end or None) while an exit is open
 for task, ev in by_task.items():
     for i, r in enumerate(ev):
-        if r["kind"] == "entry" and r["latency_ns"]:
+        if r["kind"] == "end" and r["latency_ns"]:
             end = int(r["time_ns"])
             begin = end - int(r["latency_ns"])
             rid = next((e["reason"] for e in reversed(ev[:i])
-                        if e["kind"] == "exit" and int(e["time_ns"]) == begin), None)
+                        if e["kind"] == "begin" and int(e["time_ns"]) == begin), None)
             pairs.append((task, rid, end))
-        if r["kind"] == "exit" and r["reason"] not in ("exit", "exit_group"):
+        if r["kind"] == "begin" and r["reason"] not in ("exit", "exit_group"):
             # open until the task's next event (its entry, or an exit that orphans it)
             nxt = ev[i + 1] if i + 1 < len(ev) else None
             spans.append((task, r["reason"], int(r["time_ns"]),
