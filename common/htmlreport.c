@@ -738,9 +738,9 @@ static void values(struct page *p, const char *cls, const char *name, const stru
 	for (i = 0; i < n; i++) {
 		if (i)
 			vmt_outbuf_ch(p->o, ',');
-		if (what == 0)
+		if (what == 0 && pt[i].span_ns)	/* none before its first exit, after its last */
 			vmt_outbuf_u64(p->o, pt[i].out_ns);
-		else if (pt[i].exits)
+		else if (what && pt[i].exits)
 			vmt_outbuf_u64(p->o, what == 1 ? pt[i].max_ns : pt[i].p99_ns);
 	}
 	out(p, "\" d=\"");
@@ -784,16 +784,16 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	pmax = pmax > 0 ? ceil(pmax / vmt_nice_step(pmax, 4)) * vmt_nice_step(pmax, 4) : 1;
 	/* an exit longer than its interval can take the share over 100 %: drawn as it is */
 	vmt_scale_init(&x, false, 0, (double)(m * k * se->interval_ns), 72, 940);
-	vmt_scale_init(&yo, false, 0, pmax, 110, 22);
+	vmt_scale_init(&yo, false, 0, pmax, 126, 38);
 	vmt_scale_init(&yl, true, vmt_decade_floor(lmin > 1 ? lmin : 1),
-		       vmt_decade_ceil(lmax > 1 ? lmax : 10), 240, 140);
+		       vmt_decade_ceil(lmax > 1 ? lmax : 10), 254, 154);
 	snprintf(id, sizeof(id), "ts-%u", idx);
 	snprintf(cap, sizeof(cap), "%s: %s per %s (%% of the time), longest %s%s",
 		 task_label(p, t, label, sizeof(label)), p->w->out,
 		 fmt_ns(k * se->interval_ns, b, sizeof(b)), p->w->one,
 		 k == 1 ? " and p99 (dashed)" : "");
 	out(p, "<figure>");
-	svg_open(p, id, "ts wide", 960, 272);
+	svg_open(p, id, "ts wide", 960, 286);
 	attr_u64(p, "data-pid", (uint64_t)(int64_t)t->pid);
 	if (t->has_vcpu)
 		attr_u64(p, "data-vcpu", t->vcpu);
@@ -804,8 +804,8 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	attr_num(p, "data-x1", vmt_scale_map(&x, (double)(m * k * se->interval_ns)));
 	out(p, ">");
 	text(p, "title", 72, 13, NULL, cap);
-	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 240, .grid0 = 22,
-			.grid1 = 240, .nticks = 10, .fmt = vmt_svg_fmt_s,
+	a = (struct vmt_axis){ .scale = &x, .side = VMT_AXIS_BOTTOM, .at = 254, .grid0 = 38,
+			.grid1 = 254, .nticks = 10, .fmt = vmt_svg_fmt_s,
 			.label = "seconds since the start" };
 	vmt_svg_axis(p->o, &a);
 	a = (struct vmt_axis){ .scale = &yo, .side = VMT_AXIS_LEFT, .at = 72, .grid0 = 72,
@@ -816,19 +816,25 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 	a.label = "latency";
 	vmt_svg_axis(p->o, &a);
 	dx = (vmt_scale_map(&x, (double)(k * se->interval_ns)) - x.r0);
-	/* out of guest (in pairs): a step line, one step per point */
+	/*
+	 * out of guest (in pairs): a step line, one step per point, and none where the task
+	 * was not traced (before its first exit, after its last entry): no share there, and
+	 * a 0 % would read as all the time in the guest
+	 */
 	values(p, "out", "out", pt, m, 0);
-	for (i = 0; i < m; i++) {
-		double y = vmt_scale_map(&yo, pt[i].span_ns ? 100.0 * (double)pt[i].out_ns /
-						  (double)pt[i].span_ns : 0);
-
+	for (i = 0, pen = false; i < m; i++) {
+		if (!pt[i].span_ns) {
+			pen = false;
+			continue;
+		}
 		xi = x.r0 + dx * (double)i;
-		vmt_outbuf_ch(p->o, i ? 'L' : 'M');
+		vmt_outbuf_ch(p->o, pen ? 'L' : 'M');
 		num(p, xi);
 		vmt_outbuf_ch(p->o, ' ');
-		num(p, y);
+		num(p, vmt_scale_map(&yo, 100.0 * (double)pt[i].out_ns / (double)pt[i].span_ns));
 		vmt_outbuf_ch(p->o, 'H');
 		num(p, xi + dx);
+		pen = true;
 	}
 	out(p, "\"/>");
 	/* the longest exit, then p99: broken where an interval had no exit */
@@ -849,8 +855,9 @@ static void task_chart(struct page *p, unsigned int idx, const struct vmt_group 
 		}
 		out(p, "\"/>");
 	}
-	text(p, "label", 936, 32, "end", p->w->out);
-	text(p, "label", 936, 150, "end", k == 1 ? "max (solid), p99 (dashed)" : "max");
+	/* each panel's legend above its top edge, where no line can run */
+	text(p, "label", 940, 33, "end", p->w->out);
+	text(p, "label", 940, 149, "end", k == 1 ? "max (solid), p99 (dashed)" : "max");
 	out(p, "</svg></figure>");
 }
 

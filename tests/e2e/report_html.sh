@@ -201,11 +201,13 @@ for i, v in enumerate(r["vcpus"][:8]):
         fail(f"ts-{i}: interval {svg.a['data-dt']} merged {svg.a['data-merged']}")
     lines = {p.a["data-name"]: p.a["data-values"].split(",") for p in svg.all("path", "line")}
     for name, key in (("out", "out_ns"), ("max", "max_ns"), ("p99", "p99_ns")):
-        want = ["" if x[key] is None else str(x[key]) for x in rows]
+        # no out value where the task was not traced (before its first exit, after its last)
+        want = ["" if x[key] is None or (name == "out" and not x["seen_ns"]) else str(x[key])
+                for x in rows]
         if lines.get(name) != want:
             fail(f"ts-{i}: line {name} differs from the series' {key}")
-    if sum(int(x) for x in lines["out"]) != v["total_ns"]:
-        fail(f"ts-{i}: out of guest sums to {sum(int(x) for x in lines['out'])}")
+    if sum(int(x) for x in lines["out"] if x) != v["total_ns"]:
+        fail(f"ts-{i}: out of guest sums to {sum(int(x) for x in lines['out'] if x)}")
 
 # The heatmap: every cell a recount of the exits in its column and latency bin.
 heat = root.one("svg", id="heat")
@@ -359,6 +361,46 @@ page syscalls 20ms "$DATA/sample-syscalls.vmt"
 page filtered 100ms --reason hlt,io "$DATA/sample-kvm.vmt"
 page tracedat - "$DATA/tracedat/kvm.v7zstd.dat"
 page why 100ms "$DATA/why/sample/kvm.vmt"
+
+# Over time in intervals shorter than the time before a task's first exit: no share drawn
+# (and no value carried) where the task was not traced, before its first exit and after
+# its last entry (from the CSV), a value in every interval between; the values and that
+# span give the text report's in-guest share; each panel's legend above its top edge.
+page why5 5ms "$DATA/why/sample/kvm.vmt"
+vmtrace-report "$DATA/why/sample/kvm.vmt" >why5.txt || fail "why5: text report"
+python3 - why5.html why5.csv why5.txt <<'PY' || fail "why5: the curve over time"
+import csv, re, sys
+page, rows, text = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read()
+span = {}
+for r in csv.DictReader(open(rows, newline="")):
+    a, pid = int(r["start_ns"]), int(r["task"])
+    b = a + int(r["latency_ns"])
+    lo, hi = span.get(pid, (a, b))
+    span[pid] = (min(lo, a), max(hi, b))
+guest = {int(m[1]): float(m[2]) for m in re.finditer(r"^ +\d+ \((\d+)\) +([\d.]+)%", text, re.M)}
+svgs = re.findall(r'<svg [^>]*id="ts-\d+".*?</svg>', page, re.S)
+assert len(svgs) == len(span) == len(guest) == 2, (len(svgs), span, guest)
+for svg in svgs:
+    pid, dt = (int(re.search(r' %s="(\d+)"' % k, svg)[1]) for k in ("data-pid", "data-dt"))
+    first, last = span[pid]
+    line = re.search(r'<path class="line out" data-name="out" data-values="([^"]*)" d="([^"]*)"', svg)
+    vals = line[1].split(",")
+    want = [i * dt < last and (i + 1) * dt > first for i in range(len(vals))]
+    assert [v != "" for v in vals] == want, pid
+    assert first > 10 * dt and not vals[0], (pid, first)  # a gap there to leave out
+    assert line[2].count("M") == 1, pid   # one run: the task was traced throughout
+    out = sum(int(v) for v in vals if v)
+    share = 100.0 * (1 - out / (last - first))
+    assert abs(share - guest[pid]) < 0.001, (pid, share, guest[pid])
+    # the legends: above the top of their panel (the highest grid line of its y axis)
+    axes = re.findall(r'<g class="axis" data-axis="y">(.*?)<line class="base"', svg, re.S)
+    tops = [min(float(y) for y in re.findall(r'<line class="grid" x1="[\d.]+" y1="([\d.]+)"', a))
+            for a in axes]
+    labels = [float(m[1]) for m in re.finditer(r'<text class="label" x="[\d.]+" y="([\d.]+)" text-anchor="end">', svg)]
+    assert len(tops) == len(labels) == 2 and all(l + 3 < t for l, t in zip(labels, tops)), (tops, labels)
+    print("pid %d: values from %d of %d intervals, in guest %.3f %%" %
+          (pid, want.index(True), len(vals), share))
+PY
 
 # The hover script: pointer moves over a heatmap cell and over a chart over time, sent by a
 # script added to a copy of the page; the tip's text ends up in the DOM.
