@@ -21,6 +21,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "procinit.h"
+#include "series.h"
 #include "writers.h"
 
 /* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
@@ -107,6 +108,15 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 		vmt_err("%s: --%s needs times in ns; clock %s counts ticks of no known length",
 			o->input, o->series ? "series" : "perfetto", vmt_reader_clock_name(*r));
 		return EXIT_USAGE;
+	}
+	/* an interval the span cannot hold: an option value the input does not fit */
+	if (o->series) {
+		o->series_ns = vmt_series_fit_interval(*r, o->series_ns, "--series", msg,
+						       sizeof(msg));
+		if (!o->series_ns) {
+			vmt_err_folded("%s: too many rows: %s", o->input, msg);
+			return EXIT_USAGE;
+		}
 	}
 	return 0;
 }

@@ -25,7 +25,7 @@ struct convert_opts {
 	int events;
 	int why;			/* --why: per-exit rows with their breakdown */
 	int series;			/* --series: per interval and vCPU instead */
-	uint64_t series_ns;		/* its interval, 0: chosen from the span */
+	uint64_t series_ns;		/* its interval, 0: chosen from the span (open_input) */
 	struct vmt_filter_opts fo;
 };
 

@@ -91,14 +91,9 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_series se;
 	struct vmt_consumer c;
 	struct vmt_iter it;
-	char msg[256];
 	int ret;
 
-	so.interval_ns = vmt_series_fit_interval(r, so.interval_ns, "--series", msg, sizeof(msg));
-	if (!so.interval_ns) {
-		vmt_err_folded("%s: too many rows: %s", o->input, msg);
-		return -E2BIG;
-	}
+	/* so.interval_ns: the one that fits, chosen or checked as the input was opened */
 	ret = vmt_series_consumer(&se, &so, &c);
 	if (!ret) {
 		ret = vmt_iterate(r, &io, &c, 1, &it);

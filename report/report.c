@@ -104,7 +104,7 @@ static int add_series(struct report *rep)
 	return vmt_series_consumer(&rep->series, &so, &rep->c[rep->nc++]);
 }
 
-/* The consumers the options ask for: the summary always, then the lists and dumps. */
+/* The consumers the options ask for, the summary always: 0, or the exit status (said). */
 static int set_up_views(struct report *rep)
 {
 	const struct report_opts *o = rep->o;
@@ -124,12 +124,12 @@ static int set_up_views(struct report *rep)
 	if (o->around_trigger && !rep->trig.in_file) {
 		vmt_err("%s: --around trigger: %s", o->file,
 			report_trigger_missing(&rep->trig, msg, sizeof(msg)));
-		return -ENOENT;
+		return 1;
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
 	if (!ret && o->threshold_ns && list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r,
 						       &rep->s, &rep->style, &rep->c[rep->nc++]))
-		return -1;	/* said */
+		return 1;	/* said */
 	if (!ret && o->verbose) {
 		struct vmt_evdump_opts d = { .out = stdout, .why = o->why != 0,
 					     .wide = o->wide != 0 };
@@ -140,7 +140,7 @@ static int set_up_views(struct report *rep)
 			       rep->around_ns - o->around_span_ns : 0,
 			       rep->around_ns + o->around_span_ns, o->why != 0, o->wide != 0,
 			       &rep->c[rep->nc++])) {
-		return -1;
+		return 1;
 	}
 	if (!ret)
 		ret = add_series(rep);
@@ -148,7 +148,7 @@ static int set_up_views(struct report *rep)
 		ret = report_gate_one(rep->gate, rep->r, o->window_ns, &rep->c[rep->nc++]);
 	if (ret && ret != -E2BIG)	/* -E2BIG: add_series() said which interval fits */
 		vmt_err("cannot set up the report: %s", strerror(-ret));
-	return ret;
+	return ret == -E2BIG ? 64 : ret ? 1 : 0;	/* an --interval the span cannot hold: 64 */
 }
 
 /*
@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 		return 64;
 	rep.gate = o.fail_if ? &gate : NULL;
 	code = open_input(&rep);
-	if (!code && (set_up_views(&rep) || run_pass(&rep)))
+	if (!code && !(code = set_up_views(&rep)) && run_pass(&rep))
 		code = 1;
 	if (code)
 		goto out;
