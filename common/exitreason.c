@@ -367,34 +367,53 @@ static bool isa_fits(uint32_t want, uint32_t have)
 	return want == VMT_ISA_ANY || have == VMT_ISA_ANY || want == have;
 }
 
-/* Case-insensitive edit distance, for "did you mean"; names are short (bounded at 64). */
+/*
+ * Case-insensitive edit distance, for "did you mean": insertions, deletions, substitutions
+ * and two neighbours swapped ("mrs" for msr) count one each (the optimal string alignment
+ * distance); names are short (bounded at 64).
+ */
 static unsigned int distance(const char *a, const char *b)
 {
-	unsigned int row[65], i, j, la = (unsigned int)strlen(a), lb = (unsigned int)strlen(b);
+	unsigned int rows[3][65], i, j, la = (unsigned int)strlen(a), lb = (unsigned int)strlen(b);
 
 	if (la > 64 || lb > 64)
 		return 1000;
 	for (j = 0; j <= lb; j++)
-		row[j] = j;
+		rows[0][j] = j;
 	for (i = 1; i <= la; i++) {
-		unsigned int diag = row[0], up;
+		unsigned int *row = rows[i % 3], *prev = rows[(i - 1) % 3];
+		unsigned int *prev2 = rows[(i + 1) % 3];	/* i - 2's */
+		int ca = tolower((unsigned char)a[i - 1]);
 
 		row[0] = i;
 		for (j = 1; j <= lb; j++) {
-			unsigned int best;
+			int cb = tolower((unsigned char)b[j - 1]);
+			unsigned int best = prev[j - 1] + (ca != cb);
 
-			up = row[j];
-			best = diag + (tolower((unsigned char)a[i - 1]) !=
-				       tolower((unsigned char)b[j - 1]));
-			if (up + 1 < best)
-				best = up + 1;
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
 			if (row[j - 1] + 1 < best)
 				best = row[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    cb == tolower((unsigned char)a[i - 2]) && prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
 			row[j] = best;
-			diag = up;
 		}
 	}
-	return row[lb];
+	return rows[la % 3][lb];
+}
+
+/*
+ * Whether a name d edits away from the one given is close enough to suggest: at most two
+ * edits, and at most one per three characters of the longer name, so that "hltt" suggests
+ * hlt and "getpppid" getppid while "foo" (two edits from io, of three characters) suggests
+ * nothing.
+ */
+static bool close_enough(unsigned int d, const char *given, const char *name)
+{
+	size_t la = strlen(given), lb = strlen(name);
+
+	return d <= 2 && 3 * (size_t)d <= (la > lb ? la : lb);
 }
 
 /* The names of the other ISA's reasons (from t when it has them, else built in). */
@@ -478,7 +497,7 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 			char *msg, size_t size)
 {
 	const char *best = NULL;
-	unsigned int best_d = 3;
+	unsigned int best_d = 1000;
 	struct namelist l;
 	size_t i;
 	int n;
@@ -489,7 +508,7 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 		if (!isa_fits(isa, t->e[i].isa))
 			continue;
 		d = distance(given, t->e[i].name);
-		if (d < best_d && d < strlen(given)) {
+		if (d < best_d && close_enough(d, given, t->e[i].name)) {
 			best_d = d;
 			best = t->e[i].name;
 		}

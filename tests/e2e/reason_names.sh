@@ -50,6 +50,15 @@ run vmtrace-report --reason hltt "$K"
 expect_rc 64 "an unknown name"
 expect_one_line_error vmtrace-report "unknown exit reason 'hltt' in this AMD SVM recording (did you mean hlt?); give a number or one of: interrupt, nmi, vintr, cpuid, pause, hlt, io, msr, npf, read_cr0, "
 [ "$(unfold err.txt | wc -l)" = 1 ] && widths_ok err.txt || fail "more than one message, or over 120 columns"
+# only a close name is suggested (man: two edits at most, one per three letters): the
+# suggestions written out by hand, "-" for none
+for t in hltt:hlt mrs:msr cpuld:cpuid intr:vintr nmii:nmi read_cr9:read_cr0 iox:io \
+	foo:- in:- xyz:- bogus:- hlt_exit:-; do
+	run vmtrace-report --reason "${t%%:*}" "$K"
+	expect_rc 64 "--reason ${t%%:*}"
+	got=$(unfold err.txt | sed -n 's/.* recording (did you mean \([^?]*\)?);.*/\1/p')
+	[ "${got:--}" = "${t#*:}" ] || fail "--reason ${t%%:*}: suggested '$got', not ${t#*:}"
+done
 
 # An Intel VMX recording: HLT (12) three times, CPUID (10) once, EPT_VIOLATION (48) once.
 cat >vmx.txt <<'S'
