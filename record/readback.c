@@ -11,6 +11,7 @@
 #include "reader.h"
 #include "reportfmt.h"
 #include "summary.h"
+#include "trigger.h"
 
 void rec_readback_summary(const char *path)
 {
@@ -29,9 +30,13 @@ void rec_readback_summary(const char *path)
 		return;
 	}
 	if (vmt_summary_consumer(&s, &so, &c) == 0 && vmt_iterate(r, &io, &c, 1, &it) == 0) {
+		struct vmt_trigger trig;
 		char msg[512];
 
 		vmt_report_summary_text(stdout, r, &s);
+		/* a flight recording's trigger, or "nothing triggered", as the report says it */
+		vmt_trigger_read(r, &trig);
+		vmt_trigger_text(stdout, &trig);
 		if (vmt_nomatch_no_exits(&it, r, msg, sizeof(msg)))
 			vmt_warn_folded("%s: %s", path, msg);
 	}

@@ -58,7 +58,7 @@ static int check_copy(const struct report_opts *o, unsigned int i, const struct 
 
 /* One recording into merged and its own; returns an exit status. */
 static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *merged,
-		    struct vmt_compare *own, struct report_trigger *trig, int *damaged,
+		    struct vmt_compare *own, struct vmt_trigger *trig, int *damaged,
 		    char pair[static 256], char **ids)
 {
 	const char *file = o->files[i];
@@ -82,7 +82,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		ret = check_copy(o, i, r, ids);
 	if (ret)
 		goto out_close;
-	report_trigger_read(r, trig);
+	vmt_trigger_read(r, trig);
 	merged->neutral = own->neutral = !vmt_reader_pairs_kvm(r);
 	merged->why_off |= report_causes_off(o, r);
 	ret = vmt_filter_resolve(&fo, r, msg, sizeof(msg));
@@ -114,7 +114,7 @@ out_close:
 }
 
 static int print_json(const struct report_opts *o, const struct vmt_compare *merged,
-		      const struct vmt_compare *per, const struct report_trigger *trig)
+		      const struct vmt_compare *per, const struct vmt_trigger *trig)
 {
 	struct vmt_outbuf out;
 	struct vmt_jsonw w;
@@ -127,7 +127,7 @@ static int print_json(const struct report_opts *o, const struct vmt_compare *mer
 	vmt_jsonw_init(&w, &out);
 	vmt_jsonw_object_open(&w, NULL);
 	vmt_merge_json(&w, merged, per, o->files, o->nfiles);
-	report_trigger_json_files(&w, trig, o->files, o->nfiles);
+	vmt_trigger_json_files(&w, trig, o->files, o->nfiles);
 	vmt_jsonw_object_close(&w);
 	vmt_outbuf_ch(&out, '\n');
 	return vmt_outbuf_finish(&out);
@@ -136,7 +136,7 @@ static int print_json(const struct report_opts *o, const struct vmt_compare *mer
 int report_merge(struct report_opts *o)
 {
 	struct vmt_compare merged, *per = calloc(o->nfiles, sizeof(*per));
-	struct report_trigger *trig = calloc(o->nfiles, sizeof(*trig));
+	struct vmt_trigger *trig = calloc(o->nfiles, sizeof(*trig));
 	char **ids = calloc(o->nfiles, sizeof(*ids));
 	int code = 1, damaged = 0, ret = 0;
 	unsigned int i, ready = 0;
@@ -165,7 +165,7 @@ int report_merge(struct report_opts *o)
 		ret = print_json(o, &merged, per, trig);
 	else {
 		vmt_merge_text(stdout, &merged, per, o->files, o->nfiles);
-		report_trigger_text_files(stdout, trig, o->nfiles);
+		vmt_trigger_text_files(stdout, trig, o->nfiles);
 	}
 	if (fflush(stdout) != 0 && !ret)
 		ret = -errno;

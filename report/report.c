@@ -49,7 +49,7 @@ struct report {
 	struct vmt_consumer c[6];
 	unsigned int nc;
 	struct vmt_iter it;
-	struct report_trigger trig;	/* a flight recording's exit */
+	struct vmt_trigger trig;	/* a flight recording's exit */
 	uint64_t around_ns;		/* --around's centre */
 	struct report_gate *gate;	/* --fail-if, or NULL */
 };
@@ -119,11 +119,11 @@ static int set_up_views(struct report *rep)
 	so.hist_buckets = o->buckets ? o->buckets : (o->hist_log ? 40 : 100);
 	so.hist_log = o->hist_log;
 	so.vmmap = o->openmetrics ? vmt_reader_vmmap(rep->r) : NULL;	/* per VM and reason */
-	report_trigger_read(rep->r, &rep->trig);
+	vmt_trigger_read(rep->r, &rep->trig);
 	rep->around_ns = o->around_trigger ? rep->trig.at_ns : o->around_ns;
 	if (o->around_trigger && !rep->trig.in_file) {
 		vmt_err("%s: --around trigger: %s", o->file,
-			report_trigger_missing(&rep->trig, msg, sizeof(msg)));
+			vmt_trigger_missing(&rep->trig, msg, sizeof(msg)));
 		return 1;
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
@@ -218,7 +218,7 @@ static int print_json(struct report *rep)
 	if (ret)
 		return ret;
 	vmt_report_json_begin(&w, &out, rep->r, &rep->s);
-	report_trigger_json(&w, &rep->trig);
+	vmt_trigger_json(&w, &rep->trig);
 	if (list_print_json(&rep->thr, &w, "over_threshold", "over_threshold_count") ||
 	    list_print_json(&rep->near, &w, "around", NULL)) {
 		vmt_outbuf_finish(&out);
@@ -245,7 +245,7 @@ static int print_text(struct report *rep)
 	if (o->verbose)
 		fputc('\n', stdout);
 	vmt_report_text(stdout, rep->r, &rep->s, &rep->style);
-	report_trigger_text(stdout, &rep->trig);
+	vmt_trigger_text(stdout, &rep->trig);
 	if (rep->thr.tmp) {
 		fprintf(stdout, "\n%s of at least %s: %llu\n",
 			vmt_reader_pairs_kvm(rep->r) ? "Exits" : "Pairs",

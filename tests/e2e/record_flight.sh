@@ -55,6 +55,11 @@ pid=$(echo "$line" | sed -n 's/.*: a pair of \([0-9]*\) ns (pid \([0-9-]*\),.*/\
 dropped=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped before.*/\1/p')
 cat rec.err
 ! grep -q "larger --ring-size" rec.err || fail "a --ring-size warning with the default ring"
+# the closing summary on standard output names the trigger as the report does
+trig_line=$(vmtrace-report fr.vmt | grep "^Triggered by the pair at ") ||
+	fail "the report names no trigger"
+[ "$(grep "^Triggered by" rec.out)" = "$trig_line" ] && echo "$trig_line" | grep -q "(task $pid," ||
+	{ cat rec.out; fail "the recorder's summary does not name the trigger as the report does"; }
 
 run vmtrace-convert --events --csv fr.vmt
 expect_rc 0 "convert --events"
@@ -266,6 +271,11 @@ want="nothing triggered: no pair reached --on-threshold 10 s; z.vmt holds the re
 	fail "no trigger: the recorder does not say 'nothing triggered' once"
 ! grep -q "not one .* event\|does not fire" err1.txt out.txt ||
 	fail "no trigger: the recorder warns that the event does not fire"
+# its closing summary on standard output ends with the report's line (it ended at "No
+# begin-end pairs")
+[ "$(grep -c "nothing triggered" out.txt)" = 1 ] &&
+	[ "$(tail -1 out.txt)" = "Flight recording (threshold 10.00 s): nothing triggered" ] ||
+	{ cat out.txt; fail "no trigger: the recorder's summary does not say 'nothing triggered'"; }
 run vmtrace-report z.vmt
 expect_rc 0 "report on a flight recording without a trigger"
 cat out.txt err.txt

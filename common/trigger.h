@@ -2,11 +2,11 @@
 /*
  * trigger: the exit that triggered a flight recording (vmtrace-record --on-threshold), as
  * END names it (metakeys.h trigger.*): read from an open recording, shown as a line of
- * the text report and a "trigger" object of the JSON one, and the default centre of
- * --around trigger. Plain values; main thread.
+ * the text report (and of the recorder's closing summary) and a "trigger" object of the
+ * JSON one, and the default centre of --around trigger. Plain values; main thread.
  */
-#ifndef REPORT_TRIGGER_H
-#define REPORT_TRIGGER_H
+#ifndef VMT_TRIGGER_H
+#define VMT_TRIGGER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "jsonw.h"
 #include "reader.h"
 
-struct report_trigger {
+struct vmt_trigger {
 	bool has;			/* a flight recording that triggered */
 	bool flight;			/* a flight recording (threshold known) */
 	bool unknown;			/* flight, but not finished: END (the trigger) missing */
@@ -29,24 +29,24 @@ struct report_trigger {
 };
 
 /* From r's metadata; damaged or missing keys leave has false. */
-void report_trigger_read(struct vmt_reader *r, struct report_trigger *t);
-void report_trigger_text(FILE *f, const struct report_trigger *t);
+void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t);
+void vmt_trigger_text(FILE *f, const struct vmt_trigger *t);
 /* Why --around trigger has no time to go to (t->in_file false), into buf; returns buf. */
-const char *report_trigger_missing(const struct report_trigger *t, char *buf, size_t size);
+const char *vmt_trigger_missing(const struct vmt_trigger *t, char *buf, size_t size);
 /*
  * A "trigger" member: null for a flight recording that did not trigger, an object with
  * "known": false for an unfinished one (no END: whether it triggered is unknown), none
  * for other recordings.
  */
-void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t);
+void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t);
 
 /*
  * Several recordings reported as one (report/merge.c): a line per flight recording, named
  * by its number in the report's list of recordings ("[2]"), and a "triggers" array of
  * {"file", "trigger"}; nothing when none is one.
  */
-void report_trigger_text_files(FILE *f, const struct report_trigger *t, unsigned int n);
-void report_trigger_json_files(struct vmt_jsonw *w, const struct report_trigger *t,
+void vmt_trigger_text_files(FILE *f, const struct vmt_trigger *t, unsigned int n);
+void vmt_trigger_json_files(struct vmt_jsonw *w, const struct vmt_trigger *t,
 			       const char *const *files, unsigned int n);
 
 #endif

@@ -52,7 +52,7 @@ static uint64_t cpu_start_ts(struct vmt_reader *r, uint32_t cpu)
 	return start;
 }
 
-void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
+void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
 	uint64_t ts, lat, cpu, start = vmt_reader_start_ts(r);
@@ -79,7 +79,7 @@ void report_trigger_read(struct vmt_reader *r, struct report_trigger *t)
 }
 
 /* The trigger's line, without its leading blank line; nothing for other recordings. */
-static void trigger_line(FILE *f, const char *prefix, const struct report_trigger *t)
+static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
 {
 	const char *what = t->kvm ? "exit" : "pair";
 	char at[32], lat[32], thr[32];
@@ -116,7 +116,7 @@ static void trigger_line(FILE *f, const char *prefix, const struct report_trigge
 	}
 }
 
-const char *report_trigger_missing(const struct report_trigger *t, char *buf, size_t size)
+const char *vmt_trigger_missing(const struct vmt_trigger *t, char *buf, size_t size)
 {
 	const char *what = t->kvm ? "exit" : "pair";
 
@@ -129,7 +129,7 @@ const char *report_trigger_missing(const struct report_trigger *t, char *buf, si
 	return buf;
 }
 
-void report_trigger_text(FILE *f, const struct report_trigger *t)
+void vmt_trigger_text(FILE *f, const struct vmt_trigger *t)
 {
 	if (!t->flight)
 		return;
@@ -137,7 +137,7 @@ void report_trigger_text(FILE *f, const struct report_trigger *t)
 	trigger_line(f, "", t);
 }
 
-void report_trigger_text_files(FILE *f, const struct report_trigger *t, unsigned int n)
+void vmt_trigger_text_files(FILE *f, const struct vmt_trigger *t, unsigned int n)
 {
 	unsigned int i, flights = 0;
 
@@ -157,7 +157,7 @@ void report_trigger_text_files(FILE *f, const struct report_trigger *t, unsigned
 	}
 }
 
-void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
+void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t)
 {
 	if (!t->flight)
 		return;
@@ -184,7 +184,7 @@ void report_trigger_json(struct vmt_jsonw *w, const struct report_trigger *t)
 	vmt_jsonw_object_close(w);
 }
 
-void report_trigger_json_files(struct vmt_jsonw *w, const struct report_trigger *t,
+void vmt_trigger_json_files(struct vmt_jsonw *w, const struct vmt_trigger *t,
 			       const char *const *files, unsigned int n)
 {
 	unsigned int i, flights = 0;
@@ -199,7 +199,7 @@ void report_trigger_json_files(struct vmt_jsonw *w, const struct report_trigger 
 			continue;
 		vmt_jsonw_object_open(w, NULL);
 		vmt_jsonw_str(w, "file", files[i]);
-		report_trigger_json(w, &t[i]);
+		vmt_trigger_json(w, &t[i]);
 		vmt_jsonw_object_close(w);
 	}
 	vmt_jsonw_array_close(w);
