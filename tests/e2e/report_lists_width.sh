@@ -30,6 +30,9 @@ from latfmt import lat  # tests/helpers: as the text views print it
 exits, pairs = {}, []
 for line in open(sys.argv[2]):
     e = json.loads(line)
+    # another pair's events are begins and ends (man vmtrace-convert)
+    assert e["kind"] in (("exit", "entry") if sys.argv[5] == "kvm" else ("begin", "end")), e
+    e["kind"] = {"begin": "exit", "end": "entry"}.get(e["kind"], e["kind"])
     if e["kind"] == "exit":
         exits[(e["time_ns"], e["task"])] = e
     elif e["kind"] == "entry" and e["latency_ns"] is not None:

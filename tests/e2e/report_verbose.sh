@@ -56,8 +56,10 @@ from latfmt import lat  # tests/helpers: as the text views print it
 want = []
 for line in open(sys.argv[2]):
     e = json.loads(line)
-    if e["kind"] not in ("exit", "entry"):
-        continue
+    # another pair's events are begins and ends (man vmtrace-convert), as -v's words
+    kinds = ("begin", "end") if neutral else ("exit", "entry")
+    assert e["kind"] in kinds, e
+    e["kind"] = {"begin": "exit", "end": "entry"}.get(e["kind"], e["kind"])
     t = "%d.%09d" % divmod(e["time_ns"], 10**9)
     s = "%14s cpu %3u pid %7d %s" % (t, e["pcpu"], e["task"],
                                       B if e["kind"] == "exit" else E)

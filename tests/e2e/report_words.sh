@@ -174,7 +174,7 @@ grep -qx "Exits of at least 1.000 ms: $(thr_title "$DATA/sample-kvm.vmt" 1000000
 	{ grep "of at least" out.txt; fail "KVM's threshold title"; }
 span=$(vmtrace-convert --csv --events "$DATA/sample-syscalls.vmt" | python3 -c '
 import csv, sys
-t = [int(r["time_ns"]) for r in csv.DictReader(sys.stdin) if r["kind"] == "exit"]
+t = [int(r["time_ns"]) for r in csv.DictReader(sys.stdin) if r["kind"] == "begin"]
 print("from %d.%09d s to %d.%09d s" % (divmod(min(t), 10**9) + divmod(max(t), 10**9)))')
 has="the recording has begins on CPU 1, $span"
 for args in "--cpu 5|no begin on CPU 5" \

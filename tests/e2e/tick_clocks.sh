@@ -65,7 +65,7 @@ clock, text = sys.argv[1], open(sys.argv[2]).read()
 open_at, lats = {}, []
 for r in csv.DictReader(open("events.csv")):
     ts, task = int(r["ts_ticks"]), r["task"]
-    if r["kind"] == "exit":
+    if r["kind"] in ("exit", "begin"):	# KVM's pair, or another's (system calls)
         open_at[task] = ts
     elif task in open_at:
         lats.append(ts - open_at.pop(task))

@@ -35,7 +35,9 @@ def ours(path, begin, end):
     out = []
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            name = begin if row["kind"] == "exit" else end
+            # KVM's events are exits and entries, another pair's begins and ends
+            kinds = ("exit", "entry") if begin == "kvm_exit" else ("begin", "end")
+            name = {kinds[0]: begin, kinds[1]: end}[row["kind"]]
             out.append((int(row["ts_ns"]), int(row["pcpu"]), int(row["task"]), name))
     return sorted(out)
 
