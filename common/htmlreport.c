@@ -738,7 +738,7 @@ static void values(struct page *p, const char *cls, const char *name, const stru
 	for (i = 0; i < n; i++) {
 		if (i)
 			vmt_outbuf_ch(p->o, ',');
-		if (what == 0 && pt[i].span_ns)	/* none before its first exit, after its last */
+		if (what == 0 && pt[i].span_ns)	/* none where the task was not traced */
 			vmt_outbuf_u64(p->o, pt[i].out_ns);
 		else if (what && pt[i].exits)
 			vmt_outbuf_u64(p->o, what == 1 ? pt[i].max_ns : pt[i].p99_ns);

@@ -184,7 +184,7 @@ struct rowfmt {
 	size_t row_max;		/* a CSV row's room (CSV_ROW_MAX or more) */
 	uint32_t recorded;	/* 1 << enum vmt_why_kind the recording can tell */
 	const struct vmt_vmmap *vmmap;	/* the recording's --vm map (vm column), or NULL */
-	bool kvm;		/* KVM's pair: events are exits and entries, else begins and ends */
+	bool kvm;		/* KVM's pair: exits and entries, else begins and ends */
 	size_t rec_size;	/* a row record's size (struct rowrec, with its why or not) */
 	struct vmt_hicache hi_rel, hi_abs;	/* the time columns' upper digits */
 	struct reason_slot cache[256];
