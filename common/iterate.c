@@ -541,16 +541,28 @@ int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_i
 	return ret;
 }
 
+bool vmt_iter_open_exit(const struct vmt_iter *it, const struct vmt_event *begin,
+			bool lost_since, struct vmt_open_exit *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->begin = begin;
+	x->until = it->last_record_ts;
+	x->lost_since = lost_since;
+	/* no gap marks such losses: they count on no page, so none is after or before it */
+	x->lost_unplaced = it->r && vmt_reader_cpu_unplaced(it->r, begin->cpu) > 0;
+	return !it->filter || vmt_filter_event(it->filter, begin, NULL);
+}
+
 /* One exit still open at the end, to the consumers that take them. */
 static void open_exit(const struct vmt_event *begin, bool lost_since, void *arg)
 {
 	struct vmt_pass *w = arg;
 	struct vmt_iter *it = w->it;
-	struct vmt_open_exit x = { begin, it->last_record_ts, lost_since, NULL };
+	struct vmt_open_exit x;
 	struct vmt_why why;
 	int ret = w->ret;
 
-	if (ret || (it->filter && !vmt_filter_event(it->filter, begin, NULL)))
+	if (ret || !vmt_iter_open_exit(it, begin, lost_since, &x))
 		return;
 	if (w->attrib) {
 		vmt_attrib_open(w->attrib, begin, x.until, &why);

@@ -89,6 +89,11 @@ struct vmt_open_exit {
 	const struct vmt_event *begin;
 	uint64_t until;			/* the recording's end: struct vmt_iter's last_record_ts */
 	bool lost_since;		/* its pCPU lost events after it: its entry may be there */
+	/*
+	 * its pCPU's statistics count lost events no page places (vmt_reader_cpu_unplaced):
+	 * they could be after it, its entry among them
+	 */
+	bool lost_unplaced;
 	const struct vmt_why *why;	/* its time up to until (vmt_attrib_open), or NULL */
 };
 
@@ -207,6 +212,14 @@ int vmt_pass_end(struct vmt_pass *pass);
  */
 void vmt_iter_each_open(const struct vmt_iter *it,
 			void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
+
+/*
+ * An exit still open at the end (pairing.h's unfinished, lost_since as it says) into *x,
+ * without its why: until the end it->last_record_ts, lost_unplaced from it->r. Returns
+ * whether the filter keeps it; the one rule for the pass and for the merge of slices.
+ */
+bool vmt_iter_open_exit(const struct vmt_iter *it, const struct vmt_event *begin,
+			bool lost_since, struct vmt_open_exit *x);
 
 /*
  * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.

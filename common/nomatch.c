@@ -179,6 +179,21 @@ int vmt_nomatch_no_exits(const struct vmt_iter *it, const struct vmt_reader *r, 
 	return 1;
 }
 
+int vmt_nomatch_open_only(const struct vmt_iter *it, size_t kept, char *buf, size_t size)
+{
+	bool kvm = !strcmp(begin_word(it), "exit");
+
+	if (size)
+		buf[0] = '\0';
+	if (!it->filter || !kept)
+		return 0;
+	/* not "nothing selected": the stuck vCPU looked for is what was selected */
+	snprintf(buf, size, "no %s pair meets all the filters, but %zu %s%s open at the stop "
+		 "%s (listed under the orphans' line)", kvm ? "exit-entry" : "begin-end", kept,
+		 begin_word(it), kept == 1 ? "" : "s", kept == 1 ? "does" : "do");
+	return 1;
+}
+
 int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size)
 {
 	char head[320], cpus[256], vcpus[256], a[48], b[48];

@@ -19,6 +19,12 @@
  * exits at all; 0 (buf empty) otherwise.
  */
 int vmt_nomatch_explain(const struct vmt_iter *it, char *buf, size_t size);
+/*
+ * After a pass with a filter that kept no pair but kept exits open at the stop (kept of
+ * them): that it did, into buf ("no exit-entry pair meets all the filters, but 1 exit open
+ * at the stop does ..."). Returns 1 then, else 0 (buf empty).
+ */
+int vmt_nomatch_open_only(const struct vmt_iter *it, size_t kept, char *buf, size_t size);
 
 /*
  * After a pass over recording r without one begin event: the likely causes into buf (the

@@ -1342,6 +1342,35 @@ uint64_t vmt_reader_stats_unflagged(const struct vmt_reader *r, bool *known)
 	return stats_sum(r, known, true);
 }
 
+uint64_t vmt_reader_cpu_unplaced(const struct vmt_reader *r, uint32_t cpu)
+{
+	struct vmt_cpustats a = { 0 }, b;
+	size_t i, n = vmt_source_nchunks(r->src);
+	uint64_t lost, placed = 0;
+	char key[64], *text;
+	bool known;
+
+	snprintf(key, sizeof(key), VMT_META_STATS_END "%u", cpu);
+	text = vmt_reader_meta(r, key);
+	known = text && !r->bad_stats && !vmt_tracefs_parse_stats(text, &b);
+	free(text);
+	if (!known)
+		return 0;
+	snprintf(key, sizeof(key), VMT_META_STATS_START "%u", cpu);
+	text = vmt_reader_meta(r, key);
+	if (text)
+		vmt_tracefs_parse_stats(text, &a);
+	free(text);
+	lost = vmt_cpustats_lost(&b) - vmt_cpustats_lost(&a);
+	for (i = 0; i < n; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+
+		if (ci->cpu == cpu && __builtin_add_overflow(placed, ci->missed_count, &placed))
+			placed = UINT64_MAX;
+	}
+	return lost > placed ? lost - placed : 0;
+}
+
 /* The latest last time of cpu's chunks that know theirs: its last record read (0: none). */
 static uint64_t cpu_last_ts(const struct vmt_reader *r, uint32_t cpu)
 {

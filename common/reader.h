@@ -178,6 +178,12 @@ uint64_t vmt_reader_stats_lost(const struct vmt_reader *r, bool *known);
  */
 uint64_t vmt_reader_stats_unflagged(const struct vmt_reader *r, bool *known);
 /*
+ * Of cpu's lost events as its statistics count them, those no page of its chunks places
+ * (the statistics' count beyond the chunks' stored counts): they could be anywhere in its
+ * recording. 0 when its statistics are not known.
+ */
+uint64_t vmt_reader_cpu_unplaced(const struct vmt_reader *r, uint32_t cpu);
+/*
  * Events the recorder left unread in the ring buffers when it stopped: the entries of the
  * stats at the end when END's drain key says those were read after reading stopped.
  * *known: there is such a key and every traced CPU's end stats; *cut: the key says the

@@ -174,25 +174,23 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 /* their reason column: the longest exits' narrowest, so that a row fits 120 columns */
 #define EXIT_ROW_REASON_OPEN 22
 
-/* An open exit's task as the tables name it: the VM's vCPU, the vCPU id, or the comm. */
-static char *open_task_label(const struct vmt_reader *r, const struct vmt_summary *s,
-			     const struct vmt_event *e, char *buf, size_t size)
+/*
+ * "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)"; a task
+ * without a vCPU: "comm (pid)" when the context events named it, else "- (pid)". Whole:
+ * the tables cut it to their name column. The one rule for the tables' tasks and the exits
+ * open at the stop (whose task may have no pair, so no table row, but a name).
+ */
+static char *task_name(const struct vmt_reader *r, int32_t pid, bool has_vcpu, unsigned int vcpu,
+		       const char *comm, char *buf, size_t size)
 {
 	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
-	const char *comm = "-";
-	size_t i;
 
-	if (m && vmt_vmmap_label(m, e->pid, buf, size))
+	if (m && vmt_vmmap_label(m, pid, buf, size))
 		return buf;
-	if (e->has & VMT_EVF_VCPU) {
-		snprintf(buf, size, "%u (%" PRId32 ")", e->vcpu, e->pid);
-		return buf;
-	}
-	for (i = 0; i < s->ntasks; i++) {
-		if (s->tasks[i].pid == e->pid && s->tasks[i].comm[0])
-			comm = s->tasks[i].comm;
-	}
-	snprintf(buf, size, "%s (%" PRId32 ")", comm, e->pid);
+	if (has_vcpu)
+		snprintf(buf, size, "%u (%" PRId32 ")", vcpu, pid);
+	else
+		snprintf(buf, size, "%s (%" PRId32 ")", comm[0] ? comm : "-", pid);
 	return buf;
 }
 
@@ -209,19 +207,25 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		       const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	char label[320], task[320], rs[320], reason[320], at[48], open[48];
+	char label[320], task[320], rs[320], reason[320], at[48], open[48], kept[64] = "";
 	size_t i;
 
+	/* the count above is the recording's; the list, the filters' (in words when fewer) */
+	if (!s->nopen && s->pairing.unfinished)
+		fputs("  Open at stop: none of them kept by the filters\n", f);
 	if (!s->nopen)
 		return;
-	fprintf(f, "  Open at stop, not %s by the last event at %s %s (longest first):\n",
+	if (s->nopen < s->pairing.unfinished)
+		snprintf(kept, sizeof(kept), ", %zu of them kept by the filters", s->nopen);
+	fprintf(f, "  Open at stop%s, not %s by the last event at %s %s (longest first):\n", kept,
 		wd == &kvm_words ? "entered" : "ended",
 		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
 		vmt_fmt_time_unit(clk));
 	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 
-		vmt_fmt_fit(open_task_label(r, s, &o->exit, label, sizeof(label)),
+		vmt_fmt_fit(task_name(r, o->exit.pid, o->exit.has & VMT_EVF_VCPU, o->exit.vcpu,
+				      o->comm, label, sizeof(label)),
 			    VMT_WHY_LABEL_COLS, task, sizeof(task));
 		vmt_fmt_fit(exit_reason(s, &o->exit, rs, sizeof(rs)), EXIT_ROW_REASON_OPEN, reason,
 			    sizeof(reason));
@@ -231,6 +235,9 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		if (o->lost_since)
 			fprintf(f, "      its pCPU lost events since: its %s may be among them\n",
 				wd->end);
+		else if (o->lost_unplaced)
+			fprintf(f, "      its pCPU lost events no page places: its %s may be among "
+				"them\n", wd->end);
 		if (o->has_why) {
 			fputs("      so far: ", f);
 			vmt_why_text_vm(f, clk, &o->why, o->open, 120 - 14, vmt_reader_vmmap(r));
@@ -478,24 +485,11 @@ static void table_row(FILE *f, const struct table *t, const char *label, const s
 	fprintf(f, " %9s\n", cell9(clk, d->st.max, t->lat, b, sizeof(b)));
 }
 
-/*
- * "web1/vcpu0 (pid 1234)" for a vCPU thread the --vm map knows, else "vCPU (pid)"; a task
- * without a vCPU: "comm (pid)" when the context events named it, else "- (pid)". Whole:
- * the tables cut it to their name column.
- */
+/* A table's task: task_name()'s rule. */
 static char *task_label(const struct vmt_reader *r, const struct vmt_group *t, char *buf,
 			size_t size)
 {
-	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
-
-	if (m && vmt_vmmap_label(m, t->pid, buf, size))
-		return buf;
-	/* whole: the table's column cuts it (vmt_fmt_fit) */
-	if (t->has_vcpu)
-		snprintf(buf, size, "%u (%" PRId32 ")", t->vcpu, t->pid);
-	else
-		snprintf(buf, size, "%s (%" PRId32 ")", t->comm[0] ? t->comm : "-", t->pid);
-	return buf;
+	return task_name(r, t->pid, t->has_vcpu, t->vcpu, t->comm, buf, size);
 }
 
 static void percentile_line(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)

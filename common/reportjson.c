@@ -222,21 +222,30 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 	vmt_jsonw_array_close(w);
 }
 
-/* One exit as the JSON lists show it (top, over_threshold). */
-void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
-			  const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat,
-			  const struct vmt_why *why)
+/*
+ * An exit's keys, the one writer of the longest exits (top, over_threshold) and of those open
+ * at the stop: a key the exit has no value for is left out (vcpu: the event's, else the VM
+ * map's), the hex fields are its own (vmt_hexfields_json); dur_key its latency or its time
+ * open, in trace clock units.
+ */
+static void exit_keys(struct vmt_jsonw *w, const struct vmt_reader *r,
+		      const struct vmt_summary *s, const struct vmt_event *e, const char *dur_key,
+		      uint64_t dur)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
+	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
+	unsigned int vm, vcpu;
 	char label[128];
 
 	vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
 	vmt_jsonw_u64(w, "ts", e->ts);
 	vmt_jsonw_u64(w, "cpu", e->cpu);
 	vmt_jsonw_i64(w, "pid", e->pid);
-	vmt_jsonw_u64(w, "latency_ns", vmt_clock_ns(clk, lat));
+	vmt_jsonw_u64(w, dur_key, vmt_clock_ns(clk, dur));
 	if (e->has & VMT_EVF_VCPU)
 		vmt_jsonw_u64(w, "vcpu", e->vcpu);
+	else if (m && vmt_vmmap_lookup(m, e->pid, &vm, &vcpu) == 0)
+		vmt_jsonw_u64(w, "vcpu", vcpu);
 	vmt_jsonw_str(w, "vm", task_vm(r, e->pid));
 	if (e->has & VMT_EVF_REASON) {
 		uint64_t key = vmt_exitreason_key(e->isa, e->reason);
@@ -246,6 +255,14 @@ void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_jsonw_u64(w, "code", key);
 	}
 	vmt_hexfields_json(w, e);
+}
+
+/* One exit as the JSON lists show it (top, over_threshold). */
+void vmt_report_json_exit(struct vmt_jsonw *w, const struct vmt_reader *r,
+			  const struct vmt_summary *s, const struct vmt_event *e, uint64_t lat,
+			  const struct vmt_why *why)
+{
+	exit_keys(w, r, s, e, "latency_ns", lat);
 	vmt_report_why_json_exit(w, r, s, why);
 }
 
@@ -257,41 +274,19 @@ static void json_open(struct vmt_jsonw *w, const struct vmt_reader *r,
 		      const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
-	const struct vmt_vmmap *m = vmt_reader_vmmap(r);
-	char label[128];
 	size_t i;
 
 	vmt_jsonw_u64(w, "open_until_ns", since_start(clk, s, s->open_until));
 	vmt_jsonw_array_open(w, "open_exits");
 	for (i = 0; i < s->nopen; i++) {
 		const struct vmt_open *o = &s->open[i];
-		const struct vmt_event *e = &o->exit;
-		unsigned int vm, vcpu;
 
 		vmt_jsonw_object_open(w, NULL);
-		vmt_jsonw_u64(w, "time_ns", since_start(clk, s, e->ts));
-		vmt_jsonw_u64(w, "ts", e->ts);
-		vmt_jsonw_u64(w, "cpu", e->cpu);
-		vmt_jsonw_i64(w, "pid", e->pid);
-		vmt_jsonw_u64(w, "open_ns", vmt_clock_ns(clk, o->open));
-		if (e->has & VMT_EVF_VCPU)
-			vmt_jsonw_u64(w, "vcpu", e->vcpu);
-		else if (m && vmt_vmmap_lookup(m, e->pid, &vm, &vcpu) == 0)
-			vmt_jsonw_u64(w, "vcpu", vcpu);
-		else
-			vmt_jsonw_null(w, "vcpu");
-		vmt_jsonw_str(w, "vm", task_vm(r, e->pid));
-		if (e->has & VMT_EVF_REASON) {
-			uint64_t key = vmt_exitreason_key(e->isa, e->reason);
-
-			vmt_jsonw_str(w, "reason", vmt_summary_reason(s, e->isa, key, label,
-								       sizeof(label)));
-			vmt_jsonw_u64(w, "code", key);
-		} else {
-			vmt_jsonw_null(w, "reason");
-			vmt_jsonw_null(w, "code");
-		}
-		vmt_jsonw_bool(w, "lost_since", o->lost_since);
+		exit_keys(w, r, s, &o->exit, "open_ns", o->open);
+		/* the context events' name of its task, which may have no pair (vcpus) */
+		vmt_jsonw_str(w, "comm", o->comm[0] ? o->comm : NULL);
+		/* lost after it, or where no page says: its entry may be among them */
+		vmt_jsonw_bool(w, "lost_since", o->lost_since || o->lost_unplaced);
 		vmt_report_why_json_exit(w, r, s, o->has_why ? &o->why : NULL);
 		vmt_jsonw_object_close(w);
 	}

@@ -200,9 +200,9 @@ static void on_spanning_pair(const struct vmt_pair *p, void *arg)
 static void on_open(const struct vmt_event *begin, bool lost_since, void *arg)
 {
 	struct spanning *sp = arg;
-	struct vmt_open_exit x = { begin, sp->it->last_record_ts, lost_since, NULL };
+	struct vmt_open_exit x;
 
-	if (!vmt_filter_event(sp->it->filter, begin, NULL) || sp->error)
+	if (sp->error || !vmt_iter_open_exit(sp->it, begin, lost_since, &x))
 		return;
 	sp->error = vmt_summary_add_open(sp->s, &x);
 }

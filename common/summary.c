@@ -706,6 +706,7 @@ static void lost_in_window(struct vmt_summary *s, const struct vmt_iter *it)
 
 int vmt_summary_add_open(struct vmt_summary *s, const struct vmt_open_exit *x)
 {
+	const char *comm;
 	struct vmt_open *o;
 
 	if (s->nopen == s->open_cap) {
@@ -722,7 +723,11 @@ int vmt_summary_add_open(struct vmt_summary *s, const struct vmt_open_exit *x)
 	o->exit = *x->begin;
 	o->open = x->until > x->begin->ts ? x->until - x->begin->ts : 0;
 	o->lost_since = x->lost_since;
+	o->lost_unplaced = x->lost_unplaced;
 	o->has_why = x->why != NULL;
+	/* a task whose only exit is open has no group to take its name from */
+	comm = s->work ? vmt_commtab_get(&s->work->comms, x->begin->pid) : NULL;
+	snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
 	if (x->why)
 		o->why = *x->why;
 	s->open_until = x->until;

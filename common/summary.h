@@ -73,7 +73,9 @@ struct vmt_open {
 	struct vmt_event exit;
 	uint64_t open;			/* trace clock units: from the exit to the recording's end */
 	bool lost_since;		/* its pCPU lost events after it */
+	bool lost_unplaced;		/* or lost events no page places (vmt_open_exit) */
 	bool has_why;
+	char comm[VMT_CTX_COMM_LEN];	/* its task's name from the context events, or "" */
 	struct vmt_why why;		/* its time so far (vmt_attrib_open) */
 };
 

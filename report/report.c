@@ -335,7 +335,9 @@ static void say_why_empty(const struct report *rep)
 	if (!it->exits) {
 		if (vmt_nomatch_no_exits(it, rep->r, msg, sizeof(msg)))
 			vmt_info("%s: %s", file, msg);
-	} else if (!rep->s.lat.count && vmt_nomatch_explain(it, msg, sizeof(msg))) {
+	} else if (!rep->s.lat.count &&
+		   (vmt_nomatch_open_only(it, rep->s.nopen, msg, sizeof(msg)) ||
+		    vmt_nomatch_explain(it, msg, sizeof(msg)))) {
 		vmt_info("%s: %s", file, msg);
 	}
 }

@@ -220,6 +220,12 @@ want = sorted(((until - e["ts_ns"], e["task"], e["pcpu"], e["time_ns"], e["reaso
 got = [(o["open_ns"], o["pid"], o["cpu"], o["time_ns"], o["code"], o["vcpu"])
        for o in d["open_exits"]]
 assert len(want) == 2 == d["open_at_stop"] and got == want, (got, want)
+# one writer for the longest exits and the open ones: the same keys (but the latency and the
+# open exit's own), the guest RIP and the other fields as the events' view shows them
+for o in d["open_exits"]:
+    e = last[o["pid"]]
+    assert all(o.get(k) == e[k] for k in ("rip", "info1", "info2")), (o, e)
+    assert set(o) - {"open_ns", "lost_since", "comm"} == set(d["top"][0]) - {"latency_ns"}, o
 for o in d["open_exits"]:
     w = o["why"]
     assert sum(p["ns"] for p in w["parts"]) == o["open_ns"] == sum(
@@ -230,5 +236,105 @@ for o in d["open_exits"]:
     assert w["culprit"]["kind"] == "blocked" and not w["incomplete"], w["culprit"]
 text = open(sys.argv[4]).read()
 assert text.count("      so far: ") == 2
+PY
+
+# a task whose only begin is open (a system call never returned), named by the context
+# events: its name, not "- (pid)"
+{
+	echo "events raw_syscalls:sys_enter raw_syscalls:sys_exit"
+	echo "cpus 1"
+	echo "stats 1 0 0"
+	echo "context sched:sched_switch"
+	echo "exit 1 1000 100 0x1e"
+	echo "entry 1 2000 100"
+	echo "exit 1 3000 500 0x3d"
+	echo "ctx 1 3500 sched:sched_switch 0 500 prev_comm=hung prev_pid=500 prev_state=1" \
+		"next_comm=swapper/1 next_pid=0"
+	echo "other 1 9000"
+} >named.txt
+"$HELPERS/mkvmt" "$FMT" named.vmt <named.txt || fail "mkvmt named"
+vmtrace-report --json named.vmt >named.json 2>/dev/null || fail "named --json"
+vmtrace-report named.vmt >named.out 2>/dev/null || fail "named text"
+python3 - named.txt named.json named.out <<'PY' || fail "named: the open exit's task name"
+import json, sys
+names = {int(kv["prev_pid"]): kv["prev_comm"] for kv in (
+    dict(x.split("=", 1) for x in l.split()[6:]) for l in open(sys.argv[1])
+    if l.startswith("ctx "))}
+d = json.load(open(sys.argv[2]))
+assert [(o["pid"], o["comm"]) for o in d["open_exits"]] == [(500, names[500])], d["open_exits"]
+rows = [l.split()[:2] for l in open(sys.argv[3]) if l.startswith("    ") and " pcpu 1 " in l]
+assert rows == [[names[500], "(500)"]], rows
+PY
+
+# losses: placed before an exit (no caveat), none (none), and counted by a CPU's statistics
+# on no page (they could be after it: its entry may be among them)
+{
+	echo "cpus 0,1,2"
+	echo "stats 0 0 3"
+	echo "stats 1 0 7"
+	echo "stats 2 0 0"
+	echo "page 0 missed 3"
+	echo "exit 2 500 300 0x1e 2"
+	echo "entry 2 700 300 2"
+	echo "exit 0 1000 100 0x78 0"
+	echo "exit 1 3000 101 0x78 1"
+	echo "exit 2 4000 102 0x78 2"
+	echo "other 2 5000000000"
+} >lost.txt
+"$HELPERS/mkvmt" "$FMT" lost.vmt <lost.txt || fail "mkvmt lost"
+vmtrace-report --json lost.vmt >lost.json 2>/dev/null || fail "lost --json"
+vmtrace-report lost.vmt >lost.out 2>/dev/null || fail "lost text"
+python3 - lost.txt lost.json lost.out <<'PY' || fail "lost: lost_since differs from a recount"
+import json, sys
+stats, placed, opened, flagged = {}, {}, {}, {}
+for f in (l.split() for l in open(sys.argv[1])):
+    if f[0] == "stats":
+        stats[int(f[1])] = int(f[3]) - int(f[2])
+    elif f[0] == "page" and "missed" in f:
+        placed[int(f[1])] = placed.get(int(f[1]), 0) + int(f[3])
+        for pid, cpu in opened.items():
+            flagged[pid] |= cpu == int(f[1])
+    elif f[0] == "exit":
+        opened[int(f[3])] = int(f[1])
+        flagged[int(f[3])] = False
+    elif f[0] == "entry":
+        del opened[int(f[3])]
+want = {pid: flagged[pid] or stats[cpu] > placed.get(cpu, 0) for pid, cpu in opened.items()}
+d = json.load(open(sys.argv[2]))
+got = {o["pid"]: o["lost_since"] for o in d["open_exits"]}
+assert got == want == {100: False, 101: True, 102: False}, (got, want)
+text = open(sys.argv[3]).read()
+assert text.count("its entry may be among them") == sum(want.values()), text
+PY
+
+# the filters: the count is the recording's, the list the filters' and its head says so
+vmtrace-report --cpu 2 plain.vmt >cpu2.out 2>/dev/null || fail "--cpu 2 text"
+vmtrace-report --vcpu 7 plain.vmt >none.out 2>/dev/null
+vmtrace-report --from 0.00045 plain.vmt >late.out 2>late.err || fail "--from"
+python3 - plain.txt cpu2.out none.out late.out late.err <<'PY' || fail "filters: open list"
+import sys
+start, opened = None, {}
+for f in (l.split() for l in open(sys.argv[1])):
+    if f[0] in ("exit", "entry", "other"):
+        start = int(f[2]) if start is None else min(start, int(f[2]))
+    if f[0] == "exit":
+        opened[int(f[3])] = (int(f[1]), int(f[2]))
+    elif f[0] == "entry":
+        del opened[int(f[3])]
+text = open(sys.argv[2]).read().splitlines()
+kept = sum(cpu == 2 for cpu, ts in opened.values())
+i = next(k for k, l in enumerate(text) if l.startswith("Orphan events"))
+assert text[i].endswith(f", {len(opened)} open at stop)"), text[i]
+assert text[i + 1].startswith(f"  Open at stop, {kept} of them kept by the filters, "), text[i + 1]
+rows = [l for l in text[i + 2:i + 8] if l.startswith("    ") and "pcpu" in l]
+assert len(rows) == kept and all(" pcpu 2 " in r for r in rows), rows
+none = open(sys.argv[3]).read()
+assert "  Open at stop: none of them kept by the filters\n" in none, none
+late = sum(ts - start >= 450000 for cpu, ts in opened.values())
+err = open(sys.argv[5]).read()
+assert "nothing selected" not in err, err
+assert (f"no exit-entry pair meets all the filters, but {late} exits open at the stop do"
+        in err), err
+assert "  Open at stop, not entered by the last event" in open(sys.argv[4]).read()
 PY
 finish
