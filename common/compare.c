@@ -228,6 +228,31 @@ static int cmp_pair(void *state, const struct vmt_iter *it, const struct vmt_pai
 	return window_add(p, &tr->w, &c->groups[g].side[p->side].max_window_ns, pr);
 }
 
+/* An exit open at the stop: counted, its time open the longest of its group's so far. */
+static int cmp_open(void *state, const struct vmt_iter *it, const struct vmt_open_exit *x)
+{
+	struct cmp_pass *p = state;
+	const struct vmt_event *ex = x->begin;
+	uint64_t ns = vmt_clock_ns(it->clock, x->until > ex->ts ? x->until - ex->ts : 0);
+	struct vmt_cmp_side *s[2];
+	size_t g, i;
+
+	if (!p->c->open)
+		return 0;
+	g = group_of(p, ex->isa, (ex->has & VMT_EVF_REASON) ?
+		     vmt_exitreason_key(ex->isa, ex->reason) : 0);
+	if (g == SIZE_MAX)
+		return -ENOMEM;
+	s[0] = &p->c->groups[0].side[p->side];
+	s[1] = &p->c->groups[g].side[p->side];
+	for (i = 0; i < 2; i++) {
+		s[i]->open_exits++;
+		if (ns > s[i]->open_max_ns)
+			s[i]->open_max_ns = ns;
+	}
+	return 0;
+}
+
 static void cmp_task_free(void *state, void *task)
 {
 	struct cmp_task *t = task;
@@ -374,6 +399,7 @@ static const struct vmt_consumer_ops compare_ops = {
 	.start = cmp_start,
 	.pair = cmp_pair,
 	.gap = cmp_gap,
+	.open = cmp_open,
 	.finish = cmp_finish,
 	.task_free = cmp_task_free,
 };
@@ -578,6 +604,7 @@ static const struct {
 	[VMT_CMP_KS_P] = { "ks_p", 0, false },
 	[VMT_CMP_KS_D] = { "ks_d", 0, false },
 	[VMT_CMP_LOST] = { "lost", 0, false },
+	[VMT_CMP_OPEN] = { "open", 0, true },
 };
 
 double vmt_compare_per_s(const struct vmt_compare *c, int side, uint64_t ns)
@@ -622,6 +649,8 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
 		return g->side[0].d.st.count && g->side[1].d.st.count ? g->ks_d : NAN;
 	case VMT_CMP_LOST:	/* of the recording, whatever its exits */
 		return g->all ? (double)c->lost[side] : NAN;
+	case VMT_CMP_OPEN:	/* no exit open: nothing stuck, 0 */
+		return c->open ? (double)s->open_max_ns : NAN;
 	default:
 		if (m >= VMT_CMP_NMETRICS || !metrics[m].pct)
 			return NAN;
@@ -694,8 +723,8 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, bool single, char *msg, 
 	if (m == VMT_CMP_NMETRICS) {
 		/* the figures the hint names are those that work here: no test on one */
 		snprintf(msg, size, "'%s': unknown figure '%.*s' (count, rate, mean, p50, p90, p99, "
-			 "p99.9, p99.99, max, window, %slost)", cd->text, (int)len, s,
-			 single ? "" : "ks_p, ks_d, ");
+			 "p99.9, p99.99, max, window, %s)", cd->text, (int)len, s,
+			 single ? "lost, open" : "ks_p, ks_d, lost");
 		return -EINVAL;
 	}
 	/* lost events belong to no exit, so to no reason */

@@ -34,6 +34,11 @@ struct vmt_cmp_side {
 	 */
 	uint64_t why_ns[VMT_WHY_NKINDS];
 	uint64_t why_exits, why_incomplete;
+	/*
+	 * The exits still open at the stop the filters keep (with vmt_compare.open): how many,
+	 * and the longest time open of them (ns, 0 when none)
+	 */
+	uint64_t open_exits, open_max_ns;
 };
 
 /* One group (overall, or one exit reason) in both recordings. */
@@ -75,6 +80,11 @@ struct vmt_compare {
 	size_t npasses;
 	bool neutral;			/* another pair than KVM's: the caller sets it, the
 					 * renderers then say pairs and ids, not exits, reasons */
+	/*
+	 * The caller sets it to count the exits open at the stop (open_exits, open_max_ns):
+	 * a reason with only such exits then has a group, without pairs
+	 */
+	bool open;
 };
 
 /* Prepare c (zeroed here) for sliding windows of window_ns. Returns 0 or -ENOMEM. */
@@ -123,6 +133,7 @@ enum vmt_cmp_metric {
 	VMT_CMP_COUNT, VMT_CMP_RATE, VMT_CMP_MEAN, VMT_CMP_P50, VMT_CMP_P90, VMT_CMP_P99,
 	VMT_CMP_P999, VMT_CMP_P9999, VMT_CMP_MAX, VMT_CMP_WINDOW, VMT_CMP_KS_P, VMT_CMP_KS_D,
 	VMT_CMP_LOST,	/* the recording's lost events (all exits only): vmt_compare_lost() */
+	VMT_CMP_OPEN,	/* the longest time open of the exits open at the stop (0: none) */
 	VMT_CMP_NMETRICS
 };
 

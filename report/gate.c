@@ -24,6 +24,14 @@ int report_gate_parse(struct report_gate *g, const char *expr, bool compare)
 	}
 	g->n = (unsigned int)n;
 	g->single = !compare;
+	for (i = 0; compare && i < g->n; i++) {
+		/* the passes of --compare and of a merge take no open exits (compare.c) */
+		if (g->conds[i].metric == VMT_CMP_OPEN) {
+			vmt_err("--fail-if '%s': exits open at the stop are tested in one recording's "
+				"report, not with --compare", g->conds[i].text);
+			return 64;
+		}
+	}
 	/* one recording has no before to change from, nor a second sample to test against */
 	for (i = 0; !compare && i < g->n; i++) {
 		const struct vmt_cmp_cond *cd = &g->conds[i];
@@ -108,6 +116,7 @@ int report_gate_one(struct report_gate *g, const struct vmt_reader *r, uint64_t 
 		return ret;
 	g->one_set = true;
 	g->one.neutral = !vmt_reader_pairs_kvm(r);
+	g->one.open = true;	/* the figure open: a vCPU stuck at the stop */
 	return vmt_compare_consumer(&g->one, VMT_CMP_AFTER, out);
 }
 

@@ -113,7 +113,8 @@ static const struct argp_option options[] = {
 	  "(Kolmogorov-Smirnov test, p < 0.01); JSON \"compare\"", 4 },
 	{ "fail-if", OPT_FAIL_IF, "EXPR", 0, "exit status 1 when a condition holds: "
 	  "[REASON:]FIGURE OP VALUE joined by ',', FIGURE one of count, rate, mean, p50, "
-	  "p90, p99, p99.9, p99.99, max, window, ks_p, ks_d, lost; OP >, >=, <, <=; VALUE a change "
+	  "p90, p99, p99.9, p99.99, max, window, ks_p, ks_d, lost, open (the longest exit open at "
+	  "the stop, one recording); OP >, >=, <, <=; VALUE a change "
 	  "('+10%', with --compare), a time with its unit ('2ms') or a number (e.g. "
 	  "'p99>+10%,hlt:max>2ms'; one recording: 'max>2ms,p99>50us')", 4 },
 	{ NULL, 0, NULL, 0, "Histogram:", 3 },

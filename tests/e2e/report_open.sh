@@ -337,4 +337,27 @@ assert (f"no exit-entry pair meets all the filters, but {late} exits open at the
         in err), err
 assert "  Open at stop, not entered by the last event" in open(sys.argv[4]).read()
 PY
+
+# --fail-if's open: the longest time open, recounted; HLT is counted (an idle vCPU, the man
+# says); --compare refuses it
+{
+	echo "cpus 0,1"
+	echo "exit 0 1000 100 0x78 0"
+	echo "entry 0 2000 100 0"
+	echo "exit 1 1000 101 0x78 1"
+	echo "exit 0 3000 100 0x1e 0"
+	echo "entry 0 5000001000 100 0"
+} >stuck.txt
+"$HELPERS/mkvmt" "$FMT" stuck.vmt <stuck.txt || fail "mkvmt stuck"
+open_ns=$(python3 -c 'import sys
+ts = [int(l.split()[2]) for l in open(sys.argv[1]) if l.split()[0] in ("exit", "entry")]
+print(max(ts) - 1000)' stuck.txt)
+gate() { vmtrace-report --fail-if "$1" stuck.vmt >/dev/null 2>gate.err; echo $?; }
+[ "$(gate "open>$((open_ns - 1))ns")" = 1 ] || fail "open>$((open_ns - 1))ns: not held"
+[ "$(gate "open>=$((open_ns + 1))ns")" = 0 ] || fail "open>=$((open_ns + 1))ns: held"
+[ "$(gate "hlt:open>=${open_ns}ns")" = 1 ] || fail "hlt:open: not held"
+[ "$(gate "max>1ms")" = 1 ] || fail "max>1ms: the pair of 5 s"
+cp stuck.vmt again.vmt
+vmtrace-report --compare stuck.vmt again.vmt --fail-if 'open>1s' >/dev/null 2>cmp.err
+[ $? = 64 ] && [ "$(wc -l <cmp.err)" = 1 ] || fail "--compare with open: not refused in a line"
 finish
