@@ -85,6 +85,8 @@ struct vmt_compare {
 	 * a reason with only such exits then has a group, without pairs
 	 */
 	bool open;
+	/* each side's exits still open at the stop, all of them (the pairing's unfinished) */
+	uint64_t open_at_stop[2];
 };
 
 /* Prepare c (zeroed here) for sliding windows of window_ns. Returns 0 or -ENOMEM. */

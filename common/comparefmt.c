@@ -524,6 +524,34 @@ static void merge_causes(FILE *f, const struct vmt_compare *merged, const struct
 			"counts its time in\n  blocked or kvm), so its shares do not add up to 100%%\n");
 }
 
+/*
+ * The exits still open at the stop, per recording, when there are any: in no figure above
+ * (one recording's report lists them), but a stuck vCPU should not go unsaid.
+ */
+static void merge_open(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
+		       unsigned int n)
+{
+	unsigned int i, col;
+
+	if (!merged->open_at_stop[0])
+		return;
+	col = (unsigned int)fprintf(f, "\nOpen at stop (in no figure; each recording's report lists "
+				    "them):");
+	for (i = 0; i < n; i++) {
+		char cell[48];
+		int len = snprintf(cell, sizeof(cell), " [%u] %" PRIu64 "%s", i + 1,
+				   per[i].open_at_stop[0], i + 1 < n ? "," : "");
+
+		if (col + (unsigned int)len > 120) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fputs(cell, f);
+		col += (unsigned int)len;
+	}
+	fputc('\n', f);
+}
+
 void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_compare *per,
 		    const char *const *files, unsigned int n)
 {
@@ -561,6 +589,7 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 		snprintf(label, sizeof(label), "[%u]", i + 1);
 		merge_row(f, &per[i], &per[i].groups[0], label, nw, lat, win);
 	}
+	merge_open(f, merged, per, n);
 	if (merged->why[0])
 		merge_causes(f, merged, per, n);
 	else if (merged->why_off)
@@ -579,6 +608,8 @@ void vmt_merge_json(struct vmt_jsonw *w, const struct vmt_compare *merged,
 		vmt_jsonw_str(w, "file", files[i]);
 		vmt_jsonw_u64(w, "duration_ns", per[i].span_ns[0]);
 		vmt_jsonw_u64(w, "gap_ns", per[i].gap_ns[0]);
+		/* exits still open at the stop: in no figure, as in one recording's report */
+		vmt_jsonw_u64(w, "open_at_stop", per[i].open_at_stop[0]);
 		json_fields(w, &per[i], &per[i].groups[0], 0);
 		json_side_causes(w, "causes", &per[i], &per[i].groups[0], 0);
 		vmt_jsonw_object_close(w);

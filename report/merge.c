@@ -101,6 +101,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		goto out_close;
 	}
 	own->span_ns[0] = report_selected_span(&fo.filter, r, &it);
+	own->open_at_stop[0] = it.pairing.unfinished;	/* as one recording's report counts */
+	merged->open_at_stop[0] += own->open_at_stop[0];
 	merged->span_ns[0] += own->span_ns[0];
 	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
 	for (k = 0; k < notes.n; k++)

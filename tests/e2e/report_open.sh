@@ -338,6 +338,28 @@ assert (f"no exit-entry pair meets all the filters, but {late} exits open at the
 assert "  Open at stop, not entered by the last event" in open(sys.argv[4]).read()
 PY
 
+# several recordings merged: each one's exits open at the stop counted, as in its own report
+vmtrace-report --json plain.vmt ctx.vmt >merge.json 2>/dev/null || fail "merge --json"
+vmtrace-report plain.vmt ctx.vmt >merge.out 2>/dev/null || fail "merge text"
+widths_ok merge.out || fail "merge: lines over 120 columns"
+python3 - plain.txt ctx.txt merge.json merge.out <<'PY' || fail "merge: open at stop per file"
+import json, sys
+def still_open(path):
+    opened = {}
+    for f in (l.split() for l in open(path)):
+        if f[0] == "exit":
+            opened[f[3]] = True
+        elif f[0] == "entry":
+            opened.pop(f[3], None)
+    return len(opened)
+want = [still_open(sys.argv[1]), still_open(sys.argv[2])]
+d = json.load(open(sys.argv[3]))
+assert [f["open_at_stop"] for f in d["files"]] == want == [4, 3], (d["files"], want)
+line = ("Open at stop (in no figure; each recording's report lists them): "
+        f"[1] {want[0]}, [2] {want[1]}")
+assert line in open(sys.argv[4]).read().splitlines(), line
+PY
+
 # --fail-if's open: the longest time open, recounted; HLT is counted (an idle vCPU, the man
 # says); --compare refuses it
 {
