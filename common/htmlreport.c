@@ -1023,21 +1023,25 @@ static void heatmap(struct page *p)
 /* ---- tables ---- */
 
 /* Where the exit's time went (whyfmt.h), as its line in the report; NULL: not recorded. */
-static const char *top_why(struct page *p, const struct vmt_top *t)
+/* An exit's causes over lat (its latency, or its time open so far) as the text says them. */
+static const char *why_text(struct page *p, const struct vmt_why *why, uint64_t lat)
 {
 	char b[128];
 	FILE *m;
 
-	if (!t->has_why)
-		return NULL;
 	m = fmemopen(p->why, sizeof(p->why), "w");
 	if (!m)
 		return NULL;
-	vmt_why_text_vm(m, p->clk, &t->why, t->lat, 0, vmt_reader_vmmap(p->r));
-	if (vmt_why_before_text(p->clk, &t->why, b, sizeof(b)))
+	vmt_why_text_vm(m, p->clk, why, lat, 0, vmt_reader_vmmap(p->r));
+	if (vmt_why_before_text(p->clk, why, b, sizeof(b)))
 		fprintf(m, "; %s", b);
 	fclose(m);
 	return p->why;
+}
+
+static const char *top_why(struct page *p, const struct vmt_top *t)
+{
+	return t->has_why ? why_text(p, &t->why, t->lat) : NULL;
 }
 
 static void th(struct page *p, const char *cls, const char *s)
@@ -1127,6 +1131,80 @@ static void longest(struct page *p)
 		vmt_outbuf_printf(p->o, "<p class=\"note\">Causes: not in this report (the "
 				  "attribution of long %s needs context events in the recording)."
 				  "</p>", kvm ? "exits" : "latencies");
+	out(p, "</section>\n");
+}
+
+/* The rows the text lists of the exits open at the stop; --json has them all. */
+#define OPEN_ROWS 3
+
+/*
+ * The exits still open at the stop, as the text lists them under the orphans' line: the
+ * longest three, their time so far up to the last event (a lower bound) and its causes.
+ * In no figure of the page; an idle vCPU waits in an open HLT too.
+ */
+static void open_exits(struct page *p)
+{
+	const struct vmt_summary *s = p->s;
+	bool kvm = p->w == &kvm_words, why = false;
+	char b[64], label[128];
+	size_t i;
+
+	if (!s->pairing.unfinished)
+		return;
+	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++)
+		why |= s->open[i].has_why;
+	vmt_outbuf_printf(p->o, "<section id=\"open-at-stop\"><h2>Open at the stop</h2><p "
+			  "class=\"note\">%" PRIu64 " %s never %s by the last event, at %s s",
+			  s->pairing.unfinished, s->pairing.unfinished == 1 ? p->w->one :
+			  p->w->many, kvm ? "entered" : "ended",
+			  fmt_s(since_start(p, s->open_until), b, sizeof(b)));
+	if (s->nopen < s->pairing.unfinished)
+		vmt_outbuf_printf(p->o, ", %zu of them kept by the filters", s->nopen);
+	vmt_outbuf_printf(p->o, ": in no figure, their time runs to that event (a lower bound)%s."
+			  "</p>", kvm ? "; an idle vCPU waits in an open HLT too" : "");
+	if (!s->nopen) {
+		out(p, "</section>\n");
+		return;
+	}
+	out(p, "<div class=\"wrap\"><table id=\"open\"><thead><tr>");
+	th(p, NULL, "time (s)");
+	th(p, NULL, "open");
+	th(p, "l", kvm ? "reason" : "id");
+	th(p, NULL, "pcpu");
+	if (kvm)
+		th(p, NULL, "vcpu");
+	th(p, NULL, "pid");
+	if (why)
+		th(p, "l", "so far");
+	out(p, "</tr></thead><tbody>");
+	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++) {
+		const struct vmt_open *o = &s->open[i];
+		const struct vmt_event *e = &o->exit;
+
+		out(p, "<tr");
+		attr_u64(p, "data-time-ns", since_start(p, e->ts));
+		attr_u64(p, "data-open-ns", ns(p, o->open));
+		out(p, ">");
+		td(p, NULL, fmt_s(since_start(p, e->ts), b, sizeof(b)));
+		td(p, NULL, fmt_ns(ns(p, o->open), b, sizeof(b)));
+		td(p, "l", (e->has & VMT_EVF_REASON) ?
+		   vmt_summary_reason(s, e->isa, vmt_exitreason_key(e->isa, e->reason), label,
+				      sizeof(label)) : "-");
+		snprintf(b, sizeof(b), "%u", e->cpu);
+		td(p, NULL, b);
+		snprintf(b, sizeof(b), (e->has & VMT_EVF_VCPU) ? "%u" : "-", e->vcpu);
+		if (kvm)
+			td(p, NULL, b);
+		snprintf(b, sizeof(b), "%" PRId32, e->pid);
+		td(p, NULL, b);
+		if (why)
+			td(p, "f", o->has_why && why_text(p, &o->why, o->open) ? p->why : "");
+		out(p, "</tr>");
+	}
+	out(p, "</tbody></table></div>");
+	if (s->nopen > OPEN_ROWS)
+		vmt_outbuf_printf(p->o, "<p class=\"note\">and %zu more (--json lists them all: "
+				  "open_exits)</p>", s->nopen - OPEN_ROWS);
 	out(p, "</section>\n");
 }
 
@@ -1255,6 +1333,7 @@ void vmt_html_report(struct vmt_outbuf *o, const struct vmt_reader *r,
 	over_time(&p);
 	heatmap(&p);
 	longest(&p);
+	open_exits(&p);
 	vmt_html_why(o, p.clk, s, p.w == &kvm_words, vmt_reader_vmmap(p.r));
 	windows(&p);
 	out(&p, "<footer><p class=\"note\">Made by " PACKAGE_NAME " " PACKAGE_VERSION

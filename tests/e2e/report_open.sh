@@ -338,6 +338,46 @@ assert (f"no exit-entry pair meets all the filters, but {late} exits open at the
 assert "  Open at stop, not entered by the last event" in open(sys.argv[4]).read()
 PY
 
+# the HTML page: the same rows as the text (three, then "and N more"), their time open as
+# the recount's; with a filter, how many it kept
+vmtrace-report --jobs 1 --html page.html plain.vmt >/dev/null 2>&1 || fail "--html"
+vmtrace-report --jobs 1 --cpu 2 --html cpu2.html plain.vmt >/dev/null 2>&1 || fail "--html --cpu 2"
+vmtrace-report --html ctx.html ctx.vmt >/dev/null 2>&1 || fail "--html ctx"
+PYTHONPATH="$top_srcdir/tests/helpers" python3 - plain.txt page.html cpu2.html ctx.html ctx.json \
+	<<'PY' || fail "html: open exits differ from a recount"
+import json, re, sys
+from htmltree import Build
+opened, until = {}, 0
+for f in (l.split() for l in open(sys.argv[1])):
+    if f[0] in ("exit", "entry", "other"):
+        until = max(until, int(f[2]))
+    if f[0] == "exit":
+        opened[int(f[3])] = (int(f[1]), int(f[2]))
+    elif f[0] == "entry":
+        del opened[int(f[3])]
+def page(path):
+    b = Build()
+    b.feed(open(path, encoding="utf-8").read())
+    sec = [n for n in b.root.all("section") if n.a.get("id") == "open-at-stop"]
+    assert len(sec) == 1, path
+    rows = [r for r in sec[0].all("tr") if "data-open-ns" in r.a]
+    return sec[0].alltext(), [(int(r.a["data-open-ns"]), [c.alltext() for c in r.all("td")][5])
+                              for r in rows]
+text, rows = page(sys.argv[2])
+want = sorted(((until - ts, str(pid)) for pid, (cpu, ts) in opened.items()), reverse=True)
+assert rows == want[:3], (rows, want)
+assert f"and {len(want) - 3} more" in text and f"{len(want)} exits never entered" in text, text
+text, rows = page(sys.argv[3])
+kept = sorted(((until - ts, str(pid)) for pid, (cpu, ts) in opened.items() if cpu == 2),
+              reverse=True)
+assert rows == kept and f", {len(kept)} of them kept by the filters" in text, (rows, text)
+# with context events, each row's causes so far: the JSON's parts, the same total
+text, rows = page(sys.argv[4])
+d = json.load(open(sys.argv[5]))
+assert [r[0] for r in rows] == [o["open_ns"] for o in d["open_exits"]], rows
+assert text.count(" = ") == len(d["open_exits"]) == 3, text
+PY
+
 # several recordings merged: each one's exits open at the stop counted, as in its own report
 vmtrace-report --json plain.vmt ctx.vmt >merge.json 2>/dev/null || fail "merge --json"
 vmtrace-report plain.vmt ctx.vmt >merge.out 2>/dev/null || fail "merge text"
