@@ -1362,6 +1362,14 @@ uint64_t vmt_reader_cpu_unplaced(const struct vmt_reader *r, uint32_t cpu)
 		vmt_tracefs_parse_stats(text, &a);
 	free(text);
 	lost = vmt_cpustats_lost(&b) - vmt_cpustats_lost(&a);
+	if (strcmp(vmt_source_format(r->src), "vmt")) {
+		/*
+		 * Only a .vmt's chunks store their pages' counts: other files' are counted as
+		 * walked, for all CPUs at once, so the recording's statistics against those
+		 */
+		lost = vmt_reader_stats_lost(r, &known);
+		return known && lost > r->st.missed_events ? lost - r->st.missed_events : 0;
+	}
 	for (i = 0; i < n; i++) {
 		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
 

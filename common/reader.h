@@ -180,7 +180,8 @@ uint64_t vmt_reader_stats_unflagged(const struct vmt_reader *r, bool *known);
 /*
  * Of cpu's lost events as its statistics count them, those no page of its chunks places
  * (the statistics' count beyond the chunks' stored counts): they could be anywhere in its
- * recording. 0 when its statistics are not known.
+ * recording. 0 when its statistics are not known. A file whose chunks store no counts
+ * (not a .vmt): the whole recording's statistics beyond the counts its walk read so far.
  */
 uint64_t vmt_reader_cpu_unplaced(const struct vmt_reader *r, uint32_t cpu);
 /*

@@ -333,12 +333,6 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
-	/* the exits still open after the last slice's join are the recording's */
-	if (ret == 1) {
-		vmt_pairing_each_unfinished(join, on_open, &sp);
-		if (sp.error)
-			ret = sp.error;
-	}
 	/* the reader's statistics only when the slices stand for its walk */
 	if (ret == 1) {
 		const struct vmt_pairing_stats *x = vmt_pairing_stats(join);
@@ -347,6 +341,15 @@ static int merge_all(struct pool *p, struct vmt_reader *r, struct vmt_iter *it,
 		it->pairing.gap_dropped += x->gap_dropped;
 		it->pairing.backwards += x->backwards;
 		vmt_reader_add_stats(r, &st, &damage);
+	}
+	/*
+	 * the exits still open after the last slice's join are the recording's (after the
+	 * statistics: their lost_unplaced reads the walk's counts, as one pass's would)
+	 */
+	if (ret == 1) {
+		vmt_pairing_each_unfinished(join, on_open, &sp);
+		if (sp.error)
+			ret = sp.error;
 	}
 	vmt_pairing_free(join, NULL, NULL);
 	return ret;

@@ -307,6 +307,37 @@ text = open(sys.argv[3]).read()
 assert text.count("its entry may be among them") == sum(want.values()), text
 PY
 
+# a trace.dat's chunks store no counts: the recording's statistics against the pages' counts
+# read, for every CPU at once (all placed: no caveat; some not: every open exit may have lost
+# its entry)
+sed -e '/^stats 1 /s/.*/stats 1 0 0/' -e '/^exit 2 4000/d' lost.txt >placed.txt
+"$HELPERS/mkvmt" "$FMT" placed.vmt <placed.txt || fail "mkvmt placed"
+for f in lost placed; do
+	"$HELPERS/mktracedat" -V 6 -z none $f.vmt $f.dat || fail "mktracedat $f"
+	vmtrace-report --json $f.dat >$f.dat.json 2>/dev/null || fail "$f.dat --json"
+done
+python3 - lost.txt lost.dat.json placed.txt placed.dat.json <<'PY' || fail "trace.dat: lost_since"
+import json, sys
+for script, report in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    stats = placed = 0
+    opened, flagged = {}, {}
+    for f in (l.split() for l in open(script)):
+        if f[0] == "stats":
+            stats += int(f[3]) - int(f[2])
+        elif f[0] == "page" and "missed" in f:
+            placed += int(f[3])
+            for pid, cpu in opened.items():
+                flagged[pid] |= cpu == int(f[1])
+        elif f[0] == "exit":
+            opened[int(f[3])], flagged[int(f[3])] = int(f[1]), False
+        elif f[0] == "entry":
+            del opened[int(f[3])]
+    want = {pid: flagged[pid] or stats > placed for pid in opened}
+    got = {o["pid"]: o["lost_since"] for o in json.load(open(report))["open_exits"]}
+    assert got == want, (report, got, want)
+    assert any(want.values()) == (script == sys.argv[1]), want
+PY
+
 # the filters: the count is the recording's, the list the filters' and its head says so
 vmtrace-report --cpu 2 plain.vmt >cpu2.out 2>/dev/null || fail "--cpu 2 text"
 vmtrace-report --vcpu 7 plain.vmt >none.out 2>/dev/null
