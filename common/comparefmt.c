@@ -535,8 +535,8 @@ static void merge_open(FILE *f, const struct vmt_compare *merged, const struct v
 
 	if (!merged->open_at_stop[0])
 		return;
-	col = (unsigned int)fprintf(f, "\nOpen at stop (in no figure; each recording's report lists "
-				    "them):");
+	col = (unsigned int)fprintf(f, "\nOpen at stop (in no figure; each recording's report "
+				    "lists them):");
 	for (i = 0; i < n; i++) {
 		char cell[48];
 		int len = snprintf(cell, sizeof(cell), " [%u] %" PRIu64 "%s", i + 1,

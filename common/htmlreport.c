@@ -1134,9 +1134,6 @@ static void longest(struct page *p)
 	out(p, "</section>\n");
 }
 
-/* The rows the text lists of the exits open at the stop; --json has them all. */
-#define OPEN_ROWS 3
-
 /*
  * The exits still open at the stop, as the text lists them under the orphans' line: the
  * longest three, their time so far up to the last event (a lower bound) and its causes.
@@ -1151,7 +1148,7 @@ static void open_exits(struct page *p)
 
 	if (!s->pairing.unfinished)
 		return;
-	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++)
+	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++)
 		why |= s->open[i].has_why;
 	vmt_outbuf_printf(p->o, "<section id=\"open-at-stop\"><h2>Open at the stop</h2><p "
 			  "class=\"note\">%" PRIu64 " %s never %s by the last event, at %s s",
@@ -1177,7 +1174,7 @@ static void open_exits(struct page *p)
 	if (why)
 		th(p, "l", "so far");
 	out(p, "</tr></thead><tbody>");
-	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++) {
+	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 		const struct vmt_event *e = &o->exit;
 
@@ -1202,9 +1199,9 @@ static void open_exits(struct page *p)
 		out(p, "</tr>");
 	}
 	out(p, "</tbody></table></div>");
-	if (s->nopen > OPEN_ROWS)
+	if (s->nopen > VMT_SUMMARY_OPEN_ROWS)
 		vmt_outbuf_printf(p->o, "<p class=\"note\">and %zu more (--json lists them all: "
-				  "open_exits)</p>", s->nopen - OPEN_ROWS);
+				  "open_exits)</p>", s->nopen - VMT_SUMMARY_OPEN_ROWS);
 	out(p, "</section>\n");
 }
 

@@ -169,8 +169,6 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 	window_lost_line(f, s);
 }
 
-/* The exits open at the stop the text lists; the JSON's open_exits has every one. */
-#define OPEN_ROWS 3
 /* their reason column: the longest exits' narrowest, so that a row fits 120 columns */
 #define EXIT_ROW_REASON_OPEN 22
 
@@ -221,7 +219,7 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		wd == &kvm_words ? "entered" : "ended",
 		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
 		vmt_fmt_time_unit(clk));
-	for (i = 0; i < s->nopen && i < OPEN_ROWS; i++) {
+	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 
 		vmt_fmt_fit(task_name(r, o->exit.pid, o->exit.has & VMT_EVF_VCPU, o->exit.vcpu,
@@ -244,9 +242,9 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 			fputc('\n', f);
 		}
 	}
-	if (s->nopen > OPEN_ROWS)
+	if (s->nopen > VMT_SUMMARY_OPEN_ROWS)
 		fprintf(f, "    and %zu more (--json lists them all: open_exits)\n",
-			s->nopen - OPEN_ROWS);
+			s->nopen - VMT_SUMMARY_OPEN_ROWS);
 }
 
 static void count_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,

@@ -68,6 +68,9 @@ struct vmt_top {
 	struct vmt_why why;
 };
 
+/* The rows of exits open at the stop the text and the HTML page list (--json: all). */
+#define VMT_SUMMARY_OPEN_ROWS 3
+
 /* An exit still open at the stop (struct vmt_open_exit): no latency, in no statistics. */
 struct vmt_open {
 	struct vmt_event exit;
@@ -129,7 +132,7 @@ struct vmt_summary {
 	 * The exits still open at the stop that the filters keep, longest open first; the
 	 * recording's end they were open until (iterate.h's last_record_ts).
 	 */
-	struct vmt_open *open;
+	struct vmt_open *open;		/* the text and the page list VMT_SUMMARY_OPEN_ROWS */
 	size_t nopen, open_cap;
 	uint64_t open_until;
 	uint64_t *hist;			/* [hist_ncpus][hist_buckets + 1], the last one overflow */

@@ -27,8 +27,8 @@ int report_gate_parse(struct report_gate *g, const char *expr, bool compare)
 	for (i = 0; compare && i < g->n; i++) {
 		/* the passes of --compare and of a merge take no open exits (compare.c) */
 		if (g->conds[i].metric == VMT_CMP_OPEN) {
-			vmt_err("--fail-if '%s': exits open at the stop are tested in one recording's "
-				"report, not with --compare", g->conds[i].text);
+			vmt_err("--fail-if '%s': exits open at the stop are tested in one "
+				"recording's report, not with --compare", g->conds[i].text);
 			return 64;
 		}
 	}
