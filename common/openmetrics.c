@@ -209,9 +209,39 @@ static const char *reason_label(const struct vmt_summary *s, size_t i, char *buf
 	return buf;
 }
 
+/*
+ * The vm label of the map's VM vm (malloc'd; NULL: -ENOMEM): its name, unique in the map
+ * unless two VMs share it (vmfind.c names a VM selected by pid with its QEMU -name, and the
+ * two QEMUs of a local live migration both run -name web): then "web (pid 900)" with the
+ * VMM's pid, or "web (vm 1)" with the map's index when the pid does not tell them apart
+ * either, so that no two VMs' samples of a family have the same labels (OpenMetrics forbids
+ * it; a scraper keeps one of the two). Every family uses it, so sum by (vm) agrees.
+ */
+static char *vm_label(const struct vmt_vmmap *m, unsigned int vm)
+{
+	const char *name = vmt_vmmap_name(m, vm);
+	int32_t pid = vmt_vmmap_pid(m, vm);
+	unsigned int i, n = vmt_vmmap_count(m);
+	bool clash = false, same_pid = false;
+	char *out;
+
+	for (i = 0; i < n; i++) {
+		if (i == vm || strcmp(vmt_vmmap_name(m, i), name) != 0)
+			continue;
+		clash = true;
+		same_pid |= vmt_vmmap_pid(m, i) == pid;
+	}
+	if (!clash)
+		return strdup(name);
+	if ((same_pid ? asprintf(&out, "%s (vm %u)", name, vm) :
+			asprintf(&out, "%s (pid %" PRId32 ")", name, pid)) < 0)
+		return NULL;
+	return out;
+}
+
 /* What tells a vCPU task apart in the per-task families (see openmetrics.h). */
 struct task_id {
-	const char *vm;		/* its VM's name, "" if the map lacks it; NULL: no vm label */
+	int vm;			/* its VM's index in the map (label: vm_label()), -1: none */
 	bool has_vcpu;
 	uint32_t vcpu;
 };
@@ -226,14 +256,15 @@ static void task_id(const struct vmt_group *t, const struct vmt_vmmap *m, bool p
 	unsigned int vm = 0, vcpu = 0;
 	bool known = m && vmt_vmmap_lookup(m, t->pid, &vm, &vcpu) == 0;
 
-	id->vm = !per_vm ? NULL : known ? vmt_vmmap_name(m, vm) : "";
+	id->vm = per_vm && known ? (int)vm : -1;
 	id->has_vcpu = t->has_vcpu || known;
 	id->vcpu = t->has_vcpu ? t->vcpu : vcpu;
 }
 
 static bool same_vm(const struct task_id *a, const struct task_id *b)
 {
-	return !a->vm || !b->vm || strcmp(a->vm, b->vm) == 0;
+	/* one VM, one label (vm_label()), also when two VMs share a name */
+	return a->vm == b->vm;
 }
 
 /*
@@ -408,7 +439,7 @@ static int reason_rows(const struct om *om, bool by_vm, struct reason_rows *rr)
 	const struct vmt_summary *s = om->s;
 	size_t n = s->nreasons, i, k;
 	struct vm_row *rows = NULL;
-	char buf[160];
+	char buf[160], *vm = NULL;
 	int ret = 0;
 
 	if (by_vm && !(rows = vm_rows(s, &n)))
@@ -431,9 +462,14 @@ static int reason_rows(const struct om *om, bool by_vm, struct reason_rows *rr)
 		i = rows[k].reason;
 		reason_label(s, i, buf, sizeof(buf));
 		rr->e[k] = rows[k].e;
-		ret = labels_of("vm", rows[k].e->vm < vmt_vmmap_count(om->vmmap) ?
-				vmt_vmmap_name(om->vmmap, rows[k].e->vm) : "", "reason", buf,
-				&rr->labels[k]);
+		if (rows[k].e->vm < vmt_vmmap_count(om->vmmap) &&
+		    !(vm = vm_label(om->vmmap, rows[k].e->vm))) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = labels_of("vm", vm ? vm : "", "reason", buf, &rr->labels[k]);
+		free(vm);
+		vm = NULL;
 	}
 	free(rows);
 	return ret;
@@ -510,9 +546,17 @@ static int task_labels(const struct om *om, char ***out)
 	}
 	for (i = 0; i < s->ntasks; i++)
 		task_id(&s->tasks[i], om->vmmap, per_vm, &ids[i]);
-	for (i = 0; !ret && i < s->ntasks; i++)
-		ret = labels_of(per_vm ? "vm" : NULL, ids[i].vm, "vcpu",
+	for (i = 0; !ret && i < s->ntasks; i++) {
+		char *vm = NULL;
+
+		if (ids[i].vm >= 0 && !(vm = vm_label(om->vmmap, (unsigned int)ids[i].vm))) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = labels_of(per_vm ? "vm" : NULL, vm ? vm : "", "vcpu",
 				vcpu_label(s, ids, i, buf, sizeof(buf)), &l[i]);
+		free(vm);
+	}
 	free(ids);
 	if (ret) {
 		free_labels(l, s->ntasks);

@@ -62,8 +62,9 @@ struct vmt_openmetrics_labels {
 	 * The recording's VM map (vmtrace-record --vm; vmfind.h) or NULL. When vm is not
 	 * given, every sample of the per-task families (and the per-reason ones, with the
 	 * summary's vmreasons) then has a vm label too: its task's
-	 * VM's name, "" when the map does not know the task (Prometheus reads an empty value
-	 * as no label), so that sum by (vm) adds a VM's vCPUs. Never two vm labels on a
+	 * VM's name ("web (pid 900)" with the VMM's pid when two VMs of the map share the
+	 * name, so that no label set repeats), "" when the map does not know the task
+	 * (Prometheus reads an empty value as no label), so that sum by (vm) adds a VM's vCPUs. Never two vm labels on a
 	 * sample: a given vm is the only one. Read only; the caller keeps it.
 	 */
 	const struct vmt_vmmap *vmmap;

@@ -9,8 +9,8 @@
 # out), the map and the filter must be in it, the reports label the threads and take
 # --vm, --metrics labels their series with their VM's name (and every series, with
 # --label's, when the recording is of one VM), and bad --vm input is one line
-# and 64 (with the --help hint when its form is wrong). Busy unnamed vCPU threads are found
-# by their guest time.
+# and 64 (with the --help hint when its form is wrong); two VMs of one name are told apart
+# by their VMM's pid in the metrics. Busy unnamed vCPU threads are found by their guest time.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "no usable /dev/kvm"
@@ -276,6 +276,47 @@ have = sorted((v["pid"], v["vcpu"]) for v in d["vcpus"] if v.get("vm") == name)
 assert have == want, ("file", have, "fakevmm", want)
 assert {v["pid"] for v in d["vcpus"]} <= {t for t, _ in want}, d["vcpus"]
 EOF
+
+# Two VMs of one name (the two QEMUs of a local live migration both run -name web), given
+# by their pids: --metrics labels each one's samples vm="web (pid P)" with its VMM's pid in
+# every family, and no sample line's name and labels come twice (node_exporter refuses such
+# a file); as the report's, byte for byte unless records came late or were lost. C stops
+# first: its busy vCPUs on CPU 1 would leave these two too little time.
+kill "$vmm_pid" 2>/dev/null
+w=vmw$$
+start_vmm w1.json -name "$w" --busy --vcpus 1 --pin 1
+w1_pid=$vmm_pid
+start_vmm w2.json -name "$w" --busy --vcpus 1 --pin 1
+w2_pid=$vmm_pid
+rec --context none --vm "$w1_pid,$w2_pid" --metrics w.prom -o w.vmt
+expect_rc 0 "--vm $w1_pid,$w2_pid (one name)"
+cp err.txt w-rec.err
+vmtrace-report --openmetrics=w-report.prom w.vmt || fail "--openmetrics=FILE w.vmt"
+python3 - w.prom "$w" "$w1_pid" "$w2_pid" <<'EOF' || fail "--metrics, two VMs of one name"
+import re, sys
+f, name, p1, p2 = sys.argv[1:]
+seen, vms = set(), {}
+for line in open(f):
+    if line.startswith("#"):
+        continue
+    key = line.rsplit(" ", 1)[0]
+    assert key not in seen, ("twice", line)
+    seen.add(key)
+    labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', line.split("}")[0]))
+    if "vm" in labels:
+        vms.setdefault(labels["vm"], set()).add(line.split("{")[0])
+want = {"%s (pid %s)" % (name, p1), "%s (pid %s)" % (name, p2)}
+assert set(vms) == want, ("vm labels", sorted(vms), "want", sorted(want))
+# each VM in the per-task and the per-reason families alike
+assert all({"vmtrace_vcpu_exits_total", "vmtrace_exits_total"} <= v for v in vms.values()), vms
+print("--metrics, two VMs named %s: %d samples, each label set once; vm %s"
+      % (name, len(seen), sorted(vms)))
+EOF
+if ! grep -q -e "came too late" -e "lost" w-rec.err; then
+	cmp w.prom w-report.prom ||
+		{ diff w-report.prom w.prom | head >&2; fail "--metrics (one name) differs from the report's"; }
+fi
+kill "$w1_pid" "$w2_pid" 2>/dev/null
 
 # A VM that exits while recorded is said once, by name and pid (its threads are gone: the
 # filter names them, so a VM started again under that name would not be recorded); the

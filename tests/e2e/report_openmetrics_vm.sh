@@ -110,6 +110,61 @@ PY
 check
 check --vm db
 
+# Two VMs of one name (the two QEMUs of a local live migration both run -name web): each
+# VM's samples are labelled vm="web (pid 900)" / vm="web (pid 901)" in every family, never
+# the same label set twice (openmetrics_check.py reads every sample line for that); per
+# label the exits and out-of-guest time equal twovms.py's count, per label and reason a
+# recount of the CSV's rows by the map twovms.py wrote, and the vCPU labels need no pid.
+$PY "$top_srcdir/tests/helpers/twovms.py" --one-name web.txt webtruth.json || fail "twovms.py"
+"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" web.vmt <web.txt || fail "mkvmt, one name"
+run vmtrace-report --openmetrics web.vmt
+expect_rc 0 "--openmetrics, two VMs of one name"
+mv out.txt web.om
+vmtrace-report --json web.vmt >web.json || fail "--json, two VMs of one name"
+vmtrace-convert --csv web.vmt >web.csv || fail "--csv, two VMs of one name"
+$PY "$top_srcdir/tests/helpers/openmetrics_check.py" web.om web.json web.csv mkvmt webtruth.json ||
+	fail "--openmetrics, two VMs of one name: the metrics differ from the JSON (above)"
+$PY - web.om web.csv webtruth.json <<'PY' || fail "--openmetrics, two VMs of one name: per VM"
+import csv, json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+truth = json.load(open(sys.argv[3]))
+label_of = {int(k): v for k, v in truth["label_of"].items()}
+def sums(fam, suffix, scale, key):
+    got = {}
+    for s in fams[fam].samples:
+        if s.name == fam + suffix:
+            k = key(s.labels)
+            got[k] = got.get(k, 0) + round(s.value * scale)
+    return got
+vm = lambda l: l["vm"]
+got = {k: {"count": v, "total_ns": sums("vmtrace_out_of_guest_seconds", "_total", 1e9, vm)[k]}
+       for k, v in sums("vmtrace_vcpu_exits", "_total", 1, vm).items()}
+assert got == truth["per_vm"], ("metrics", got, "twovms.py", truth["per_vm"])
+count, total = {}, {}
+for r in csv.DictReader(open(sys.argv[2])):
+    k = (label_of[int(r["task"])], r["reason"])
+    count[k] = count.get(k, 0) + 1
+    total[k] = total.get(k, 0) + int(r["latency_ns"])
+assert len(count) == 12, count
+vr = lambda l: (l["vm"], l["reason"])
+assert sums("vmtrace_exits", "_total", 1, vr) == count, sums("vmtrace_exits", "_total", 1, vr)
+assert sums("vmtrace_exit_latency_seconds", "_count", 1, vr) == count
+assert sums("vmtrace_exit_latency_seconds", "_sum", 1e9, vr) == total
+tasks = sorted((s.labels["vm"], s.labels["vcpu"]) for s in fams["vmtrace_vcpu_exits"].samples)
+assert tasks == sorted([("web (pid 900)", "0"), ("web (pid 900)", "1"), ("web (pid 901)", "0"),
+                        ("web (pid 901)", "1"), ("", "0")]), tasks
+print("two VMs named web: %d series per VM and reason, per VM %s" % (len(count), got))
+PY
+# and the textfile form, which node_exporter refuses with a label set twice
+run vmtrace-report --openmetrics=web.prom web.vmt
+expect_rc 0 "--openmetrics=FILE, two VMs of one name"
+$PY - web.prom <<'PY' || fail "--openmetrics=FILE, two VMs of one name: a label set twice"
+import sys
+lines = [l.rsplit(" ", 1)[0] for l in open(sys.argv[1]) if not l.startswith("#")]
+assert len(lines) == len(set(lines)) and any('vm="web (pid 901)"' in l for l in lines), lines[:4]
+PY
+
 # Prometheus's text (the textfile form): promtool's linter, an outside parser
 run vmtrace-report --openmetrics=vms.prom vms.vmt
 expect_rc 0 "--openmetrics=FILE"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Check vmtrace-report --openmetrics against the same recording's JSON report and CSV.
 
-Usage: openmetrics_check.py METRICS REPORT.json PAIRS.csv [HOST]  (HOST -: no host label)
+Usage: openmetrics_check.py METRICS REPORT.json PAIRS.csv [HOST [LABELS.json]]
+       (HOST -: no host label; LABELS.json: "label_of" tid -> the task's vm label, for VMs
+       the JSON's vm name does not tell apart, as tests/helpers/twovms.py writes it)
 
 METRICS is parsed by python3-prometheus-client's OpenMetrics parser (an implementation
 independent of ours, strict about the format). Every counter and gauge must equal the JSON
@@ -11,11 +13,14 @@ vmtrace-convert --csv; the bucket that holds each reason's p99 (per the JSON) is
 where the cumulative count first reaches the p99's rank. With a VM map in the recording, the
 per-task samples' vm label must be the JSON's vm of the task; per-reason samples of several
 vm labels are per VM and reason, each histogram a recount of the CSV's rows of that vm and
-reason. Prints one line per check group and exits 1 on the first mismatch.
+reason. In every family no two samples have the same name and label set (OpenMetrics
+forbids it and a parser keeps one of the two: checked on the text itself, before any
+parser). Prints one line per check group and exits 1 on the first mismatch.
 """
 import csv
 import json
 import math
+import re
 from fractions import Fraction   # exact ranks
 import sys
 
@@ -31,9 +36,44 @@ def reason_label(r):
     return r["name"] if r["name"] is not None else "0x%x" % r["code"]
 
 
+LABEL_OF = {}    # tid -> vm label, from LABELS.json
+
+
 def vm_label(v, per_vm):
     """The vm label of a task's samples: its VM's name, "" when unknown; None: no label."""
-    return (v["vm"] or "") if per_vm else None
+    if not per_vm:
+        return None
+    return LABEL_OF.get(v["pid"], v["vm"] or "") if v["vm"] is not None else ""
+
+
+SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+( \S+)?$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+
+
+def unique_label_sets(text):
+    """Every sample line's name and label set, read here: each must be there once."""
+    seen = set()
+    n = 0
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        if not m:
+            fail("cannot read the sample line %r" % line)
+        labels, pos = [], 0
+        body = m.group(2) or ""
+        while pos < len(body):
+            lm = LABEL.match(body, pos)
+            if not lm:
+                fail("cannot read the labels of %r" % line)
+            labels.append((lm.group(1), lm.group(2)))
+            pos = lm.end()
+        key = (m.group(1), frozenset(labels))
+        if len(key[1]) != len(labels) or key in seen:
+            fail("the same name and labels twice: %r" % line)
+        seen.add(key)
+        n += 1
+    print("%d samples, each name and label set once" % n)
 
 
 def vcpu_label(v, tasks, per_vm):
@@ -54,6 +94,9 @@ def main():
     text = open(sys.argv[1]).read()
     rep = json.load(open(sys.argv[2]))
     host = sys.argv[4] if len(sys.argv) > 4 else None   # "-": no host label at all
+    if len(sys.argv) > 5:
+        LABEL_OF.update({int(k): v for k, v in json.load(open(sys.argv[5]))["label_of"].items()})
+    unique_label_sets(text)
     fams = {f.name: f for f in text_string_to_metric_families(text)}
     want = {"vmtrace_exits": "counter", "vmtrace_exit_latency_seconds": "histogram",
             "vmtrace_vcpu_exits": "counter", "vmtrace_out_of_guest_seconds": "counter",
@@ -112,7 +155,8 @@ def main():
     with open(sys.argv[3]) as f:
         for row in csv.DictReader(f):
             lab = row["reason"] if row["reason"] else "0x%x" % int(row["reason_code"])
-            lats.setdefault((row["vm"] if by_vm else None, lab), []).append(int(row["latency_ns"]))
+            vm = LABEL_OF.get(int(row["task"]), row["vm"]) if row["vm"] else ""
+            lats.setdefault((vm if by_vm else None, lab), []).append(int(row["latency_ns"]))
     buckets, per_reason = {}, {}
     for s in samples("vmtrace_exit_latency_seconds", "_bucket"):
         key = (s.labels.get("vm") if by_vm else None, s.labels["reason"])

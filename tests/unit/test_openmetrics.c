@@ -434,15 +434,21 @@ static void test_vm_labels(void **state)
 	free(text);
 	vmt_vmmap_free(m);
 
-	/* two VMs of the same name: their vCPU 0 are told apart by pid again */
+	/*
+	 * two VMs of the same name (a local live migration): each VM's label has its VMM's
+	 * pid (900 and 901) in every family, so vCPU 0 needs no task pid
+	 */
 	m = vmmap(2, (const char *const[]){ "a", "a" }, vcpus);
 	l.vm = NULL;
 	l.vmmap = m;
 	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
-	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a\","
-				  "vcpu=\"0 (pid 100)\"}"), 1);
-	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a\","
-				  "vcpu=\"0 (pid 101)\"}"), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a (pid 900)\","
+				  "vcpu=\"0\"}"), 1);
+	assert_int_equal(value_of(text, "vmtrace_vcpu_exits_total{host=\"h1\",vm=\"a (pid 901)\","
+				  "vcpu=\"0\"}"), 1);
+	assert_non_null(strstr(text, "\nvmtrace_worst_window_seconds{host=\"h1\","
+			       "vm=\"a (pid 900)\",vcpu=\"1\"} 0.000250002\n"));
+	assert_null(strstr(text, "vm=\"a\""));
 	free(text);
 	vmt_vmmap_free(m);
 }
@@ -493,6 +499,19 @@ static void test_vm_reasons(void **state)
 	assert_int_equal(vm_labels_each(text, "vmtrace_exits_total{", 1), NREASONS);
 	assert_int_equal(value_of(text, "vmtrace_exits_total{host=\"h1\",vm=\"web1\","
 				  "reason=\"hlt\"}"), 3);
+	free(text);
+	/* two VMs named a: the same label set twice unless their VMM pids tell them apart */
+	vmt_vmmap_free(m);
+	m = vmmap(2, (const char *const[]){ "a", "a" }, vcpus);
+	l.vm = NULL;
+	l.vmmap = m;
+	text = render(&fx->s, &ns_clock, &l, VMT_OPENMETRICS_TEXT);
+	assert_non_null(strstr(text, "\nvmtrace_exits_total{host=\"h1\",vm=\"a (pid 900)\","
+			       "reason=\"hlt\"} 2\nvmtrace_exits_total{host=\"h1\","
+			       "vm=\"a (pid 901)\",reason=\"hlt\"} 1\n"));
+	assert_non_null(strstr(text, "\nvmtrace_exit_latency_seconds_sum{host=\"h1\","
+			       "vm=\"a (pid 901)\",reason=\"hlt\"} 0.000001024\n"));
+	assert_null(strstr(text, "vm=\"a\""));
 	free(text);
 	/* no map: no vm label */
 	l.vm = NULL;
