@@ -556,8 +556,15 @@ uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
 	return step_at_least(span / 500);
 }
 
-int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r, const struct vmt_iter_opts *io)
+int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
+		     struct vmt_filter *filter)
 {
+	/*
+	 * The filter alone: a series reads pairs, not their why nor the context events, so
+	 * working out the causes again would cost a second attribution for nothing (the engine
+	 * is a good part of a pass on a recording with context events).
+	 */
+	const struct vmt_iter_opts io = { .filter = filter };
 	uint64_t asked = s->interval_ns, cap, want;
 	struct vmt_series_opts o;
 	struct vmt_reader *whole;
@@ -584,7 +591,7 @@ int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r, const struct vm
 		ret = vmt_reader_slice(r, 0, UINT64_MAX, &whole);
 		if (ret)
 			return ret;
-		ret = vmt_iterate(whole, io, &c, 1, &it);
+		ret = vmt_iterate(whole, &io, &c, 1, &it);
 		vmt_reader_close(whole);
 		if (ret)
 			return ret;

@@ -130,12 +130,16 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
 uint64_t vmt_series_auto_interval(const struct vmt_reader *r);
 /*
  * After the pass of a series with opts.fit: when its rows did not fit, the series again,
- * in a pass of its own (a slice of r's whole walk, io as the first pass's) at the shortest
- * interval of 1, 2 or 5 times a power of ten ns above the first at which its tasks' rows
- * fit up to the latest exit's end; s->asked_ns then holds the first. 0 (also when the rows
+ * in a pass of its own (a slice of r's whole walk with the first pass's filter, bound by
+ * it; no causes worked out, no context events decoded: the series reads neither; and no
+ * progress callback, so a progress line stays where the first pass left it) at the
+ * shortest interval of 1, 2 or 5 times a power of ten ns above the first at which its
+ * tasks' rows fit up to the latest exit's end; s->asked_ns then holds the first. 0 (also
+ * when the rows
  * had fit), -E2BIG (more tasks than rows, or the rows outgrew the bound again and again),
  * -ENOMEM or the pass's error; vmt_series_free() afterwards either way.
  */
-int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r, const struct vmt_iter_opts *io);
+int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
+		     struct vmt_filter *filter);
 
 #endif

@@ -189,7 +189,7 @@ static int run_pass(struct report *rep)
 		ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
 	else if (ret == 1)
 		ret = 0;
-	ret = ret ? ret : vmt_series_refit(&rep->series, rep->r, &io);
+	ret = ret ? ret : vmt_series_refit(&rep->series, rep->r, io.filter);
 	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)

@@ -384,7 +384,6 @@ static int series_of(const char *path, uint64_t interval_ns, bool fit, struct vm
  */
 static void refit_one(const char *path, uint64_t first_ns, uint64_t want_ns)
 {
-	struct vmt_iter_opts io = { 0 };
 	struct vmt_reader_stats before;
 	struct vmt_series s, fresh, at_fit;
 	struct vmt_reader *r, *r2, *r3;
@@ -394,7 +393,7 @@ static void refit_one(const char *path, uint64_t first_ns, uint64_t want_ns)
 	assert_int_equal(s.nrows, 0);
 	assert_true(s.ntasks > 0);
 	before = *vmt_reader_stats(r);
-	assert_int_equal(vmt_series_refit(&s, r, &io), 0);
+	assert_int_equal(vmt_series_refit(&s, r, NULL), 0);
 	assert_memory_equal(&before, vmt_reader_stats(r), sizeof(before));
 	iv = s.interval_ns;
 	assert_int_equal(iv, want_ns);
@@ -426,7 +425,7 @@ at_fit:
 	vmt_series_free(&at_fit);
 	vmt_reader_close(r3);
 	/* rows that fit: nothing to do */
-	assert_int_equal(vmt_series_refit(&s, r, &io), 0);
+	assert_int_equal(vmt_series_refit(&s, r, NULL), 0);
 	assert_int_equal(s.interval_ns, iv);
 	vmt_series_free(&s);
 	vmt_reader_close(r);
