@@ -128,10 +128,20 @@ static uint64_t take_carry(struct stask *t, uint64_t interval_ns)
 	return part;
 }
 
+/*
+ * a + b, or UINT64_MAX when that wraps: times near 2^64 ns (a damaged page's stamp taken as
+ * a time) end at the end of the range, not near 0, which would drop their time or carry
+ * almost 2^64 ns into the intervals after.
+ */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* The part of [from, from + len) that lies within [lo, hi). */
 static uint64_t overlap(uint64_t from, uint64_t len, uint64_t lo, uint64_t hi)
 {
-	uint64_t a = from > lo ? from : lo, b = from + len < hi ? from + len : hi;
+	uint64_t a = from > lo ? from : lo, b = add_sat(from, len) < hi ? add_sat(from, len) : hi;
 
 	return b > a ? b - a : 0;
 }
@@ -261,7 +271,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	/* the same ns since the start as the CSV's start_ns, so both bin alike */
 	ns = vmt_clock_ns(w->clock, ex->ts > w->start_ts ? ex->ts - w->start_ts : 0);
 	lat_ns = vmt_clock_ns(w->clock, p->lat);
-	end_ns = ns + lat_ns;
+	end_ns = add_sat(ns, lat_ns);
 	if (end_ns > w->max_end_ns)
 		w->max_end_ns = end_ns;
 	if (!t) {
@@ -297,7 +307,7 @@ static int on_pair(void *state, const struct vmt_iter *it, const struct vmt_pair
 	t->exits++;
 	/* the exit's time inside this interval; the rest runs on into the next ones */
 	{
-		uint64_t iv_end = t->cur_ns + w->o.interval_ns;
+		uint64_t iv_end = add_sat(t->cur_ns, w->o.interval_ns);
 		uint64_t from = ns > t->cur_ns ? ns : t->cur_ns;
 
 		if (from < iv_end)
@@ -345,7 +355,8 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	(void)it;
 	/* the intervals that the last exits ran on into */
 	for (t = w->tasks; t; t = t->next) {
-		uint64_t end = t->cur + (t->carry_ns + w->o.interval_ns - 1) / w->o.interval_ns;
+		uint64_t iv = w->o.interval_ns;
+		uint64_t end = t->cur + t->carry_ns / iv + (t->carry_ns % iv != 0);
 
 		if (end > w->last)
 			w->last = end;
@@ -530,20 +541,22 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
 	return 0;
 }
 
-/* The smallest interval of 1, 2 or 5 times a power of ten ns, at least 1 us, not below want. */
-static uint64_t step_at_least(uint64_t want)
+uint64_t vmt_series_step_at_least(uint64_t want)
 {
 	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t scale;
+	uint64_t scale = 1000;
 	unsigned int k;
 
-	for (scale = 1000; scale <= UINT64_MAX / 50; scale *= 10) {
-		for (k = 0; k < 3; k++) {
+	for (;;) {
+		for (k = 0; k < 3 && steps[k] <= UINT64_MAX / scale; k++) {
 			if (steps[k] * scale >= want)
 				return steps[k] * scale;
 		}
+		if (scale > UINT64_MAX / 10)
+			break;
+		scale *= 10;
 	}
-	return 10 * scale;	/* 10^19 ns: longer than any span */
+	return UINT64_MAX;	/* want above 10^19 ns: no step of the kind is that long */
 }
 
 uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
@@ -553,7 +566,7 @@ uint64_t vmt_series_auto_interval(const struct vmt_reader *r)
 	if (!span)
 		span = 1000000000ULL * 500;
 	/* the smallest 1-2-5 step at least span / 500: 200 to 500 intervals */
-	return step_at_least(span / 500);
+	return vmt_series_step_at_least(span / 500);
 }
 
 int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
@@ -581,7 +594,10 @@ int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
 		/* rows: tasks x (end / interval + 1) at most (close_upto() stops at the end) */
 		cap = VMT_SERIES_MAX_ROWS / s->ntasks;
 		want = s->work->max_end_ns / cap + 1;
-		o.interval_ns = step_at_least(want > o.interval_ns ? want : o.interval_ns + 1);
+		if (o.interval_ns == UINT64_MAX)
+			return -E2BIG;	/* already one interval for all time */
+		o.interval_ns = vmt_series_step_at_least(want > o.interval_ns ? want :
+							 o.interval_ns + 1);
 		vmt_series_free(s);
 		ret = vmt_series_consumer(s, &o, &c);
 		if (ret)

@@ -129,6 +129,11 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
  */
 uint64_t vmt_series_auto_interval(const struct vmt_reader *r);
 /*
+ * The smallest interval of 1, 2 or 5 times a power of ten ns, at least 1 us, not below
+ * want: 10^19 ns is the longest; above it, UINT64_MAX (one interval for every time).
+ */
+uint64_t vmt_series_step_at_least(uint64_t want);
+/*
  * After the pass of a series with opts.fit: when its rows did not fit, the series again,
  * in a pass of its own (a slice of r's whole walk with the first pass's filter, bound by
  * it; no causes worked out, no context events decoded: the series reads neither; and no

@@ -3,7 +3,8 @@
  * series: the consumer fed pairs by hand (as the pass feeds them), against answers worked
  * out by hand and a brute-force recount: rows in every interval, sums, maxima, p99,
  * per-interval windows, heatmap columns merged past their limit, the row limit; the
- * heatmap's bins; and the automatic interval of the bundled sample.
+ * heatmap's bins; the automatic interval of the bundled sample; the 1-2-5 steps up to
+ * 10^19 ns and exits ending past 2^64 ns.
  */
 #include "config.h"
 
@@ -30,6 +31,9 @@ struct feed {
 	int ret;
 };
 
+/* The pass's clock: ns, unless a test sets another before feed_start() */
+static const struct vmt_clock *feed_clock = &ns_clock;
+
 static void feed_start_fit(struct feed *f, uint64_t interval, uint64_t window, bool heat,
 			   bool fit)
 {
@@ -37,7 +41,7 @@ static void feed_start_fit(struct feed *f, uint64_t interval, uint64_t window, b
 
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(vmt_series_consumer(&f->s, &o, &f->c), 0);
-	f->it.clock = &ns_clock;
+	f->it.clock = feed_clock;
 	f->it.start_ts = 1000;		/* times below are since this start */
 	assert_int_equal(f->c.ops->start(f->c.state, &f->it), 0);
 }
@@ -431,6 +435,82 @@ at_fit:
 	vmt_reader_close(r);
 }
 
+/*
+ * vmt_series_step_at_least() against the list of every step written out (1, 2 and 5 times
+ * 10^3 ... 10^18, and 10^19: 2 * 10^19 is past 2^64): for wants at, just below and just
+ * above each step, the first step of the list not below want, UINT64_MAX past the last;
+ * never below want.
+ */
+static void test_step_at_least(void **state)
+{
+	uint64_t steps[3 * 16 + 1], wants[3], p = 1000, got, expect;
+	unsigned int n = 0, i, j, k;
+
+	(void)state;
+	for (i = 3; i <= 18; i++, p *= 10) {
+		steps[n++] = p;
+		steps[n++] = 2 * p;
+		steps[n++] = 5 * p;
+	}
+	steps[n++] = 10000000000000000000ULL;
+	assert_int_equal(p, 10000000000000000000ULL);
+	for (i = 0; i < n; i++) {
+		wants[0] = steps[i] - 1;
+		wants[1] = steps[i];
+		wants[2] = steps[i] + 1;
+		for (j = 0; j < 3; j++) {
+			for (k = 0, expect = UINT64_MAX; k < n; k++) {
+				if (steps[k] >= wants[j]) {
+					expect = steps[k];
+					break;
+				}
+			}
+			got = vmt_series_step_at_least(wants[j]);
+			assert_int_equal(got, expect);
+			assert_true(got >= wants[j]);
+		}
+	}
+	assert_int_equal(vmt_series_step_at_least(0), 1000);
+	assert_int_equal(vmt_series_step_at_least(500000000000000001ULL), 1000000000000000000ULL);
+	assert_int_equal(vmt_series_step_at_least(100000000000000001ULL), 200000000000000000ULL);
+	assert_int_equal(vmt_series_step_at_least(UINT64_MAX), UINT64_MAX);
+}
+
+/*
+ * An exit whose end in ns is past 2^64 (a clock of 2 ns per tick, the exit 200 ticks before
+ * 2^63): it ends at the end of the range, 2^64 - 1, not 1599 ns after 0. Its interval's row
+ * (interval 10^18 or 10^19, whose end is past 2^64 too) holds the 399 ns up to there, and
+ * the task is seen as long; no interval after it.
+ */
+static void test_end_past_2_64(void **state)
+{
+	static const struct vmt_clock x2 = { 2.0, 2, 0 };
+	const uint64_t start = (1ULL << 63) - 200, ns = start * 2, ivs[] = {
+		1000000000000000000ULL, 10000000000000000000ULL };
+	const struct vmt_series_row *r;
+	unsigned int i;
+	struct feed f;
+
+	(void)state;
+	assert_int_equal(ns, UINT64_MAX - 399);
+	feed_clock = &x2;
+	for (i = 0; i < 2; i++) {
+		feed_start(&f, ivs[i], 1000, false);
+		feed_pair(&f, 100, start, 1000, 0);	/* 2000 ns */
+		feed_finish(&f);
+		assert_int_equal(f.ret, 0);
+		assert_int_equal(f.s.nrows, ns / ivs[i] + 1);
+		r = &f.s.rows[f.s.nrows - 1];
+		assert_int_equal(r->start_ns, ns / ivs[i] * ivs[i]);
+		assert_int_equal(r->exits, 1);
+		assert_int_equal(r->max_ns, 2000);
+		assert_int_equal(r->out_ns, 399);
+		assert_int_equal(r->seen_ns, 399);
+		vmt_series_free(&f.s);
+	}
+	feed_clock = &ns_clock;
+}
+
 static void test_refit(void **state)
 {
 	(void)state;
@@ -455,6 +535,8 @@ int main(void)
 		cmocka_unit_test(test_heat_bins),
 		cmocka_unit_test(test_auto_interval),
 		cmocka_unit_test(test_refit),
+		cmocka_unit_test(test_step_at_least),
+		cmocka_unit_test(test_end_past_2_64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
