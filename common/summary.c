@@ -8,7 +8,6 @@
 
 #include "summary.h"
 #include "summary_impl.h"
-#include "vmfind.h"
 
 static void group_init(struct vmt_group *g)
 {
@@ -386,11 +385,8 @@ static __attribute__((noinline)) int add_head(struct task *t, uint64_t start, ui
 static int vm_reason_add(struct vmt_summary *s, struct task *t, const struct vmt_group *g,
 			 uint64_t lat, const struct vmt_clock *clk)
 {
-	const struct vmt_vmmap *m = s->work->o.vmmap;
-	unsigned int vcpu;
-
-	if (!t->vm_known && vmt_vmmap_lookup(m, t->g.pid, &t->vm, &vcpu))
-		t->vm = vmt_vmmap_count(m);
+	if (!t->vm_known)
+		t->vm = vmt_vmreasons_vm_of(&s->vmreasons, t->g.pid);
 	t->vm_known = true;
 	return vmt_vmreasons_add(&s->vmreasons, t->vm, (size_t)(g - s->reasons), g->isa, g->key,
 				 lat, vmt_clock_ns(clk, lat));
@@ -957,7 +953,7 @@ int vmt_summary_consumer(struct vmt_summary *s, const struct vmt_summary_opts *o
 		return -ENOMEM;
 	s->work->o = *o;
 	if (o->vmmap)
-		vmt_vmreasons_init(&s->vmreasons, vmt_vmmap_count(o->vmmap));
+		vmt_vmreasons_init_map(&s->vmreasons, o->vmmap);
 	out->ops = &summary_ops;
 	out->state = s;
 	return 0;

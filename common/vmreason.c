@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmfind.h"
 #include "vmreason.h"
 
 void vmt_vmreasons_init(struct vmt_vmreasons *vr, unsigned int nvm)
@@ -12,6 +13,21 @@ void vmt_vmreasons_init(struct vmt_vmreasons *vr, unsigned int nvm)
 	memset(vr, 0, sizeof(*vr));
 	vr->on = true;
 	vr->nvm = nvm + 1;
+}
+
+void vmt_vmreasons_init_map(struct vmt_vmreasons *vr, const struct vmt_vmmap *m)
+{
+	vmt_vmreasons_init(vr, vmt_vmmap_count(m));
+	vr->map = m;
+}
+
+unsigned int vmt_vmreasons_vm_of(const struct vmt_vmreasons *vr, int32_t tid)
+{
+	unsigned int vm, vcpu;
+
+	if (!vr->map || vmt_vmmap_lookup(vr->map, tid, &vm, &vcpu) || vm >= vr->nvm - 1)
+		return vr->nvm - 1;
+	return vm;
 }
 
 static inline uint64_t slot_hash(uint64_t k)
@@ -151,6 +167,7 @@ int vmt_vmreasons_copy(struct vmt_vmreasons *into, const struct vmt_vmreasons *f
 {
 	memset(into, 0, sizeof(*into));
 	into->on = from->on;
+	into->map = from->map;
 	into->nvm = from->nvm;
 	if (!from->n)
 		return 0;

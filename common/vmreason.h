@@ -6,7 +6,8 @@
  * a count, a sum, and counts by the latency's bit length in ns (the families' bounds are
  * 2^k - 1 ns), about 330 bytes, where a full latency distribution takes up to 38 KiB: a
  * host of 256 VMs and 40 reasons stays at a few MB. The summary keeps them when its options
- * carry a map (summary.h); they belong to it, on the thread of its pass.
+ * carry a map (summary.h); they belong to it, on the thread of its pass. Which VM a task's
+ * exits count for is decided here too (vmt_vmreasons_vm_of()), the map only read.
  */
 #ifndef VMT_VMREASON_H
 #define VMT_VMREASON_H
@@ -28,8 +29,11 @@ struct vmt_vmreason {
 	uint64_t bin[VMT_VMREASON_BINS];	/* by the latency's bit length in ns */
 };
 
+struct vmt_vmmap;
+
 struct vmt_vmreasons {
 	bool on;			/* kept (the summary had a map) */
+	const struct vmt_vmmap *map;	/* the caller's, or NULL (vmt_vmreasons_init()) */
 	struct vmt_vmreason *v;		/* by vm after vmt_vmreasons_sort(), else as found */
 	size_t n, alloc;
 	/* during the pass: open addressing on (VM, the summary's reason index): index + 1 in v */
@@ -41,6 +45,17 @@ struct vmt_vmreasons {
 
 /* Start keeping them for a map of nvm VMs (vr zeroed here). */
 void vmt_vmreasons_init(struct vmt_vmreasons *vr, unsigned int nvm);
+/*
+ * The same for the VMs of map m (vmfind.h), which stays the caller's and is read by
+ * vmt_vmreasons_vm_of() while the pairs come.
+ */
+void vmt_vmreasons_init_map(struct vmt_vmreasons *vr, const struct vmt_vmmap *m);
+/*
+ * The VM to give vmt_vmreasons_add() for the exits of task tid: its VM's index in the map,
+ * or the map's count (the figures of the tasks of no VM) when the map does not know the
+ * task, or when vr was started without a map.
+ */
+unsigned int vmt_vmreasons_vm_of(const struct vmt_vmreasons *vr, int32_t tid);
 /*
  * One exit of VM vm (at most nvm: the map's count stands for unknown tasks) and the reason
  * isa/key, which is reason (an index that stays that reason's while exits are added: the

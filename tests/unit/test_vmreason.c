@@ -4,18 +4,22 @@
  * each pair of VM and reason its count, sum and counts at every bound 2^k - 1 ns, the VMs
  * past the map's count taken as the unknown one, the slots grown past their first 48
  * entries, the order after sorting (VM, then reason), a copy equal to its source with
- * buffers of its own, and a merge of two halves equal to the whole.
+ * buffers of its own, and a merge of two halves equal to the whole; which VM a task's exits
+ * count for, from a map as vmtrace-record --vm stores it.
  */
 #include "config.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "kv.h"
+#include "vmfind.h"
 #include "vmreason.h"
 
 #define NVM 3		/* the map's VMs; index 3 stands for tasks it lacks */
@@ -101,10 +105,56 @@ static void test_counts(void **state)
 	assert_int_equal(vr.n, 0);
 }
 
+/*
+ * A map of VM 0 (threads 100 and 102) and VM 1 (thread 101), both named web: a thread's
+ * exits count for its VM, any other task's, and every task's without a map, for the one
+ * past the map's VMs (2). The names play no part.
+ */
+static void test_vm_of(void **state)
+{
+	static const char *const vcpus[] = { "100:0,102:1", "101:0" };
+	struct vmt_vmmap *m = NULL;
+	struct vmt_vmreasons vr;
+	struct vmt_kvbuf kb;
+	char key[32], err[128];
+	unsigned int i;
+
+	(void)state;
+	vmt_kv_init(&kb);
+	vmt_kv_addf(&kb, "vm.count", "%u", 2u);
+	for (i = 0; i < 2; i++) {
+		snprintf(key, sizeof(key), "vm.%u.name", i);
+		vmt_kv_add_str(&kb, key, "web");
+		snprintf(key, sizeof(key), "vm.%u.pid", i);
+		vmt_kv_addf(&kb, key, "%u", 900 + i);
+		snprintf(key, sizeof(key), "vm.%u.vcpus", i);
+		vmt_kv_add_str(&kb, key, vcpus[i]);
+	}
+	assert_int_equal(kb.error, 0);
+	assert_int_equal(vmt_vmmap_from_meta(kb.buf, kb.len, &m, err, sizeof(err)), 0);
+	vmt_kv_free(&kb);
+
+	vmt_vmreasons_init_map(&vr, m);
+	assert_true(vr.on);
+	assert_int_equal(vr.nvm, 3);
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, 100), 0);
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, 102), 0);
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, 101), 1);
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, 900), 2);	/* the VMM itself: no vCPU */
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, -1), 2);
+	vmt_vmreasons_free(&vr);
+
+	vmt_vmreasons_init(&vr, 2);
+	assert_int_equal(vmt_vmreasons_vm_of(&vr, 100), 2);
+	vmt_vmreasons_free(&vr);
+	vmt_vmmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_vm_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
