@@ -249,7 +249,7 @@ rec --vm "$a" --vm "$b" -o bad.vmt
 expect_rc 64 "--vm $a --vm $b"
 printf 'vmtrace-record: --vm given twice: name the VMs in one list (--vm %s,%s)\nTry '\''vmtrace-record --help'\'' for more information.\n' \
 	"$a" "$b" >want.txt
-cmp -s err.txt want.txt || { diff want.txt err.txt >&2; fail "--vm twice: the lines"; }
+unfold err.txt | cmp -s - want.txt || { diff want.txt err.txt >&2; fail "--vm twice: the lines"; }
 [ ! -e bad.vmt ] || fail "--vm twice: a file was written"
 # one VM by two names: the file would keep one, and a report asked for the other would fail
 rec --vm "$a,$a_pid" -o bad.vmt
