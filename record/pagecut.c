@@ -113,6 +113,14 @@ uint32_t rec_pagecut_back(const struct vmt_header_page *hp, struct rec_chunk *c,
 
 	if (rest)
 		rest->npages = 0;
+	/*
+	 * The common case, every chunk a trigger hands on but the last: all of it before
+	 * limit. Walking its records to learn that cost a trigger's 750 MiB of kept pages
+	 * 30 to 50 ms in the collector, and the kernel overwrote events meanwhile
+	 * (tests/e2e/record_flight_load.sh).
+	 */
+	if (c->info.last_ts <= limit)
+		return c->npages;
 	for (i = 0; i < c->npages; i++) {
 		page = c->buf + (size_t)i * psize;
 		off = 0;

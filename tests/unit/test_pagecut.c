@@ -126,6 +126,8 @@ static void test_back(void **state)
 		{ 1090, 1, 2, 10 },		/* its last record: the later pages go whole */
 		{ 2010 + (1ULL << 30) - 1, 2, 2, 12 },	/* before the time extend's record */
 		{ 2025 + (1ULL << 30), 2, 1, 15 },	/* the page's end */
+		{ 2122 + (1ULL << 30), 3, 1, 18 },	/* before the last record */
+		{ 2123 + (1ULL << 30), 3, 0, 19 },	/* the last record: nothing after */
 		{ UINT64_MAX, 3, 0, 19 },	/* nothing after */
 	};
 	struct rec_chunk *c, *rest;
