@@ -141,11 +141,13 @@ static struct stream *earliest(struct rec_tap *t)
 }
 
 /*
- * Feed the pass every item up to upto, and beyond it while the copies held exceed their
- * bound. An item older than what the pass already had is late: left out, counted.
+ * Feed the pass the items up to upto, at most budget of them unless the copies held exceed
+ * their bound (then beyond upto too, until they do not). An item older than what the pass
+ * already had is late: left out, counted.
  */
-static void merge(struct rec_tap *t, uint64_t upto, bool advance)
+static void merge(struct rec_tap *t, uint64_t upto, uint64_t budget, bool advance)
 {
+	bool stopped = false;
 	struct stream *s;
 
 	while ((s = earliest(t))) {
@@ -153,6 +155,13 @@ static void merge(struct rec_tap *t, uint64_t upto, bool advance)
 
 		if (s->item.ts > upto && !over)
 			break;
+		if (!budget && !over) {
+			stopped = true;
+			t->st.budget_stops++;
+			break;
+		}
+		if (budget)
+			budget--;
 		if (s->item.ts > upto)
 			t->st.forced++;
 		if (s->item.ts < t->fed_ts) {
@@ -164,9 +173,13 @@ static void merge(struct rec_tap *t, uint64_t upto, bool advance)
 		}
 		s->has_item = false;
 	}
-	/* Forced merges may have gone past upto: all before fed_ts is in the pass too. */
+	/*
+	 * Forced merges may have gone past upto: all before fed_ts is in the pass too. Stopped
+	 * by the budget, only that much is.
+	 */
 	if (advance && t->cfg.advance && !t->error)
-		t->cfg.advance(t->cfg.advance_arg, &t->it, upto > t->fed_ts ? upto : t->fed_ts);
+		t->cfg.advance(t->cfg.advance_arg, &t->it,
+			       upto > t->fed_ts && !stopped ? upto : t->fed_ts);
 }
 
 /* The watermark: "now" estimated from the newest record seen, less the look-behind. */
@@ -226,14 +239,14 @@ static int tap_put(void *arg, struct rec_chunk *c)
 		}
 	}
 	if (b)
-		merge(t, watermark(t, now), true);
+		merge(t, watermark(t, now), t->cfg.merge_budget, true);
 	return t->cfg.next.ops->put(t->cfg.next.arg, c);
 }
 
 int rec_tap_tick(struct rec_tap *t, uint64_t now_ns)
 {
 	if (!t->closed && !t->error && t->seen)
-		merge(t, watermark(t, now_ns), true);
+		merge(t, watermark(t, now_ns), t->cfg.merge_budget, true);
 	return t->error;
 }
 
@@ -254,7 +267,7 @@ static void end_pass(struct rec_tap *t)
 	if (t->ended)
 		return;
 	if (!t->error)
-		merge(t, UINT64_MAX, false);
+		merge(t, UINT64_MAX, UINT64_MAX, false);
 	t->ended = true;
 	ret = vmt_pass_end(t->pass);
 	t->pass = NULL;
@@ -297,6 +310,8 @@ int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out)
 	if (!t)
 		return -ENOMEM;
 	t->cfg = *cfg;
+	if (!t->cfg.merge_budget)
+		t->cfg.merge_budget = REC_TAP_MERGE_BUDGET;
 	t->page_size = vmt_header_page_subbuf_size(&cfg->hp);
 	t->clock.ns_per_tick = 1.0;
 	ret = rec_tapfmt_load(&t->fmt, cfg->meta, cfg->meta_len, &in);

@@ -17,6 +17,16 @@
 #include "iterate.h"
 #include "sink.h"
 
+/*
+ * Items fed to the pass per chunk or tick by default, beyond which the rest waits for the
+ * next: when an idle CPU's last chunk came at its maximum age the watermark jumped by that
+ * age (0.5 s of records at once, a million getppid() calls in
+ * tests/e2e/record_flight_load.sh) and held the collector 20 to 35 ms while the kernel's
+ * buffers filled. At the 20 to 35 ns an item costs there this is some 5 to 9 ms, and puts
+ * and ticks together still feed the pass many times the rate the collector reads at.
+ */
+#define REC_TAP_MERGE_BUDGET	(1u << 18)
+
 struct rec_tap_config {
 	struct rec_sink next;		/* where every chunk goes on (the writer queue) */
 	struct vmt_header_page hp;	/* page layout */
@@ -25,6 +35,7 @@ struct rec_tap_config {
 	const char *clock;		/* trace clock name; the tap needs a nanosecond clock */
 	uint64_t lookbehind_ns;		/* how late a CPU's records may come and count */
 	size_t max_held_bytes;		/* copies held beyond this are merged at once */
+	uint64_t merge_budget;		/* items fed per put or tick (0: REC_TAP_MERGE_BUDGET) */
 	struct vmt_consumer *c;		/* the pass's consumers (VMT_ITER_MAX_CONSUMERS) */
 	unsigned int nc;
 	/*
@@ -40,6 +51,7 @@ struct rec_tap_stats {
 	uint64_t late;			/* records older than what the pass already had */
 	uint64_t missed;		/* events the pages flagged lost (their stored counts) */
 	uint64_t forced;		/* merges before the look-behind ran out: memory bound */
+	uint64_t budget_stops;		/* merges left for the next put or tick: the budget */
 	size_t held_bytes, max_held_bytes_seen;
 };
 

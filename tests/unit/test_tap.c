@@ -5,7 +5,8 @@
  * the file; the file's chunks dealt to three CPUs and handed over out of order merge back
  * into the file's order; every chunk goes on to the next sink; a CPU whose chunks come
  * after the look-behind is counted late and left out; the bound on the copies held forces
- * the merge early.
+ * the merge early; a merge budget leaves what is due for the next put, and changes nothing
+ * else.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -104,7 +105,8 @@ enum order {
  * summary and the tap's figures come back.
  */
 static void feed(const char *name, enum order order, uint64_t lookbehind, size_t max_held,
-		 struct vmt_summary *s, struct rec_tap_stats *st, struct next *n, struct adv *a)
+		 uint64_t budget, struct vmt_summary *s, struct rec_tap_stats *st, struct next *n,
+		 struct adv *a)
 {
 	struct vmt_reader *r = open_sample(name);
 	const struct vmt_source *src = vmt_reader_source(r);
@@ -112,7 +114,8 @@ static void feed(const char *name, enum order order, uint64_t lookbehind, size_t
 	struct rec_tap_config tc = {
 		.next = { &next_ops, n }, .hp = *vmt_reader_header_page(r),
 		.clock = vmt_reader_clock_name(r), .lookbehind_ns = lookbehind,
-		.max_held_bytes = max_held, .nc = 1, .advance = on_advance, .advance_arg = a,
+		.max_held_bytes = max_held, .merge_budget = budget, .nc = 1,
+		.advance = on_advance, .advance_arg = a,
 	};
 	size_t i, k, nchunks = vmt_source_nchunks(src), done = 0;
 	struct vmt_consumer c;
@@ -189,7 +192,7 @@ static void same_as_file(const char *name)
 
 	whole(name, &a);
 	/* a look-behind longer than the recording: one merge at the end */
-	feed(name, FILE_ORDER, UINT64_MAX / 4, SIZE_MAX, &b, &st, &n, &adv);
+	feed(name, FILE_ORDER, UINT64_MAX / 4, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_true(a.pairing.pairs > 0);
 	assert_int_equal(st.late, 0);
 	assert_int_equal(st.forced, 0);
@@ -211,7 +214,7 @@ static void same_as_file(const char *name)
 	assert_true(adv.final);
 	vmt_summary_free(&b);
 	/* out of order across CPUs, within the look-behind: merged back */
-	feed(name, ROUNDS_REVERSED, UINT64_MAX / 4, SIZE_MAX, &b, &st, &n, &adv);
+	feed(name, ROUNDS_REVERSED, UINT64_MAX / 4, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_int_equal(st.late, 0);
 	assert_int_equal(a.events, b.events);
 	assert_int_equal(a.pairing.pairs, b.pairing.pairs);
@@ -220,11 +223,28 @@ static void same_as_file(const char *name)
 	assert_int_equal(a.max_window_sum, b.max_window_sum);
 	vmt_summary_free(&b);
 	/* the memory bound forces merges all along; in file order nothing comes late */
-	feed(name, FILE_ORDER, UINT64_MAX / 4, 1, &b, &st, &n, &adv);
+	feed(name, FILE_ORDER, UINT64_MAX / 4, 1, 0, &b, &st, &n, &adv);
 	assert_true(st.forced > 0);
+	assert_int_equal(st.budget_stops, 0);	/* the bound goes before the budget */
 	assert_int_equal(a.pairing.pairs, b.pairing.pairs);
 	assert_int_equal(a.lat.sum, b.lat.sum);
 	assert_false(adv.backwards);
+	vmt_summary_free(&b);
+	/*
+	 * No look-behind, a budget of 7 items a put: each put leaves most of what is due for
+	 * the next, the close feeds the rest, and nothing changes but when
+	 */
+	feed(name, FILE_ORDER, 0, SIZE_MAX, 7, &b, &st, &n, &adv);
+	assert_true(st.budget_stops > 0);
+	assert_int_equal(st.forced, 0);
+	assert_int_equal(st.late, 0);
+	assert_int_equal(a.events, b.events);
+	assert_int_equal(a.pairing.pairs, b.pairing.pairs);
+	assert_int_equal(a.lat.sum, b.lat.sum);
+	assert_int_equal(a.lat.max, b.lat.max);
+	assert_int_equal(a.max_window_sum, b.max_window_sum);
+	assert_false(adv.backwards);
+	assert_true(adv.final);
 	vmt_summary_free(&b);
 	vmt_summary_free(&a);
 }
@@ -255,12 +275,12 @@ static void test_late(void **state)
 
 	(void)state;
 	whole("sample-kvm.vmt", &a);
-	feed("sample-kvm.vmt", CPU_BY_CPU, 0, SIZE_MAX, &b, &st, &n, &adv);
+	feed("sample-kvm.vmt", CPU_BY_CPU, 0, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_true(st.late > 0);
 	assert_true(b.pairing.pairs < a.pairing.pairs);
 	assert_int_equal(st.records, b.events + b.other_records + st.late);
 	vmt_summary_free(&b);
-	feed("sample-kvm.vmt", CPU_BY_CPU, UINT64_MAX / 4, SIZE_MAX, &b, &st, &n, &adv);
+	feed("sample-kvm.vmt", CPU_BY_CPU, UINT64_MAX / 4, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_int_equal(st.late, 0);
 	assert_int_equal(a.pairing.pairs, b.pairing.pairs);
 	assert_int_equal(a.lat.sum, b.lat.sum);
