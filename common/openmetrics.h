@@ -111,7 +111,11 @@ int vmt_openmetrics_extra_add(const char **list, size_t *n, const char *arg, cha
  */
 int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt_clock *clk,
 			  const struct vmt_openmetrics_labels *l, enum vmt_openmetrics_format fmt);
-/* The same into a file descriptor (all of it, or an error: 0 or -errno). fd stays open. */
+/*
+ * The same into a file descriptor, streamed 64 KiB at a time in constant memory: 0, or
+ * -errno (a label that cannot be written is found before the first byte; a write error
+ * may leave part of the text written). fd stays open.
+ */
 int vmt_openmetrics_write_fd(int fd, const struct vmt_summary *s, const struct vmt_clock *clk,
 			     const struct vmt_openmetrics_labels *l,
 			     enum vmt_openmetrics_format fmt);
