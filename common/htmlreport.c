@@ -1157,8 +1157,12 @@ static void open_exits(struct page *p)
 			  fmt_s(since_start(p, s->open_until), b, sizeof(b)));
 	if (s->nopen < s->pairing.unfinished)
 		vmt_outbuf_printf(p->o, ", %zu of them kept by the filters", s->nopen);
-	vmt_outbuf_printf(p->o, ": in no figure, their time runs to that event (a lower bound)%s."
-			  "</p>", kvm ? "; an idle vCPU waits in an open HLT too" : "");
+	vmt_outbuf_printf(p->o, ": in no figure, their time runs to that event (a lower bound)%s.%s"
+			  "</p>", kvm ? "; an idle vCPU waits in an open HLT too" : "",
+			  vmt_source_status(vmt_reader_source(p->r))->finished ? "" : kvm ?
+			  " The recording was not finished: their entries may be in what was not "
+			  "written." : " The recording was not finished: their ends may be in what "
+			  "was not written.");
 	if (!s->nopen) {
 		out(p, "</section>\n");
 		return;

@@ -205,6 +205,7 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		       const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
+	bool finished = vmt_source_status(vmt_reader_source(r))->finished;
 	char label[320], task[320], rs[320], reason[320], at[48], open[48], kept[64] = "";
 	size_t i;
 
@@ -215,10 +216,14 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		return;
 	if (s->nopen < s->pairing.unfinished)
 		snprintf(kept, sizeof(kept), ", %zu of them kept by the filters", s->nopen);
-	fprintf(f, "  Open at stop%s, not %s by the last event at %s %s (longest first):\n", kept,
-		wd == &kvm_words ? "entered" : "ended",
+	fprintf(f, "  Open at %s%s, not %s by the last event at %s %s (longest first):\n",
+		finished ? "stop" : "the file's end", kept, wd == &kvm_words ? "entered" : "ended",
 		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
 		vmt_fmt_time_unit(clk));
+	/* a file cut short, or still being written: not where the recorder stopped */
+	if (!finished)
+		fprintf(f, "    (the recording was not finished: their %s may be in what was not "
+			"written)\n", wd->ends);
 	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 
@@ -236,7 +241,8 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		else if (o->lost_unplaced)
 			fprintf(f, "      its pCPU lost events no page places: its %s may be among "
 				"them\n", wd->end);
-		if (o->has_why) {
+		/* (none when the exit is itself the last event: nothing to break down) */
+		if (o->has_why && o->open) {
 			fputs("      so far: ", f);
 			vmt_why_text_vm(f, clk, &o->why, o->open, 120 - 14, vmt_reader_vmmap(r));
 			fputc('\n', f);

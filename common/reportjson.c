@@ -274,6 +274,7 @@ static void json_open(struct vmt_jsonw *w, const struct vmt_reader *r,
 		      const struct vmt_summary *s)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
+	bool finished = vmt_source_status(vmt_reader_source(r))->finished;
 	size_t i;
 
 	vmt_jsonw_u64(w, "open_until_ns", since_start(clk, s, s->open_until));
@@ -285,8 +286,11 @@ static void json_open(struct vmt_jsonw *w, const struct vmt_reader *r,
 		exit_keys(w, r, s, &o->exit, "open_ns", o->open);
 		/* the context events' name of its task, which may have no pair (vcpus) */
 		vmt_jsonw_str(w, "comm", o->comm[0] ? o->comm : NULL);
-		/* lost after it, or where no page says: its entry may be among them */
-		vmt_jsonw_bool(w, "lost_since", o->lost_since || o->lost_unplaced);
+		/*
+		 * lost after it, where no page says, or not written (a file not finished): its
+		 * entry may be among them
+		 */
+		vmt_jsonw_bool(w, "lost_since", o->lost_since || o->lost_unplaced || !finished);
 		vmt_report_why_json_exit(w, r, s, o->has_why ? &o->why : NULL);
 		vmt_jsonw_object_close(w);
 	}

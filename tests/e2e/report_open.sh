@@ -7,6 +7,7 @@
 # CPUs, each left open at its own time (two on a CPU that then lost events), in many
 # chunks so that the sliced report (common/slicepass.c) joins them across slices; three
 # tasks with context events (asleep never woken, preempted by a hog, woken and waiting).
+# A file cut short: open at its end, their entries maybe in what was not written.
 # The real sample with context events: its two open exits recounted from
 # vmtrace-convert --events and from the pages' own last record (tests/helpers/vmtedit.py).
 . "$(dirname "$0")/lib.sh"
@@ -429,6 +430,43 @@ assert [f["open_at_stop"] for f in d["files"]] == want == [4, 3], (d["files"], w
 line = ("Open at stop (in no figure; each recording's report lists them): "
         f"[1] {want[0]}, [2] {want[1]}")
 assert line in open(sys.argv[4]).read().splitlines(), line
+PY
+
+# A file cut short (a copy, a full disk, a recording still being written): its exits open
+# at its end are not open at the stop. The text says where they end and why their entries
+# may be missing, the JSON's lost_since is true for each, the page says it too; the open
+# exits are those a recount of the cut file's own events leaves without an entry.
+head -c $(($(wc -c <plain.vmt) * 6 / 10)) plain.vmt >cut.vmt
+# (exit status 2: reported from what is whole, as the man page says of such a file)
+vmtrace-report --jobs 1 --json cut.vmt >cut.json 2>/dev/null
+[ $? = 2 ] || fail "--json on a cut file: not exit status 2"
+vmtrace-report --jobs 1 --html cut.html cut.vmt >cut.out 2>/dev/null
+[ $? = 2 ] || fail "cut: text"
+vmtrace-convert --csv --events -o cut.csv cut.vmt 2>/dev/null
+[ $? = 2 ] || fail "cut: --events"
+python3 - cut.json cut.out cut.csv plain.out cut.html <<'PY' || fail "cut: the open exits"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().splitlines()
+assert d["finished"] is False, d["finished"]
+last = {}
+for r in csv.DictReader(open(sys.argv[3])):
+    if r["kind"] in ("exit", "entry"):
+        last[int(r["task"])] = (r["kind"], int(r["ts_ns"]))
+want = sorted((pid, ts) for pid, (kind, ts) in last.items() if kind == "exit")
+got = sorted((o["pid"], o["ts"]) for o in d["open_exits"])
+assert got == want and want, (got, want)
+assert all(o["lost_since"] for o in d["open_exits"]), d["open_exits"]
+head = [l for l in text if l.startswith("  Open at")]
+assert len(head) == 1 and head[0].startswith("  Open at the file's end, not entered by"), head
+i = text.index(head[0])
+assert text[i + 1] == ("    (the recording was not finished: their entries may be in what "
+                       "was not written)"), text[i + 1]
+plain = open(sys.argv[4]).read()
+assert "  Open at stop, not entered by" in plain and "not finished" not in plain
+assert ("The recording was not finished: their entries may be in what was not written."
+        in open(sys.argv[5]).read())
+print("cut: %d open exits at the file's end, as its events leave them" % len(got))
 PY
 
 # --fail-if's open: the longest time open, recounted; HLT is counted (an idle vCPU, the man
