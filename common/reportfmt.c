@@ -202,7 +202,7 @@ static const char *exit_reason(const struct vmt_summary *s, const struct vmt_eve
  * later.
  */
 static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
-		       const struct vmt_summary *s)
+		       const struct vmt_summary *s, bool wide)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	bool finished = vmt_source_status(vmt_reader_source(r))->finished;
@@ -227,10 +227,12 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 
+		/* --wide: the names whole, as the tables give them */
 		vmt_fmt_fit(task_name(r, o->exit.pid, o->exit.has & VMT_EVF_VCPU, o->exit.vcpu,
 				      o->comm, label, sizeof(label)),
-			    VMT_WHY_LABEL_COLS, task, sizeof(task));
-		vmt_fmt_fit(exit_reason(s, &o->exit, rs, sizeof(rs)), EXIT_ROW_REASON_OPEN, reason,
+			    wide ? sizeof(task) - 1 : VMT_WHY_LABEL_COLS, task, sizeof(task));
+		vmt_fmt_fit(exit_reason(s, &o->exit, rs, sizeof(rs)),
+			    wide ? sizeof(reason) - 1 : EXIT_ROW_REASON_OPEN, reason,
 			    sizeof(reason));
 		fprintf(f, "    %s  pcpu %u  %s  from %s %s  open %s\n", task, o->exit.cpu, reason,
 			vmt_fmt_time(clk, s->start_ts, o->exit.ts, at, sizeof(at)),
@@ -244,7 +246,8 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 		/* (none when the exit is itself the last event: nothing to break down) */
 		if (o->has_why && o->open) {
 			fputs("      so far: ", f);
-			vmt_why_text_vm(f, clk, &o->why, o->open, 120 - 14, vmt_reader_vmmap(r));
+			vmt_why_text_vm(f, clk, &o->why, o->open, wide ? 0 : 120 - 14,
+					vmt_reader_vmmap(r));
 			fputc('\n', f);
 		}
 	}
@@ -254,7 +257,7 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 }
 
 static void count_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
-			const struct vmt_summary *s)
+			const struct vmt_summary *s, bool wide)
 {
 	fprintf(f, "%s = %" PRIu64 "\n", wd->events, s->events);
 	fprintf(f, "%s = %" PRIu64 "\n", wd->pairs, s->pairing.pairs);
@@ -267,7 +270,7 @@ static void count_lines(FILE *f, const struct vmt_reader *r, const struct words 
 		wd->end, s->pairing.orphan_ends, s->pairing.orphan_ends == 1 ? wd->end : wd->ends,
 		wd->begin,
 		s->pairing.unfinished);
-	open_lines(f, r, wd, s);
+	open_lines(f, r, wd, s, wide);
 	if (s->pairing.gap_dropped)
 		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",
 			s->pairing.gap_dropped);
@@ -313,7 +316,8 @@ static void latency_lines(FILE *f, const struct vmt_reader *r, const struct word
 }
 
 /* The summary block: what vmtrace-record prints at its end, and the report's first part. */
-static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
+static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s,
+			  bool wide)
 {
 	const struct vmt_clock *clk = vmt_reader_clock(r);
 	uint64_t dur = s->last_ts - s->first_ts, rec_ns = vmt_reader_duration_ns(r);
@@ -326,7 +330,7 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(clk, dur, a, sizeof(a)));
 	else
 		fprintf(f, "Duration: events span %s\n", vmt_fmt_lat(clk, dur, a, sizeof(a)));
-	count_lines(f, r, wd, s);
+	count_lines(f, r, wd, s, wide);
 	if (!s->lat.count) {
 		/* pairs there were, but none the filters kept: not "no pairs" */
 		if (s->filtered_out)
@@ -365,7 +369,7 @@ void vmt_report_summary_text(FILE *f, const struct vmt_reader *r, const struct v
 	char a[32], b[32], c[32], name[64];
 	bool named = false;
 
-	summary_block(f, r, s);
+	summary_block(f, r, s, false);
 	if (!n || !s->lat.count)
 		return;
 	/* tasks the context events named are "comm (pid)", as in the report's tables */
@@ -760,7 +764,7 @@ void vmt_report_text(FILE *f, const struct vmt_reader *r, const struct vmt_summa
 	free(kernel);
 	free(host);
 	free(start);
-	summary_block(f, r, s);
+	summary_block(f, r, s, st && st->wide);
 	if (!s->lat.count)
 		return;
 	percentile_line(f, r, s);

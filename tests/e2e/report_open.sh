@@ -7,7 +7,8 @@
 # CPUs, each left open at its own time (two on a CPU that then lost events), in many
 # chunks so that the sliced report (common/slicepass.c) joins them across slices; three
 # tasks with context events (asleep never woken, preempted by a hog, woken and waiting).
-# A file cut short: open at its end, their entries maybe in what was not written.
+# A file cut short: open at its end, their entries maybe in what was not written. Long
+# names cut within 120 columns, whole with --wide.
 # The real sample with context events: its two open exits recounted from
 # vmtrace-convert --events and from the pages' own last record (tests/helpers/vmtedit.py).
 . "$(dirname "$0")/lib.sh"
@@ -468,6 +469,32 @@ assert ("The recording was not finished: their entries may be in what was not wr
         in open(sys.argv[5]).read())
 print("cut: %d open exits at the file's end, as its events leave them" % len(got))
 PY
+
+# A VM's long name and a long reason: cut with '~' within 120 columns, whole with --wide
+NAME=a-virtual-machine-with-a-rather-long-name-from-an-orchestrator-0123456789
+{
+	echo "cpus 0"
+	echo "meta vm.count 1"
+	echo "meta vm.0.name $NAME"
+	echo "meta vm.0.pid 900"
+	echo "meta vm.0.vcpus 1000:0"
+	echo "exit 0 1000 1000 0x78 0"
+	echo "entry 0 3000 1000 0"
+	echo "exit 0 5000 1000 0x402 0"
+	echo "other 0 9000"
+} >long.txt
+"$HELPERS/mkvmt" "$FMT" long.vmt <long.txt || fail "mkvmt long"
+vmtrace-report long.vmt >long.out || fail "long: text"
+vmtrace-report --wide long.vmt >wide.out || fail "long: --wide"
+widths_ok long.out || fail "long: lines over 120 columns"
+row=$(grep -A1 "^  Open at stop" long.out | tail -1)
+case $row in
+*"~/vcpu0 (pid 1000)  pcpu 0  avic_unacceler~(0x402)  from 0.000004000 s  open 4.000 us") ;;
+*) fail "long: the open exit's row is not cut as the tables cut: $row" ;;
+esac
+grep -A1 "^  Open at stop" wide.out | tail -1 | grep -qF \
+	"    $NAME/vcpu0 (pid 1000)  pcpu 0  avic_unaccelerated_access(0x402)  from" ||
+	fail "--wide: the open exit's names are not whole: $(grep -A1 "^  Open at" wide.out)"
 
 # --fail-if's open: the longest time open, recounted; HLT is counted (an idle vCPU, the man
 # says); --compare refuses it
