@@ -85,9 +85,12 @@ static void json_event(struct vmt_evdump *d, const struct vmt_iter *it,
 {
 	const struct vmt_event *ev = e->ev;
 	struct vmt_jsonw *j = d->o.json;
+	/* another pair's begin and end (system calls) are no exit and entry: as convert says */
+	bool kvm = !it->r || vmt_reader_pairs_kvm(it->r);
 	char rs[96];
 
-	json_common(j, it, ev->ts, ev->cpu, ev->pid, ev->kind == VMT_EV_BEGIN ? "exit" : "entry");
+	json_common(j, it, ev->ts, ev->cpu, ev->pid, ev->kind == VMT_EV_BEGIN ?
+		    (kvm ? "exit" : "begin") : (kvm ? "entry" : "end"));
 	if (ev->has & VMT_EVF_VCPU)
 		vmt_jsonw_u64(j, "vcpu", ev->vcpu);
 	/* the VM of the task, as the JSON's top exits name it, when the recording has a map */

@@ -111,7 +111,7 @@ check_summary() { # FILE JSON RECERR
 }
 check_summary fr.vmt t.json rec.err
 [ "$(json t.json 'd["trigger"]["pid"]')" = "$pid" ] || fail "JSON trigger pid"
-[ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
+[ "$(json t.json '[e["pid"] for e in d["around"] if e["kind"] == "begin" and
 	e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$pid]" ] ||
 	fail "--around trigger does not list the exit that triggered"
 # the read itself (system call 0 on x86-64) began the exit that triggered; its vcpu cell is
@@ -146,7 +146,7 @@ for i in 1 2; do
 	mv out.txt "t$i.json"
 	[ "$(json "t$i.json" 'd["trigger"]["latency_ns"], d["trigger"]["pid"]' | tr -d '(),')" = \
 	  "$(sed -n "${i}p" named.txt)" ] || fail "$f: the report's trigger is not the one named"
-	[ "$(json "t$i.json" '[e["pid"] for e in d["around"] if e["kind"] == "exit" and
+	[ "$(json "t$i.json" '[e["pid"] for e in d["around"] if e["kind"] == "begin" and
 		e["time_ns"] == d["trigger"]["at_ns"]]')" = "[$reader]" ] ||
 		fail "$f: --around trigger does not list the exit that triggered"
 done

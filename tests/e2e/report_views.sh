@@ -48,6 +48,21 @@ exits = sorted(int(r["start_ns"]) for r in csv.DictReader(open(sys.argv[2]))
 assert [e["time_ns"] for e in ev if e["kind"] == "exit"] == exits, "exits of the window"
 assert any(e["kind"] == "entry" and e["latency_ns"] == 3647109 for e in ev)
 PY
+# a pair other than KVM's (system calls): its events are begins and ends, as the text's
+# BEGIN and END and convert --events call them, and the same events as convert's rows
+SYS="$DATA/sample-syscalls.vmt"
+run vmtrace-report --json --around 0.01s,1ms "$SYS"
+mv out.txt sys.json
+vmtrace-convert --csv --events -o sys.csv "$SYS" || fail "--events of the syscall sample"
+python3 - sys.json sys.csv <<'PY' || fail "--around in JSON, system calls"
+import csv, json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["around"] if e["kind"] not in ("context", "lost")]
+lo, hi = 10000000 - 1000000, 10000000 + 1000000
+rows = [(int(r["time_ns"]), r["kind"]) for r in csv.DictReader(open(sys.argv[2]))
+        if lo <= int(r["time_ns"]) <= hi]
+assert {e["kind"] for e in ev} == {"begin", "end"}, {e["kind"] for e in ev}
+assert sorted((e["time_ns"], e["kind"]) for e in ev) == sorted(rows), (len(ev), len(rows))
+PY
 
 # 3. -v and --around honour the filters; an entry goes with the exit it ends.
 run vmtrace-report -v --reason npf kvm.vmt
