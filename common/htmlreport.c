@@ -1150,9 +1150,10 @@ static void open_exits(struct page *p)
 		return;
 	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++)
 		why |= s->open[i].has_why;
-	vmt_outbuf_printf(p->o, "<section id=\"open-at-stop\"><h2>Open at the stop</h2><p "
+	vmt_outbuf_printf(p->o, "<section id=\"open-at-stop\"><h2>Open at %s</h2><p "
 			  "class=\"note\">%" PRIu64 " %s never %s by the last event, at %s s",
-			  s->pairing.unfinished, s->pairing.unfinished == 1 ? p->w->one :
+			  vmt_source_status(vmt_reader_source(p->r))->finished ? "the stop" :
+			  "the file's end", s->pairing.unfinished, s->pairing.unfinished == 1 ? p->w->one :
 			  p->w->many, kvm ? "entered" : "ended",
 			  fmt_s(since_start(p, s->open_until), b, sizeof(b)));
 	if (s->nopen < s->pairing.unfinished)
@@ -1199,7 +1200,9 @@ static void open_exits(struct page *p)
 		snprintf(b, sizeof(b), "%" PRId32, e->pid);
 		td(p, NULL, b);
 		if (why)
-			td(p, "f", o->has_why && why_text(p, &o->why, o->open) ? p->why : "");
+			/* none for an exit that is itself the last event, as in the text */
+			td(p, "f", o->has_why && o->open && why_text(p, &o->why, o->open) ?
+				   p->why : "");
 		out(p, "</tr>");
 	}
 	out(p, "</tbody></table></div>");

@@ -201,6 +201,22 @@ static const char *exit_reason(const struct vmt_summary *s, const struct vmt_eve
  * time runs to the last event of the recording: at least that long, the recorder stopped
  * later.
  */
+/*
+ * Where the exits still open are open: at the stop, or, in a file cut short or still
+ * being written, at its end (the recorder may have seen their entries later).
+ */
+static const char *open_at(const struct vmt_reader *r)
+{
+	return vmt_source_status(vmt_reader_source(r))->finished ? "stop" : "the file's end";
+}
+
+static const char *unfinished_note(const struct words *wd)
+{
+	return wd == &kvm_words ?
+	       "(the recording was not finished: their entries may be in what was not written)" :
+	       "(the recording was not finished: their ends may be in what was not written)";
+}
+
 static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *wd,
 		       const struct vmt_summary *s, bool wide)
 {
@@ -211,19 +227,23 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 
 	/* the count above is the recording's; the list, the filters' (in words when fewer) */
 	if (!s->nopen && s->pairing.unfinished)
-		fputs("  Open at stop: none of them kept by the filters\n", f);
+		fprintf(f, "  Open at %s: none of them kept by the filters\n", open_at(r));
+	if (!s->nopen && s->pairing.unfinished && !finished)
+		fprintf(f, "    %s\n", unfinished_note(wd));
 	if (!s->nopen)
 		return;
 	if (s->nopen < s->pairing.unfinished)
-		snprintf(kept, sizeof(kept), ", %zu of them kept by the filters", s->nopen);
-	fprintf(f, "  Open at %s%s, not %s by the last event at %s %s (longest first):\n",
-		finished ? "stop" : "the file's end", kept, wd == &kvm_words ? "entered" : "ended",
+		snprintf(kept, sizeof(kept), "%zu of them kept by the filters", s->nopen);
+	/* not finished: the count goes under the head, which would pass 120 columns */
+	fprintf(f, "  Open at %s%s%s, not %s by the last event at %s %s (longest first):\n",
+		open_at(r), finished && kept[0] ? ", " : "", finished ? kept : "",
+		wd == &kvm_words ? "entered" : "ended",
 		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
 		vmt_fmt_time_unit(clk));
-	/* a file cut short, or still being written: not where the recorder stopped */
 	if (!finished)
-		fprintf(f, "    (the recording was not finished: their %s may be in what was not "
-			"written)\n", wd->ends);
+		fprintf(f, "    %s\n", unfinished_note(wd));
+	if (!finished && kept[0])
+		fprintf(f, "    (%s)\n", kept);
 	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++) {
 		const struct vmt_open *o = &s->open[i];
 
@@ -265,11 +285,11 @@ static void count_lines(FILE *f, const struct vmt_reader *r, const struct words 
 		fprintf(f, "Pairs left out by the filters = %" PRIu64 "\n", s->filtered_out);
 	lost_line(f, r, wd, s);
 	fprintf(f, "Orphan events = %" PRIu64 " (%" PRIu64 " %s without %s, %" PRIu64
-		" %s without %s, %" PRIu64 " open at stop)\n", vmt_summary_orphans(s),
+		" %s without %s, %" PRIu64 " open at %s)\n", vmt_summary_orphans(s),
 		s->pairing.orphan_begins, s->pairing.orphan_begins == 1 ? wd->begin : wd->begins,
 		wd->end, s->pairing.orphan_ends, s->pairing.orphan_ends == 1 ? wd->end : wd->ends,
 		wd->begin,
-		s->pairing.unfinished);
+		s->pairing.unfinished, open_at(r));
 	open_lines(f, r, wd, s, wide);
 	if (s->pairing.gap_dropped)
 		fprintf(f, "Pairs dropped at lost-event gaps = %" PRIu64 "\n",

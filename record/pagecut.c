@@ -117,9 +117,12 @@ uint32_t rec_pagecut_back(const struct vmt_header_page *hp, struct rec_chunk *c,
 	 * The common case, every chunk a trigger hands on but the last: all of it before
 	 * limit. Walking its records to learn that cost a trigger's 750 MiB of kept pages
 	 * 30 to 50 ms in the collector, and the kernel overwrote events meanwhile
-	 * (tests/e2e/record_flight_load.sh).
+	 * (tests/e2e/record_flight_load.sh). last_ts is its last page's last record, unless
+	 * that page does not decode (the collector then gives first_ts): walked then.
 	 */
-	if (c->info.last_ts <= limit)
+	if (c->info.last_ts <= limit && c->npages &&
+	    vmt_rbpage_init(&pg, hp, c->buf + (size_t)(c->npages - 1) * psize, psize) == 0 &&
+	    pg.page_ts <= limit)
 		return c->npages;
 	for (i = 0; i < c->npages; i++) {
 		page = c->buf + (size_t)i * psize;

@@ -41,6 +41,7 @@ struct rec_tap {
 	struct stream **s;
 	unsigned int ns;
 	uint64_t fed_ts;		/* the newest time the pass has had */
+	uint64_t advanced_ts;		/* the time advance() was last given */
 	/* the newest time seen in a chunk and when it was seen: an estimate of "now" */
 	uint64_t seen_ts, seen_mono;
 	bool seen;
@@ -175,11 +176,18 @@ static void merge(struct rec_tap *t, uint64_t upto, uint64_t budget, bool advanc
 	}
 	/*
 	 * Forced merges may have gone past upto: all before fed_ts is in the pass too. Stopped
-	 * by the budget, only that much is.
+	 * by the budget, only what came before fed_ts is (another CPU's record of that very
+	 * time may wait). Never back: a chunk that came late lowers the watermark.
 	 */
+	if (stopped)
+		upto = t->fed_ts ? t->fed_ts - 1 : 0;
+	else if (t->fed_ts > upto)
+		upto = t->fed_ts;
+	if (upto < t->advanced_ts)
+		upto = t->advanced_ts;
+	t->advanced_ts = upto;
 	if (advance && t->cfg.advance && !t->error)
-		t->cfg.advance(t->cfg.advance_arg, &t->it,
-			       upto > t->fed_ts && !stopped ? upto : t->fed_ts);
+		t->cfg.advance(t->cfg.advance_arg, &t->it, upto);
 }
 
 /* The watermark: "now" estimated from the newest record seen, less the look-behind. */

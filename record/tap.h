@@ -40,7 +40,8 @@ struct rec_tap_config {
 	unsigned int nc;
 	/*
 	 * Called on the collector thread after the pass was fed every record up to ts (trace
-	 * clock), with ts growing; and once with UINT64_MAX after the last one. May be NULL.
+	 * clock; but those that came late: rec_tap_stats' late), ts never less than the time
+	 * before; and once with UINT64_MAX after the last one. May be NULL.
 	 */
 	void (*advance)(void *arg, const struct vmt_iter *it, uint64_t ts);
 	void *advance_arg;

@@ -469,6 +469,32 @@ assert ("The recording was not finished: their entries may be in what was not wr
         in open(sys.argv[5]).read())
 print("cut: %d open exits at the file's end, as its events leave them" % len(got))
 PY
+grep -q " 2 open at the file's end)$" cut.out || fail "cut: the orphans' line says 'at stop'"
+grep -q "<h2>Open at the file's end</h2>" cut.html || fail "cut: the page's heading"
+# filtered to one of them (its reason), an hour after the start: the count under the head,
+# within 120 columns
+python3 - plain.txt >cut1h.txt <<'PY'
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f and f[0] in ("exit", "entry", "other"):
+        f[2] = str(int(f[2]) + 3600 * 10**9)
+    print(" ".join(f))
+    if f and f[0] == "cpus":
+        print("other 1 500")
+PY
+"$HELPERS/mkvmt" "$FMT" cut1h.vmt <cut1h.txt || fail "mkvmt cut1h"
+head -c $(($(wc -c <cut1h.vmt) * 6 / 10)) cut1h.vmt >cut1hc.vmt
+code=$(json cut.json 'd["open_exits"][0]["code"]')
+vmtrace-report --jobs 1 --reason "$code" cut1hc.vmt >cutf.out 2>/dev/null
+[ $? = 2 ] || fail "cut, filtered: not exit status 2"
+widths_ok cutf.out || fail "cut, filtered: lines over 120 columns"
+grep -A2 "^  Open at the file's end, not entered by the last event at 36" cutf.out |
+	tail -1 | grep -qx "    (1 of them kept by the filters)" ||
+	fail "cut, filtered: the count kept: $(grep -A2 "^  Open at" cutf.out)"
+vmtrace-report --jobs 1 --reason 0x77 cut.vmt >cutn.out 2>/dev/null
+grep -A1 "^  Open at the file's end: none of them kept by the filters$" cutn.out | tail -1 |
+	grep -q "the recording was not finished" || fail "cut, none kept: $(cat cutn.out)"
 
 # A VM's long name and a long reason: cut with '~' within 120 columns, whole with --wide
 NAME=a-virtual-machine-with-a-rather-long-name-from-an-orchestrator-0123456789

@@ -160,6 +160,16 @@ static void test_back(void **state)
 		expect(c, 0, t[i].nkept);
 		chunk_free(c);
 	}
+	/*
+	 * a last page that does not decode (its commit past the page): the collector gives the
+	 * chunk its first_ts as last_ts, which says nothing of the pages after the limit
+	 */
+	c = build();
+	memset(c->buf + 2 * psize + hp.commit_offset, 0xff, hp.commit_size);
+	c->info.last_ts = c->info.first_ts;
+	assert_int_equal(rec_pagecut_back(&hp, c, 1500, NULL), 1);
+	expect(c, 0, 10);
+	chunk_free(c);
 	/* every record after the limit: c stays whole, rest empty */
 	c = build();
 	rest = empty();

@@ -57,15 +57,43 @@ static void next_close(void *arg)
 
 static const struct rec_sink_ops next_ops = { next_get, next_put, next_close, NULL };
 
-/* The tap's advance hook: every call's ts at least the one before. */
+/* A consumer that counts the begin and end events fed, and can keep their times. */
+struct evlog {
+	uint64_t n;
+	uint64_t *ts;		/* with keep: every event's time, in the order fed */
+	bool keep;
+};
+
+static int evlog_event(void *state, const struct vmt_iter *it, const struct vmt_iter_event *e)
+{
+	struct evlog *l = state;
+
+	(void)it;
+	if (l->keep) {
+		l->ts = realloc(l->ts, (l->n + 1) * sizeof(*l->ts));
+		assert_non_null(l->ts);
+		l->ts[l->n] = e->ev->ts;
+	}
+	l->n++;
+	return 0;
+}
+
+static const struct vmt_consumer_ops evlog_ops = { .name = "evlog", .event = evlog_event };
+
+/*
+ * The tap's advance hook: every call's ts at least the one before, and every event up to
+ * ts fed by then (all: the recording's events' times in order, from the file).
+ */
 struct adv {
 	uint64_t last, calls;
-	bool backwards, final;
+	bool backwards, final, unfed;
+	const struct evlog *fed, *all;
 };
 
 static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 {
 	struct adv *a = arg;
+	uint64_t due = 0;
 
 	(void)it;
 	if (ts < a->last)
@@ -73,6 +101,10 @@ static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 	a->final |= ts == UINT64_MAX;
 	a->last = ts;
 	a->calls++;
+	while (a->all && ts != UINT64_MAX && due < a->all->n && a->all->ts[due] <= ts)
+		due++;
+	if (a->all && a->fed->n < due)
+		a->unfed = true;
 }
 
 static const struct vmt_summary_opts sopts = { .window_ns = 1000000, .top_n = 10 };
@@ -114,20 +146,25 @@ static void feed(const char *name, enum order order, uint64_t lookbehind, size_t
 	struct rec_tap_config tc = {
 		.next = { &next_ops, n }, .hp = *vmt_reader_header_page(r),
 		.clock = vmt_reader_clock_name(r), .lookbehind_ns = lookbehind,
-		.max_held_bytes = max_held, .merge_budget = budget, .nc = 1,
+		.max_held_bytes = max_held, .merge_budget = budget,
 		.advance = on_advance, .advance_arg = a,
 	};
 	size_t i, k, nchunks = vmt_source_nchunks(src), done = 0;
-	struct vmt_consumer c;
+	const struct evlog *all = a->all;
+	struct evlog fed = { 0 };
+	struct vmt_consumer c[2] = { [1] = { &evlog_ops, &fed } };
 	struct rec_sink sink;
 	struct rec_tap *tap;
 	uint32_t cpu = 0;
 
 	memset(n, 0, sizeof(*n));
 	memset(a, 0, sizeof(*a));
+	a->all = all;
+	a->fed = &fed;
 	tc.meta = vmt_source_meta(src, &tc.meta_len);
-	assert_int_equal(vmt_summary_consumer(s, &sopts, &c), 0);
-	tc.c = &c;
+	assert_int_equal(vmt_summary_consumer(s, &sopts, &c[0]), 0);
+	tc.c = c;
+	tc.nc = 2;
 	assert_int_equal(rec_tap_new(&tc, &tap), 0);
 	sink = rec_tap_sink(tap);
 	while (done < nchunks) {
@@ -168,17 +205,21 @@ static void feed(const char *name, enum order order, uint64_t lookbehind, size_t
 	assert_int_equal(n->puts, nchunks);
 	assert_int_equal(n->gets, nchunks);
 	assert_int_equal(n->closes, 1);
+	a->fed = NULL;		/* fed goes out of scope; its count is in s */
 	vmt_reader_close(r);
 }
 
-static void whole(const char *name, struct vmt_summary *s)
+/* The file in one pass: its summary, and its events' times into all. */
+static void whole(const char *name, struct vmt_summary *s, struct evlog *all)
 {
 	struct vmt_reader *r = open_sample(name);
-	struct vmt_consumer c;
+	struct vmt_consumer c[2] = { [1] = { &evlog_ops, all } };
 	struct vmt_iter it;
 
-	assert_int_equal(vmt_summary_consumer(s, &sopts, &c), 0);
-	assert_int_equal(vmt_iterate(r, NULL, &c, 1, &it), 0);
+	memset(all, 0, sizeof(*all));
+	all->keep = true;
+	assert_int_equal(vmt_summary_consumer(s, &sopts, &c[0]), 0);
+	assert_int_equal(vmt_iterate(r, NULL, c, 2, &it), 0);
 	vmt_reader_close(r);
 }
 
@@ -186,11 +227,13 @@ static void same_as_file(const char *name)
 {
 	struct rec_tap_stats st;
 	struct vmt_summary a, b;
+	struct evlog all;
 	struct next n;
 	struct adv adv;
 	unsigned int i;
 
-	whole(name, &a);
+	whole(name, &a, &all);
+	adv.all = &all;
 	/* a look-behind longer than the recording: one merge at the end */
 	feed(name, FILE_ORDER, UINT64_MAX / 4, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_true(a.pairing.pairs > 0);
@@ -223,7 +266,7 @@ static void same_as_file(const char *name)
 	assert_int_equal(a.max_window_sum, b.max_window_sum);
 	vmt_summary_free(&b);
 	/* the memory bound forces merges all along; in file order nothing comes late */
-	feed(name, FILE_ORDER, UINT64_MAX / 4, 1, 0, &b, &st, &n, &adv);
+	feed(name, FILE_ORDER, UINT64_MAX / 4, 1, 7, &b, &st, &n, &adv);
 	assert_true(st.forced > 0);
 	assert_int_equal(st.budget_stops, 0);	/* the bound goes before the budget */
 	assert_int_equal(a.pairing.pairs, b.pairing.pairs);
@@ -245,8 +288,12 @@ static void same_as_file(const char *name)
 	assert_int_equal(a.max_window_sum, b.max_window_sum);
 	assert_false(adv.backwards);
 	assert_true(adv.final);
+	/* stopped by the budget, it advances only as far as every event was fed */
+	assert_true(adv.calls > 2);
+	assert_false(adv.unfed);
 	vmt_summary_free(&b);
 	vmt_summary_free(&a);
+	free(all.ts);
 }
 
 static void test_kvm_sample(void **state)
@@ -270,11 +317,12 @@ static void test_late(void **state)
 {
 	struct rec_tap_stats st;
 	struct vmt_summary a, b;
+	struct evlog all;
 	struct next n;
-	struct adv adv;
+	struct adv adv = { 0 };
 
 	(void)state;
-	whole("sample-kvm.vmt", &a);
+	whole("sample-kvm.vmt", &a, &all);
 	feed("sample-kvm.vmt", CPU_BY_CPU, 0, SIZE_MAX, 0, &b, &st, &n, &adv);
 	assert_true(st.late > 0);
 	assert_true(b.pairing.pairs < a.pairing.pairs);
@@ -286,6 +334,7 @@ static void test_late(void **state)
 	assert_int_equal(a.lat.sum, b.lat.sum);
 	vmt_summary_free(&b);
 	vmt_summary_free(&a);
+	free(all.ts);
 }
 
 /* No nanosecond clock, no formats: refused. */
