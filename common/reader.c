@@ -528,18 +528,25 @@ static void check_values(struct vmt_reader *r)
 	size_t mlen, elen;
 	uint64_t t0, t1, kept;
 	bool has0, has1;
+	uint32_t vlen;
 	unsigned int i;
 
 	meta = vmt_source_meta(r->src, &mlen);
 	end = vmt_source_end(r->src, &elen);
 	has0 = !vmt_kv_get_u64(meta, mlen, VMT_META_MONO_START, &t0);
 	has1 = end && !vmt_kv_get_u64(end, elen, VMT_META_MONO_END, &t1);
+	/* there but not a number: no more known than an impossible one */
+	if (!has0 && vmt_kv_get(meta, mlen, VMT_META_MONO_START, &vlen))
+		has0 = true, t0 = UINT64_MAX;
+	if (!has1 && end && vmt_kv_get(end, elen, VMT_META_MONO_END, &vlen))
+		has1 = true, t1 = UINT64_MAX;
 	if (has0 && t0 >= VALUE_IMPOSSIBLE) {
 		bad_value(r, VMT_META_MONO_START);
 		r->bad_mono = true;
 	}
 	if (has1 && (t1 >= VALUE_IMPOSSIBLE ||
-		     (has0 && t1 < t0 && vmt_kv_get_u64(end, elen, VMT_META_MONO_KEPT, &kept)))) {
+		     (has0 && t0 < VALUE_IMPOSSIBLE && t1 < t0 &&
+		      vmt_kv_get_u64(end, elen, VMT_META_MONO_KEPT, &kept)))) {
 		bad_value(r, VMT_META_MONO_END);
 		r->bad_mono = true;
 	}
@@ -548,18 +555,24 @@ static void check_values(struct vmt_reader *r)
 		char key0[64], key1[64], *text;
 		bool has_end;
 
+		bool bad_start, bad_end;
+
 		snprintf(key0, sizeof(key0), VMT_META_STATS_START "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key0);
-		if (text)
-			vmt_tracefs_parse_stats(text, &a);
+		bad_start = text && vmt_tracefs_parse_stats(text, &a);
 		free(text);
 		snprintf(key1, sizeof(key1), VMT_META_STATS_END "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key1);
 		has_end = text && !vmt_tracefs_parse_stats(text, &b);
+		bad_end = text && !has_end;
 		free(text);
 		if (!has_end)
 			b = a;
-		if (stats_impossible(&a, &b)) {
+		/* statistics there but unreadable are as impossible as a counter going back */
+		if (bad_start || bad_end) {
+			bad_value(r, bad_start ? key0 : key1);
+			r->bad_stats = true;
+		} else if (stats_impossible(&a, &b)) {
 			bad_value(r, stats_impossible(&a, &a) ? key0 : key1);
 			r->bad_stats = true;
 		}
@@ -617,12 +630,51 @@ static int pages_first_ts(struct vmt_reader *r, size_t idx, uint64_t header, uin
  * header is checked against its pages, then the next earliest while one is wrong: each
  * wrong one is counted as damage and dated by its pages. Each check decodes a chunk.
  */
+/*
+ * A chunk whose header knows no first time (a piece vmtrace-convert cut without records)
+ * that a CPU's run begins with may hold records before the start all the same, when its
+ * header is wrong: its pages' time then stands for it, counted as damage. Only those
+ * that come before the CPU's first dated chunk: a later one's records lie between its
+ * neighbours' times, or the walk finds the CPU going back.
+ */
+static int check_undated(struct vmt_reader *r)
+{
+	size_t i, n = vmt_source_nchunks(r->src);
+	uint8_t *dated = calloc(1, (1u << 20) / 8);	/* CPUs below 2^20 (source_vmt.c) */
+	int ret = 0;
+
+	if (!dated)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		const struct vmt_chunk_info *ci = vmt_source_chunk(r->src, i);
+		uint64_t ts;
+
+		if (ci->cpu >= 1u << 20 || dated[ci->cpu / 8] & 1u << (ci->cpu % 8))
+			continue;
+		if (ci->first_ts != UINT64_MAX) {
+			dated[ci->cpu / 8] |= (uint8_t)(1u << (ci->cpu % 8));
+			continue;
+		}
+		ret = pages_first_ts(r, i, UINT64_MAX, &ts);
+		if (ret > 0) {
+			vmt_source_fix_first_ts(r->src, i, ts);
+			ret = 0;
+		}
+	}
+	free(dated);
+	return ret;
+}
+
 static int check_start(struct vmt_reader *r)
 {
 	size_t i, n = vmt_source_nchunks(r->src), tries;
+	int undated;
 
 	if (vmt_source_order(r->src) != VMT_ORDER_FIRST_TS)
 		return 0;
+	undated = check_undated(r);
+	if (undated)
+		return undated;
 	for (tries = 0; tries < n; tries++) {
 		size_t first = SIZE_MAX;
 		uint64_t ts;

@@ -149,8 +149,9 @@ static int add_chunk(struct vmt_source *s, uint64_t off, const uint8_t *hdr, uin
 	    ci.raw_size != (uint64_t)ci.page_count * ci.page_size ||
 	    ci.raw_size > VMT_MAX_CHUNK_RAW || (ci.flags & ~VMT_CHUNK_ZSTD) ||
 	    ci.cpu >= 1u << 20 ||
-	    psize > ((ci.flags & VMT_CHUNK_ZSTD) ? ZSTD_compressBound(ci.raw_size) : ci.raw_size))
-		return -EBADMSG;
+	    ((ci.flags & VMT_CHUNK_ZSTD) ? psize > ZSTD_compressBound(ci.raw_size) :
+					   psize != ci.raw_size))
+		return -EBADMSG;	/* pages stored raw are the payload, byte for byte */
 	return vmt_source_push_chunk(s, &ci);
 }
 

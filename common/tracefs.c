@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,9 +368,11 @@ static int stat_value(const char *text, const char *key, uint64_t *out)
 				v++;
 			if (!isdigit((unsigned char)*v))
 				return -EBADMSG;
-			while (isdigit((unsigned char)*v)) {
-				n = n * 10 + (uint64_t)(*v - '0');
-				v++;
+			/* past 2^64 saturates: a value no reader takes (reader.c: impossible) */
+			for (; isdigit((unsigned char)*v); v++) {
+				if (__builtin_mul_overflow(n, 10, &n) ||
+				    __builtin_add_overflow(n, (uint64_t)(*v - '0'), &n))
+					n = UINT64_MAX;
 			}
 			/* "now ts:  3589.586933": seconds.microseconds for ns clocks. */
 			if (*v == '.') {
@@ -380,7 +383,9 @@ static int stat_value(const char *text, const char *key, uint64_t *out)
 					us = us * 10 + (uint64_t)(*v - '0');
 				while (digits++ < 9)
 					us *= 10;
-				n = n * 1000000000ULL + us;
+				if (__builtin_mul_overflow(n, 1000000000ULL, &n) ||
+				    __builtin_add_overflow(n, us, &n))
+					n = UINT64_MAX;
 			}
 			*out = n;
 			return 0;
@@ -394,13 +399,26 @@ static int stat_value(const char *text, const char *key, uint64_t *out)
 
 int vmt_tracefs_parse_stats(const char *text, struct vmt_cpustats *st)
 {
+	/* the lines older kernels lack may be missing, not malformed */
+	static const struct {
+		const char *key;
+		size_t off;
+	} optional[] = {
+		{ "commit overrun", offsetof(struct vmt_cpustats, commit_overrun) },
+		{ "bytes", offsetof(struct vmt_cpustats, bytes) },
+		{ "dropped events", offsetof(struct vmt_cpustats, dropped) },
+		{ "read events", offsetof(struct vmt_cpustats, read) },
+		{ "now ts", offsetof(struct vmt_cpustats, now_ts) },
+	};
+	size_t i;
+
 	memset(st, 0, sizeof(*st));
 	if (stat_value(text, "entries", &st->entries) || stat_value(text, "overrun", &st->overrun))
 		return -EBADMSG;
-	stat_value(text, "commit overrun", &st->commit_overrun);
-	stat_value(text, "bytes", &st->bytes);
-	stat_value(text, "dropped events", &st->dropped);
-	stat_value(text, "read events", &st->read);
-	stat_value(text, "now ts", &st->now_ts);
+	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		if (stat_value(text, optional[i].key,
+			       (uint64_t *)((char *)st + optional[i].off)) == -EBADMSG)
+			return -EBADMSG;
+	}
 	return 0;
 }

@@ -201,7 +201,51 @@ chunks") || exit 1
 	[ "$got" = "$want" ] || fail "joined at $cut: $got events, expected $want"
 done
 
-# 9. An unknown --reason lists every name of the recording's: one message, folded within
+# 9. Chunk headers that contradict their payload or pages, with sound checksums. Pages
+# stored raw are read as the compressed ones; a raw payload a page short of the size its
+# header gives is damage (not read past its end). A CPU's first chunk whose header knows no
+# first time (2^64 - 1, as a cut piece without records has) but whose pages hold records:
+# its pages date it, the damage is said, the span and --from/--to are the sound file's.
+n0=$(awk '$1 == 0 { print $3 }' records.txt)
+$edit r.vmt raw.vmt raw:0 || fail vmtedit
+run vmtrace-report --json raw.vmt
+expect_rc 0 raw.vmt
+cp r.vmt sound.vmt
+vmtrace-report --json sound.vmt >sound_all.json || fail "sound.vmt --json"
+sed 's/"raw\.vmt"/"sound.vmt"/' out.txt | cmp -s - sound_all.json ||
+	fail "raw.vmt: a chunk stored raw is read otherwise"
+$edit r.vmt short.vmt raw:0:short || fail vmtedit
+got=$(damaged short.vmt "damaged data skipped: 1 block") || exit 1
+[ "$got" = $((total - n0)) ] || fail "short raw payload: $got events, expected $((total - n0))"
+$edit r.vmt undated.vmt chunk:0:first_ts=18446744073709551615 || fail vmtedit
+got=$(damaged undated.vmt "the chunk at offset $ft0_at (CPU [0-9]*) says it begins at another time than its pages do" --from 0 --to 5ms) || exit 1
+[ "$got" = "$total" ] || fail "undated: $got events, expected $total"
+[ "$(json out.txt 'd["span_ns"]')" = "$span" ] || fail "undated: span $(json out.txt 'd["span_ns"]'), not $span"
+[ "$(json out.txt 'd["filtered_out"]')" = "$(json sound.json 'd["filtered_out"]')" ] ||
+	fail "undated: --from 0 --to 5ms selects otherwise than on the sound file"
+
+# 10. Statistics and times in META and END that are not numbers, or past 2^64, are as
+# impossible as a counter going back: said, taken as not known, never read as 0 or wrapped.
+for change in "end:monotonic.end_ns=abc:monotonic.end_ns" "meta:monotonic.start_ns=-1:monotonic.start_ns"; do
+	key=${change##*:}
+	$edit v.vmt mono2.vmt "${change%:*}" || fail vmtedit
+	damaged mono2.vmt "damaged file: an impossible value of $key: taken as not known" >/dev/null ||
+		exit 1
+	[ "$(json out.txt 'd["duration_ns"]')" = None ] ||
+		fail "$change: a duration of $(json out.txt 'd["duration_ns"]')"
+done
+for over in -3 abc 99999999999999999999999; do
+	for when in start end; do
+		$edit v.vmt stats2.vmt "end:stats.$when.cpu1=$(printf 'entries: 0\noverrun: %s' $over)" ||
+			fail vmtedit
+		damaged stats2.vmt "damaged file: an impossible value of stats.$when.cpu1: taken as not known" \
+			>/dev/null || exit 1
+	done
+	[ "$(json out.txt '(d["lost_events_stats"], d["lost_events_exact"])')" = "(None, False)" ] ||
+		fail "overrun $over: lost events $(json out.txt 'd["lost_events"]')"
+done
+
+# 11. An unknown --reason lists every name of the recording's: one message, folded within
 # 120 columns, that unfolds to the list whole (SVM's names from the first, over 40 of them).
 run vmtrace-report --reason bogus r.vmt
 expect_rc 64 "--reason bogus"

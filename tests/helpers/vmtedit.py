@@ -14,6 +14,8 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   end:-KEY              remove a key of the END block
   meta:KEY=VALUE, meta:-KEY
                         the same for META and its copy (MCPY)
+  raw:N                 store the Nth CHNK block's pages raw (flags bit 0 clear)
+  raw:N:short           the same, its payload a page short of the raw size its header says
   corrupt:N|all         change a byte of the Nth (or every) CHNK block's payload, its
                         checksum left as it was
   append:FILE           append FILE's bytes after the result
@@ -183,6 +185,17 @@ def main(argv):
                     items.append((key.encode(), value.encode()))
                 blk[2] = kv_bytes(items)
                 seal(blk)
+        elif what == "raw":
+            n, _, how = rest.partition(":")
+            blk = chunks()[int(n)]
+            size, flags = struct.unpack_from("<II", blk[1], 40)
+            if flags & 1:
+                blk[2] = subprocess.run(["zstd", "-dc"], input=blk[2], stdout=subprocess.PIPE,
+                                        check=True).stdout
+            if how == "short":
+                blk[2] = blk[2][:-size]
+            struct.pack_into("<I", blk[1], 44, flags & ~1)
+            seal(blk)
         elif what == "corrupt":
             for blk in chunks() if rest == "all" else [chunks()[int(rest)]]:
                 payload = bytearray(blk[2])

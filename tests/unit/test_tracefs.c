@@ -44,6 +44,21 @@ static void test_stats(void **state)
 	assert_int_equal(st.now_ts, 123456789012ULL);	/* counter clocks: raw */
 	assert_int_equal(vmt_tracefs_parse_stats("nothing here", &st), -EBADMSG);
 	assert_int_equal(vmt_tracefs_parse_stats("entries: x\noverrun: 1\n", &st), -EBADMSG);
+	/* a line that is there but no number is no statistics, whichever line */
+	assert_int_equal(vmt_tracefs_parse_stats("entries: 1\noverrun: 1\ndropped events: -3\n",
+						 &st), -EBADMSG);
+	assert_int_equal(vmt_tracefs_parse_stats("entries: 1\noverrun: 1\nnow ts: abc\n", &st),
+			 -EBADMSG);
+	/* past 2^64: saturated, a value the reader calls impossible, never wrapped */
+	assert_int_equal(vmt_tracefs_parse_stats("entries: 1\noverrun: 99999999999999999999999\n",
+						 &st), 0);
+	assert_true(st.overrun == UINT64_MAX);
+	assert_int_equal(vmt_tracefs_parse_stats("entries: 1\noverrun: 18446744073709551615\n",
+						 &st), 0);
+	assert_true(st.overrun == UINT64_MAX);
+	assert_int_equal(vmt_tracefs_parse_stats("entries: 1\noverrun: 0\nnow ts: 99999999999.5\n",
+						 &st), 0);
+	assert_true(st.now_ts == UINT64_MAX);
 }
 
 static void test_event_path(void **state)
