@@ -559,7 +559,7 @@ static int close_fd(struct vmt_outfile *of)
 	return ret;
 }
 
-static int move_into_place(struct vmt_outfile *of, bool *kept_old)
+static int move_into_place(struct vmt_outfile *of, bool *kept_old, bool *old_failed)
 {
 	char old[PATH_MAX];
 	struct stat st;
@@ -570,8 +570,11 @@ static int move_into_place(struct vmt_outfile *of, bool *kept_old)
 	if ((of->flags & VMT_OUTFILE_KEEP_OLD) && !of->created && lstat(of->target, &st) == 0) {
 		if (snprintf(old, sizeof(old), "%s.old", of->target) >= (int)sizeof(old))
 			return -ENAMETOOLONG;
-		if (rename(of->target, old) < 0)
+		if (rename(of->target, old) < 0) {
+			if (old_failed)
+				*old_failed = true;
 			return -errno;
+		}
 		moved = true;
 	}
 	if (rename(of->tmp, of->target) < 0) {
@@ -585,13 +588,15 @@ static int move_into_place(struct vmt_outfile *of, bool *kept_old)
 	return 0;
 }
 
-int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
+static int commit(struct vmt_outfile *of, bool *kept_old, char **stuck, bool *old_failed)
 {
 	struct stat st;
 	int ret = 0, r2;
 
 	if (kept_old)
 		*kept_old = false;
+	if (old_failed)
+		*old_failed = false;
 	if (stuck)
 		*stuck = NULL;
 	if (!of->direct || (fstat(of->fd, &st) == 0 && S_ISREG(st.st_mode))) {
@@ -606,7 +611,7 @@ int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
 		reg_remove(of->created_slot);
 		of->created_slot = -1;
 		if (!ret)
-			ret = move_into_place(of, kept_old);
+			ret = move_into_place(of, kept_old, old_failed);
 		if (ret && (of->flags & VMT_OUTFILE_KEEP_PARTIAL)) {
 			if (stuck)
 				*stuck = strdup(of->tmp);
@@ -618,6 +623,16 @@ int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
 	}
 	outfile_free(of);
 	return ret;
+}
+
+int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck)
+{
+	return commit(of, kept_old, stuck, NULL);
+}
+
+int vmt_outfile_commit_keeping(struct vmt_outfile *of, bool *kept_old, bool *old_failed)
+{
+	return commit(of, kept_old, NULL, old_failed);
 }
 
 static void drop(struct vmt_outfile *of, bool remove)

@@ -75,6 +75,11 @@ const char *vmt_outfile_note(const struct vmt_outfile *of);
  * FILE.old is moved back when the last rename fails.
  */
 int vmt_outfile_commit(struct vmt_outfile *of, bool *kept_old, char **stuck);
+/*
+ * The same, with VMT_OUTFILE_KEEP_OLD: *old_failed says the error was in moving the
+ * existing FILE to FILE.old (a directory there, say), not in renaming the output.
+ */
+int vmt_outfile_commit_keeping(struct vmt_outfile *of, bool *kept_old, bool *old_failed);
 /* Give up: close; remove the temporary file unless KEEP_PARTIAL; frees of. NULL is fine. */
 void vmt_outfile_abort(struct vmt_outfile *of);
 /* Give up and remove the temporary file whatever the flags (nothing in it is worth keeping). */

@@ -164,7 +164,7 @@ int rec_output_finish(struct rec_output *op, const struct rec_end_info *e)
 int rec_output_publish(struct rec_output *op, bool keep)
 {
 	char target[sizeof(op->name)];
-	bool kept_old;
+	bool kept_old, old_failed;
 	int ret;
 
 	if (!op->out)
@@ -177,8 +177,13 @@ int rec_output_publish(struct rec_output *op, bool keep)
 		op->discarded = true;
 		return 0;
 	}
-	ret = vmt_outfile_commit(op->out, &kept_old, NULL);
+	ret = vmt_outfile_commit_keeping(op->out, &kept_old, &old_failed);
 	op->out = NULL;
+	if (ret && old_failed) {
+		vmt_err("%s.old: cannot move the previous %s there: %s; the recording stays in %s",
+			target, target, strerror(-ret), op->tmp);
+		return ret;
+	}
 	if (ret) {
 		vmt_err("%s: cannot rename to %s: %s; the recording stays in %s", op->tmp,
 			target, strerror(-ret), op->tmp);

@@ -348,6 +348,48 @@ static void test_commit_fails(void **state)
 	assert_int_equal(vmt_outfile_commit(of, NULL, &stuck), -EISDIR);
 	assert_null(stuck);
 	assert_false(exists(fx->tmp));
+	assert_int_equal(rmdir(fx->path), 0);
+}
+
+/*
+ * KEEP_OLD with a directory at FILE.old: the move of the previous FILE fails, and the
+ * caller is told it was that step (its message names FILE.old, not FILE); FILE stays.
+ */
+static void test_commit_old_fails(void **state)
+{
+	struct fx *fx = *state;
+	struct vmt_outfile *of;
+	bool kept_old = true, old_failed = false;
+	char old[PATH_MAX + 8];
+	FILE *f;
+
+	f = fopen(fx->path, "w");
+	assert_non_null(f);
+	fputs("previous", f);
+	fclose(f);
+	snprintf(old, sizeof(old), "%s.old", fx->path);
+	assert_int_equal(mkdir(old, 0755), 0);
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
+					  &of, NULL, 0), 0);
+	write_str(of, "new");
+	assert_true(vmt_outfile_commit_keeping(of, &kept_old, &old_failed) < 0);
+	assert_true(old_failed);
+	assert_false(kept_old);
+	expect_file(fx->path, "previous");
+	expect_file(fx->tmp, "new");
+	unlink(fx->tmp);
+	assert_int_equal(rmdir(old), 0);
+
+	/* the output's own rename failing is not that step */
+	assert_int_equal(vmt_outfile_open(fx->path, VMT_OUTFILE_KEEP_OLD | VMT_OUTFILE_KEEP_PARTIAL,
+					  &of, NULL, 0), 0);
+	write_str(of, "new");
+	assert_int_equal(vmt_outfile_commit_keeping(of, &kept_old, &old_failed), 0);
+	assert_false(old_failed);
+	assert_true(kept_old);
+	expect_file(fx->path, "new");
+	expect_file(old, "previous");
+	unlink(old);
 }
 
 static void test_directory_refused(void **state)
@@ -840,6 +882,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_removes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_old_fails, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
