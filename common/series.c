@@ -541,6 +541,37 @@ uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_n
 	return 0;
 }
 
+/* The interval at which the tasks' rows fit up to the latest end (vmt_series_refit()). */
+static uint64_t fitting_interval(const struct vmt_series *s)
+{
+	uint64_t cap = VMT_SERIES_MAX_ROWS / s->ntasks, want = s->work->max_end_ns / cap + 1;
+
+	/* rows: tasks x (end / interval + 1) at most (close_upto() stops at the end) */
+	return vmt_series_step_at_least(want > s->work->o.interval_ns ? want :
+					s->work->o.interval_ns + 1);
+}
+
+bool vmt_series_too_many(const struct vmt_series *s, const char *opt, char *msg, size_t size)
+{
+	char a[32], b[32];
+
+	if (!s->work || !s->work->overflow)
+		return false;
+	if (!s->ntasks || s->ntasks > VMT_SERIES_MAX_ROWS) {
+		snprintf(msg, size, "%s %s: more than the %u rows a time series holds, at any "
+			 "interval (a row per interval and vCPU task, %zu tasks)", opt,
+			 vmt_fmt_exact_ns(s->work->o.interval_ns, a, sizeof(a)),
+			 VMT_SERIES_MAX_ROWS, s->ntasks);
+		return true;
+	}
+	snprintf(msg, size, "%s %s: more than the %u rows a time series holds, with %zu vCPU "
+		 "task%s: choose at least %s", opt,
+		 vmt_fmt_exact_ns(s->work->o.interval_ns, a, sizeof(a)), VMT_SERIES_MAX_ROWS,
+		 s->ntasks, s->ntasks == 1 ? "" : "s",
+		 vmt_fmt_exact_ns(fitting_interval(s), b, sizeof(b)));
+	return true;
+}
+
 uint64_t vmt_series_step_at_least(uint64_t want)
 {
 	static const uint64_t steps[] = { 1, 2, 5 };
@@ -578,7 +609,7 @@ int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
 	 * is a good part of a pass on a recording with context events).
 	 */
 	const struct vmt_iter_opts io = { .filter = filter };
-	uint64_t asked = s->interval_ns, cap, want;
+	uint64_t asked = s->interval_ns;
 	struct vmt_series_opts o;
 	struct vmt_reader *whole;
 	struct vmt_consumer c;
@@ -591,13 +622,9 @@ int vmt_series_refit(struct vmt_series *s, struct vmt_reader *r,
 		if (tries == 4 || !s->ntasks || s->ntasks > VMT_SERIES_MAX_ROWS)
 			return -E2BIG;
 		o = s->work->o;
-		/* rows: tasks x (end / interval + 1) at most (close_upto() stops at the end) */
-		cap = VMT_SERIES_MAX_ROWS / s->ntasks;
-		want = s->work->max_end_ns / cap + 1;
 		if (o.interval_ns == UINT64_MAX)
 			return -E2BIG;	/* already one interval for all time */
-		o.interval_ns = vmt_series_step_at_least(want > o.interval_ns ? want :
-							 o.interval_ns + 1);
+		o.interval_ns = fitting_interval(s);
 		vmt_series_free(s);
 		ret = vmt_series_consumer(s, &o, &c);
 		if (ret)

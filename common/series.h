@@ -123,6 +123,13 @@ uint64_t vmt_series_min_rows(const struct vmt_reader *r, uint64_t interval_ns);
 uint64_t vmt_series_fit_interval(const struct vmt_reader *r, uint64_t interval_ns,
 				 const char *opt, char *msg, size_t size);
 /*
+ * After the pass of a series with opts.fit at an interval the user gave: whether its rows
+ * did not fit (then msg says so, with the vCPU tasks and the interval that fits them up to
+ * the latest exit's end, as vmt_series_refit() would take it: "--interval 8591 ns: more
+ * than the 262144 rows a time series holds, with 2 vCPU tasks: choose at least 20 us").
+ */
+bool vmt_series_too_many(const struct vmt_series *s, const char *opt, char *msg, size_t size);
+/*
  * An interval for r that gives 100 to 1000 of them (1, 2 or 5 times a power of ten ns,
  * at least 1 us), from the span of its pages: the chunk index where the file has one,
  * else the last page of each CPU, else the recorded duration; 1 s when none is known.

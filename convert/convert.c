@@ -25,7 +25,6 @@
 #include "writers.h"
 
 /* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
-enum { EXIT_ERROR = 1, EXIT_DAMAGED = 2, EXIT_USAGE = 64 };
 
 /*
  * Writing over the input would destroy it while it is read, or on the final rename: refuse
@@ -162,7 +161,7 @@ static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret
 {
 	if (ret) {
 		vmt_outfile_abort(of);
-		return EXIT_ERROR;
+		return ret == EXIT_USAGE ? EXIT_USAGE : EXIT_ERROR;
 	}
 	ret = vmt_outfile_commit(of, NULL, NULL);
 	if (ret) {

@@ -86,7 +86,9 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		   struct convert_found *found)
 {
-	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false, false };
+	/* fit: rows past the bound leave a count of the tasks, for the interval that fits */
+	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false, true };
+	char msg[256];
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
 	struct vmt_series se;
 	struct vmt_consumer c;
@@ -101,9 +103,12 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		found->damage = *vmt_reader_damage(r);
 		found->decoded = true;
 	}
-	if (ret) {
-		vmt_err("%s: %s", o->input, ret == -E2BIG ? "too many rows: choose a longer "
-			"--series interval" : strerror(-ret));
+	if (!ret && vmt_series_too_many(&se, "--series", msg, sizeof(msg))) {
+		/* the interval fitted at open, for more vCPU tasks than that took */
+		vmt_err_folded("%s: %s", o->input, msg);
+		ret = EXIT_USAGE;	/* as a --series too short for the span is refused at open */
+	} else if (ret) {
+		vmt_err("%s: %s", o->input, strerror(-ret));
 	} else {
 		ret = vmt_series_write_rows(fd, &se, vmt_reader_vmmap(r),
 					    o->format == CONVERT_CSV);

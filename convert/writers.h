@@ -3,13 +3,17 @@
  * writers: vmtrace-convert's output formats, each from an open reader onto an fd: rows
  * (CSV, JSON lines), the original tool's trace.bin, .vmt, and the Perfetto timeline. Each prints its own
  * messages, naming the input or the output file as the problem lies (and a note when the
- * filters selected nothing), fills in what it met in the input, and returns 0 or -errno.
+ * filters selected nothing), fills in what it met in the input, and returns 0 or -errno
+ * (or EXIT_USAGE: an option the input does not fit, said).
  */
 #ifndef VMT_CONVERT_WRITERS_H
 #define VMT_CONVERT_WRITERS_H
 
 #include "convertopt.h"
 #include "reader.h"
+
+/* vmtrace-convert's exit statuses (man/vmtrace-convert.1) */
+enum { EXIT_ERROR = 1, EXIT_DAMAGED = 2, EXIT_USAGE = 64 };
 
 /* What a conversion met in its input, said after the output is published. */
 struct convert_found {

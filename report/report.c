@@ -88,8 +88,9 @@ static int open_input(struct report *rep)
 static int add_series(struct report *rep)
 {
 	/* the page's own interval grows until the rows fit; the user's is kept (and refused) */
+	/* fit: rows past the bound leave a count of the tasks, for the interval that fits */
 	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
-				       rep->o->html != NULL, !rep->o->interval_ns };
+				       rep->o->html != NULL, true };
 
 	char msg[256];
 
@@ -177,6 +178,7 @@ static int run_pass(struct report *rep)
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter,
 				    .attribute = report_wants_causes(rep->o), .context = true };
 	const struct vmt_source *src = vmt_reader_source(rep->r);
+	char msg[256];
 	int ret;
 
 	/* Large files only, and only when someone watches stderr. */
@@ -189,17 +191,24 @@ static int run_pass(struct report *rep)
 		ret = vmt_iterate(rep->r, &io, rep->c, rep->nc, &rep->it);
 	else if (ret == 1)
 		ret = 0;
+	/* the user's interval is refused, the page's own grows until its rows fit */
+	if (!ret && rep->o->interval_ns &&
+	    vmt_series_too_many(&rep->series, "--interval", msg, sizeof(msg))) {
+		vmt_err_folded("%s: %s", rep->o->file, msg);
+		ret = -E2BIG;
+	}
 	ret = ret ? ret : vmt_series_refit(&rep->series, rep->r, io.filter);
 	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
 	report_hint_windows(rep->r, rep->o->file);
-	if (ret == -E2BIG)	/* many tasks, or events past the pages' span the interval fits */
-		vmt_err("%s: more than %u rows in the time series%s", rep->o->file,
-			VMT_SERIES_MAX_ROWS, rep->o->interval_ns ? ": choose a longer --interval" :
-			" at any interval the page could take (a row per interval and vCPU task)");
-	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
+	if (ret == -E2BIG) {
+		if (!rep->o->interval_ns)	/* (the user's interval: said above) */
+			vmt_err("%s: more than %u rows in the time series at any interval the page "
+				"could take (a row per interval and vCPU task)", rep->o->file,
+				VMT_SERIES_MAX_ROWS);
+	} else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	if (!ret && !(ret = list_finish(&rep->thr)))
 		ret = list_finish(&rep->near);
@@ -374,8 +383,8 @@ int main(int argc, char **argv)
 		return 64;
 	rep.gate = o.fail_if ? &gate : NULL;
 	code = open_input(&rep);
-	if (!code && !(code = set_up_views(&rep)) && run_pass(&rep))
-		code = 1;
+	if (!code && !(code = set_up_views(&rep)) && (code = run_pass(&rep)))
+		code = code == -E2BIG && o.interval_ns ? 64 : 1;	/* as before the pass */
 	if (code)
 		goto out;
 	code = print_views(&rep);
