@@ -158,7 +158,7 @@ static void lost_line(FILE *f, const struct vmt_reader *r, const struct words *w
 			fprintf(f, "%s%s\n", line, tail);
 		else
 			fprintf(f, "%s)\n  (pairs never span a gap)\n", line);
-	} else if (s->lost_events || s->rd.missed_pages) {
+	} else if (s->lost_events || (!s->lost_window && s->rd.missed_pages)) {
 		/* every lost begin takes its end along: half the lost events, at most */
 		fprintf(f, "Lost events = %" PRIu64 " (%sup to %" PRIu64 " %s may be missing; "
 			"pairs never span a gap)\n", s->lost_events, unread,

@@ -669,14 +669,21 @@ static void compact_cpus(struct vmt_summary *s)
 static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t ts,
 		  uint64_t missed)
 {
-	struct vmt_group *g = vmt_summary_cpu_group(state, cpu);
+	const struct vmt_filter *f = it->filter;
+	struct vmt_summary *s = state;
+	struct vmt_group *g;
 
-	(void)it;
-	(void)ts;
-	(void)missed;
+	/* a --from/--to window: only the losses that can lie in it (it->gap_from .. ts) */
+	if (f && ((f->has_to && it->gap_from > f->to_ts) || (f->has_from && ts < f->from_ts)))
+		return 0;
+	g = vmt_summary_cpu_group(s, cpu);
 	if (!g)
 		return -ENOMEM;
 	g->gaps++;
+	/* a count past 2^63 is no count (the reader's rule): the sum saturates all the same */
+	if (missed < (1ull << 63) &&
+	    __builtin_add_overflow(s->lost_pages_window, missed, &s->lost_pages_window))
+		s->lost_pages_window = UINT64_MAX;
 	return 0;
 }
 
@@ -804,8 +811,16 @@ static int on_finish(void *state, const struct vmt_iter *it)
 		s->drain_cut = lost.drain_cut;
 	}
 	lost_in_window(s, it);
-	s->lost_events = (s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
-							       s->lost_stats) + s->lost_unread;
+	if (s->lost_window) {
+		/* the window's pages, and the statistics' count beyond all pages' (kept) */
+		uint64_t beyond = s->lost_stats > s->rd.missed_events ?
+				  s->lost_stats - s->rd.missed_events : 0;
+
+		s->lost_events = s->lost_pages_window + beyond + s->lost_unread;
+	} else {
+		s->lost_events = (s->rd.missed_events > s->lost_stats ? s->rd.missed_events :
+									s->lost_stats) + s->lost_unread;
+	}
 	return ret;
 }
 

@@ -111,6 +111,12 @@ struct vmt_summary {
 	 */
 	bool lost_window;
 	uint64_t lost_unknown_kept, lost_unread_after;
+	/*
+	 * With a --from/--to filter: the counts flagged pages store of the gaps that can lie
+	 * in the window (from the CPU's item before the gap to the page's time), which stand
+	 * for the pages' counts in lost_events; the pCPUs' gaps are those gaps too.
+	 */
+	uint64_t lost_pages_window;
 	/* the figures */
 	struct vmt_latdist all;		/* trace clock units */
 	struct vmt_latstat lat;		/* all.st */

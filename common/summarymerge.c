@@ -187,6 +187,9 @@ int vmt_summary_merge(struct vmt_summary *into, struct vmt_summary *from,
 			return -ENOMEM;
 		g->gaps += from->cpus[i].gaps;
 	}
+	if (__builtin_add_overflow(into->lost_pages_window, from->lost_pages_window,
+				   &into->lost_pages_window))
+		into->lost_pages_window = UINT64_MAX;
 	for (i = 0; i < from->nreasons; i++) {
 		const struct vmt_group *r = &from->reasons[i];
 		struct vmt_group *g = vmt_summary_reason_group(into, r->isa, r->key);

@@ -577,4 +577,32 @@ expect_rc 2 "4 KiB of chunks overwritten"
 unfold err.txt | grep -qF "vmtrace-report: warning: run.vmt: damaged file: $want" ||
 	{ cat err.txt; fail "not: $want"; }
 unfold err.txt | grep -q "not finished" && fail "a finished recording's damage said to be an unfinished one"
+
+# A --from/--to window counts a flagged page's lost events only when they can lie in it:
+# between the CPU's event before the page and the page's time (19.5 .. 20 us from the start).
+# Windows wholly before or after count none and mark no gap on the pCPU; one that reaches
+# into that stretch counts them; the JSON's lost_events_pages stays the whole recording's.
+{
+	printf 'cpus 0\n'
+	i=0
+	while [ $i -lt 50 ]; do
+		[ $i = 20 ] && echo "page 0 missed 3"
+		echo "exit 0 $((1000 + i * 1000)) 100 0x1e 0"
+		echo "entry 0 $((1500 + i * 1000)) 100 0"
+		i=$((i + 1))
+	done
+} | "$HELPERS/mkvmt" "$F618" win.vmt || fail "mkvmt win.vmt"
+for w in "--to 10us:0" "--to 19400ns:0" "--from 20100ns:0" "--from 15us --to 19600ns:3" "--from 19800ns:3" ":3"; do
+	opts=${w%:*} want=${w##*:}
+	vmtrace-report --json $opts win.vmt >w.json 2>/dev/null || fail "win.vmt $opts"
+	got=$(json w.json '(d["lost_events"], d["lost_events_pages"], sum(c.get("gaps", 0) for c in d["cpus_detail"]))')
+	[ "$got" = "($want, 3, $((want / 3)))" ] || fail "win.vmt $opts: (lost, pages, gaps) $got, expected ($want, 3, $((want / 3)))"
+	vmtrace-report $opts win.vmt >w.txt 2>/dev/null
+	if [ "$want" = 0 ]; then
+		grep -qx "Lost events = 0" w.txt || { cat w.txt; fail "win.vmt $opts: the lost events' line"; }
+	else
+		grep -q "^Lost events = 3 (up to 2 exits may be missing" w.txt ||
+			{ cat w.txt; fail "win.vmt $opts: the lost events' line"; }
+	fi
+done
 finish
