@@ -62,7 +62,7 @@ static const struct argp_option options[] = {
 	{ "why", OPT_WHY, NULL, 0, "per-exit rows gain where each exit's time went, from the "
 	  "file's context events: kvm_ns, userspace_ns, preempted_ns, blocked_ns, wakeup_ns, "
 	  "irq_ns, softirq_ns, nmi_ns (they sum to latency_ns), incomplete, culprit_kind, "
-	  "culprit, culprit_pid", 2 },
+	  "culprit, culprit_pid, before_exit_ns", 2 },
 	{ "series", OPT_SERIES, "TIME", OPTION_ARG_OPTIONAL, "one row per interval of TIME "
 	  "(default: 200 to 500 of them) and vCPU task: exits, out_ns, max_ns, p99_ns, "
 	  "max_window_ns (1 ms window), as vmtrace-report --interval", 2 },

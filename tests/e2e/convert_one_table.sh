@@ -135,4 +135,16 @@ for i, f in enumerate(files, 1):
     print(f.rsplit("/", 1)[-1], ": reasons", len(rep["reasons"]), "pairs", rep["pairs"], "as its report")
 print("columns per kind:", layouts)
 PY
+
+# --help names every column --why adds (it once left out before_exit_ns)
+vmtrace-convert --help >help.txt || fail "convert --help"
+python3 - why1.csv exits1.csv help.txt <<'PY' || fail "--help's --why columns"
+import re, sys
+head = lambda f: open(f).readline().strip().split(",")
+extra = [c for c in head(sys.argv[1]) if c not in head(sys.argv[2])]
+text = " ".join(open(sys.argv[3]).read().split())
+said = text[text.index("--why"):].split("--series")[0]
+missing = [c for c in extra if not re.search(r"\b%s\b" % re.escape(c), said)]
+assert extra and not missing, ("not in --help", missing)
+PY
 exit 0
