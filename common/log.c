@@ -163,6 +163,32 @@ static size_t paren_group(const char *p)
 	return 0;
 }
 
+/*
+ * At p, after a word of len bytes that ends in a digit: the length of " unit" when a unit
+ * follows ("0.150242702 s", "3 ms,", "12 %)"), so that a figure never leaves its unit at
+ * the start of the next line; else 0.
+ */
+static size_t unit_after(const char *p, size_t len)
+{
+	static const char *const units[] = { "s", "ms", "us", "ns", "%", "KiB", "MiB", "GiB",
+					     "KB", "MB", "GB" };
+	size_t ulen, i;
+	const char *u;
+
+	if (!len || p[len - 1] < '0' || p[len - 1] > '9' || p[len] != ' ')
+		return 0;
+	u = p + len + 1;
+	ulen = strcspn(u, " ");
+	/* what may stick to the unit: a comma, a colon, a closing parenthesis... */
+	while (ulen && strchr(",;:.)", u[ulen - 1]))
+		ulen--;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strlen(units[i]) == ulen && memcmp(u, units[i], ulen) == 0)
+			return 1 + strcspn(u, " ");
+	}
+	return 0;
+}
+
 char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsigned int indent,
 		   char *out, size_t size)
 {
@@ -179,6 +205,8 @@ char *vmt_log_fold(const char *text, unsigned int col, unsigned int width, unsig
 		/* "(collector CPU 0, clock local)" reads as one: it moves to a line whole */
 		if (group && indent + vmt_textwidth_cols(p, group) <= width)
 			len = group;
+		else
+			len += unit_after(p, len);
 		/* display columns: a name in UTF-8 takes fewer than its bytes */
 		cols = vmt_textwidth_cols(p, len);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * log: vmt_log_fold(), table-driven: lines within the width (display columns), breaks at
- * spaces only, a part in parentheses kept whole, a word longer than a line kept whole, the
- * indent, the first line's column, a short buffer; and unfolding gives the text back.
+ * spaces only, a part in parentheses kept whole, a figure kept with its unit, a word longer
+ * than a line kept whole, the indent, the first line's column, a short buffer; and
+ * unfolding gives the text back.
  */
 #include "config.h"
 
@@ -50,6 +51,13 @@ static void test_fold_table(void **state)
 		  "\xe8\xa8\x98\xe8\xa8\x98 \xe8\xa8\x98" },
 		{ "\xe8\xa8\x98\xe8\xa8\x98 \xe8\xa8\x98", 0, 6, 2,
 		  "\xe8\xa8\x98\xe8\xa8\x98\n  \xe8\xa8\x98" },
+		/* a figure keeps its unit, and what sticks to the unit */
+		{ "to 0.150242702 s", 0, 14, 2, "to\n  0.150242702 s" },
+		{ "took 3 ms, then", 0, 8, 0, "took\n3 ms,\nthen" },
+		{ "a 12 %) b", 0, 5, 0, "a\n12 %)\nb" },
+		/* not a unit: a word that only starts like one, a word after a word */
+		{ "3 sss", 0, 3, 0, "3\nsss" },
+		{ "x s", 0, 2, 0, "x\ns" },
 		/* a list, as the note of missing context events */
 		{ "missing: e:a, e:b, e:c", 10, 24, 2, "missing: e:a,\n  e:b, e:c" },
 	};
