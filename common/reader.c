@@ -35,6 +35,8 @@ struct stream {
 	uint64_t *chunk_hi;	/* a slice: the next chunk's first time, per chunk */
 	uint64_t *chunk_lo;	/* a slice: the chunk's first time (chunk_span), per chunk */
 	uint64_t cur_hi, cur_lo;	/* those of the chunk being read */
+	/* the latest time a page may bear (stream_until()); UINT64_MAX when not known */
+	uint64_t until;
 };
 
 struct vmt_reader {
@@ -455,6 +457,37 @@ static void set_window(struct vmt_reader *r)
 	}
 }
 
+/*
+ * How much later than its CPU's end statistics' "now ts" a page may be stamped: the
+ * recorder reads them on its collector CPU once tracing is off, and per-CPU clocks (local)
+ * are not synchronised across CPUs. A second (10^9 counts) is far beyond any skew and
+ * still catches a damaged time, as trace.dat's pages are judged (source_tracedat.c).
+ */
+#define NOW_SKEW_MARGIN 1000000000ull
+
+/*
+ * A .vmt's pages were all written before its CPU's end statistics were read: a page with
+ * records stamped after that (plus the margin, and a microsecond for an ns clock's "now ts",
+ * which the kernel prints cut) is damaged. UINT64_MAX when the file does not say: another
+ * format, no or damaged statistics, none at the end, a "now ts" of 0 (never read).
+ */
+static uint64_t stream_until(struct vmt_reader *r, uint32_t cpu)
+{
+	struct vmt_cpustats st;
+	uint64_t until = UINT64_MAX;
+	char key[64], *text;
+
+	if (r->bad_stats || strcmp(vmt_source_format(r->src), "vmt") != 0)
+		return until;
+	snprintf(key, sizeof(key), VMT_META_STATS_END "%u", cpu);
+	text = vmt_reader_meta(r, key);
+	if (text && !vmt_tracefs_parse_stats(text, &st) && st.now_ts &&
+	    st.now_ts < UINT64_MAX - NOW_SKEW_MARGIN - 1000)
+		until = st.now_ts + NOW_SKEW_MARGIN + (vmt_clock_is_ns(r->clock_name) ? 1000 : 0);
+	free(text);
+	return until;
+}
+
 static int setup_streams(struct vmt_reader *r)
 {
 	size_t i, n = vmt_source_nchunks(r->src);
@@ -482,6 +515,7 @@ static int setup_streams(struct vmt_reader *r)
 			s->cpu = ci->cpu;
 			s->head.cpu = ci->cpu;
 			s->held = SIZE_MAX;
+			s->until = stream_until(r, ci->cpu);
 		}
 		if ((s->nchunk & (s->nchunk - 1)) == 0) {
 			size_t *bigger = realloc(s->chunk, (s->nchunk ? s->nchunk * 2 : 1) *
@@ -1067,6 +1101,14 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				vmt_damage_note(&r->damage, stream_chunk(r, s),
 						s->win_first + s->next_page - 1,
 						"page commit beyond the page size");
+				continue;
+			}
+			if (__builtin_expect(s->pg.commit && s->pg.page_ts > s->until, 0)) {
+				r->st.bad_pages++;
+				s->after_bad = true;
+				vmt_damage_note(&r->damage, stream_chunk(r, s),
+						s->win_first + s->next_page - 1,
+						"a page stamped after its CPU's end statistics were read");
 				continue;
 			}
 			s->in_page = true;
@@ -1733,6 +1775,7 @@ int vmt_reader_slice(const struct vmt_reader *r, uint64_t from, uint64_t to,
 		s->cpu = ps->cpu;
 		s->head.cpu = ps->cpu;
 		s->held = SIZE_MAX;
+		s->until = ps->until;
 		for (k = 0; k < ps->nchunk; k++) {
 			uint64_t lo, hi;
 

@@ -245,7 +245,25 @@ for over in -3 abc 99999999999999999999999; do
 		fail "overrun $over: lost events $(json out.txt 'd["lost_events"]')"
 done
 
-# 11. An unknown --reason lists every name of the recording's: one message, folded within
+# 11. A page stamped after its CPU's end statistics were read ("now ts", plus a second for
+# clocks not synchronised across CPUs) is damaged, as a trace.dat's is: left out, said,
+# exit 2. One within the second is not. The sound file, with those statistics, reads clean.
+set -- $(awk '$1 == 5 { print $2, $3, $5 }' records.txt)
+cpu=$1 n5=$2 last=$3
+now=$(awk -v t=$last 'BEGIN { printf "%d.%06d", t / 1e9, (t % 1e9) / 1e3 }')
+stats="end:stats.end.cpu$cpu=$(printf 'entries: 0\noverrun: 0\nnow ts: %s' $now)"
+$edit r.vmt now.vmt "$stats" || fail vmtedit
+run vmtrace-report --json now.vmt
+expect_rc 0 "now.vmt (its end statistics' now ts)"
+$edit r.vmt late.vmt "$stats" pagets:5:0=$((last + 1500000000)) || fail vmtedit
+got=$(damaged late.vmt "damaged data skipped: 1 page (a page stamped after its CPU's end statistics were read): page 0 of the chunk at offset") || exit 1
+[ "$got" -lt "$total" ] && [ "$got" -gt $((total - n5)) ] ||
+	fail "late page: $got events, expected fewer than $total, more than $((total - n5))"
+$edit r.vmt skew.vmt "$stats" pagets:5:0=$((last + 500000000)) || fail vmtedit
+run vmtrace-report --json skew.vmt
+unfold err.txt | grep -q "stamped after" && fail "a page half a second after now ts is damage"
+
+# 12. An unknown --reason lists every name of the recording's: one message, folded within
 # 120 columns, that unfolds to the list whole (SVM's names from the first, over 40 of them).
 run vmtrace-report --reason bogus r.vmt
 expect_rc 64 "--reason bogus"

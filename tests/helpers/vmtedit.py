@@ -16,6 +16,7 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
                         the same for META and its copy (MCPY)
   raw:N                 store the Nth CHNK block's pages raw (flags bit 0 clear)
   raw:N:short           the same, its payload a page short of the raw size its header says
+  pagets:N:P=VALUE      set the time stamp of page P of the Nth CHNK block (stored raw)
   corrupt:N|all         change a byte of the Nth (or every) CHNK block's payload, its
                         checksum left as it was
   append:FILE           append FILE's bytes after the result
@@ -194,6 +195,20 @@ def main(argv):
                                         check=True).stdout
             if how == "short":
                 blk[2] = blk[2][:-size]
+            struct.pack_into("<I", blk[1], 44, flags & ~1)
+            seal(blk)
+        elif what == "pagets":
+            n, _, assign = rest.partition(":")
+            page, _, value = assign.partition("=")
+            blk = chunks()[int(n)]
+            size, flags = struct.unpack_from("<II", blk[1], 40)
+            raw = blk[2]
+            if flags & 1:
+                raw = subprocess.run(["zstd", "-dc"], input=raw, stdout=subprocess.PIPE,
+                                     check=True).stdout
+            raw = bytearray(raw)
+            struct.pack_into("<Q", raw, int(page) * size, int(value, 0))
+            blk[2] = bytes(raw)
             struct.pack_into("<I", blk[1], 44, flags & ~1)
             seal(blk)
         elif what == "corrupt":
