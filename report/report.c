@@ -178,7 +178,7 @@ static int run_pass(struct report *rep)
 	struct vmt_iter_opts io = { .filter = &rep->o->fo.filter,
 				    .attribute = report_wants_causes(rep->o), .context = true };
 	const struct vmt_source *src = vmt_reader_source(rep->r);
-	char msg[256];
+	char msg[256] = "";
 	int ret;
 
 	/* Large files only, and only when someone watches stderr. */
@@ -193,22 +193,20 @@ static int run_pass(struct report *rep)
 		ret = 0;
 	/* the user's interval is refused, the page's own grows until its rows fit */
 	if (!ret && rep->o->interval_ns &&
-	    vmt_series_too_many(&rep->series, "--interval", msg, sizeof(msg))) {
-		vmt_err_folded("%s: %s", rep->o->file, msg);
+	    vmt_series_too_many(&rep->series, "--interval", msg, sizeof(msg)))
 		ret = -E2BIG;
-	}
 	ret = ret ? ret : vmt_series_refit(&rep->series, rep->r, io.filter);
 	/* -v's lines so far, also when the pass stopped early (its end writes them too) */
 	vmt_evdump_flush(&rep->dump);
 	if (io.progress)
 		fprintf(stderr, "\r\033[K");
 	report_hint_windows(rep->r, rep->o->file);
-	if (ret == -E2BIG) {
-		if (!rep->o->interval_ns)	/* (the user's interval: said above) */
-			vmt_err("%s: more than %u rows in the time series at any interval the page "
-				"could take (a row per interval and vCPU task)", rep->o->file,
-				VMT_SERIES_MAX_ROWS);
-	} else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
+	if (ret == -E2BIG && msg[0])
+		vmt_err_folded("%s: %s", rep->o->file, msg);
+	else if (ret == -E2BIG)
+		vmt_err("%s: more than %u rows in the time series at any interval the page could "
+			"take (a row per interval and vCPU task)", rep->o->file, VMT_SERIES_MAX_ROWS);
+	else if (ret && !list_check(&rep->thr) && !list_check(&rep->near))	/* the input's */
 		vmt_err("%s: %s", rep->o->file, strerror(-ret));
 	if (!ret && !(ret = list_finish(&rep->thr)))
 		ret = list_finish(&rep->near);
