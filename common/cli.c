@@ -107,7 +107,7 @@ static int cmp_uint(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int parse_cpu(const char *s, const char **end, unsigned int *cpu)
+static int parse_cpu(const char *s, const char **end, unsigned int max, unsigned int *cpu)
 {
 	unsigned long v;
 	char *e;
@@ -116,7 +116,7 @@ static int parse_cpu(const char *s, const char **end, unsigned int *cpu)
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &e, 10);
-	if (errno == ERANGE || v >= VMT_CLI_MAX_CPUS)
+	if (errno == ERANGE || v >= max)
 		return -ERANGE;
 	*cpu = (unsigned int)v;
 	*end = e;
@@ -124,6 +124,11 @@ static int parse_cpu(const char *s, const char **end, unsigned int *cpu)
 }
 
 int vmt_cli_parse_cpulist(const char *s, struct vmt_cpulist *out)
+{
+	return vmt_cli_parse_idlist(s, VMT_CLI_MAX_CPUS, out);
+}
+
+int vmt_cli_parse_idlist(const char *s, unsigned int max, struct vmt_cpulist *out)
 {
 	unsigned int *cpus = NULL, n = 0, cap = 0, i, j;
 	const char *p = s;
@@ -134,12 +139,12 @@ int vmt_cli_parse_cpulist(const char *s, struct vmt_cpulist *out)
 	while (*p) {
 		unsigned int lo, hi;
 
-		ret = parse_cpu(p, &p, &lo);
+		ret = parse_cpu(p, &p, max, &lo);
 		if (ret)
 			goto out_free;
 		hi = lo;
 		if (*p == '-') {
-			ret = parse_cpu(p + 1, &p, &hi);
+			ret = parse_cpu(p + 1, &p, max, &hi);
 			if (ret)
 				goto out_free;
 			if (hi < lo) {

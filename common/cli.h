@@ -15,6 +15,11 @@
  * of a recording that does not list its CPUs (source_vmt.c).
  */
 #define VMT_CLI_MAX_CPUS 8192
+/*
+ * vCPU ids: KVM_MAX_VCPU_IDS is 4096 * 4 on x86 (ids follow APIC ids, sparse on large
+ * VMs), with room above; a list's numbers are held one by one, so the bound keeps it small.
+ */
+#define VMT_CLI_MAX_VCPUS 65536
 
 int vmt_cli_parse_u64(const char *s, uint64_t *out);
 /* "10" (seconds), "500ms", "250us", "100ns", "2m", "1h", "1.5s". */
@@ -29,6 +34,8 @@ struct vmt_cpulist {
 };
 
 int vmt_cli_parse_cpulist(const char *s, struct vmt_cpulist *out);
+/* The same for numbers below max (a vCPU list: VMT_CLI_MAX_VCPUS). */
+int vmt_cli_parse_idlist(const char *s, unsigned int max, struct vmt_cpulist *out);
 void vmt_cpulist_free(struct vmt_cpulist *l);
 int vmt_cpulist_has(const struct vmt_cpulist *l, unsigned int cpu);
 /* Render as "2,4-7" into buf; returns buf. */

@@ -94,7 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		struct vmt_cpulist *l = key == OPT_CPU ? &f->cpus : &f->vcpus;
 
 		vmt_cpulist_free(l);
-		if (vmt_cli_parse_cpulist(arg, l))
+		if (vmt_cli_parse_idlist(arg, key == OPT_CPU ? VMT_CLI_MAX_CPUS : VMT_CLI_MAX_VCPUS,
+					 l))
 			argp_error(state, "invalid %s list '%s' (expected e.g. 2 or 2,4-7)",
 				   key == OPT_CPU ? "CPU" : "vCPU", arg);
 		break;

@@ -95,6 +95,24 @@ static void test_cpulists(void **state)
 	}
 }
 
+/* CPU numbers stop at Linux's largest NR_CPUS; vCPU ids go on (KVM's ids on large VMs). */
+static void test_idlists(void **state)
+{
+	struct vmt_cpulist l = { 0, NULL };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(vmt_cli_parse_cpulist("8191", &l), 0);
+	vmt_cpulist_free(&l);
+	assert_int_equal(vmt_cli_parse_cpulist("8192", &l), -ERANGE);
+	assert_int_equal(vmt_cli_parse_idlist("8192,16383", VMT_CLI_MAX_VCPUS, &l), 0);
+	assert_string_equal(vmt_cpulist_format(&l, buf, sizeof(buf)), "8192,16383");
+	vmt_cpulist_free(&l);
+	assert_int_equal(vmt_cli_parse_idlist("65535", VMT_CLI_MAX_VCPUS, &l), 0);
+	vmt_cpulist_free(&l);
+	assert_int_equal(vmt_cli_parse_idlist("0-65536", VMT_CLI_MAX_VCPUS, &l), -ERANGE);
+}
+
 static void test_format_ns(void **state)
 {
 	char buf[32];
@@ -123,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_cpulists),
+		cmocka_unit_test(test_idlists),
 		cmocka_unit_test(test_format_ns),
 	};
 
