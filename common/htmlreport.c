@@ -1151,10 +1151,11 @@ static void open_exits(struct page *p)
 	for (i = 0; i < s->nopen && i < VMT_SUMMARY_OPEN_ROWS; i++)
 		why |= s->open[i].has_why;
 	vmt_outbuf_printf(p->o, "<section id=\"open-at-stop\"><h2>Open at %s</h2><p "
-			  "class=\"note\">%" PRIu64 " %s never %s by the last event, at %s s",
+			  "class=\"note\">%" PRIu64 " %s never %s %s, at %s s",
 			  vmt_source_status(vmt_reader_source(p->r))->finished ? "the stop" :
 			  "the file's end", s->pairing.unfinished, s->pairing.unfinished == 1 ? p->w->one :
 			  p->w->many, kvm ? "entered" : "ended",
+			  s->open_until_stop ? "before tracing stopped" : "by the last event",
 			  fmt_s(since_start(p, s->open_until), b, sizeof(b)));
 	if (s->nopen < s->pairing.unfinished)
 		vmt_outbuf_printf(p->o, ", %zu of them kept by the filters", s->nopen);

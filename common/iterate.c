@@ -541,12 +541,19 @@ int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_i
 	return ret;
 }
 
+uint64_t vmt_iter_open_until(const struct vmt_iter *it)
+{
+	uint64_t stop = it->r ? vmt_reader_stop_ts(it->r) : 0;
+
+	return stop > it->last_record_ts ? stop : it->last_record_ts;
+}
+
 bool vmt_iter_open_exit(const struct vmt_iter *it, const struct vmt_event *begin,
 			bool lost_since, struct vmt_open_exit *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->begin = begin;
-	x->until = it->last_record_ts;
+	x->until = vmt_iter_open_until(it);
 	x->lost_since = lost_since;
 	/* no gap marks such losses: they count on no page, so none is after or before it */
 	x->lost_unplaced = it->r && vmt_reader_cpu_unplaced(it->r, begin->cpu) > 0;

@@ -87,7 +87,7 @@ struct vmt_iter_event {
  */
 struct vmt_open_exit {
 	const struct vmt_event *begin;
-	uint64_t until;			/* the recording's end: struct vmt_iter's last_record_ts */
+	uint64_t until;			/* the recording's end: vmt_iter_open_until() */
 	bool lost_since;		/* its pCPU lost events after it: its entry may be there */
 	/*
 	 * its pCPU's statistics count lost events no page places (vmt_reader_cpu_unplaced):
@@ -214,8 +214,13 @@ void vmt_iter_each_open(const struct vmt_iter *it,
 			void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
 
 /*
+ * Where the exits still open at the end ran to: the stop (vmt_reader_stop_ts) when the file
+ * gives it, else (and when a record is later) the last record of any event.
+ */
+uint64_t vmt_iter_open_until(const struct vmt_iter *it);
+/*
  * An exit still open at the end (pairing.h's unfinished, lost_since as it says) into *x,
- * without its why: until the end it->last_record_ts, lost_unplaced from it->r. Returns
+ * without its why: until vmt_iter_open_until(), lost_unplaced from it->r. Returns
  * whether the filter keeps it; the one rule for the pass and for the merge of slices.
  */
 bool vmt_iter_open_exit(const struct vmt_iter *it, const struct vmt_event *begin,

@@ -21,6 +21,11 @@
 #define VMT_META_TSC2NSEC	"clock.tsc2nsec"	/* "MULT SHIFT" from a trace.dat */
 #define VMT_META_MONO_START	"monotonic.start_ns"
 #define VMT_META_MONO_END	"monotonic.end_ns"	/* in END */
+/*
+ * In END of a recording that ran to its stop (not a flight file, whose time ends with its
+ * window): the trace clock when tracing went off, which the exits still open ran to.
+ */
+#define VMT_META_TRACE_STOP	"trace.stop_ts"
 /* in END of a flight recording: the first kept page's time, where its pages begin */
 #define VMT_META_MONO_KEPT	"monotonic.kept_start_ns"
 #define VMT_META_STATS_START	"stats.start.cpu"	/* + CPU number */

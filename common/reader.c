@@ -89,6 +89,7 @@ struct vmt_reader {
 	uint64_t from, to;
 	bool unordered;			/* a stream's time went back: the slice is not exact */
 	/* metadata values no recorder writes (check_values), taken as not known */
+	uint64_t stop_ts;		/* vmt_reader_stop_ts() */
 	char bad_value[64];		/* the first one's key, "" when none */
 	unsigned int bad_values;
 	bool bad_mono, bad_stats;
@@ -574,6 +575,11 @@ static void check_values(struct vmt_reader *r)
 		has0 = true, t0 = UINT64_MAX;
 	if (!has1 && end && vmt_kv_get(end, elen, VMT_META_MONO_END, &vlen))
 		has1 = true, t1 = UINT64_MAX;
+	if (end && !vmt_kv_get_u64(end, elen, VMT_META_TRACE_STOP, &r->stop_ts) &&
+	    r->stop_ts >= VALUE_IMPOSSIBLE)
+		r->stop_ts = 0;
+	if (end && !r->stop_ts && vmt_kv_get(end, elen, VMT_META_TRACE_STOP, &vlen))
+		bad_value(r, VMT_META_TRACE_STOP);	/* not a number, 0 or past 2^63 */
 	if (has0 && t0 >= VALUE_IMPOSSIBLE) {
 		bad_value(r, VMT_META_MONO_START);
 		r->bad_mono = true;
@@ -1662,6 +1668,11 @@ uint64_t vmt_reader_duration_ns(const struct vmt_reader *r)
 	 */
 	held = flight_held_ns(r, meta, mlen, end, elen);
 	return t1 - t0 > held ? held : t1 - t0;
+}
+
+uint64_t vmt_reader_stop_ts(const struct vmt_reader *r)
+{
+	return r->stop_ts;
 }
 
 uint64_t vmt_reader_start_ts(const struct vmt_reader *r)

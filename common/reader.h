@@ -159,6 +159,12 @@ char *vmt_reader_meta(const struct vmt_reader *r, const char *key);
 /* The recording's start in trace clock units: its earliest page (0 when empty). */
 uint64_t vmt_reader_start_ts(const struct vmt_reader *r);
 /*
+ * When tracing went off, in trace clock units (END's trace.stop_ts), which the exits still
+ * open at the stop ran to; 0 when the file does not say (earlier recorders, flight files,
+ * other formats, a value past 2^63: damage, said).
+ */
+uint64_t vmt_reader_stop_ts(const struct vmt_reader *r);
+/*
  * How long the recording ran (monotonic start, or a flight recording's first kept page, to
  * end in the metadata), or 0 when unknown.
  */

@@ -235,9 +235,10 @@ static void open_lines(FILE *f, const struct vmt_reader *r, const struct words *
 	if (s->nopen < s->pairing.unfinished)
 		snprintf(kept, sizeof(kept), "%zu of them kept by the filters", s->nopen);
 	/* not finished: the count goes under the head, which would pass 120 columns */
-	fprintf(f, "  Open at %s%s%s, not %s by the last event at %s %s (longest first):\n",
+	fprintf(f, "  Open at %s%s%s, not %s %s at %s %s (longest first):\n",
 		open_at(r), finished && kept[0] ? ", " : "", finished ? kept : "",
 		wd == &kvm_words ? "entered" : "ended",
+		s->open_until_stop ? "when tracing stopped" : "by the last event",
 		vmt_fmt_time(clk, s->start_ts, s->open_until, at, sizeof(at)),
 		vmt_fmt_time_unit(clk));
 	if (!finished)

@@ -771,7 +771,8 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	s->last_ts = it->last_ts;
 	s->pairing = it->pairing;
 	s->why_stats = it->why_stats;
-	s->open_until = it->last_record_ts;
+	s->open_until = vmt_iter_open_until(it);
+	s->open_until_stop = s->open_until > it->last_record_ts;
 	ret = merge_home_cpus(s);
 	if (s->work->slice)
 		return ret;	/* the rest when merged (summarymerge.c) */

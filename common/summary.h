@@ -136,11 +136,13 @@ struct vmt_summary {
 	unsigned int ntop;
 	/*
 	 * The exits still open at the stop that the filters keep, longest open first; the
-	 * recording's end they were open until (iterate.h's last_record_ts).
+	 * recording's end they were open until (vmt_iter_open_until()), and whether that is
+	 * the stop the file gives (else its last record).
 	 */
 	struct vmt_open *open;		/* the text and the page list VMT_SUMMARY_OPEN_ROWS */
 	size_t nopen, open_cap;
 	uint64_t open_until;
+	bool open_until_stop;
 	uint64_t *hist;			/* [hist_ncpus][hist_buckets + 1], the last one overflow */
 	uint32_t *hist_cpu;
 	unsigned int hist_ncpus, hist_buckets;

@@ -288,6 +288,8 @@ static void finish_file(struct recorder *rec)
 		.stop_reason = rec->stop_reason, .clock = rec->ses.clock,
 		.mono_start_ns = rec->op.mono0, .mono_end_ns = rec->op.mono1,
 		.ts_start = rec->op.st0.now_ts, .ts_end = rec_output_end_ts(&rec->op), .col = rec->col,
+		/* a flight file's exits open at its end ran to its window's end, not the stop */
+		.ts_stop = !rec->o.threshold_ns && rec->op.off ? rec->op.ts_off : 0,
 		.drain = rec->o.threshold_ns ? NULL : rec->drain_cut ? "aborted" : "complete",
 	};
 

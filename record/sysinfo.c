@@ -345,6 +345,8 @@ void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e)
 	/* time.end: the wall-clock time of monotonic.end_ns (tracing off, a window's end) */
 	add_time_back(kb, "time.end", end && now > end ? now - end : 0);
 	vmt_kv_addf(kb, "monotonic.end_ns", "%" PRIu64, end);
+	if (e->ts_stop)
+		vmt_kv_addf(kb, VMT_META_TRACE_STOP, "%" PRIu64, e->ts_stop);
 	vmt_kv_add_str(kb, "stop_reason", e->stop_reason);
 	if (e->drain)
 		vmt_kv_add_str(kb, VMT_META_DRAIN, e->drain);

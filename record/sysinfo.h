@@ -93,6 +93,7 @@ struct rec_end_info {
 	/* a flight file's: the end of the time it holds, when before mono_end_ns (0: none) */
 	uint64_t mono_held_end_ns;
 	uint64_t ts_start, ts_end;		/* the first CPU's "now ts" at start and end */
+	uint64_t ts_stop;	/* VMT_META_TRACE_STOP: its "now ts" at tracing off, or 0 */
 	const struct rec_collector *col;	/* per-CPU page counts */
 	/*
 	 * "complete" or "aborted" (VMT_META_DRAIN) when the end stats were read after the
@@ -104,7 +105,8 @@ struct rec_end_info {
 };
 
 /*
- * time.end, monotonic.end_ns (the earlier of the stop and the held end), stop_reason, drain,
+ * time.end, monotonic.end_ns (the earlier of the stop and the held end), trace.stop_ts,
+ * stop_reason, drain,
  * clock.ns_per_tick (counter clocks, over the whole time the recorder ran), pages.
  */
 void rec_sysinfo_end(struct vmt_kvbuf *kb, const struct rec_end_info *e);

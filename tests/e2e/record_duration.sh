@@ -9,7 +9,9 @@
 #  - every event lies within [monotonic.start_ns, monotonic.end_ns];
 #  - monotonic.end_ns is no later than the end stats' "now ts" (stats.end.cpu1), which the
 #    recorder reads after the drain: the end was taken when tracing went off, before it;
-#  - vmtrace-report's recorded duration is that span.
+#  - vmtrace-report's recorded duration is that span;
+#  - END's trace.stop_ts (tracing off, the trace clock) lies between the last event and the
+#    end stats, and the exits open at the stop run to it (open_until_ns).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 record_prio=20
@@ -50,6 +52,16 @@ if t1 > now + 1000:                 # now ts is cut to the microsecond
     bad.append("the end (%d) after the end stats read after the drain (%d)" % (t1, now))
 if rep["duration_ns"] != t1 - t0:
     bad.append("report duration %d, not end - start %d" % (rep["duration_ns"], t1 - t0))
+# trace.stop_ts: tracing off in the trace clock (here mono, the monotonic clock): after the
+# last event, no later than the end stats, within a microsecond (cut) of monotonic.end_ns;
+# the report's open exits run to it
+stop = int(end.get("trace.stop_ts", 0))
+if not max(ts) <= stop <= now + 1000 or abs(stop - t1) > 2000000:
+    bad.append("trace.stop_ts %d not between the last event %d and the end stats %d, "
+               "near monotonic.end_ns %d" % (stop, max(ts), now, t1))
+start = rep["top"][0]["ts"] - rep["top"][0]["time_ns"]     # times count from there
+if rep["open_until_ns"] != max(stop, max(ts)) - start:
+    bad.append("open_until_ns %d, not the stop %d" % (rep["open_until_ns"], stop - start))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

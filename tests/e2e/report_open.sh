@@ -107,6 +107,39 @@ for slices in 2 5 9; do
 			fail "plain.vmt in $slices slices $opts: differs from one pass"; }
 	done
 done
+# A recording that gives its stop (END's trace.stop_ts: tracing off, as vmtrace-record
+# writes it) has its open exits open until then, not until its last record: a vCPU stuck
+# out on an idle CPU shows the time it was out, and --fail-if open> sees it. A stop before
+# the last record (clock skew) leaves the last record; a stop that is no number is damage.
+for stop in 5000000:5000000 100:900002 abc:900002; do
+	ts=${stop%:*} until=${stop#*:}
+	{ cat plain.txt; echo "endmeta trace.stop_ts $ts"; } >stop.txt
+	"$HELPERS/mkvmt" "$FMT" stop.vmt <stop.txt || fail "mkvmt stop"
+	run vmtrace-report --jobs 1 --json stop.vmt
+	[ "$ts" = abc ] && expect_rc 2 "trace.stop_ts abc" || expect_rc 0 "trace.stop_ts $ts"
+	cp out.txt stop.json
+	python3 - stop.json plain.json "$until" <<'PY' || fail "trace.stop_ts $ts: the open exits"
+import json, sys
+d, p, until = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+start = d["open_exits"][0]["ts"] - d["open_exits"][0]["time_ns"]
+assert d["open_until_ns"] == until - start, (d["open_until_ns"], until - start)
+assert [(o["pid"], o["open_ns"]) for o in d["open_exits"]] == \
+    [(o["pid"], until - o["ts"]) for o in p["open_exits"]], d["open_exits"]
+PY
+	VMTRACE_TEST_SLICES=5 vmtrace-report --jobs 3 --json stop.vmt 2>/dev/null |
+		cmp -s - stop.json || fail "trace.stop_ts $ts: slices differ from one pass"
+	vmtrace-report stop.vmt >stop.out 2>/dev/null
+	if [ "$ts" = 5000000 ]; then
+		grep -q "^  Open at stop, not entered when tracing stopped at 0.004998000 s" stop.out ||
+			{ cat stop.out; fail "trace.stop_ts: the head of the open exits"; }
+		vmtrace-report --fail-if 'open>4ms' stop.vmt >/dev/null 2>&1
+		[ $? = 1 ] || fail "--fail-if open>4ms: not held at a stop 4.4 ms after the exits"
+	else
+		grep -q "^  Open at stop, not entered by the last event at" stop.out ||
+			{ cat stop.out; fail "trace.stop_ts $ts: the head of the open exits"; }
+	fi
+done
+
 # the filters keep an open exit by its exit, as a pair
 vmtrace-report --json --cpu 2 plain.vmt >cpu2.json 2>/dev/null || fail "--cpu 2"
 [ "$(json cpu2.json '[o["pid"] for o in d["open_exits"]]')" = "[200, 400]" ] ||
