@@ -336,6 +336,8 @@ static void report(struct recorder *rec)
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	rec_output_say_written(&rec->op, rec->o.no_output, chunks, pages * rec->ses.page_size / 1024,
 			       rec->write_err ? "write error" : rec->stop_reason ?: "error");
+	if (rec->o.no_output && !rec->o.threshold_ns)	/* no file to read back and say so */
+		rec_watch_said_none(rec->watch);
 	if (!rec->o.continue_n && rec->op.published)
 		rec_watch_untriggered(rec->watch, rec->stop_reason, rec->op.name, 0);
 	rec_losses_sum(rec->col, &ls);

@@ -31,6 +31,8 @@ struct rec_watch {
 	struct rec_ring *ring;
 	uint64_t threshold_ns, keep_ns, after_ns;
 	const char *pair;		/* "exit" (KVM's pair) or "pair": the messages' word */
+	const char *begin;		/* the begin event ("kvm:kvm_exit"), the options' */
+	char cpus[64];			/* the traced CPUs, as the messages give them */
 };
 
 /* The flight recorder's consumer: an exit over the threshold triggers the ring. */
@@ -161,6 +163,8 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	*out = w;
 	w->metrics_path = o->metrics;
 	w->pair = vmt_evpair_is_kvm(o->begin) ? "exit" : "pair";
+	w->begin = o->begin;
+	vmt_cpulist_format(&o->cpus, w->cpus, sizeof(w->cpus));
 	/*
 	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
 	 * the ring holds that much more than --keep, and twice the threshold for the exit
@@ -332,21 +336,43 @@ uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_sta
 	return end_trigger(w, &st, fs, end);
 }
 
+bool rec_watch_said_none(const struct rec_watch *w)
+{
+	const struct vmt_iter *it = w && w->tap ? rec_tap_iter(w->tap) : NULL;
+
+	if (!it || it->exits || rec_tap_error(w->tap))
+		return false;
+	/* the readback's words (nomatch.c), for a run that has no file to read back */
+	if (!strcmp(w->pair, "exit"))
+		vmt_warn_folded("not one %s event on the traced CPUs (%s) while it ran: no guest ran "
+				"on those CPUs, or the event does not fire on this kernel; the vCPU "
+				"threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM", w->begin,
+				w->cpus);
+	else
+		vmt_warn_folded("not one %s event on the traced CPUs (%s) while it ran: no task made "
+				"it on those CPUs, or the event does not fire on this kernel",
+				w->begin, w->cpus);
+	return true;
+}
+
 void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const char *file,
 			   unsigned int files)
 {
-	char thr[32];
+	char thr[32], why[96];
+	bool none;
 
 	if (!w || !w->ring || rec_watch_triggered(w))
 		return;
+	none = rec_watch_said_none(w);	/* then not "no exit reached": none came at all */
 	vmt_fmt_exact_ns(w->threshold_ns, thr, sizeof(thr));
+	snprintf(why, sizeof(why), none ? "not one %s came" : "no %s reached --on-threshold %s",
+		 w->pair, thr);
 	/* not the readback's "not one event": nothing was kept, as asked */
 	if (file)
-		vmt_info_folded("nothing triggered: no %s reached --on-threshold %s; %s holds "
-				"the recording's metadata, no pages", w->pair, thr, file);
+		vmt_info_folded("nothing triggered: %s; %s holds the recording's metadata, no pages",
+				why, file);
 	else if (!files)
-		vmt_info("stopped by %s: no %s reached --on-threshold, no file written", stop,
-			 w->pair);
+		vmt_info("stopped by %s: %s, no file written", stop, why);
 	else
 		vmt_info("stopped by %s: %u file%s written, no trigger since", stop, files,
 			 files == 1 ? "" : "s");

@@ -68,8 +68,15 @@ uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_sta
 			    struct vmt_kvbuf *end);
 void rec_watch_rearm(struct rec_watch *w);
 /*
+ * After the collector ended: when the live figures' pass saw not one begin event (--live,
+ * --metrics, --on-threshold), a warning that says so and what it may mean, as the
+ * readback's (which a run without a file to read back lacks). Returns whether it said it.
+ */
+bool rec_watch_said_none(const struct rec_watch *w);
+/*
  * After the collector ended, when nothing triggered the file in progress (--on-threshold):
- * a line saying so and what was written: file, published without pages; or with --continue
+ * rec_watch_said_none()'s warning when no exit came at all, else a line saying so and what
+ * was written: file, published without pages; or with --continue
  * (file NULL) no file, or files files before it, stopped by stop. Nothing otherwise.
  */
 void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const char *file,
