@@ -459,18 +459,10 @@ static void set_window(struct vmt_reader *r)
 }
 
 /*
- * How much later than its CPU's end statistics' "now ts" a page may be stamped: the
- * recorder reads them on its collector CPU once tracing is off, and per-CPU clocks (local)
- * are not synchronised across CPUs. A second (10^9 counts) is far beyond any skew and
- * still catches a damaged time, as trace.dat's pages are judged (source_tracedat.c).
- */
-#define NOW_SKEW_MARGIN 1000000000ull
-
-/*
  * A .vmt's pages were all written before its CPU's end statistics were read: a page with
- * records stamped after that (plus the margin, and a microsecond for an ns clock's "now ts",
- * which the kernel prints cut) is damaged. UINT64_MAX when the file does not say: another
- * format, no or damaged statistics, none at the end, a "now ts" of 0 (never read).
+ * records stamped after that (plus VMT_NOW_SKEW_MARGIN, and a microsecond for an ns clock's
+ * "now ts", which the kernel prints cut) is damaged. UINT64_MAX when the file does not say:
+ * another format, no or damaged statistics, none at the end, a "now ts" of 0 (never read).
  */
 static uint64_t stream_until(struct vmt_reader *r, uint32_t cpu)
 {
@@ -483,8 +475,8 @@ static uint64_t stream_until(struct vmt_reader *r, uint32_t cpu)
 	snprintf(key, sizeof(key), VMT_META_STATS_END "%u", cpu);
 	text = vmt_reader_meta(r, key);
 	if (text && !vmt_tracefs_parse_stats(text, &st) && st.now_ts &&
-	    st.now_ts < UINT64_MAX - NOW_SKEW_MARGIN - 1000)
-		until = st.now_ts + NOW_SKEW_MARGIN + (vmt_clock_is_ns(r->clock_name) ? 1000 : 0);
+	    st.now_ts < UINT64_MAX - VMT_NOW_SKEW_MARGIN - 1000)
+		until = st.now_ts + VMT_NOW_SKEW_MARGIN + (vmt_clock_is_ns(r->clock_name) ? 1000 : 0);
 	free(text);
 	return until;
 }
@@ -593,9 +585,7 @@ static void check_values(struct vmt_reader *r)
 	for (i = 0; i < r->cpus.n; i++) {
 		struct vmt_cpustats a = { 0 }, b = { 0 };
 		char key0[64], key1[64], *text;
-		bool has_end;
-
-		bool bad_start, bad_end;
+		bool has_end, bad_start, bad_end;
 
 		snprintf(key0, sizeof(key0), VMT_META_STATS_START "%u", r->cpus.cpu[i]);
 		text = vmt_reader_meta(r, key0);
@@ -664,13 +654,6 @@ static int pages_first_ts(struct vmt_reader *r, size_t idx, uint64_t header, uin
 }
 
 /*
- * The recording's start (vmt_reader_start_ts) is its earliest chunk header's time, and
- * every time shown and every --from and --to counts from it: a header that says its chunk
- * began before its pages did (a first time of 0) would move them all. The earliest chunk's
- * header is checked against its pages, then the next earliest while one is wrong: each
- * wrong one is counted as damage and dated by its pages. Each check decodes a chunk.
- */
-/*
  * A chunk whose header knows no first time (a piece vmtrace-convert cut without records)
  * that a CPU's run begins with may hold records before the start all the same, when its
  * header is wrong: its pages' time then stands for it, counted as damage. Only those
@@ -705,6 +688,13 @@ static int check_undated(struct vmt_reader *r)
 	return ret;
 }
 
+/*
+ * The recording's start (vmt_reader_start_ts) is its earliest chunk header's time, and
+ * every time shown and every --from and --to counts from it: a header that says its chunk
+ * began before its pages did (a first time of 0) would move them all. The earliest chunk's
+ * header is checked against its pages, then the next earliest while one is wrong: each
+ * wrong one is counted as damage and dated by its pages. Each check decodes a chunk.
+ */
 static int check_start(struct vmt_reader *r)
 {
 	size_t i, n = vmt_source_nchunks(r->src), tries;

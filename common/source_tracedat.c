@@ -34,6 +34,7 @@
 #include "metakeys.h"
 #include "rbpage.h"
 #include "source_impl.h"
+#include "tracefs.h"
 
 #define TRACEDAT_MAGIC		"\x17\x08\x44tracing"
 #define TRACEDAT_MAGIC_LEN	10
@@ -1126,17 +1127,10 @@ static void priv_free(struct td_priv *pv)
 }
 
 /*
- * How much later than "now ts" a page may be stamped: trace-cmd reads the statistics on its
- * own CPU, and per-CPU clocks (local, perf: its default) are not synchronised across CPUs.
- * A second (or 10^9 counts) is far beyond any skew and still catches a damaged time.
- */
-#define NOW_SKEW_MARGIN 1000000000ull
-
-/*
  * When the CPU's statistics were read ("now ts:" of its CPUSTAT option, which trace-cmd reads
  * once the recording stopped), in the pages' clock: seconds and microseconds for a clock in
  * ns (rounded up to the next microsecond: the kernel prints it cut), counts for a counter
- * clock; plus NOW_SKEW_MARGIN; UINT64_MAX when the file does not say.
+ * clock; plus VMT_NOW_SKEW_MARGIN; UINT64_MAX when the file does not say.
  */
 static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, uint32_t cpu)
 {
@@ -1154,9 +1148,9 @@ static uint64_t stats_now(const struct tracedat *td, const struct td_buffer *b, 
 		used = 0;
 		if (sscanf(p + 9, " %llu.%6llu%n", &sec, &us, &used) == 2 && used &&
 		    sec < UINT64_MAX / 1000000000ull - 2)
-			return sec * 1000000000ull + (us + 1) * 1000ull + NOW_SKEW_MARGIN;
-		return sscanf(p + 9, " %llu", &sec) == 1 && sec < UINT64_MAX - NOW_SKEW_MARGIN ?
-		       sec + NOW_SKEW_MARGIN : UINT64_MAX;
+			return sec * 1000000000ull + (us + 1) * 1000ull + VMT_NOW_SKEW_MARGIN;
+		return sscanf(p + 9, " %llu", &sec) == 1 && sec < UINT64_MAX - VMT_NOW_SKEW_MARGIN ?
+		       sec + VMT_NOW_SKEW_MARGIN : UINT64_MAX;
 	}
 	return UINT64_MAX;
 }

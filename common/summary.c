@@ -673,8 +673,12 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	struct vmt_summary *s = state;
 	struct vmt_group *g;
 
-	/* a --from/--to window: only the losses that can lie in it (it->gap_from .. ts) */
-	if (f && ((f->has_to && it->gap_from > f->to_ts) || (f->has_from && ts < f->from_ts)))
+	/*
+	 * a --from/--to window: only the losses that can lie in it, it->gap_from .. the later
+	 * of ts and it->gap_until (a damaged chunk's hole runs to its last time)
+	 */
+	if (f && ((f->has_to && it->gap_from > f->to_ts) ||
+		  (f->has_from && (ts > it->gap_until ? ts : it->gap_until) < f->from_ts)))
 		return 0;
 	g = vmt_summary_cpu_group(s, cpu);
 	if (!g)

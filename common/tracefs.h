@@ -80,6 +80,14 @@ struct vmt_cpustats {
 };
 
 int vmt_tracefs_parse_stats(const char *text, struct vmt_cpustats *st);
+/*
+ * How much later than a CPU's statistics' "now ts" (read once tracing stopped) a page of
+ * that CPU may be stamped: the statistics are read on one CPU, and per-CPU clocks (local,
+ * perf) are not synchronised across CPUs. A second (10^9 counts for a counter clock) is far
+ * beyond any skew and still catches a damaged time: the readers of .vmt and trace.dat
+ * files leave such a page out.
+ */
+#define VMT_NOW_SKEW_MARGIN 1000000000ull
 static inline uint64_t vmt_cpustats_lost(const struct vmt_cpustats *st)
 {
 	return st->overrun + st->commit_overrun + st->dropped;

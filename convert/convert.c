@@ -24,8 +24,6 @@
 #include "series.h"
 #include "writers.h"
 
-/* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
-
 /*
  * Writing over the input would destroy it while it is read, or on the final rename: refuse
  * when the output is the input's inode, through hard or symbolic links, standard output

@@ -12,7 +12,7 @@
 #include "convertopt.h"
 #include "reader.h"
 
-/* vmtrace-convert's exit statuses (man/vmtrace-convert.1) */
+/* Exit statuses: the report's (README), with 64 for the command line as argp has it. */
 enum { EXIT_ERROR = 1, EXIT_DAMAGED = 2, EXIT_USAGE = 64 };
 
 /* What a conversion met in its input, said after the output is published. */

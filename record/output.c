@@ -152,6 +152,8 @@ int rec_output_finish(struct rec_output *op, const struct rec_end_info *e)
 	int ret;
 
 	fe.mono_held_end_ns = op->held_end_ns;
+	/* the files whose pages run to the stop (drain said): not a flight file, nor a rotation */
+	fe.ts_stop = e->drain && op->off ? op->ts_off : 0;
 	rec_sysinfo_end(&op->end, &fe);
 	ret = vmt_writer_finish(op->writer, &op->end);
 	op->finished = !ret;

@@ -288,8 +288,6 @@ static void finish_file(struct recorder *rec)
 		.stop_reason = rec->stop_reason, .clock = rec->ses.clock,
 		.mono_start_ns = rec->op.mono0, .mono_end_ns = rec->op.mono1,
 		.ts_start = rec->op.st0.now_ts, .ts_end = rec_output_end_ts(&rec->op), .col = rec->col,
-		/* a flight file's exits open at its end ran to its window's end, not the stop */
-		.ts_stop = !rec->o.threshold_ns && rec->op.off ? rec->op.ts_off : 0,
 		.drain = rec->o.threshold_ns ? NULL : rec->drain_cut ? "aborted" : "complete",
 	};
 
@@ -336,8 +334,6 @@ static void report(struct recorder *rec)
 	pages = rec_chunkq_written_pages(rec->q) - rec->op.pages0;
 	rec_output_say_written(&rec->op, rec->o.no_output, chunks, pages * rec->ses.page_size / 1024,
 			       rec->write_err ? "write error" : rec->stop_reason ?: "error");
-	if (rec->o.no_output && !rec->o.threshold_ns)	/* no file to read back and say so */
-		rec_watch_said_none(rec->watch);
 	if (!rec->o.continue_n && rec->op.published)
 		rec_watch_untriggered(rec->watch, rec->stop_reason, rec->op.name, 0);
 	rec_losses_sum(rec->col, &ls);

@@ -93,7 +93,12 @@ struct rec_end_info {
 	/* a flight file's: the end of the time it holds, when before mono_end_ns (0: none) */
 	uint64_t mono_held_end_ns;
 	uint64_t ts_start, ts_end;		/* the first CPU's "now ts" at start and end */
-	uint64_t ts_stop;	/* VMT_META_TRACE_STOP: its "now ts" at tracing off, or 0 */
+	/*
+	 * VMT_META_TRACE_STOP: its "now ts" at tracing off (rec_output_finish() sets it); 0
+	 * when not known, and in a flight file, whose exits open at its end ran to its
+	 * window's end, not to the stop
+	 */
+	uint64_t ts_stop;
 	const struct rec_collector *col;	/* per-CPU page counts */
 	/*
 	 * "complete" or "aborted" (VMT_META_DRAIN) when the end stats were read after the

@@ -32,6 +32,7 @@ struct rec_watch {
 	uint64_t threshold_ns, keep_ns, after_ns;
 	const char *pair;		/* "exit" (KVM's pair) or "pair": the messages' word */
 	const char *begin;		/* the begin event ("kvm:kvm_exit"), the options' */
+	bool no_output;			/* no file to read back, which would say "not one" */
 	char cpus[64];			/* the traced CPUs, as the messages give them */
 };
 
@@ -164,6 +165,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	w->metrics_path = o->metrics;
 	w->pair = vmt_evpair_is_kvm(o->begin) ? "exit" : "pair";
 	w->begin = o->begin;
+	w->no_output = o->no_output;
 	vmt_cpulist_format(&o->cpus, w->cpus, sizeof(w->cpus));
 	/*
 	 * The exit that triggers is seen at its end, the look-behind and a chunk's age later:
@@ -219,6 +221,8 @@ static void report(const struct rec_watch *w)
 		vmt_warn_folded("%s: writing the metrics failed %" PRIu64 " of %" PRIu64 " times, "
 				"first: %s", w->metrics_path, failed,
 				failed + rec_metrics_published(w->metrics), strerror(-err));
+	if (w->no_output && !w->ring)	/* (a flight recording's line says it) */
+		rec_watch_said_none(w);
 }
 
 bool rec_watch_done(const struct rec_watch *w, const char **reason)

@@ -87,8 +87,7 @@ static int open_input(struct report *rep)
 /* --interval, --html: the time series (common/series.h), with a heatmap for the page. */
 static int add_series(struct report *rep)
 {
-	/* the page's own interval grows until the rows fit; the user's is kept (and refused) */
-	/* fit: rows past the bound leave a count of the tasks, for the interval that fits */
+	/* fit: past the bound, the tasks counted: the page's interval grows, the user's is refused */
 	struct vmt_series_opts so = { rep->o->interval_ns, rep->o->window_ns,
 				       rep->o->html != NULL, true };
 

@@ -605,4 +605,25 @@ for w in "--to 10us:0" "--to 19400ns:0" "--from 20100ns:0" "--from 15us --to 196
 			{ cat w.txt; fail "win.vmt $opts: the lost events' line"; }
 	fi
 done
+
+# A damaged chunk's hole runs from the event before it to the chunk's last time: a window
+# that starts inside it has the gap (the pCPU marked), one that starts after it has none.
+{
+	printf 'cpus 0\n'
+	i=0
+	while [ $i -lt 60 ]; do
+		echo "exit 0 $((1000 + i * 1000)) 100 0x1e 0"
+		echo "entry 0 $((1500 + i * 1000)) 100 0"
+		[ $((i % 20)) = 19 ] && echo "chunk 0"
+		i=$((i + 1))
+	done
+} | "$HELPERS/mkvmt" "$F618" hole.vmt || fail "mkvmt hole.vmt"
+python3 "$top_srcdir/tests/helpers/vmtedit.py" hole.vmt hole_bad.vmt corrupt:1 || fail vmtedit
+# chunk 1 holds 21000 .. 40500 ns: from the start (1000 ns), 20 .. 39.5 us
+for w in "--from 30us --to 45us:1" "--from 39us:1" "--from 41us:0" "--to 15us:0"; do
+	opts=${w%:*} want=${w##*:}
+	vmtrace-report --json $opts hole_bad.vmt >w.json 2>/dev/null
+	got=$(json w.json 'sum(c.get("gaps", 0) for c in d["cpus_detail"])')
+	[ "$got" = "$want" ] || fail "hole_bad.vmt $opts: $got gaps marked, expected $want"
+done
 finish

@@ -60,6 +60,9 @@ trig_line=$(vmtrace-report fr.vmt | grep "^Triggered by the pair at ") ||
 	fail "the report names no trigger"
 [ "$(grep "^Triggered by" rec.out)" = "$trig_line" ] && echo "$trig_line" | grep -q "(task $pid," ||
 	{ cat rec.out; fail "the recorder's summary does not name the trigger as the report does"; }
+# its time ends with its window: no trace.stop_ts, whose exits open ran to the stop
+python3 "$top_srcdir/tests/helpers/vmtmeta.py" fr.vmt >fr.meta || fail "vmtmeta fr.vmt"
+[ "$(json fr.meta '"trace.stop_ts" in d["end"]')" = False ] || fail "a flight file with trace.stop_ts"
 
 run vmtrace-convert --events --csv fr.vmt
 expect_rc 0 "convert --events"

@@ -234,15 +234,16 @@ for change in "end:monotonic.end_ns=abc:monotonic.end_ns" "meta:monotonic.start_
 	[ "$(json out.txt 'd["duration_ns"]')" = None ] ||
 		fail "$change: a duration of $(json out.txt 'd["duration_ns"]')"
 done
+# (the recorder writes the start statistics in META, the end ones in END)
 for over in -3 abc 99999999999999999999999; do
-	for when in start end; do
-		$edit v.vmt stats2.vmt "end:stats.$when.cpu1=$(printf 'entries: 0\noverrun: %s' $over)" ||
+	for when in meta:start end:end; do
+		$edit v.vmt stats2.vmt "${when%%:*}:stats.${when#*:}.cpu1=$(printf 'entries: 0\noverrun: %s' $over)" ||
 			fail vmtedit
-		damaged stats2.vmt "damaged file: an impossible value of stats.$when.cpu1: taken as not known" \
+		damaged stats2.vmt "damaged file: an impossible value of stats.${when#*:}.cpu1: taken as not known" \
 			>/dev/null || exit 1
+		[ "$(json out.txt '(d["lost_events_stats"], d["lost_events_exact"])')" = "(None, False)" ] ||
+			fail "overrun $over ($when): lost events $(json out.txt 'd["lost_events"]')"
 	done
-	[ "$(json out.txt '(d["lost_events_stats"], d["lost_events_exact"])')" = "(None, False)" ] ||
-		fail "overrun $over: lost events $(json out.txt 'd["lost_events"]')"
 done
 
 # 11. A page stamped after its CPU's end statistics were read ("now ts", plus a second for
