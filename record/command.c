@@ -34,26 +34,27 @@ static int runnable(const char *path)
 /*
  * posix_spawnp()'s search: a name with a slash as it is, else each entry of PATH (an empty
  * one is the current directory). One found but not runnable is EACCES unless a later
- * entry runs, as execvp() says.
+ * entry runs, as execvp() says. The path found into file (PATH_MAX bytes).
  */
-static int lookup(const char *name)
+static int lookup(const char *name, char *file)
 {
 	const char *path = getenv("PATH"), *p, *colon;
-	char file[PATH_MAX];
 	int err = ENOENT, e, n;
 	size_t len;
 
 	if (!*name)
 		return ENOENT;
-	if (strchr(name, '/'))
+	if (strchr(name, '/')) {
+		snprintf(file, PATH_MAX, "%s", name);
 		return runnable(name);
+	}
 	if (!path)
 		path = "/bin:/usr/bin";		/* glibc's default */
 	for (p = path;; p = colon + 1) {
 		colon = strchr(p, ':');
 		len = colon ? (size_t)(colon - p) : strlen(p);
-		n = snprintf(file, sizeof(file), "%.*s%s%s", (int)len, p, len ? "/" : "", name);
-		e = n < 0 || (size_t)n >= sizeof(file) ? ENAMETOOLONG : runnable(file);
+		n = snprintf(file, PATH_MAX, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+		e = n < 0 || (size_t)n >= PATH_MAX ? ENAMETOOLONG : runnable(file);
 		if (!e)
 			return 0;
 		if (e == EACCES)
@@ -65,6 +66,7 @@ static int lookup(const char *name)
 
 int rec_command_init(struct rec_command *c, char **argv, int *exit_code)
 {
+	char file[PATH_MAX];
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -76,7 +78,7 @@ int rec_command_init(struct rec_command *c, char **argv, int *exit_code)
 	 * Found now, before the file is created: a mistyped command would otherwise leave an
 	 * empty recording and rename the previous one to FILE.old.
 	 */
-	err = lookup(argv[0]);
+	err = lookup(argv[0], file);
 	if (err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG) {
 		vmt_err("%s: command not found", argv[0]);
 		*exit_code = 127;
@@ -88,6 +90,31 @@ int rec_command_init(struct rec_command *c, char **argv, int *exit_code)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A file the kernel does not know how to run (no "#!", a script without it): execvp() runs
+ * it with /bin/sh, which glibc's posix_spawnp() no longer does.
+ */
+static int spawn_shell(struct rec_command *c, const posix_spawnattr_t *attr)
+{
+	char file[PATH_MAX], **argv;
+	size_t n = 0;
+	int ret;
+
+	if (lookup(c->argv[0], file))
+		return ENOEXEC;
+	while (c->argv[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	if (!argv)
+		return ENOMEM;
+	argv[0] = (char *)"/bin/sh";
+	argv[1] = file;
+	memcpy(argv + 2, c->argv + 1, n * sizeof(*argv));	/* the NULL after them too */
+	ret = posix_spawn(&c->pid, "/bin/sh", NULL, attr, argv, environ);
+	free(argv);
+	return ret;
 }
 
 /*
@@ -119,6 +146,8 @@ static int spawn(struct rec_command *c)
 					       POSIX_SPAWN_SETSIGDEF);
 	if (!ret)
 		ret = posix_spawnp(&c->pid, c->argv[0], NULL, &attr, c->argv, environ);
+	if (ret == ENOEXEC)
+		ret = spawn_shell(c, &attr);
 	posix_spawnattr_destroy(&attr);
 	return ret;
 }

@@ -81,6 +81,16 @@ for cmd in ./no-such-command no-such-command-on-path "$PWD/data.txt" "$PWD"; do
 	[ -z "$(ls none.vmt?* 2>/dev/null)" ] || fail "$cmd: left $(ls none.vmt?*)"
 done
 
+# an executable file without "#!": run by /bin/sh, as execvp(3) (and env, nice) would run
+# it, its exit status passed on; not "Exec format error"
+printf 'exit 7\n' >noshebang
+chmod 755 noshebang
+rec -o nosb.vmt -- ./noshebang
+expect_rc 7 "an executable without #!"
+! grep -q "Exec format" err.txt || { cat err.txt >&2; fail "./noshebang: not run by /bin/sh"; }
+env ./noshebang
+[ $? = 7 ] || fail "env ./noshebang does not exit 7 here: the check above proves nothing"
+
 # bad command lines
 for args in "--" "-s 1 -- true" "true" "--cleanup -- true"; do
 	# shellcheck disable=SC2086
