@@ -276,8 +276,13 @@ void rec_livefmt_table(const struct rec_live_frame *fr)
 	snprintf(title[2], sizeof(title[2]), " %13s", "p99");
 	snprintf(title[3], sizeof(title[3]), " %13s", "max");
 	figures_line(&scr, "", title);
+	/* the widest that fits: a "~ (161 tasks)" cut would push the figures off the screen */
 	snprintf(buf, sizeof(buf), "all (%u %s%s)", fr->active, fr->kvm ? "vCPU task" : "task",
 		 fr->active == 1 ? "" : "s");
+	if (strlen(buf) > (size_t)scr.label)
+		snprintf(buf, sizeof(buf), "all (%u)", fr->active);
+	if (strlen(buf) > (size_t)scr.label)
+		snprintf(buf, sizeof(buf), "all");
 	table_row(&scr, buf, fr->all, len, len * fr->active);
 	if (blanks)
 		screen_line(&scr, "%s", "");

@@ -209,6 +209,13 @@ static void test_widths(void **state)
 		assert_true((strstr(want, "exits/s") != NULL) == (w[i].figures >= 1));
 		/* and its titles end where the rows' figures do */
 		assert_int_equal(strlen(want), strlen(row));
+		/* the "all" row too: its label narrowed to the column, never its figures pushed */
+		assert_non_null(line_of(t, "  all", buf, sizeof(buf)));
+		n = strlen(buf);
+		while (n && buf[n - 1] == ' ')
+			n--;
+		if (w[i].figures)
+			assert_int_equal(n, strlen(want));
 		free(t);
 	}
 	fixture_free(&fx);
