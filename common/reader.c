@@ -232,6 +232,15 @@ static const struct vmt_chunk_info *stream_chunk(const struct vmt_reader *r,
 	return s->next_chunk ? vmt_source_chunk(r->src, s->chunk[s->next_chunk - 1]) : NULL;
 }
 
+/* The page just taken from s (its last one read) is damaged: left out, counted, noted. */
+static __attribute__((cold)) void bad_page(struct vmt_reader *r, struct stream *s,
+					 const char *why)
+{
+	r->st.bad_pages++;
+	s->after_bad = true;
+	vmt_damage_note(&r->damage, stream_chunk(r, s), s->win_first + s->next_page - 1, why);
+}
+
 char *vmt_reader_meta(const struct vmt_reader *r, const char *key)
 {
 	const uint8_t *meta, *end;
@@ -1064,11 +1073,7 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 				return;
 			}
 			if (ret < 0) {
-				r->st.bad_pages++;
-				s->after_bad = true;
-				vmt_damage_note(&r->damage, stream_chunk(r, s),
-						s->win_first + s->next_page - 1,
-						"record header points outside its page");
+				bad_page(r, s, "record header points outside its page");
 			}
 			s->in_page = false;
 		}
@@ -1092,19 +1097,11 @@ static void stream_advance(struct vmt_reader *r, struct stream *s)
 			if (!r->parent)
 				r->st.pages++;
 			if (vmt_rbpage_init(&s->pg, &r->hp, page, s->page_size)) {
-				r->st.bad_pages++;
-				s->after_bad = true;
-				vmt_damage_note(&r->damage, stream_chunk(r, s),
-						s->win_first + s->next_page - 1,
-						"page commit beyond the page size");
+				bad_page(r, s, "page commit beyond the page size");
 				continue;
 			}
 			if (__builtin_expect(s->pg.commit && s->pg.page_ts > s->until, 0)) {
-				r->st.bad_pages++;
-				s->after_bad = true;
-				vmt_damage_note(&r->damage, stream_chunk(r, s),
-						s->win_first + s->next_page - 1,
-						"a page stamped after its CPU's end statistics were read");
+				bad_page(r, s, "a page stamped after its CPU's end statistics were read");
 				continue;
 			}
 			s->in_page = true;
