@@ -305,8 +305,8 @@ static int resolve_vcpus_by_map(struct vmt_filter *f, const struct vmt_vmmap *m,
  * hlt). A number the begin event's reason field cannot hold would select nothing, silently:
  * refused, as an unknown name is.
  */
-static int reason_number(const char *tok, const struct vmt_reader *r, uint64_t *out, char *msg,
-			 size_t size)
+static int reason_number(const char *tok, const struct vmt_reason_names *in, uint64_t *out,
+			 char *msg, size_t size)
 {
 	static const char *const field[] = { "exit_reason", "esr_ec", "id" };
 	const struct vmt_evfield *f = NULL;
@@ -322,10 +322,10 @@ static int reason_number(const char *tok, const struct vmt_reader *r, uint64_t *
 		return -EINVAL;
 	}
 	for (i = 0; !f && i < sizeof(field) / sizeof(field[0]); i++)
-		f = vmt_evformat_field(vmt_reader_begin_format(r), field[i]);
+		f = vmt_evformat_field(in->begin, field[i]);
 	if (errno == ERANGE || (f && f->size < 8 && v >> (f->size * 8))) {
-		snprintf(msg, size, "--reason %s: out of range: the %s field of %s holds %u bits "
-			 "(at most %llu)", tok, f ? f->name : "reason", vmt_reader_begin_name(r),
+		snprintf(msg, size, "%s %s: out of range: the %s field of %s holds %u bits "
+			 "(at most %llu)", in->option, tok, f ? f->name : "reason", in->begin_name,
 			 f && f->size < 8 ? f->size * 8 : 64,
 			 f && f->size < 8 ? (1ULL << (f->size * 8)) - 1 : ~0ULL);
 		return -EINVAL;
@@ -334,14 +334,90 @@ static int reason_number(const char *tok, const struct vmt_reader *r, uint64_t *
 	return 0;
 }
 
+/* One item: a number, or a name of the table t (for in->isa()'s exits, asked once). */
+static int resolve_item(const struct vmt_reason_names *in, const struct vmt_exitreasons *t,
+			const char *tok, struct vmt_reason_set *set, bool *isa_known, uint32_t *isa,
+			char *msg, size_t size)
+{
+	unsigned int room = VMT_MAX_FILTER_REASONS - set->n;
+	uint64_t v;
+	int n, ret;
+
+	if (isdigit((unsigned char)*tok)) {
+		ret = reason_number(tok, in, &v, msg, size);
+		if (ret)
+			return ret;
+		if (!room) {
+			snprintf(msg, size, "too many exit reasons (at most %u)",
+				 VMT_MAX_FILTER_REASONS);
+			return -EINVAL;
+		}
+		set->isa[set->n] = VMT_ISA_ANY;
+		set->key[set->n++] = v;
+		return 0;
+	}
+	if (vmt_exitreasons_empty(t)) {
+		snprintf(msg, size, "%s '%s': %s events have numbers, not names (their format has "
+			 "no table of them); give numbers, e.g. %s 0,1", in->option, tok,
+			 in->begin_name, in->option);
+		return -EINVAL;
+	}
+	if (!*isa_known) {
+		*isa = in->isa ? in->isa(in->arg) : VMT_ISA_ANY;
+		*isa_known = true;
+	}
+	n = vmt_exitreason_resolve(t, *isa, tok, set->isa + set->n, set->key + set->n, room, msg,
+				   size);
+	if (n < 0)
+		return -EINVAL;
+	set->n += (unsigned int)n;
+	return 0;
+}
+
+int vmt_reason_list_resolve(const struct vmt_reason_names *in, const char *list,
+			    struct vmt_reason_set *set, struct vmt_reason_set *out, char *msg,
+			    size_t size)
+{
+	struct vmt_exitreasons *t;
+	char *copy, *tok, *save = NULL;
+	uint32_t isa = VMT_ISA_ANY;
+	bool isa_known = false;
+	int ret = 0;
+
+	if (vmt_exitreasons_new(in->begin, in->machine, &t))
+		return -ENOMEM;
+	copy = strdup(list);
+	if (!copy) {
+		vmt_exitreasons_free(t);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		if (out && *tok == '-')
+			ret = resolve_item(in, t, trim(tok + 1), out, &isa_known, &isa, msg, size);
+		else
+			ret = resolve_item(in, t, tok, set, &isa_known, &isa, msg, size);
+	}
+	free(copy);
+	vmt_exitreasons_free(t);
+	return ret;
+}
+
+static uint32_t isa_of_reader(const void *r)
+{
+	return recording_isa(r);
+}
+
 int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, char *msg,
 		       size_t size)
 {
 	struct vmt_filter *f = &fo->filter;
-	struct vmt_exitreasons *t;
-	char *list, *tok, *save = NULL;
-	uint32_t isa = VMT_ISA_ANY;
-	bool isa_known = false;
+	struct vmt_reason_names in = {
+		.option = "--reason", .begin = vmt_reader_begin_format(r),
+		.begin_name = vmt_reader_begin_name(r), .machine = vmt_reader_machine(r),
+		.isa = isa_of_reader, .arg = r,
+	};
+	struct vmt_reason_set set = { 0 };
 	int ret = 0;
 
 	/*
@@ -368,56 +444,23 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
 	}
 	if (!fo->reasons)
 		return 0;
-	if (vmt_exitreasons_new(vmt_reader_begin_format(r), vmt_reader_machine(r), &t))
-		return -ENOMEM;
-	list = strdup(fo->reasons);
-	if (!list) {
-		vmt_exitreasons_free(t);
-		return -ENOMEM;
-	}
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned int room = VMT_MAX_FILTER_REASONS - f->nreasons;
-		int n;
-
-		tok = trim(tok);
-		if (isdigit((unsigned char)*tok)) {
-			uint64_t v;
-
-			ret = reason_number(tok, r, &v, msg, size);
-			if (ret)
-				break;
-			if (!room) {
-				snprintf(msg, size, "too many exit reasons (at most %u)",
-					 VMT_MAX_FILTER_REASONS);
-				ret = -EINVAL;
-				break;
-			}
-			f->reason_isa[f->nreasons] = VMT_ISA_ANY;
-			f->reason_key[f->nreasons++] = v;
-			continue;
-		}
-		if (vmt_exitreasons_empty(t)) {
-			snprintf(msg, size, "--reason '%s': %s events have numbers, not names (their "
-				 "format has no table of them); give numbers, e.g. --reason 0,1", tok,
-				 vmt_reader_begin_name(r));
-			ret = -EINVAL;
-			break;
-		}
-		if (!isa_known) {
-			isa = recording_isa(r);
-			isa_known = true;
-		}
-		n = vmt_exitreason_resolve(t, isa, tok, f->reason_isa + f->nreasons,
-					   f->reason_key + f->nreasons, room, msg, size);
-		if (n < 0) {
-			ret = -EINVAL;
-			break;
-		}
-		f->nreasons += (unsigned int)n;
-	}
-	free(list);
-	vmt_exitreasons_free(t);
+	ret = vmt_reason_list_resolve(&in, fo->reasons, &set, NULL, msg, size);
+	memcpy(f->reason_isa, set.isa, set.n * sizeof(*set.isa));
+	memcpy(f->reason_key, set.key, set.n * sizeof(*set.key));
+	f->nreasons = set.n;
 	return ret;
+}
+
+bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t key)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->key[i] == key && (set->isa[i] == isa || set->isa[i] == VMT_ISA_ANY ||
+					   isa == VMT_ISA_ANY))
+			return true;
+	}
+	return false;
 }
 
 int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_reader *r,

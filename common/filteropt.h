@@ -43,6 +43,36 @@ int vmt_filter_resolve(struct vmt_filter_opts *fo, const struct vmt_reader *r, c
  */
 int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_reader *r,
 			    const char *reason);
+
+/* What a list of exit reasons (--reason's, vmtrace-record --trigger-reason's) names. */
+struct vmt_reason_names {
+	const char *option;		/* the list's option, for the messages ("--reason") */
+	const struct vmt_evformat *begin;	/* the begin event's format: its names */
+	const char *begin_name;		/* "kvm:kvm_exit" */
+	const char *machine;		/* uname -m of the recording's kernel, or NULL */
+	/* the exits' ISA, asked at the first name (NULL: VMT_ISA_ANY, either ISA's names) */
+	uint32_t (*isa)(const void *arg);
+	const void *arg;
+};
+
+/* (isa, key) pairs; an isa of VMT_ISA_ANY matches either. */
+struct vmt_reason_set {
+	unsigned int n;
+	uint32_t isa[VMT_MAX_FILTER_REASONS];
+	uint64_t key[VMT_MAX_FILTER_REASONS];
+};
+
+/*
+ * The reasons of list (names or numbers, comma-separated, spaces around an item ignored),
+ * as --reason resolves them, appended to set; with out, items after a '-' ("-hlt") go to
+ * out instead. Returns 0, -ENOMEM, or -EINVAL with msg (size bytes) naming in->option and
+ * the item that is wrong and why.
+ */
+int vmt_reason_list_resolve(const struct vmt_reason_names *in, const char *list,
+			    struct vmt_reason_set *set, struct vmt_reason_set *out, char *msg,
+			    size_t size);
+/* Whether set holds the reason key of an exit of isa (VMT_ISA_ANY: not known). */
+bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t key);
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
 /* The first filter option given ("--cpu", "--reason", ...), or NULL when there is none. */
 const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo);
