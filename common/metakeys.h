@@ -64,6 +64,7 @@
 #define VMT_META_TRIGGER_THRESHOLD "trigger.threshold_ns"
 #define VMT_META_TRIGGER_KEEP	"trigger.keep_ns"
 #define VMT_META_TRIGGER_AFTER	"trigger.after_ns"
+#define VMT_META_TRIGGER_REASONS "trigger.reasons"	/* --trigger-reason, as given */
 #define VMT_META_TRIGGER_TS	"trigger.ts"		/* in END */
 #define VMT_META_TRIGGER_LAT	"trigger.lat"		/* in END */
 #define VMT_META_TRIGGER_CPU	"trigger.cpu"		/* in END */

@@ -52,6 +52,29 @@ static uint64_t cpu_start_ts(struct vmt_reader *r, uint32_t cpu)
 	return start;
 }
 
+/* --trigger-reason's list, at most what t->reasons holds (a longer one ends in "..."). */
+static void reasons_read(struct vmt_reader *r, struct vmt_trigger *t)
+{
+	char *s = vmt_reader_meta(r, VMT_META_TRIGGER_REASONS);
+	size_t n = sizeof(t->reasons);
+
+	if (s && strlen(s) >= n)
+		snprintf(t->reasons, n, "%.*s...", (int)(n - 4), s);
+	else if (s)
+		snprintf(t->reasons, n, "%s", s);
+	free(s);
+}
+
+/* The threshold as the lines give it: "5 ms", or "5 ms, --trigger-reason -hlt". */
+static const char *threshold_text(const struct vmt_trigger *t, char *buf, size_t size)
+{
+	char thr[32];
+
+	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
+	snprintf(buf, size, "%s%s%s", thr, *t->reasons ? ", --trigger-reason " : "", t->reasons);
+	return buf;
+}
+
 void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 {
 	const struct vmt_clock *c = vmt_reader_clock(r);
@@ -62,6 +85,7 @@ void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 	t->kvm = vmt_reader_pairs_kvm(r);
 	t->flight = meta_u64(r, VMT_META_TRIGGER_THRESHOLD, &t->threshold_ns);
 	meta_u64(r, VMT_META_TRIGGER_KEEP, &t->keep_ns);
+	reasons_read(r, t);
 	/* the trigger's keys are in END: an unfinished file cannot say */
 	t->unknown = t->flight && !vmt_source_status(vmt_reader_source(r))->finished;
 	if (!t->flight || !meta_u64(r, VMT_META_TRIGGER_TS, &ts) ||
@@ -82,9 +106,9 @@ void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
 {
 	const char *what = t->kvm ? "exit" : "pair";
-	char at[32], lat[32], thr[32];
+	char at[32], lat[32], thr[192];
 
-	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
+	threshold_text(t, thr, sizeof(thr));
 	if (t->unknown) {
 		fprintf(f, "%sFlight recording (threshold %s): not finished, so which %s "
 			"triggered it (if any) is unknown\n", prefix, thr, what);
@@ -105,7 +129,7 @@ static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *
 		return;
 	}
 	{
-		char line[192], tail[64];
+		char line[192], tail[256];
 		int n = snprintf(line, sizeof(line), "%sTriggered by the %s at %s (task %" PRId32
 				 ", pCPU %" PRIu32 "): %s,", prefix, what,
 				 vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat);
@@ -165,6 +189,7 @@ void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t)
 		vmt_jsonw_object_open(w, "trigger");
 		vmt_jsonw_bool(w, "known", false);
 		vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
+		vmt_jsonw_str(w, "reasons", *t->reasons ? t->reasons : NULL);
 		vmt_jsonw_object_close(w);
 		return;
 	}
@@ -181,6 +206,7 @@ void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t)
 	vmt_jsonw_i64(w, "pid", t->pid);
 	vmt_jsonw_u64(w, "cpu", t->cpu);
 	vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
+	vmt_jsonw_str(w, "reasons", *t->reasons ? t->reasons : NULL);
 	vmt_jsonw_object_close(w);
 }
 

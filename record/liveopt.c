@@ -15,7 +15,7 @@
 
 /*
  * --live[=TIME], --no-output, --metrics, --interval, --on-threshold, --keep, --after,
- * --continue, --ring-size, --label, and what they need from the other options at the end.
+ * --continue, --ring-size, --trigger-reason, --label, and what they need from the other options at the end.
  */
 void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key, const char *arg)
 {
@@ -66,11 +66,16 @@ void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key,
 			argp_error(state, "invalid --ring-size '%s' (1M to 64G)", arg);
 		o->ring_bytes = v;
 		break;
+	case REC_OPT_TRIGGER_REASON:
+		if (!*arg)
+			argp_error(state, "empty --trigger-reason list");
+		o->trigger_reasons = arg;
+		break;
 	case ARGP_KEY_END:
-		if ((o->keep_ns || o->after_ns || o->continue_n || o->ring_bytes) &&
-		    !o->threshold_ns)
-			argp_error(state, "--keep, --after, --continue and --ring-size need "
-				   "--on-threshold TIME");
+		if ((o->keep_ns || o->after_ns || o->continue_n || o->ring_bytes ||
+		     o->trigger_reasons) && !o->threshold_ns)
+			argp_error(state, "--keep, --after, --continue, --ring-size and "
+				   "--trigger-reason need --on-threshold TIME");
 		if (o->continue_n && !stat(o->output, &st) && S_ISDIR(st.st_mode))
 			argp_error(state, "--continue: -o %s is a directory", o->output);
 		/* /dev/stdout too: written through the descriptor (outfile.h), no names to number */

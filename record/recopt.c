@@ -102,6 +102,8 @@ static const struct argp_option options[] = {
 	  "(default 1s)", 3 },
 	{ "continue", REC_OPT_CONTINUE, "N", 0, "with --on-threshold: go on after a trigger, each "
 	  "into a new numbered file (FILE-001.vmt, ...), and stop after N", 3 },
+	{ "trigger-reason", REC_OPT_TRIGGER_REASON, "LIST", 0, "with --on-threshold: only exits "
+	  "of these reasons trigger, or with -NAME items (-hlt) all but those", 3 },
 	{ "ring-size", REC_OPT_RING_SIZE, "SIZE", 0, "with --on-threshold: hold at most SIZE of "
 	  "pages in memory, the oldest go first beyond it (default 512M)", 3 },
 	{ NULL, 0, NULL, 0, "Maintenance:", 4 },
@@ -263,6 +265,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case REC_OPT_CONTINUE:
 	case REC_OPT_RING_SIZE:
 	case REC_OPT_LABEL:
+	case REC_OPT_TRIGGER_REASON:
 		rec_liveopt_parse(state, o, key, arg);
 		break;
 	case ARGP_KEY_END:
@@ -320,4 +323,6 @@ void rec_opts_free(struct record_opts *o)
 	free(o->begin);
 	free(o->end);
 	o->begin = o->end = NULL;
+	rec_trigsel_free(o->trigsel);
+	o->trigsel = NULL;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "openmetrics.h"
+#include "trigsel.h"
 
 #define REC_DEFAULT_BEGIN	"kvm:kvm_exit"
 #define REC_DEFAULT_END		"kvm:kvm_entry"
@@ -48,6 +49,8 @@ struct record_opts {
 	uint64_t keep_ns, after_ns;	/* --keep, --after */
 	unsigned int continue_n;	/* --continue: files at most; 0: one file, -o's name */
 	uint64_t ring_bytes;		/* --ring-size */
+	const char *trigger_reasons;	/* --trigger-reason LIST as given, or NULL */
+	struct rec_trigsel *trigsel;	/* that list resolved (the probe phase), or NULL */
 	char cmdline[1024];		/* the command line as given, for the metadata */
 	char **command;			/* after "--": the command to record around; or NULL */
 };

@@ -95,9 +95,8 @@ static int probe(struct recorder *rec)
 		rec->exit_code = -col;
 		return -1;
 	}
-	ret = rec_session_check_pair(&rec->ses, o);
-	if (!ret)
-		ret = rec_session_check_clock(&rec->ses, o->clock);
+	ret = rec_session_check_pair(&rec->ses, o) ?: rec_session_check_clock(&rec->ses, o->clock) ?:
+	      rec_trigsel_resolve(&o->trigsel, o->trigger_reasons, rec->ses.root, o->begin);
 	if (ret) {
 		rec->exit_code = ret;
 		return -1;

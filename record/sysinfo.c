@@ -331,6 +331,8 @@ int rec_sysinfo_meta(struct vmt_kvbuf *kb, const struct record_opts *o,
 		vmt_kv_addf(kb, VMT_META_TRIGGER_THRESHOLD, "%" PRIu64, o->threshold_ns);
 		vmt_kv_addf(kb, VMT_META_TRIGGER_KEEP, "%" PRIu64, o->keep_ns);
 		vmt_kv_addf(kb, VMT_META_TRIGGER_AFTER, "%" PRIu64, o->after_ns);
+		if (o->trigger_reasons)
+			vmt_kv_add_str(kb, VMT_META_TRIGGER_REASONS, o->trigger_reasons);
 	}
 	return kb->error;	/* time.start: each file's own, at its monotonic.start_ns (output.c) */
 }

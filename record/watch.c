@@ -29,7 +29,7 @@ struct rec_watch {
 	unsigned int nc;
 	/* --on-threshold */
 	struct rec_ring *ring;
-	uint64_t threshold_ns, keep_ns, after_ns;
+	const struct record_opts *o;	/* --on-threshold, --keep, --after, --trigger-reason */
 	const char *pair;		/* "exit" (KVM's pair) or "pair": the messages' word */
 	const char *begin;		/* the begin event ("kvm:kvm_exit"), the options' */
 	bool no_output;			/* no file to read back, which would say "not one" */
@@ -45,7 +45,7 @@ static int trigger_pair(void *state, const struct vmt_iter *it, const struct vmt
 
 	(void)it;
 	(void)task;
-	if (p->lat < w->threshold_ns)
+	if (p->lat < w->o->threshold_ns || !rec_trigsel_keeps(w->o->trigsel, p->begin))
 		return 0;
 	t.ts = p->begin->ts;
 	t.lat_ns = p->lat;
@@ -102,9 +102,7 @@ static int add_ring(struct rec_watch *w, const struct record_opts *o, uint64_t e
 
 	if (ret)
 		return ret;
-	w->threshold_ns = o->threshold_ns;
-	w->keep_ns = o->keep_ns;
-	w->after_ns = o->after_ns;
+	w->o = o;
 	w->c[w->nc].ops = &trigger_ops;
 	w->c[w->nc++].state = w;
 	*sink = rec_ring_sink(w->ring);
@@ -254,7 +252,7 @@ static uint64_t end_trigger(const struct rec_watch *w, const struct rec_ring_sta
 			    const struct rec_file_start *fs, struct vmt_kvbuf *end)
 {
 	const struct rec_ring_trigger *t = &st->trigger;
-	uint64_t keep_ns = w->keep_ns, cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
+	uint64_t keep_ns = w->o->keep_ns, cutoff = t->ts > keep_ns ? t->ts - keep_ns : 0, kept;
 	uint64_t until = 0;
 
 	if (!st->triggered)
@@ -269,7 +267,7 @@ static uint64_t end_trigger(const struct rec_watch *w, const struct rec_ring_sta
 	 * window, and with --continue the next file's, are in no file's time.
 	 */
 	if (fs->mono_ns)
-		until = to_mono(fs, t->ts + t->lat_ns + w->after_ns);
+		until = to_mono(fs, t->ts + t->lat_ns + w->o->after_ns);
 	/*
 	 * The pages begin at the first kept page, not at the file's start: long before it
 	 * (hunting for hours), or after the previous file's end with --continue, whose next
@@ -362,15 +360,18 @@ bool rec_watch_said_none(const struct rec_watch *w)
 void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const char *file,
 			   unsigned int files)
 {
-	char thr[32], why[96];
+	const char *reasons;
+	char thr[32], why[256];
 	bool none;
 
 	if (!w || !w->ring || rec_watch_triggered(w))
 		return;
+	reasons = w->o->trigger_reasons;
 	none = rec_watch_said_none(w);	/* then not "no exit reached": none came at all */
-	vmt_fmt_exact_ns(w->threshold_ns, thr, sizeof(thr));
-	snprintf(why, sizeof(why), none ? "not one %s came" : "no %s reached --on-threshold %s",
-		 w->pair, thr);
+	vmt_fmt_exact_ns(w->o->threshold_ns, thr, sizeof(thr));
+	snprintf(why, sizeof(why), none ? "not one %s came" :
+		 "no %s%s%.120s reached --on-threshold %s", w->pair,
+		 reasons ? " of --trigger-reason " : "", reasons ? reasons : "", thr);
 	/* not the readback's "not one event": nothing was kept, as asked */
 	if (file)
 		vmt_info_folded("nothing triggered: %s; %s holds the recording's metadata, no pages",

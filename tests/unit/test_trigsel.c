@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the flight recorder's trigger selection (record/trigsel.h), resolved
+ * against a real kvm_exit format (Linux 6.18, x86-64) as under a tracefs mount: a name
+ * selects that reason of either ISA (VMX HLT 12, SVM hlt 0x78, whatever flags VMX sets
+ * above its basic reason) and no other; "-NAME" selects all but it, exits without a
+ * reason field included; a number selects that code; no list selects every exit; wrong
+ * names, an empty list and an unreadable format are refused with their exit status.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trigsel.h"
+
+static char root[PATH_MAX];
+
+/* A tracefs-like root whose events/ is the committed formats. */
+static int setup(void **state)
+{
+	char events[PATH_MAX + 8];
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_trigsel.%d", (int)getpid());
+	snprintf(events, sizeof(events), "%s/events", root);
+	if (mkdir(root, 0700) ||
+	    symlink(TOP_SRCDIR "/tests/data/formats/linux-6.18-x86_64", events))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char events[PATH_MAX + 8];
+
+	(void)state;
+	snprintf(events, sizeof(events), "%s/events", root);
+	unlink(events);
+	rmdir(root);
+	return 0;
+}
+
+static struct vmt_event exit_of(uint32_t isa, uint64_t reason)
+{
+	struct vmt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = VMT_EV_BEGIN;
+	ev.has = VMT_EVF_REASON | VMT_EVF_ISA;
+	ev.isa = isa;
+	ev.reason = reason;
+	return ev;
+}
+
+static struct rec_trigsel *resolve(const char *list)
+{
+	struct rec_trigsel *s = NULL;
+
+	assert_int_equal(rec_trigsel_resolve(&s, list, root, "kvm:kvm_exit"), 0);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_name(void **state)
+{
+	struct rec_trigsel *s = resolve("hlt");
+	struct vmt_event vmx_hlt = exit_of(1, 12), svm_hlt = exit_of(2, 0x78);
+	struct vmt_event vmx_cpuid = exit_of(1, 10), svm_io = exit_of(2, 0x7b);
+	struct vmt_event flagged = exit_of(1, 0x8000000cULL), none = exit_of(1, 12);
+
+	(void)state;
+	none.has = 0;
+	assert_true(rec_trigsel_keeps(s, &vmx_hlt));
+	assert_true(rec_trigsel_keeps(s, &svm_hlt));
+	assert_true(rec_trigsel_keeps(s, &flagged));
+	assert_false(rec_trigsel_keeps(s, &vmx_cpuid));
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	/* SVM's code 12 is not HLT */
+	svm_io.reason = 12;
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	assert_false(rec_trigsel_keeps(s, &none));
+	rec_trigsel_free(s);
+}
+
+static void test_minus(void **state)
+{
+	struct rec_trigsel *s = resolve(" -hlt , -io");
+	struct vmt_event vmx_hlt = exit_of(1, 12), svm_hlt = exit_of(2, 0x78);
+	struct vmt_event vmx_cpuid = exit_of(1, 10), svm_io = exit_of(2, 0x7b);
+	struct vmt_event vmx_io = exit_of(1, 30), none = exit_of(1, 12);
+
+	(void)state;
+	none.has = 0;
+	assert_false(rec_trigsel_keeps(s, &vmx_hlt));
+	assert_false(rec_trigsel_keeps(s, &svm_hlt));
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	assert_true(rec_trigsel_keeps(s, &vmx_io));	/* VMX calls it IO_INSTRUCTION */
+	assert_true(rec_trigsel_keeps(s, &vmx_cpuid));
+	assert_true(rec_trigsel_keeps(s, &none));
+	rec_trigsel_free(s);
+}
+
+static void test_number_and_both(void **state)
+{
+	struct rec_trigsel *s = resolve("0x78,cpuid,-CPUID");
+	struct vmt_event svm_hlt = exit_of(2, 0x78), vmx_cpuid = exit_of(1, 10);
+	struct vmt_event svm_cpuid = exit_of(2, 0x72), vmx_hlt = exit_of(1, 12);
+
+	(void)state;
+	assert_true(rec_trigsel_keeps(s, &svm_hlt));
+	/* listed, then left out: names ignore case, so both ISAs' */
+	assert_false(rec_trigsel_keeps(s, &svm_cpuid));
+	assert_false(rec_trigsel_keeps(s, &vmx_cpuid));
+	assert_false(rec_trigsel_keeps(s, &vmx_hlt));
+	rec_trigsel_free(s);
+}
+
+static void test_none(void **state)
+{
+	struct rec_trigsel *s = (void *)1;
+	struct vmt_event any = exit_of(2, 0x78);
+
+	(void)state;
+	assert_int_equal(rec_trigsel_resolve(&s, NULL, root, "kvm:kvm_exit"), 0);
+	assert_null(s);
+	assert_true(rec_trigsel_keeps(NULL, &any));
+}
+
+static void test_refused(void **state)
+{
+	struct rec_trigsel *s = (void *)1;
+
+	(void)state;
+	assert_int_equal(rec_trigsel_resolve(&s, "hltt", root, "kvm:kvm_exit"), 64);
+	assert_null(s);
+	assert_int_equal(rec_trigsel_resolve(&s, "hlt,nosuch", root, "kvm:kvm_exit"), 64);
+	assert_int_equal(rec_trigsel_resolve(&s, " , ", root, "kvm:kvm_exit"), 64);
+	assert_int_equal(rec_trigsel_resolve(&s, "0x", root, "kvm:kvm_exit"), 64);
+	/* exit_reason is 32 bits */
+	assert_int_equal(rec_trigsel_resolve(&s, "0x100000000", root, "kvm:kvm_exit"), 64);
+	assert_int_equal(rec_trigsel_resolve(&s, "hlt", root, "kvm:no_such_event"), 1);
+	assert_int_equal(rec_trigsel_resolve(&s, "hlt", "/nonexistent", "kvm:kvm_exit"), 1);
+	assert_null(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_minus),
+		cmocka_unit_test(test_number_and_both),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
