@@ -12,7 +12,7 @@
 # usage: machine.sh COMMAND... (the test last)
 for test; do :; done
 case $test in
-*/kvmhost.sh | */kvmhost_why.sh | */kvmhost_vm.sh | */record_flight_load.sh) mode=-x ;;
+*/kvmhost.sh | */kvmhost_why.sh | */kvmhost_vm.sh | */kvmhost_flight.sh | */record_flight_load.sh) mode=-x ;;
 *) mode=-s ;;
 esac
 # A directory, not a file: in a sticky /tmp (fs.protected_regular) a file another user
