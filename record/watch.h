@@ -15,6 +15,7 @@
 #include "evformat.h"
 #include "kv.h"
 #include "collector.h"
+#include "flightend.h"
 #include "recopt.h"
 #include "session.h"
 #include "sink.h"
@@ -39,15 +40,6 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
  * thread). Then *reason is set to "threshold" and true returned.
  */
 bool rec_watch_done(const struct rec_watch *w, const char **reason);
-/*
- * The file's start: CLOCK_MONOTONIC and the trace clock, read together (0: unknown); and
- * with --continue the end the previous file claims (0: none), where this one's time begins.
- */
-struct rec_file_start {
-	uint64_t mono_ns, ts;
-	uint64_t prev_end_mono_ns;
-};
-
 /*
  * After the collector ended: the triggering exit's keys (metakeys.h) into END, a line
  * naming it, and a warning when the watchers stopped or records came late. Returns the end
