@@ -318,16 +318,24 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 		      uint64_t late)
 {
 	l->tot.late = late;
-	if (ts != UINT64_MAX) {
-		/* a task may be in its first exit for long: intervals start before any pair */
-		if (!l->started && it->events)
-			begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
-		move_to(l, ts);
+	/* a task may be in its first exit for long: intervals start before any pair */
+	if (!l->started && it->events)
+		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
+	move_to(l, ts);
+}
+
+void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop)
+{
+	/* an idle or stuck tail is the recording's time too, as the report counts it */
+	uint64_t end = stop > it->last_ts ? stop : it->last_ts;
+
+	if (!l->started)
 		return;
+	move_to(l, end);
+	if (end > l->cur_start && (stop > it->last_ts || l->all.count || l->lost)) {
+		l->cur_end = end;	/* the open exits' part ends there too */
+		close_interval(l, end - l->cur_start);
 	}
-	/* The last interval ends with the last event. */
-	if (l->started && it->last_ts >= l->cur_start && (l->all.count || l->lost))
-		close_interval(l, it->last_ts - l->cur_start);
 }
 
 int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
@@ -357,9 +365,7 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 
 struct vmt_consumer rec_live_consumer(struct rec_live *l)
 {
-	struct vmt_consumer c = { &live_ops, l };
-
-	return c;
+	return (struct vmt_consumer){ &live_ops, l };
 }
 
 void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t)

@@ -39,11 +39,18 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out);
 /* The consumer to give the pass. */
 struct vmt_consumer rec_live_consumer(struct rec_live *l);
 /*
- * The pass has every record up to ts (trace clock): print the intervals that ended;
- * UINT64_MAX: the pass ended, print the last one. late: the tap's count so far.
+ * The pass has every record up to ts (trace clock): print the intervals that ended. late:
+ * the tap's count so far.
  */
 void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts,
 		      uint64_t late);
+/*
+ * The pass has every record and has not ended (its open exits are there): print the last
+ * intervals, up to stop (when tracing went off, trace clock) when that is after the last
+ * event (an idle CPU's tail, a vCPU stuck in its exit), else up to the last event (stop 0:
+ * unknown).
+ */
+void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop);
 void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t);
 void rec_live_free(struct rec_live *l);
 

@@ -246,6 +246,7 @@ static void stop_and_drain(struct recorder *rec)
 	/* Tracing off first: the drain then sees a fixed amount of data. */
 	rec_session_tracing(&rec->ses, false);
 	rec_output_tracing_off(&rec->op);
+	rec_watch_tracing_off(rec->watch, rec->op.ts_off);
 	rec_collector_stop(rec->col);
 	while (!rec_collector_done(rec->col)) {
 		struct timespec to = { 0, 100000000L };

@@ -277,6 +277,8 @@ static void end_pass(struct rec_tap *t)
 	if (!t->error)
 		merge(t, UINT64_MAX, UINT64_MAX, false);
 	t->ended = true;
+	if (t->cfg.ending && !t->error)
+		t->cfg.ending(t->cfg.advance_arg, &t->it);
 	ret = vmt_pass_end(t->pass);
 	t->pass = NULL;
 	if (!t->error)

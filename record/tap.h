@@ -44,7 +44,12 @@ struct rec_tap_config {
 	 * before; and once with UINT64_MAX after the last one. May be NULL.
 	 */
 	void (*advance)(void *arg, const struct vmt_iter *it, uint64_t ts);
-	void *advance_arg;
+	/*
+	 * Called once on the collector thread when every record is in the pass, before it
+	 * ends (the exits still open are there: vmt_iter_each_open). May be NULL.
+	 */
+	void (*ending)(void *arg, const struct vmt_iter *it);
+	void *advance_arg;		/* both's */
 };
 
 struct rec_tap_stats {

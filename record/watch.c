@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ struct rec_watch {
 	const char *begin;		/* the begin event ("kvm:kvm_exit"), the options' */
 	bool no_output;			/* no file to read back, which would say "not one" */
 	char cpus[64];			/* the traced CPUs, as the messages give them */
+	_Atomic uint64_t stop_ts;	/* when tracing went off (trace clock), or 0; main's */
 };
 
 /* The flight recorder's consumer: an exit over the threshold triggers the ring. */
@@ -69,10 +71,19 @@ static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 	if (!w->tap)
 		return;
 	rec_tap_stats(w->tap, &st);
-	if (w->live)
+	if (w->live && ts != UINT64_MAX)	/* the end is on_ending's */
 		rec_live_advance(w->live, it, ts, st.late);
 	if (w->metrics)
 		rec_metrics_advance(w->metrics, it, ts, st.missed);
+}
+
+/* The tap's hook once the pass has every record, before it ends. */
+static void on_ending(void *arg, const struct vmt_iter *it)
+{
+	struct rec_watch *w = arg;
+
+	if (w->live)
+		rec_live_end(w->live, it, atomic_load(&w->stop_ts));
 }
 
 static void recycle(void *q, struct rec_chunk *c)
@@ -143,7 +154,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 	struct rec_tap_config tc = {
 		.next = cc->sink, .hp = ses->hp, .meta = meta->buf, .meta_len = meta->len,
 		.clock = ses->clock, .lookbehind_ns = 2 * cc->chunk_max_age_ns,
-		.max_held_bytes = MAX_HELD_BYTES, .advance = on_advance,
+		.max_held_bytes = MAX_HELD_BYTES, .advance = on_advance, .ending = on_ending,
 	};
 	uint64_t chunk_max_age_ns = cc->chunk_max_age_ns;
 	const struct vmt_header_page *hp = &ses->hp;
@@ -312,6 +323,12 @@ void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const ch
 void rec_watch_rearm(struct rec_watch *w)
 {
 	rec_ring_rearm(w->ring);
+}
+
+void rec_watch_tracing_off(struct rec_watch *w, uint64_t ts)
+{
+	if (w)
+		atomic_store(&w->stop_ts, ts);
 }
 
 void rec_watch_free(struct rec_watch *w)

@@ -59,6 +59,8 @@ bool rec_watch_triggered(const struct rec_watch *w);
 uint64_t rec_watch_end_done(const struct rec_watch *w, const struct rec_file_start *fs,
 			    struct vmt_kvbuf *end);
 void rec_watch_rearm(struct rec_watch *w);
+/* Tracing went off at ts (trace clock, 0: unknown): the live view's last intervals end there. */
+void rec_watch_tracing_off(struct rec_watch *w, uint64_t ts);
 /*
  * After the collector ended: when the live figures' pass saw not one begin event (--live,
  * --metrics, --on-threshold), a warning that says so and what it may mean, as the

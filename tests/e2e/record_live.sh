@@ -6,7 +6,8 @@
 # the recorded file, recounted independently from vmtrace-convert --events (every entry
 # that completed a pair, by its time since the recording's start): each interval's count and
 # longest exit are those of the file's pairs that ended in that interval, the counts add up
-# to vmtrace-report's pairs, nothing was late or lost. On a pseudo-terminal (script) the
+# to vmtrace-report's pairs, nothing was late or lost; the last line ends when tracing went
+# off, after the idle tail. On a pseudo-terminal (script) the
 # table is redrawn in place, in the neutral words of a pair other than KVM's (pairs/s,
 # tasks, ids; no exit, vCPU or guest); --no-output writes no file; bad command lines get
 # one line and exit 64.
@@ -14,12 +15,18 @@
 need_tracefs
 record_prio=20
 command -v script >/dev/null || skip "no script(1) for the terminal part"
+# the test's own commands (sleep, kill) stay off the traced CPU: its tail is idle
+taskset -pc 0 $$ >/dev/null || skip "taskset"
 
 # The loop runs 1.2 s (several 300 ms intervals, however fast the machine), then says how
 # many calls it made.
 start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --live=300ms -o run.vmt
 "$HELPERS/syscall_loop" -r 1 0 1.2 >loop.txt || fail "syscall_loop"
 N=$(awk '{print $4}' loop.txt)
+# in its clock_nanosleep on the traced CPU when the recording stops: an exit still open
+taskset -c 1 sleep 30 &
+sleeper=$!
+cleanup_hooks="$cleanup_hooks; kill $sleeper 2>/dev/null"
 sleep 0.5	# an interval or two of the idle CPU after the loop
 kill -INT "$rec_pid"
 wait "$rec_pid"
@@ -75,6 +82,31 @@ if total != pairs:
     print("live lines count %d pairs, the report %d" % (total, pairs))
     bad += 1
 sys.exit(1 if bad else 0)
+PY
+
+# The last line ends when tracing went off (the report's open_until_ns: the file's
+# trace.stop_ts), not at the last event: the idle CPU after the loop (the sleep above) is
+# in the live lines, as it is in the report's time; and the sleeper, in its system call
+# then, is in that interval's task lines, open up to the stop.
+until=$(json r.json 'd["open_until_ns"]')
+unfold rec.out | grep '^live-task ' >tasks.txt
+python3 - live.txt tasks.txt "$until" "$sleeper" <<'PY' || fail "the live lines do not run to the stop"
+import sys
+kv = lambda l: dict(x.split("=", 1) for x in l.split()[1:])
+last = [kv(l) for l in open(sys.argv[1])][-1]
+end, until = float(last["start_s"]) + float(last["len_s"]), int(sys.argv[3]) / 1e9
+print("the last live interval ends at %.3f s, tracing went off at %.6f s" % (end, until))
+ok = abs(end - until) <= 0.0015
+t = [kv(l) for l in open(sys.argv[2])]
+t = [x for x in t if x["interval"] == last["interval"] and x["pid"] == sys.argv[4]]
+if len(t) != 1 or not t[0].get("open_reason", "").startswith("clock_nanosleep"):
+    print("the sleeper in the last interval:", t)
+    ok = False
+else:
+    open_end = float(t[0]["open_since_s"]) + int(t[0]["open_ns"]) / 1e9
+    print("the sleeper: open from %s s to %.4f s" % (t[0]["open_since_s"], open_end))
+    ok = ok and abs(open_end - until) <= 0.0015
+sys.exit(0 if ok else 1)
 PY
 
 # A terminal: the table, redrawn in place (cursor home and clear before each), while the
