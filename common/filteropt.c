@@ -66,8 +66,8 @@ static char *trim(char *s)
  * select more than was meant (all exits for "--reason ,"), so it is refused as the CPU
  * lists' are.
  */
-static const char *name_list(struct argp_state *state, const char *opt, const char *example,
-			     const char *arg)
+const char *vmt_argp_name_list(struct argp_state *state, const char *opt, const char *example,
+			       const char *arg)
 {
 	const char *p = arg, *comma;
 
@@ -101,10 +101,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case OPT_REASON:
-		fo->reasons = name_list(state, "--reason", "hlt or hlt,io", arg);
+		fo->reasons = vmt_argp_name_list(state, "--reason", "hlt or hlt,io", arg);
 		break;
 	case OPT_VM:
-		fo->vms = name_list(state, "--vm", "web1 or web1,web2", arg);
+		fo->vms = vmt_argp_name_list(state, "--vm", "web1 or web1,web2", arg);
 		break;
 	case OPT_FROM:
 		f->from_ns = vmt_argp_time(state, "--from time", arg);
@@ -368,6 +368,8 @@ static int resolve_item(const struct vmt_reason_names *in, const struct vmt_exit
 	}
 	n = vmt_exitreason_resolve(t, *isa, tok, set->isa + set->n, set->key + set->n, room, msg,
 				   size);
+	if (n == -ENOSPC)	/* it said the room left, not the limit */
+		snprintf(msg, size, "too many exit reasons (at most %u)", VMT_MAX_FILTER_REASONS);
 	if (n < 0)
 		return -EINVAL;
 	set->n += (unsigned int)n;

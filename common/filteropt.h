@@ -76,6 +76,12 @@ bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
 /* The first filter option given ("--cpu", "--reason", ...), or NULL when there is none. */
 const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo);
+/*
+ * A comma-separated list of names as given (arg), or argp_error() for an empty one or an
+ * empty item ("invalid OPT list 'a,': an empty item (expected e.g. EXAMPLE)").
+ */
+const char *vmt_argp_name_list(struct argp_state *state, const char *opt, const char *example,
+			       const char *arg);
 /* A TIME option value in ns ("1ms", "2"), or argp_error() naming what and the value. */
 uint64_t vmt_argp_time(struct argp_state *state, const char *what, const char *arg);
 

@@ -65,14 +65,24 @@ static void reasons_read(struct vmt_reader *r, struct vmt_trigger *t)
 	free(s);
 }
 
-/* The threshold as the lines give it: "5 ms", or "5 ms, --trigger-reason -hlt". */
-static const char *threshold_text(const struct vmt_trigger *t, char *buf, size_t size)
+/*
+ * After a flight recording's line: which exits could trigger, when --trigger-reason said,
+ * the list cut to keep the line within 120 columns.
+ */
+static void reasons_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
 {
-	char thr[32];
+	const char *what = t->kvm ? "exits" : "pairs";
+	int room = 120 - (int)strlen(prefix) - 6 - (int)sizeof("only  of --trigger-reason ") -
+		   (int)strlen(what) - (int)sizeof(" could trigger");
+	int len = (int)strlen(t->reasons);
 
-	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
-	snprintf(buf, size, "%s%s%s", thr, *t->reasons ? ", --trigger-reason " : "", t->reasons);
-	return buf;
+	if (!*t->reasons)
+		return;
+	if (room < 8)
+		room = 8;
+	fprintf(f, "%*s      only %s of --trigger-reason %.*s%s could trigger\n",
+		(int)strlen(prefix), "", what, len > room ? room - 3 : len, t->reasons,
+		len > room ? "..." : "");
 }
 
 void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
@@ -103,12 +113,12 @@ void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 }
 
 /* The trigger's line, without its leading blank line; nothing for other recordings. */
-static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
+static void trigger_head(FILE *f, const char *prefix, const struct vmt_trigger *t)
 {
 	const char *what = t->kvm ? "exit" : "pair";
-	char at[32], lat[32], thr[192];
+	char at[32], lat[32], thr[32];
 
-	threshold_text(t, thr, sizeof(thr));
+	vmt_format_ns(t->threshold_ns, thr, sizeof(thr));
 	if (t->unknown) {
 		fprintf(f, "%sFlight recording (threshold %s): not finished, so which %s "
 			"triggered it (if any) is unknown\n", prefix, thr, what);
@@ -129,7 +139,7 @@ static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *
 		return;
 	}
 	{
-		char line[192], tail[256];
+		char line[192], tail[64];
 		int n = snprintf(line, sizeof(line), "%sTriggered by the %s at %s (task %" PRId32
 				 ", pCPU %" PRIu32 "): %s,", prefix, what,
 				 vmt_format_ns(t->at_ns, at, sizeof(at)), t->pid, t->cpu, lat);
@@ -138,6 +148,12 @@ static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *
 		/* a late trigger, a large pid and a list's "[N] " can pass 120 columns: break */
 		fprintf(f, "%s%s%s\n", line, n + 1 + m > 120 ? "\n      " : " ", tail);
 	}
+}
+
+static void trigger_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
+{
+	trigger_head(f, prefix, t);
+	reasons_line(f, prefix, t);
 }
 
 const char *vmt_trigger_missing(const struct vmt_trigger *t, char *buf, size_t size)

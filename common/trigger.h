@@ -21,7 +21,7 @@ struct vmt_trigger {
 	bool unknown;			/* flight, but not finished: END (the trigger) missing */
 	bool in_file;			/* has, and the exit's CPU has pages from its start on */
 	uint64_t threshold_ns, keep_ns;
-	char reasons[128];		/* --trigger-reason as given (cut), or "" */
+	char reasons[1024];		/* --trigger-reason as given, or "" (cut when longer) */
 	uint64_t at_ns;			/* the exit, from the recording's start */
 	uint64_t lat_ns;
 	uint32_t cpu;

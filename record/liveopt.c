@@ -67,9 +67,7 @@ void rec_liveopt_parse(struct argp_state *state, struct record_opts *o, int key,
 		o->ring_bytes = v;
 		break;
 	case REC_OPT_TRIGGER_REASON:
-		if (!*arg)
-			argp_error(state, "empty --trigger-reason list");
-		o->trigger_reasons = arg;
+		o->trigger_reasons = rec_trigsel_check_list(state, arg);
 		break;
 	case ARGP_KEY_END:
 		if ((o->keep_ns || o->after_ns || o->continue_n || o->ring_bytes ||

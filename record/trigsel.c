@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -17,6 +18,23 @@ struct rec_trigsel {
 	struct vmt_reason_set in;	/* the reasons listed (none: every reason) */
 	struct vmt_reason_set out;	/* the "-NAME" ones, which never trigger */
 };
+
+const char *rec_trigsel_check_list(struct argp_state *state, const char *arg)
+{
+	const char *p = arg;
+
+	vmt_argp_name_list(state, "--trigger-reason", "-hlt or cpuid,hlt", arg);
+	if (strlen(arg) > REC_TRIGSEL_MAX_LIST)
+		argp_error(state, "--trigger-reason: a list of more than %u characters",
+			   REC_TRIGSEL_MAX_LIST);
+	for (; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		p += strspn(p, " \t");
+		if (*p == '-' && strspn(p + 1, " \t") == strcspn(p + 1, ","))
+			argp_error(state, "invalid --trigger-reason list '%s': a '-' without a name "
+				   "(expected e.g. -hlt)", arg);
+	}
+	return arg;
+}
 
 /* The begin event's format on this kernel, or NULL after saying why. */
 static struct vmt_evformat *begin_format(const char *root, const char *begin)
@@ -36,10 +54,63 @@ static struct vmt_evformat *begin_format(const char *root, const char *begin)
 	return ret ? NULL : fmt;
 }
 
-int rec_trigsel_resolve(struct rec_trigsel **out, const char *list, const char *root,
-			const char *begin)
+/* KVM's exits on this host: Intel's VMX or AMD's SVM, from /proc/cpuinfo (else either). */
+static uint32_t host_isa(void)
 {
-	struct vmt_reason_names in = { .option = "--trigger-reason", .begin_name = begin };
+	char line[256];
+	uint32_t isa = VMT_ISA_ANY;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && isa == VMT_ISA_ANY && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "vendor_id", 9) != 0)
+			continue;
+		if (strstr(line, "GenuineIntel"))
+			isa = VMT_ISA_VMX;
+		else if (strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine"))
+			isa = VMT_ISA_SVM;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return isa;
+}
+
+static uint32_t isa_given(const void *arg)
+{
+	return *(const uint32_t *)arg;
+}
+
+/* 0, or -EINVAL with msg: a list the begin event or the reasons left out make useless. */
+static int check_useful(const struct rec_trigsel *s, const struct vmt_evformat *fmt,
+			const char *begin, const char *list, char *msg, size_t size)
+{
+	static const char *const field[] = { "exit_reason", "esr_ec", "id" };
+	unsigned int i, left = 0;
+	bool has_reason = false;
+
+	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		has_reason |= vmt_evformat_field(fmt, field[i]) != NULL;
+	if (!has_reason) {
+		snprintf(msg, size, "%s events carry no reason (their format has none of the "
+			 "fields exit_reason, esr_ec, id): no list can select them", begin);
+		return -EINVAL;
+	}
+	for (i = 0; i < s->in.n; i++)
+		left += !vmt_reason_set_has(&s->out, s->in.isa[i], s->in.key[i]);
+	if (s->in.n && !left) {
+		snprintf(msg, size, "'%s' leaves out every reason it lists: nothing could "
+			 "trigger", list);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rec_trigsel_resolve_isa(struct rec_trigsel **out, const char *list, const char *root,
+			    const char *begin, uint32_t isa)
+{
+	struct vmt_reason_names in = {
+		.option = "--trigger-reason", .begin_name = begin, .isa = isa_given, .arg = &isa,
+	};
 	struct rec_trigsel *s;
 	struct utsname u;
 	char msg[1024];
@@ -55,6 +126,8 @@ int rec_trigsel_resolve(struct rec_trigsel **out, const char *list, const char *
 	in.machine = uname(&u) == 0 ? u.machine : NULL;
 	s = calloc(1, sizeof(*s));
 	ret = s ? vmt_reason_list_resolve(&in, list, &s->in, &s->out, msg, sizeof(msg)) : -ENOMEM;
+	if (!ret)
+		ret = check_useful(s, in.begin, begin, list, msg, sizeof(msg));
 	vmt_evformat_free((struct vmt_evformat *)in.begin);
 	/* some messages name the option already ("--trigger-reason 0x1f: out of range") */
 	if (ret == -EINVAL)
@@ -62,16 +135,20 @@ int rec_trigsel_resolve(struct rec_trigsel **out, const char *list, const char *
 			       "--trigger-reason: " : "", msg);
 	else if (ret)
 		vmt_err("--trigger-reason: %s", strerror(-ret));
-	if (!ret && !s->in.n && !s->out.n) {
-		vmt_err("--trigger-reason: no exit reason in '%s'", list);
-		ret = -EINVAL;
-	}
 	if (ret) {
 		free(s);
 		return ret == -EINVAL ? 64 : 1;
 	}
 	*out = s;
 	return 0;
+}
+
+int rec_trigsel_resolve(struct rec_trigsel **out, const char *list, const char *root,
+			const char *begin)
+{
+	/* a name of the other vendor's would match no exit here: refused, naming this one's */
+	return rec_trigsel_resolve_isa(out, list, root, begin,
+				       vmt_evpair_is_kvm(begin) ? host_isa() : VMT_ISA_ANY);
 }
 
 bool rec_trigsel_keeps(const struct rec_trigsel *s, const struct vmt_event *begin)

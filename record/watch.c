@@ -306,9 +306,11 @@ void rec_watch_untriggered(const struct rec_watch *w, const char *stop, const ch
 	reasons = w->o->trigger_reasons;
 	none = rec_watch_said_none(w);	/* then not "no exit reached": none came at all */
 	vmt_fmt_exact_ns(w->o->threshold_ns, thr, sizeof(thr));
+	/* a long list cut: the line stays one, the file has the list */
 	snprintf(why, sizeof(why), none ? "not one %s came" :
-		 "no %s%s%.120s reached --on-threshold %s", w->pair,
-		 reasons ? " of --trigger-reason " : "", reasons ? reasons : "", thr);
+		 "no %s%s%.60s%s reached --on-threshold %s", w->pair,
+		 reasons ? " of --trigger-reason " : "", reasons ? reasons : "",
+		 reasons && strlen(reasons) > 60 ? "..." : "", thr);
 	/* not the readback's "not one event": nothing was kept, as asked */
 	if (file)
 		vmt_info_folded("nothing triggered: %s; %s holds the recording's metadata, no pages",

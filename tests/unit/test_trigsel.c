@@ -4,8 +4,10 @@
  * against a real kvm_exit format (Linux 6.18, x86-64) as under a tracefs mount: a name
  * selects that reason of either ISA (VMX HLT 12, SVM hlt 0x78, whatever flags VMX sets
  * above its basic reason) and no other; "-NAME" selects all but it, exits without a
- * reason field included; a number selects that code; no list selects every exit; wrong
- * names, an empty list and an unreadable format are refused with their exit status.
+ * reason field included; a number selects that code; no list selects every exit; with
+ * the host's vendor known, the other vendor's names are refused; wrong names, an empty
+ * list, a list that leaves out all it lists, a pair without reasons, more than 64 reasons
+ * and an unreadable format are refused with their exit status.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -65,7 +67,7 @@ static struct rec_trigsel *resolve(const char *list)
 {
 	struct rec_trigsel *s = NULL;
 
-	assert_int_equal(rec_trigsel_resolve(&s, list, root, "kvm:kvm_exit"), 0);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, list, root, "kvm:kvm_exit", 0), 0);
 	assert_non_null(s);
 	return s;
 }
@@ -140,16 +142,58 @@ static void test_refused(void **state)
 	struct rec_trigsel *s = (void *)1;
 
 	(void)state;
-	assert_int_equal(rec_trigsel_resolve(&s, "hltt", root, "kvm:kvm_exit"), 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "hltt", root, "kvm:kvm_exit", 0), 64);
 	assert_null(s);
-	assert_int_equal(rec_trigsel_resolve(&s, "hlt,nosuch", root, "kvm:kvm_exit"), 64);
-	assert_int_equal(rec_trigsel_resolve(&s, " , ", root, "kvm:kvm_exit"), 64);
-	assert_int_equal(rec_trigsel_resolve(&s, "0x", root, "kvm:kvm_exit"), 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt,nosuch", root, "kvm:kvm_exit", 0), 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, " , ", root, "kvm:kvm_exit", 0), 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "0x", root, "kvm:kvm_exit", 0), 64);
 	/* exit_reason is 32 bits */
-	assert_int_equal(rec_trigsel_resolve(&s, "0x100000000", root, "kvm:kvm_exit"), 64);
-	assert_int_equal(rec_trigsel_resolve(&s, "hlt", root, "kvm:no_such_event"), 1);
-	assert_int_equal(rec_trigsel_resolve(&s, "hlt", "/nonexistent", "kvm:kvm_exit"), 1);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "0x100000000", root, "kvm:kvm_exit", 0), 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt", root, "kvm:no_such_event", 0), 1);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt", "/nonexistent", "kvm:kvm_exit", 0), 1);
+	/* every reason listed is left out: nothing could trigger */
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt,-HLT", root, "kvm:kvm_exit", 0), 64);
+	/* kvm_entry's format has no reason field: no list can select its pairs */
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "1", root, "kvm:kvm_entry", 0), 64);
 	assert_null(s);
+}
+
+/* This host's vendor known: its names only, the other's refused (they would match nothing). */
+static void test_vendor(void **state)
+{
+	struct rec_trigsel *s = NULL;
+	struct vmt_event svm_io = exit_of(2, 0x7b), vmx_io = exit_of(1, 30);
+
+	(void)state;
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "IO_INSTRUCTION", root, "kvm:kvm_exit", 2),
+			 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "io", root, "kvm:kvm_exit", 1), 64);
+	assert_null(s);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "-io", root, "kvm:kvm_exit", 2), 0);
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	rec_trigsel_free(s);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "-IO_INSTRUCTION", root, "kvm:kvm_exit", 1),
+			 0);
+	assert_false(rec_trigsel_keeps(s, &vmx_io));
+	assert_true(rec_trigsel_keeps(s, &svm_io));	/* 0x7b is no VMX I/O exit */
+	rec_trigsel_free(s);
+}
+
+/* At most 64 reasons; the message says the limit (it said the room left: "at most 0"). */
+static void test_limit(void **state)
+{
+	struct rec_trigsel *s = NULL;
+	char list[1024] = "hlt";
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ",%u", i);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, list, root, "kvm:kvm_exit", 2), 64);
+	assert_null(s);
+	list[strlen(list) - 3] = '\0';	/* ",63" off: 64 in all */
+	assert_int_equal(rec_trigsel_resolve_isa(&s, list, root, "kvm:kvm_exit", 2), 0);
+	rec_trigsel_free(s);
 }
 
 int main(void)
@@ -160,6 +204,8 @@ int main(void)
 		cmocka_unit_test(test_number_and_both),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_vendor),
+		cmocka_unit_test(test_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
