@@ -34,7 +34,7 @@ grep -q "^$line before this file's pages" out.txt ||
 run vmtrace-report --json "$F"
 expect_rc 0 "report --json of dropped.vmt"
 want="[('cpu', $cpu), ('in_file', False), ('known', True), ('latency_ns', $lat), ('pid', $pid),"
-want="$want ('threshold_ns', 1100000000)]"
+want="$want ('reasons', None), ('threshold_ns', 1100000000)]"
 [ "$(json out.txt 'sorted(d["trigger"].items())')" = "$want" ] ||
 	fail "trigger object: $(json out.txt 'd["trigger"]')"
 # an older recorder's file: END's end is when it finished the file (3.431 s after its
@@ -67,7 +67,7 @@ grep -q "^$line (if any) is unknown" out.txt ||
 	{ cat out.txt err.txt; fail "unfinished: the trigger is not said unknown"; }
 ! grep -q "nothing triggered" out.txt || fail "unfinished: 'nothing triggered'"
 run vmtrace-report --json unf.vmt
-want="[('known', False), ('threshold_ns', 1100000000)]"
+want="[('known', False), ('reasons', None), ('threshold_ns', 1100000000)]"
 [ "$(json out.txt 'sorted(d["trigger"].items())')" = "$want" ] ||
 	fail "unfinished: trigger object $(json out.txt 'd["trigger"]')"
 run vmtrace-report --around trigger unf.vmt
@@ -186,5 +186,30 @@ for views in "" "--window 2us" "--json"; do
 	expect_rc 0 "--compare $views"
 	[ "$(count)" -le 2 ] && [ "$(grep -c "Triggered by" out.txt)" -le 1 ] ||
 		{ cat out.txt; fail "--compare $views: the trigger more than once"; }
+done
+# vmtrace-record --trigger-reason's list (META trigger.reasons): a line under the trigger's,
+# cut to 120 columns when long (also after a list's "[N] "); the JSON has it whole
+for R in -hlt "$(seq -s, -f 'reason_%g_long_name' 1 12)"; do
+	{ echo "meta trigger.reasons $R"; cat trig.txt; } >trigr.txt
+	"$HELPERS/mkvmt" "$F618" trigr.vmt <trigr.txt || fail "mkvmt trigr.vmt"
+	run vmtrace-report trigr.vmt
+	expect_rc 0 "report of a file with trigger.reasons"
+	under=$(grep -A1 -xF "$trig" out.txt | tail -n 1)
+	if [ "$R" = -hlt ]; then
+		[ "$under" = "      only exits of --trigger-reason -hlt could trigger" ] ||
+			{ cat out.txt; fail "the line under the trigger's: $under"; }
+	else
+		case $under in
+		"      only exits of --trigger-reason reason_1_long_name,"*"... could trigger") ;;
+		*) cat out.txt; fail "a long list's line: $under" ;;
+		esac
+	fi
+	widths_ok out.txt || fail "the trigger's lines wider than 120 columns"
+	run vmtrace-report trigr.vmt none.vmt
+	grep -A1 -xF "  [1] $trig" out.txt | tail -n 1 | grep -q "^            only exits of" ||
+		{ cat out.txt; fail "two recordings: the list's line"; }
+	widths_ok out.txt || fail "two recordings: the trigger's lines wider than 120 columns"
+	run vmtrace-report --json trigr.vmt
+	[ "$(json out.txt 'd["trigger"]["reasons"]')" = "$R" ] || fail "JSON trigger.reasons"
 done
 exit 0
