@@ -72,8 +72,8 @@ static void reasons_read(struct vmt_reader *r, struct vmt_trigger *t)
 static void reasons_line(FILE *f, const char *prefix, const struct vmt_trigger *t)
 {
 	const char *what = t->kvm ? "exits" : "pairs";
-	int room = 120 - (int)strlen(prefix) - 6 - (int)sizeof("only  of --trigger-reason ") -
-		   (int)strlen(what) - (int)sizeof(" could trigger");
+	int room = 120 - (int)strlen(prefix) - 6 - (int)strlen("only  of --trigger-reason ") -
+		   (int)strlen(what) - (int)strlen(" could trigger");
 	int len = (int)strlen(t->reasons);
 
 	if (!*t->reasons)

@@ -20,6 +20,7 @@ struct rec_live {
 	bool started;			/* t0 known */
 	uint64_t t0, cur_start, cur_end;	/* trace clock (ns) */
 	uint64_t index;			/* of the current interval */
+	uint64_t seen_ts;		/* the latest time the pass had every record up to */
 	uint64_t lost;			/* in the current interval */
 	struct rec_live_stat all;
 	struct rec_live_task **tasks;
@@ -33,27 +34,6 @@ struct rec_live {
 	struct vmt_commtab comms;	/* the tasks' names, as the context events give them */
 	struct vmt_vmmap *vmmap;	/* the recording's VM map (--vm), or NULL */
 };
-
-static void iv_init(struct rec_live_stat *s)
-{
-	memset(s, 0, sizeof(*s));
-	vmt_latdist_init(&s->d);
-}
-
-static void iv_reset(struct rec_live_stat *s)
-{
-	vmt_latdist_free(&s->d);
-	iv_init(s);
-}
-
-static int iv_add(struct rec_live_stat *s, const struct vmt_latval *lv, uint64_t inside)
-{
-	s->count++;
-	s->sum += inside;
-	if (lv->v > s->max)
-		s->max = lv->v;
-	return vmt_latdist_add_val(&s->d, lv);
-}
 
 static struct rec_live_reason *reason_of(struct rec_live *l, uint32_t isa, uint64_t key)
 {
@@ -73,7 +53,7 @@ static struct rec_live_reason *reason_of(struct rec_live *l, uint32_t isa, uint6
 	grown += l->nreasons;
 	grown->isa = isa;
 	grown->key = key;
-	iv_init(&grown->s);
+	rec_live_stat_init(&grown->s);
 	return &l->reasons[l->last_reason = l->nreasons++];
 }
 
@@ -94,7 +74,7 @@ static struct rec_live_task *task_by_pid(struct rec_live *l, int32_t pid)
 	if (!t)
 		return NULL;
 	t->pid = pid;
-	iv_init(&t->s);
+	rec_live_stat_init(&t->s);
 	l->tasks[l->ntasks++] = t;
 	return t;
 }
@@ -193,13 +173,13 @@ static void close_interval(struct rec_live *l, uint64_t len)
 	l->last_reason = SIZE_MAX;	/* the table sorted them */
 	l->tot.intervals++;
 	l->tot.pairs += l->all.count;
-	iv_reset(&l->all);
+	rec_live_stat_reset(&l->all);
 	for (i = 0; i < l->ntasks; i++) {
-		iv_reset(&l->tasks[i]->s);
+		rec_live_stat_reset(&l->tasks[i]->s);
 		l->tasks[i]->open = false;
 	}
 	for (i = 0; i < l->nreasons; i++)
-		iv_reset(&l->reasons[i].s);
+		rec_live_stat_reset(&l->reasons[i].s);
 	l->lost = 0;
 	l->index++;
 	l->cur_start = l->cur_end;
@@ -261,13 +241,13 @@ static int live_pair(void *state, const struct vmt_iter *it, const struct vmt_pa
 	inside = p->end->ts > l->cur_start ? p->end->ts - l->cur_start : 0;
 	if (inside > p->lat)
 		inside = p->lat;
-	if (iv_add(&l->all, &lv, inside) || iv_add(&t->s, &lv, inside))
+	if (rec_live_stat_add(&l->all, &lv, inside) || rec_live_stat_add(&t->s, &lv, inside))
 		ret = -ENOMEM;
 	if (ex->has & VMT_EVF_REASON) {
 		uint32_t isa = (ex->has & VMT_EVF_ISA) ? ex->isa : VMT_ISA_ANY;
 		struct rec_live_reason *r = reason_of(l, isa, vmt_exitreason_key(isa, ex->reason));
 
-		if (!r || iv_add(&r->s, &lv, inside))
+		if (!r || rec_live_stat_add(&r->s, &lv, inside))
 			ret = -ENOMEM;
 	}
 	return ret;
@@ -318,21 +298,36 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 		      uint64_t late)
 {
 	l->tot.late = late;
+	l->seen_ts = ts;
 	/* a task may be in its first exit for long: intervals start before any pair */
 	if (!l->started && it->events)
 		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
 	move_to(l, ts);
 }
 
-void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop)
+void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t late)
 {
-	/* an idle or stuck tail is the recording's time too, as the report counts it */
-	uint64_t end = stop > it->last_ts ? stop : it->last_ts;
+	uint64_t last = it->last_ts > l->seen_ts ? it->last_ts : l->seen_ts, end, n;
 
+	l->tot.late = late;
+	/* the view saw the time up to a look-behind (1 s) before it: a stop past more is wrong */
+	if (stop > last + REC_LIVE_STOP_MARGIN_NS)
+		stop = 0;
+	/* an idle or stuck tail is the recording's time too, as the report counts it */
+	end = stop > it->last_ts ? stop : it->last_ts;
+	if (!l->started && it->events) {
+		/* only an exit still open came (an idle CPU's page, read at the stop): its interval */
+		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
+		n = end > l->t0 ? (end - l->t0) / l->cfg.interval_ns : 0;
+		l->index = n;
+		l->cur_start = l->t0 + n * l->cfg.interval_ns;
+		l->cur_end = l->cur_start + l->cfg.interval_ns;
+	}
 	if (!l->started)
 		return;
 	move_to(l, end);
-	if (end > l->cur_start && (stop > it->last_ts || l->all.count || l->lost)) {
+	if ((end > l->cur_start && stop > it->last_ts) ||
+	    (end >= l->cur_start && (l->all.count || l->lost))) {
 		l->cur_end = end;	/* the open exits' part ends there too */
 		close_interval(l, end - l->cur_start);
 	}
@@ -350,7 +345,7 @@ int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out)
 	if (!l)
 		return -ENOMEM;
 	l->cfg = *cfg;
-	iv_init(&l->all);
+	rec_live_stat_init(&l->all);
 	vmt_commtab_init(&l->comms);
 	/* none without --vm; a map the report could not read either is left out alike */
 	if (cfg->meta && vmt_vmmap_from_meta(cfg->meta->buf, cfg->meta->len, &l->vmmap, err,

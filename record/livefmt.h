@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "commtab.h"
 #include "exitreason.h"
@@ -23,6 +24,29 @@ struct rec_live_stat {
 	uint64_t sum;			/* their time out of the guest inside the interval */
 	struct vmt_latdist d;		/* for the p99 */
 };
+
+/* An interval's figures: none yet, reset for the next interval, an exit added. */
+static inline void rec_live_stat_init(struct rec_live_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+	vmt_latdist_init(&s->d);
+}
+
+static inline void rec_live_stat_reset(struct rec_live_stat *s)
+{
+	vmt_latdist_free(&s->d);
+	rec_live_stat_init(s);
+}
+
+static inline int rec_live_stat_add(struct rec_live_stat *s, const struct vmt_latval *lv,
+				    uint64_t inside)
+{
+	s->count++;
+	s->sum += inside;
+	if (lv->v > s->max)
+		s->max = lv->v;
+	return vmt_latdist_add_val(&s->d, lv);
+}
 
 struct rec_live_task {
 	int32_t pid;

@@ -80,21 +80,27 @@ static uint32_t isa_given(const void *arg)
 	return *(const uint32_t *)arg;
 }
 
-/* 0, or -EINVAL with msg: a list the begin event or the reasons left out make useless. */
-static int check_useful(const struct rec_trigsel *s, const struct vmt_evformat *fmt,
-			const char *begin, const char *list, char *msg, size_t size)
+/* 0, or -EINVAL with msg: a begin event without a reason, which no list can select. */
+static int check_reason(const struct vmt_evformat *fmt, const char *begin, char *msg,
+			size_t size)
 {
 	static const char *const field[] = { "exit_reason", "esr_ec", "id" };
-	unsigned int i, left = 0;
-	bool has_reason = false;
+	unsigned int i;
 
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
-		has_reason |= vmt_evformat_field(fmt, field[i]) != NULL;
-	if (!has_reason) {
-		snprintf(msg, size, "%s events carry no reason (their format has none of the "
-			 "fields exit_reason, esr_ec, id): no list can select them", begin);
-		return -EINVAL;
-	}
+		if (vmt_evformat_field(fmt, field[i]))
+			return 0;
+	snprintf(msg, size, "%s events carry no reason (their format has none of the fields "
+		 "exit_reason, esr_ec, id): no list can select them", begin);
+	return -EINVAL;
+}
+
+/* 0, or -EINVAL with msg: a list whose reasons left out are all those it lists. */
+static int check_useful(const struct rec_trigsel *s, const char *list, char *msg,
+			size_t size)
+{
+	unsigned int i, left = 0;
+
 	for (i = 0; i < s->in.n; i++)
 		left += !vmt_reason_set_has(&s->out, s->in.isa[i], s->in.key[i]);
 	if (s->in.n && !left) {
@@ -125,9 +131,11 @@ int rec_trigsel_resolve_isa(struct rec_trigsel **out, const char *list, const ch
 	/* a system call's number names a different call on each architecture */
 	in.machine = uname(&u) == 0 ? u.machine : NULL;
 	s = calloc(1, sizeof(*s));
-	ret = s ? vmt_reason_list_resolve(&in, list, &s->in, &s->out, msg, sizeof(msg)) : -ENOMEM;
+	ret = s ? check_reason(in.begin, begin, msg, sizeof(msg)) : -ENOMEM;
 	if (!ret)
-		ret = check_useful(s, in.begin, begin, list, msg, sizeof(msg));
+		ret = vmt_reason_list_resolve(&in, list, &s->in, &s->out, msg, sizeof(msg));
+	if (!ret)
+		ret = check_useful(s, list, msg, sizeof(msg));
 	vmt_evformat_free((struct vmt_evformat *)in.begin);
 	/* some messages name the option already ("--trigger-reason 0x1f: out of range") */
 	if (ret == -EINVAL)

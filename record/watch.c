@@ -81,9 +81,11 @@ static void on_advance(void *arg, const struct vmt_iter *it, uint64_t ts)
 static void on_ending(void *arg, const struct vmt_iter *it)
 {
 	struct rec_watch *w = arg;
+	struct rec_tap_stats st;
 
+	rec_tap_stats(w->tap, &st);	/* the final merge's late records too */
 	if (w->live)
-		rec_live_end(w->live, it, atomic_load(&w->stop_ts));
+		rec_live_end(w->live, it, atomic_load(&w->stop_ts), st.late);
 }
 
 static void recycle(void *q, struct rec_chunk *c)

@@ -24,6 +24,10 @@
  *	BLOCK_US (nanosleep); a last burst after the rounds (it fills the page that holds the
  *	last read's end: a CPU's page reaches the reader when full). Then prints
  *	"reader PID rounds N block_us US".
+ *   why_load stuck CPU
+ *	a vCPU stuck in its exit: pinned to CPU, named "CPU 0/KVM" as above, prints
+ *	"pid PID ready", reads the go line from stdin, then blocks in a read() of stdin
+ *	until it is killed: no other system call between (its only pair-less events).
  */
 #include "config.h"
 
@@ -218,12 +222,29 @@ static int spikes(int cpu, long rounds, long block_us, long burst_ms, long pause
 	return 0;
 }
 
+static int stuck(int cpu)
+{
+	char c;
+
+	pin(cpu);
+	if (prctl(PR_SET_NAME, "CPU 0/KVM", 0, 0, 0))
+		return 1;
+	printf("pid %ld ready\n", (long)getpid());
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n')
+		;
+	/* the go line's end came in one read: the next blocks for good */
+	return read(STDIN_FILENO, &c, 1) < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "block") == 0)
 		return block(atoi(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc == 5 && strcmp(argv[1], "zero") == 0)
 		return zero(atoi(argv[2]), atof(argv[3]), atol(argv[4]));
+	if (argc == 3 && strcmp(argv[1], "stuck") == 0)
+		return stuck(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "hog") == 0)
 		return hog(atoi(argv[2]), atof(argv[3]));
 	if (argc == 7 && strcmp(argv[1], "spikes") == 0)
