@@ -318,7 +318,8 @@ void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, 
 	if (!l->started && it->events) {
 		/* only an exit still open came (an idle CPU's page, read at the stop): its interval */
 		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
-		n = end > l->t0 ? (end - l->t0) / l->cfg.interval_ns : 0;
+		/* (end - 1: an end on an interval's edge closes the interval before it) */
+		n = end > l->t0 ? (end - l->t0 - 1) / l->cfg.interval_ns : 0;
 		l->index = n;
 		l->cur_start = l->t0 + n * l->cfg.interval_ns;
 		l->cur_end = l->cur_start + l->cfg.interval_ns;
