@@ -28,6 +28,7 @@ struct vmt_exitreasons {
 	uint64_t ends_task[2];	/* a system call pair: exit and exit_group's numbers */
 	bool has_ends_task;
 	bool from_recording;
+	const char *whose;	/* whose exits a message names: "this recording" (default) */
 	size_t longest;		/* the longest name's bytes */
 };
 
@@ -265,6 +266,11 @@ bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t)
 	return t->from_recording;
 }
 
+void vmt_exitreasons_set_whose(struct vmt_exitreasons *t, const char *whose)
+{
+	t->whose = whose;
+}
+
 const char *vmt_exitreason_name(const struct vmt_exitreasons *t, uint32_t isa, uint64_t key)
 {
 	size_t i;
@@ -433,7 +439,10 @@ static const struct entry *other_isa_entry(const struct vmt_exitreasons *t, uint
 	return NULL;
 }
 
-/* "X is an Intel VMX exit reason; this recording is AMD SVM, whose name is x". */
+/*
+ * "X is an Intel VMX exit reason; this recording is AMD SVM, whose name is x" ("this
+ * host" when the recorder resolves names before there is a recording).
+ */
 static void say_other_isa(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
 			  const struct entry *other, char *msg, size_t size)
 {
@@ -460,8 +469,9 @@ static void say_other_isa(const struct vmt_exitreasons *t, uint32_t isa, const c
 			}
 		}
 	}
-	n = snprintf(msg, size, "%s is an %s exit reason; this recording is %s", given,
-		     vmt_exitreason_isa_name(other->isa), vmt_exitreason_isa_name(isa));
+	n = snprintf(msg, size, "%s is an %s exit reason; %s is %s", given,
+		     vmt_exitreason_isa_name(other->isa), t->whose ? t->whose : "this recording",
+		     vmt_exitreason_isa_name(isa));
 	if (n < 0 || (size_t)n >= size)
 		return;
 	if (!l.n)

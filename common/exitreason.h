@@ -30,6 +30,11 @@ struct vmt_exitreasons;
 int vmt_exitreasons_new(const struct vmt_evformat *begin, const char *machine,
 			struct vmt_exitreasons **out);
 void vmt_exitreasons_free(struct vmt_exitreasons *t);
+/*
+ * Whose exits the messages name, e.g. "this host" (the recorder, before there is a
+ * recording); "this recording" by default. whose must outlive t.
+ */
+void vmt_exitreasons_set_whose(struct vmt_exitreasons *t, const char *whose);
 /* Whether the names came from the recording itself (else the built-in tables). */
 bool vmt_exitreasons_from_recording(const struct vmt_exitreasons *t);
 /*

@@ -388,6 +388,8 @@ int vmt_reason_list_resolve(const struct vmt_reason_names *in, const char *list,
 
 	if (vmt_exitreasons_new(in->begin, in->machine, &t))
 		return -ENOMEM;
+	if (in->whose)
+		vmt_exitreasons_set_whose(t, in->whose);
 	copy = strdup(list);
 	if (!copy) {
 		vmt_exitreasons_free(t);

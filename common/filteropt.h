@@ -50,6 +50,7 @@ struct vmt_reason_names {
 	const struct vmt_evformat *begin;	/* the begin event's format: its names */
 	const char *begin_name;		/* "kvm:kvm_exit" */
 	const char *machine;		/* uname -m of the recording's kernel, or NULL */
+	const char *whose;		/* the messages' "this recording" (NULL), "this host" */
 	/* the exits' ISA, asked at the first name (NULL: VMT_ISA_ANY, either ISA's names) */
 	uint32_t (*isa)(const void *arg);
 	const void *arg;

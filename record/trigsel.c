@@ -116,6 +116,7 @@ int rec_trigsel_resolve_isa(struct rec_trigsel **out, const char *list, const ch
 {
 	struct vmt_reason_names in = {
 		.option = "--trigger-reason", .begin_name = begin, .isa = isa_given, .arg = &isa,
+		.whose = "this host",	/* its vendor's names, from /proc/cpuinfo: no recording yet */
 	};
 	struct rec_trigsel *s;
 	struct utsname u;

@@ -158,16 +158,49 @@ static void test_refused(void **state)
 	assert_null(s);
 }
 
-/* This host's vendor known: its names only, the other's refused (they would match nothing). */
+/*
+ * rec_trigsel_resolve_isa()'s status, and in said (size bytes) what it printed on stderr
+ * (the refusals' one line).
+ */
+static int resolve_saying(struct rec_trigsel **s, const char *list, uint32_t isa, char *said,
+			  size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	assert_non_null(f);
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(f), 2) == 2);
+	ret = rec_trigsel_resolve_isa(s, list, root, "kvm:kvm_exit", isa);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(said, 1, size - 1, f);
+	said[n] = '\0';
+	fclose(f);
+	return ret;
+}
+
+/*
+ * This host's vendor known: its names only, the other's refused (they would match
+ * nothing), naming this host's (not "this recording": there is none yet) counterpart.
+ */
 static void test_vendor(void **state)
 {
 	struct rec_trigsel *s = NULL;
 	struct vmt_event svm_io = exit_of(2, 0x7b), vmx_io = exit_of(1, 30);
+	char said[1024];
 
 	(void)state;
-	assert_int_equal(rec_trigsel_resolve_isa(&s, "IO_INSTRUCTION", root, "kvm:kvm_exit", 2),
-			 64);
-	assert_int_equal(rec_trigsel_resolve_isa(&s, "io", root, "kvm:kvm_exit", 1), 64);
+	assert_int_equal(resolve_saying(&s, "IO_INSTRUCTION", 2, said, sizeof(said)), 64);
+	assert_non_null(strstr(said, "--trigger-reason: IO_INSTRUCTION is an Intel VMX exit "
+				     "reason; this host is AMD SVM, whose name is io\n"));
+	assert_int_equal(resolve_saying(&s, "io", 1, said, sizeof(said)), 64);
+	assert_non_null(strstr(said, "--trigger-reason: io is an AMD SVM exit reason; this host "
+				     "is Intel VMX, whose name is IO_INSTRUCTION\n"));
 	assert_null(s);
 	assert_int_equal(rec_trigsel_resolve_isa(&s, "-io", root, "kvm:kvm_exit", 2), 0);
 	assert_false(rec_trigsel_keeps(s, &svm_io));
