@@ -500,8 +500,9 @@ static bool is_usual(const char *name)
 }
 
 /*
- * "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ...";
- * "unknown system call 'x' (did you mean y?); ..." (a system call pair's ISA is "any").
+ * "unknown exit reason 'x' in this AMD SVM recording (did you mean y?); its names: ..."
+ * ("for this host (AMD SVM)" before there is a recording); "unknown system call 'x' (did
+ * you mean y?); ..." (a system call pair's ISA is "any").
  */
 static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const char *given,
 			char *msg, size_t size)
@@ -525,6 +526,9 @@ static void say_unknown(const struct vmt_exitreasons *t, uint32_t isa, const cha
 	}
 	if (isa == VMT_ISA_ANY)
 		n = snprintf(msg, size, "unknown %s '%s'", t->what, given);
+	else if (t->whose)
+		n = snprintf(msg, size, "unknown exit reason '%s' for %s (%s)", given, t->whose,
+			     vmt_exitreason_isa_name(isa));
 	else
 		n = snprintf(msg, size, "unknown exit reason '%s' in this %s recording", given,
 			     vmt_exitreason_isa_name(isa));

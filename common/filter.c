@@ -26,7 +26,8 @@ static bool reason_matches(const struct vmt_filter *f, const struct vmt_event *e
 		return false;
 	key = vmt_exitreason_key(ex->isa, ex->reason);
 	for (i = 0; i < f->nreasons; i++) {
-		if (f->reason_key[i] == key &&
+		/* a number given counts as the exit's does: a VMX one by its basic reason */
+		if (vmt_exitreason_key(ex->isa, f->reason_key[i]) == key &&
 		    (f->reason_isa[i] == VMT_ISA_ANY || !(ex->has & VMT_EVF_ISA) ||
 		     f->reason_isa[i] == ex->isa))
 			return true;

@@ -460,8 +460,9 @@ bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++) {
-		if (set->key[i] == key && (set->isa[i] == isa || set->isa[i] == VMT_ISA_ANY ||
-					   isa == VMT_ISA_ANY))
+		/* a number given counts as the exit's does: a VMX one by its basic reason */
+		if (vmt_exitreason_key(isa, set->key[i]) == key &&
+		    (set->isa[i] == isa || set->isa[i] == VMT_ISA_ANY || isa == VMT_ISA_ANY))
 			return true;
 	}
 	return false;

@@ -88,6 +88,12 @@ static void test_exit_predicate(void **state)
 	/* the ISA counts: SVM's 0x78 is not VMX's 0x78 */
 	vmx.reason = 0x78;
 	assert_false(vmt_filter_exit(&f, &vmx, NULL));
+	/* a VMX number given with its flags counts by its basic reason, as the exit does */
+	f.reason_key[1] = 0x80000000u | 12;
+	vmx.reason = 12;
+	assert_true(vmt_filter_exit(&f, &vmx, NULL));
+	assert_false(vmt_filter_exit(&f, &io3, NULL));
+	f.reason_key[1] = 12;
 
 	memset(&f, 0, sizeof(f));
 	f.has_from = f.has_to = true;

@@ -126,6 +126,27 @@ static void test_number_and_both(void **state)
 	rec_trigsel_free(s);
 }
 
+/*
+ * A VMX code with its flags (0x80000021: a VM entry that failed on the guest's state) is
+ * the basic reason, as the exits are counted: it was kept whole and matched no exit.
+ */
+static void test_number_flagged(void **state)
+{
+	struct rec_trigsel *s = resolve("0x80000021");
+	struct vmt_event failed = exit_of(1, 0x80000021ULL), vmx_hlt = exit_of(1, 12);
+	struct vmt_event svm = exit_of(2, 0x21);
+
+	(void)state;
+	assert_true(rec_trigsel_keeps(s, &failed));
+	assert_false(rec_trigsel_keeps(s, &vmx_hlt));
+	assert_false(rec_trigsel_keeps(s, &svm));	/* SVM codes have no flags: 0x21 is not it */
+	rec_trigsel_free(s);
+	s = resolve("-0x80000021");
+	assert_false(rec_trigsel_keeps(s, &failed));
+	assert_true(rec_trigsel_keeps(s, &vmx_hlt));
+	rec_trigsel_free(s);
+}
+
 static void test_none(void **state)
 {
 	struct rec_trigsel *s = (void *)1;
@@ -159,8 +180,8 @@ static void test_refused(void **state)
 }
 
 /*
- * rec_trigsel_resolve_isa()'s status, and in said (size bytes) what it printed on stderr
- * (the refusals' one line).
+ * rec_trigsel_resolve_isa()'s status, and in said (size bytes) what it printed on stderr,
+ * unfolded (a message longer than 120 columns goes on lines indented by two spaces).
  */
 static int resolve_saying(struct rec_trigsel **s, const char *list, uint32_t isa, char *said,
 			  size_t size)
@@ -181,6 +202,9 @@ static int resolve_saying(struct rec_trigsel **s, const char *list, uint32_t isa
 	n = fread(said, 1, size - 1, f);
 	said[n] = '\0';
 	fclose(f);
+	/* "\n  " becomes the one space it was */
+	for (char *fold; (fold = strstr(said, "\n  ")) != NULL;)
+		memmove(fold, fold + 2, strlen(fold + 2) + 1);
 	return ret;
 }
 
@@ -201,6 +225,9 @@ static void test_vendor(void **state)
 	assert_int_equal(resolve_saying(&s, "io", 1, said, sizeof(said)), 64);
 	assert_non_null(strstr(said, "--trigger-reason: io is an AMD SVM exit reason; this host "
 				     "is Intel VMX, whose name is IO_INSTRUCTION\n"));
+	assert_int_equal(resolve_saying(&s, "hltt", 2, said, sizeof(said)), 64);
+	assert_non_null(strstr(said, "--trigger-reason: unknown exit reason 'hltt' for this host "
+				     "(AMD SVM) (did you mean hlt?); give a number or one of: "));
 	assert_null(s);
 	assert_int_equal(rec_trigsel_resolve_isa(&s, "-io", root, "kvm:kvm_exit", 2), 0);
 	assert_false(rec_trigsel_keeps(s, &svm_io));
@@ -209,6 +236,16 @@ static void test_vendor(void **state)
 			 0);
 	assert_false(rec_trigsel_keeps(s, &vmx_io));
 	assert_true(rec_trigsel_keeps(s, &svm_io));	/* 0x7b is no VMX I/O exit */
+	rec_trigsel_free(s);
+	/* the manual's advice for AMD's Idle HLT intercept: a name with a '-' in it */
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "-hlt,-idle-halt", root, "kvm:kvm_exit", 2),
+			 0);
+	svm_io.reason = 0xa6;
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	svm_io.reason = 0x78;
+	assert_false(rec_trigsel_keeps(s, &svm_io));
+	svm_io.reason = 0x7b;
+	assert_true(rec_trigsel_keeps(s, &svm_io));
 	rec_trigsel_free(s);
 }
 
@@ -235,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_minus),
 		cmocka_unit_test(test_number_and_both),
+		cmocka_unit_test(test_number_flagged),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_vendor),
