@@ -64,7 +64,9 @@ static uint32_t host_isa(void)
 	while (f && isa == VMT_ISA_ANY && fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "vendor_id", 9) != 0)
 			continue;
-		if (strstr(line, "GenuineIntel"))
+		/* Zhaoxin ("  Shanghai  ") and Centaur CPUs have Intel's VMX */
+		if (strstr(line, "GenuineIntel") || strstr(line, "CentaurHauls") ||
+		    strstr(line, "Shanghai"))
 			isa = VMT_ISA_VMX;
 		else if (strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine"))
 			isa = VMT_ISA_SVM;
