@@ -891,19 +891,40 @@ static bool tell_apart(enum vmt_cmp_metric m, double x, double y, char *a, char 
 	return true;	/* beyond 12 decimals: as close as a double tells */
 }
 
+static int check_group(const struct vmt_compare *c, const struct vmt_cmp_group *g,
+		       const struct vmt_cmp_cond *cd, char *msg, size_t size);
+
 int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cd, char *msg,
 		      size_t size)
 {
 	const struct vmt_cmp_group *g = vmt_compare_find(c, cd->reason);
-	double before, after, x;
-	char a[48], b[48], pct[48], lim[48], op[8];
-	int verdict, d;
 
 	if (!g) {
 		snprintf(msg, size, "%s: neither recording has exits of reason '%s'", cd->text,
 			 cd->reason);
 		return -ENOENT;
 	}
+	return check_group(c, g, cd, msg, size);
+}
+
+int vmt_compare_check_none(const struct vmt_compare *c, const struct vmt_cmp_cond *cd,
+			   char *msg, size_t size)
+{
+	struct vmt_cmp_group none;
+
+	/* the figures of a group without exits on either side, as vmt_compare_value() has them */
+	memset(&none, 0, sizeof(none));
+	snprintf(none.name, sizeof(none.name), "%s", cd->reason);
+	return check_group(c, &none, cd, msg, size);
+}
+
+static int check_group(const struct vmt_compare *c, const struct vmt_cmp_group *g,
+		       const struct vmt_cmp_cond *cd, char *msg, size_t size)
+{
+	double before, after, x;
+	char a[48], b[48], pct[48], lim[48], op[8];
+	int verdict, d;
+
 	before = exact_value(c, g, VMT_CMP_BEFORE, cd->metric);
 	after = exact_value(c, g, VMT_CMP_AFTER, cd->metric);
 	if (!cd->relative) {

@@ -179,11 +179,20 @@ double vmt_compare_value(const struct vmt_compare *c, const struct vmt_cmp_group
  * Whether the condition holds; msg says what was compared either way ("p99>+10%: all p99
  * 51200 -> 60100 (+17.38 %) > +10 %"). Returns 1 (holds), 0 (does not), 2 (cannot be told:
  * a recording has none of these exits, "none" in msg; a gate counts it as holding), or
- * -ENOENT when neither recording has exits of the reason it names (msg says so): a
- * misspelt name must not pass a gate silently.
+ * -ENOENT when neither recording has exits of the reason it names (msg says so): the
+ * caller tells a misspelt name, which must not pass a gate, from a reason of theirs
+ * without exits (vmt_compare_check_none()).
  */
 int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *cond, char *msg,
 		      size_t size);
+/*
+ * A condition on a reason neither recording has an exit of, where the name is one of their
+ * reasons (the caller resolved it; not misspelt): checked on the figures of no exits, as a
+ * group without exits has them (count and rate 0, open 0: nothing stuck; the others none,
+ * which cannot be told: 2). Returns and says as vmt_compare_check().
+ */
+int vmt_compare_check_none(const struct vmt_compare *c, const struct vmt_cmp_cond *cond,
+			   char *msg, size_t size);
 /* The group of a reason name or code ("hlt", "HLT", "0x78", "120"), or NULL. */
 const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const char *reason);
 

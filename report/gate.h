@@ -20,6 +20,10 @@ struct report_gate {
 	struct vmt_cmp_cond conds[REPORT_GATE_MAX];
 	unsigned int n;
 	bool left_out[REPORT_GATE_MAX];	/* names a reason the --reason filter leaves out */
+	bool known[REPORT_GATE_MAX];	/* names a reason of a recording's table, or all */
+	char unknown[REPORT_GATE_MAX][320];	/* else why not: "FILE: unknown exit reason..." */
+	bool none[REPORT_GATE_MAX];	/* a known reason without exits: checked on none */
+	const char *filters;		/* the first filter option given ("--from"), or NULL */
 	int verdicts[REPORT_GATE_MAX];
 	char details[REPORT_GATE_MAX][256];
 	struct vmt_compare one;		/* one recording's figures (report_gate_one) */
@@ -33,12 +37,16 @@ struct report_gate {
  * recordings). 0, or the exit status 64 with the line said.
  */
 int report_gate_parse(struct report_gate *g, const char *expr, bool compare);
-/* Mark the conditions on a reason that fo's --reason leaves out in r. */
+/*
+ * Mark the conditions on a reason that fo's --reason leaves out in r, and those whose
+ * reason r's table knows (resolved as --reason resolves it; else why not, with r's path).
+ */
 void report_gate_left_out(struct report_gate *g, const struct vmt_filter_opts *fo,
 			  const struct vmt_reader *r);
 /*
  * Check every condition against c: the number that hold (a "cannot tell" counts as
- * holding), or -1 when one names no reason of c's recordings (said, exit 64).
+ * holding), or -1 when one names a reason no recording's table has, or one --reason
+ * leaves out (said, exit 64). A known reason without exits is checked on no exits.
  */
 int report_gate_check(struct report_gate *g, const struct vmt_compare *c, const char *reasons);
 /* The verdict lines on standard error: "--fail-if holds: ..." for each that holds. */

@@ -5,8 +5,10 @@
 # here from vmtrace-convert --csv's rows (count, max, per reason) and on the report's own
 # percentiles (--json): a condition at the figure itself (>=) holds, just past it (>) does
 # not. The report itself is printed as without --fail-if. A change ('+10%') or the test's
-# figures (ks_p), which need two recordings, a reason the recording lacks and --fail-if on
-# a merge of several are refused in one line, exit 64. lost: the events lost, as the
+# figures (ks_p), which need two recordings, a reason name the recording's table lacks (or
+# the other vendor's) and --fail-if on a merge of several are refused in one line, exit 64;
+# a reason it names but has no exit of (pause here, or io in a window without any, as the
+# CSV of that window says) is checked on no exits: count and open 0, max cannot be told. lost: the events lost, as the
 # report's lost_events, against the counts the test's own script flags. A damaged input
 # is status 2 even when a condition holds (1), an error 1 without a verdict line.
 . "$(dirname "$0")/lib.sh"
@@ -118,7 +120,8 @@ unfold err.txt | grep -q "fail-if holds" && fail "an error said as a verdict"
 # refused: one line, exit 64, before reading anything
 for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	   "ks_p<0.01:the test compares two recordings" \
-	   "nosuch:max>1ms:the recording has no exits of reason 'nosuch'" \
+	   "nosuch:max>1ms:sample-kvm.vmt. unknown exit reason 'nosuch' in this AMD SVM recording" \
+	   "EPT_VIOLATION:open>1s:EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf" \
 	   "max>2:a time needs its unit"; do
 	run vmtrace-report --fail-if "${bad%:*}" "$f"
 	expect_rc 64 "--fail-if '${bad%:*}'"
@@ -224,4 +227,36 @@ run vmtrace-report --compare --json --from 0 --to 1ns --fail-if 'max>1us' "$DATA
 	"$DATA/why/sample/kvm.vmt"
 [ "$(json out.txt 'd["compare"]["fail_if"][0]["detail"]')" = "max>1us: all max none > 1.000 us" ] ||
 	fail "--compare JSON detail: $(json out.txt 'd["compare"]["fail_if"][0]["detail"]')"
+
+# A reason the table names but the recording has no exit of: checked on no exits (it
+# was refused as if misspelt, "the recording has no exits of reason 'pause'", exit 64)
+python3 - rows.csv <<'PY' || fail "$f has pause exits: not the case tested"
+import csv, sys
+sys.exit(any(r["reason"] == "pause" for r in csv.DictReader(open(sys.argv[1]))))
+PY
+for c in "pause:count>0:0:pause count 0 not > 0" "pause:open>1s:0:pause open 0 ns not > 1.000 s" \
+	 "pause:max>1ms:1:pause max none > 1.000 ms"; do
+	cond=${c%%:[0-9]:*} rest=${c#*:*:} want=${rest%%:*} said=${rest#*:}
+	run vmtrace-report --fail-if "$cond" "$f"
+	expect_rc "$want" "--fail-if $cond on a recording without pause exits"
+	unfold err.txt | grep -qxF "vmtrace-report: $( [ "$want" = 1 ] &&
+		echo "warning: --fail-if cannot tell, counted as holding" ||
+		echo "--fail-if does not hold"): $cond: $said (no exits of reason 'pause' in the recording)" ||
+		{ cat err.txt; fail "--fail-if $cond: the verdict line"; }
+	cmp -s out.txt plain.txt || fail "--fail-if $cond: the report is not printed as without it"
+done
+# io in a window that holds none of its exits (the window's CSV says so): the line names
+# the filter, not the recording
+vmtrace-convert --csv --from 0.5s --to 0.5001s "$f" >win.csv || fail "convert the window"
+[ "$(grep -c ',io,' win.csv)" = 0 ] || fail "the window has io exits: not the case tested"
+[ "$(grep -c ',io,' rows.csv)" -gt 0 ] || fail "$f has no io exits"
+run vmtrace-report --fail-if 'io:max>1ms,io:count>0' --from 0.5s --to 0.5001s "$f"
+expect_rc 1 "io in a window without io exits"
+unfold err.txt | grep -qF "io:max>1ms: io max none > 1.000 ms (no exits of reason 'io' in the exits --from keeps)" ||
+	{ cat err.txt; fail "the window's io: the verdict line does not name the filter"; }
+unfold err.txt | grep -qF "does not hold: io:count>0: io count 0 not > 0" ||
+	{ cat err.txt; fail "the window's io count"; }
+# the refusal names the file
+run vmtrace-report --fail-if 'nosuch:max>1ms' "$f"
+expect_one_line_error vmtrace-report "--fail-if nosuch:max>1ms: $f: unknown exit reason 'nosuch'"
 finish

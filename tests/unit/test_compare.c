@@ -176,6 +176,40 @@ static void test_check(void **state)
 	vmt_compare_free(&c);
 }
 
+static int check_none(const struct vmt_compare *cmp, const char *s, char *msg, size_t size)
+{
+	struct vmt_cmp_cond c;
+
+	assert_int_equal(vmt_compare_parse_conds(s, &c, 1, false, msg, size), 1);
+	return vmt_compare_check_none(cmp, &c, msg, size);
+}
+
+/* A reason without exits on either side: count, rate and open 0; the others none. */
+static void test_check_none(void **state)
+{
+	struct vmt_compare c;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(vmt_compare_init(&c, 1000000), 0);
+	fill(&c.groups[0].side[VMT_CMP_AFTER].d, 120, 990);
+	c.span_ns[0] = c.span_ns[1] = 1000000000;
+	c.open = true;
+	vmt_compare_test(&c);
+	assert_int_equal(check_none(&c, "hlt:count>0", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "hlt:count>0: hlt count 0 not > 0");
+	assert_int_equal(check_none(&c, "hlt:count<1", msg, sizeof(msg)), 1);
+	assert_int_equal(check_none(&c, "hlt:rate>0", msg, sizeof(msg)), 0);
+	assert_int_equal(check_none(&c, "hlt:open>1s", msg, sizeof(msg)), 0);
+	assert_int_equal(check_none(&c, "hlt:count>+10%", msg, sizeof(msg)), 0);	/* 0 -> 0 */
+	assert_int_equal(check_none(&c, "hlt:max>1ms", msg, sizeof(msg)), 2);
+	assert_string_equal(msg, "hlt:max>1ms: hlt max none > 1.000 ms");
+	assert_int_equal(check_none(&c, "hlt:p99<1ms", msg, sizeof(msg)), 2);
+	assert_int_equal(check_none(&c, "hlt:window>1us", msg, sizeof(msg)), 2);
+	assert_int_equal(check_none(&c, "hlt:ks_p<0.01", msg, sizeof(msg)), 2);
+	vmt_compare_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_ks_hist),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
