@@ -20,7 +20,6 @@ struct rec_live {
 	bool started;			/* t0 known */
 	uint64_t t0, cur_start, cur_end;	/* trace clock (ns) */
 	uint64_t index;			/* of the current interval */
-	uint64_t seen_ts;		/* the latest time the pass had every record up to */
 	uint64_t lost;			/* in the current interval */
 	struct rec_live_stat all;
 	struct rec_live_task **tasks;
@@ -298,7 +297,6 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 		      uint64_t late)
 {
 	l->tot.late = late;
-	l->seen_ts = ts;
 	/* a task may be in its first exit for long: intervals start before any pair */
 	if (!l->started && it->events)
 		begin_at(l, it->start_ts ? it->start_ts : it->first_ts);
@@ -307,11 +305,15 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 
 void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t late)
 {
-	uint64_t last = it->last_ts > l->seen_ts ? it->last_ts : l->seen_ts, end, n;
+	uint64_t first = it->start_ts ? it->start_ts : it->first_ts, end, n;
 
 	l->tot.late = late;
-	/* the view saw the time up to a look-behind (1 s) before it: a stop past more is wrong */
-	if (stop > last + REC_LIVE_STOP_MARGIN_NS)
+	/*
+	 * The stop is the trace clock read from the ring buffer's statistics, the clock of
+	 * the events: believed however long after the last event (a vCPU stuck for minutes
+	 * is the case that matters most), but not before the recording's start.
+	 */
+	if (stop < first)
 		stop = 0;
 	/* an idle or stuck tail is the recording's time too, as the report counts it */
 	end = stop > it->last_ts ? stop : it->last_ts;

@@ -34,9 +34,6 @@ struct rec_live_totals {
 
 struct rec_live;
 
-/* The view sees the time up to the tap's look-behind (1 s) before the stop, and more. */
-#define REC_LIVE_STOP_MARGIN_NS	5000000000ULL
-
 /* Returns 0, -EINVAL (no interval or stream) or -ENOMEM. */
 int rec_live_new(const struct rec_live_config *cfg, struct rec_live **out);
 /* The consumer to give the pass. */
@@ -50,9 +47,9 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 /*
  * The pass has every record and has not ended (its open exits are there): print the last
  * intervals, up to stop (when tracing went off, trace clock) when that is after the last
- * event (an idle CPU's tail, a vCPU stuck in its exit), else up to the last event (stop 0:
- * unknown; a stop more than REC_LIVE_STOP_MARGIN_NS past what the view saw is not
- * believed). late: the tap's count at the end.
+ * event (an idle CPU's tail, a vCPU stuck in its exit, however long), else up to the last
+ * event (stop 0: unknown; a stop before the recording's start is not believed). late: the
+ * tap's count at the end.
  */
 void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t late);
 void rec_live_totals(const struct rec_live *l, struct rec_live_totals *t);
