@@ -57,7 +57,20 @@ static const struct words *words_of(const struct vmt_reader *r)
 	return vmt_reader_pairs_kvm(r) ? &kvm_words : &neutral_words;
 }
 
-static void source_lines(FILE *f, const struct vmt_reader *r)
+/*
+ * The file's state after its name: a sound end record means its recorder finished it, so
+ * a file that is not whole beside one was damaged, not cut short; damage found at open or
+ * in the pass (the warnings say where).
+ */
+static const char *file_state(const struct vmt_source_status *st, const struct vmt_summary *s)
+{
+	if (!st->finished)
+		return st->end_at ? " (damaged)" : " (recording not finished)";
+	return st->bad_blocks || s->rd.bad_chunks || s->rd.bad_pages || s->bad_records ?
+	       " (damaged)" : "";
+}
+
+static void source_lines(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
 {
 	const struct vmt_source *src = vmt_reader_source(r);
 	const struct vmt_clock *clk = vmt_reader_clock(r);
@@ -65,8 +78,8 @@ static void source_lines(FILE *f, const struct vmt_reader *r)
 	const char *format = vmt_source_format(src);
 	char cpus[256];
 
-	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r),
-			   vmt_source_status(src)->finished ? "" : " (recording not finished)", "  ");
+	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r), file_state(vmt_source_status(src), s),
+			   "  ");
 	if (strcmp(format, "trace.bin") == 0) {
 		const char *how = vmt_source_description(src);	/* may name a --format-dir */
 		char line[512];
@@ -345,7 +358,7 @@ static void summary_block(FILE *f, const struct vmt_reader *r, const struct vmt_
 	const struct words *wd = words_of(r);
 	char a[48], b[48];
 
-	source_lines(f, r);
+	source_lines(f, r, s);
 	if (rec_ns)
 		fprintf(f, "Duration: %s recorded, events span %s\n",
 			vmt_format_ns(rec_ns, b, sizeof(b)), vmt_fmt_lat(clk, dur, a, sizeof(a)));

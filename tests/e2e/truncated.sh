@@ -101,4 +101,27 @@ for off in 3 9 20 40 $((end - 10)) $((end + 100)); do
 	*) fail "byte flip at $off: exit $rc" ;;
 	esac
 done
+
+# The state after the file's name says what the notes say: a cut file is "not finished";
+# one whose end record is sound but whose middle was zeroed (chunks lost), or one with a
+# chunk that fails its checksum, is "damaged" (both were "recording not finished" or
+# nothing); a whole one, neither.
+k="$DATA/why/sample/kvm.vmt"
+state() {
+	vmtrace-report "$1" 2>"$(basename "$1").err" | sed -n 's/^File: [^ ]*\( (.*)\)\{0,1\}$/\1/p'
+}
+head -c 200000 "$k" >cut.vmt
+cp "$k" zeroed.vmt
+dd if=/dev/zero of=zeroed.vmt bs=1 seek=150000 count=10000 conv=notrunc 2>/dev/null
+cp "$k" flipped.vmt
+printf X | dd of=flipped.vmt bs=1 seek=100000 conv=notrunc 2>/dev/null
+[ "$(state "$k")" = "" ] || fail "a whole file: '$(state "$k")'"
+[ "$(state cut.vmt)" = " (recording not finished)" ] || fail "a cut file: '$(state cut.vmt)'"
+grep -q "not finished" cut.vmt.err || fail "the cut file's note"
+[ "$(state zeroed.vmt)" = " (damaged)" ] || fail "a zeroed middle: '$(state zeroed.vmt)'"
+grep -q "its end record counts" zeroed.vmt.err || fail "the zeroed file's note"
+[ "$(state flipped.vmt)" = " (damaged)" ] || fail "a flipped byte: '$(state flipped.vmt)'"
+vmtrace-report --json flipped.vmt >flipped.json 2>/dev/null
+[ "$(json flipped.json 'd["bad_chunks"]')" -ge 1 ] ||
+	fail "the flipped chunk is not counted as damage"
 exit 0
