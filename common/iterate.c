@@ -543,7 +543,7 @@ int vmt_pass_reader(struct vmt_pass *w, struct vmt_reader *r, const struct vmt_i
 
 uint64_t vmt_iter_open_until(const struct vmt_iter *it)
 {
-	uint64_t stop = it->r ? vmt_reader_stop_ts(it->r) : 0;
+	uint64_t stop = it->r ? vmt_reader_stop_ts(it->r) : it->stop_ts;
 
 	return stop > it->last_record_ts ? stop : it->last_record_ts;
 }

@@ -45,6 +45,11 @@ struct vmt_iter {
 	const struct vmt_evformat *begin_format;
 	const char *machine;		/* the recording kernel's uname -m, or NULL */
 	uint64_t start_ts;		/* the recording's first page (time 0 of every view) */
+	/*
+	 * Without a reader (the recorder's own pages): when tracing went off, trace clock, as
+	 * the file will say it, once the pass's owner knows it (0: not known)
+	 */
+	uint64_t stop_ts;
 	const struct vmt_filter *filter;	/* bound to this recording, or NULL */
 	/* running totals */
 	uint64_t events;		/* begin and end events */
@@ -214,8 +219,9 @@ void vmt_iter_each_open(const struct vmt_iter *it,
 			void (*fn)(const struct vmt_event *begin, void *arg), void *arg);
 
 /*
- * Where the exits still open at the end ran to: the stop (vmt_reader_stop_ts) when the file
- * gives it, else (and when a record is later) the last record of any event.
+ * Where the exits still open at the end ran to: the stop (vmt_reader_stop_ts, or it->stop_ts
+ * without a reader) when it is known, else (and when a record is later) the last record of
+ * any event.
  */
 uint64_t vmt_iter_open_until(const struct vmt_iter *it);
 /*

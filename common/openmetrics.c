@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,6 +603,95 @@ static void totals(struct om *om)
 	sample_u64(om, "vmtrace_orphans_total", NULL, vmt_summary_orphans(s));
 }
 
+/*
+ * The exits still open at the end of the figures (s->open: every one the filters keep),
+ * per reason (and per VM with a map, as the per-reason families): the longest open. Labels
+ * made before the first line is written, as every other.
+ */
+struct open_rows {
+	size_t n;
+	uint64_t *max;		/* trace clock units */
+	char **labels;
+};
+
+/* The reason label of an open exit: the per-reason families' own when they have it. */
+static void open_reason_label(const struct vmt_summary *s, const struct vmt_event *ex,
+			      char *buf, size_t size)
+{
+	uint64_t key = vmt_exitreason_key(ex->isa, ex->reason);
+	const char *name;
+	size_t i;
+
+	if (!(ex->has & VMT_EVF_REASON)) {
+		snprintf(buf, size, "unknown");
+		return;
+	}
+	for (i = 0; i < s->nreasons; i++) {
+		if (s->reasons[i].isa == ex->isa && s->reasons[i].key == key) {
+			reason_label(s, i, buf, size);
+			return;
+		}
+	}
+	name = vmt_exitreason_name(s->names, ex->isa, key);
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else
+		vmt_summary_reason(s, ex->isa, key, buf, size);
+}
+
+static int open_rows(const struct om *om, bool by_vm, struct open_rows *or)
+{
+	const struct vmt_summary *s = om->s;
+	char reason[160], *vm, *labels;
+	size_t i, k;
+	int ret = 0;
+
+	or->max = calloc(s->nopen ? s->nopen : 1, sizeof(*or->max));
+	or->labels = calloc(s->nopen ? s->nopen : 1, sizeof(*or->labels));
+	if (!or->max || !or->labels)
+		return -ENOMEM;
+	for (i = 0; !ret && i < s->nopen; i++) {
+		const struct vmt_open *o = &s->open[i];
+		unsigned int v = UINT_MAX, idx;
+
+		open_reason_label(s, &o->exit, reason, sizeof(reason));
+		vm = NULL;
+		if (by_vm && !vmt_vmmap_lookup(om->vmmap, o->exit.pid, &v, &idx) &&
+		    !(vm = vm_label(om->vmmap, v)))
+			return -ENOMEM;
+		ret = labels_of(by_vm ? "vm" : NULL, vm ? vm : "", "reason", reason, &labels);
+		free(vm);
+		if (ret)
+			break;
+		for (k = 0; k < or->n && strcmp(or->labels[k], labels); k++)
+			;
+		if (k < or->n) {
+			free(labels);
+		} else {
+			or->labels[or->n++] = labels;
+		}
+		if (o->open > or->max[k])
+			or->max[k] = o->open;
+	}
+	return ret;
+}
+
+static void open_exits(struct om *om, const struct open_rows *or)
+{
+	size_t k;
+
+	family(om, "vmtrace_open_exits", FAM_GAUGE, false,
+	       "Exits still open at the end of the figures: their vCPU tasks had not entered "
+	       "the guest again.");
+	sample_u64(om, "vmtrace_open_exits", NULL, om->s->nopen);
+	family(om, "vmtrace_open_exit_seconds", FAM_GAUGE, true,
+	       "Per exit reason, how long the longest exit still open at the end of the "
+	       "figures had been open: a vCPU stuck out of its guest (an idle one waits in "
+	       "HLT).");
+	for (k = 0; k < or->n; k++)
+		sample_sec(om, "vmtrace_open_exit_seconds", or->labels[k], or->max[k]);
+}
+
 /* The labels families set themselves: a user's label of one of these names would repeat it. */
 static const char *const own_labels[] = { "host", "vm", "reason", "vcpu", "le" };
 
@@ -705,6 +795,7 @@ int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt
 	const char *vm = l && l->vm && l->vm[0] ? l->vm : NULL;
 	struct om om = { .f = f, .s = s, .clk = clk, .fmt = fmt };
 	struct reason_rows rr = { 0 };
+	struct open_rows orows = { 0 };
 	char **tlabels = NULL;
 	bool by_vm;
 	int ret;
@@ -722,14 +813,19 @@ int vmt_openmetrics_write(FILE *f, const struct vmt_summary *s, const struct vmt
 	ret = reason_rows(&om, by_vm, &rr);
 	if (!ret)
 		ret = task_labels(&om, &tlabels);
+	if (!ret)
+		ret = open_rows(&om, by_vm, &orows);
 	if (!ret) {
 		per_reason(&om, &rr, by_vm);
 		per_task(&om, tlabels);
 		totals(&om);
+		open_exits(&om, &orows);
 		if (fmt == VMT_OPENMETRICS_TEXT)
 			fputs("# EOF\n", f);
 		free_labels(tlabels, s->ntasks);
 	}
+	free_labels(orows.labels, orows.n);
+	free(orows.max);
 	free_labels(rr.labels, rr.n);
 	free(rr.d);
 	free(rr.e);

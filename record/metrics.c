@@ -114,6 +114,25 @@ static int publish(struct rec_metrics *m, struct vmt_summary *s, const struct vm
 	return ret;
 }
 
+/* The exits open at a publication while recording: the gauge of a vCPU stuck now. */
+struct open_add {
+	struct vmt_summary *s;
+	const struct vmt_iter *it;
+	uint64_t until;
+	int ret;
+};
+
+static void add_open(const struct vmt_event *begin, void *arg)
+{
+	struct open_add *a = arg;
+	struct vmt_open_exit x;
+
+	if (a->ret || !vmt_iter_open_exit(a->it, begin, false, &x))
+		return;
+	x.until = a->until;	/* the pass has every record up to there */
+	a->ret = vmt_summary_add_open(a->s, &x);
+}
+
 int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64_t ts,
 			uint64_t lost)
 {
@@ -127,6 +146,12 @@ int rec_metrics_advance(struct rec_metrics *m, const struct vmt_iter *it, uint64
 		return 0;
 	m->next_ns = now + m->interval_ns;
 	ret = vmt_summary_snapshot(&m->s, it, &snap);
+	if (!ret && ts) {
+		struct open_add a = { &snap, it, ts, 0 };
+
+		vmt_iter_each_open(it, add_open, &a);
+		ret = a.ret;
+	}
 	if (ret) {
 		if (!m->error)
 			m->error = ret;

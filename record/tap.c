@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ struct stream {
 
 struct rec_tap {
 	struct rec_tap_config cfg;
+	_Atomic uint64_t stop_ts;	/* rec_tap_set_stop(), from the main thread */
 	uint32_t page_size;
 	struct rec_tapfmt fmt;
 	struct vmt_clock clock;
@@ -277,6 +279,7 @@ static void end_pass(struct rec_tap *t)
 	if (!t->error)
 		merge(t, UINT64_MAX, UINT64_MAX, false);
 	t->ended = true;
+	t->it.stop_ts = atomic_load(&t->stop_ts);
 	if (t->cfg.ending && !t->error)
 		t->cfg.ending(t->cfg.advance_arg, &t->it);
 	ret = vmt_pass_end(t->pass);
@@ -348,6 +351,12 @@ struct rec_sink rec_tap_sink(struct rec_tap *t)
 	struct rec_sink s = { &tap_ops, t };
 
 	return s;
+}
+
+void rec_tap_set_stop(struct rec_tap *t, uint64_t ts)
+{
+	if (t)
+		atomic_store(&t->stop_ts, ts);
 }
 
 const struct vmt_iter *rec_tap_iter(const struct rec_tap *t)

@@ -72,6 +72,11 @@ int rec_tap_new(const struct rec_tap_config *cfg, struct rec_tap **out);
 struct rec_sink rec_tap_sink(struct rec_tap *t);
 /* Merge what the look-behind allows, as if now_ns (CLOCK_MONOTONIC) had come. */
 int rec_tap_tick(struct rec_tap *t, uint64_t now_ns);
+/*
+ * Tracing went off at ts (trace clock; from any thread): the pass's exits still open at
+ * its end ran to there, as the file says (vmt_iter_open_until()).
+ */
+void rec_tap_set_stop(struct rec_tap *t, uint64_t ts);
 /* The pass's totals so far (complete after the sink's close). */
 const struct vmt_iter *rec_tap_iter(const struct rec_tap *t);
 void rec_tap_stats(const struct rec_tap *t, struct rec_tap_stats *st);

@@ -331,8 +331,10 @@ void rec_watch_rearm(struct rec_watch *w)
 
 void rec_watch_tracing_off(struct rec_watch *w, uint64_t ts)
 {
-	if (w)
-		atomic_store(&w->stop_ts, ts);
+	if (!w)
+		return;
+	atomic_store(&w->stop_ts, ts);
+	rec_tap_set_stop(w->tap, ts);
 }
 
 void rec_watch_free(struct rec_watch *w)

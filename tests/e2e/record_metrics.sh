@@ -6,15 +6,36 @@
 # a sample), it is rewritten while recording, and its exit counter grows. At the end its
 # counters equal vmtrace-report --json on the recorded file (pairs per reason and per
 # vCPU task, out-of-guest seconds, lost events), and the file is byte for byte what
-# vmtrace-report --openmetrics=FILE writes from the recording. Bad input: one line, exit
-# 64 (command line) or 1 (a FILE that cannot be written, before recording starts).
+# vmtrace-report --openmetrics=FILE writes from the recording. A task blocked in read() on
+# CPU 1 from the first burst on (tests/helpers/why_load stuck: a vCPU stuck in its exit)
+# shows in vmtrace_open_exit_seconds{reason="read"} while recording, for about as long as
+# it has been blocked, growing; at the end as the report's open_exits say. Bad input: one
+# line, exit 64 (command line) or 1 (a FILE that cannot be written, before recording
+# starts).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 record_prio=20
 
+rm -f go load.txt
+mkfifo go || fail "mkfifo"
+"$HELPERS/why_load" stuck 1 <go >load.txt &
+load=$!
+cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
+exec 3>go
+for _ in $(seq 100); do
+	grep -q ready load.txt 2>/dev/null && break
+	sleep 0.05
+done
+stuck=$(awk '/ready/ {print $2}' load.txt)
+[ -n "$stuck" ] || fail "why_load stuck did not start"
 start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --metrics m.prom --interval 1s \
 	-o run.vmt
 [ -s m.prom ] || fail "no metrics file at the start"
+printf '\n' >&3	# it blocks in read() from now on
+go_at=$(date +%s.%N)
+open_read() {	# vmtrace_open_exit_seconds{reason="read"} in FILE, or nothing
+	sed -n 's/^vmtrace_open_exit_seconds{.*reason="read"} //p' "$1"
+}
 exits() {	# the sum of vmtrace_exits_total in FILE
 	awk '/^vmtrace_exits_total\{/ { n += $NF } END { print n + 0 }' "$1"
 }
@@ -34,13 +55,24 @@ for burst in 1 2 3; do
 	[ "$n" -ge "$last" ] || fail "the exit counter went down: $last -> $n"
 	[ "$n" -gt "$last" ] && changes=$((changes + 1))
 	last=$n
+	# the burst filled the page that holds the read's begin: the pass has it
+	o=$(open_read "m$burst.prom")
+	[ -n "$o" ] || { cat "m$burst.prom"; fail "burst $burst: no open read in the metrics"; }
+	since=$(awk -v a="$(date +%s.%N)" -v b="$go_at" 'BEGIN { print a - b }')
+	awk -v o="$o" -v s="$since" 'BEGIN { exit !(o > 0 && o <= s) }' ||
+		fail "burst $burst: the read open $o s, blocked $since s"
+	[ "$burst" = 1 ] || awk -v o="$o" -v p="$prev_open" 'BEGIN { exit !(o > p) }' ||
+		fail "burst $burst: the open read did not grow: $prev_open -> $o s"
+	prev_open=$o
 done
+awk -v o="$prev_open" 'BEGIN { exit !(o >= 2) }' || fail "the read open only $prev_open s after 3 bursts"
 [ "$changes" -ge 3 ] || fail "the metrics file changed $changes times over 3 bursts"
 [ "$last" -ge 100000 ] || fail "only $last exits in the metrics after 3 x 50000 calls"
 kill -INT "$rec_pid"
 wait "$rec_pid"
 rc=$?
 [ "$rc" = 0 ] || { cat rec.err; fail "vmtrace-record --metrics exited $rc"; }
+kill "$load" 2>/dev/null
 whole m.prom
 ls m.prom.* 2>/dev/null && fail "a temporary metrics file was left"
 
@@ -74,6 +106,20 @@ if lost != [d["lost_events"]]:
 count = total("vmtrace_exit_latency_seconds_count")
 if count != d["pairs"]:
     bad.append("histogram count %d" % count)
+# the exits open at the stop: how many, and per reason the longest (the stuck read's)
+opens = [v for k, v in m.items() if k.startswith("vmtrace_open_exits{")]
+if opens != [len(d["open_exits"])]:
+    bad.append("open exits %s, report %d" % (opens, len(d["open_exits"])))
+longest = {}
+for o in d["open_exits"]:
+    r = o["reason"].split("(")[0]
+    longest[r] = max(longest.get(r, 0), o["open_ns"] / 1e9)
+got = {re.search(r'reason="([^"]*)"', k).group(1): v for k, v in m.items()
+       if k.startswith("vmtrace_open_exit_seconds{")}
+if set(got) != set(longest) or any(abs(got[r] - longest[r]) > 1e-9 for r in got):
+    bad.append("open per reason %s, report %s" % (got, longest))
+if "read" not in got:
+    bad.append("the stuck read is not open at the stop")
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

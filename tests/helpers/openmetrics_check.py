@@ -102,7 +102,8 @@ def main():
             "vmtrace_vcpu_exits": "counter", "vmtrace_out_of_guest_seconds": "counter",
             "vmtrace_worst_window_seconds": "gauge", "vmtrace_window_seconds": "gauge",
             "vmtrace_lost_events": "counter", "vmtrace_lost_uncounted": "counter",
-            "vmtrace_orphans": "counter"}
+            "vmtrace_orphans": "counter", "vmtrace_open_exits": "gauge",
+            "vmtrace_open_exit_seconds": "gauge"}
     for name, typ in want.items():
         if name not in fams or fams[name].type != typ:
             fail("family %s (%s) missing or of another type" % (name, typ))
@@ -243,6 +244,28 @@ def main():
     if one["vmtrace_orphans"] != rep["orphans"]:
         fail("orphans %r, JSON %d" % (one["vmtrace_orphans"], rep["orphans"]))
     print("window, lost events, orphans equal the JSON")
+
+    # the exits open at the stop: how many, and per reason (per VM and reason when the
+    # per-reason samples carry vm labels) the longest open, from the JSON's open_exits
+    opens = rep["open_exits"]
+    if samples("vmtrace_open_exits")[0].value != len(opens):
+        fail("open exits %r, JSON %d" % (samples("vmtrace_open_exits")[0].value, len(opens)))
+    reason_vm = any("vm" in s.labels for s in samples("vmtrace_exits", "_total"))
+    want_open = {}
+    for o in opens:
+        lab = o["reason"].split("(")[0] if o["reason"] else "unknown"
+        vm = (LABEL_OF.get(o["pid"], o["vm"] or "") if o["vm"] is not None else "") \
+            if reason_vm else None
+        want_open[(vm, lab)] = max(want_open.get((vm, lab), 0), o["open_ns"])
+    got_open = {}
+    for s in samples("vmtrace_open_exit_seconds"):
+        if ("vm" in s.labels) != reason_vm:
+            fail("open exit seconds: a vm label %s, the per-reason samples %s"
+                 % ("vm" in s.labels, reason_vm))
+        got_open[(s.labels.get("vm"), s.labels["reason"])] = ns(s.value)
+    if got_open != want_open:
+        fail("open exits' longest per reason %r, JSON %r" % (got_open, want_open))
+    print("open exits: %d, the longest of %d reasons equal the JSON" % (len(opens), len(got_open)))
 
 
 main()

@@ -178,8 +178,24 @@ def main():
         if rep["window_ns"] == 1000000 and ns(w[host]) != rep["max_window_sum_ns"]:
             fail("%s: worst 1 ms window %r s, JSON %d ns" % (host, w[host],
                                                             rep["max_window_sum_ns"]))
-        print("%s: %d reasons, %d vCPU tasks (%d VMs), lost, orphans, worst window equal the "
-              "JSON; each p99 in its bucket" % (host, len(exits), len(tasks), len(per_vm)))
+        # the README's alert on a vCPU stuck in an exit that means a hang, per VM: the
+        # JSON's open exits of those reasons, the longest per VM
+        stuck = {}
+        for o in rep["open_exits"]:
+            if o["reason"] and o["reason"].split("(")[0] in ("npf", "io", "EPT_VIOLATION",
+                                                               "IO_INSTRUCTION"):
+                stuck[o["vm"]] = max(stuck.get(o["vm"], 0), o["open_ns"])
+        got = by(query(url, 'max by (host, vm) (vmtrace_open_exit_seconds{reason=~'
+                       '"npf|io|EPT_VIOLATION|IO_INSTRUCTION",%s})' % sel[1:-1]), "vm")
+        if {vm: ns(v) for vm, v in got.items()} != stuck:
+            fail("%s: longest open exit of a hang's reasons per VM %s, JSON %s"
+                 % (host, got, stuck))
+        n_open = query(url, "vmtrace_open_exits" + sel)[0][1]
+        if n_open != len(rep["open_exits"]):
+            fail("%s: vmtrace_open_exits %r, JSON %d" % (host, n_open, len(rep["open_exits"])))
+        print("%s: %d reasons, %d vCPU tasks (%d VMs), lost, orphans, worst window, open exits "
+              "(%d, %d of a hang's reasons) equal the JSON; each p99 in its bucket"
+              % (host, len(exits), len(tasks), len(per_vm), n_open, len(stuck)))
 
 
 main()
