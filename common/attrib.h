@@ -242,7 +242,21 @@ struct vmt_whysum {
 	uint64_t ticks[VMT_WHY_NKINDS];
 	uint64_t unknown;	/* of ticks[VMT_WHY_KVM], incomplete exits' unknown time */
 	uint64_t before, before_n;	/* struct vmt_why's before: its sum, the exits with any */
+	/*
+	 * Of the exits with any: the longest time out of the guest, latency and before
+	 * (ticks), and that exit's latency; 0: none
+	 */
+	uint64_t before_max, before_max_lat;
 };
+
+/* An exit with host interrupts before it: the longest out of the guest so far? */
+static inline void vmt_whysum_before_max(struct vmt_whysum *s, uint64_t out, uint64_t lat)
+{
+	if (out > s->before_max || (out == s->before_max && lat > s->before_max_lat)) {
+		s->before_max = out;
+		s->before_max_lat = lat;
+	}
+}
 
 typedef uint64_t vmt_whysum_u64x2 __attribute__((vector_size(16)));
 _Static_assert(VMT_WHY_NKINDS % 2 == 0, "vmt_whysum_add adds the kinds two at a time");
@@ -261,6 +275,13 @@ static inline void vmt_whysum_add(struct vmt_whysum *s, const struct vmt_why *w)
 	s->unknown += w->unknown;
 	s->before += w->before;
 	s->before_n += w->before != 0;
+	if (__builtin_expect(w->before != 0, 0)) {
+		uint64_t lat = 0;
+
+		for (k = 0; k < VMT_WHY_NKINDS; k++)
+			lat += w->ticks[k];
+		vmt_whysum_before_max(s, lat + w->before, lat);
+	}
 	if (w->plain) {
 		s->ticks[VMT_WHY_KVM] += w->ticks[VMT_WHY_KVM];
 		return;
@@ -284,6 +305,7 @@ static inline void vmt_whysum_merge(struct vmt_whysum *into, const struct vmt_wh
 	into->unknown += from->unknown;
 	into->before += from->before;
 	into->before_n += from->before_n;
+	vmt_whysum_before_max(into, from->before_max, from->before_max_lat);
 	for (k = 0; k < VMT_WHY_NKINDS; k++)
 		into->ticks[k] += from->ticks[k];
 }

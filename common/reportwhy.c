@@ -129,6 +129,16 @@ static void reasons_table(FILE *f, const struct vmt_reader *r, const struct vmt_
 			" %s (the guest had left; not in the latencies)\n",
 			vmt_fmt_lat(c, s->why_all.before, label, sizeof(label)),
 			s->why_all.before_n, s->why_all.before_n == 1 ? "exit" : "exits");
+	/* an exit out longer than the maximum latency says: the worst case is that one */
+	if ((s->why_recorded & VMT_WHY_REC_BEFORE) && s->why_all.before_max) {
+		char out[48], lat[48];
+
+		fprintf(f, "  with them, the longest time out of the guest: %s (an exit of %s)%s\n",
+			vmt_fmt_lat(c, s->why_all.before_max, out, sizeof(out)),
+			vmt_fmt_lat(c, s->why_all.before_max_lat, lat, sizeof(lat)),
+			s->why_all.before_max > s->lat.max ?
+			", more than the maximum latency" : "");
+	}
 	not_recorded(f, s->why_recorded);
 }
 
@@ -340,6 +350,11 @@ static void before_json(struct vmt_jsonw *w, const struct vmt_clock *c,
 
 	vmt_jsonw_opt_u64(w, "before_exit_exits", has, g->before_n);
 	vmt_jsonw_opt_u64(w, "before_exit_ns", has, vmt_clock_ns(c, g->before));
+	/* the longest out of the guest with them (latency and before), null without any */
+	vmt_jsonw_opt_u64(w, "before_exit_max_out_ns", has && g->before_n,
+			  vmt_clock_ns(c, g->before_max));
+	vmt_jsonw_opt_u64(w, "before_exit_max_out_latency_ns", has && g->before_n,
+			  vmt_clock_ns(c, g->before_max_lat));
 }
 
 void vmt_report_why_json_summary(struct vmt_jsonw *w, const struct vmt_reader *r,

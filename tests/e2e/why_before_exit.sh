@@ -186,6 +186,8 @@ PY
 # the text: the summary's line, and a line under the why of an exit that has any
 grep -q "^host interrupts before the exits' trace points: 2.250 us in 5 exits" b.report ||
 	fail "no summary line"
+grep -A1 "^host interrupts before the exits' trace points" b.report |
+	grep -q "^  with them, the longest time out of the guest: " || fail "no longest line"
 grep -A1 '^ *why: 500 ns = ' b.report | grep -q '^ *+ 900 ns of host interrupts before' ||
 	fail "no before line under the 6000 ns exit's why"
 grep -q '^ *+ 600 ns of host interrupts before' b.v || fail "-v --why: no before line"
@@ -265,6 +267,22 @@ bad = [r for r in rows if int(r["before_exit_ns"]) != per_exit[(int(r["start_ns"
 assert not bad and len(rows) == d["pairs"], (len(bad), len(rows))
 # the exit the trial looked at: 11.2 ms of timer interrupts before 0.779200832
 assert per_exit[(779200832, 117)] > 11000000, per_exit[(779200832, 117)]
-print("sample: %d exits had host interrupts before their trace point, %d ns" % (n, total))
+# the longest time out of the guest of an exit with any (latency and before), from the
+# CSV's rows and the recount: past the maximum latency here, which leaves it out
+out = max((int(r["latency_ns"]) + per_exit[(int(r["start_ns"]), int(r["task"]))],
+           int(r["latency_ns"])) for r in rows
+          if per_exit[(int(r["start_ns"]), int(r["task"]))])
+assert (d["before_exit_max_out_ns"], d["before_exit_max_out_latency_ns"]) == out, \
+    (d["before_exit_max_out_ns"], d["before_exit_max_out_latency_ns"], out)
+assert out[0] > d["latency_ns"]["max"], (out, d["latency_ns"])
+for g in d["why_by_reason"]:
+    mine = [(int(r["latency_ns"]) + per_exit[(int(r["start_ns"]), int(r["task"]))],
+             int(r["latency_ns"])) for r in rows if int(r["reason_code"]) == g["code"] and
+            per_exit[(int(r["start_ns"]), int(r["task"]))]]
+    want = max(mine) if mine else (None, None)
+    assert (g["before_exit_max_out_ns"], g["before_exit_max_out_latency_ns"]) == want, \
+        (g["name"], g["before_exit_max_out_ns"], want)
+print("sample: %d exits had host interrupts before their trace point, %d ns; the longest "
+      "out of the guest with them %d ns (an exit of %d ns)" % (n, total, out[0], out[1]))
 PY
 exit 0
