@@ -447,7 +447,9 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 		  uint64_t missed)
 {
 	struct vmt_evdump *d = state;
-	char t[32];
+	/* damaged data: lost from here to its last time, not before this point */
+	bool until = it->gap_until != UINT64_MAX && it->gap_until > ts;
+	char t[32], u[32];
 
 	if (!in_window(d, ts) || !filter_keeps(it, cpu, ts))
 		return 0;
@@ -455,13 +457,18 @@ static int on_gap(void *state, const struct vmt_iter *it, uint32_t cpu, uint64_t
 	if (d->o.json) {
 		json_common(d->o.json, it, ts, cpu, -1, "lost");
 		vmt_jsonw_opt_u64(d->o.json, "missed", missed != 0, missed);
+		vmt_jsonw_opt_u64(d->o.json, "until_ns", until,
+				  vmt_clock_ns(it->clock, it->gap_until - it->start_ts));
 		vmt_jsonw_object_close(d->o.json);
 		return 0;
 	}
 	text_flush(d);
 	fprintf(d->o.out, "%14s cpu %3u LOST ", time_text(it, ts, t, sizeof(t)), cpu);
+	if (until)
+		fprintf(d->o.out, "events from this point to %s (damaged data; how many is not "
+			"known)\n", time_text(it, it->gap_until, u, sizeof(u)));
 	/* not "LOST 0": a page flagged without a count, or damaged data, lost some */
-	if (missed)
+	else if (missed)
 		fprintf(d->o.out, "%" PRIu64 " events before this point\n", missed);
 	else
 		fputs("events before this point (how many is not known)\n", d->o.out);

@@ -424,7 +424,9 @@ until = re.search(r"CPU (\d+), \d+ pages?, [\d.]+ s to ([\d.]+) s", open(sys.arg
 cpu, until = int(until.group(1)), until.group(2)
 i = next(k for k, l in enumerate(lines) if re.match(r" *[\d.]+ cpu +%d LOST" % cpu, l))
 before = next(l for l in reversed(lines[:i]) if re.match(r" *[\d.]+ cpu +%d pid" % cpu, l))
-assert lines[i].endswith(" LOST events before this point (how many is not known)"), lines[i]
+# the line says where the events went: from it to the chunk's last time, as the warning
+assert lines[i].endswith(" LOST events from this point to %s (damaged data; how many is not "
+                         "known)" % until), (lines[i], until)
 ns = lambda t: int(t.replace(".", ""))
 hole = ns(until) - ns(before.split()[0])
 assert d["why_recorded"], "the sample has context events"

@@ -122,6 +122,23 @@ grep -q "not finished" cut.vmt.err || fail "the cut file's note"
 grep -q "its end record counts" zeroed.vmt.err || fail "the zeroed file's note"
 [ "$(state flipped.vmt)" = " (damaged)" ] || fail "a flipped byte: '$(state flipped.vmt)'"
 vmtrace-report --json flipped.vmt >flipped.json 2>/dev/null
+# -v puts the damaged chunk's LOST line where its events were lost: from the line's time to
+# the chunk's last, with no event of that CPU between (it said "before this point", at the
+# chunk's first time, the events lost after it)
+vmtrace-report -v flipped.vmt 2>/dev/null | python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+lost = [i for i, l in enumerate(lines) if " LOST " in l]
+assert len(lost) == 1, lost
+m = re.match(r" *([0-9.]+) cpu +([0-9]+) LOST events from this point to ([0-9.]+) \(damaged", lines[lost[0]])
+assert m, lines[lost[0]]
+at, cpu, until = float(m.group(1)), m.group(2), float(m.group(3))
+ev = [(float(l.split()[0]), l.split()[2]) for l in lines if re.match(r" *[0-9.]+ cpu ", l)]
+before = [t for t, c in ev if c == cpu and t < at]
+after = [t for t, c in ev if c == cpu and t > at]
+assert until > at and before and after and after[0] > until, (at, until, before[-1:], after[:1])
+print("LOST from %.9f to %.9f: the last event before %.9f, the next %.9f" % (at, until, before[-1], after[0]))
+' || fail "-v: the damaged chunk's LOST line"
 [ "$(json flipped.json 'd["bad_chunks"]')" -ge 1 ] ||
 	fail "the flipped chunk is not counted as damage"
 exit 0
