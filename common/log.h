@@ -5,6 +5,8 @@
  * is a plain global read by every thread (set before threads start). Every message fits
  * VMT_LOG_WIDTH columns, as every output does: one that would pass it is folded at its
  * spaces, its lines after the first indented by two spaces (tests read it back with unfold).
+ * A word longer than a line (a long path) stays whole on a line of its own: copied, it
+ * must still name the file.
  */
 #ifndef VMT_LOG_H
 #define VMT_LOG_H
