@@ -178,6 +178,17 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
 			 "damaged metadata block at offset %llu: its copy was read instead",
 			 (unsigned long long)st->meta_damaged_at);
+	if (st->after_end_at) {
+		/* the recording is whole: a note, not damage */
+		uint64_t n = st->file_size - st->after_end_at;
+
+		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			 "%llu byte%s after the recording's end record (offset %llu) %s not read: %s",
+			 (unsigned long long)n, n == 1 ? "" : "s",
+			 (unsigned long long)st->after_end_at, n == 1 ? "was" : "were",
+			 st->after_end_recording ? "another recording's file header starts there "
+			 "(files joined); report it on its own" : "not part of this recording");
+	}
 	if (st->joined_at) {
 		/* cat of a cut recording and another: the second is not this recording's */
 		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,

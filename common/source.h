@@ -141,6 +141,12 @@ struct vmt_source_status {
 	 * ended there (its offset, or 0).
 	 */
 	uint64_t joined_at;
+	/*
+	 * A finished .vmt with bytes after its END block: where they start (0: none), and
+	 * whether another recording's file header is there (files joined whole)
+	 */
+	uint64_t after_end_at;
+	bool after_end_recording;
 	uint64_t bad_first_ts;
 	uint64_t bad_first_ts_at;
 	uint32_t bad_first_ts_cpu;

@@ -573,6 +573,15 @@ scan:
 		/* Unknown block types with a valid header are skipped (newer writers). */
 		off += hsize + psize;
 	}
+	/* bytes past a sound END: not the recording's (a file appended), said, not read */
+	if (s->end_present && off < st->file_size) {
+		uint8_t head[VMT_FILE_HEADER_SIZE];
+
+		st->after_end_at = off;
+		st->after_end_recording =
+			vmt_io_pread_full(s->fd, head, sizeof(head), (off_t)off) == sizeof(head) &&
+			memcmp(head, VMT_FILE_MAGIC, 8) == 0;
+	}
 	if ((!s->end_present || st->bad_blocks || st->truncated_at) && !joined) {
 		joined = find_joined(s);
 		if (joined) {

@@ -139,6 +139,25 @@ after = [t for t, c in ev if c == cpu and t > at]
 assert until > at and before and after and after[0] > until, (at, until, before[-1:], after[:1])
 print("LOST from %.9f to %.9f: the last event before %.9f, the next %.9f" % (at, until, before[-1], after[0]))
 ' || fail "-v: the damaged chunk's LOST line"
+# Bytes after a sound end record: another recording appended whole (cat a b), or anything
+# else; read as the recording they follow (the same figures, status 0), and said with
+# where they start (they were ignored silently)
+cat "$k" "$k" >joined.vmt
+cat "$k" /dev/null >tail.vmt
+printf 'not a recording' >>tail.vmt
+vmtrace-report --json "$k" >whole.json 2>/dev/null || fail "the whole file"
+size=$(stat -c %s "$k")
+for f in joined tail; do
+	run vmtrace-report --json $f.vmt
+	expect_rc 0 "$f.vmt"
+	cmp -s out.txt whole.json ||
+		python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); a.pop("file"); b.pop("file"); sys.exit(a != b)' \
+			out.txt whole.json || fail "$f.vmt: not the figures of the recording it starts with"
+	[ "$f" = joined ] && n=$size what="another recording's file header starts there (files joined); report it on its own"
+	[ "$f" = tail ] && n=15 what="not part of this recording"
+	[ "$(unfold err.txt)" = "vmtrace-report: warning: $f.vmt: $n bytes after the recording's end record (offset $size) were not read: $what" ] ||
+		{ cat err.txt; fail "$f.vmt: the note"; }
+done
 [ "$(json flipped.json 'd["bad_chunks"]')" -ge 1 ] ||
 	fail "the flipped chunk is not counted as damage"
 exit 0
