@@ -296,6 +296,7 @@ static void facts(struct page *p)
 	const struct vmt_summary *s = p->s;
 	const struct vmt_source *src = vmt_reader_source(p->r);
 	const struct vmt_cpulist *cpus = vmt_reader_cpus(p->r);
+	const char *state;
 	char a[256], b[64], c[64];
 	uint64_t rec = vmt_reader_duration_ns(p->r);
 
@@ -326,8 +327,11 @@ static void facts(struct page *p)
 	if (strcmp(vmt_source_format(src), "vmt") != 0)
 		fact(p, "format", "Format", vmt_source_description(src)[0] ?
 		     vmt_source_description(src) : vmt_source_format(src));
-	if (!vmt_source_status(src)->finished)
-		fact(p, "finished", "Recording", "not finished: figures cover the complete chunks");
+	state = vmt_source_state(src, vmt_summary_damage_read(s));
+	if (state)
+		fact(p, "finished", "Recording", strcmp(state, "damaged") ?
+		     "not finished: figures cover the complete chunks" :
+		     "damaged: figures cover what is whole (the warnings say where)");
 	out(p, "</dl></header>\n");
 }
 

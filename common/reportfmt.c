@@ -57,17 +57,12 @@ static const struct words *words_of(const struct vmt_reader *r)
 	return vmt_reader_pairs_kvm(r) ? &kvm_words : &neutral_words;
 }
 
-/*
- * The file's state after its name: a sound end record means its recorder finished it, so
- * a file that is not whole beside one was damaged, not cut short; damage found at open or
- * in the pass (the warnings say where).
- */
-static const char *file_state(const struct vmt_source_status *st, const struct vmt_summary *s)
+/* The file's state after its name (the warnings say where the damage is). */
+static const char *file_state(const struct vmt_reader *r, const struct vmt_summary *s)
 {
-	if (!st->finished)
-		return st->end_at ? " (damaged)" : " (recording not finished)";
-	return st->bad_blocks || s->rd.bad_chunks || s->rd.bad_pages || s->bad_records ?
-	       " (damaged)" : "";
+	const char *state = vmt_source_state(vmt_reader_source(r), vmt_summary_damage_read(s));
+
+	return !state ? "" : strcmp(state, "damaged") ? " (recording not finished)" : " (damaged)";
 }
 
 static void source_lines(FILE *f, const struct vmt_reader *r, const struct vmt_summary *s)
@@ -78,7 +73,7 @@ static void source_lines(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	const char *format = vmt_source_format(src);
 	char cpus[256];
 
-	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r), file_state(vmt_source_status(src), s),
+	vmt_fmt_path_lines(f, "File: ", vmt_reader_path(r), file_state(r, s),
 			   "  ");
 	if (strcmp(format, "trace.bin") == 0) {
 		const char *how = vmt_source_description(src);	/* may name a --format-dir */

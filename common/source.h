@@ -163,6 +163,13 @@ struct vmt_source_status {
 	uint64_t extra_meta_at;
 };
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
+/*
+ * The file's state in a word: NULL (whole), "not finished" (no end record: cut short, or
+ * still being written), or "damaged" (a sound end record, so its recorder finished it, but
+ * not whole; or blocks skipped at open; or damage_read: chunks, pages or records that
+ * failed their checks in a pass).
+ */
+const char *vmt_source_state(const struct vmt_source *s, bool damage_read);
 
 size_t vmt_source_nchunks(const struct vmt_source *s);
 const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t idx);

@@ -120,6 +120,12 @@ printf X | dd of=flipped.vmt bs=1 seek=100000 conv=notrunc 2>/dev/null
 grep -q "not finished" cut.vmt.err || fail "the cut file's note"
 [ "$(state zeroed.vmt)" = " (damaged)" ] || fail "a zeroed middle: '$(state zeroed.vmt)'"
 grep -q "its end record counts" zeroed.vmt.err || fail "the zeroed file's note"
+# the HTML page's fact says the same
+for f in cut zeroed; do
+	vmtrace-report --html=$f.html $f.vmt >/dev/null 2>&1
+done
+grep -q '"finished">not finished: ' cut.html || fail "the cut file's page"
+grep -q '"finished">damaged: ' zeroed.html || fail "the zeroed file's page"
 [ "$(state flipped.vmt)" = " (damaged)" ] || fail "a flipped byte: '$(state flipped.vmt)'"
 vmtrace-report --json flipped.vmt >flipped.json 2>/dev/null
 # -v puts the damaged chunk's LOST line where its events were lost: from the line's time to
