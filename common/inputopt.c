@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -164,6 +165,19 @@ static void damage_place(char *buf, size_t size, const struct vmt_reader *r,
 		 times);
 }
 
+/* One more note, past the last: dropped rather than written out of the array. */
+static __attribute__((format(printf, 2, 3))) void add_note(struct vmt_input_notes *out,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out->n >= VMT_INPUT_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE, fmt, ap);
+	va_end(ap);
+}
+
 void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
 		     const struct vmt_damage *damage, bool with_lost,
 		     struct vmt_input_notes *out)
@@ -175,14 +189,14 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	memset(out, 0, sizeof(*out));
 	/* nothing was lost with it: a note, not damage that changes the exit status */
 	if (st->meta_damaged_at)
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged metadata block at offset %llu: its copy was read instead",
 			 (unsigned long long)st->meta_damaged_at);
 	if (st->after_end_at) {
 		/* the recording is whole: a note, not damage */
 		uint64_t n = st->file_size - st->after_end_at;
 
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "%llu byte%s after the recording's end record (offset %llu) %s not read: %s",
 			 (unsigned long long)n, n == 1 ? "" : "s",
 			 (unsigned long long)st->after_end_at, n == 1 ? "was" : "were",
@@ -191,7 +205,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	}
 	if (st->joined_at) {
 		/* cat of a cut recording and another: the second is not this recording's */
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "the recording was not finished, and another recording's file header "
 			 "follows it at offset %llu (files joined): that one is not read; figures "
 			 "cover the first one's %zu complete chunk%s",
@@ -199,14 +213,14 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 vmt_source_nchunks(src) == 1 ? "" : "s");
 		out->damaged = true;
 	} else if (!st->finished && st->trunc_why) {
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "the recording was not finished (%s at offset %llu); figures cover the "
 			 "%zu complete chunk%s", st->trunc_why,
 			 (unsigned long long)st->truncated_at, vmt_source_nchunks_counted(src),
 			 vmt_source_nchunks_counted(src) == 1 ? "" : "s");
 		out->damaged = true;
 	} else if (!st->finished && st->bad_end_at) {
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged end record at offset %llu: lost events and stop reason "
 			 "unknown", (unsigned long long)st->bad_end_at);
 		out->damaged = true;
@@ -215,13 +229,13 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		 * counts as one damaged place) */
 		uint64_t lost = st->end_chunks - vmt_source_nchunks(src);
 
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: its end record counts %llu chunks, %zu were read whole: "
 			 "%llu chunk%s lost with the damaged data", (unsigned long long)st->end_chunks,
 			 vmt_source_nchunks(src), (unsigned long long)lost, lost == 1 ? "" : "s");
 		out->damaged = true;
 	} else if (!st->finished && st->end_at && !st->end_counts) {
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged end record at offset %llu: its chunk count (chunk.count) is "
 			 "missing or not a number; whether chunks are missing is not known",
 			 (unsigned long long)st->end_at);
@@ -231,7 +245,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		uint64_t held = vmt_source_nchunks(src) + st->bad_blocks;
 		uint64_t more = held - st->end_chunks;
 
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: its end record counts %llu chunk%s, the file holds %llu: "
 			 "%llu more than its recorder wrote (all of them read)",
 			 (unsigned long long)st->end_chunks, st->end_chunks == 1 ? "" : "s",
@@ -239,7 +253,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		out->damaged = true;
 	} else if (!st->finished) {
 		/* whole blocks up to the end: still being written, or its recorder died */
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "the recording was not finished (no end record after its last block); "
 			 "figures cover its %zu chunk%s", vmt_source_nchunks_counted(src),
 			 vmt_source_nchunks_counted(src) == 1 ? "" : "s");
@@ -251,7 +265,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		if (st->bad_first_ts > 1)
 			snprintf(more, sizeof(more), " (and %llu more)",
 				 (unsigned long long)(st->bad_first_ts - 1));
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: the chunk at offset %llu (CPU %u) says it begins at another "
 			 "time than its pages do%s: its pages' time taken, for the recording's start "
 			 "too",
@@ -263,7 +277,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 
 		if (nbad > 1)
 			snprintf(more, sizeof(more), " (and %u more)", nbad - 1);
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: an impossible value of %s%s: taken as not known",
 			 vmt_reader_bad_value(r, &nbad), more);
 		out->damaged = true;
@@ -274,7 +288,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		if (st->dup_chunks > 1)
 			snprintf(more, sizeof(more), " (and %llu more)",
 				 (unsigned long long)(st->dup_chunks - 1));
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: the chunk at offset %llu repeats the one at offset %llu "
 			 "(CPU, times, pages)%s: skipped, its events counted once",
 			 (unsigned long long)st->dup_at, (unsigned long long)st->dup_of, more);
@@ -286,7 +300,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		if (st->extra_meta > 1)
 			snprintf(more, sizeof(more), " (and %llu more)",
 				 (unsigned long long)(st->extra_meta - 1));
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: a second metadata block at offset %llu%s, where a file has "
 			 "one: skipped (it held no events), the first one's keys kept",
 			 (unsigned long long)st->extra_meta_at, more);
@@ -299,7 +313,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		count_words(counts, sizeof(counts), st->bad_blocks, rd->bad_chunks, rd->bad_pages);
 		/* blocks are met while opening, before any chunk is read */
 		damage_place(place, sizeof(place), r, st->bad_blocks ? NULL : damage, st);
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE, "damaged data skipped: %s%s %s",
+		add_note(out, "damaged data skipped: %s%s %s",
 			 counts, n > 1 ? "; the first" : "", place);
 		out->damaged = true;
 	}
@@ -313,7 +327,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		uint64_t start = vmt_reader_start_ts(r);
 		char a[48], b[48];
 
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "damaged file: time goes back on CPU %u, from %s to %s %s (%llu time%s in "
 			 "all): chunks out of order or a page's time wrong; figures may be wrong",
 			 rd->time_back_cpu,
@@ -325,7 +339,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 	}
 	if (!with_lost && (st->bad_blocks || rd->bad_chunks || rd->bad_pages)) {
 		/* without the events read, what is lost is the damaged data's at least */
-		snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+		add_note(out,
 			 "events were lost with the damaged data, how many is not known; figures "
 			 "may be incomplete");
 	} else if (with_lost) {
@@ -351,17 +365,17 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		else if (lost.drain_cut && lost.end_unknown)
 			where = "while recording: the final drain was cut short";
 		if (vmt_lost_exact(&lost) && lost.counted)
-			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			add_note(out,
 				 "%llu events were lost%s%s; figures may be incomplete",
 				 (unsigned long long)lost.counted, *unread ? "" : " while recording",
 				 unread);
 		else if (!vmt_lost_exact(&lost) && lost.counted)
-			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			add_note(out,
 				 "%llu events were lost while recording%s, and an unknown number "
 				 "more %s; figures may be incomplete", (unsigned long long)lost.counted,
 				 unread, more);
 		else if (!vmt_lost_exact(&lost))
-			snprintf(out->note[out->n++], VMT_INPUT_NOTE_SIZE,
+			add_note(out,
 				 "events were lost %s, how many is not known; figures may be "
 				 "incomplete", where);
 	}

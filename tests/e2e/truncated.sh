@@ -164,6 +164,26 @@ for f in joined tail; do
 	[ "$(unfold err.txt)" = "vmtrace-report: warning: $f.vmt: $n bytes after the recording's end record (offset $size) were not read: $what" ] ||
 		{ cat err.txt; fail "$f.vmt: the note"; }
 done
+# Every kind of note at once (a damaged META read from its copy, a second META, bytes after
+# END, an END that counts more chunks, an impossible value, a repeated chunk, a damaged
+# one, time going back, a chunk's wrong first time): ten notes, where the program had room
+# for nine (it crashed, or exited 202 for 2). Each said once, naming the file; status 2.
+printf 'garbage-tail' >tailbytes
+python3 "$top_srcdir/tests/helpers/vmtedit.py" "$k" all.vmt mcpy meta2:58 end:-chunk.index \
+	end:chunk.count=205 end:monotonic.end_ns=9300000000000000000 dup:10 corrupt:20 \
+	swap:30:31 chunk:0:first_ts=1000 metadamage append:tailbytes || fail "vmtedit all.vmt"
+for cmd in "vmtrace-report" "vmtrace-report --json" "vmtrace-convert --csv -o all.csv"; do
+	run $cmd all.vmt
+	expect_rc 2 "$cmd all.vmt"
+	for what in "damaged metadata block at offset 16: its copy was read instead" \
+		"12 bytes after the recording's end record" "its end record counts 205 chunks" \
+		"begins at another time than its pages do" "an impossible value of monotonic.end_ns" \
+		"repeats the one at offset" "a second metadata block at offset" \
+		"damaged data skipped: 1 chunk" "time goes back on CPU 1"; do
+		[ "$(unfold err.txt | grep -c "^${cmd%% *}: warning: all.vmt: .*$what")" = 1 ] ||
+			{ cat err.txt; fail "$cmd all.vmt: '$what' not said once"; }
+	done
+done
 [ "$(json flipped.json 'd["bad_chunks"]')" -ge 1 ] ||
 	fail "the flipped chunk is not counted as damage"
 exit 0

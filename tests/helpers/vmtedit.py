@@ -20,6 +20,10 @@ Usage: vmtedit.py IN OUT EDIT...  where EDIT is one of
   corrupt:N|all         change a byte of the Nth (or every) CHNK block's payload, its
                         checksum left as it was
   append:FILE           append FILE's bytes after the result
+  mcpy                  insert a copy of META (an MCPY block) right after it, as recorders
+                        since the copy write it
+  meta2:N               insert a second META block before the Nth CHNK block
+  metadamage            change a byte of META's payload, its checksum left as it was
 or: vmtedit.py IN list   one line per CHNK block: "N offset cpu first_ts last_ts" (its
     header's)
 or: vmtedit.py IN records   one line per CHNK block: "N cpu pair_events first last", the
@@ -218,6 +222,20 @@ def main(argv):
                 blk[2] = bytes(payload)
         elif what == "append":
             tail += open(rest, "rb").read()
+        elif what == "mcpy":
+            meta = [b for b in blks if b[0] == b"META"][0]
+            copy = [b"MCPY", bytearray(meta[1]), meta[2]]
+            struct.pack_into("<4s", copy[1], 0, b"MCPY")
+            seal(copy)
+            blks.insert(blks.index(meta) + 1, copy)
+        elif what == "meta2":
+            meta = [b for b in blks if b[0] == b"META"][0]
+            blks.insert(blks.index(chunks()[int(rest)]), [b"META", bytearray(meta[1]), meta[2]])
+        elif what == "metadamage":
+            meta = [b for b in blks if b[0] == b"META"][0]
+            payload = bytearray(meta[2])
+            payload[100] ^= 0xFF
+            meta[2] = bytes(payload)
         else:
             sys.exit("vmtedit.py: unknown edit " + edit)
     with open(argv[2], "wb") as f:
