@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "evrender.h"
 #include "htmlreport.h"
+#include "inputopt.h"
 #include "whyfmt.h"
 #include "htmlwhy.h"
 #include "outfile.h"
@@ -327,7 +328,7 @@ static void facts(struct page *p)
 	if (strcmp(vmt_source_format(src), "vmt") != 0)
 		fact(p, "format", "Format", vmt_source_description(src)[0] ?
 		     vmt_source_description(src) : vmt_source_format(src));
-	state = vmt_source_state(src, vmt_summary_damage_read(s));
+	state = vmt_source_state(src, vmt_input_damaged(p->r, &s->rd));
 	if (state)
 		fact(p, "finished", "Recording", strcmp(state, "damaged") ?
 		     "not finished: figures cover the complete chunks" :

@@ -380,3 +380,11 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 				 "incomplete", where);
 	}
 }
+
+bool vmt_input_damaged(const struct vmt_reader *r, const struct vmt_reader_stats *rd)
+{
+	struct vmt_input_notes notes;
+
+	vmt_input_notes(r, rd, NULL, true, &notes);
+	return notes.damaged;
+}

@@ -70,5 +70,7 @@ struct vmt_input_notes {
 void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *rd,
 		     const struct vmt_damage *damage, bool with_lost,
 		     struct vmt_input_notes *out);
+/* Whether those notes say the file was damaged or unfinished (exit status 2). */
+bool vmt_input_damaged(const struct vmt_reader *r, const struct vmt_reader_stats *rd);
 
 #endif

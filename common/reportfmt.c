@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "evrender.h"
+#include "inputopt.h"
 #include "reportfmt.h"
 #include "reportwhy.h"
 #include "textwidth.h"
@@ -60,7 +61,7 @@ static const struct words *words_of(const struct vmt_reader *r)
 /* The file's state after its name (the warnings say where the damage is). */
 static const char *file_state(const struct vmt_reader *r, const struct vmt_summary *s)
 {
-	const char *state = vmt_source_state(vmt_reader_source(r), vmt_summary_damage_read(s));
+	const char *state = vmt_source_state(vmt_reader_source(r), vmt_input_damaged(r, &s->rd));
 
 	return !state ? "" : strcmp(state, "damaged") ? " (recording not finished)" : " (damaged)";
 }

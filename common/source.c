@@ -439,13 +439,13 @@ const uint8_t *vmt_source_end(const struct vmt_source *s, size_t *len)
 	return s->end.buf ? s->end.buf : (const uint8_t *)"";
 }
 
-const char *vmt_source_state(const struct vmt_source *s, bool damage_read)
+const char *vmt_source_state(const struct vmt_source *s, bool damaged)
 {
 	const struct vmt_source_status *st = &s->status;
 
-	if (!st->finished)
-		return st->end_at ? "damaged" : "not finished";
-	return st->bad_blocks || damage_read ? "damaged" : NULL;
+	if (!st->finished && !st->end_at)
+		return "not finished";
+	return !st->finished || damaged ? "damaged" : NULL;
 }
 
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s)

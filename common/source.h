@@ -164,12 +164,11 @@ struct vmt_source_status {
 };
 const struct vmt_source_status *vmt_source_status(const struct vmt_source *s);
 /*
- * The file's state in a word: NULL (whole), "not finished" (no end record: cut short, or
- * still being written), or "damaged" (a sound end record, so its recorder finished it, but
- * not whole; or blocks skipped at open; or damage_read: chunks, pages or records that
- * failed their checks in a pass).
+ * The file's state in a word: "not finished" (no end record: cut short, or still being
+ * written), "damaged" (a sound end record, so its recorder finished it, but not whole; or
+ * damaged: what reading it revealed, vmt_input_damaged()), or NULL (whole).
  */
-const char *vmt_source_state(const struct vmt_source *s, bool damage_read);
+const char *vmt_source_state(const struct vmt_source *s, bool damaged);
 
 size_t vmt_source_nchunks(const struct vmt_source *s);
 const struct vmt_chunk_info *vmt_source_chunk(const struct vmt_source *s, size_t idx);

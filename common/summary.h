@@ -204,11 +204,6 @@ int vmt_summary_snapshot(const struct vmt_summary *s, const struct vmt_iter *it,
  */
 int vmt_summary_add_open(struct vmt_summary *s, const struct vmt_open_exit *x);
 uint64_t vmt_summary_orphans(const struct vmt_summary *s);
-/* Whether the pass found damage: chunks, pages or records that failed their checks. */
-static inline bool vmt_summary_damage_read(const struct vmt_summary *s)
-{
-	return s->rd.bad_chunks || s->rd.bad_pages || s->bad_records;
-}
 /* Whether lost_events is all of the lost events (none went uncounted). */
 static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
 {

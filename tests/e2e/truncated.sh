@@ -127,6 +127,13 @@ done
 grep -q '"finished">not finished: ' cut.html || fail "the cut file's page"
 grep -q '"finished">damaged: ' zeroed.html || fail "the zeroed file's page"
 [ "$(state flipped.vmt)" = " (damaged)" ] || fail "a flipped byte: '$(state flipped.vmt)'"
+# damage that no chunk check sees, but the warnings (and status 2) do: the same word
+for edit in swap:30:31 dup:10 chunk:0:first_ts=1000 end:monotonic.end_ns=9300000000000000000; do
+	python3 "$top_srcdir/tests/helpers/vmtedit.py" "$k" edited.vmt "$edit" || fail "vmtedit $edit"
+	[ "$(state edited.vmt)" = " (damaged)" ] || fail "$edit: '$(state edited.vmt)'"
+	vmtrace-report edited.vmt >/dev/null 2>&1
+	[ $? = 2 ] || fail "$edit: not status 2"
+done
 vmtrace-report --json flipped.vmt >flipped.json 2>/dev/null
 # -v puts the damaged chunk's LOST line where its events were lost: from the line's time to
 # the chunk's last, with no event of that CPU between (it said "before this point", at the
