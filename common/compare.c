@@ -683,8 +683,9 @@ const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const 
 	}
 	/* a number as --reason takes it: 110 or 0x6e */
 	if (vmt_cli_parse_u64(reason, &code) == 0 || parse_hex(reason, &code) == 0) {
+		/* as the exits count: a VMX code by its basic reason, flags and all */
 		for (i = 1; i < c->ngroups; i++) {
-			if (c->groups[i].key == code)
+			if (vmt_exitreason_key(c->groups[i].isa, code) == c->groups[i].key)
 				return &c->groups[i];
 		}
 	}

@@ -473,6 +473,7 @@ int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_r
 {
 	const struct vmt_filter *f = &fo->filter;
 	struct vmt_filter_opts one = { .reasons = reason };
+	uint32_t risa = UINT32_MAX;
 	unsigned int i, k;
 	char msg[256];
 	int ret;
@@ -485,7 +486,18 @@ int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_r
 		return ret;
 	for (i = 0; i < one.filter.nreasons; i++) {
 		for (k = 0; k < f->nreasons; k++) {
-			if (one.filter.reason_key[i] == f->reason_key[k] &&
+			/* numbers as the exits count (VMX: the basic reason) */
+			uint32_t isa = f->reason_isa[k] != VMT_ISA_ANY ? f->reason_isa[k] :
+				       one.filter.reason_isa[i];
+
+			/* two numbers: the recording's ISA (read from its chunks, once) */
+			if (isa == VMT_ISA_ANY && risa == UINT32_MAX)
+				risa = recording_isa(r);
+			if (isa == VMT_ISA_ANY)
+				isa = risa;
+
+			if (vmt_exitreason_key(isa, one.filter.reason_key[i]) ==
+			    vmt_exitreason_key(isa, f->reason_key[k]) &&
 			    (one.filter.reason_isa[i] == f->reason_isa[k] ||
 			     one.filter.reason_isa[i] == VMT_ISA_ANY ||
 			     f->reason_isa[k] == VMT_ISA_ANY))
@@ -493,6 +505,40 @@ int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_r
 		}
 	}
 	return 0;
+}
+
+bool vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size)
+{
+	struct vmt_filter_opts one = { .reasons = reason };
+	struct vmt_exitreasons *t = NULL;
+	bool known;
+	unsigned int i;
+	int ret = vmt_filter_resolve(&one, r, msg, size);
+
+	if (ret && ret != -EINVAL)
+		snprintf(msg, size, "%s", strerror(-ret));
+	known = ret == 0;
+	/* a number: one the table names, or any of a pair whose table has no names */
+	if (known && isdigit((unsigned char)*reason) &&
+	    vmt_exitreasons_new(vmt_reader_begin_format(r), vmt_reader_machine(r), &t) == 0 &&
+	    !vmt_exitreasons_empty(t)) {
+		uint32_t risa = recording_isa(r);
+
+		known = false;
+		for (i = 0; !known && i < one.filter.nreasons; i++) {
+			uint32_t isa = one.filter.reason_isa[i] != VMT_ISA_ANY ?
+				       one.filter.reason_isa[i] : risa;
+
+			known = vmt_exitreason_name(t, isa, vmt_exitreason_key(isa,
+						    one.filter.reason_key[i])) != NULL;
+		}
+		if (!known)
+			snprintf(msg, size, "no exits of reason %s, a code the recording's table does "
+				 "not name either (a mistyped number?)", reason);
+	}
+	vmt_exitreasons_free(t);
+	vmt_filter_opts_free(&one);
+	return known;
 }
 
 const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo)

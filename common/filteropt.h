@@ -75,6 +75,13 @@ int vmt_reason_list_resolve(const struct vmt_reason_names *in, const char *list,
 /* Whether set holds the reason key of an exit of isa (VMT_ISA_ANY: not known). */
 bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t key);
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
+/*
+ * Whether reason (a name or a number, as --reason takes it) is one of r's: a name its
+ * table resolves, or a number it names (any number when the pair has numbers only). Else
+ * msg (size bytes) says why not (the --reason message for a name; a number no table names
+ * is not refused by --reason, but with no exits of it, it is likely mistyped).
+ */
+bool vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size);
 /* The first filter option given ("--cpu", "--reason", ...), or NULL when there is none. */
 const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo);
 /*

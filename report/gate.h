@@ -54,10 +54,11 @@ void report_gate_say(const struct report_gate *g);
 
 /*
  * One recording: the consumer that collects its figures (window_ns: the report's) into
- * g->one. Returns 0 or -ENOMEM.
+ * g->one, once the conditions' reasons are known in r with fo's filter. Returns 0,
+ * -ENOMEM, or -ENOENT (said) for a reason name r's table lacks.
  */
-int report_gate_one(struct report_gate *g, const struct vmt_reader *r, uint64_t window_ns,
-		    struct vmt_consumer *out);
+int report_gate_one(struct report_gate *g, const struct vmt_filter_opts *fo,
+		    const struct vmt_reader *r, uint64_t window_ns, struct vmt_consumer *out);
 /*
  * After its pass: the conditions checked on g->one (the span its rates are over from f,
  * r, it), their verdict lines said. Returns the number that hold, or -1 (said, exit 64).

@@ -145,10 +145,11 @@ static int set_up_views(struct report *rep)
 	if (!ret)
 		ret = add_series(rep);
 	if (!ret && rep->gate)	/* one pass: the gate's figures are the report's exits */
-		ret = report_gate_one(rep->gate, rep->r, o->window_ns, &rep->c[rep->nc++]);
-	if (ret && ret != -E2BIG)	/* -E2BIG: add_series() said which interval fits */
+		ret = report_gate_one(rep->gate, &o->fo, rep->r, o->window_ns, &rep->c[rep->nc++]);
+	/* said already: -E2BIG, which interval fits; -ENOENT, a --fail-if reason the file lacks */
+	if (ret && ret != -E2BIG && ret != -ENOENT)
 		vmt_err("cannot set up the report: %s", strerror(-ret));
-	return ret == -E2BIG ? 64 : ret ? 1 : 0;	/* an --interval the span cannot hold: 64 */
+	return ret == -E2BIG || ret == -ENOENT ? 64 : ret ? 1 : 0;
 }
 
 /*

@@ -125,6 +125,7 @@ for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	   "max>2:a time needs its unit"; do
 	run vmtrace-report --fail-if "${bad%:*}" "$f"
 	expect_rc 64 "--fail-if '${bad%:*}'"
+	[ ! -s out.txt ] || fail "--fail-if '${bad%:*}': refused after the report was printed"
 	expect_one_line_error vmtrace-report "${bad##*:}"
 	[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt >&2; fail "--fail-if '${bad%:*}': not one line"; }
 done
@@ -259,4 +260,27 @@ unfold err.txt | grep -qF "does not hold: io:count>0: io count 0 not > 0" ||
 # the refusal names the file
 run vmtrace-report --fail-if 'nosuch:max>1ms' "$f"
 expect_one_line_error vmtrace-report "--fail-if nosuch:max>1ms: $f: unknown exit reason 'nosuch'"
+# a number: one the table names (0x7c, SVM's msr) is a reason without exits here; one no
+# table names and no exit has is refused as likely mistyped (after the pass: a number may
+# have exits no table names)
+run vmtrace-report --fail-if '0x7c:count>0' "$f"
+expect_rc 0 "--fail-if 0x7c:count>0 (msr, no exits)"
+unfold err.txt | grep -qF "0x7c count 0 not > 0 (no exits of reason '0x7c' in the recording)" ||
+	{ cat err.txt; fail "0x7c: the verdict"; }
+run vmtrace-report --fail-if '99999:open>1s' "$f"
+expect_rc 64 "--fail-if 99999:open>1s"
+expect_one_line_error vmtrace-report "--fail-if 99999:open>1s: $f: no exits of reason 99999, a code the recording's table does not name either"
+# VMX codes with their flag bits (0x80000021: a VM entry that failed) count by the basic
+# reason, as the exits and --reason do: two such exits, and one HLT
+printf 'isa 1\nexit 0 1000 7 0x80000021 0\nentry 0 1500 7 0\nexit 0 2000 7 0x80000021 0\nentry 0 2600 7 0\nexit 0 3000 7 12 0\nentry 0 3100 7 0\n' |
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" vmx.vmt || fail "mkvmt vmx.vmt"
+for c in '0x80000021:count>1:1' '33:count>1:1' 'INVALID_STATE:count>1:1' '0x80000021:count>2:0'; do
+	run vmtrace-report --fail-if "${c%:*}" vmx.vmt
+	expect_rc "${c##*:}" "vmx.vmt --fail-if ${c%:*}"
+done
+for c in '--reason 33 --fail-if 0x80000021:count>1=1' '--reason INVALID_STATE --fail-if 0x80000021:count<1=0'; do
+	# shellcheck disable=SC2086
+	run vmtrace-report ${c%=*} vmx.vmt
+	[ "$rc" = "${c##*=}" ] || { cat err.txt; fail "vmx.vmt ${c%=*}: exit $rc (the filter keeps those exits)"; }
+done
 finish
