@@ -97,14 +97,20 @@ static int check_reason(const struct vmt_evformat *fmt, const char *begin, char 
 	return -EINVAL;
 }
 
-/* 0, or -EINVAL with msg: a list whose reasons left out are all those it lists. */
-static int check_useful(const struct rec_trigsel *s, const char *list, char *msg,
-			size_t size)
+/*
+ * 0, or -EINVAL with msg: a list whose reasons left out are all those it lists (numbers as
+ * the host's exits count: 33 and -0x80000021 are one VMX reason).
+ */
+static int check_useful(const struct rec_trigsel *s, const char *list, uint32_t host,
+			char *msg, size_t size)
 {
 	unsigned int i, left = 0;
 
-	for (i = 0; i < s->in.n; i++)
-		left += !vmt_reason_set_has(&s->out, s->in.isa[i], s->in.key[i]);
+	for (i = 0; i < s->in.n; i++) {
+		uint32_t isa = s->in.isa[i] != VMT_ISA_ANY ? s->in.isa[i] : host;
+
+		left += !vmt_reason_set_has(&s->out, isa, vmt_exitreason_key(isa, s->in.key[i]));
+	}
 	if (s->in.n && !left) {
 		snprintf(msg, size, "'%s' leaves out every reason it lists: nothing could "
 			 "trigger", list);
@@ -138,7 +144,7 @@ int rec_trigsel_resolve_isa(struct rec_trigsel **out, const char *list, const ch
 	if (!ret)
 		ret = vmt_reason_list_resolve(&in, list, &s->in, &s->out, msg, sizeof(msg));
 	if (!ret)
-		ret = check_useful(s, list, msg, sizeof(msg));
+		ret = check_useful(s, list, isa, msg, sizeof(msg));
 	vmt_evformat_free((struct vmt_evformat *)in.begin);
 	/* some messages name the option already ("--trigger-reason 0x1f: out of range") */
 	if (ret == -EINVAL)

@@ -94,6 +94,7 @@ LONG=$LONG,getsockopt,getxattr,getcpu,getgroups,getresuid,getresgid
 # the CI's machine) gives none, and the recorder then says "not one pair came" instead
 taskset -c 1 sh -c 'while :; do cat /dev/null; done' &
 busy=$!
+cleanup_hooks="$cleanup_hooks; kill $busy 2>/dev/null"
 run vmtrace-record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none -s 1 --on-threshold 200ms \
 	--trigger-reason "$LONG" -o none.vmt
 kill "$busy"

@@ -174,6 +174,11 @@ static void test_refused(void **state)
 	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt", "/nonexistent", "kvm:kvm_exit", 0), 1);
 	/* every reason listed is left out: nothing could trigger */
 	assert_int_equal(rec_trigsel_resolve_isa(&s, "hlt,-HLT", root, "kvm:kvm_exit", 0), 64);
+	/* the same reason as a VMX host counts it: the basic one, with or without its flags */
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "33,-0x80000021", root, "kvm:kvm_exit", 1),
+			 64);
+	assert_int_equal(rec_trigsel_resolve_isa(&s, "0x80000021,-33", root, "kvm:kvm_exit", 1),
+			 64);
 	/* kvm_entry's format has no reason field: no list can select its pairs */
 	assert_int_equal(rec_trigsel_resolve_isa(&s, "1", root, "kvm:kvm_entry", 0), 64);
 	assert_null(s);
