@@ -584,6 +584,9 @@ scan:
 	}
 	if ((!s->end_present || st->bad_blocks || st->truncated_at) && !joined) {
 		joined = find_joined(s);
+		/* a header after a sound END is after the recording (after_end_at), not in it */
+		if (s->end_present && joined > st->end_at)
+			joined = 0;
 		if (joined) {
 			/* read again up to there, as if the file ended there: a cut recording */
 			uint64_t at = joined;

@@ -191,6 +191,15 @@ for cmd in "vmtrace-report" "vmtrace-report --json" "vmtrace-convert --csv -o al
 			{ cat err.txt; fail "$cmd all.vmt: '$what' not said once"; }
 	done
 done
+# a finished but damaged recording with another appended: still its own end record's file
+# (it was read as a cut one, "not finished", its end record's count of chunks not said)
+cat zeroed.vmt "$k" >zjoined.vmt
+run vmtrace-report zjoined.vmt
+expect_rc 2 "zjoined.vmt"
+unfold err.txt | grep -q "warning: zjoined.vmt: $size bytes after the recording's end record (offset $size) were not read: another recording's file header" &&
+	unfold err.txt | grep -q "its end record counts" && ! grep -q "not finished" err.txt ||
+	{ cat err.txt; fail "zjoined.vmt: the notes"; }
+[ "$(state zjoined.vmt)" = " (damaged)" ] || fail "zjoined.vmt: '$(state zjoined.vmt)'"
 [ "$(json flipped.json 'd["bad_chunks"]')" -ge 1 ] ||
 	fail "the flipped chunk is not counted as damage"
 exit 0
