@@ -303,7 +303,8 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
 	move_to(l, ts);
 }
 
-void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t late)
+void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t within,
+		  uint64_t late)
 {
 	uint64_t first = it->start_ts ? it->start_ts : it->first_ts, end, n;
 
@@ -311,9 +312,11 @@ void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, 
 	/*
 	 * The stop is the trace clock read from the ring buffer's statistics, the clock of
 	 * the events: believed however long after the last event (a vCPU stuck for minutes
-	 * is the case that matters most), but not before the recording's start.
+	 * is the case that matters most), but not before the recording's start, nor later
+	 * than the time that passed (a second more for the clocks' differences): intervals
+	 * would be printed up to it.
 	 */
-	if (stop < first)
+	if (stop < first || (within && stop - first > within + 1000000000ULL))
 		stop = 0;
 	/* an idle or stuck tail is the recording's time too, as the report counts it */
 	end = stop > it->last_ts ? stop : it->last_ts;

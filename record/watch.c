@@ -14,6 +14,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "ring.h"
+#include "sysinfo.h"
 #include "tap.h"
 #include "timefmt.h"
 #include "watch.h"
@@ -36,6 +37,9 @@ struct rec_watch {
 	bool no_output;			/* no file to read back, which would say "not one" */
 	char cpus[64];			/* the traced CPUs, as the messages give them */
 	_Atomic uint64_t stop_ts;	/* when tracing went off (trace clock), or 0; main's */
+	/* CLOCK_MONOTONIC ns from before tracing started to when it went off; main's */
+	uint64_t mono_start;
+	_Atomic uint64_t stop_within;
 };
 
 /* The flight recorder's consumer: an exit over the threshold triggers the ring. */
@@ -85,7 +89,8 @@ static void on_ending(void *arg, const struct vmt_iter *it)
 
 	rec_tap_stats(w->tap, &st);	/* the final merge's late records too */
 	if (w->live)
-		rec_live_end(w->live, it, atomic_load(&w->stop_ts), st.late);
+		rec_live_end(w->live, it, atomic_load(&w->stop_ts), atomic_load(&w->stop_within),
+			     st.late);
 }
 
 static void recycle(void *q, struct rec_chunk *c)
@@ -173,6 +178,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 		return -ENOMEM;
 	}
 	*out = w;
+	w->mono_start = rec_sysinfo_now_ns();
 	w->metrics_path = o->metrics;
 	w->pair = vmt_evpair_is_kvm(o->begin) ? "exit" : "pair";
 	w->begin = o->begin;
@@ -333,6 +339,7 @@ void rec_watch_tracing_off(struct rec_watch *w, uint64_t ts)
 {
 	if (!w)
 		return;
+	atomic_store(&w->stop_within, rec_sysinfo_now_ns() - w->mono_start);
 	atomic_store(&w->stop_ts, ts);
 	rec_tap_set_stop(w->tap, ts);
 }
