@@ -507,7 +507,7 @@ int vmt_filter_keeps_reason(const struct vmt_filter_opts *fo, const struct vmt_r
 	return 0;
 }
 
-bool vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size)
+int vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size)
 {
 	struct vmt_filter_opts one = { .reasons = reason };
 	struct vmt_exitreasons *t = NULL;
@@ -517,9 +517,16 @@ bool vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg,
 
 	if (ret && ret != -EINVAL)
 		snprintf(msg, size, "%s", strerror(-ret));
-	known = ret == 0;
-	/* a number: one the table names, or any of a pair whose table has no names */
-	if (known && isdigit((unsigned char)*reason) &&
+	if (ret) {
+		vmt_filter_opts_free(&one);
+		return -1;
+	}
+	known = true;
+	/*
+	 * A KVM exit's number: one the table names (the recording's, else the built-in VMX
+	 * and SVM ones). A system call's is any: the built-in table stops at Linux 6.1's calls.
+	 */
+	if (vmt_reader_pairs_kvm(r) && isdigit((unsigned char)*reason) &&
 	    vmt_exitreasons_new(vmt_reader_begin_format(r), vmt_reader_machine(r), &t) == 0 &&
 	    !vmt_exitreasons_empty(t)) {
 		uint32_t risa = recording_isa(r);

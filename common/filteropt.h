@@ -76,12 +76,12 @@ int vmt_reason_list_resolve(const struct vmt_reason_names *in, const char *list,
 bool vmt_reason_set_has(const struct vmt_reason_set *set, uint32_t isa, uint64_t key);
 void vmt_filter_opts_free(struct vmt_filter_opts *fo);
 /*
- * Whether reason (a name or a number, as --reason takes it) is one of r's: a name its
- * table resolves, or a number it names (any number when the pair has numbers only). Else
- * msg (size bytes) says why not (the --reason message for a name; a number no table names
- * is not refused by --reason, but with no exits of it, it is likely mistyped).
+ * Whether reason (a name or a number, as --reason takes it) is one of r's: 1, a name its
+ * table resolves or a number (of KVM's exits, one the table names); 0, a KVM number no
+ * table names (not refused by --reason, but with no exits of it likely mistyped); -1,
+ * what --reason refuses. msg (size bytes) says why not.
  */
-bool vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size);
+int vmt_reason_known(const struct vmt_reader *r, const char *reason, char *msg, size_t size);
 /* The first filter option given ("--cpu", "--reason", ...), or NULL when there is none. */
 const char *vmt_filter_opts_given(const struct vmt_filter_opts *fo);
 /*

@@ -313,8 +313,8 @@ void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, 
 	 * The stop is the trace clock read from the ring buffer's statistics, the clock of
 	 * the events: believed however long after the last event (a vCPU stuck for minutes
 	 * is the case that matters most), but not before the recording's start, nor later
-	 * than the time that passed (a second more for the clocks' differences): intervals
-	 * would be printed up to it.
+	 * than the time that passed, suspends included (a second more for the clocks'
+	 * differences): intervals would be printed up to it.
 	 */
 	if (stop < first || (within && stop - first > within + 1000000000ULL))
 		stop = 0;

@@ -49,8 +49,8 @@ void rec_live_advance(struct rec_live *l, const struct vmt_iter *it, uint64_t ts
  * intervals, up to stop (when tracing went off, trace clock) when that is after the last
  * event (an idle CPU's tail, a vCPU stuck in its exit, however long), else up to the last
  * event (stop 0: unknown; a stop before the recording's start, or more than within ns,
- * the monotonic time from before tracing started to the stop (0: unknown), and a second
- * after it, is not believed). late: the tap's count at the end.
+ * CLOCK_BOOTTIME's time from before tracing started to the stop (0: unknown), and a
+ * second after it, is not believed). late: the tap's count at the end.
  */
 void rec_live_end(struct rec_live *l, const struct vmt_iter *it, uint64_t stop, uint64_t within,
 		  uint64_t late);

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chunkq.h"
@@ -14,7 +15,6 @@
 #include "log.h"
 #include "metrics.h"
 #include "ring.h"
-#include "sysinfo.h"
 #include "tap.h"
 #include "timefmt.h"
 #include "watch.h"
@@ -37,8 +37,11 @@ struct rec_watch {
 	bool no_output;			/* no file to read back, which would say "not one" */
 	char cpus[64];			/* the traced CPUs, as the messages give them */
 	_Atomic uint64_t stop_ts;	/* when tracing went off (trace clock), or 0; main's */
-	/* CLOCK_MONOTONIC ns from before tracing started to when it went off; main's */
-	uint64_t mono_start;
+	/*
+	 * CLOCK_BOOTTIME ns from before tracing started to when it went off (boottime: a
+	 * suspend counts, as in the boot trace clock); main's
+	 */
+	uint64_t boot_start;
 	_Atomic uint64_t stop_within;
 };
 
@@ -91,6 +94,14 @@ static void on_ending(void *arg, const struct vmt_iter *it)
 	if (w->live)
 		rec_live_end(w->live, it, atomic_load(&w->stop_ts), atomic_load(&w->stop_within),
 			     st.late);
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
 static void recycle(void *q, struct rec_chunk *c)
@@ -178,7 +189,7 @@ int rec_watch_attach(struct rec_watch **out, const struct record_opts *o,
 		return -ENOMEM;
 	}
 	*out = w;
-	w->mono_start = rec_sysinfo_now_ns();
+	w->boot_start = boottime_ns();
 	w->metrics_path = o->metrics;
 	w->pair = vmt_evpair_is_kvm(o->begin) ? "exit" : "pair";
 	w->begin = o->begin;
@@ -339,7 +350,7 @@ void rec_watch_tracing_off(struct rec_watch *w, uint64_t ts)
 {
 	if (!w)
 		return;
-	atomic_store(&w->stop_within, rec_sysinfo_now_ns() - w->mono_start);
+	atomic_store(&w->stop_within, boottime_ns() - w->boot_start);
 	atomic_store(&w->stop_ts, ts);
 	rec_tap_set_stop(w->tap, ts);
 }

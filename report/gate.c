@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,17 +64,21 @@ void report_gate_left_out(struct report_gate *g, const struct vmt_filter_opts *f
 	for (i = 0; i < g->n; i++) {
 		const char *reason = g->conds[i].reason;
 		char msg[256];
+		int known;
 
 		if (!reason[0] || !strcasecmp(reason, "all")) {
 			g->known[i] = true;
 			continue;
 		}
 		/* one of the table's reasons (the typo guard), as --reason would resolve it */
-		if (vmt_reason_known(r, reason, msg, sizeof(msg)))
+		known = vmt_reason_known(r, reason, msg, sizeof(msg));
+		if (known > 0) {
 			g->known[i] = true;
-		else if (!g->known[i])
+		} else if (!g->known[i]) {
+			g->refused[i] = known < 0;
 			snprintf(g->unknown[i], sizeof(g->unknown[i]), "%s: %s", vmt_reader_path(r),
 				 msg);
+		}
 		if (vmt_filter_keeps_reason(fo, r, reason) == 0)
 			g->left_out[i] = true;
 	}
@@ -95,8 +98,8 @@ static void check_none(struct report_gate *g, const struct vmt_compare *c, unsig
 			 "either recording");
 	memcpy(reason, g->conds[i].reason, sizeof(reason));
 	g->verdicts[i] = vmt_compare_check_none(c, &g->conds[i], detail, sizeof(detail));
-	n = snprintf(g->details[i], sizeof(g->details[i]), "%s (no exits of reason '%s' %s)",
-		     detail, reason, where);
+	n = snprintf(g->details[i], sizeof(g->details[i]), "%s (no %s '%s' %s)", detail,
+		     c->neutral ? "pairs of id" : "exits of reason", reason, where);
 	if (n < 0 || (size_t)n >= sizeof(g->details[i]))
 		memcpy(g->details[i] + sizeof(g->details[i]) - 4, "...", 4);	/* cut, said */
 	g->none[i] = true;
@@ -147,10 +150,10 @@ int report_gate_one(struct report_gate *g, const struct vmt_filter_opts *fo,
 	unsigned int i;
 	int ret;
 
-	/* a name the recording lacks is refused before the pass (a number may yet have exits) */
+	/* what --reason refuses is refused before the pass (an unnamed number may have exits) */
 	report_gate_left_out(g, fo, r);
 	for (i = 0; i < g->n; i++) {
-		if (!g->known[i] && !isdigit((unsigned char)g->conds[i].reason[0])) {
+		if (!g->known[i] && g->refused[i]) {
 			vmt_err_folded("--fail-if %s: %s", g->conds[i].text, g->unknown[i]);
 			return -ENOENT;
 		}

@@ -21,6 +21,7 @@ struct report_gate {
 	unsigned int n;
 	bool left_out[REPORT_GATE_MAX];	/* names a reason the --reason filter leaves out */
 	bool known[REPORT_GATE_MAX];	/* names a reason of a recording's table, or all */
+	bool refused[REPORT_GATE_MAX];	/* else one --reason refuses (not an unnamed number) */
 	char unknown[REPORT_GATE_MAX][320];	/* else why not: "FILE: unknown exit reason..." */
 	bool none[REPORT_GATE_MAX];	/* a known reason without exits: checked on none */
 	const char *filters;		/* the first filter option given ("--from"), or NULL */

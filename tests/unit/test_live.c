@@ -114,6 +114,9 @@ static void test_stuck_long(void **state)
 	/* the monotonic time that passed bounds the stop, a second given */
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(stuck(6 * NS, since + 6 * NS, buf, sizeof(buf), &since), 1);
+	/* a second more than passed: the clocks may differ that much */
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(stuck(6 * NS + NS / 2, since + 6 * NS, buf, sizeof(buf), &since), 1);
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(stuck(600 * NS, since + 6 * NS, buf, sizeof(buf), &since), 0);
 	assert_null(strstr(buf, "live "));
