@@ -230,7 +230,7 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 		uint64_t lost = st->end_chunks - vmt_source_nchunks(src);
 
 		add_note(out,
-			 "damaged file: its end record counts %llu chunks, %zu were read whole: "
+			 "damaged file: its end record counts %llu chunks, %zu were found: "
 			 "%llu chunk%s lost with the damaged data", (unsigned long long)st->end_chunks,
 			 vmt_source_nchunks(src), (unsigned long long)lost, lost == 1 ? "" : "s");
 		out->damaged = true;

@@ -54,7 +54,7 @@ expect_rc 2 "--to-vmt of allbad.vmt"
 [ "$(chunks all.vmt)" = 0 ] || fail "all.vmt holds chunks"
 run vmtrace-report all.vmt
 expect_rc 2 "report of the copy of allbad.vmt"
-unfold err.txt | grep -qx "vmtrace-report: warning: all.vmt: damaged file: its end record counts $n chunks, 0 were read whole: $n chunks lost with the damaged data" ||
+unfold err.txt | grep -qx "vmtrace-report: warning: all.vmt: damaged file: its end record counts $n chunks, 0 were found: $n chunks lost with the damaged data" ||
 	{ cat err.txt; fail "all.vmt: no word on its $n lost chunks"; }
 
 # --cpu 1: that CPU's chunks, all damaged; no "nothing selected" that says it has data there
@@ -64,7 +64,7 @@ expect_rc 2 "--to-vmt --cpu 1 of allbad.vmt"
 unfold err.txt | grep -q "damaged data skipped: $n1 chunks" || { cat err.txt; fail "--cpu 1: damage"; }
 run vmtrace-report all1.vmt
 expect_rc 2 "report of the --cpu 1 copy of allbad.vmt"
-unfold err.txt | grep -q "its end record counts $n1 chunks, 0 were read whole" ||
+unfold err.txt | grep -q "its end record counts $n1 chunks, 0 were found" ||
 	{ cat err.txt; fail "all1.vmt: no word on its $n1 lost chunks"; }
 
 # one chunk damaged: the copy has the others (the same number: no chunk is cut), and the
@@ -75,7 +75,7 @@ c=$(chunks one.vmt)
 [ "$c" = $((n - 1)) ] || fail "one.vmt: $c chunks, not $((n - 1))"
 run vmtrace-report one.vmt
 expect_rc 2 "report of the copy of onebad.vmt"
-unfold err.txt | grep -qx "vmtrace-report: warning: one.vmt: damaged file: its end record counts $n chunks, $c were read whole: 1 chunk lost with the damaged data" ||
+unfold err.txt | grep -qx "vmtrace-report: warning: one.vmt: damaged file: its end record counts $n chunks, $c were found: 1 chunk lost with the damaged data" ||
 	{ cat err.txt; fail "one.vmt: no word on its lost chunk"; }
 # its losses are worded as the original's (the pages the copy flagged to mark its hole are
 # the damage, not losses while recording), in the warning and in the text's line

@@ -569,7 +569,7 @@ while off < len(b):
         total += 1
         hit += off < 104096 and off + hs + ps > 100000
     off += hs + ps
-print("its end record counts %d chunks, %d were read whole: %d chunks lost with the "
+print("its end record counts %d chunks, %d were found: %d chunks lost with the "
       "damaged data" % (total, total - hit, hit))
 PY
 )
