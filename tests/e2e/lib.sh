@@ -84,13 +84,13 @@ json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# start_why_load ROUNDS BLOCK_US BURST_MS PAUSE_US: why_load spikes on CPU 1 (its reader
-# blocks BLOCK_US a round), waiting for the go on fd 3 once the recorder records; sets
-# $load and $reader (the blocked reader's pid), and kills the load at the end.
-start_why_load() {
+# why_load_start MODE ARGS...: tests/helpers/why_load MODE ARGS, waiting for the go on fd 3
+# once the recorder records; sets $load and $ready_pid (the pid it says is ready), and
+# kills the load at the end.
+why_load_start() {
 	rm -f go load.txt
 	mkfifo go || fail "mkfifo"
-	"$HELPERS/why_load" spikes 1 "$1" "$2" "$3" "$4" <go >load.txt &
+	"$HELPERS/why_load" "$@" <go >load.txt &
 	load=$!
 	cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
 	exec 3>go
@@ -98,8 +98,22 @@ start_why_load() {
 		grep -q ready load.txt 2>/dev/null && break
 		sleep 0.05
 	done
-	reader=$(awk '/ready/ {print $2}' load.txt)
-	[ -n "$reader" ] || fail "why_load spikes did not start"
+	ready_pid=$(awk '/ready/ {print $2}' load.txt)
+	[ -n "$ready_pid" ] || fail "why_load $1 did not start"
+}
+
+# start_why_load ROUNDS BLOCK_US BURST_MS PAUSE_US: why_load spikes on CPU 1 (its reader
+# blocks BLOCK_US a round); sets $load and $reader (the blocked reader's pid).
+start_why_load() {
+	why_load_start spikes 1 "$1" "$2" "$3" "$4"
+	reader=$ready_pid
+}
+
+# start_why_stuck CPU: why_load stuck on CPU (a vCPU stuck in its exit: after the go it
+# blocks in read() for good); sets $load and $stuck (its pid).
+start_why_stuck() {
+	why_load_start stuck "$1"
+	stuck=$ready_pid
 }
 
 need_tracefs() {

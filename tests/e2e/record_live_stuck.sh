@@ -13,18 +13,8 @@ need_tracefs
 record_prio=20
 
 taskset -pc 0 $$ >/dev/null || skip "taskset"
-rm -f go load.txt
-mkfifo go || fail "mkfifo"
-"$HELPERS/why_load" stuck 1 <go >load.txt &
-load=$!
-cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
-exec 3>go
-for _ in $(seq 100); do
-	grep -q ready load.txt 2>/dev/null && break
-	sleep 0.05
-done
-pid=$(awk '/ready/ {print $2}' load.txt)
-[ -n "$pid" ] || fail "why_load stuck did not start"
+start_why_stuck 1
+pid=$stuck
 start_record -p 1 -c 0 --vm "$pid" -e "$SYSCALL_EVENTS" --context none --live=300ms -o run.vmt
 printf '\n' >&3
 sleep 6

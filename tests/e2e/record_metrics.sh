@@ -16,18 +16,7 @@
 need_tracefs
 record_prio=20
 
-rm -f go load.txt
-mkfifo go || fail "mkfifo"
-"$HELPERS/why_load" stuck 1 <go >load.txt &
-load=$!
-cleanup_hooks="$cleanup_hooks; kill $load 2>/dev/null"
-exec 3>go
-for _ in $(seq 100); do
-	grep -q ready load.txt 2>/dev/null && break
-	sleep 0.05
-done
-stuck=$(awk '/ready/ {print $2}' load.txt)
-[ -n "$stuck" ] || fail "why_load stuck did not start"
+start_why_stuck 1
 start_record -p 1 -c 0 -e "$SYSCALL_EVENTS" --context none --metrics m.prom --interval 1s \
 	-o run.vmt
 [ -s m.prom ] || fail "no metrics file at the start"
