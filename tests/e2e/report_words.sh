@@ -215,7 +215,7 @@ help_lines() { # FILE
 }
 help_lines "$DATA/sample-syscalls.vmt" >sys.help || fail "--openmetrics of the syscall sample"
 help_lines "$DATA/sample-kvm.vmt" >kvm.help || fail "--openmetrics of the KVM sample"
-[ "$(wc -l <sys.help)" = 9 ] && cmp -s sys.help kvm.help ||
+[ "$(wc -l <sys.help)" = 11 ] && cmp -s sys.help kvm.help ||
 	{ diff sys.help kvm.help; fail "the HELP lines differ between the pairs"; }
 vmtrace-report --openmetrics "$DATA/sample-syscalls.vmt" | grep -c '^vmtrace_exits_total{' \
 	>n.txt
