@@ -317,6 +317,14 @@ void vmt_input_notes(const struct vmt_reader *r, const struct vmt_reader_stats *
 			 counts, n > 1 ? "; the first" : "", place);
 		out->damaged = true;
 	}
+	if (rd->bad_records) {
+		/* in pages whose checksum held, or in a file without checksums (trace.bin) */
+		add_note(out,
+			 "damaged data skipped: %llu record%s too short to be any event's (shorter "
+			 "than the header every event starts with), left out of every figure",
+			 (unsigned long long)rd->bad_records, rd->bad_records == 1 ? "" : "s");
+		out->damaged = true;
+	}
 	if (rd->time_back) {
 		/*
 		 * Each CPU's records are in time order in any file a recorder wrote: figures

@@ -43,7 +43,7 @@ int vmt_input_open(const char *path, const struct vmt_input_opts *o, struct vmt_
  */
 int vmt_input_same_file(const char *a, const char *b);
 
-/* The kinds of note (struct vmt_input_notes), with room for two more. */
+/* The kinds of note (struct vmt_input_notes), with room for one more. */
 #define VMT_INPUT_NOTES 12
 
 /* What reading a file revealed, one line each, without the file name. */
@@ -51,7 +51,8 @@ struct vmt_input_notes {
 	unsigned int n;
 	/*
 	 * copy, bytes after END, unfinished, first times, impossible values, copied chunks,
-	 * 2nd META, damage, time back, lost: each kind at most once (more are not kept)
+	 * 2nd META, damage, records of no event, time back, lost: each kind at most once
+	 * (more are not kept)
 	 */
 	char note[VMT_INPUT_NOTES][VMT_INPUT_NOTE_SIZE];
 	bool damaged;		/* unfinished, or damaged data skipped: exit status 2 */

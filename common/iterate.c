@@ -349,13 +349,14 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 	*out = NULL;
 	if (!o)
 		o = &none;
+	/* whatever happens next, *it holds the totals: none yet */
+	memset(it, 0, sizeof(*it));
+	it->r = in->r;
 	if (nc > VMT_ITER_MAX_CONSUMERS)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	memset(it, 0, sizeof(*it));
-	it->r = in->r;
 	it->clock = in->clock;
 	it->start_ts = in->start_ts;
 	it->pass = w;
@@ -634,6 +635,12 @@ void vmt_iter_each_open(const struct vmt_iter *it,
 		vmt_pairing_each_open(it->pass->pairing, open_filtered, &o);
 	else
 		vmt_pairing_each_open(it->pass->pairing, fn, arg);
+}
+
+void vmt_iter_read_stats(const struct vmt_iter *it, struct vmt_reader_stats *out)
+{
+	*out = *vmt_reader_stats(it->r);
+	out->bad_records = it->bad_records;
 }
 
 int vmt_iterate(struct vmt_reader *r, const struct vmt_iter_opts *o, struct vmt_consumer *c,

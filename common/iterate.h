@@ -233,6 +233,12 @@ bool vmt_iter_open_exit(const struct vmt_iter *it, const struct vmt_event *begin
 			bool lost_since, struct vmt_open_exit *x);
 
 /*
+ * The reader's figures after a pass over it->r (vmt_reader_stats()) with the records the
+ * pass could not decode (bad_records): what the notes on the input read (inputopt.h).
+ */
+void vmt_iter_read_stats(const struct vmt_iter *it, struct vmt_reader_stats *out);
+
+/*
  * Walk r once, feeding consumers (at most VMT_ITER_MAX_CONSUMERS) in the order given.
  * *it holds the totals afterwards. Returns 0, -ENOMEM, or the first consumer error.
  */

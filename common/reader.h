@@ -70,6 +70,12 @@ struct vmt_reader_stats {
 	uint64_t time_back;
 	uint32_t time_back_cpu;
 	uint64_t time_back_ts, time_back_prev;
+	/*
+	 * Records of no event, too short for the common header every event starts with (a
+	 * broken writer's): the pass counts them as it decodes, not the reader, and
+	 * vmt_iter_read_stats() puts its count here; always 0 in the reader's own figures.
+	 */
+	uint64_t bad_records;
 };
 
 /*

@@ -803,7 +803,7 @@ static int on_finish(void *state, const struct vmt_iter *it)
 	if (it->r) {
 		struct vmt_lost lost;
 
-		s->rd = *vmt_reader_stats(it->r);
+		vmt_iter_read_stats(it, &s->rd);
 		vmt_reader_lost(it->r, &s->rd, &lost);
 		s->lost_stats = lost.stats;
 		s->lost_stats_known = lost.stats_known;

@@ -29,7 +29,7 @@ int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		return ret;
 	}
 	ret = vmt_iterate(r, &io, &c, 1, &it);
-	found->rd = *vmt_reader_stats(r);
+	vmt_iter_read_stats(&it, &found->rd);
 	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
 	slices = vmt_perfetto_counts(p)->exits;

@@ -62,7 +62,7 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		return ret;
 	}
 	ret = vmt_iterate(r, &io, &c, 1, &it);
-	found->rd = *vmt_reader_stats(r);
+	vmt_iter_read_stats(&it, &found->rd);
 	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
 	rows = vmt_rows_count(w);
@@ -99,7 +99,7 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	ret = vmt_series_consumer(&se, &so, &c);
 	if (!ret) {
 		ret = vmt_iterate(r, &io, &c, 1, &it);
-		found->rd = *vmt_reader_stats(r);
+		vmt_iter_read_stats(&it, &found->rd);
 		found->damage = *vmt_reader_damage(r);
 		found->decoded = true;
 	}

@@ -75,6 +75,7 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 	/* causes too, when the recordings hold context events (unless --no-causes) */
 	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = report_wants_causes(o) };
 	struct vmt_input_notes notes;
+	struct vmt_reader_stats rd;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];
 	struct vmt_consumer cons;
@@ -116,7 +117,8 @@ static int run_side(struct report_opts *o, int side, struct vmt_compare *c, int 
 				 c->neutral ? "begin-end" : "exit-entry");
 		vmt_warn_folded("%s: %s", file, msg);
 	}
-	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
+	vmt_iter_read_stats(&it, &rd);
+	vmt_input_notes(r, &rd, vmt_reader_damage(r), true, &notes);
 	for (i = 0; i < notes.n; i++)
 		vmt_warn("%s: %s", file, notes.note[i]);
 	*damaged |= notes.damaged;

@@ -66,6 +66,7 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	/* causes too, when a recording holds context events (unless --no-causes) */
 	struct vmt_iter_opts io = { .filter = &fo.filter, .attribute = report_wants_causes(o) };
 	struct vmt_input_notes notes;
+	struct vmt_reader_stats rd;
 	struct vmt_reader *r = NULL;
 	char msg[512], warn[256];
 	struct vmt_consumer cons[2];
@@ -104,7 +105,8 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 	own->open_at_stop[0] = it.pairing.unfinished;	/* as one recording's report counts */
 	merged->open_at_stop[0] += own->open_at_stop[0];
 	merged->span_ns[0] += own->span_ns[0];
-	vmt_input_notes(r, vmt_reader_stats(r), vmt_reader_damage(r), true, &notes);
+	vmt_iter_read_stats(&it, &rd);
+	vmt_input_notes(r, &rd, vmt_reader_damage(r), true, &notes);
 	for (k = 0; k < notes.n; k++)
 		vmt_warn("%s: %s", file, notes.note[k]);
 	*damaged |= notes.damaged;

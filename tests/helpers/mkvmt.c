@@ -24,6 +24,8 @@
  *   exit CPU TS PID REASON [VCPU] (a begin event; TS in ns)
  *   entry CPU TS PID [VCPU]       (an end event)
  *   other CPU TS                  (a record of some other event)
+ *   short CPU TS                  (a record of 4 bytes, too short for the common header
+ *                                  every event starts with: a broken writer's)
  *   context SYS:EV,SYS:EV,...     (context events the file says it recorded, with formats)
  *   ctx CPU TS SYS:EV FLAGS PID [FIELD=VALUE ...]
  *                                 (a record of a context event: numbers, or text for
@@ -244,7 +246,8 @@ static void add_event(unsigned int cpu, uint64_t ts, const struct vmt_evformat *
 	c->info.last_ts = ts;
 }
 
-static void add_other(unsigned int cpu, uint64_t ts)
+/* A record of some other event (len 16), or of none (len 4: shorter than any event's). */
+static void add_other(unsigned int cpu, uint64_t ts, uint32_t len)
 {
 	struct cpu_out *c = &cpus[cpu];
 	uint8_t rec[16] = { 0 };
@@ -252,9 +255,9 @@ static void add_other(unsigned int cpu, uint64_t ts)
 	put_le16(rec, 0xfffe);
 	if (!c->open)
 		open_page(cpu, ts);
-	if (pb_data(&c->pb, ts, rec, sizeof(rec), false) == -ENOSPC) {
+	if (pb_data(&c->pb, ts, rec, len, false) == -ENOSPC) {
 		open_page(cpu, ts);
-		pb_data(&c->pb, ts, rec, sizeof(rec), false);
+		pb_data(&c->pb, ts, rec, len, false);
 	}
 }
 
@@ -545,7 +548,9 @@ int main(int argc, char **argv)
 				       &pid, &vcpu)) >= 3) {
 			add_event(cpu, ts, fend, pid, 0, n == 4 ? vcpu : -1);
 		} else if (sscanf(lines[i], "other %u %" SCNu64, &cpu, &ts) == 2) {
-			add_other(cpu, ts);
+			add_other(cpu, ts, 16);
+		} else if (sscanf(lines[i], "short %u %" SCNu64, &cpu, &ts) == 2) {
+			add_other(cpu, ts, 4);
 		} else if (sscanf(lines[i], "ctx %u %" SCNu64 " %255s %" SCNi64 " %" SCNd32 " %n",
 				  &cpu, &ts, ev, &a, &pid, &n) == 5) {
 			add_ctx(cpu, ts, ev, (unsigned int)a, pid, lines[i] + n);
