@@ -1316,7 +1316,10 @@ static void windows(struct page *p)
 		td(p, "l", task_label(p, t, label, sizeof(label)));
 		td(p, NULL, fmt_ns(ns(p, t->max_window_sum), b, sizeof(b)));
 		td(p, NULL, fmt_s(since_start(p, t->max_window_at), b, sizeof(b)));
-		snprintf(b, sizeof(b), "%.3f %%", vmt_pct_cut(in_guest(p, t), 3));
+		if (vmt_summary_in_guest_known(t))
+			snprintf(b, sizeof(b), "%.3f %%", vmt_pct_cut(in_guest(p, t), 3));
+		else	/* one exit: no time in the guest to measure */
+			snprintf(b, sizeof(b), "-");
 		if (kvm)
 			td(p, NULL, b);
 		snprintf(b, sizeof(b), "%" PRIu64, t->d.st.count);

@@ -572,25 +572,38 @@ static bool any_unknown(const struct vmt_summary *s)
 
 static void availability_line(FILE *f, const struct vmt_summary *s)
 {
+	const char *label = s->filtered_out ? " (selected exits only)" : "";
 	double sum = 0, worst = 100.0;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < s->ntasks; i++) {
 		double av = vmt_summary_in_guest(&s->tasks[i]);
 
+		if (!vmt_summary_in_guest_known(&s->tasks[i]))
+			continue;
+		n++;
 		sum += av;
 		if (av < worst)
 			worst = av;
 	}
+	/* a task of one exit has no time in the guest to measure: not 0 %, left out */
+	if (!n) {
+		fprintf(f, "Guest availability%s: not known: %s one exit (no guest time between "
+			"exits)\n", label, s->ntasks == 1 ? "the vCPU task has" : "each vCPU task has");
+		return;
+	}
 	/* with filters only the selected exits count: the figure is not the guest's time */
 	if (s->filtered_out)
-		fprintf(f, "Guest availability (selected exits only): %.3f %% on average over %zu "
-			"vCPU task(s), %.3f %% at worst\n", vmt_pct_cut(sum / (double)s->ntasks, 3),
-			s->ntasks, vmt_pct_cut(worst, 3));
+		fprintf(f, "Guest availability%s: %.3f %% on average over %zu vCPU task(s), %.3f "
+			"%% at worst\n", label, vmt_pct_cut(sum / (double)n, 3), n,
+			vmt_pct_cut(worst, 3));
 	else
 		fprintf(f, "Guest availability: %.3f %% on average over %zu vCPU task(s), %.3f %% "
 			"at worst (first exit to last entry)\n",
-			vmt_pct_cut(sum / (double)s->ntasks, 3), s->ntasks, vmt_pct_cut(worst, 3));
+			vmt_pct_cut(sum / (double)n, 3), n, vmt_pct_cut(worst, 3));
+	if (n < s->ntasks)
+		fprintf(f, "  not counting %zu vCPU task(s) of one exit: no time in the guest "
+			"between two exits to measure (\"-\" below)\n", s->ntasks - n);
 	/* a hole's time is neither in the guest nor out of it: counted as either, it lies */
 	if (any_unknown(s))
 		fprintf(f, "  less, per task, the time its events may have been lost in gaps "
@@ -688,8 +701,10 @@ static void window_table(FILE *f, const struct table *t, const struct words *wd,
 			continue;
 		snprintf(w, sizeof(w), "%s %s", vmt_fmt_in(clk, g->max_window_sum, u, a, sizeof(a)),
 			 u.name);
-		if (wd == &kvm_words)
+		if (wd == &kvm_words && vmt_summary_in_guest_known(g))
 			snprintf(a, sizeof(a), "%.3f%%", vmt_pct_cut(vmt_summary_in_guest(g), 3));
+		else if (wd == &kvm_words)
+			snprintf(a, sizeof(a), "-");
 		else
 			a[0] = '\0';
 		/* the time left out of its span: its events may have been lost then */

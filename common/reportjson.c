@@ -213,7 +213,11 @@ static void json_groups(struct vmt_jsonw *w, const struct vmt_reader *r,
 		vmt_jsonw_u64(w, "max_window_sum_ns", vmt_clock_ns(clk, t->max_window_sum));
 		vmt_jsonw_u64(w, "max_window_start_ns", since_start(clk, s, t->max_window_at));
 		/* cut as the text cuts it: 99.99996 never reads 100.0000 */
-		vmt_jsonw_fixed(w, "in_guest_percent", vmt_pct_cut(vmt_summary_in_guest(t), 4), 4);
+		if (vmt_summary_in_guest_known(t))
+			vmt_jsonw_fixed(w, "in_guest_percent",
+					vmt_pct_cut(vmt_summary_in_guest(t), 4), 4);
+		else	/* one exit: no time in the guest to measure */
+			vmt_jsonw_null(w, "in_guest_percent");
 		/* left out of in_guest_percent's span: its events may have been lost then */
 		vmt_jsonw_u64(w, "gap_ns", vmt_clock_ns(clk, vmt_summary_unknown(t)));
 		vmt_report_why_json_window(w, r, s, t);

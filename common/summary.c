@@ -1025,6 +1025,13 @@ uint64_t vmt_summary_unknown(const struct vmt_group *t)
 	return t->unknown_hi > t->unknown_lo ? t->unknown_hi - t->unknown_lo : 0;
 }
 
+bool vmt_summary_in_guest_known(const struct vmt_group *t)
+{
+	uint64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;
+
+	return t->d.st.count >= 2 && span > vmt_summary_unknown(t);
+}
+
 double vmt_summary_in_guest(const struct vmt_group *t)
 {
 	uint64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;

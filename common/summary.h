@@ -217,6 +217,12 @@ static inline bool vmt_summary_lost_exact(const struct vmt_summary *s)
  * events and the gaps.
  */
 double vmt_summary_in_guest(const struct vmt_group *t);
+/*
+ * Whether that share measures anything: a task of one exit (in the selection) has a span
+ * that is the exit itself, with no time in the guest in it, and one whose span is all
+ * unknown has none either; their share is shown as not known ("-", null), not as 0 %.
+ */
+bool vmt_summary_in_guest_known(const struct vmt_group *t);
 /* That time of task t, in trace clock units (0 without gaps). */
 uint64_t vmt_summary_unknown(const struct vmt_group *t);
 /* "NAME(0xCODE)", or "0xCODE" when no table knows it; into buf. */
