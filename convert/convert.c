@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,7 +45,8 @@ static int check_not_input(const struct convert_opts *o)
 /*
  * Rows or a timeline never replace another recording ("-o run1.vmt run2.vmt": the names
  * swapped): one is lost for good, the other is not even converted. A recording written
- * over one (--to-vmt, --legacy) is what was asked for.
+ * over one (--to-vmt, --legacy) may be what was asked for, or the same swap: the one it
+ * replaces is kept as FILE.old, as vmtrace-record keeps the one it replaces.
  */
 static int check_not_recording(const struct convert_opts *o)
 {
@@ -118,17 +120,37 @@ static int open_input(struct convert_opts *o, struct vmt_reader **r)
 	return 0;
 }
 
+/* Whether the output replaces a recording: --to-vmt or --legacy over one (see above). */
+static bool replaces_recording(const struct convert_opts *o)
+{
+	char msg[1024];
+
+	return o->output && (o->format == CONVERT_LEGACY || o->format == CONVERT_VMT) &&
+	       vmt_outfile_over_recording(o->output, "", msg, sizeof(msg));
+}
+
 static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 {
+	char msg[VMT_OUTFILE_MSG_SIZE], target[PATH_MAX];
+	bool keep_old = replaces_recording(o);
 	int ret;
 
 	vmt_outfile_unlink_on_signal();
-	char msg[VMT_OUTFILE_MSG_SIZE];
-
-	ret = vmt_outfile_open(o->output ? o->output : "-", 0, of, msg, sizeof(msg));
+	ret = vmt_outfile_open(o->output ? o->output : "-", keep_old ? VMT_OUTFILE_KEEP_OLD : 0,
+			       of, msg, sizeof(msg));
 	if (ret) {
 		vmt_err("%s", msg);	/* the file, and what failed: it or its temporary file */
 		return EXIT_ERROR;
+	}
+	/* "-o run.vmt run.vmt.old": keeping run.vmt would move it over the input */
+	snprintf(target, sizeof(target), "%s", vmt_outfile_target(*of));
+	snprintf(msg, sizeof(msg), "%s.old", target);
+	if (keep_old && vmt_outfile_is_same_file(msg, o->input) == 1) {
+		vmt_outfile_discard(*of);
+		*of = NULL;
+		vmt_err("%s.old is the input, where the recording %s would be kept: refusing to "
+			"replace %s", target, target, target);
+		return EXIT_USAGE;
 	}
 	if (*vmt_outfile_note(*of))
 		vmt_warn_folded("%s: %s", o->output, vmt_outfile_note(*of));
@@ -154,18 +176,30 @@ static int write_output(const struct convert_opts *o, struct vmt_reader *r, int 
 	return -EINVAL;
 }
 
-/* Rename a complete file into place; remove an incomplete one. */
+/* Rename a complete file into place (a recording it replaces to FILE.old); remove others. */
 static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret)
 {
+	char target[PATH_MAX];
+	bool kept_old = false, old_failed = false;
+
 	if (ret) {
 		vmt_outfile_abort(of);
 		return ret == EXIT_USAGE ? EXIT_USAGE : EXIT_ERROR;
 	}
-	ret = vmt_outfile_commit(of, NULL, NULL);
+	/* where FILE.old goes: next to what a link at FILE leads to */
+	snprintf(target, sizeof(target), "%s", vmt_outfile_target(of));
+	ret = vmt_outfile_commit_keeping(of, &kept_old, &old_failed);
+	if (ret && old_failed) {
+		vmt_err("%s.old: cannot move the recording %s there: %s; nothing was written",
+			target, target, strerror(-ret));
+		return EXIT_ERROR;
+	}
 	if (ret) {
 		vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 		return EXIT_ERROR;
 	}
+	if (kept_old)
+		vmt_info("the recording %s replaced is kept as %s.old", target, target);
 	return 0;
 }
 

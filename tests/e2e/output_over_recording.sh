@@ -6,7 +6,9 @@
 # (the HTML page, the OpenMetrics file, CSV, JSON lines, a series, the Perfetto timeline),
 # exit 64, one line naming the file and its kind, the file byte for byte as it was (cmp),
 # no temporary file left. An old page or CSV is still replaced, and a recording output
-# (--to-vmt, --legacy) over a recording still allowed, the input itself still refused.
+# (--to-vmt, --legacy) over a recording still allowed, the one it replaces kept as
+# FILE.old byte for byte and said (a swap of the names once lost it), FILE.old refused when
+# it is the input, the input itself still refused.
 # Also: --to-vmt/--legacy with a --cpu the recording lacks (refused, no file; every file
 # written is read back), --to-vmt of a trace.dat without the pair (the --csv words), and
 # standard output redirected with > onto the input (said to be emptied already).
@@ -81,20 +83,38 @@ expect_rc 0 "metrics over a page"
 grep -q '^# TYPE vmtrace_' old.html && ! grep -q '<' old.html ||
 	fail "the metrics did not replace the page"
 
-# A recording written over a recording is what was asked for; the input stays refused.
+# A recording written over a recording may be what was asked for: the one it replaces is
+# kept as FILE.old; the input stays refused.
 cp in.vmt copy.vmt
 run vmtrace-report --json keep.vmt
 n=$(json out.txt 'd["pairs"]')
 run vmtrace-convert --to-vmt -o copy.vmt keep.vmt
 expect_rc 0 "--to-vmt over another recording"
+cmp -s copy.vmt.old in.vmt || fail "--to-vmt: the recording it replaced is not copy.vmt.old"
+grep -q "the recording copy.vmt replaced is kept as copy.vmt.old" err.txt ||
+	fail "--to-vmt: copy.vmt.old not said: $(cat err.txt)"
 run vmtrace-report --json copy.vmt
 expect_rc 0 "the --to-vmt copy read back"
 [ "$(json out.txt 'd["pairs"]')" = "$n" ] || fail "--to-vmt copy: not keep.vmt's $n pairs"
 cp in.vmt copy2.vmt
 run vmtrace-convert --legacy -o copy2.vmt keep.vmt
 expect_rc 0 "--legacy over another recording"
+cmp -s copy2.vmt.old in.vmt || fail "--legacy: the recording it replaced is not copy2.vmt.old"
 run vmtrace-report --format-dir "$F618" copy2.vmt
 expect_rc 0 "the --legacy copy read back"
+# -o copy.vmt copy.vmt.old: keeping copy.vmt would move it over its input
+cp copy.vmt.old orig.old
+run vmtrace-convert --to-vmt -o copy.vmt copy.vmt.old
+expect_rc 64 "--to-vmt from FILE.old to FILE"
+grep -q "copy.vmt.old is the input" err.txt || fail "FILE.old as input: $(cat err.txt)"
+cmp -s copy.vmt.old orig.old || fail "FILE.old as input: it changed"
+run vmtrace-report --json copy.vmt
+[ "$(json out.txt 'd["pairs"]')" = "$n" ] || fail "FILE.old as input: copy.vmt changed"
+# a file that is not a recording is replaced, no FILE.old
+echo "not a recording" >plain.vmt
+run vmtrace-convert --to-vmt -o plain.vmt keep.vmt
+expect_rc 0 "--to-vmt over a plain file"
+[ ! -e plain.vmt.old ] || fail "--to-vmt kept a plain file as FILE.old"
 run vmtrace-convert --to-vmt -o keep.vmt keep.vmt
 expect_rc 64 "--to-vmt over its input"
 unfold err.txt | grep -q "keep.vmt: the output is the input file: refusing" || fail "--to-vmt: $(cat err.txt)"
