@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "nomatch.h"
+#include "openexits.h"
 #include "perfetto.h"
 #include "writers.h"
 
@@ -17,18 +18,20 @@ int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
 {
 	struct vmt_iter_opts io = { (struct vmt_filter *)&o->fo.filter, .attribute = true };
 	struct vmt_perfetto *p;
-	struct vmt_consumer c;
+	struct vmt_consumer c[2];
+	struct convert_open open;
 	struct vmt_iter it;
 	char msg[1024];
 	uint64_t slices;
 	int ret, werr;
 
-	ret = vmt_perfetto_consumer(fd, &p, &c);
+	ret = vmt_perfetto_consumer(fd, &p, &c[0]);
 	if (ret) {
 		vmt_err("%s", strerror(-ret));
 		return ret;
 	}
-	ret = vmt_iterate(r, &io, &c, 1, &it);
+	convert_open_consumer(&open, &c[1]);
+	ret = vmt_iterate(r, &io, c, 2, &it);
 	vmt_iter_read_stats(&it, &found->rd);
 	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
@@ -40,5 +43,7 @@ int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", o->input, strerror(-ret));
 	else if (!slices && vmt_nomatch_explain(&it, msg, sizeof(msg)))
 		vmt_info("%s: %s", o->input, msg);
+	if (!werr && !ret)
+		convert_say_open(o, &it, &open, "slice");
 	return werr ? werr : ret;
 }

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "nomatch.h"
+#include "openexits.h"
 #include "outbuf.h"
 #include "rows.h"
 #include "seriesfmt.h"
@@ -50,18 +51,21 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter,
 				    .attribute = o->why != 0 };
 	struct vmt_rows_stats st;
-	struct vmt_consumer c;
+	struct vmt_consumer c[2];
+	struct convert_open open;
 	struct vmt_rows *w;
 	struct vmt_iter it;
 	uint64_t rows;
 	int ret, werr;
 
-	ret = vmt_rows_consumer(&ro, &w, &c);
+	ret = vmt_rows_consumer(&ro, &w, &c[0]);
 	if (ret) {
 		vmt_err("%s", strerror(-ret));
 		return ret;
 	}
-	ret = vmt_iterate(r, &io, &c, 1, &it);
+	/* per event, an open exit has its row: per exit, it has none without its entry */
+	convert_open_consumer(&open, &c[1]);
+	ret = vmt_iterate(r, &io, c, o->events ? 1 : 2, &it);
 	vmt_iter_read_stats(&it, &found->rd);
 	found->damage = *vmt_reader_damage(r);
 	found->decoded = true;
@@ -79,6 +83,8 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 		vmt_err("%s: %s", o->input, strerror(-ret));
 	else
 		say_rows(o, &it, rows, &st);
+	if (!ret)
+		convert_say_open(o, &it, &open, "row");
 	return ret;
 }
 

@@ -101,7 +101,7 @@ whole none "vmtrace-report: none.vmt: not one kvm:kvm_exit event in the recordin
 vCPU threads' CPUs: taskset -cp TID, or virsh vcpuinfo VM"
 # the why columns of a recording without context events
 cp "$DATA/sample-kvm.vmt" k.vmt
-runs nowhy vmtrace-convert --csv --why -o x.csv k.vmt
+runs nowhy vmtrace-convert --csv --why --to 2s -o x.csv k.vmt	# before its open exit
 whole nowhy "vmtrace-convert: warning: k.vmt: no context events in this recording: the why columns \
 are empty (causes unknown, not zero); vmtrace-record records them unless given --context none"
 # a usage error (argp's own message) of 160 columns, and its one-line hint

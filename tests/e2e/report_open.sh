@@ -577,4 +577,28 @@ gate() { vmtrace-report --fail-if "$1" stuck.vmt >/dev/null 2>gate.err; echo $?;
 cp stuck.vmt again.vmt
 vmtrace-report --compare stuck.vmt again.vmt --fail-if 'open>1s' >/dev/null 2>cmp.err
 [ $? = 64 ] && [ "$(wc -l <cmp.err)" = 1 ] || fail "--compare with open: not refused in a line"
+
+# vmtrace-convert: an open exit has no row (per exit) and no slice (the timeline), which
+# it says with the report's count, task and time open (the JSON's and the text's own);
+# per event, its exit's event has a row, and a filter that keeps none of them says nothing
+longest_pid=$(json plain.json 'd["open_exits"][0]["pid"]')
+longest=$(sed -n "s/^    .*($longest_pid) .* open \(.*\)$/\1/p" plain.out)
+[ -n "$longest" ] || fail "the report's row of task $longest_pid"
+for view in "--csv:row" "--jsonl:row" "--perfetto:slice"; do
+	vmtrace-convert "${view%:*}" -o conv.out plain.vmt 2>conv.err ||
+		fail "convert ${view%:*}: exit $?"
+	unfold conv.err | grep -qF "plain.vmt: 4 exits still open at the stop (no entry came) have no \
+${view#*:}: the longest open $longest, task $longest_pid, from" ||
+		{ cat conv.err >&2; fail "convert ${view%:*}: the open exits not said"; }
+done
+vmtrace-convert --csv -o conv.out plain.vmt 2>/dev/null
+[ "$(($(wc -l <conv.out) - 1))" = 160 ] || fail "convert --csv: not the 160 pairs' rows"
+vmtrace-convert --csv --cpu 2 -o conv.out plain.vmt 2>conv.err
+want=$(json plain.json 'len([o for o in d["open_exits"] if o["cpu"] == 2])')
+unfold conv.err | grep -q "plain.vmt: $want exits still open" ||
+	fail "convert --cpu 2: not the $want open exits of CPU 2: $(cat conv.err)"
+vmtrace-convert --csv --events -o conv.out plain.vmt 2>conv.err
+grep -q "still open" conv.err && fail "convert --events: open exits said, though they have rows"
+vmtrace-convert --csv --to 400us -o conv.out plain.vmt 2>conv.err
+grep -q "still open" conv.err && fail "convert --to 400us: open exits said, none selected"
 finish
