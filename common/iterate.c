@@ -34,6 +34,9 @@ struct vmt_pass {
 	/* the consumers that take pairs, and their index in c (for the task slots) */
 	unsigned int pair_idx[VMT_ITER_MAX_CONSUMERS];
 	unsigned int npair;
+	/* those that take every event: the loop per event skips the others */
+	unsigned int event_idx[VMT_ITER_MAX_CONSUMERS];
+	unsigned int nevent;
 	/* the pair the event just fed completed, if any: cur, the pairing's or pair */
 	bool paired, pair_selected;
 	const struct vmt_pair *cur;
@@ -376,6 +379,8 @@ int vmt_pass_begin(const struct vmt_pass_input *in, const struct vmt_iter_opts *
 	for (i = 0; i < nc; i++) {
 		if (c[i].ops->pair)
 			w->pair_idx[w->npair++] = i;
+		if (c[i].ops->event)
+			w->event_idx[w->nevent++] = i;
 		w->want_event |= c[i].ops->event != NULL;
 		w->want_gap |= c[i].ops->gap != NULL;
 		w->want_record |= c[i].ops->record != NULL;
@@ -443,13 +448,18 @@ static __attribute__((noinline)) int pass_event(struct vmt_pass *w, const struct
 {
 	struct vmt_iter *it = w->it;
 	struct vmt_iter_event e;
+	unsigned int i;
 	int ret = 0;
 
 	e.ev = ev;
 	e.pair = w->paired ? w->cur : NULL;
 	e.selected = w->paired ? w->pair_selected :
 		     !it->filter || vmt_filter_event(it->filter, ev, NULL);
-	EACH(w, event, &e);
+	for (i = 0; i < w->nevent && !ret; i++) {
+		struct vmt_consumer *c = &w->c[w->event_idx[i]];
+
+		ret = c->ops->event(c->state, it, &e);
+	}
 	return ret;
 }
 
