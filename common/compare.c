@@ -742,6 +742,12 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, bool single, char *msg, 
 	} else {
 		cd->op = *op == '>' ? VMT_CMP_GT : VMT_CMP_LT;
 	}
+	/* "max>2ms;p99>1us", "max>2ms p99>1us" (spaces are dropped): not a bad time */
+	if (strpbrk(val, ";&|") || (*val && strpbrk(val + 1, "<>"))) {
+		snprintf(msg, size, "'%s': conditions run together: separate them with ','",
+			 cd->text);
+		return -EINVAL;
+	}
 	len = strlen(val);
 	if (len && val[len - 1] == '%') {
 		if (m == VMT_CMP_KS_P || m == VMT_CMP_KS_D) {
@@ -912,11 +918,30 @@ int vmt_compare_check_none(const struct vmt_compare *c, const struct vmt_cmp_con
 			   char *msg, size_t size)
 {
 	struct vmt_cmp_group none;
+	char lim[48];
+	int verdict;
 
 	/* the figures of a group without exits on either side, as vmt_compare_value() has them */
 	memset(&none, 0, sizeof(none));
 	snprintf(none.name, sizeof(none.name), "%s", cd->reason);
-	return check_group(c, &none, cd, msg, size);
+	/*
+	 * A latency of no exits: none is longer than anything, so "more than" does not hold
+	 * (a gate on a reason's worst case passes a run that had none of them), and two
+	 * recordings without them show no change; "less than" cannot be told.
+	 */
+	if (!metrics[cd->metric].time || cd->metric == VMT_CMP_OPEN ||
+	    (!cd->relative && cd->op != VMT_CMP_GT && cd->op != VMT_CMP_GE))
+		return check_group(c, &none, cd, msg, size);
+	verdict = cd->relative ? holds(cd->op, 0, cd->value) : 0;
+	if (cd->relative)
+		snprintf(msg, size, "%s: %s %s none -> none (no change) %s%s %+g %%", cd->text,
+			 none.name, metrics[cd->metric].name, verdict ? "" : "not ",
+			 op_names[cd->op], cd->value);
+	else
+		snprintf(msg, size, "%s: %s %s none, no exit longer: not %s %s", cd->text,
+			 none.name, metrics[cd->metric].name, op_names[cd->op],
+			 value_text(cd->metric, cd->value, lim, sizeof(lim)));
+	return verdict;
 }
 
 static int check_group(const struct vmt_compare *c, const struct vmt_cmp_group *g,

@@ -188,8 +188,9 @@ int vmt_compare_check(const struct vmt_compare *c, const struct vmt_cmp_cond *co
 /*
  * A condition on a reason neither recording has an exit of, where the name is one of their
  * reasons (the caller resolved it; not misspelt): checked on the figures of no exits, as a
- * group without exits has them (count and rate 0, open 0: nothing stuck; the others none,
- * which cannot be told: 2). Returns and says as vmt_compare_check().
+ * group without exits has them (count and rate 0, open 0: nothing stuck); a latency of
+ * none is longer than no bound (">" does not hold, no change between two recordings), the
+ * others cannot be told: 2. Returns and says as vmt_compare_check().
  */
 int vmt_compare_check_none(const struct vmt_compare *c, const struct vmt_cmp_cond *cond,
 			   char *msg, size_t size);

@@ -122,7 +122,9 @@ for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	   "ks_p<0.01:the test compares two recordings" \
 	   "nosuch:max>1ms:sample-kvm.vmt. unknown exit reason 'nosuch' in this AMD SVM recording" \
 	   "EPT_VIOLATION:open>1s:EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf" \
-	   "max>2:a time needs its unit"; do
+	   "max>2:a time needs its unit" \
+	   "max>2ms;p99>1us:conditions run together. separate them with ','" \
+	   "max>2ms p99>1us:conditions run together. separate them with ','"; do
 	run vmtrace-report --fail-if "${bad%:*}" "$f"
 	expect_rc 64 "--fail-if '${bad%:*}'"
 	[ ! -s out.txt ] || fail "--fail-if '${bad%:*}': refused after the report was printed"
@@ -235,8 +237,13 @@ python3 - rows.csv <<'PY' || fail "$f has pause exits: not the case tested"
 import csv, sys
 sys.exit(any(r["reason"] == "pause" for r in csv.DictReader(open(sys.argv[1]))))
 PY
+# a latency of no exits: none longer than anything ("more than" does not hold: a gate on
+# a reason's worst case passes a run without it), "less than" cannot be told
 for c in "pause:count>0:0:pause count 0 not > 0" "pause:open>1s:0:pause open 0 ns not > 1.000 s" \
-	 "pause:max>1ms:1:pause max none > 1.000 ms"; do
+	 "pause:max>1ms:0:pause max none, no exit longer: not > 1.000 ms" \
+	 "pause:p99>=0us:0:pause p99 none, no exit longer: not >= 0 ns" \
+	 "pause:window>1us:0:pause window none, no exit longer: not > 1.000 us" \
+	 "pause:p50<1ms:1:pause p50 none < 1.000 ms"; do
 	cond=${c%%:[0-9]:*} rest=${c#*:*:} want=${rest%%:*} said=${rest#*:}
 	run vmtrace-report --fail-if "$cond" "$f"
 	expect_rc "$want" "--fail-if $cond on a recording without pause exits"
@@ -251,10 +258,12 @@ done
 vmtrace-convert --csv --from 0.5s --to 0.5001s "$f" >win.csv || fail "convert the window"
 [ "$(grep -c ',io,' win.csv)" = 0 ] || fail "the window has io exits: not the case tested"
 [ "$(grep -c ',io,' rows.csv)" -gt 0 ] || fail "$f has no io exits"
-run vmtrace-report --fail-if 'io:max>1ms,io:count>0' --from 0.5s --to 0.5001s "$f"
+run vmtrace-report --fail-if 'io:mean<1ms,io:count>0,io:max>1ms' --from 0.5s --to 0.5001s "$f"
 expect_rc 1 "io in a window without io exits"
-unfold err.txt | grep -qF "io:max>1ms: io max none > 1.000 ms (no exits of reason 'io' in the exits --from keeps)" ||
+unfold err.txt | grep -qF "io:mean<1ms: io mean none < 1.000 ms (no exits of reason 'io' in the exits --from keeps)" ||
 	{ cat err.txt; fail "the window's io: the verdict line does not name the filter"; }
+unfold err.txt | grep -qF "does not hold: io:max>1ms: io max none, no exit longer: not > 1.000 ms" ||
+	{ cat err.txt; fail "the window's io max"; }
 unfold err.txt | grep -qF "does not hold: io:count>0: io count 0 not > 0" ||
 	{ cat err.txt; fail "the window's io count"; }
 # the refusal names the file
