@@ -263,23 +263,27 @@ int rec_context_setup(struct rec_context *c, const char *list, const char *root,
 			ret == -EACCES || ret == -EPERM ? " (run as root)" : "");
 		return ret;
 	}
-	if (c->missing) {
-		char *spaced = malloc(strlen(c->missing) * 2 + 1), *q = spaced;
-		const char *p;
-
-		for (p = c->missing; spaced && *p; p++) {
-			*q++ = *p;
-			if (*p == ',')
-				*q++ = ' ';
-		}
-		if (spaced)
-			*q = '\0';
-		/* a kernel without a whole subsystem misses many: folded to the width */
-		vmt_info_folded("context events not on this kernel: %s",
-				spaced ? spaced : c->missing);
-		free(spaced);
-	}
 	return 0;
+}
+
+void rec_context_say_missing(const struct rec_context *c)
+{
+	char *spaced, *q;
+	const char *p;
+
+	if (!c->missing)
+		return;
+	spaced = malloc(strlen(c->missing) * 2 + 1);
+	for (p = c->missing, q = spaced; spaced && *p; p++) {
+		*q++ = *p;
+		if (*p == ',')
+			*q++ = ' ';
+	}
+	if (spaced)
+		*q = '\0';
+	/* a kernel without a whole subsystem misses many: folded to the width */
+	vmt_info_folded("context events not on this kernel: %s", spaced ? spaced : c->missing);
+	free(spaced);
 }
 
 void rec_context_free(struct rec_context *c)

@@ -42,9 +42,14 @@ int rec_context_check(const char *list, char *why, size_t why_size);
  */
 int rec_context_resolve(struct rec_context *c, const char *list, const char *root,
 			const char *begin, const char *end, char *why, size_t why_size);
-/* rec_context_resolve(), printing the error or the defaults this kernel lacks (one line). */
+/* rec_context_resolve(), printing its error (one line). */
 int rec_context_setup(struct rec_context *c, const char *list, const char *root,
 		      const char *begin, const char *end);
+/*
+ * The defaults this kernel lacks, when some are missing: a note, said once the output is
+ * open, so that an error before it (a bad output path) is the only line.
+ */
+void rec_context_say_missing(const struct rec_context *c);
 void rec_context_free(struct rec_context *c);
 
 /*

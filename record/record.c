@@ -9,11 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -132,7 +129,10 @@ static int open_output(struct recorder *rec)
 	rec->op.ses = &rec->ses;
 	rec->op.cpus = &rec->o.cpus;
 	rec->op.base = &rec->meta;
-	return rec_output_open(&rec->op);
+	ret = rec_output_open(&rec->op);
+	if (!ret)
+		rec_context_say_missing(&rec->ctx);
+	return ret;
 }
 
 /* The writer queue, the collector and each traced CPU's trace_pipe_raw. */

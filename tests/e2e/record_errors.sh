@@ -38,6 +38,8 @@ done
 
 run vmtrace-record -p 1 -s 1 -e "$SYSCALL_EVENTS" -o /nonexistent/dir/x.vmt
 expect_one_line_error vmtrace-record "/nonexistent/dir/x.vmt.*No such file or directory"
+# the error is the only line: the note on context events this kernel lacks came first
+[ "$(unfold err.txt | wc -l)" = 1 ] || { cat err.txt; fail "-o /nonexistent/dir/x.vmt: not one line"; }
 
 # An unprivileged user cannot create an ftrace instance.
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
