@@ -5,7 +5,7 @@
 # their exact value, hexadecimal fields and names stay the text we wrote, quoted names
 # keep their comma, empty fields stay empty. Integers up to 2^53 are exact in Calc; above
 # that it keeps 15 significant digits, so an absolute timestamp after 104 days of trace
-# clock is rounded there (the man page says so; start_ns stays exact). Skips where soffice is missing; scripts/setup-debian12.sh installs it.
+# clock is rounded there (the man page says so; start_ns stays exact). Skips where soffice is missing; scripts/setup-debian12.sh --tests installs it.
 . "$(dirname "$0")/lib.sh"
 
 command -v soffice >/dev/null || skip "no soffice (LibreOffice Calc)"

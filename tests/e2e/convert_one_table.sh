@@ -7,7 +7,7 @@
 # other into one table (sqlite3 .import --csv, the header skipped after the first), must
 # give that file's own report JSON: per exit reason, the count and the latency total; the
 # events and pairs; the series' exits; and per VM the counts twovms.py computed itself.
-# Skips where sqlite3 is missing (scripts/setup-debian12.sh installs it).
+# Skips where sqlite3 is missing (scripts/setup-debian12.sh --tests installs it).
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null || skip "no sqlite3"

@@ -8,7 +8,7 @@
 # sum by (host, vm) each VM's, and the README's alert on a vCPU stuck in an exit that means
 # a hang: the JSON's open exits), and histogram_quantile(0.99, ...) must lie in the bucket
 # of the report's p99 (tests/helpers/prometheus_check.py). Skips (77) without the packages
-# (scripts/setup-debian12.sh installs them).
+# (scripts/setup-debian12.sh --tests installs them).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 PROM=$(command -v prometheus) || skip "no prometheus (Debian package prometheus)"

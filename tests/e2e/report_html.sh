@@ -9,7 +9,7 @@
 # the longest exits and the worst windows. The file itself must be well-formed (Python's
 # html.parser: every tag closed in order, ids unique) and self-contained; a screenshot must
 # not be blank (pixel variance, PNG decoded with zlib), and the print layout is A4.
-# Exit 77 without chromium (scripts/setup-debian12.sh installs it).
+# Exit 77 without chromium (scripts/setup-debian12.sh --tests installs it).
 . "$(dirname "$0")/lib.sh"
 
 command -v chromium >/dev/null || skip "no chromium (Debian's chromium package)"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 $PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
-	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
+	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh --tests)"
 CHECK="$top_srcdir/tests/helpers/openmetrics_check.py"
 
 # check_file FILE HOST [OPTIONS]: HOST - when the file names none (no host label).

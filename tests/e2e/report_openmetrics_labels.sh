@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 $PY -c 'import prometheus_client.parser' 2>/dev/null ||
-	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
+	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh --tests)"
 
 $PY "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
 "$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" vms.vmt <vms.txt || fail "mkvmt"

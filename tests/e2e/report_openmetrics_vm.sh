@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 $PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
-	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh)"
+	skip "python3-prometheus-client is not installed (scripts/setup-debian12.sh --tests)"
 
 $PY "$top_srcdir/tests/helpers/twovms.py" vms.txt truth.json || fail "twovms.py"
 # an exit of each VM still open at the stop (db's io, web1's hlt): no pairs, so twovms.py's

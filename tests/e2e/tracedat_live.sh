@@ -15,7 +15,7 @@
 # our instance, and are left out (SKIP) when another program's events came first.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-command -v trace-cmd >/dev/null || skip "trace-cmd not installed (scripts/setup-debian12.sh installs it)"
+command -v trace-cmd >/dev/null || skip "trace-cmd not installed (scripts/setup-debian12.sh --tests installs it)"
 ORACLE="python3 $top_srcdir/tests/helpers/tracecmd_oracle.py"
 inst=/sys/kernel/tracing/instances/vmtrace-e2e-tracedat-$$
 cleanup_hooks="$cleanup_hooks; [ ! -d $inst ] || rmdir $inst"
