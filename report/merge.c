@@ -102,9 +102,10 @@ static int run_file(struct report_opts *o, unsigned int i, struct vmt_compare *m
 		goto out_close;
 	}
 	own->span_ns[0] = report_selected_span(&fo.filter, r, &it);
+	own->events_span_ns[0] = report_selected_span(&fo.filter, NULL, &it);
+	own->recorded[0] = vmt_reader_duration_ns(r) != 0;
 	own->open_at_stop[0] = it.pairing.unfinished;	/* as one recording's report counts */
 	merged->open_at_stop[0] += own->open_at_stop[0];
-	merged->span_ns[0] += own->span_ns[0];
 	vmt_iter_read_stats(&it, &rd);
 	vmt_input_notes(r, &rd, vmt_reader_damage(r), true, &notes);
 	for (k = 0; k < notes.n; k++)
@@ -115,6 +116,35 @@ out_close:
 	free(fo.filter.tids);		/* this recording's own (o->fo is never resolved) */
 	free(fo.filter.vcpu_tids);
 	return ret == 64 ? 64 : ret ? 1 : 0;
+}
+
+/*
+ * The merged rates are over the recordings' summed spans, each recording's over its own:
+ * a .vmt's recorded duration, or the events' span of a file without one (trace.bin,
+ * trace.dat, an unfinished .vmt). Mixed, the .vmt would read at half the rate of the same
+ * exits converted: then every span is its events', and it is said, as --compare does.
+ */
+static void same_kind_of_span(const struct report_opts *o, struct vmt_compare *merged,
+			      struct vmt_compare *per)
+{
+	unsigned int i, with = 0, first = 0;
+
+	for (i = 0; i < o->nfiles; i++) {
+		if (per[i].recorded[0])
+			with++;
+		else if (with == i)
+			first = i;	/* the first file without, for the warning */
+	}
+	for (i = 0; i < o->nfiles; i++) {
+		if (with && with < o->nfiles)
+			per[i].span_ns[0] = per[i].events_span_ns[0];
+		merged->span_ns[0] += per[i].span_ns[0];
+	}
+	if (with && with < o->nfiles)
+		vmt_warn_folded("%s%s has no recorded duration (a trace.bin, a trace.dat, a .vmt "
+				"made of one or an unfinished one): the rates of all are over their "
+				"events' span", o->files[first], o->nfiles - with > 1 ? " (and others)" :
+				"");
 }
 
 static int print_json(const struct report_opts *o, const struct vmt_compare *merged,
@@ -164,6 +194,7 @@ int report_merge(struct report_opts *o)
 		if (code)
 			goto out;
 	}
+	same_kind_of_span(o, &merged, per);
 	vmt_compare_test(&merged);	/* the reasons in order of time */
 	if (o->json)
 		ret = print_json(o, &merged, per, trig);
