@@ -769,7 +769,8 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 		}
 		if (gaps)
 			fprintf(f, "  (N gaps): that pCPU lost events N times (see Lost events): "
-				"its figures lack those exits\n");
+				"its figures lack those %s\n", wd == &kvm_words ?
+				"exits" : "pairs");
 	}
 	if (s->ntasks) {
 		if (shown)

@@ -628,4 +628,22 @@ for w in "--from 30us --to 45us:1" "--from 39us:1" "--from 41us:0" "--to 15us:0"
 	got=$(json w.json 'sum(c.get("gaps", 0) for c in d["cpus_detail"])')
 	[ "$got" = "$want" ] || fail "hole_bad.vmt $opts: $got gaps marked, expected $want"
 done
+# the pCPU table's legend speaks of the pair's own words: exits for KVM's, pairs for others
+vmtrace-report hole_bad.vmt >kvm.out 2>/dev/null
+grep -q "^  (N gaps): that pCPU lost events N times (see Lost events): its figures lack those exits$" \
+	kvm.out || fail "hole_bad.vmt: the legend of the gaps"
+{
+	echo "events raw_syscalls:sys_enter raw_syscalls:sys_exit"
+	i=0
+	while [ $i -lt 60 ]; do
+		echo "exit 0 $((1000 + i * 1000)) 100 0x1e"
+		echo "entry 0 $((1500 + i * 1000)) 100"
+		[ $((i % 20)) = 19 ] && echo "chunk 0"
+		i=$((i + 1))
+	done
+} | "$HELPERS/mkvmt" "$F618" sys.vmt || fail "mkvmt sys.vmt"
+python3 "$top_srcdir/tests/helpers/vmtedit.py" sys.vmt sys_bad.vmt corrupt:1 || fail vmtedit
+vmtrace-report sys_bad.vmt >sys.out 2>/dev/null
+grep -q "^  (N gaps): that pCPU lost events N times (see Lost events): its figures lack those pairs$" \
+	sys.out || { cat sys.out >&2; fail "sys_bad.vmt: the legend of the gaps speaks of exits"; }
 finish
