@@ -1225,6 +1225,11 @@ static double in_guest(const struct page *p, const struct vmt_group *t)
 	return vmt_summary_in_guest(t);
 }
 
+/*
+ * The worst window first; among equal ones (windows full of exits, each the window's
+ * length) the most time out of the guest in the interval, then the longest exit: the first
+ * intervals in time would say nothing.
+ */
 static int by_window(const void *a, const void *b)
 {
 	const struct vmt_series_row *x = *(const struct vmt_series_row *const *)a;
@@ -1232,6 +1237,10 @@ static int by_window(const void *a, const void *b)
 
 	if (x->max_window_ns != y->max_window_ns)
 		return x->max_window_ns < y->max_window_ns ? 1 : -1;
+	if (x->out_ns != y->out_ns)
+		return x->out_ns < y->out_ns ? 1 : -1;
+	if (x->max_ns != y->max_ns)
+		return x->max_ns < y->max_ns ? 1 : -1;
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
@@ -1272,6 +1281,8 @@ static void worst_intervals(struct page *p)
 		out(p, "<tr");
 		attr_u64(p, "data-start-ns", r->start_ns);
 		attr_u64(p, "data-window-ns", r->max_window_ns);
+		attr_u64(p, "data-out-ns", r->out_ns);
+		attr_u64(p, "data-max-ns", r->max_ns);
 		out(p, ">");
 		td(p, NULL, fmt_s(r->start_ns, b, sizeof(b)));
 		snprintf(b, sizeof(b), r->has_vcpu ? "%u" : "-", r->vcpu);

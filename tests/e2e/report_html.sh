@@ -250,6 +250,17 @@ best = [int(x.a["data-window-ns"]) for x in root.one("table", id="worst-interval
         if "data-window-ns" in x.a]
 if best != sorted(best, reverse=True) or (best and best[0] != r["max_window_sum_ns"]):
     fail(f"worst intervals {best[:3]}, worst window {r['max_window_sum_ns']}")
+# the ten: the series' rows with exits, the worst window first, ties by the time out of the
+# guest, then the longest exit, then time (windows full of exits are many)
+if series is not None:
+    got = [(int(x.a["data-start-ns"]), int(x.a["data-window-ns"]), int(x.a["data-out-ns"]),
+            int(x.a["data-max-ns"]))
+           for x in root.one("table", id="worst-intervals").all("tr") if "data-window-ns" in x.a]
+    top = sorted((x for x in series if x["exits"]),
+                 key=lambda x: (-x["max_window_ns"], -x["out_ns"], -x["max_ns"], x["start_ns"]))
+    want = [(x["start_ns"], x["max_window_ns"], x["out_ns"], x["max_ns"]) for x in top[:10]]
+    if got != want:
+        fail(f"worst intervals {got[:3]}, the series' {want[:3]}")
 
 # Causes: each reason's bar has the JSON's time per kind, the culprits are the JSON's.
 causes = root.one("section", id="causes")
