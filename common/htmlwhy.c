@@ -118,8 +118,16 @@ static void bar(struct vmt_outbuf *o, const struct vmt_clock *clk, double y, con
 		}
 		vmt_outbuf_str(o, "</title></rect>");
 		stripes(o, k, x, y, wpx, ROW_H - 6);
-		/* the share written in the bar where it fits */
+		/*
+		 * the share written in the bar where it fits, on a patch of the kind's own fill:
+		 * over the stripes, a stripe beside a digit read as a minus sign ("-73%")
+		 */
 		if (wpx >= 34) {
+			vmt_outbuf_printf(o, "<rect class=\"chip k%u\" x=\"", k);
+			vmt_svg_num(o, x + 1);
+			vmt_outbuf_str(o, "\" y=\"");
+			vmt_svg_num(o, y + 3);
+			vmt_outbuf_printf(o, "\" width=\"30\" height=\"%g\"/>", ROW_H - 12);
 			vmt_outbuf_printf(o, "<text class=\"in k%u\" x=\"", k);
 			vmt_svg_num(o, x + 3);
 			vmt_outbuf_str(o, "\" y=\"");

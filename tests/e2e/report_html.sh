@@ -280,7 +280,7 @@ elif r["pairs"] - r["filtered_out"]:
     for g, w in zip(bars, want):
         if g.a["data-reason"] != w["label"]:
             fail(f"causes: bar {g.a['data-reason']!r}, JSON {w['label']!r}")
-        segs = {x.a["data-kind"]: int(x.a["data-ns"]) for x in g.all("rect")}
+        segs = {x.a["data-kind"]: int(x.a["data-ns"]) for x in g.all("rect", "seg")}
         wk = {k: w[k + "_ns"] for k in KINDS if w[k + "_ns"]}
         if segs != wk:
             fail(f"causes: {w['label']}: page {segs}, JSON {wk}")
@@ -560,6 +560,14 @@ for y, bar in bars.items():
                 errs.append("bar y=%s: label %s%% for %d of %d ns" % (y, lp, ns, total))
 if len(segs) < 4 or not labels:
     errs.append("only %d bar segments, %d labels found" % (len(segs), len(labels)))
+# each in-bar label sits on a patch of its kind's fill, drawn after the stripes: a stripe
+# beside a digit read as a minus sign ("-73%")
+chips = re.findall(r'<rect class="chip (k\d+)" x="([\d.]+)" y="([\d.]+)" width="30" '
+                   r'height="14"/><text class="in (k\d+)" x="([\d.]+)" y="([\d.]+)">', page)
+if len(chips) != len(labels) or any(k != lk or abs(float(lx) - float(x) - 2) > 0.05 or
+                                    abs(float(ly) - float(y) - 11) > 0.05
+                                    for k, x, y, lk, lx, ly in chips):
+    errs.append("%d labels, %d on their patch" % (len(labels), len(chips)))
 print("\n".join(errs), file=sys.stderr)
 sys.exit(1 if errs else 0)
 EOF
