@@ -95,6 +95,7 @@ void vmt_trigger_read(struct vmt_reader *r, struct vmt_trigger *t)
 	t->kvm = vmt_reader_pairs_kvm(r);
 	t->flight = meta_u64(r, VMT_META_TRIGGER_THRESHOLD, &t->threshold_ns);
 	meta_u64(r, VMT_META_TRIGGER_KEEP, &t->keep_ns);
+	t->has_after = meta_u64(r, VMT_META_TRIGGER_AFTER, &t->after_ns);
 	reasons_read(r, t);
 	/* the trigger's keys are in END: an unfinished file cannot say */
 	t->unknown = t->flight && !vmt_source_status(vmt_reader_source(r))->finished;
@@ -201,6 +202,17 @@ void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t)
 {
 	if (!t->flight)
 		return;
+	/* how it was armed, whatever came of it: "trigger" is null when nothing triggered */
+	vmt_jsonw_object_open(w, "flight");
+	vmt_jsonw_u64(w, "threshold_ns", t->threshold_ns);
+	vmt_jsonw_u64(w, "keep_ns", t->keep_ns);
+	vmt_jsonw_opt_u64(w, "after_ns", t->has_after, t->after_ns);
+	vmt_jsonw_str(w, "reasons", *t->reasons ? t->reasons : NULL);
+	if (t->unknown)
+		vmt_jsonw_null(w, "triggered");
+	else
+		vmt_jsonw_bool(w, "triggered", t->has);
+	vmt_jsonw_object_close(w);
 	if (t->unknown) {
 		vmt_jsonw_object_open(w, "trigger");
 		vmt_jsonw_bool(w, "known", false);

@@ -21,6 +21,8 @@ struct vmt_trigger {
 	bool unknown;			/* flight, but not finished: END (the trigger) missing */
 	bool in_file;			/* has, and the exit's CPU has pages from its start on */
 	uint64_t threshold_ns, keep_ns;
+	uint64_t after_ns;		/* --after, when the file says (has_after) */
+	bool has_after;
 	char reasons[1024];		/* --trigger-reason as given, or "" (cut when longer) */
 	uint64_t at_ns;			/* the exit, from the recording's start */
 	uint64_t lat_ns;
@@ -35,9 +37,10 @@ void vmt_trigger_text(FILE *f, const struct vmt_trigger *t);
 /* Why --around trigger has no time to go to (t->in_file false), into buf; returns buf. */
 const char *vmt_trigger_missing(const struct vmt_trigger *t, char *buf, size_t size);
 /*
- * A "trigger" member: null for a flight recording that did not trigger, an object with
- * "known": false for an unfinished one (no END: whether it triggered is unknown), none
- * for other recordings.
+ * A "flight" member (how it was armed: threshold_ns, keep_ns, after_ns, reasons, and
+ * triggered: true, false, or null when unfinished) and a "trigger" member: null for a
+ * flight recording that did not trigger, an object with "known": false for an unfinished
+ * one (no END: whether it triggered is unknown); neither for other recordings.
  */
 void vmt_trigger_json(struct vmt_jsonw *w, const struct vmt_trigger *t);
 

@@ -180,6 +180,26 @@ done
 run vmtrace-report --json trig.vmt
 [ "$(json out.txt '(d["trigger"]["at_ns"], d["trigger"]["latency_ns"], d["trigger"]["pid"])')" = \
   "(4000, 4000, 100)" ] || fail "JSON trigger: $(json out.txt 'd["trigger"]')"
+# "flight": how it was armed (the script's META keys), whether it triggered; null trigger
+# when nothing did, which once left the JSON without its threshold; none for others
+[ "$(json out.txt 'd["flight"]')" = \
+  "{'threshold_ns': 3000, 'keep_ns': 1000000, 'after_ns': None, 'reasons': None, 'triggered': True}" ] ||
+	fail "JSON flight of trig.vmt: $(json out.txt 'd.get("flight")')"
+{ echo "meta trigger.after_ns 2000"; echo "meta trigger.reasons hlt,npf"; cat fl.txt; } >armed.txt
+"$HELPERS/mkvmt" "$F618" armed.vmt <armed.txt || fail "mkvmt armed.vmt"
+run vmtrace-report --json armed.vmt
+[ "$(json out.txt '(d["trigger"], d["flight"])')" = \
+  "(None, {'threshold_ns': 3000, 'keep_ns': 1000000, 'after_ns': 2000, 'reasons': 'hlt,npf', 'triggered': False})" ] ||
+	fail "JSON flight of armed.vmt: $(json out.txt '(d["trigger"], d.get("flight"))')"
+{ cat armed.txt; echo unfinished; } | "$HELPERS/mkvmt" "$F618" cut.vmt || fail "mkvmt cut.vmt"
+run vmtrace-report --json cut.vmt
+[ "$(json out.txt 'd["flight"]["triggered"], d["trigger"]["known"]')" = "(None, False)" ] ||
+	fail "JSON flight of an unfinished file: $(json out.txt '(d["trigger"], d.get("flight"))')"
+run vmtrace-report --json plain.vmt
+[ "$(json out.txt '"flight" in d or "trigger" in d')" = False ] || fail "plain.vmt: a flight member"
+run vmtrace-report --json trig.vmt none.vmt plain.vmt
+[ "$(json out.txt '[t["flight"]["triggered"] for t in d["triggers"]]')" = "[True, False]" ] ||
+	fail "merged: the files' flight members"
 # --compare: at most once (it names no trigger today)
 for views in "" "--window 2us" "--json"; do
 	run vmtrace-report --compare $views trig.vmt none.vmt
