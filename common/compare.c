@@ -692,6 +692,12 @@ const struct vmt_cmp_group *vmt_compare_find(const struct vmt_compare *c, const 
 	return NULL;
 }
 
+static int run_together(const struct vmt_cmp_cond *cd, char *msg, size_t size)
+{
+	snprintf(msg, size, "'%s': conditions run together: separate them with ','", cd->text);
+	return -EINVAL;
+}
+
 /* One condition: [REASON:]METRIC OP VALUE. */
 static int parse_cond(char *s, struct vmt_cmp_cond *cd, bool single, char *msg, size_t size)
 {
@@ -702,6 +708,9 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, bool single, char *msg, 
 
 	memset(cd, 0, sizeof(*cd));
 	snprintf(cd->text, sizeof(cd->text), "%s", s);
+	/* "max>2ms;io:p99>1us": the first ':' would make "max>2ms;io" a reason */
+	if (strpbrk(s, ";&|") || (colon && strcspn(s, "<>") < (size_t)(colon - s)))
+		return run_together(cd, msg, size);
 	if (colon) {
 		*colon = '\0';
 		if (strlen(s) >= sizeof(cd->reason) || !*s) {
@@ -742,12 +751,9 @@ static int parse_cond(char *s, struct vmt_cmp_cond *cd, bool single, char *msg, 
 	} else {
 		cd->op = *op == '>' ? VMT_CMP_GT : VMT_CMP_LT;
 	}
-	/* "max>2ms;p99>1us", "max>2ms p99>1us" (spaces are dropped): not a bad time */
-	if (strpbrk(val, ";&|") || (*val && strpbrk(val + 1, "<>"))) {
-		snprintf(msg, size, "'%s': conditions run together: separate them with ','",
-			 cd->text);
-		return -EINVAL;
-	}
+	/* "max>2ms p99>1us" (spaces are dropped): not a bad time */
+	if (*val && strpbrk(val + 1, "<>"))
+		return run_together(cd, msg, size);
 	len = strlen(val);
 	if (len && val[len - 1] == '%') {
 		if (m == VMT_CMP_KS_P || m == VMT_CMP_KS_D) {
@@ -842,6 +848,12 @@ static bool holds(enum vmt_cmp_op op, double x, double y)
 
 static const char *const op_names[] = { ">", ">=", "<", "<=" };
 
+/* An operator's text; bounded, which the compiler cannot see through holds()'s default. */
+static const char *op_name(enum vmt_cmp_op op)
+{
+	return (unsigned int)op < sizeof(op_names) / sizeof(op_names[0]) ? op_names[op] : "?";
+}
+
 /* A metric's value for people: times as 3.351 ms, whole counts in full, the rest %.6g. */
 static const char *value_text(enum vmt_cmp_metric m, double v, char *buf, size_t size)
 {
@@ -918,30 +930,32 @@ int vmt_compare_check_none(const struct vmt_compare *c, const struct vmt_cmp_con
 			   char *msg, size_t size)
 {
 	struct vmt_cmp_group none;
-	char lim[48];
 	int verdict;
 
 	/* the figures of a group without exits on either side, as vmt_compare_value() has them */
 	memset(&none, 0, sizeof(none));
 	snprintf(none.name, sizeof(none.name), "%s", cd->reason);
-	/*
-	 * A latency of no exits: none is longer than anything, so "more than" does not hold
-	 * (a gate on a reason's worst case passes a run that had none of them), and two
-	 * recordings without them show no change; "less than" cannot be told.
-	 */
-	if (!metrics[cd->metric].time || cd->metric == VMT_CMP_OPEN ||
-	    (!cd->relative && cd->op != VMT_CMP_GT && cd->op != VMT_CMP_GE))
+	/* a latency of no exits in two recordings: no change (the rest: check_group()) */
+	if (!cd->relative || !metrics[cd->metric].time || cd->metric == VMT_CMP_OPEN)
 		return check_group(c, &none, cd, msg, size);
-	verdict = cd->relative ? holds(cd->op, 0, cd->value) : 0;
-	if (cd->relative)
-		snprintf(msg, size, "%s: %s %s none -> none (no change) %s%s %+g %%", cd->text,
-			 none.name, metrics[cd->metric].name, verdict ? "" : "not ",
-			 op_names[cd->op], cd->value);
-	else
-		snprintf(msg, size, "%s: %s %s none, no exit longer: not %s %s", cd->text,
-			 none.name, metrics[cd->metric].name, op_names[cd->op],
-			 value_text(cd->metric, cd->value, lim, sizeof(lim)));
+	verdict = holds(cd->op, 0, cd->value);
+	snprintf(msg, size, "%s: %s %s none -> none (no change) %s%s %+g %%", cd->text,
+		 none.name, metrics[cd->metric].name, verdict ? "" : "not ", op_name(cd->op),
+		 cd->value);
 	return verdict;
+}
+
+/*
+ * A reason without exits where the condition is judged: none is longer than any bound, so
+ * a latency "more than" it does not hold (a gate on a reason's worst case passes a run
+ * that had none of them); "less than" cannot be told. All exits without one is a selection
+ * gone wrong (the wrong file, CPUs or filters), which fails closed.
+ */
+static bool none_longer(const struct vmt_cmp_group *g, const struct vmt_cmp_cond *cd)
+{
+	return !cd->relative && !g->all && !g->side[VMT_CMP_AFTER].d.st.count &&
+	       metrics[cd->metric].time && cd->metric != VMT_CMP_OPEN &&
+	       (cd->op == VMT_CMP_GT || cd->op == VMT_CMP_GE);
 }
 
 static int check_group(const struct vmt_compare *c, const struct vmt_cmp_group *g,
@@ -951,6 +965,12 @@ static int check_group(const struct vmt_compare *c, const struct vmt_cmp_group *
 	char a[48], b[48], pct[48], lim[48], op[8];
 	int verdict, d;
 
+	if (none_longer(g, cd)) {
+		snprintf(msg, size, "%s: %s %s none, no exit longer: not %s %s", cd->text, g->name,
+			 metrics[cd->metric].name, op_name(cd->op),
+			 value_text(cd->metric, cd->value, lim, sizeof(lim)));
+		return 0;
+	}
 	before = exact_value(c, g, VMT_CMP_BEFORE, cd->metric);
 	after = exact_value(c, g, VMT_CMP_AFTER, cd->metric);
 	if (!cd->relative) {

@@ -451,4 +451,19 @@ for out in after.vmt after-link.vmt; do
 	[ "$(unfold err.txt | wc -l)" = 1 ] && [ ! -s out.txt ] || fail "--html $out: not one line alone"
 	cmp -s after.vmt "$B" || fail "--html $out: the recording was overwritten"
 done
+# a reason the before recording has and the after one does not: its latency in the after
+# recording is longer than no bound (a gate on its worst case passes), as on one recording
+# or on two without it; below a bound, and all exits without one, cannot be told
+F618="$DATA/formats/linux-6.18-x86_64"
+printf 'exit 0 1000 100 0x78 0\nentry 0 3000000 100 0\nexit 0 4000000 100 0x72 0\nentry 0 4000500 100 0\n' |
+	"$HELPERS/mkvmt" "$F618" withhlt.vmt || fail "mkvmt withhlt.vmt"
+printf 'exit 0 1000 100 0x72 0\nentry 0 1500 100 0\n' | "$HELPERS/mkvmt" "$F618" nohlt.vmt ||
+	fail "mkvmt nohlt.vmt"
+run vmtrace-report --compare --fail-if 'hlt:max>1ms' withhlt.vmt nohlt.vmt
+[ "$rc" = 0 ] && grep -qxF -- "--fail-if: does not hold: hlt:max>1ms: hlt max none, no exit longer: not > 1.000 ms" out.txt ||
+	{ cat err.txt; fail "hlt:max>1ms, after without hlt: exit $rc"; }
+run vmtrace-report --compare --fail-if 'hlt:max>1ms' nohlt.vmt withhlt.vmt
+[ "$rc" = 1 ] || fail "hlt:max>1ms, after with a 3 ms hlt exit: exit $rc"
+run vmtrace-report --compare --fail-if 'hlt:max<1ms' withhlt.vmt nohlt.vmt
+[ "$rc" = 1 ] && grep -q "cannot tell" err.txt || fail "hlt:max<1ms, after without hlt: exit $rc"
 finish

@@ -124,7 +124,8 @@ for bad in "p99>+10%:a change needs --compare BEFORE AFTER" \
 	   "EPT_VIOLATION:open>1s:EPT_VIOLATION is an Intel VMX exit reason; this recording is AMD SVM, whose name is npf" \
 	   "max>2:a time needs its unit" \
 	   "max>2ms;p99>1us:conditions run together. separate them with ','" \
-	   "max>2ms p99>1us:conditions run together. separate them with ','"; do
+	   "max>2ms p99>1us:conditions run together. separate them with ','" \
+	   "max>2ms;io:p99>1us:conditions run together. separate them with ','"; do
 	run vmtrace-report --fail-if "${bad%:*}" "$f"
 	expect_rc 64 "--fail-if '${bad%:*}'"
 	[ ! -s out.txt ] || fail "--fail-if '${bad%:*}': refused after the report was printed"

@@ -202,10 +202,18 @@ static void test_check_none(void **state)
 	assert_int_equal(check_none(&c, "hlt:rate>0", msg, sizeof(msg)), 0);
 	assert_int_equal(check_none(&c, "hlt:open>1s", msg, sizeof(msg)), 0);
 	assert_int_equal(check_none(&c, "hlt:count>+10%", msg, sizeof(msg)), 0);	/* 0 -> 0 */
-	assert_int_equal(check_none(&c, "hlt:max>1ms", msg, sizeof(msg)), 2);
-	assert_string_equal(msg, "hlt:max>1ms: hlt max none > 1.000 ms");
+	/* no exit is longer than any bound; below one cannot be told */
+	assert_int_equal(check_none(&c, "hlt:max>1ms", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "hlt:max>1ms: hlt max none, no exit longer: not > 1.000 ms");
+	assert_int_equal(check_none(&c, "hlt:p99>=0ns", msg, sizeof(msg)), 0);
 	assert_int_equal(check_none(&c, "hlt:p99<1ms", msg, sizeof(msg)), 2);
-	assert_int_equal(check_none(&c, "hlt:window>1us", msg, sizeof(msg)), 2);
+	assert_string_equal(msg, "hlt:p99<1ms: hlt p99 none < 1.000 ms");
+	assert_int_equal(check_none(&c, "hlt:window>1us", msg, sizeof(msg)), 0);
+	assert_int_equal(check_none(&c, "hlt:mean>1us", msg, sizeof(msg)), 0);
+	/* two recordings without them: no change */
+	assert_int_equal(check_none(&c, "hlt:p99>+10%", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "hlt:p99>+10%: hlt p99 none -> none (no change) not > +10 %");
+	assert_int_equal(check_none(&c, "hlt:p99>-10%", msg, sizeof(msg)), 1);
 	assert_int_equal(check_none(&c, "hlt:ks_p<0.01", msg, sizeof(msg)), 2);
 	vmt_compare_free(&c);
 }
