@@ -36,17 +36,17 @@ void convert_open_consumer(struct convert_open *st, struct vmt_consumer *c)
 }
 
 void convert_say_open(const struct convert_opts *o, const struct vmt_iter *it,
-		      const struct convert_open *st, const char *what)
+		      const struct convert_open *st, const char *one, const char *many)
 {
 	bool kvm = vmt_reader_pairs_kvm(it->r);
 	char lat[48], at[48];
 
 	if (!st->n)
 		return;
-	vmt_info_folded("%s: %" PRIu64 " %s%s still open at the stop (no %s came) %s no %s: %s "
-			"%s, task %" PRId32 ", from %s %s; vmtrace-report lists %s", o->input, st->n,
+	vmt_info_folded("%s: %" PRIu64 " %s%s still open at the stop (no %s came) %s: %s %s, "
+			"task %" PRId32 ", from %s %s; vmtrace-report lists %s", o->input, st->n,
 			kvm ? "exit" : "begin event", st->n == 1 ? "" : "s",
-			kvm ? "entry" : "end event", st->n == 1 ? "has" : "have", what,
+			kvm ? "entry" : "end event", st->n == 1 ? one : many,
 			st->n == 1 ? "open" : "the longest open",
 			vmt_fmt_lat(it->clock, st->longest, lat, sizeof(lat)), st->longest_pid,
 			vmt_fmt_time(it->clock, it->start_ts, st->longest_ts, at, sizeof(at)),

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * openexits: the exits the filters keep that were still open when the recording stopped
- * (no entry came), counted by a consumer of the conversion's pass beside its writer. A row
- * or a slice needs the entry, so per-exit rows and the timeline have none for them; this
- * says how many there are and the longest, where vmtrace-report lists them. Main thread.
+ * (no entry came), counted by a consumer of the conversion's pass beside its writer. A row,
+ * a slice or an interval's figures need the entry, so per-exit rows, the timeline and the
+ * series have none of them; this says how many there are and the longest, where
+ * vmtrace-report lists them. Main thread.
  */
 #ifndef VMT_CONVERT_OPENEXITS_H
 #define VMT_CONVERT_OPENEXITS_H
@@ -22,8 +23,11 @@ struct convert_open {
 
 /* The consumer: st zeroed here, filled by the pass's open callbacks. */
 void convert_open_consumer(struct convert_open *st, struct vmt_consumer *c);
-/* After the pass: "N exits ... have no WHAT" (what: "row", "slice"), when there are some. */
+/*
+ * After the pass, when there are some: "1 exit ... ONE", "N exits ... MANY" (one: "has no
+ * row", many: "have no row").
+ */
 void convert_say_open(const struct convert_opts *o, const struct vmt_iter *it,
-		      const struct convert_open *st, const char *what);
+		      const struct convert_open *st, const char *one, const char *many);
 
 #endif

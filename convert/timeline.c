@@ -44,6 +44,6 @@ int convert_perfetto(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	else if (!slices && vmt_nomatch_explain(&it, msg, sizeof(msg)))
 		vmt_info("%s: %s", o->input, msg);
 	if (!werr && !ret)
-		convert_say_open(o, &it, &open, "slice");
+		convert_say_open(o, &it, &open, "has no slice", "have no slice");
 	return werr ? werr : ret;
 }

@@ -84,7 +84,7 @@ int convert_rows(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	else
 		say_rows(o, &it, rows, &st);
 	if (!ret)
-		convert_say_open(o, &it, &open, "row");
+		convert_say_open(o, &it, &open, "has no row", "have no row");
 	return ret;
 }
 
@@ -96,15 +96,17 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 	struct vmt_series_opts so = { o->series_ns, VMT_DEFAULT_WINDOW_NS, false, true };
 	char msg[256];
 	struct vmt_iter_opts io = { .filter = (struct vmt_filter *)&o->fo.filter };
+	struct convert_open open;
 	struct vmt_series se;
-	struct vmt_consumer c;
+	struct vmt_consumer c[2];
 	struct vmt_iter it;
 	int ret;
 
 	/* so.interval_ns: the one that fits, chosen or checked as the input was opened */
-	ret = vmt_series_consumer(&se, &so, &c);
+	ret = vmt_series_consumer(&se, &so, &c[0]);
 	if (!ret) {
-		ret = vmt_iterate(r, &io, &c, 1, &it);
+		convert_open_consumer(&open, &c[1]);
+		ret = vmt_iterate(r, &io, c, 2, &it);
 		vmt_iter_read_stats(&it, &found->rd);
 		found->damage = *vmt_reader_damage(r);
 		found->decoded = true;
@@ -122,6 +124,9 @@ int convert_series(const struct convert_opts *o, struct vmt_reader *r, int fd,
 			vmt_err("%s: %s", convert_output_name(o), strerror(-ret));
 		else if (!se.nrows)	/* empty results say why, as the rows' do */
 			say_rows(o, &it, 0, &(struct vmt_rows_stats){ 0 });
+		if (!ret)
+			convert_say_open(o, &it, &open, "is in no interval's figures",
+					 "are in no interval's figures");
 	}
 	vmt_series_free(&se);
 	return ret;
