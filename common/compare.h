@@ -59,6 +59,8 @@ struct vmt_compare {
 	/* of its events alone, and whether span_ns is of a recorded duration (.vmt) */
 	uint64_t events_span_ns[2];
 	bool recorded[2];
+	/* a merge of recordings with and without a duration: span_ns are the events' spans */
+	bool events_spans;
 	bool why[2];			/* the side's exits carry their causes */
 	uint32_t why_recorded[2];	/* the kinds it can tell (vmt_attrib_recorded) */
 	/* a recording with context events whose causes were not asked for (--no-causes) */

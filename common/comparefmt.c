@@ -578,7 +578,8 @@ void vmt_merge_text(FILE *f, const struct vmt_compare *merged, const struct vmt_
 		vmt_fmt_path_lines(f, label, files[i], "", "      ");
 	}
 	fprintf(f, "\nAll recordings; latencies in %s, worst sliding windows in %s, rates over the "
-		"recordings' summed durations less gaps:\n", lat.name, win.name);
+		"recordings' summed %s less gaps:\n", lat.name, win.name,
+		merged->events_spans ? "spans" : "durations");
 	merge_header(f, merged->neutral ? "id" : "reason", nw);
 	for (g = 0; g < merged->ngroups; g++)
 		merge_row(f, merged, &merged->groups[g], merged->groups[g].name, nw, lat, win);

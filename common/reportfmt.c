@@ -574,13 +574,15 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 {
 	const char *label = s->filtered_out ? " (selected exits only)" : "";
 	double sum = 0, worst = 100.0;
-	size_t i, n = 0;
+	size_t i, n = 0, gapped = 0;
 
 	for (i = 0; i < s->ntasks; i++) {
 		double av = vmt_summary_in_guest(&s->tasks[i]);
 
-		if (!vmt_summary_in_guest_known(&s->tasks[i]))
+		if (!vmt_summary_in_guest_known(&s->tasks[i])) {
+			gapped += s->tasks[i].d.st.count > 1;	/* its span all lost */
 			continue;
+		}
 		n++;
 		sum += av;
 		if (av < worst)
@@ -588,8 +590,9 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 	}
 	/* a task of one exit has no time in the guest to measure: not 0 %, left out */
 	if (!n) {
-		fprintf(f, "Guest availability%s: not known: %s one exit (no guest time between "
-			"exits)\n", label, s->ntasks == 1 ? "the vCPU task has" : "each vCPU task has");
+		fprintf(f, "Guest availability%s: not known: %s (no guest time between exits)\n",
+			label, gapped ? "no vCPU task's span is known" : s->ntasks == 1 ?
+			"the vCPU task has one exit" : "each vCPU task has one exit");
 		return;
 	}
 	/* with filters only the selected exits count: the figure is not the guest's time */
@@ -602,8 +605,9 @@ static void availability_line(FILE *f, const struct vmt_summary *s)
 			"at worst (first exit to last entry)\n",
 			vmt_pct_cut(sum / (double)n, 3), n, vmt_pct_cut(worst, 3));
 	if (n < s->ntasks)
-		fprintf(f, "  not counting %zu vCPU task(s) of one exit: no time in the guest "
-			"between two exits to measure (\"-\" below)\n", s->ntasks - n);
+		fprintf(f, "  not counting %zu vCPU task(s) %s: no guest time between exits to "
+			"measure (\"-\" below)\n", s->ntasks - n,
+			gapped ? "of one exit or a span all lost" : "of one exit");
 	/* a hole's time is neither in the guest nor out of it: counted as either, it lies */
 	if (any_unknown(s))
 		fprintf(f, "  less, per task, the time its events may have been lost in gaps "

@@ -133,6 +133,7 @@ static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 {
 	char msg[VMT_OUTFILE_MSG_SIZE], target[PATH_MAX];
 	bool keep_old = replaces_recording(o);
+	struct stat st;
 	int ret;
 
 	vmt_outfile_unlink_on_signal();
@@ -151,6 +152,14 @@ static int open_output(const struct convert_opts *o, struct vmt_outfile **of)
 		vmt_err("%s.old is the input, where the recording %s would be kept: refusing to "
 			"replace %s", target, target, target);
 		return EXIT_USAGE;
+	}
+	/* said before the conversion runs, not after it */
+	if (keep_old && stat(msg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		vmt_outfile_discard(*of);
+		*of = NULL;
+		vmt_err("%s.old: a directory, where the recording %s would be kept: refusing to "
+			"replace %s", target, target, target);
+		return EXIT_ERROR;
 	}
 	if (*vmt_outfile_note(*of))
 		vmt_warn_folded("%s: %s", o->output, vmt_outfile_note(*of));
@@ -179,8 +188,8 @@ static int write_output(const struct convert_opts *o, struct vmt_reader *r, int 
 /* Rename a complete file into place (a recording it replaces to FILE.old); remove others. */
 static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret)
 {
-	char target[PATH_MAX];
-	bool kept_old = false, old_failed = false;
+	char target[PATH_MAX], old[PATH_MAX + 8];
+	bool kept_old = false, old_failed = false, had_old;
 
 	if (ret) {
 		vmt_outfile_abort(of);
@@ -188,6 +197,8 @@ static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret
 	}
 	/* where FILE.old goes: next to what a link at FILE leads to */
 	snprintf(target, sizeof(target), "%s", vmt_outfile_target(of));
+	snprintf(old, sizeof(old), "%s.old", target);
+	had_old = access(old, F_OK) == 0;
 	ret = vmt_outfile_commit_keeping(of, &kept_old, &old_failed);
 	if (ret && old_failed) {
 		vmt_err("%s.old: cannot move the recording %s there: %s; nothing was written",
@@ -199,7 +210,8 @@ static int publish(const struct convert_opts *o, struct vmt_outfile *of, int ret
 		return EXIT_ERROR;
 	}
 	if (kept_old)
-		vmt_info("the recording %s replaced is kept as %s.old", target, target);
+		vmt_info_folded("the recording %s replaced is kept as %s%s%s", target, old,
+				had_old ? ", replacing the earlier " : "", had_old ? old : "");
 	return 0;
 }
 

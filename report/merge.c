@@ -135,12 +135,13 @@ static void same_kind_of_span(const struct report_opts *o, struct vmt_compare *m
 		else if (with == i)
 			first = i;	/* the first file without, for the warning */
 	}
+	merged->events_spans = with && with < o->nfiles;
 	for (i = 0; i < o->nfiles; i++) {
-		if (with && with < o->nfiles)
+		if (merged->events_spans)
 			per[i].span_ns[0] = per[i].events_span_ns[0];
 		merged->span_ns[0] += per[i].span_ns[0];
 	}
-	if (with && with < o->nfiles)
+	if (merged->events_spans)
 		vmt_warn_folded("%s%s has no recorded duration (a trace.bin, a trace.dat, a .vmt "
 				"made of one or an unfinished one): the rates of all are over their "
 				"events' span", o->files[first], o->nfiles - with > 1 ? " (and others)" :

@@ -13,10 +13,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 tests=no
-if [ "${1:-}" = --tests ]; then
-	tests=yes
+for a in "$@"; do	# --tests anywhere; the other arguments, in order, for ./configure
 	shift
-fi
+	if [ "$a" = --tests ]; then tests=yes; else set -- "$@" "$a"; fi
+done
 pkgs="build-essential autoconf automake pkg-config libzstd-dev zlib1g-dev"
 [ $tests = no ] || pkgs="$pkgs libcmocka-dev libtraceevent-dev python3 zstd util-linux
       valgrind sqlite3 clang libclang-rt-14-dev qemu-system-x86 busybox-static cpio file
@@ -38,8 +38,9 @@ if [ ! -e /sys/kernel/tracing/trace_clock ] && [ "$(id -u)" = 0 ]; then
 fi
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure --enable-werror "$@"
-# configured before cmocka was there: again, with the same arguments, to build the tests
-if [ $tests = yes ] && grep -q '^S\["HAVE_CMOCKA_TRUE"\]="#"' config.status; then
+# configured before cmocka or libtraceevent was there: again, with the same arguments, so
+# that the unit tests and the decoder's oracle tests are built
+if [ $tests = yes ] && grep -q '^S\["HAVE_\(CMOCKA\|TRACEEVENT\)_TRUE"\]="#"' config.status; then
 	./config.status --recheck >/dev/null && ./config.status >/dev/null
 fi
 make -j"$(nproc)"

@@ -110,6 +110,17 @@ grep -q "copy.vmt.old is the input" err.txt || fail "FILE.old as input: $(cat er
 cmp -s copy.vmt.old orig.old || fail "FILE.old as input: it changed"
 run vmtrace-report --json copy.vmt
 [ "$(json out.txt 'd["pairs"]')" = "$n" ] || fail "FILE.old as input: copy.vmt changed"
+# again: the earlier copy.vmt.old is replaced, and that is said
+run vmtrace-convert --to-vmt -o copy.vmt in.vmt
+expect_rc 0 "--to-vmt over copy.vmt again"
+grep -qxF "vmtrace-convert: the recording copy.vmt replaced is kept as copy.vmt.old, replacing the earlier copy.vmt.old" err.txt ||
+	fail "--to-vmt again: $(cat err.txt)"
+# a directory at FILE.old: refused before the conversion, FILE as it was
+mkdir dir.vmt.old && cp in.vmt dir.vmt
+run vmtrace-convert --to-vmt -o dir.vmt keep.vmt
+expect_rc 1 "--to-vmt with a directory at FILE.old"
+expect_one_line_error vmtrace-convert "dir.vmt.old: a directory, where the recording dir.vmt would be kept"
+cmp -s dir.vmt in.vmt || fail "a directory at FILE.old: FILE changed"
 # a file that is not a recording is replaced, no FILE.old
 echo "not a recording" >plain.vmt
 run vmtrace-convert --to-vmt -o plain.vmt keep.vmt

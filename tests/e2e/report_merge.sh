@@ -102,6 +102,9 @@ merge() {
 }
 
 merge mixed -- "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" "$DATA/why/sample/kvm.vmt"
+vmtrace-report "$DATA/sample-kvm.vmt" "$DATA/tracedat/kvm.v7zstd.dat" >mixed.txt 2>/dev/null
+grep -q "rates over the recordings' summed spans less gaps:$" mixed.txt ||
+	fail "mixed: the heading does not say the rates are over events' spans"
 unfold mixed.err | grep -qF "kvm.v7zstd.dat has no recorded duration (a trace.bin, a trace.dat, a .vmt made of one or an unfinished one): the rates of all are over their events' span" ||
 	fail "mixed: the spans' kind not said: $(cat mixed.err)"
 # one recording twice (a copy too) is refused (report_samefile.sh): its CPUs' copies instead
