@@ -49,15 +49,16 @@ static const struct {
 
 /*
  * "it starts with '\x7fELF'": the first bytes, printable ones as they are, up to 12, the
- * first line only, and after 4 up to the next byte that is not printable (an ELF's class
- * and version bytes would tell a user nothing more).
+ * first line only (a newline ends it, but a file's first byte is shown: "'\x0a...'"), and
+ * after 4 up to the next byte that is not printable (an ELF's class and version bytes
+ * would tell a user nothing more).
  */
 static void first_bytes(const uint8_t *head, size_t n, char *buf, size_t size)
 {
 	size_t i, len = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < n && i < 12 && head[i] != '\n'; i++) {
+	for (i = 0; i < n && i < 12 && (head[i] != '\n' || i == 0); i++) {
 		bool plain = head[i] >= 0x20 && head[i] < 0x7f && head[i] != '\'' &&
 			     head[i] != '\\';
 

@@ -14,6 +14,7 @@ printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000' >e
 gzip -c "$DATA/sample-kvm.vmt" >kvm.vmt.gz
 printf '\050\265\057\375\000\000' >kvm.vmt.zst
 printf "it's" >quote.txt
+printf '\nabc\n' >newline.txt	# its first line is empty: the newline is shown
 head -c 12 "$DATA/sample-kvm.vmt" >cut.vmt
 head -c 9 "$DATA/tracedat/kvm.v6.dat" >cut.dat
 
@@ -37,6 +38,7 @@ elf.bin $not (it starts with '\x7fELF')
 kvm.vmt.gz $not (it is gzip-compressed)
 kvm.vmt.zst $not (it is zstd-compressed)
 quote.txt $not (it starts with 'it\x27s')
+newline.txt $not (it starts with '\x0aabc')
 cut.vmt truncated: the file is cut inside the header of a vmtrace recording (12 bytes)
 cut.dat truncated: the file is cut inside the header of a trace.dat (9 bytes)
 EOT
