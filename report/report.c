@@ -124,7 +124,7 @@ static int set_up_views(struct report *rep)
 	if (o->around_trigger && !rep->trig.in_file) {
 		vmt_err("%s: --around trigger: %s", o->file,
 			vmt_trigger_missing(&rep->trig, msg, sizeof(msg)));
-		return 1;
+		return rep->trig.flight ? 1 : 64;	/* no flight recording: no use for it */
 	}
 	ret = vmt_summary_consumer(&rep->s, &so, &rep->c[rep->nc++]);
 	if (!ret && o->threshold_ns && list_threshold(&rep->thr, o->json, o->threshold_ns, rep->r,

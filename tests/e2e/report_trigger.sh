@@ -111,10 +111,10 @@ expect_rc 64 "dropped.vmt and a part of it"
 # No flight recording: --around trigger says so in the recording's words, a pair for the
 # syscall pair and an exit for KVM's.
 run vmtrace-report --around trigger "$DATA/sample-syscalls.vmt"
-expect_rc 1 "--around trigger on a syscall recording that is no flight recording"
+expect_rc 64 "--around trigger on a syscall recording that is no flight recording"
 expect_one_line_error vmtrace-report "sample-syscalls.vmt: --around trigger: no pair triggered this"
 run vmtrace-report --around trigger "$DATA/sample-kvm.vmt"
-expect_rc 1 "--around trigger on a KVM recording that is no flight recording"
+expect_rc 64 "--around trigger on a KVM recording that is no flight recording"
 expect_one_line_error vmtrace-report "sample-kvm.vmt: --around trigger: no exit triggered this"
 
 # The trigger's line comes once, whatever views the report prints (it was reported as
