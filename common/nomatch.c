@@ -80,6 +80,16 @@ static void why(const struct vmt_iter *it, char *buf, size_t size)
 	} else if (f->has_to && f->to_ts < it->first_exit_ts) {
 		snprintf(buf, size, "--to %s is before the first %s",
 			 when(it, f->to_ts, t, sizeof(t)), w);
+	} else if (f->ntids && !f->cpus.n && !f->vcpus.n && !f->nreasons && !f->has_from &&
+		   !f->has_to) {
+		/*
+		 * --vm alone: its vCPU threads made no exit in the recording, which is no fault
+		 * of the filter; a poll-mode vCPU that never leaves its guest, or an idle one
+		 * halted in one exit from before the start to after the end, looks the same
+		 */
+		snprintf(buf, size, "no %s of the VM's %u vCPU thread%s while recorded: %s the whole "
+			 "time (or on CPUs not traced)", w, f->ntids, f->ntids == 1 ? "" : "s",
+			 *w == 'e' ? "in the guest, or in one exit," : "between pairs, or in one,");
 	} else if (f->nreasons && !f->cpus.n && !f->vcpus.n && !f->has_from && !f->has_to) {
 		snprintf(buf, size, "no %s has the %s%s given (the report without --reason "
 			 "lists those it has)", w, *w == 'e' ? "reason" : "id",

@@ -134,4 +134,19 @@ sed 's/^\(meta vm\.0\.vcpus .*\)$/\1,1002:2/' sys.txt >idle.txt
 run vmtrace-convert --csv --vcpu 2 idle.vmt
 grep -q "^vmtrace-convert: idle.vmt: nothing selected: no begin of the threads of vCPU 2 in the VM map;" err.txt ||
 	fail "--vcpu 2 of an idle thread: $(cat err.txt)"
+# a VM of the map whose one vCPU thread made no exit: --vm says so, not that the filters
+# matched nothing, in the pair's words (a halted or poll-mode vCPU looks the same)
+for f in vms sys; do
+	sed 's/^meta vm.count 2$/meta vm.count 3\nmeta vm.2.name idle\nmeta vm.2.pid 902\nmeta vm.2.vcpus 4000:0/' \
+		$f.txt >idle3.txt
+	grep -q "^meta vm.2.vcpus 4000:0$" idle3.txt || fail "$f: the third VM not added"
+	"$HELPERS/mkvmt" "$DATA/formats/linux-6.18-x86_64" idle3.vmt <idle3.txt || fail "mkvmt idle3"
+	[ $f = vms ] && words="no exit of the VM's 1 vCPU thread while recorded: in the guest, or in one exit, the whole time" ||
+		words="no begin of the VM's 1 vCPU thread while recorded: between pairs, or in one, the whole time"
+	for p in vmtrace-report vmtrace-convert; do
+		[ $p = vmtrace-report ] && run $p --vm idle idle3.vmt || run $p --csv --vm idle idle3.vmt
+		unfold err.txt | grep -qF "$p: idle3.vmt: nothing selected: $words (or on CPUs not traced)" ||
+			fail "$p --vm idle ($f): $(cat err.txt)"
+	done
+done
 exit 0
