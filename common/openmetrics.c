@@ -599,7 +599,8 @@ static void totals(struct om *om)
 		   s->lost_damaged + s->lost_uncounted + s->lost_end_unknown);
 	family(om, "vmtrace_orphans", FAM_COUNTER, false,
 	       "Exits without their entry and entries without their exit, exits still open at "
-	       "the stop among them.");
+	       "the stop among them: the whole recording's, whatever the filters (a file per "
+	       "--vm repeats it; vmtrace_open_exits is the filters').");
 	sample_u64(om, "vmtrace_orphans_total", NULL, vmt_summary_orphans(s));
 }
 
