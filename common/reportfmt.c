@@ -778,8 +778,9 @@ static void group_tables(FILE *f, const struct vmt_reader *r, const struct vmt_s
 	}
 	if (s->ntasks) {
 		if (shown)
-			snprintf(title, sizeof(title), "%s, the %d with the most time", wd->tasks,
-				 TASK_ROWS);
+			/* chosen by time, listed as every task table is: most pairs first */
+			snprintf(title, sizeof(title), "%s, the %d with the most time (most %s "
+				 "first)", wd->tasks, TASK_ROWS, wd->begins);
 		for (i = 0, longest = 0; i < s->ntasks; i++) {
 			size_t n = vmt_textwidth(task_label(r, &s->tasks[i], label, sizeof(label)));
 

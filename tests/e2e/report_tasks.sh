@@ -53,7 +53,9 @@ all_ns = sum(tot.values())
 pct = sum(tot[k] for k in rest) * 10000 // all_ns
 assert m.groups() == (str(len(rest)), str(sum(k + 1 for k in rest)),
                       "%d.%02d" % (pct // 100, pct % 100)), (m.groups(), pct)
-assert "the 32 with the most time" in text
+assert "the 32 with the most time (most exits first)" in text
+counts = {v["pid"]: v["pairs"] for v in d["vcpus"]}
+assert [counts[p] for p in got[:32]] == sorted((counts[p] for p in got[:32]), reverse=True)
 w = rows(wide)
 assert w == order * 2, w
 assert "more vCPU tasks" not in wide
