@@ -610,17 +610,23 @@ done
 
 # A damaged chunk's hole runs from the event before it to the chunk's last time: a window
 # that starts inside it has the gap (the pCPU marked), one that starts after it has none.
-{
-	printf 'cpus 0\n'
-	i=0
-	while [ $i -lt 60 ]; do
-		echo "exit 0 $((1000 + i * 1000)) 100 0x1e 0"
-		echo "entry 0 $((1500 + i * 1000)) 100 0"
-		[ $((i % 20)) = 19 ] && echo "chunk 0"
-		i=$((i + 1))
-	done
-} | "$HELPERS/mkvmt" "$F618" hole.vmt || fail "mkvmt hole.vmt"
-python3 "$top_srcdir/tests/helpers/vmtedit.py" hole.vmt hole_bad.vmt corrupt:1 || fail vmtedit
+# holed NAME HEAD VCPU: 60 pairs in three chunks of CPU 0 after the script line HEAD (the
+# exits' and entries' last field VCPU, empty for a pair without one), the second chunk
+# damaged into NAME_bad.vmt
+holed() {
+	{
+		echo "$2"
+		i=0
+		while [ $i -lt 60 ]; do
+			echo "exit 0 $((1000 + i * 1000)) 100 0x1e $3"
+			echo "entry 0 $((1500 + i * 1000)) 100 $3"
+			[ $((i % 20)) = 19 ] && echo "chunk 0"
+			i=$((i + 1))
+		done
+	} | "$HELPERS/mkvmt" "$F618" "$1.vmt" || fail "mkvmt $1.vmt"
+	python3 "$top_srcdir/tests/helpers/vmtedit.py" "$1.vmt" "$1_bad.vmt" corrupt:1 || fail vmtedit
+}
+holed hole "cpus 0" 0
 # chunk 1 holds 21000 .. 40500 ns: from the start (1000 ns), 20 .. 39.5 us
 for w in "--from 30us --to 45us:1" "--from 39us:1" "--from 41us:0" "--to 15us:0"; do
 	opts=${w%:*} want=${w##*:}
@@ -632,17 +638,7 @@ done
 vmtrace-report hole_bad.vmt >kvm.out 2>/dev/null
 grep -q "^  (N gaps): that pCPU lost events N times (see Lost events): its figures lack those exits$" \
 	kvm.out || fail "hole_bad.vmt: the legend of the gaps"
-{
-	echo "events raw_syscalls:sys_enter raw_syscalls:sys_exit"
-	i=0
-	while [ $i -lt 60 ]; do
-		echo "exit 0 $((1000 + i * 1000)) 100 0x1e"
-		echo "entry 0 $((1500 + i * 1000)) 100"
-		[ $((i % 20)) = 19 ] && echo "chunk 0"
-		i=$((i + 1))
-	done
-} | "$HELPERS/mkvmt" "$F618" sys.vmt || fail "mkvmt sys.vmt"
-python3 "$top_srcdir/tests/helpers/vmtedit.py" sys.vmt sys_bad.vmt corrupt:1 || fail vmtedit
+holed sys "events raw_syscalls:sys_enter raw_syscalls:sys_exit" ""
 vmtrace-report sys_bad.vmt >sys.out 2>/dev/null
 grep -q "^  (N gaps): that pCPU lost events N times (see Lost events): its figures lack those pairs$" \
 	sys.out || { cat sys.out >&2; fail "sys_bad.vmt: the legend of the gaps speaks of exits"; }
