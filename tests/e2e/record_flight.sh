@@ -347,7 +347,7 @@ else
 fi
 
 run vmtrace-report --around trigger "$DATA/sample-kvm.vmt"
-expect_rc 1 "--around trigger on a recording that is no flight recording"
+expect_rc 64 "--around trigger on a recording that is no flight recording"
 expect_one_line_error vmtrace-report "no exit triggered"
 run vmtrace-record -p 1 --keep 5s -e "$SYSCALL_EVENTS"
 expect_rc 64 "--keep without --on-threshold"
